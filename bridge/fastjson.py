@@ -1,0 +1,65 @@
+"""JSON decoding without importing :mod:`json`.
+
+Hooks run on every tool call, and ``import json`` pulls in ``re`` and ``enum``, which costs
+about 15 ms on a small machine: more than the rest of a hook's fast path. The C scanner that
+:mod:`json` itself uses is reachable directly through ``_json.make_scanner``; this module
+drives it the same way ``json.JSONDecoder`` does. If the accelerator is missing (another
+Python implementation), it falls back to :func:`json.loads`.
+"""
+
+from __future__ import annotations
+
+_WHITESPACE = " \t\n\r"
+
+
+class _Context:
+    """The attributes ``_json.make_scanner`` reads from a decoder."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo: dict[str, str] = {}  # noqa: RUF012 - the scanner uses its own memo; kept for parity
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}[name]
+
+
+try:
+    from _json import make_scanner as _make_scanner
+
+    _scan = _make_scanner(_Context())
+except ImportError:  # pragma: no cover - CPython always has _json
+    _scan = None
+
+
+class JSONDecodeError(ValueError):
+    """The text is not one JSON document."""
+
+
+def loads(text: str | bytes) -> object:
+    """Parse one JSON document, like :func:`json.loads`."""
+    if isinstance(text, bytes | bytearray):
+        text = text.decode("utf-8-sig")
+    if _scan is None:  # pragma: no cover
+        import json
+
+        return json.loads(text)
+    start = _skip_whitespace(text, 0)
+    try:
+        value, end = _scan(text, start)
+    except StopIteration as err:
+        raise JSONDecodeError(f"expected a JSON value at character {err.value}") from None
+    except ValueError as err:  # the C scanner raises json.JSONDecodeError lazily via ValueError
+        raise JSONDecodeError(str(err)) from None
+    if _skip_whitespace(text, end) != len(text):
+        raise JSONDecodeError(f"extra data at character {end}")
+    return value
+
+
+def _skip_whitespace(text: str, index: int) -> int:
+    while index < len(text) and text[index] in _WHITESPACE:
+        index += 1
+    return index
