@@ -1,0 +1,175 @@
+"""The bridge's only contact with tmux: find or start a project's window, type into it, read it.
+
+A thin layer over libtmux. Windows are found by a window option (``@discord-bridge-channel``)
+holding their Discord channel id, so a renamed window is still found and an unrelated window
+that happens to share a project's name is never touched. Every call blocks on a ``tmux``
+subprocess; the bot calls this module through ``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from collections.abc import Callable
+
+import libtmux
+from libtmux.exc import LibTmuxException
+
+CHANNEL_OPTION = "@discord-bridge-channel"
+TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste
+TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
+RULE = "────"
+
+
+class TmuxError(RuntimeError):
+    """tmux refused a command, or a pane died before it was ready."""
+
+
+class PaneInfo:
+    __slots__ = ("channel_id", "dead", "pane_id", "window_id", "window_name")
+
+    def __init__(self, fields: list[str]) -> None:
+        self.window_id, self.window_name, self.channel_id, self.pane_id, dead = fields
+        self.dead = dead == "1"
+
+    def __repr__(self) -> str:
+        return f"<Pane {self.pane_id} {self.window_name} #{self.channel_id}>"
+
+
+class TmuxSessions:
+    """One tmux session (one Discord server) on one tmux server (socket)."""
+
+    def __init__(self, session_name: str, socket_name: str | None = None) -> None:
+        self.session_name = session_name
+        self.server = libtmux.Server(socket_name=socket_name)
+
+    # --- finding ---------------------------------------------------------------------
+
+    def panes(self) -> list[PaneInfo]:
+        """Every bridge pane of this session (windows without the channel option are skipped)."""
+        if not self._has_session():
+            return []
+        fields = ("window_id", "window_name", CHANNEL_OPTION, "pane_id", "pane_dead")
+        fmt = "\t".join("#{" + field + "}" for field in fields)
+        out = self._run("list-panes", "-s", "-t", self._target(), "-F", fmt)
+        panes = [PaneInfo(line.split("\t")) for line in out if line.count("\t") == 4]
+        return [p for p in panes if p.channel_id]
+
+    def find(self, channel_id: str) -> PaneInfo | None:
+        for pane in self.panes():
+            if pane.channel_id == channel_id:
+                return pane
+        return None
+
+    # --- starting and stopping -------------------------------------------------------
+
+    def start(
+        self, channel_id: str, window_name: str, cwd: str, argv: list[str], env: dict[str, str]
+    ) -> PaneInfo:
+        """Start ``argv`` as the command of a new window (no shell in between to type into)."""
+        command = "exec " + shlex.join(argv)
+        env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
+        if self._has_session():
+            self._run(
+                "new-window", "-d", "-t", self._target() + ":", "-n", window_name, "-c", cwd,
+                *env_args, command,
+            )  # fmt: skip
+        else:
+            self._run(
+                "new-session", "-d", "-s", self.session_name, "-n", window_name, "-c", cwd,
+                "-x", "200", "-y", "50", *env_args, command,
+            )  # fmt: skip
+        window_id = self._newest_window(window_name)
+        self._run("set-option", "-w", "-t", window_id, CHANNEL_OPTION, channel_id)
+        # A Claude that exits keeps its last screen, so a failed start can be diagnosed.
+        self._run("set-option", "-w", "-t", window_id, "remain-on-exit", "on")
+        pane = self.find(channel_id)
+        if pane is None:
+            raise TmuxError(f"window {window_name} vanished right after it was created")
+        return pane
+
+    def kill(self, pane_id: str) -> None:
+        self._run("kill-pane", "-t", pane_id)
+
+    # --- input and output ------------------------------------------------------------
+
+    def type_text(self, pane_id: str, text: str, chunk: int = TYPE_CHUNK) -> None:
+        """Type ``text`` literally in pieces of ``chunk`` characters, then press Enter.
+
+        Newlines inside ``-l`` text arrive as Ctrl+J, which Claude Code's input box takes as
+        a line break, so a multi-line message stays one prompt.
+        """
+        for start in range(0, len(text), chunk):
+            if start:
+                time.sleep(TYPE_PAUSE)
+            self._run("send-keys", "-t", pane_id, "-l", "--", text[start : start + chunk])
+        self._run("send-keys", "-t", pane_id, "Enter")
+
+    def send_keys(self, pane_id: str, *keys: str) -> None:
+        """Press tmux key names (``Escape``, ``C-u``, ``Enter``, digits)."""
+        self._run("send-keys", "-t", pane_id, *keys)
+
+    def capture(self, pane_id: str) -> str:
+        return "\n".join(self._run("capture-pane", "-p", "-t", pane_id))
+
+    def wait_ready(self, pane_id: str, timeout: float = 30.0, poll: float = 0.05) -> None:
+        """Wait until Claude Code shows its empty prompt box (``❯`` between two rules)."""
+        self.wait_for(pane_id, is_prompt_ready, timeout, poll)
+
+    def wait_for(
+        self, pane_id: str, check: Callable[[str], bool], timeout: float, poll: float = 0.05
+    ) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.capture(pane_id)
+            if check(screen):
+                return screen
+            if self._pane_dead(pane_id):
+                raise TmuxError(f"the pane exited before it was ready; last screen:\n{screen}")
+            if time.monotonic() > deadline:
+                raise TmuxError(f"timed out after {timeout:.0f} s; last screen:\n{screen}")
+            time.sleep(poll)
+
+    # --- plumbing --------------------------------------------------------------------
+
+    def _target(self) -> str:
+        return "=" + self.session_name  # '=' asks tmux for an exact name match
+
+    def _has_session(self) -> bool:
+        try:
+            self._run("has-session", "-t", self._target())
+        except TmuxError:
+            return False
+        return True
+
+    def _newest_window(self, name: str) -> str:
+        out = self._run("list-windows", "-t", self._target(), "-F", "#{window_id}\t#{window_name}")
+        ids = [line.split("\t")[0] for line in out if line.split("\t")[-1] == name]
+        if not ids:
+            raise TmuxError(f"window {name} was not created")
+        return max(ids, key=lambda wid: int(wid.lstrip("@")))
+
+    def _pane_dead(self, pane_id: str) -> bool:
+        try:
+            out = self._run("display-message", "-p", "-t", pane_id, "#{pane_dead}")
+        except TmuxError:
+            return True
+        return out[:1] == ["1"]
+
+    def _run(self, *args: str) -> list[str]:
+        try:
+            result = self.server.cmd(*args)
+        except LibTmuxException as err:
+            raise TmuxError(str(err)) from err
+        if result.returncode != 0:
+            raise TmuxError(f"tmux {args[0]}: {' '.join(result.stderr) or result.returncode}")
+        return result.stdout
+
+
+def is_prompt_ready(screen: str) -> bool:
+    """Claude Code's empty input box: a ``❯`` line with a rule line right above and below."""
+    lines = [line.strip() for line in screen.splitlines()]
+    for i in range(1, len(lines) - 1):
+        if lines[i] in ("❯", ">") and RULE in lines[i - 1] and RULE in lines[i + 1]:
+            return True
+    return False
