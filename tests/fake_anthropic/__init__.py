@@ -1,0 +1,21 @@
+"""Scripted fake Anthropic Messages API (see ``server.FakeAnthropic``)."""
+
+from .messages import last_user_text, side_kind
+from .server import COMPACTION_SUMMARY, DEFAULT_TEXT, FakeAnthropic, LoggedRequest
+from .turns import Turn, echo, error, text, thinking, tool_use, tool_uses
+
+__all__ = [
+    "COMPACTION_SUMMARY",
+    "DEFAULT_TEXT",
+    "FakeAnthropic",
+    "LoggedRequest",
+    "Turn",
+    "echo",
+    "error",
+    "last_user_text",
+    "side_kind",
+    "text",
+    "thinking",
+    "tool_use",
+    "tool_uses",
+]

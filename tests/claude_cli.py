@@ -1,0 +1,268 @@
+"""Helpers to run the real Claude Code CLI offline (against ``tests.fake_anthropic``) and in tmux.
+
+See shared/reference/claude-code.md §2 for why each env var and ``.claude.json`` key is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+CLAUDE_VERSION = "2.1.330"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+NPM_PREFIX = REPO_ROOT / ".cache" / "claude-code"
+INSTALL_HINT = (
+    f"npm install --prefix {NPM_PREFIX} @anthropic-ai/claude-code@{CLAUDE_VERSION}"
+    " (or set CLAUDE_BIN)"
+)
+# The real Bun-compiled binary is hundreds of MB; a skipped postinstall leaves a tiny stub.
+_MIN_REAL_BINARY = 10 * 1024 * 1024
+
+
+class ClaudeNotInstalled(RuntimeError):
+    """The pinned CLI binary is missing."""
+
+
+def claude_binary() -> str:
+    """Path of the claude binary: $CLAUDE_BIN, the npm wrapper, or the platform package binary."""
+    override = os.environ.get("CLAUDE_BIN")
+    if override:
+        if not os.access(override, os.X_OK):
+            raise ClaudeNotInstalled(f"CLAUDE_BIN={override} is not executable")
+        return override
+    modules = NPM_PREFIX / "node_modules"
+    candidates = [
+        modules / ".bin" / "claude",
+        modules / "@anthropic-ai" / "claude-code-linux-x64" / "claude",
+    ]
+    for candidate in candidates:
+        if _is_real_binary(candidate):
+            return str(candidate)
+    raise ClaudeNotInstalled(
+        f"claude {CLAUDE_VERSION} not found under {modules}; run: {INSTALL_HINT}"
+    )
+
+
+def _is_real_binary(path: Path) -> bool:
+    try:
+        real = path.resolve(strict=True)
+    except (FileNotFoundError, RuntimeError):
+        return False
+    return real.stat().st_size >= _MIN_REAL_BINARY and os.access(real, os.X_OK)
+
+
+def claude_available() -> bool:
+    try:
+        claude_binary()
+    except ClaudeNotInstalled:
+        return False
+    return True
+
+
+# -- HOME preparation ------------------------------------------------------------------------
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    return json.loads(path.read_text() or "{}")
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _project_entry() -> dict[str, Any]:
+    return {
+        "hasTrustDialogAccepted": True,
+        "hasCompletedProjectOnboarding": True,
+        "projectOnboardingSeenCount": 1,
+        "allowedTools": [],
+    }
+
+
+def claude_json(projects: list[Path], api_key: str) -> dict[str, Any]:
+    """The ``$HOME/.claude.json`` keys that skip every first-run screen (§2.2)."""
+    return {
+        "hasCompletedOnboarding": True,
+        "lastOnboardingVersion": CLAUDE_VERSION,
+        "lastReleaseNotesSeen": CLAUDE_VERSION,
+        "theme": "dark",
+        "autoUpdates": False,
+        "numStartups": 2,
+        "hasSeenAutoDefaultNotice": True,
+        "hasSeenAutoDefaultNudge": True,
+        "bypassPermissionsModeAccepted": True,
+        # The CLI remembers approval by the last 20 chars of the trimmed key.
+        "customApiKeyResponses": {"approved": [api_key.strip()[-20:]], "rejected": []},
+        # Trust is keyed by the realpath of the directory claude starts in.
+        "projects": {os.path.realpath(p): _project_entry() for p in projects},
+    }
+
+
+SETTINGS_ENV = {
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+}
+
+
+def prepare_home(home: Path, projects: list[Path], api_key: str = "sk-test") -> None:
+    """Write ``.claude.json`` and merge ``.claude/settings.json`` so claude starts with no dialogs.
+
+    Both files are merged into existing content (the bridge's ``hooks install`` writes hooks into
+    settings.json, and prepare_home may be called again for more projects).
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    config_path = home / ".claude.json"
+    config = _read_json(config_path)
+    fresh = claude_json(projects, api_key)
+    projects_map = {**config.get("projects", {}), **fresh.pop("projects")}
+    _write_json(config_path, {**config, **fresh, "projects": projects_map})
+    settings_path = home / ".claude" / "settings.json"
+    _write_json(settings_path, merge_settings(_read_json(settings_path)))
+
+
+def merge_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """Add explicit manual permission mode (2.1.3xx defaults to auto mode) and the env block."""
+    permissions = settings.setdefault("permissions", {})
+    permissions.setdefault("defaultMode", "default")
+    permissions.setdefault("allow", [])
+    permissions.setdefault("deny", [])
+    settings["env"] = {**SETTINGS_ENV, **settings.get("env", {})}
+    return settings
+
+
+def claude_env(
+    home: Path, api_base_url: str, tmpdir: Path, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """A clean environment for the CLI (only PATH comes from the parent process)."""
+    runtime = tmpdir / f"claude-runtime-{uuid.uuid4().hex[:8]}"
+    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    bin_dir = str(Path(claude_binary()).parent)
+    env = {
+        "HOME": str(home),
+        "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", os.defpath)]),
+        "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
+        "ANTHROPIC_BASE_URL": api_base_url,
+        "ANTHROPIC_API_KEY": "sk-test",
+        "CLAUDE_CODE_TMPDIR": str(runtime),
+        "XDG_RUNTIME_DIR": str(runtime),
+        # As root the CLI refuses bypass mode unless it believes it is sandboxed.
+        "IS_SANDBOX": "1",
+        **SETTINGS_ENV,
+    }
+    env.update(extra or {})
+    return env
+
+
+# -- tmux --------------------------------------------------------------------------------------
+
+# An empty prompt box: "────" rule, a line that is just the ❯ prompt, "────" rule.
+_READY_RE = re.compile(r"^\s*─{4,}.*\n\s*❯[\s\u00a0]*\n\s*─{4,}", re.MULTILINE)
+
+
+def screen_is_ready(screen: str) -> bool:
+    """True when the CLI shows an empty input box (``❯`` between two rules)."""
+    return _READY_RE.search(screen) is not None
+
+
+class TmuxServer:
+    """A private tmux server (``-L socket -f /dev/null``) that never touches the user's tmux."""
+
+    def __init__(self, socket_name: str | None = None) -> None:
+        if shutil.which("tmux") is None:
+            raise FileNotFoundError("tmux is not installed")
+        self.socket_name = socket_name or f"cc-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        # The server inherits this env at start-up; keep it minimal so panes start clean.
+        self._server_env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8"}
+
+    def tmux(self, *args: str, check: bool = True) -> str:
+        """Run a tmux command against this server and return stdout."""
+        cmd = ["tmux", "-L", self.socket_name, "-f", "/dev/null", *args]
+        done = subprocess.run(cmd, capture_output=True, text=True, env=self._server_env)
+        if check and done.returncode != 0:
+            raise RuntimeError(f"{shlex.join(cmd)} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def new_session(
+        self,
+        name: str,
+        cwd: Path | str,
+        command: str | list[str],
+        env: Mapping[str, str] | None = None,
+        width: int = 200,
+        height: int = 50,
+    ) -> str:
+        """Start ``command`` in a detached session; returns the target (the session name)."""
+        shell_cmd = command if isinstance(command, str) else shlex.join(command)
+        env_args = [arg for k, v in (env or {}).items() for arg in ("-e", f"{k}={v}")]
+        # remain-on-exit keeps the last screen when claude dies, so failures stay diagnosable.
+        self.tmux(
+            "set-option", "-g", "remain-on-exit", "on", ";",
+            "set-option", "-s", "focus-events", "on", ";",
+            "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height),
+            "-c", str(cwd), *env_args, shell_cmd,
+        )  # fmt: skip
+        return name
+
+    def capture(self, target: str) -> str:
+        """The visible pane text."""
+        return self.tmux("capture-pane", "-p", "-t", target)
+
+    def send_keys(self, target: str, *keys: str) -> None:
+        """Send tmux key names (``Enter``, ``Escape``, ``C-u``, ``BTab`` ...)."""
+        self.tmux("send-keys", "-t", target, *keys)
+
+    def send_text(self, target: str, text: str, chunk: int = 100, pause: float = 0.03) -> None:
+        """Type ``text`` literally in small chunks so the CLI does not treat it as a paste.
+
+        A single fast burst of ~1,200 chars becomes ``<pasted_content>``; ≤100-char chunks
+        30 ms apart arrive verbatim. A literal LF arrives as Ctrl+J (newline, no submit).
+        """
+        for start in range(0, len(text), chunk):
+            if start:
+                time.sleep(pause)
+            self.tmux("send-keys", "-t", target, "-l", "--", text[start : start + chunk])
+
+    def wait_for(
+        self, target: str, condition: str | Callable[[str], bool], timeout: float = 30.0
+    ) -> str:
+        """Poll the screen until ``condition`` (substring or predicate) holds; return the screen."""
+        check = condition if callable(condition) else (lambda screen: condition in screen)
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.capture(target)
+            if check(screen):
+                return screen
+            time.sleep(0.1)
+        raise TimeoutError(
+            f"tmux {target}: {condition!r} not seen in {timeout}s; screen:\n{screen}"
+        )
+
+    def wait_ready(self, target: str, timeout: float = 30.0) -> str:
+        """Wait for the empty prompt box (``❯`` between two ``────`` rules)."""
+        return self.wait_for(target, screen_is_ready, timeout)
+
+    def kill(self) -> None:
+        """Kill this private server (and every claude in it)."""
+        self.tmux("kill-server", check=False)
+
+    def __enter__(self) -> TmuxServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()

@@ -1,0 +1,292 @@
+"""The fake Anthropic API on its own, and the real Claude Code CLI driven against it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.claude_cli import (
+    CLAUDE_VERSION,
+    TmuxServer,
+    claude_available,
+    claude_binary,
+    claude_env,
+    prepare_home,
+    screen_is_ready,
+)
+from tests.fake_anthropic import (
+    COMPACTION_SUMMARY,
+    DEFAULT_TEXT,
+    FakeAnthropic,
+    echo,
+    error,
+    last_user_text,
+    text,
+    tool_use,
+    tool_uses,
+)
+
+CORE_TOOLS = [{"name": n, "input_schema": {"type": "object"}} for n in ("Bash", "Read", "Write")]
+
+
+def main_request(content: Any, **extra: Any) -> dict[str, Any]:
+    """A request shaped like the CLI's main requests (core tools present)."""
+    body = {"model": "claude-opus-5-5", "max_tokens": 32000, "tools": CORE_TOOLS}
+    body["messages"] = [{"role": "user", "content": content}]
+    return {**body, **extra}
+
+
+def parse_sse(raw: str) -> list[tuple[str, dict[str, Any]]]:
+    events = []
+    for chunk in raw.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in chunk.splitlines())
+        events.append((lines["event"], json.loads(lines["data"])))
+    return events
+
+
+def reassemble(events: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Rebuild the message the way an SDK client does (tool input from partial JSON)."""
+    message: dict[str, Any] = {}
+    partial: dict[int, str] = {}
+    for name, data in events:
+        if name == "message_start":
+            message = data["message"]
+        elif name == "content_block_start":
+            message["content"].append(dict(data["content_block"]))
+        elif name == "content_block_delta":
+            _apply_delta(message["content"][data["index"]], data["delta"], partial, data["index"])
+        elif name == "content_block_stop" and data["index"] in partial:
+            message["content"][data["index"]]["input"] = json.loads(partial[data["index"]])
+        elif name == "message_delta":
+            message["stop_reason"] = data["delta"]["stop_reason"]
+    return message
+
+
+def _apply_delta(block: dict[str, Any], delta: dict[str, Any], partial: dict[int, str], i: int):
+    if delta["type"] == "text_delta":
+        block["text"] += delta["text"]
+    elif delta["type"] == "input_json_delta":
+        partial[i] = partial.get(i, "") + delta["partial_json"]
+
+
+@pytest.fixture
+def api() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+def post(api: FakeAnthropic, body: dict[str, Any], path: str = "/v1/messages?beta=true"):
+    return httpx.post(api.base_url + path, json=body, timeout=10)
+
+
+# -- the fake on its own ---------------------------------------------------------------------
+
+
+def test_text_stream_event_sequence(api: FakeAnthropic) -> None:
+    api.script(text("Hello from the fake API!", chunks=3))
+    response = post(api, main_request("hi", stream=True))
+    assert response.headers["content-type"] == "text/event-stream"
+    assert response.headers["request-id"].startswith("req_fake_")
+    events = parse_sse(response.text)
+    names = [name for name, _ in events]
+    assert names == ["message_start", "ping", "content_block_start"] + [
+        "content_block_delta"
+    ] * 3 + ["content_block_stop", "message_delta", "message_stop"]
+    message = reassemble(events)
+    assert message["content"] == [{"type": "text", "text": "Hello from the fake API!"}]
+    assert message["stop_reason"] == "end_turn"
+    assert message["id"].startswith("msg_fake_")
+
+
+def test_tool_use_stream_reassembles_input(api: FakeAnthropic) -> None:
+    bash = {"command": "touch x", "description": "Create x"}
+    api.script(tool_uses([("Bash", bash), ("Read", {"file_path": "/x"})], text_before="I'll run"))
+    events = parse_sse(post(api, main_request("go", stream=True)).text)
+    json_deltas = [d for n, d in events if d.get("delta", {}).get("type") == "input_json_delta"]
+    assert len(json_deltas) == 4  # two pieces per tool call
+    message = reassemble(events)
+    assert [b["type"] for b in message["content"]] == ["text", "tool_use", "tool_use"]
+    assert message["content"][1]["input"] == bash
+    assert message["content"][1]["id"].startswith("toolu_fake_")
+    assert message["stop_reason"] == "tool_use"
+
+
+def test_non_stream_request_gets_json_message(api: FakeAnthropic) -> None:
+    api.script(tool_use("Bash", {"command": "ls"}))
+    message = post(api, main_request("go")).json()
+    assert message["type"] == "message"
+    assert message["content"][0]["input"] == {"command": "ls"}
+
+
+def test_echo_flattens_last_user_message(api: FakeAnthropic) -> None:
+    api.script(echo())
+    content = [
+        {"type": "text", "text": "<system-reminder>\nctx\n</system-reminder>\n"},
+        {"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True},
+        {"type": "text", "text": "and more"},
+    ]
+    body = main_request(content)
+    body["messages"].append({"role": "system", "content": [{"type": "text", "text": "sys"}]})
+    message = post(api, body).json()
+    assert message["content"][0]["text"] == "Model saw: [tool_result is_error] boom\nand more"
+
+
+def test_last_user_text_variants() -> None:
+    result = {"type": "tool_result", "content": [{"type": "text", "text": "out"}]}
+    assert last_user_text(main_request([result])) == "[tool_result] out"
+    assert last_user_text(main_request("plain")) == "plain"
+    assert last_user_text({"messages": []}) == ""
+
+
+def test_error_turn(api: FakeAnthropic) -> None:
+    api.script(error(529, "overloaded"))
+    response = post(api, main_request("hi", stream=True))
+    assert response.status_code == 529
+    assert response.json() == {
+        "type": "error",
+        "error": {"type": "api_error", "message": "overloaded"},
+    }
+
+
+def test_side_requests_do_not_consume_turns(api: FakeAnthropic) -> None:
+    api.script(text("main answer"))
+    compact = main_request("CRITICAL: Respond with TEXT ONLY. Create a detailed summary")
+    assert post(api, compact).json()["content"][0]["text"] == COMPACTION_SUMMARY
+    post(api, main_request("probe", max_tokens=1))
+    post(api, {"model": "m", "max_tokens": 100, "messages": [{"role": "user", "content": "t"}]})
+    assert len(api.side_requests) == 3
+    assert api.requests == [] and api.pending == 1
+    assert post(api, main_request("real")).json()["content"][0]["text"] == "main answer"
+    assert len(api.wait_requests(1, timeout=1)) == 1
+
+
+def test_empty_script_answers_default_and_wait_times_out(api: FakeAnthropic) -> None:
+    assert post(api, main_request("hi")).json()["content"][0]["text"] == DEFAULT_TEXT
+    assert api.unscripted == [0]
+    with pytest.raises(TimeoutError, match=r"got 1 .*'hi'"):
+        api.wait_requests(2, timeout=0.2)
+
+
+def test_expect_guard_and_reset(api: FakeAnthropic) -> None:
+    api.script(text("ok", expect="needle"))
+    answer = post(api, main_request("haystack")).json()["content"][0]["text"]
+    assert "expectation failed" in answer and len(api.failures) == 1
+    api.reset()
+    assert api.requests == [] and api.failures == [] and api.pending == 0
+
+
+def test_other_endpoints(api: FakeAnthropic) -> None:
+    count = post(api, main_request("hi"), "/v1/messages/count_tokens").json()
+    assert count["input_tokens"] > 0
+    assert httpx.get(api.base_url + "/v1/models").json()["data"]
+    assert httpx.get(api.base_url + "/v1/models/claude-x").json()["id"] == "claude-x"
+    assert httpx.post(api.base_url + "/v1/whatever", json={}).json() == {}
+    assert api.requests == []
+
+
+# -- helpers for the real CLI ------------------------------------------------------------------
+
+
+def test_prepare_home_merges(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"hooks": {"Stop": []}, "env": {"X": "1"}}))
+    prepare_home(tmp_path, [tmp_path / "a"], api_key="sk-ant-" + "k" * 30)
+    prepare_home(tmp_path, [tmp_path / "b"], api_key="sk-ant-" + "k" * 30)
+    merged = json.loads(settings.read_text())
+    assert merged["hooks"] == {"Stop": []} and merged["env"]["X"] == "1"
+    assert merged["permissions"]["defaultMode"] == "default"
+    config = json.loads((tmp_path / ".claude.json").read_text())
+    assert set(config["projects"]) == {str(tmp_path / "a"), str(tmp_path / "b")}
+    assert config["customApiKeyResponses"]["approved"] == ["k" * 20]
+
+
+def test_screen_is_ready() -> None:
+    rule = "─" * 40
+    assert screen_is_ready(f"x\n{rule}\n❯\xa0\n{rule}\n  ⏸ manual mode on")
+    assert not screen_is_ready(f"x\n{rule}\n❯ typed text\n{rule}\n")
+
+
+# -- the real CLI --------------------------------------------------------------------------------
+
+needs_claude = pytest.mark.skipif(
+    not claude_available(), reason=f"claude {CLAUDE_VERSION} binary not installed"
+)
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    prepare_home(tmp_path / "home", [path])
+    return path
+
+
+@pytest.fixture
+def cli_env(api: FakeAnthropic, project: Path, tmp_path: Path) -> dict[str, str]:
+    return claude_env(tmp_path / "home", api.base_url, tmp_path)
+
+
+@needs_claude
+def test_cli_one_shot(api: FakeAnthropic, project: Path, cli_env: dict[str, str]) -> None:
+    api.script(text("Hello from the fake API!"))
+    cmd = [claude_binary(), "-p", "hello", "--output-format", "stream-json", "--verbose"]
+    done = subprocess.run(cmd, cwd=project, env=cli_env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    result = next(e for e in events if e["type"] == "result")
+    assert result["result"] == "Hello from the fake API!"
+    assert "hello" in api.last_user_text(api.requests[0])
+
+
+@pytest.fixture
+def claude_tmux(project: Path, cli_env: dict[str, str]) -> Iterator[tuple[TmuxServer, str]]:
+    with TmuxServer() as tmux:
+        target = tmux.new_session("claude", project, [claude_binary()], cli_env)
+        tmux.wait_ready(target, timeout=30)
+        yield tmux, target
+
+
+def submit(tmux: TmuxServer, target: str, message: str) -> None:
+    tmux.send_text(target, message)
+    tmux.send_keys(target, "Enter")
+
+
+@needs_claude
+@needs_tmux
+def test_cli_interactive_reply_on_screen(
+    api: FakeAnthropic, claude_tmux: tuple[TmuxServer, str]
+) -> None:
+    tmux, target = claude_tmux
+    api.script(text("Hello from fake"))
+    submit(tmux, target, "please create hello.txt")
+    request = api.wait_requests(1, timeout=20)[0]
+    assert api.last_user_text(request) == "please create hello.txt"
+    tmux.wait_for(target, "● Hello from fake", timeout=20)
+    tmux.wait_ready(target, timeout=20)
+
+
+@needs_claude
+@needs_tmux
+def test_cli_multiline_and_long_input(
+    api: FakeAnthropic, claude_tmux: tuple[TmuxServer, str]
+) -> None:
+    tmux, target = claude_tmux
+    api.script(text("got lines"), text("got long"))
+    submit(tmux, target, "line one\nline two\nline three")
+    request = api.wait_requests(1, timeout=20)[0]
+    assert api.last_user_text(request) == "line one\nline two\nline three"
+    tmux.wait_for(target, "● got lines", timeout=20)
+    long_text = " ".join(f"word{i:04d}" for i in range(150))[:1500]
+    submit(tmux, target, long_text)
+    request = api.wait_requests(2, timeout=20)[1]
+    assert "<pasted_content" not in json.dumps(request["messages"][-3:])
+    assert api.last_user_text(request) == long_text
