@@ -152,3 +152,18 @@ def read_private(path: str, max_bytes: int = 16 << 20) -> bytes:
         if info.st_size > max_bytes:
             raise OSError(f"{path} is larger than {max_bytes} bytes")
         return handle.read(max_bytes + 1)[:max_bytes]
+
+
+def append_log(path: str, line: str, max_bytes: int = 1 << 20) -> None:
+    """Append a timestamped line to a private log file, starting afresh past ``max_bytes``."""
+    import time
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(path, flags, 0o600)
+    try:
+        if os.fstat(fd).st_size > max_bytes:
+            os.ftruncate(fd, 0)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        os.write(fd, f"{stamp} [{os.getpid()}] {line.rstrip()}\n".encode())
+    finally:
+        os.close(fd)

@@ -1,0 +1,143 @@
+"""The outbox: messages that could not be posted yet, spooled on disk until Discord answers.
+
+Hooks write here when Discord, the network or the bot's token is unavailable; the bot (and
+the next hook of the same channel) drains it. Entries of one channel are delivered strictly
+in order: a channel's directory is locked (``flock``) while it is drained, and draining stops
+at the first entry that still cannot be delivered. Every entry carries a ``nonce`` with
+``enforce_nonce``, so an entry that was delivered but not yet removed (a crash between the two)
+is not posted twice.
+
+Layout: ``outbox/<channel_id>/<sortable name>.json`` plus ``<name>.files/`` for attachments.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from bridge import fastjson, runtime
+from bridge.rest import DeliveryError, Post
+
+_sequence = 0
+
+
+class Outbox:
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    # --- writing ---------------------------------------------------------------------
+
+    def enqueue(self, channel_id: str, server: str, post: Post) -> str:
+        """Spool one post for ``channel_id``; returns the entry's path."""
+        import json
+
+        directory = self._channel_dir(channel_id, create=True)
+        name = _entry_name()
+        files = []
+        if post.files:
+            files_dir = runtime.ensure_private_dir(os.path.join(directory, name + ".files"))
+            for i, (filename, data) in enumerate(post.files):
+                staged = os.path.join(files_dir, f"{i}")
+                runtime.write_atomic(staged, data)
+                files.append({"filename": filename, "path": staged})
+        entry = {"channel_id": channel_id, "server": server, "payload": post.payload}
+        entry["files"] = files
+        entry["queued_at"] = time.time()
+        path = os.path.join(directory, name + ".json")
+        runtime.write_atomic(path, json.dumps(entry).encode())
+        return path
+
+    # --- reading ---------------------------------------------------------------------
+
+    def channels(self) -> list[str]:
+        try:
+            names = os.listdir(self.root)
+        except FileNotFoundError:
+            return []
+        return sorted(n for n in names if n.isdigit() and self.pending(n))
+
+    def pending(self, channel_id: str) -> list[str]:
+        """Entry paths of ``channel_id`` in delivery order."""
+        directory = self._channel_dir(channel_id)
+        try:
+            names = os.listdir(directory)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return [os.path.join(directory, n) for n in sorted(names) if n.endswith(".json")]
+
+    def load(self, path: str) -> tuple[dict, Post]:
+        entry = fastjson.loads(runtime.read_private(path))
+        files = [
+            (f["filename"], runtime.read_private(f["path"], 64 << 20))
+            for f in entry.get("files", [])
+        ]
+        return entry, Post(entry["payload"], files)
+
+    def remove(self, path: str) -> None:
+        shutil.rmtree(path[: -len(".json")] + ".files", ignore_errors=True)
+        os.unlink(path)
+
+    # --- draining --------------------------------------------------------------------
+
+    @contextmanager
+    def locked(self, channel_id: str, wait: bool = True) -> Iterator[bool]:
+        """Hold the channel's lock; yields False at once if ``wait`` is off and it is taken."""
+        directory = self._channel_dir(channel_id, create=True)
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(os.path.join(directory, ".lock"), flags, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            yield True
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def drain(self, channel_id: str, send: Callable[[dict, Post], None]) -> bool:
+        """Send the channel's entries in order (caller holds the lock). True when all went out.
+
+        A permanent refusal (e.g. the channel was deleted) drops that entry with a note in
+        ``logs``; anything retryable stops the drain so that order is kept.
+        """
+        for path in self.pending(channel_id):
+            try:
+                entry, post = self.load(path)
+            except (OSError, ValueError, KeyError) as err:
+                self._quarantine(path, f"unreadable entry: {err}")
+                continue
+            try:
+                send(entry, post)
+            except DeliveryError as err:
+                if err.retryable:
+                    return False
+                self._quarantine(path, str(err))
+                continue
+            self.remove(path)
+        return True
+
+    # --- plumbing --------------------------------------------------------------------
+
+    def _channel_dir(self, channel_id: str, create: bool = False) -> str:
+        if not channel_id.isdigit():
+            raise ValueError(f"not a channel id: {channel_id!r}")
+        path = os.path.join(self.root, channel_id)
+        return runtime.ensure_private_dir(path) if create else path
+
+    def _quarantine(self, path: str, why: str) -> None:
+        """Move an undeliverable entry aside (``.failed``) rather than lose it silently."""
+        os.rename(path, path[: -len(".json")] + ".failed")
+        runtime.append_log(os.path.join(os.path.dirname(self.root), "logs", "outbox.log"),
+                           f"dropped {os.path.basename(path)}: {why}")
+
+
+def _entry_name() -> str:
+    """Sorts in creation order across processes: time, then pid, then a counter."""
+    global _sequence
+    _sequence += 1
+    return f"{time.time_ns():020d}-{os.getpid():07d}-{_sequence:04d}"

@@ -1,0 +1,170 @@
+"""A small Discord REST client for hooks and the outbox: rate limits, retries, nonces.
+
+discord.py does all of this for the bot's own calls; hooks post over REST directly and must
+do it themselves. httpx is imported when the first request is made, never on a hook's fast
+path. Retries are bounded by a budget (≈ 20 s in all) so a hook never hangs Claude Code;
+what cannot be delivered in time is spooled to the outbox by the caller.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import httpx
+
+DEFAULT_BUDGET = 20.0  # seconds a caller may spend on one request, retries included
+ENV_BUDGET = "DISCORD_BRIDGE_RETRY_SECONDS"
+USER_AGENT = "DiscordBot (https://github.com/discord-bridge/discord-bridge, 0.1.0)"
+
+
+class DeliveryError(Exception):
+    """A request failed. ``retryable`` says whether trying later can succeed."""
+
+    def __init__(self, message: str, retryable: bool, status: int | None = None) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+
+
+class Post:
+    """One message to create: the JSON payload and the files to upload with it."""
+
+    __slots__ = ("files", "payload")
+
+    def __init__(self, payload: dict, files: list[tuple[str, bytes]] | None = None) -> None:
+        self.payload = payload
+        self.files = files or []
+
+    def __repr__(self) -> str:
+        return f"<Post {len(self.payload.get('content') or '')} chars, {len(self.files)} files>"
+
+
+def new_nonce() -> str:
+    """A nonce for ``enforce_nonce``: Discord returns the original message for a resend."""
+    return os.urandom(10).hex()  # 20 characters; Discord allows 25
+
+
+def budget_from_env() -> float:
+    try:
+        return float(os.environ.get(ENV_BUDGET, DEFAULT_BUDGET))
+    except ValueError:
+        return DEFAULT_BUDGET
+
+
+class DiscordREST:
+    """Blocking REST calls with Discord's rate-limit headers honoured."""
+
+    def __init__(self, api_base: str, token: str, budget: float | None = None) -> None:
+        import httpx  # deferred: hooks import this module only when they have work
+
+        self._httpx = httpx
+        self.api_base = api_base.rstrip("/")
+        self.budget = budget_from_env() if budget is None else budget
+        self._client = httpx.Client(
+            headers={"Authorization": f"Bot {token}", "User-Agent": USER_AGENT},
+            timeout=httpx.Timeout(10.0, connect=3.0),
+        )
+        self._blocked_until: dict[str, float] = {}  # route -> monotonic time its bucket resets
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> DiscordREST:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # --- endpoints -------------------------------------------------------------------
+
+    def create_message(self, channel_id: str, post: Post) -> dict:
+        path = f"/channels/{channel_id}/messages"
+        if not post.files:
+            return self.request("POST", path, json=post.payload)
+        import json
+
+        payload = dict(post.payload)
+        payload["attachments"] = [{"id": i, "filename": n} for i, (n, _) in enumerate(post.files)]
+        files = [
+            (f"files[{i}]", (name, data, "application/octet-stream"))
+            for i, (name, data) in enumerate(post.files)
+        ]
+        return self.request("POST", path, data={"payload_json": json.dumps(payload)}, files=files)
+
+    def get(self, path: str) -> dict:
+        return self.request("GET", path)
+
+    # --- retry loop ------------------------------------------------------------------
+
+    def request(self, method: str, path: str, **kwargs: object) -> dict:
+        """Send one request, retrying 429s, 5xx and connection errors within the budget."""
+        route = f"{method} {_route_key(path)}"
+        deadline = time.monotonic() + self.budget
+        attempt = 0
+        while True:
+            self._wait_for_bucket(route, deadline)
+            try:
+                response = self._client.request(method, self.api_base + path, **kwargs)
+            except self._httpx.TransportError as err:
+                delay, why = _backoff(attempt), f"cannot reach Discord ({type(err).__name__})"
+            else:
+                self._remember_bucket(route, response.headers)
+                if response.status_code < 300:
+                    return response.json() if response.content else {}
+                delay, why = self._retry_delay(response, attempt)
+            attempt += 1
+            if time.monotonic() + delay > deadline:
+                raise DeliveryError(f"{method} {path}: {why}; gave up", retryable=True)
+            time.sleep(delay)
+
+    def _retry_delay(self, response: httpx.Response, attempt: int) -> tuple[float, str]:
+        status = response.status_code
+        if status == 429:
+            return _retry_after(response), "rate limited"
+        if status >= 500:
+            return _backoff(attempt), f"Discord answered {status}"
+        raise DeliveryError(
+            f"Discord refused the request: {status} {response.text[:300]}",
+            retryable=False,
+            status=status,
+        )
+
+    def _wait_for_bucket(self, route: str, deadline: float) -> None:
+        until = self._blocked_until.pop(route, 0.0)
+        pause = until - time.monotonic()
+        if pause > 0:
+            if time.monotonic() + pause > deadline:
+                raise DeliveryError(f"{route}: rate limit resets too late", retryable=True)
+            time.sleep(pause)
+
+    def _remember_bucket(self, route: str, headers: httpx.Headers) -> None:
+        if headers.get("X-RateLimit-Remaining") == "0":
+            try:
+                reset_after = float(headers.get("X-RateLimit-Reset-After", "0"))
+            except ValueError:
+                return
+            self._blocked_until[route] = time.monotonic() + reset_after
+
+
+def _route_key(path: str) -> str:
+    """Discord scopes buckets by top-level resource: keep the channel id, drop the rest."""
+    return path.split("?")[0]
+
+
+def _retry_after(response: httpx.Response) -> float:
+    try:
+        return float(response.json()["retry_after"])
+    except (ValueError, KeyError, TypeError):
+        try:
+            return float(response.headers.get("Retry-After", "1"))
+        except ValueError:
+            return 1.0
+
+
+def _backoff(attempt: int) -> float:
+    """0.25 s, 0.5 s, 1 s … capped at 4 s, with jitter so retries from many hooks spread out."""
+    return min(4.0, 0.25 * 2**attempt) * random.uniform(0.8, 1.2)
