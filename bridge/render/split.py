@@ -192,12 +192,12 @@ def _hard_split(text: str, lines: _Lines, pos: int, li: int, avail: int) -> int:
 
 def _avoid_breaking_cluster(text: str, pos: int, cut: int) -> int:
     """Step back a few characters so a combining mark stays with its base."""
-    for _ in range(8):
-        if cut <= pos + 1 or cut >= len(text):
+    for back in range(9):
+        c = cut - back
+        if c >= len(text) or c <= pos:
             break
-        if not _continues_cluster(text[cut]) and text[cut - 1] != "\u200d":
-            break
-        cut -= 1
+        if not _continues_cluster(text[c]) and text[c - 1] != "\u200d":
+            return c
     return cut
 
 
