@@ -63,3 +63,55 @@ def _skip_whitespace(text: str, index: int) -> int:
     while index < len(text) and text[index] in _WHITESPACE:
         index += 1
     return index
+
+
+try:
+    from _json import encode_basestring_ascii as _quote
+except ImportError:  # pragma: no cover
+    _quote = None
+
+
+def dumps(value: object) -> str:
+    """Serialise dicts, lists, strings, numbers, booleans and None, like :func:`json.dumps`
+    with ``ensure_ascii`` (the hooks' answers and records need nothing more)."""
+    if _quote is None:  # pragma: no cover
+        import json
+
+        return json.dumps(value)
+    parts: list[str] = []
+    _dump(value, parts)
+    return "".join(parts)
+
+
+def _dump(value: object, parts: list[str]) -> None:
+    if isinstance(value, str):
+        parts.append(_quote(value))
+    elif value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif isinstance(value, int):
+        parts.append(int.__repr__(value))
+    elif isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError("NaN and infinities are not JSON")
+        parts.append(float.__repr__(value))
+    elif isinstance(value, dict):
+        parts.append("{")
+        for i, (key, item) in enumerate(value.items()):
+            if not isinstance(key, str):
+                raise TypeError(f"keys must be strings, not {type(key).__name__}")
+            parts.append(", " if i else "")
+            parts.append(_quote(key) + ": ")
+            _dump(item, parts)
+        parts.append("}")
+    elif isinstance(value, list | tuple):
+        parts.append("[")
+        for i, item in enumerate(value):
+            parts.append(", " if i else "")
+            _dump(item, parts)
+        parts.append("]")
+    else:
+        raise TypeError(f"{type(value).__name__} is not JSON serialisable")

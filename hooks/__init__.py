@@ -1,0 +1,6 @@
+"""Entry points that Claude Code runs, one per hook event.
+
+Each is a thin script: read the event JSON from stdin, call into :mod:`bridge`, print the
+hook's answer, exit 0 whatever happens. ``discord-bridge hooks install`` registers them in
+Claude Code's settings.json with the absolute path of this interpreter.
+"""

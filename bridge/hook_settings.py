@@ -1,0 +1,123 @@
+"""``discord-bridge hooks install|uninstall``: the bridge's entries in Claude Code's settings.json.
+
+Installing merges one entry per event the bridge needs, leaving every other hook and key as
+it was; a backup of the previous file is written first and nothing is written when nothing
+changes, so running it twice is harmless. Commands call this interpreter by absolute path
+(a ``python3`` shim on PATH, e.g. pyenv's, costs ~90 ms per call) with ``-I`` so the user's
+PYTHONPATH cannot change what a hook imports. Each command ends with a ``# discord-bridge``
+shell comment: that is how uninstall recognises exactly its own entries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+
+import hooks as hooks_package
+from bridge import runtime
+
+MARK = "# discord-bridge"
+# event -> (script in hooks/, timeout in seconds). Stop may retry Discord for ~20 s and
+# upload files; SessionStart only writes a small file.
+HOOKS: dict[str, tuple[str, int]] = {
+    "Stop": ("stop.py", 60),
+    "SessionStart": ("session_start.py", 10),
+}
+
+
+def default_settings_path() -> str:
+    return os.path.join(os.path.expanduser("~"), ".claude", "settings.json")
+
+
+def hook_command(script: str, python: str | None = None) -> str:
+    path = os.path.join(os.path.dirname(os.path.abspath(hooks_package.__file__)), script)
+    return f"{shlex.quote(python or sys.executable)} -I {shlex.quote(path)} {MARK}"
+
+
+def is_ours(entry: object) -> bool:
+    return isinstance(entry, dict) and str(entry.get("command", "")).endswith(MARK)
+
+
+def install(settings_path: str | None = None) -> bool:
+    """Add or update the bridge's hook entries. Returns True if the file changed."""
+    path = settings_path or default_settings_path()
+    settings = _read(path)
+    merged = _without_ours(settings)
+    hooks = merged.setdefault("hooks", {})
+    for event, (script, timeout) in HOOKS.items():
+        entry = {"type": "command", "command": hook_command(script), "timeout": timeout}
+        hooks.setdefault(event, []).append({"matcher": "", "hooks": [entry]})
+    return _write_if_changed(path, settings, merged)
+
+
+def uninstall(settings_path: str | None = None) -> bool:
+    """Remove exactly the bridge's entries. Returns True if the file changed."""
+    path = settings_path or default_settings_path()
+    settings = _read(path)
+    return _write_if_changed(path, settings, _without_ours(settings))
+
+
+def installed_events(settings_path: str | None = None) -> dict[str, str]:
+    """Event -> command of the bridge's entries currently in the file."""
+    settings = _read(settings_path or default_settings_path())
+    found = {}
+    for event, groups in (settings.get("hooks") or {}).items():
+        for group in groups if isinstance(groups, list) else []:
+            for entry in group.get("hooks", []) if isinstance(group, dict) else []:
+                if is_ours(entry):
+                    found[event] = entry["command"]
+    return found
+
+
+def _without_ours(settings: dict) -> dict:
+    """A deep copy of ``settings`` with the bridge's entries (and groups they empty) removed."""
+    result = json.loads(json.dumps(settings))
+    hooks = result.get("hooks")
+    if not isinstance(hooks, dict):
+        return result
+    for event in list(hooks):
+        groups = hooks[event] if isinstance(hooks[event], list) else []
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                had_ours = any(is_ours(e) for e in group["hooks"])
+                group["hooks"] = [e for e in group["hooks"] if not is_ours(e)]
+                if had_ours and not group["hooks"]:
+                    continue
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del result["hooks"]
+    return result
+
+
+def _read(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return {}
+    try:
+        settings = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path} is not valid JSON ({err}); fix it, then run this again") from None
+    if not isinstance(settings, dict):
+        raise ValueError(f"{path} must hold a JSON object")
+    return settings
+
+
+def _write_if_changed(path: str, before: dict, after: dict) -> bool:
+    if before == after and os.path.exists(path):
+        return False
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    if os.path.exists(path):
+        shutil.copy2(path, path + ".discord-bridge.bak")
+    data = json.dumps(after, indent=2, ensure_ascii=False) + "\n"
+    runtime.write_atomic(path, data.encode(), 0o600)
+    return True

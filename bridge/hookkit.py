@@ -1,0 +1,92 @@
+"""What every hook does first: read the event, find the session's Discord channel, never fail.
+
+Claude Code spawns a hook process for every event it is registered for, so this path must be
+cheap (standard library ``os``/``sys`` and small bridge modules only) and must never break
+Claude Code: every exception is logged to ``logs/hooks.log`` in the runtime dir and the
+process exits 0.
+
+Target resolution: the pane's env marker (``DISCORD_BRIDGE_CHANNEL_ID``, set by the bot on
+the panes it starts) first; else the project whose ``projectPath`` is the event's ``cwd`` or
+the longest one containing it; no match means the session is not ours: exit 0, no network.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+from bridge import config, fastjson, runtime
+
+ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"
+ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"
+
+
+class HookContext:
+    """A hook event of a session the bridge serves, with where its output goes."""
+
+    __slots__ = ("cfg", "channel_id", "event", "project", "runtime", "thread_id")
+
+    def __init__(
+        self, event: dict, cfg: config.BridgeConfig, project: config.Project, thread_id: str | None
+    ) -> None:
+        self.event = event
+        self.cfg = cfg
+        self.project = project
+        self.thread_id = thread_id
+        self.channel_id = thread_id or project.channel_id  # where messages are posted
+        self.runtime = runtime.Runtime()
+
+    @property
+    def server(self) -> config.Server:
+        return self.project.server
+
+    def rest(self):  # -> bridge.rest.DiscordREST, imported lazily
+        from bridge.rest import DiscordREST
+
+        return DiscordREST(self.server.api_base, self.server.token)
+
+
+def resolve(event: dict, env: dict | os._Environ[str] | None = None) -> HookContext | None:
+    """The session's context, or None when the event is not for the bridge."""
+    env = os.environ if env is None else env
+    marker = env.get(ENV_CHANNEL)
+    path = runtime.config_path(env)
+    if not marker and not os.path.exists(path):
+        return None  # someone else's Claude Code session on a machine without our config
+    cfg = config.load(path, dict(env))
+    project = cfg.project_for_channel(marker) if marker else None
+    if project is None:
+        cwd = event.get("cwd") or os.getcwd()
+        project = cfg.project_for_cwd(cwd) if isinstance(cwd, str) else None
+    if project is None:
+        return None
+    return HookContext(event, cfg, project, env.get(ENV_THREAD) if marker else None)
+
+
+def run(handler: Callable[[HookContext], dict | None]) -> None:
+    """Run ``handler`` for this process's hook event; print its answer; always exit 0."""
+    try:
+        event = fastjson.loads(sys.stdin.buffer.read() or b"{}")
+        if not isinstance(event, dict):
+            raise ValueError("hook input is not a JSON object")
+        context = resolve(event)
+        if context is not None:
+            answer = handler(context)
+            if answer is not None:
+                sys.stdout.write(fastjson.dumps(answer))
+                sys.stdout.flush()
+    except Exception as err:  # a hook must never break Claude Code
+        log_error(err)
+    sys.exit(0)
+
+
+def log_error(err: BaseException) -> None:
+    import traceback
+
+    text = "".join(traceback.format_exception(err))
+    try:
+        rt = runtime.Runtime().ensure()
+        runtime.append_log(rt.hook_log, f"{sys.argv[0]}: {text}")
+    except Exception as log_err:  # the runtime dir itself may be the problem
+        sys.stderr.write(f"discord-bridge hook: {text}\n(log unavailable: {log_err})\n")
