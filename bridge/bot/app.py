@@ -1,0 +1,100 @@
+"""The bot process: one discord.py client per configured server, plus the outbox drainer.
+
+``run_bridge`` starts everything, adopts running Claude Code windows (never kills them),
+starts ``startup: true`` projects, and on SIGINT/SIGTERM closes the Discord connections and
+leaves every tmux session running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+import aiohttp
+import discord
+import yarl
+
+from bridge import runtime
+from bridge.bot.outbox_drain import OutboxDrainer
+from bridge.bot.relay import Relay
+from bridge.bot.sessions import SessionManager
+from bridge.config import BridgeConfig, Server
+from bridge.outbox import Outbox
+
+log = logging.getLogger(__name__)
+
+
+class BridgeBot(discord.Client):
+    """The Discord side of one configured server."""
+
+    def __init__(self, cfg: BridgeConfig, server: Server, rt: runtime.Runtime) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True
+        intents.guild_messages = True
+        intents.message_content = True  # privileged: enable it in the Developer Portal
+        super().__init__(
+            intents=intents,
+            allowed_mentions=discord.AllowedMentions.none(),
+            guild_ready_timeout=server.guild_ready_timeout,
+        )
+        self.cfg = cfg
+        self.server = server
+        self.runtime = rt
+        self.sessions = SessionManager(server, rt)
+        self.relay: Relay | None = None
+        self._http_session: aiohttp.ClientSession | None = None
+
+    async def setup_hook(self) -> None:
+        self._http_session = aiohttp.ClientSession()
+        self.relay = Relay(self.cfg, self.server, self.sessions, self.runtime, self._http_session)
+        await self.sessions.adopt_running()
+        # Started in the background: on_message works meanwhile and waits on the same locks.
+        self.loop.create_task(self.sessions.start_startup_projects())
+
+    async def on_ready(self) -> None:
+        log.info("%s: logged in as %s", self.server.name, self.user)
+
+    async def on_message(self, message: discord.Message) -> None:
+        if self.relay is not None:
+            await self.relay.on_message(message, self.user.id if self.user else None)
+
+    async def close(self) -> None:
+        if self._http_session is not None:
+            await self._http_session.close()
+        await super().close()
+
+
+def point_discord_py_at(api_base: str, gateway_url: str) -> None:
+    """discord.py has no base-URL setting; these two class attributes are what it reads."""
+    discord.http.Route.BASE = api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+async def run_bridge(cfg: BridgeConfig) -> None:
+    rt = runtime.Runtime().ensure()
+    first = cfg.servers[0]
+    if any(s.api_base != first.api_base for s in cfg.servers):
+        log.warning("servers use different apiBaseUrl values; all use %s", first.api_base)
+    point_discord_py_at(first.api_base, first.gateway_url)
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+
+    bots = [BridgeBot(cfg, server, rt) for server in cfg.servers]
+    tasks = [asyncio.create_task(bot.start(bot.server.token), name=bot.server.name) for bot in bots]
+    tasks.append(asyncio.create_task(OutboxDrainer(cfg, Outbox(rt.outbox)).run(stop)))
+    stopper = asyncio.create_task(stop.wait())
+    done, _ = await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
+    stop.set()
+    log.info("shutting down; tmux sessions keep running")
+    for bot in bots:
+        await bot.close()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for task in done:
+        if task is not stopper and task.exception():
+            raise task.exception()  # a bot that could not log in ends the process

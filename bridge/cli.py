@@ -1,0 +1,81 @@
+"""``discord-bridge``: run the bot, install the Claude Code hooks, diagnose a set-up."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from bridge import __version__, config
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="discord-bridge", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"discord-bridge {__version__}")
+    parser.add_argument("--config", help="config file (default $DISCORD_BRIDGE_HOME/config.json)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="run the bot in the foreground")
+    run.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+
+    hooks = commands.add_parser("hooks", help="manage Claude Code hook entries")
+    hooks.add_argument("action", choices=["install", "uninstall"])
+    hooks.add_argument("--settings", help="settings.json (default ~/.claude/settings.json)")
+
+    commands.add_parser("doctor", help="check the set-up, one line per check")
+
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        return cmd_run(args)
+    if args.command == "hooks":
+        return cmd_hooks(args)
+    from bridge.doctor import run_checks
+
+    return run_checks(args.config)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    logging.getLogger("discord").setLevel(logging.INFO if args.verbose else logging.WARNING)
+    try:
+        cfg = config.load(args.config)
+    except config.ConfigError as err:
+        print(f"discord-bridge: {err}", file=sys.stderr)
+        return 2
+    from bridge.bot.app import run_bridge
+    from bridge.runtime import UnsafeRuntimeDir
+
+    try:
+        asyncio.run(run_bridge(cfg))
+    except UnsafeRuntimeDir as err:
+        print(f"discord-bridge: runtime directory refused: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def cmd_hooks(args: argparse.Namespace) -> int:
+    from bridge import hook_settings
+
+    path = args.settings or hook_settings.default_settings_path()
+    try:
+        if args.action == "install":
+            changed = hook_settings.install(path)
+            verb = "installed in" if changed else "already up to date in"
+        else:
+            changed = hook_settings.uninstall(path)
+            verb = "removed from" if changed else "not present in"
+    except (ValueError, OSError) as err:
+        print(f"discord-bridge: {err}", file=sys.stderr)
+        return 1
+    print(f"discord-bridge hooks {verb} {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""``discord-bridge doctor``: one line per check, ✓ or ✗ with the fix."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+
+from bridge import config, hook_settings, runtime
+
+
+class Report:
+    def __init__(self) -> None:
+        self.failures = 0
+
+    def ok(self, what: str) -> None:
+        print(f"✓ {what}")
+
+    def fail(self, what: str, fix: str) -> None:
+        self.failures += 1
+        print(f"✗ {what}\n    fix: {fix}")
+
+
+def run_checks(config_path: str | None = None) -> int:
+    report = Report()
+    check_python(report)
+    check_tmux(report)
+    cfg = check_config(report, config_path or runtime.config_path())
+    check_claude(report, cfg)
+    if cfg is not None:
+        check_discord(report, cfg)
+    check_hooks(report)
+    check_runtime(report)
+    print("all checks passed" if not report.failures else f"{report.failures} check(s) failed")
+    return 1 if report.failures else 0
+
+
+def check_python(report: Report) -> None:
+    # The package cannot even be installed on an older Python (requires-python), so this
+    # check only reports which interpreter the hooks will run with.
+    version = ".".join(map(str, sys.version_info[:3]))
+    report.ok(f"Python {version} ({sys.executable})")
+
+
+def check_tmux(report: Report) -> None:
+    tmux = shutil.which("tmux")
+    if not tmux:
+        report.fail("tmux not found", "install tmux 3.0 or newer (apt-get install tmux)")
+        return
+    out = subprocess.run([tmux, "-V"], capture_output=True, text=True).stdout.strip()
+    match = re.search(r"(\d+)\.(\d+)", out)
+    if match and (int(match[1]), int(match[2])) >= (3, 0):
+        report.ok(out)
+    else:
+        report.fail(f"{out or 'tmux'} is too old", "install tmux 3.0 or newer")
+
+
+def check_config(report: Report, path: str) -> config.BridgeConfig | None:
+    try:
+        cfg = config.load(path)
+    except config.ConfigError as err:
+        report.fail(f"config {path}", "\n    ".join(err.problems))
+        return None
+    report.ok(f"config {path}: {len(cfg.servers)} server(s), {len(cfg.projects())} project(s)")
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    if mode & 0o077:
+        report.fail(f"config mode is {oct(mode)}: it holds bot tokens", f"chmod 600 {path}")
+    else:
+        report.ok("config mode 0600")
+    for project in cfg.projects():
+        if not os.path.isdir(project.path):
+            report.fail(f"project {project.name}: {project.path} is missing", "create it or fix")
+    return cfg
+
+
+def check_claude(report: Report, cfg: config.BridgeConfig | None) -> None:
+    commands = {p.claude_command for p in cfg.projects()} if cfg else {"claude"}
+    for command in sorted(commands):
+        path = shutil.which(command)
+        if not path:
+            report.fail(f"{command} not found on PATH", "npm install -g @anthropic-ai/claude-code")
+            continue
+        try:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20)
+            report.ok(f"{command}: {out.stdout.strip() or out.stderr.strip()}")
+        except (OSError, subprocess.TimeoutExpired) as err:
+            report.fail(f"{command} --version failed: {err}", "reinstall Claude Code")
+
+
+def check_discord(report: Report, cfg: config.BridgeConfig) -> None:
+    from bridge.rest import DeliveryError, DiscordREST
+
+    for server in cfg.servers:
+        with DiscordREST(server.api_base, server.token, budget=5.0) as rest:
+            try:
+                me = rest.get("/users/@me")
+            except DeliveryError as err:
+                what = f"{server.name}: bot token rejected or Discord unreachable ({err})"
+                report.fail(what, "copy the token from the Developer Portal (Bot → Reset Token)")
+                continue
+            report.ok(f"{server.name}: logged in as {me.get('username')} ({me.get('id')})")
+            for project in server.projects:
+                try:
+                    rest.get(f"/channels/{project.channel_id}")
+                    report.ok(f"{server.name}: channel of {project.name} is visible")
+                except DeliveryError:
+                    what = f"{server.name}: cannot see #{project.channel_id} ({project.name})"
+                    report.fail(what, "invite the bot and give it View Channel there")
+
+
+def check_hooks(report: Report) -> None:
+    path = hook_settings.default_settings_path()
+    try:
+        found = hook_settings.installed_events(path)
+    except ValueError as err:
+        report.fail(str(err), f"fix {path}")
+        return
+    missing = [event for event in hook_settings.HOOKS if event not in found]
+    if missing:
+        what = f"hooks missing in {path}: {', '.join(missing)}"
+        report.fail(what, "discord-bridge hooks install")
+    else:
+        report.ok(f"hooks installed in {path}")
+
+
+def check_runtime(report: Report) -> None:
+    try:
+        rt = runtime.Runtime().ensure()
+    except (runtime.UnsafeRuntimeDir, OSError) as err:
+        report.fail(f"runtime dir: {err}", "remove it or set DISCORD_BRIDGE_RUNTIME_DIR")
+        return
+    report.ok(f"runtime dir {rt.root} is private")
