@@ -35,6 +35,7 @@ _FENCE_START = re.compile(r" {0,3}(?:```|~~~)")
 _LEADING_BLANK_LINES = re.compile(r"(?:[ \t\r]*\n)+")
 
 # Preference of split points; higher is better.
+_SCORE_AFTER_OPENER = 0  # would leave an empty code block behind
 _SCORE_IN_FENCE = 1  # costs a close/reopen pair and breaks the code visually
 _SCORE_IN_TABLE = 1  # a table cut in half is hard to read
 _SCORE_LINE = 2
@@ -167,7 +168,7 @@ def _split_score(lines: _Lines, j: int) -> int:
     if j == n - 1:
         return _SCORE_END
     if lines.after[j] is not None:
-        return _SCORE_IN_FENCE
+        return _SCORE_AFTER_OPENER if lines.before[j] is None else _SCORE_IN_FENCE
     if lines.before[j] is not None or lines.blank[j] or lines.blank[j + 1]:
         return _SCORE_PARAGRAPH
     if lines.table[j] and lines.table[j + 1]:
