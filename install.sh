@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# One-command set-up for discord-bridge: checks prerequisites, creates a virtualenv, installs
+# the package, registers the Claude Code hooks, creates the config file, runs the doctor.
+# Safe to run again: every step checks what is already there.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+home_dir="${DISCORD_BRIDGE_HOME:-$HOME/.discord-bridge}"
+venv="${DISCORD_BRIDGE_VENV:-$home_dir/venv}"
+bin_dir="${DISCORD_BRIDGE_BIN_DIR:-$HOME/.local/bin}"
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# --- prerequisites ----------------------------------------------------------------------
+python="${PYTHON:-}"
+if [ -z "$python" ]; then
+  for candidate in python3.13 python3.12 python3.11 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 &&
+       "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+      python="$(command -v "$candidate")"; break
+    fi
+  done
+fi
+[ -n "$python" ] || die "Python 3.11 or newer is required (e.g. apt-get install python3 python3-venv)."
+"$python" -c 'import venv, ensurepip' 2>/dev/null ||
+  die "$python lacks venv/ensurepip (Debian/Ubuntu: apt-get install python3-venv)."
+command -v tmux >/dev/null 2>&1 || die "tmux 3.0 or newer is required (apt-get install tmux / brew install tmux)."
+tmux_version="$(tmux -V | sed -E 's/[^0-9]*([0-9]+)\.([0-9]+).*/\1 \2/')"
+read -r major minor <<<"$tmux_version"
+[ "${major:-0}" -ge 3 ] || die "tmux $(tmux -V) is too old: 3.0 or newer is required."
+if ! command -v claude >/dev/null 2>&1; then
+  printf 'warning: the claude CLI is not on PATH; install it: npm install -g @anthropic-ai/claude-code\n' >&2
+fi
+
+# --- virtualenv and package -------------------------------------------------------------
+mkdir -p "$home_dir"
+chmod 700 "$home_dir"
+if [ ! -x "$venv/bin/python" ]; then
+  say "creating virtualenv $venv"
+  "$python" -m venv "$venv"
+fi
+say "installing discord-bridge into $venv"
+"$venv/bin/python" -m pip install --quiet --upgrade pip
+"$venv/bin/python" -m pip install --quiet "$here"
+mkdir -p "$bin_dir"
+ln -sf "$venv/bin/discord-bridge" "$bin_dir/discord-bridge"
+case ":$PATH:" in
+  *":$bin_dir:"*) ;;
+  *) printf 'note: add %s to your PATH to run discord-bridge directly\n' "$bin_dir" ;;
+esac
+
+# --- hooks and config -------------------------------------------------------------------
+say "registering the Claude Code hooks"
+"$venv/bin/discord-bridge" hooks install
+config="$home_dir/config.json"
+if [ ! -e "$config" ]; then
+  say "creating $config from config.example.json (edit it: token, ids, project paths)"
+  (umask 077 && cp "$here/config.example.json" "$config")
+fi
+chmod 600 "$config"
+
+# --- check ------------------------------------------------------------------------------
+say "running discord-bridge doctor"
+"$venv/bin/discord-bridge" doctor || {
+  printf '\nSome checks failed: fix them as shown above, then run: discord-bridge doctor\n'
+  exit 0
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The test command: sets up what the suite needs on a fresh machine, then runs pytest.
+#   - a virtualenv in .venv with the package (editable) and its test extras
+#   - tmux (apt-get, when missing and run as root)
+#   - the pinned Claude Code CLI from the npm registry, in .cache/claude-code (not global)
+# Extra arguments go to pytest, e.g. ./scripts/test.sh -k relay -x
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+CLAUDE_CODE_VERSION="2.1.330"
+python="${PYTHON:-python3}"
+
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+fi
+stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
+if [ ! -e "$stamp" ]; then
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  # compat mode: a plain path entry, no import hook that every hook process would pay for
+  .venv/bin/python -m pip install --quiet -e '.[test]' --config-settings editable_mode=compat
+  touch "$stamp"
+fi
+
+if ! command -v tmux >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+  else
+    echo "tmux is required: install it (apt-get install tmux)" >&2; exit 1
+  fi
+fi
+
+claude=.cache/claude-code/node_modules/.bin/claude
+if ! "$claude" --version 2>/dev/null | grep -q "^$CLAUDE_CODE_VERSION"; then
+  command -v npm >/dev/null 2>&1 || { echo "npm is required to fetch the Claude Code CLI" >&2; exit 1; }
+  mkdir -p .cache/claude-code
+  npm install --silent --no-audit --no-fund --prefix .cache/claude-code \
+    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >/dev/null
+fi
+
+exec .venv/bin/python -m pytest "$@"
