@@ -1,0 +1,147 @@
+"""Config validation: a user sees every problem with its JSON path and the fix."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+
+import pytest
+
+from bridge import config
+
+GOOD = {
+    "schemaVersion": 2,
+    "servers": [
+        {
+            "name": "main",
+            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+            "tmux": {"session": "bridge"},
+            "permissionTools": ["Bash"],
+            "generalChannelId": "100000000000000009",
+            "projects": [
+                {
+                    "name": "alpha",
+                    "channelId": "100000000000000003",
+                    "projectPath": "/srv/alpha",
+                    "model": "sonnet",
+                    "startup": True,
+                    "thread": {"isolation": "worktree"},
+                    "threads": [{"name": "t", "channelId": "100000000000000004"}],
+                },
+                {"name": "beta", "channelId": "100000000000000005", "projectPath": "/srv/beta"},
+            ],
+        }
+    ],
+    "someFutureKey": {"kept": True},
+}
+
+
+def problems_of(mutate) -> list[str]:
+    raw = copy.deepcopy(GOOD)
+    mutate(raw)
+    return config.validate(raw)
+
+
+def test_gnsrtk_schema_v2_file_is_accepted_unchanged() -> None:
+    cfg = config.BridgeConfig(copy.deepcopy(GOOD), env={})
+    server = cfg.servers[0]
+    assert [p.name for p in server.projects] == ["alpha", "beta"]
+    assert server.tmux_session == "bridge"
+    assert server.api_base == config.DEFAULT_API_BASE
+    assert server.may_act("100000000000000002") and not server.may_act("100000000000000007")
+
+
+def test_snowflake_error_names_path_and_fix() -> None:
+    problems = problems_of(lambda r: r["servers"][0]["projects"].__getitem__(1).update(channelId=5))
+    assert problems == [
+        "servers[0].projects[1].channelId: expected a snowflake string of digits (got 5); "
+        "copy the id with Discord's developer mode and quote it"
+    ]
+
+
+def test_duplicate_channel_ids_are_caught() -> None:
+    def dup(raw: dict) -> None:
+        raw["servers"][0]["projects"][1]["channelId"] = "100000000000000004"
+
+    (problem,) = problems_of(dup)
+    assert problem.startswith("servers[0].projects[1].channelId: channel 100000000000000004")
+    assert "threads[0]" in problem
+
+
+@pytest.mark.parametrize("path", ["/srv/alpha", "/srv/alpha/sub", "/srv/alpha/"])
+def test_overlapping_project_paths_are_caught(path: str) -> None:
+    (problem,) = problems_of(lambda r: r["servers"][0]["projects"][1].update(projectPath=path))
+    assert "servers[0].projects[1].projectPath" in problem and "overlaps" in problem
+
+
+def test_sibling_paths_with_common_prefix_do_not_overlap() -> None:
+    assert (
+        problems_of(lambda r: r["servers"][0]["projects"][1].update(projectPath="/srv/alphabet"))
+        == []
+    )
+
+
+def test_many_problems_reported_at_once() -> None:
+    def break_many(raw: dict) -> None:
+        raw["schemaVersion"] = 1
+        raw["servers"][0]["discord"]["botToken"] = ""
+        raw["servers"][0]["projects"][0]["projectPath"] = "relative/path"
+        raw["servers"][0]["projects"][0]["thread"]["isolation"] = "docker"
+
+    problems = problems_of(break_many)
+    assert len(problems) == 4
+    assert any(p.startswith("schemaVersion:") for p in problems)
+    assert any(
+        "projects[0].thread.isolation: expected one of none, worktree" in p for p in problems
+    )
+
+
+def test_env_overrides_api_base_and_socket() -> None:
+    env = {config.ENV_API_BASE: "http://127.0.0.1:9/api/v10/", config.ENV_TMUX_SOCKET: "sock"}
+    server = config.BridgeConfig(copy.deepcopy(GOOD), env=env).servers[0]
+    assert server.api_base == "http://127.0.0.1:9/api/v10"
+    assert server.tmux_socket == "sock"
+
+
+def test_project_for_cwd_takes_longest_containing_path() -> None:
+    cfg = config.BridgeConfig(copy.deepcopy(GOOD), env={})
+    assert cfg.project_for_cwd("/srv/alpha").name == "alpha"
+    assert cfg.project_for_cwd("/srv/alpha/src/deep").name == "alpha"
+    assert cfg.project_for_cwd("/srv/alphabet") is None
+    assert cfg.project_for_cwd("/") is None
+
+
+def test_load_reports_bad_json_and_missing_file(tmp_path) -> None:
+    with pytest.raises(config.ConfigError, match="file not found"):
+        config.load(str(tmp_path / "nope.json"))
+    bad = tmp_path / "config.json"
+    bad.write_text("{ not json")
+    with pytest.raises(config.ConfigError, match="not valid JSON"):
+        config.load(str(bad))
+
+
+def test_save_is_atomic_private_and_keeps_unknown_keys(tmp_path) -> None:
+    path = tmp_path / "config.json"
+    raw = copy.deepcopy(GOOD)
+    raw["servers"][0]["projects"][0]["threads"].append(
+        {"name": "new", "channelId": "100000000000000006"}
+    )
+    config.save_raw(str(path), raw)
+    assert json.loads(path.read_text()) == raw
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    assert [p for p in os.listdir(tmp_path) if p != "config.json"] == []
+
+
+def test_save_refuses_invalid_config(tmp_path) -> None:
+    raw = copy.deepcopy(GOOD)
+    raw["servers"] = []
+    with pytest.raises(config.ConfigError):
+        config.save_raw(str(tmp_path / "c.json"), raw)
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_example_config_is_valid() -> None:
+    here = os.path.dirname(__file__)
+    with open(os.path.join(here, "..", "..", "config.example.json")) as handle:
+        assert config.validate(json.load(handle)) == []

@@ -1,0 +1,61 @@
+"""hooks install/uninstall edits settings.json idempotently and touches nothing else."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from bridge import hook_settings
+from bridge.cli import main
+
+USER_SETTINGS = {
+    "model": "opus",
+    "permissions": {"defaultMode": "default"},
+    "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "audit"}]}],
+    },
+}
+
+
+def test_install_merges_and_is_idempotent(tmp_path, capsys) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(USER_SETTINGS))
+    assert main(["hooks", "install", "--settings", str(path)]) == 0
+    first = path.read_text()
+    settings = json.loads(first)
+    assert settings["model"] == "opus" and settings["permissions"] == {"defaultMode": "default"}
+    assert settings["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
+    stop_commands = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
+    assert stop_commands[0] == "notify-send done"
+    ours = [h for g in settings["hooks"]["Stop"] for h in g["hooks"] if hook_settings.is_ours(h)]
+    assert len(ours) == 1 and ours[0]["timeout"] == 60
+    assert ours[0]["command"].startswith(sys.executable + " -I ")
+    assert "hooks/stop.py" in ours[0]["command"]
+    assert json.loads((tmp_path / "settings.json.discord-bridge.bak").read_text()) == USER_SETTINGS
+
+    assert main(["hooks", "install", "--settings", str(path)]) == 0
+    assert path.read_text() == first
+    assert "already up to date" in capsys.readouterr().out
+
+
+def test_uninstall_removes_exactly_ours(tmp_path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(USER_SETTINGS))
+    hook_settings.install(str(path))
+    hook_settings.uninstall(str(path))
+    assert json.loads(path.read_text()) == USER_SETTINGS
+
+
+def test_install_creates_missing_file(tmp_path) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    hook_settings.install(str(path))
+    assert set(hook_settings.installed_events(str(path))) == set(hook_settings.HOOKS)
+
+
+def test_invalid_settings_are_not_overwritten(tmp_path, capsys) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text("{broken")
+    assert main(["hooks", "install", "--settings", str(path)]) == 1
+    assert path.read_text() == "{broken"
+    assert "not valid JSON" in capsys.readouterr().err
