@@ -187,25 +187,35 @@ def _open_at(dir_fd: int, part: str, extra_flags: int) -> int:
     try:
         return os.open(part, flags, dir_fd=dir_fd)
     except OSError as exc:
-        raise _Refusal(_open_error_reason(exc, extra_flags)) from exc
+        # Linux reports ENOTDIR, not ELOOP, for O_DIRECTORY on a symlink.
+        code = errno.ELOOP if _is_symlink(dir_fd, part) else exc.errno
+        raise _Refusal(_open_error_reason(code, extra_flags)) from exc
 
 
-def _open_error_reason(exc: OSError, extra_flags: int) -> str:
+def _is_symlink(dir_fd: int, part: str) -> bool:
+    """Only for wording the refusal; the open itself never follows links."""
+    try:
+        return stat.S_ISLNK(os.stat(part, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _open_error_reason(code: int | None, extra_flags: int) -> str:
     """Translate an ``open`` failure into words for the Discord note."""
     in_middle = bool(extra_flags & os.O_DIRECTORY)
-    if exc.errno == errno.ELOOP:
+    if code == errno.ELOOP:
         return "the path goes through a symlink" if in_middle else "is a symlink"
-    if exc.errno == errno.ENOENT:
+    if code == errno.ENOENT:
         return "not found in outputs"
-    if exc.errno == errno.ENOTDIR:
+    if code == errno.ENOTDIR:
         return "not found in outputs" if in_middle else "not a regular file"
-    if exc.errno in (errno.EACCES, errno.EPERM):
+    if code in (errno.EACCES, errno.EPERM):
         return "permission denied"
-    if exc.errno == errno.ENXIO:
+    if code == errno.ENXIO:
         return "not a regular file"
-    if exc.errno == errno.ENAMETOOLONG:
+    if code == errno.ENAMETOOLONG:
         return "name too long"
-    return f"cannot open ({os.strerror(exc.errno or 0)})"
+    return f"cannot open ({os.strerror(code or 0)})"
 
 
 def _read_regular(fd: int, max_bytes: int) -> bytes:

@@ -200,7 +200,7 @@ _LINE = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(lines=st.lists(_LINE, max_size=60), limit=st.integers(40, 300), trailing=st.booleans())
 def test_property_limit_fences_and_round_trip(lines: list[str], limit: int, trailing: bool) -> None:
     text = "\n".join(lines) + ("\n" if trailing else "")
