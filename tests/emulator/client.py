@@ -1,0 +1,282 @@
+"""EmulatorClient: a synchronous httpx client for the control API, for test code."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import httpx
+
+DEFAULT_ROUTE = "POST /channels/{channel_id}/messages"
+
+
+class EmulatorClient:
+    """Steers and inspects an Emulator from test code (any thread but the server's)."""
+
+    def __init__(self, control_url: str) -> None:
+        self.control_url = control_url
+        self._http = httpx.Client(base_url=control_url, timeout=30.0)
+        self._ids: dict[str, str] | None = None
+
+    def close(self) -> None:
+        self._http.close()
+
+    # ----- plumbing ----------------------------------------------------------------------
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        resp = self._http.request(method, path, **kwargs)
+        if resp.status_code == 408:
+            body = resp.json()
+            recent = "\n  ".join(str(r) for r in body.get("recent", [])) or "(none)"
+            raise TimeoutError(f"{body['error']}; records since then:\n  {recent}")
+        if resp.status_code >= 400:
+            raise RuntimeError(f"control API {method} {path} -> {resp.status_code}: {resp.text}")
+        return resp.json()
+
+    def _post(self, path: str, body: dict[str, Any], timeout: float | None = None) -> Any:
+        extra = {"timeout": timeout + 10.0} if timeout is not None else {}
+        return self._call("POST", path, json=body, **extra)
+
+    @property
+    def ids(self) -> dict[str, str]:
+        if self._ids is None:
+            self._ids = self._call("GET", "/_test/info")["ids"]
+        return self._ids
+
+    # ----- records -----------------------------------------------------------------------
+
+    def mark(self) -> int:
+        return int(self._call("GET", "/_test/mark")["seq"])
+
+    def wait(
+        self,
+        since: int | None = None,
+        kind: str | None = "message_create",
+        timeout: float = 5.0,
+        **filters: Any,
+    ) -> dict[str, Any]:
+        """First record after `since` (default: now) of `kind` matching all filters."""
+        body = {"since": since, "kind": kind, "timeout": timeout, "filters": filters}
+        return self._post("/_test/wait", body, timeout)
+
+    def records(self, since: int | None = None, kind: str | None = None) -> list[dict[str, Any]]:
+        params = {k: v for k, v in (("since", since), ("kind", kind)) if v is not None}
+        return self._call("GET", "/_test/records", params=params)
+
+    def messages(self, channel_id: str) -> list[dict[str, Any]]:
+        return self._call("GET", f"/_test/channels/{channel_id}/messages")
+
+    def file_bytes(self, url_or_attachment: str | dict[str, Any]) -> bytes:
+        url = url_or_attachment if isinstance(url_or_attachment, str) else url_or_attachment["url"]
+        path = "/attachments/" + url.split("/attachments/", 1)[1]
+        resp = self._http.get(path)
+        resp.raise_for_status()
+        return resp.content
+
+    def reactions(self, channel_id: str, message_id: str) -> list[str]:
+        return self._call("GET", f"/_test/reactions/{message_id}")
+
+    def commands(self) -> dict[str, list[dict[str, Any]]]:
+        return self._call("GET", "/_test/commands")
+
+    # ----- counters and failures ---------------------------------------------------------
+
+    def counters(self) -> dict[str, int]:
+        return self._call("GET", "/_test/counters")
+
+    def reset_counters(self) -> None:
+        self._call("DELETE", "/_test/counters")
+
+    def force_429(
+        self,
+        route: str = DEFAULT_ROUTE,
+        count: int = 1,
+        retry_after: float = 0.5,
+        global_: bool = False,
+    ) -> None:
+        self._post(
+            "/_test/force_429",
+            {"route": route, "count": count, "retry_after": retry_after, "global": global_},
+        )
+
+    def clear_429(self) -> None:
+        self._post("/_test/force_429", {"clear": True})
+
+    def set_bucket(self, route: str, limit: int, window: float) -> None:
+        self._post("/_test/buckets", {"route": route, "limit": limit, "window": window})
+
+    def clear_buckets(self) -> None:
+        self._post("/_test/buckets", {"clear": True})
+
+    def set_outage(self, mode: str | None) -> None:
+        """'503', 'refuse' (main port stops accepting connections) or None to recover."""
+        self._post("/_test/outage", {"mode": mode})
+
+    def settings(self, **values: Any) -> None:
+        """max_file_size, interaction_deadline, privileged_intents."""
+        self._post("/_test/settings", values)
+
+    def reset(self) -> None:
+        self._post("/_test/reset", {})
+
+    # ----- gateway -----------------------------------------------------------------------
+
+    def gateway_reconnect(self) -> int:
+        return self._post("/_test/gateway", {"action": "reconnect"})["sessions"]
+
+    def gateway_invalidate(self) -> int:
+        return self._post("/_test/gateway", {"action": "invalidate"})["sessions"]
+
+    def gateway_close(self, code: int = 4000) -> int:
+        return self._post("/_test/gateway", {"action": "close", "code": code})["sessions"]
+
+    def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        self._post("/_test/gateway", {"action": "dispatch", "t": event, "d": data})
+
+    # ----- user actions ------------------------------------------------------------------
+
+    def post_message(
+        self,
+        channel_id: str,
+        content: str,
+        user: str = "alice",
+        attachments: list[tuple[str, bytes]] | None = None,
+        bot: bool = False,
+        reply_to: str | None = None,
+    ) -> dict[str, Any]:
+        files = [
+            {"filename": name, "data": base64.b64encode(data).decode()}
+            for name, data in attachments or []
+        ]
+        return self._post(
+            "/_test/messages",
+            {
+                "channel_id": channel_id,
+                "content": content,
+                "user": user,
+                "attachments": files,
+                "bot": bot,
+                "reply_to": reply_to,
+            },
+        )
+
+    def react(
+        self,
+        channel_id: str,
+        message_id: str,
+        emoji: str,
+        user: str = "alice",
+        remove: bool = False,
+    ) -> None:
+        self._post(
+            "/_test/react",
+            {
+                "channel_id": channel_id,
+                "message_id": message_id,
+                "emoji": emoji,
+                "user": user,
+                "remove": remove,
+            },
+        )
+
+    def create_thread(self, channel_id: str, name: str, user: str = "alice") -> dict[str, Any]:
+        return self._post("/_test/threads", {"channel_id": channel_id, "name": name, "user": user})
+
+    def archive_thread(self, thread_id: str, locked: bool = False) -> dict[str, Any]:
+        return self._post(f"/_test/threads/{thread_id}/archive", {"locked": locked})
+
+    def delete_thread(self, thread_id: str) -> dict[str, Any]:
+        return self._call("DELETE", f"/_test/threads/{thread_id}")
+
+    # ----- interactions ------------------------------------------------------------------
+
+    def click(
+        self, message_id: str, custom_id: str, user: str = "alice", timeout: float = 5.0
+    ) -> dict[str, Any]:
+        """Press a button; returns the bot's answer once its callback arrived (or expired)."""
+        return self._post(
+            "/_test/click",
+            {"message_id": message_id, "custom_id": custom_id, "user": user, "timeout": timeout},
+            timeout,
+        )
+
+    def select(
+        self,
+        message_id: str,
+        custom_id: str,
+        values: list[str],
+        user: str = "alice",
+        timeout: float = 5.0,
+    ) -> dict[str, Any]:
+        return self._post(
+            "/_test/select",
+            {
+                "message_id": message_id,
+                "custom_id": custom_id,
+                "values": values,
+                "user": user,
+                "timeout": timeout,
+            },
+            timeout,
+        )
+
+    def submit_modal(
+        self,
+        interaction_result_or_custom_id: dict[str, Any] | str,
+        values: dict[str, Any],
+        user: str = "alice",
+        timeout: float = 5.0,
+    ) -> dict[str, Any]:
+        """Submit a modal the bot opened; pass the click/command result or the modal custom_id."""
+        ref = interaction_result_or_custom_id
+        if isinstance(ref, dict):
+            body = {
+                "custom_id": (ref.get("modal") or {}).get("custom_id"),
+                "interaction_id": ref.get("interaction_id"),
+            }
+        else:
+            body = {"custom_id": ref}
+        body.update(values=values, user=user, timeout=timeout)
+        return self._post("/_test/modal", body, timeout)
+
+    def run_command(
+        self,
+        channel_id: str,
+        name: str,
+        options: dict[str, Any] | None = None,
+        user: str = "alice",
+        timeout: float = 5.0,
+    ) -> dict[str, Any]:
+        return self._post(
+            "/_test/command",
+            {
+                "channel_id": channel_id,
+                "name": name,
+                "options": options,
+                "user": user,
+                "timeout": timeout,
+            },
+            timeout,
+        )
+
+    def autocomplete(
+        self,
+        channel_id: str,
+        name: str,
+        options: dict[str, Any],
+        focused: str,
+        user: str = "alice",
+        timeout: float = 5.0,
+    ) -> dict[str, Any]:
+        return self._post(
+            "/_test/command",
+            {
+                "channel_id": channel_id,
+                "name": name,
+                "options": options,
+                "user": user,
+                "autocomplete": focused,
+                "timeout": timeout,
+            },
+            timeout,
+        )

@@ -1,0 +1,404 @@
+"""The test control API under /_test (no auth): inject events, inspect records, steer failures."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import copy
+import time
+from typing import Any
+
+from aiohttp import web
+
+from . import interactions as itx
+from . import messages as m
+from . import payloads as p
+from . import rest
+from .responses import json_response, read_json
+from .state import Bucket, Forced429, InteractionState, State
+
+CLICK_SETTLE = 0.05  # let discord.py register a View after reading its REST response
+
+
+def _st(request: web.Request) -> State:
+    return request.app["state"]
+
+
+def _bad(message: str, status: int = 400) -> web.HTTPException:
+    return web.HTTPBadRequest(text=message) if status == 400 else web.HTTPNotFound(text=message)
+
+
+async def info(request: web.Request) -> web.Response:
+    st = _st(request)
+    return json_response({"ids": st.ids, "token": st.token, "base_url": st.base_url})
+
+
+async def mark(request: web.Request) -> web.Response:
+    return json_response({"seq": _st(request).seq})
+
+
+async def reset(request: web.Request) -> web.Response:
+    _st(request).reset()
+    return json_response({"ok": True})
+
+
+# ----- records -----------------------------------------------------------------------------
+
+
+async def records(request: web.Request) -> web.Response:
+    st = _st(request)
+    since = int(request.query.get("since") or 0)
+    kind = request.query.get("kind")
+    out = [r for r in st.records if r["seq"] > since and (kind is None or r["kind"] == kind)]
+    return json_response(out)
+
+
+def _summary(rec: dict[str, Any]) -> dict[str, Any]:
+    msg = rec.get("message") or {}
+    brief = {
+        k: rec.get(k)
+        for k in ("seq", "kind", "source", "channel_id", "message_id", "emoji", "response_type")
+        if rec.get(k) is not None
+    }
+    if msg:
+        brief["content"] = (msg.get("content") or "")[:80]
+    return brief
+
+
+async def wait(request: web.Request) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    since = body.get("since")
+    since = st.seq if since is None else int(since)
+    kind, timeout = body.get("kind"), float(body.get("timeout", 5.0))
+    filters = body.get("filters") or {}
+    rec = await st.wait_record(since, kind, filters, timeout)
+    if rec is not None:
+        return json_response(rec)
+    recent = [_summary(r) for r in st.records if r["seq"] > since][-15:]
+    return json_response(
+        {
+            "error": f"no {kind} record after seq {since} matching {filters} within {timeout}s",
+            "recent": recent,
+        },
+        408,
+    )
+
+
+# ----- inspection --------------------------------------------------------------------------
+
+
+async def channel_messages(request: web.Request) -> web.Response:
+    st = _st(request)
+    channel = m.get_channel(st, request.match_info["channel_id"])
+    return json_response(st.messages.get(channel["id"], []))
+
+
+async def reactions(request: web.Request) -> web.Response:
+    return json_response(_st(request).reactions.get(request.match_info["message_id"], []))
+
+
+async def counters(request: web.Request) -> web.Response:
+    st = _st(request)
+    if request.method == "DELETE":
+        st.counters.clear()
+    return json_response(dict(st.counters))
+
+
+async def commands(request: web.Request) -> web.Response:
+    return json_response(_st(request).commands)
+
+
+# ----- failures ----------------------------------------------------------------------------
+
+
+async def force_429(request: web.Request) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    if body.get("clear"):
+        st.forced.clear()
+    else:
+        st.forced[body.get("route", "*")] = Forced429(
+            int(body.get("count", 1)),
+            float(body.get("retry_after", 0.5)),
+            bool(body.get("global", False)),
+        )
+    return json_response({"ok": True})
+
+
+async def buckets(request: web.Request) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    if body.get("clear"):
+        st.buckets.clear()
+    else:
+        st.buckets[body["route"]] = Bucket(int(body["limit"]), float(body["window"]))
+    return json_response({"ok": True})
+
+
+async def outage(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    await request.app["set_outage"](body.get("mode"))
+    return json_response({"ok": True, "mode": body.get("mode")})
+
+
+async def settings(request: web.Request) -> web.Response:
+    """Tune limits at runtime: max_file_size, interaction_deadline, privileged_intents."""
+    st = _st(request)
+    body = await read_json(request)
+    for key in ("max_file_size", "interaction_deadline", "privileged_intents"):
+        if key in body:
+            setattr(st, key, type(getattr(st, key))(body[key]))
+    return json_response({"ok": True})
+
+
+async def gateway(request: web.Request) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    if body.get("action") == "dispatch":
+        st.gateway.dispatch(body["t"], body["d"])
+        return json_response({"ok": True})
+    n = await st.gateway.control(body.get("action", "reconnect"), int(body.get("code", 4000)))
+    return json_response({"ok": True, "sessions": n})
+
+
+# ----- user actions ------------------------------------------------------------------------
+
+
+def _author(st: State, body: dict[str, Any]) -> dict[str, Any]:
+    user = st.user(str(body.get("user") or "alice"))
+    if body.get("bot"):
+        user = {**user, "bot": True}
+    return user
+
+
+async def post_message(request: web.Request) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    channel = m.get_channel(st, str(body["channel_id"]))
+    uploads = [
+        m.Upload(a["filename"], base64.b64decode(a["data"]), a.get("content_type"))
+        for a in body.get("attachments") or []
+    ]
+    msg_body = {"content": body.get("content", "")}
+    if body.get("reply_to"):
+        msg_body["message_reference"] = {"message_id": str(body["reply_to"])}
+    msg = m.create_message(st, channel, _author(st, body), msg_body, uploads, validate=False)
+    mentioned = [st.users[u] for u in st.users if f"<@{u}>" in msg["content"]]
+    msg["mentions"] = mentioned
+    m.announce(st, msg, "user_message", source="user")
+    return json_response(msg)
+
+
+async def react(request: web.Request) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    msg = m.get_message(st, str(body["channel_id"]), str(body["message_id"]))
+    user = st.user(str(body.get("user") or "alice"))
+    rest.reaction_event(st, msg, body["emoji"], user["id"], not body.get("remove"))
+    return json_response({"ok": True})
+
+
+# ----- threads -----------------------------------------------------------------------------
+
+
+async def create_thread(request: web.Request) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    parent = m.get_channel(st, str(body["channel_id"]))
+    user = st.user(str(body.get("user") or "alice"))
+    thread = rest.start_thread(st, parent, user["id"], {"name": body["name"]})
+    rest.announce_thread(st, thread, "user")
+    return json_response(thread)
+
+
+async def thread_action(request: web.Request) -> web.Response:
+    st = _st(request)
+    thread = m.get_channel(st, request.match_info["thread_id"])
+    if request.method == "DELETE":
+        st.channels.pop(thread["id"])
+        data = {k: thread[k] for k in ("id", "guild_id", "parent_id", "type")}
+        st.gateway.dispatch("THREAD_DELETE", data)
+        st.record(
+            "thread_delete", thread_id=thread["id"], channel_id=thread["parent_id"], source="user"
+        )
+        return json_response(thread)
+    body = await read_json(request)
+    meta = thread["thread_metadata"]
+    meta["archived"] = bool(body.get("archived", True))
+    meta["locked"] = bool(body.get("locked", meta["locked"]))
+    meta["archive_timestamp"] = p.iso_now()
+    st.gateway.dispatch("THREAD_UPDATE", copy.deepcopy(thread))
+    st.record(
+        "thread_update",
+        thread_id=thread["id"],
+        channel_id=thread["parent_id"],
+        thread=copy.deepcopy(thread),
+        source="user",
+    )
+    return json_response(thread)
+
+
+# ----- interactions ------------------------------------------------------------------------
+
+
+def _find_component(msg: dict[str, Any], custom_id: str) -> dict[str, Any] | None:
+    stack = list(msg.get("components") or [])
+    while stack:
+        comp = stack.pop()
+        if comp.get("custom_id") == custom_id:
+            return comp
+        stack.extend(comp.get("components") or [])
+        if comp.get("component"):
+            stack.append(comp["component"])
+    return None
+
+
+async def _settle_and_await(st: State, ist: InteractionState, timeout: float) -> dict[str, Any]:
+    """Wait for the bot's callback; past the 3 s deadline the interaction counts as expired."""
+    try:
+        await asyncio.wait_for(ist.done.wait(), min(timeout, st.interaction_deadline + 0.05))
+    except TimeoutError:
+        if ist.response_type is None and not ist.expired:
+            ist.expired = True
+            st.record("interaction_expired", interaction_id=ist.id)
+    return itx.interaction_result(st, ist)
+
+
+async def _component_interaction(request: web.Request, select: bool) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    msg = st.message_index.get(str(body["message_id"]))
+    if msg is None:
+        raise _bad("unknown message", 404)
+    comp = _find_component(msg, body["custom_id"])
+    ctype = comp.get("type", 3 if select else 2) if comp else (3 if select else 2)
+    data: dict[str, Any] = {"custom_id": body["custom_id"], "component_type": ctype}
+    if select:
+        data["values"] = [str(v) for v in body.get("values") or []]
+    born = st.message_born.get(msg["id"], 0.0)
+    await asyncio.sleep(max(0.0, born + CLICK_SETTLE - time.monotonic()))
+    channel = m.get_channel(st, msg["channel_id"])
+    ist = itx.create_interaction(st, itx.COMPONENT, _author(st, body), channel, data, msg)
+    return json_response(await _settle_and_await(st, ist, float(body.get("timeout", 5.0))))
+
+
+async def click(request: web.Request) -> web.Response:
+    return await _component_interaction(request, select=False)
+
+
+async def select(request: web.Request) -> web.Response:
+    return await _component_interaction(request, select=True)
+
+
+def _mirror(layout: list[dict[str, Any]], values: dict[str, Any]) -> list[dict[str, Any]]:
+    """Submitted components follow the modal's own layout: rows (type 1) or labels (type 18)."""
+
+    def answer(comp: dict[str, Any]) -> dict[str, Any]:
+        cid = comp.get("custom_id")
+        if comp.get("type") == 4:
+            return {"type": 4, "custom_id": cid, "value": str(values.get(cid, ""))}
+        got = values.get(cid, [])
+        return {
+            "type": comp.get("type"),
+            "custom_id": cid,
+            "values": got if isinstance(got, list) else [got],
+        }
+
+    out = []
+    for item in layout:
+        if item.get("type") == 1:
+            out.append({"type": 1, "components": [answer(c) for c in item["components"]]})
+        elif item.get("type") == 18:
+            out.append({"type": 18, "component": answer(item["component"])})
+    return out
+
+
+async def submit_modal(request: web.Request) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    wanted = body.get("custom_id")
+    found = [
+        (ist, modal)
+        for ist, modal in st.modals
+        if wanted is None
+        or modal.get("custom_id") == wanted
+        or ist.id == body.get("interaction_id")
+    ]
+    if not found:
+        raise _bad(f"no modal with custom_id {wanted!r} was opened", 404)
+    origin, modal = found[-1]
+    data = {
+        "custom_id": modal["custom_id"],
+        "components": _mirror(modal.get("components") or [], body.get("values") or {}),
+    }
+    channel = m.get_channel(st, origin.channel_id)
+    message = st.message_index.get(origin.message_id or "")
+    ist = itx.create_interaction(st, itx.MODAL_SUBMIT, _author(st, body), channel, data, message)
+    ist.message_id = origin.message_id
+    return json_response(await _settle_and_await(st, ist, float(body.get("timeout", 5.0))))
+
+
+def _find_command(st: State, name: str) -> dict[str, Any] | None:
+    for scope in (st.ids["guild_id"], "global"):
+        for cmd in st.commands.get(scope, []):
+            if cmd["name"] == name:
+                return cmd
+    return None
+
+
+def _options(cmd: dict[str, Any], options: Any) -> list[dict[str, Any]]:
+    if isinstance(options, list):
+        return options
+    types = {o["name"]: o.get("type", 3) for o in cmd.get("options") or []}
+    return [{"name": k, "type": types.get(k, 3), "value": v} for k, v in (options or {}).items()]
+
+
+async def run_command(request: web.Request) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    cmd = _find_command(st, body["name"])
+    if cmd is None:
+        raise _bad(f"command {body['name']!r} was never registered by the bot", 404)
+    data: dict[str, Any] = {
+        "id": cmd["id"],
+        "name": cmd["name"],
+        "type": cmd.get("type", 1),
+        "options": _options(cmd, body.get("options")),
+    }
+    if cmd.get("guild_id"):
+        data["guild_id"] = cmd["guild_id"]  # else CommandTree looks in globals (pitfall 6)
+    kind = itx.AUTOCOMPLETE if body.get("autocomplete") else itx.COMMAND
+    if kind == itx.AUTOCOMPLETE:
+        for opt in data["options"]:
+            opt["focused"] = opt["name"] == body["autocomplete"]
+    channel = m.get_channel(st, str(body["channel_id"]))
+    ist = itx.create_interaction(st, kind, _author(st, body), channel, data)
+    return json_response(await _settle_and_await(st, ist, float(body.get("timeout", 5.0))))
+
+
+def add_routes(app: web.Application) -> None:
+    r = app.router
+    r.add_get("/_test/info", info)
+    r.add_get("/_test/mark", mark)
+    r.add_post("/_test/reset", reset)
+    r.add_get("/_test/records", records)
+    r.add_post("/_test/wait", wait)
+    r.add_get("/_test/channels/{channel_id}/messages", channel_messages)
+    r.add_get("/_test/reactions/{message_id}", reactions)
+    r.add_route("*", "/_test/counters", counters)
+    r.add_get("/_test/commands", commands)
+    r.add_post("/_test/force_429", force_429)
+    r.add_post("/_test/buckets", buckets)
+    r.add_post("/_test/outage", outage)
+    r.add_post("/_test/settings", settings)
+    r.add_post("/_test/gateway", gateway)
+    r.add_post("/_test/messages", post_message)
+    r.add_post("/_test/react", react)
+    r.add_post("/_test/threads", create_thread)
+    r.add_post("/_test/threads/{thread_id}/archive", thread_action)
+    r.add_delete("/_test/threads/{thread_id}", thread_action)
+    r.add_post("/_test/click", click)
+    r.add_post("/_test/select", select)
+    r.add_post("/_test/modal", submit_modal)
+    r.add_post("/_test/command", run_command)

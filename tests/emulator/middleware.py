@@ -1,0 +1,150 @@
+"""REST plumbing: outages, counters, forced 429s, buckets, auth, errors, rate-limit headers."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from .responses import json_response, route_key
+from .state import State
+from .validation import ApiError
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+UNAUTHORIZED = {"message": "401: Unauthorized", "code": 0}
+# Interaction and webhook-token routes carry their credential in the path (pitfall 4).
+TOKEN_ROUTES = ("/interactions/", "/webhooks/{webhook_id}/{webhook_token}")
+
+
+def _main_port_refused(request: web.Request, st: State, main_port: int) -> bool:
+    sock = request.transport.get_extra_info("sockname") if request.transport else None
+    return st.outage == "refuse" and bool(sock) and sock[1] == main_port
+
+
+def make_middleware(st: State, main_port: Callable[[], int]) -> Any:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        is_rest = request.path.startswith("/api/")
+        if _main_port_refused(request, st, main_port()) and not request.path.startswith("/_test"):
+            # A keep-alive connection opened before the outage: drop it like a dead server.
+            st.counters[f"REFUSED {route_key(request)}"] += 1
+            if request.transport is not None:
+                request.transport.abort()
+            return web.Response(status=503)
+        if not is_rest:
+            try:
+                return await handler(request)
+            except ApiError as err:
+                return json_response(err.body(), err.status)
+        response = await _rest(request, handler, st)
+        await _flush_then_run(request, response)
+        return response
+
+    return middleware
+
+
+async def _rest(request: web.Request, handler: Handler, st: State) -> web.StreamResponse:
+    route = route_key(request)
+    st.counters[route] += 1
+    if st.outage == "503":
+        st.counters[f"503 {route}"] += 1
+        return json_response({"message": "503: Service Unavailable", "code": 0}, 503)
+    limited = _forced_429(st, route) or _bucket_429(st, route)
+    if limited is not None:
+        st.counters[f"429 {route}"] += 1
+        return limited
+    if not _authorized(request, st, route):
+        st.counters[f"401 {route}"] += 1
+        return json_response(UNAUTHORIZED, 401)
+    try:
+        response = await handler(request)
+    except ApiError as err:
+        request.pop("after_flush", None)  # a failed request has no effects
+        response = json_response(err.body(), err.status)
+    response.headers.update(_ratelimit_headers(st, route))
+    return response
+
+
+def _authorized(request: web.Request, st: State, route: str) -> bool:
+    path = route.split(" ", 1)[1]
+    if path.startswith(TOKEN_ROUTES):
+        return True
+    return request.headers.get("Authorization") == f"Bot {st.token}"
+
+
+def _too_many(retry_after: float, global_: bool, scope: str, route: str) -> web.Response:
+    headers = {
+        "Retry-After": str(max(1, round(retry_after))),
+        "X-RateLimit-Scope": scope,
+        # Without Via discord.py assumes a Cloudflare ban and gives up (pitfall 2).
+        "Via": "1.1 google",
+        "X-RateLimit-Limit": "1",
+        "X-RateLimit-Remaining": "0",
+        "X-RateLimit-Reset-After": f"{retry_after:.3f}",
+        "X-RateLimit-Reset": f"{time.time() + retry_after:.3f}",
+        "X-RateLimit-Bucket": _bucket_hash(route),
+    }
+    if global_:
+        headers["X-RateLimit-Global"] = "true"
+    body = {"message": "You are being rate limited.", "retry_after": retry_after, "global": global_}
+    return json_response(body, 429, headers)
+
+
+def _forced_429(st: State, route: str) -> web.Response | None:
+    for key in (route, "*"):
+        forced = st.forced.get(key)
+        if forced is not None and forced.count > 0:
+            forced.count -= 1
+            scope = "global" if forced.global_ else "user"
+            return _too_many(forced.retry_after, forced.global_, scope, route)
+    return None
+
+
+def _bucket_429(st: State, route: str) -> web.Response | None:
+    bucket = st.buckets.get(route)
+    if bucket is None:
+        return None
+    now = time.monotonic()
+    if now >= bucket.reset_at:
+        bucket.remaining, bucket.reset_at = bucket.limit, now + bucket.window
+    if bucket.remaining <= 0:
+        return _too_many(bucket.reset_at - now, False, "user", route)
+    bucket.remaining -= 1
+    return None
+
+
+def _bucket_hash(route: str) -> str:
+    return hashlib.sha1(route.encode()).hexdigest()[:16]
+
+
+def _ratelimit_headers(st: State, route: str) -> dict[str, str]:
+    bucket = st.buckets.get(route)
+    if bucket is not None:
+        limit, remaining = bucket.limit, bucket.remaining
+        reset_after = max(0.0, bucket.reset_at - time.monotonic())
+    else:
+        limit, remaining, reset_after = 50, 49, 1.0
+    return {
+        "X-RateLimit-Limit": str(limit),
+        "X-RateLimit-Remaining": str(remaining),
+        "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+        "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+        "X-RateLimit-Bucket": _bucket_hash(route),
+    }
+
+
+async def _flush_then_run(request: web.Request, response: web.StreamResponse) -> None:
+    """Write the response out, then publish the request's deferred effects (pitfall 12)."""
+    actions = request.pop("after_flush", None)
+    if not actions:
+        return
+    try:
+        await response.prepare(request)
+        await response.write_eof()
+    except ConnectionError:
+        pass
+    for action in actions:
+        action()

@@ -1,0 +1,56 @@
+"""HTTP response helpers. discord.py compares Content-Type to exactly "application/json"."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+JSON_TYPE = "application/json"
+_VERSION_PREFIX = re.compile(r"^/api/v(\{version\}|\d+)")
+
+
+def json_response(
+    data: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> web.Response:
+    # Not web.json_response: that appends "; charset=utf-8" and discord.py then treats
+    # the body as text (pitfall 1).
+    all_headers = {"Content-Type": JSON_TYPE, **(headers or {})}
+    return web.Response(body=json.dumps(data).encode(), status=status, headers=all_headers)
+
+
+def no_content() -> web.Response:
+    return web.Response(status=204)
+
+
+def route_key(request: web.Request) -> str:
+    """'POST /channels/{channel_id}/messages' for a matched REST route."""
+    resource = request.match_info.route.resource
+    path = resource.canonical if resource is not None else request.path
+    return f"{request.method} {_VERSION_PREFIX.sub('', path)}"
+
+
+def defer(request: web.Request, action: Callable[[], None]) -> None:
+    """Run `action` after the response has been written to the socket (pitfall 12).
+
+    discord.py registers a View only once it has read the REST response, so records and
+    gateway echoes of REST effects must not overtake the response.
+    """
+    request.setdefault("after_flush", []).append(action)
+
+
+async def read_json(request: web.Request) -> dict[str, Any]:
+    if not request.can_read_body:
+        return {}
+    try:
+        data = await request.json()
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        from .validation import ApiError
+
+        raise ApiError(400, 50109, "The request body contains invalid JSON.")
+    return data

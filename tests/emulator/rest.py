@@ -1,0 +1,493 @@
+"""REST v10 routes the bot and the hook scripts call (identity, guild, channels, messages)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from aiohttp import web
+
+from . import messages as m
+from . import payloads as p
+from .gateway import guild_payload
+from .responses import defer, json_response, no_content, read_json
+from .state import State
+from .validation import ApiError, FormErrors, unknown, validate_command
+
+
+def _st(request: web.Request) -> State:
+    return request.app["state"]
+
+
+# ----- identity ----------------------------------------------------------------------------
+
+
+async def get_me(request: web.Request) -> web.Response:
+    st = _st(request)
+    return json_response({**st.bot_user, "verified": True, "mfa_enabled": False})
+
+
+def _application(st: State) -> dict[str, Any]:
+    # discord.py reads these fields at login (pitfall 7); app id == bot user id.
+    return {
+        "id": st.ids["bot_id"],
+        "name": "emulator-bot",
+        "description": "",
+        "icon": None,
+        "bot_public": False,
+        "bot_require_code_grant": False,
+        "verify_key": "0" * 64,
+        "owner": st.users[st.ids["alice"]],
+        "flags": 0,
+        "team": None,
+        "bot": st.bot_user,
+        "summary": "",
+        "rpc_origins": [],
+    }
+
+
+async def get_application(request: web.Request) -> web.Response:
+    return json_response(_application(_st(request)))
+
+
+async def get_gateway(request: web.Request) -> web.Response:
+    url = _st(request).base_url.replace("http", "ws", 1) + "/gateway"
+    body: dict[str, Any] = {"url": url}
+    if request.path.endswith("/bot"):
+        limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
+        body.update(shards=1, session_start_limit=limit)
+    return json_response(body)
+
+
+async def get_user(request: web.Request) -> web.Response:
+    st = _st(request)
+    user = st.users.get(request.match_info["user_id"])
+    if user is None:
+        raise unknown("user")
+    return json_response(user)
+
+
+async def my_guilds(request: web.Request) -> web.Response:
+    st = _st(request)
+    g = st.guild
+    return json_response(
+        [
+            {
+                "id": g["id"],
+                "name": g["name"],
+                "icon": None,
+                "owner": False,
+                "permissions": p.ALL_PERMISSIONS,
+                "features": [],
+            }
+        ]
+    )
+
+
+async def create_dm(request: web.Request) -> web.Response:
+    st = _st(request)
+    body = await read_json(request)
+    user = st.users.get(str(body.get("recipient_id")))
+    if user is None:
+        raise unknown("user")
+    cid = f"{int(user['id']) + 1}"  # stable per user, never a seeded id
+    if cid not in st.channels:
+        st.add_channel(
+            {"id": cid, "type": 1, "recipients": [user], "last_message_id": None, "flags": 0}
+        )
+    return json_response(st.channels[cid])
+
+
+# ----- guild -------------------------------------------------------------------------------
+
+
+def _guild(request: web.Request) -> State:
+    st = _st(request)
+    if request.match_info["guild_id"] != st.ids["guild_id"]:
+        raise ApiError(404, 10004, "Unknown Guild")
+    return st
+
+
+async def get_guild(request: web.Request) -> web.Response:
+    st = _guild(request)
+    body = {
+        k: v for k, v in guild_payload(st).items() if k not in ("members", "channels", "threads")
+    }
+    return json_response({**body, "approximate_member_count": len(st.members())})
+
+
+async def guild_channels(request: web.Request) -> web.Response:
+    return json_response(_guild(request).guild_channels())
+
+
+async def guild_roles(request: web.Request) -> web.Response:
+    return json_response(_guild(request).guild["roles"])
+
+
+async def guild_members(request: web.Request) -> web.Response:
+    return json_response(_guild(request).members())
+
+
+async def guild_member(request: web.Request) -> web.Response:
+    st = _guild(request)
+    user = st.users.get(request.match_info["user_id"])
+    if user is None:
+        raise ApiError(404, 10007, "Unknown Member")
+    return json_response(p.member_obj(user))
+
+
+async def active_threads(request: web.Request) -> web.Response:
+    st = _guild(request)
+    return json_response({"threads": st.active_threads(), "members": []})
+
+
+# ----- channels ----------------------------------------------------------------------------
+
+
+async def get_channel(request: web.Request) -> web.Response:
+    return json_response(m.get_channel(_st(request), request.match_info["channel_id"]))
+
+
+async def patch_channel(request: web.Request) -> web.Response:
+    st = _st(request)
+    channel = m.get_channel(st, request.match_info["channel_id"])
+    body = await read_json(request)
+    meta = channel.get("thread_metadata")
+    for key in ("name", "topic", "rate_limit_per_user"):
+        if key in body:
+            channel[key] = body[key]
+    if meta is not None:
+        for key in ("archived", "locked", "auto_archive_duration"):
+            if key in body:
+                meta[key] = body[key]
+        if "archived" in body:
+            meta["archive_timestamp"] = p.iso_now()
+    snapshot = copy.deepcopy(channel)
+    kind = "thread_update" if meta is not None else "channel_update"
+    defer(request, lambda: _announce_channel(st, kind, snapshot, "rest"))
+    return json_response(channel)
+
+
+def _announce_channel(st: State, kind: str, channel: dict[str, Any], source: str) -> None:
+    st.gateway.dispatch(kind.upper(), channel)
+    st.record(kind, channel_id=channel["id"], thread=channel, source=source)
+
+
+async def delete_channel(request: web.Request) -> web.Response:
+    st = _st(request)
+    channel = m.get_channel(st, request.match_info["channel_id"])
+    st.channels.pop(channel["id"])
+    is_thread = channel["type"] in p.THREAD_TYPES
+    kind = "thread_delete" if is_thread else "channel_delete"
+    data = (
+        channel
+        if not is_thread
+        else {k: channel[k] for k in ("id", "guild_id", "parent_id", "type")}
+    )
+    defer(request, lambda: _announce_channel(st, kind, data, "rest"))
+    return json_response(channel)
+
+
+async def typing(request: web.Request) -> web.Response:
+    st = _st(request)
+    channel = m.get_channel(st, request.match_info["channel_id"])
+    defer(request, lambda: st.record("typing", channel_id=channel["id"]))
+    return no_content()
+
+
+# ----- messages ----------------------------------------------------------------------------
+
+
+async def list_messages(request: web.Request) -> web.Response:
+    st = _st(request)
+    channel = m.get_channel(st, request.match_info["channel_id"])
+    msgs = list(reversed(st.messages.get(channel["id"], [])))  # newest first, as Discord
+    q = request.query
+    if "before" in q:
+        msgs = [x for x in msgs if int(x["id"]) < int(q["before"])]
+    if "after" in q:
+        msgs = [x for x in msgs if int(x["id"]) > int(q["after"])]
+    limit = min(int(q.get("limit", 50)), 100)
+    return json_response(msgs[:limit])
+
+
+async def post_message(request: web.Request) -> web.Response:
+    st = _st(request)
+    channel = m.get_channel(st, request.match_info["channel_id"])
+    body, uploads = await m.read_body(request)
+    original = m.nonce_hit(st, channel["id"], st.ids["bot_id"], body)
+    if original is not None:
+        # enforce_nonce resend: answer with the original, create nothing (exactly-once).
+        st.counters["nonce_dedup"] += 1
+        return json_response(original)
+    msg = m.create_message(st, channel, st.bot_user, body, uploads)
+    extra = {
+        "source": "rest",
+        "allowed_mentions": body.get("allowed_mentions"),
+        "nonce": body.get("nonce"),
+    }
+    snapshot = copy.deepcopy(msg)
+    defer(request, lambda: m.announce(st, snapshot, **extra))
+    return json_response(msg)
+
+
+async def get_message(request: web.Request) -> web.Response:
+    st = _st(request)
+    mi = request.match_info
+    return json_response(m.get_message(st, mi["channel_id"], mi["message_id"]))
+
+
+async def patch_message(request: web.Request) -> web.Response:
+    st = _st(request)
+    mi = request.match_info
+    msg = m.get_message(st, mi["channel_id"], mi["message_id"])
+    body, uploads = await m.read_body(request)
+    m.edit_message(st, msg, body, uploads)
+    snapshot = copy.deepcopy(msg)
+    defer(request, lambda: m.announce(st, snapshot, "message_update", source="rest"))
+    return json_response(msg)
+
+
+async def delete_message(request: web.Request) -> web.Response:
+    st = _st(request)
+    mi = request.match_info
+    msg = m.get_message(st, mi["channel_id"], mi["message_id"])
+    defer(request, lambda: m.delete_message(st, msg, "rest"))
+    st.message_index.pop(msg["id"], None)
+    return no_content()
+
+
+# ----- reactions ---------------------------------------------------------------------------
+
+
+async def add_reaction(request: web.Request) -> web.Response:
+    return _react(request, add=True)
+
+
+async def remove_reaction(request: web.Request) -> web.Response:
+    return _react(request, add=False)
+
+
+def _react(request: web.Request, add: bool) -> web.Response:
+    st = _st(request)
+    mi = request.match_info
+    msg = m.get_message(st, mi["channel_id"], mi["message_id"])
+    emoji = mi["emoji"]
+    mine = st.reactions.setdefault(msg["id"], [])
+    if add and emoji not in mine:
+        mine.append(emoji)
+    elif not add and emoji in mine:
+        mine.remove(emoji)
+    defer(request, lambda: reaction_event(st, msg, emoji, st.ids["bot_id"], add))
+    return no_content()
+
+
+def reaction_event(st: State, msg: dict[str, Any], emoji: str, user_id: str, add: bool) -> None:
+    name, _, emoji_id = emoji.partition(":")
+    data: dict[str, Any] = {
+        "user_id": user_id,
+        "channel_id": msg["channel_id"],
+        "message_id": msg["id"],
+        "emoji": {"id": emoji_id or None, "name": name},
+        "burst": False,
+        "type": 0,
+    }
+    if msg.get("guild_id"):
+        data["guild_id"] = msg["guild_id"]
+        if add:
+            data["member"] = p.member_obj(st.user(user_id))
+    st.gateway.dispatch("MESSAGE_REACTION_ADD" if add else "MESSAGE_REACTION_REMOVE", data)
+    st.record(
+        "reaction_add" if add else "reaction_remove",
+        channel_id=msg["channel_id"],
+        message_id=msg["id"],
+        emoji=emoji,
+        user_id=user_id,
+    )
+
+
+# ----- threads -----------------------------------------------------------------------------
+
+
+def start_thread(
+    st: State,
+    parent: dict[str, Any],
+    owner_id: str,
+    body: dict[str, Any],
+    thread_id: str | None = None,
+) -> dict[str, Any]:
+    if parent["type"] not in (0, 5, 15):
+        raise ApiError(400, 50024, "Cannot execute action on this channel type")
+    errs = FormErrors()
+    errs.len_range(("name",), body.get("name"), 1, 100)
+    errs.raise_if_any()
+    kind = int(body.get("type") or 11)
+    thread = p.thread_obj(
+        thread_id or st.flakes.next(),
+        body["name"],
+        parent,
+        owner_id,
+        kind,
+        int(body.get("auto_archive_duration") or 1440),
+    )
+    st.add_channel(thread)
+    return thread
+
+
+def announce_thread(st: State, thread: dict[str, Any], source: str) -> None:
+    st.gateway.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
+    st.record(
+        "thread_create",
+        channel_id=thread["parent_id"],
+        thread_id=thread["id"],
+        thread=thread,
+        source=source,
+    )
+
+
+async def thread_from_message(request: web.Request) -> web.Response:
+    st = _st(request)
+    mi = request.match_info
+    parent = m.get_channel(st, mi["channel_id"])
+    msg = m.get_message(st, parent["id"], mi["message_id"])
+    if msg["id"] in st.channels:
+        raise ApiError(400, 160004, "A thread has already been created for this message")
+    # A thread started from a message takes the message's id.
+    thread = start_thread(st, parent, st.ids["bot_id"], await read_json(request), msg["id"])
+    msg["thread"] = thread
+    defer(request, lambda: announce_thread(st, thread, "rest"))
+    return json_response(thread, 201)
+
+
+async def thread_without_message(request: web.Request) -> web.Response:
+    st = _st(request)
+    parent = m.get_channel(st, request.match_info["channel_id"])
+    thread = start_thread(st, parent, st.ids["bot_id"], await read_json(request))
+    defer(request, lambda: announce_thread(st, thread, "rest"))
+    return json_response(thread, 201)
+
+
+async def thread_member(request: web.Request) -> web.Response:
+    st = _st(request)
+    channel = m.get_channel(st, request.match_info["channel_id"])
+    kind = "thread_join" if request.method == "PUT" else "thread_leave"
+    defer(request, lambda: st.record(kind, thread_id=channel["id"], channel_id=channel["id"]))
+    return no_content()
+
+
+# ----- application commands ----------------------------------------------------------------
+
+
+def _scope(request: web.Request) -> str:
+    st = _st(request)
+    if request.match_info["application_id"] != st.ids["bot_id"]:
+        raise ApiError(404, 10002, "Unknown Application")
+    return request.match_info.get("guild_id", "global")
+
+
+def _command(st: State, scope: str, cmd: dict[str, Any]) -> dict[str, Any]:
+    out = {
+        "type": 1,
+        "description": "",
+        "options": [],
+        "default_member_permissions": None,
+        "nsfw": False,
+        **cmd,
+    }
+    out.update(
+        id=cmd.get("id") or st.flakes.next(),
+        application_id=st.ids["bot_id"],
+        version=st.flakes.next(),
+    )
+    if scope != "global":
+        out["guild_id"] = scope
+    return out
+
+
+async def get_commands(request: web.Request) -> web.Response:
+    return json_response(_st(request).commands.get(_scope(request), []))
+
+
+async def put_commands(request: web.Request) -> web.Response:
+    st, scope = _st(request), _scope(request)
+    body = await request.json()
+    errs = FormErrors()
+    for i, cmd in enumerate(body):
+        validate_command(errs, i, cmd)
+    errs.raise_if_any()
+    st.commands[scope] = [_command(st, scope, c) for c in body]
+    cmds = st.commands[scope]
+    defer(request, lambda: st.record("commands_update", scope=scope, commands=cmds))
+    return json_response(cmds)
+
+
+async def post_command(request: web.Request) -> web.Response:
+    st, scope = _st(request), _scope(request)
+    body = await read_json(request)
+    errs = FormErrors()
+    validate_command(errs, 0, body)
+    errs.raise_if_any()
+    cmds = [c for c in st.commands.get(scope, []) if c["name"] != body.get("name")]
+    cmd = _command(st, scope, body)
+    st.commands[scope] = [*cmds, cmd]
+    defer(request, lambda: st.record("commands_update", scope=scope, commands=st.commands[scope]))
+    return json_response(cmd, 201)
+
+
+# ----- attachments (served without auth, like the CDN) -------------------------------------
+
+
+async def get_attachment(request: web.Request) -> web.Response:
+    st = _st(request)
+    data = st.files.get(request.match_info["attachment_id"])
+    if data is None:
+        return web.Response(status=404, text="Not Found")
+    return web.Response(body=data, content_type="application/octet-stream")
+
+
+def add_routes(app: web.Application) -> None:
+    base = "/api/v{version:\\d+}"
+    ch = base + "/channels/{channel_id}"
+    msg = ch + "/messages/{message_id}"
+    guild = base + "/guilds/{guild_id}"
+    app_cmds = base + "/applications/{application_id}"
+    routes = [
+        ("GET", base + "/users/@me", get_me),
+        ("GET", base + "/users/@me/guilds", my_guilds),
+        ("POST", base + "/users/@me/channels", create_dm),
+        ("GET", base + "/users/{user_id}", get_user),
+        ("GET", base + "/oauth2/applications/@me", get_application),
+        ("GET", base + "/applications/@me", get_application),
+        ("GET", base + "/gateway", get_gateway),
+        ("GET", base + "/gateway/bot", get_gateway),
+        ("GET", guild, get_guild),
+        ("GET", guild + "/channels", guild_channels),
+        ("GET", guild + "/roles", guild_roles),
+        ("GET", guild + "/members", guild_members),
+        ("GET", guild + "/members/{user_id}", guild_member),
+        ("GET", guild + "/threads/active", active_threads),
+        ("GET", ch, get_channel),
+        ("PATCH", ch, patch_channel),
+        ("DELETE", ch, delete_channel),
+        ("POST", ch + "/typing", typing),
+        ("GET", ch + "/messages", list_messages),
+        ("POST", ch + "/messages", post_message),
+        ("GET", msg, get_message),
+        ("PATCH", msg, patch_message),
+        ("DELETE", msg, delete_message),
+        ("PUT", msg + "/reactions/{emoji}/@me", add_reaction),
+        ("DELETE", msg + "/reactions/{emoji}/@me", remove_reaction),
+        ("POST", msg + "/threads", thread_from_message),
+        ("POST", ch + "/threads", thread_without_message),
+        ("PUT", ch + "/thread-members/@me", thread_member),
+        ("DELETE", ch + "/thread-members/@me", thread_member),
+        ("GET", app_cmds + "/commands", get_commands),
+        ("PUT", app_cmds + "/commands", put_commands),
+        ("POST", app_cmds + "/commands", post_command),
+        ("GET", app_cmds + "/guilds/{guild_id}/commands", get_commands),
+        ("PUT", app_cmds + "/guilds/{guild_id}/commands", put_commands),
+        ("POST", app_cmds + "/guilds/{guild_id}/commands", post_command),
+        ("GET", "/attachments/{channel_id}/{attachment_id}/{filename}", get_attachment),
+    ]
+    for method, path, handler in routes:
+        app.router.add_route(method, path, handler)

@@ -1,0 +1,163 @@
+"""The Emulator: an aiohttp app on its own event loop in a background thread."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from aiohttp import web
+
+from . import control, interactions, rest
+from .client import EmulatorClient
+from .gateway import GatewayHub
+from .middleware import make_middleware
+from .state import State
+
+HOST = "127.0.0.1"
+
+
+class Emulator:
+    """A local Discord (REST v10, gateway, control API) for one guild.
+
+    Two listening ports serve the same app: the main port (base_url, used by the bot and the
+    hooks) and a control port used by `client`, so that `set_outage("refuse")` can close
+    the main listener while tests keep steering the emulator.
+    """
+
+    def __init__(self, seed: int = 0, max_file_size: int = 10 * 1024 * 1024) -> None:
+        self.state = State(seed=seed, max_file_size=max_file_size)
+        self.ids: dict[str, str] = dict(self.state.ids)
+        self.bot_token: str = self.state.token
+        self.port = 0
+        self.control_port = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._servers: dict[int, asyncio.base_events.Server] = {}
+        self._client: EmulatorClient | None = None
+
+    # ----- urls --------------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def api_base(self) -> str:
+        return f"{self.base_url}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://{HOST}:{self.port}/gateway"
+
+    @property
+    def control_url(self) -> str:
+        return f"http://{HOST}:{self.control_port}"
+
+    @property
+    def client(self) -> EmulatorClient:
+        if self._client is None:
+            self._client = EmulatorClient(self.control_url)
+        return self._client
+
+    # ----- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> Emulator:
+        """Serve in a background thread; returns once both ports accept connections."""
+        started = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self._serve())
+            except BaseException as exc:  # surfaced to start()'s caller
+                failure.append(exc)
+                started.set()
+                return
+            started.set()
+            loop.run_forever()
+            loop.run_until_complete(self._cleanup())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="discord-emulator", daemon=True)
+        self._thread.start()
+        started.wait(10)
+        if failure:
+            raise failure[0]
+        return self
+
+    def _app(self) -> web.Application:
+        app = web.Application(
+            middlewares=[make_middleware(self.state, lambda: self.port)],
+            client_max_size=64 * 1024 * 1024,
+        )
+        hub = GatewayHub(self.state)
+        self.state.gateway = hub
+        app["state"] = self.state
+        app["set_outage"] = self._set_outage
+        app.router.add_get("/gateway", hub.handle)
+        app.router.add_get("/", hub.handle)  # discord.py may drop the path on reconnects
+        rest.add_routes(app)
+        interactions.add_routes(app)
+        control.add_routes(app)
+        return app
+
+    async def _serve(self) -> None:
+        self._runner = web.AppRunner(self._app(), access_log=None, handle_signals=False)
+        await self._runner.setup()
+        self.port = await self._listen(0)
+        self.control_port = await self._listen(0)
+        self.state.base_url = self.base_url
+
+    async def _listen(self, port: int) -> int:
+        """Bind (port 0 = any free port) and return the bound port."""
+        assert self._runner is not None and self._loop is not None
+        server = await self._loop.create_server(self._runner.server, HOST, port, reuse_address=True)
+        bound = server.sockets[0].getsockname()[1]
+        self._servers[bound] = server
+        return bound
+
+    async def _set_outage(self, mode: str | None) -> None:
+        """'refuse' closes the main listener so new TCP connects fail (ECONNREFUSED)."""
+        self.state.outage = mode
+        server = self._servers.get(self.port)
+        if mode == "refuse" and server is not None:
+            server.close()
+            del self._servers[self.port]
+        elif mode != "refuse" and server is None:
+            await self._listen(self.port)
+
+    async def _cleanup(self) -> None:
+        if self.state.gateway is not None:
+            await self.state.gateway.close_all()
+        for server in self._servers.values():
+            server.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def stop(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+        self._loop = self._thread = None
+
+    def call(self, fn: Any, *args: Any) -> Any:
+        """Run a plain function on the server loop and return its result (for advanced tests)."""
+        assert self._loop is not None
+
+        async def wrapper() -> Any:
+            return fn(*args)
+
+        return asyncio.run_coroutine_threadsafe(wrapper(), self._loop).result(10)
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,216 @@
+"""All mutable emulator state. Only ever touched from the server's event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import payloads as p
+from .ids import CHANNEL_NAMES, USER_NAMES, Snowflakes, make_token, seed_ids
+
+MAX_RECORDS = 20000
+
+
+@dataclass
+class Forced429:
+    count: int
+    retry_after: float
+    global_: bool
+
+
+@dataclass
+class Bucket:
+    limit: int
+    window: float
+    remaining: int = 0
+    reset_at: float = 0.0
+
+
+@dataclass
+class InteractionState:
+    """One INTERACTION_CREATE we sent and what the bot did with it."""
+
+    id: str
+    token: str
+    type: int
+    channel_id: str
+    created: float
+    payload: dict[str, Any]
+    message_id: str | None = None  # the message a component lives on
+    response_type: int | None = None
+    response_message_id: str | None = None
+    ephemeral: bool = False
+    thinking: bool = False  # a type-5 defer whose message no follow-up has replaced yet
+    modal: dict[str, Any] | None = None
+    choices: list[Any] | None = None
+    followups: list[str] = field(default_factory=list)
+    expired: bool = False
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class State:
+    """The world (guild, users, channels, messages) plus test bookkeeping."""
+
+    def __init__(self, seed: int = 0, max_file_size: int = 10 * 1024 * 1024) -> None:
+        self.seed = seed
+        self.max_file_size = max_file_size
+        self.flakes = Snowflakes(seed)
+        self.ids = seed_ids(self.flakes)
+        self.token = make_token(self.ids["bot_id"], seed)
+        self.base_url = ""  # set once the server listens
+        self.gateway: Any = None  # GatewayHub, set by the server
+        self.privileged_intents = (1 << 1) | (1 << 8) | (1 << 15)  # all enabled by default
+        self.interaction_deadline = 3.0
+        self._build_world()
+        self.reset()
+
+    # ----- world -------------------------------------------------------------------------
+
+    def _build_world(self) -> None:
+        ids = self.ids
+        self.bot_user = p.user_obj(ids["bot_id"], "emulator-bot", bot=True)
+        self.users: dict[str, dict[str, Any]] = {ids["bot_id"]: self.bot_user}
+        for name in USER_NAMES:
+            self.users[ids[name]] = p.user_obj(ids[name], name)
+        self.guild: dict[str, Any] = {
+            "id": ids["guild_id"],
+            "name": "Emulator Guild",
+            "owner_id": ids["alice"],
+            "roles": [p.role_obj(ids["everyone_role_id"])],
+        }
+        self.base_channels: dict[str, dict[str, Any]] = {}
+        category = p.channel_obj(ids["category_id"], "Text Channels", ids["guild_id"], None, 0, 4)
+        self.base_channels[category["id"]] = category
+        for pos, name in enumerate(CHANNEL_NAMES):
+            ch = p.channel_obj(ids[name], name, ids["guild_id"], category["id"], pos)
+            self.base_channels[ch["id"]] = ch
+
+    def reset(self) -> None:
+        """Forget everything that tests create; keep seeded ids."""
+        self.channels = {cid: dict(ch) for cid, ch in self.base_channels.items()}
+        self.messages: dict[str, list[dict[str, Any]]] = {cid: [] for cid in self.channels}
+        self.message_index: dict[str, dict[str, Any]] = {}
+        self.message_born: dict[str, float] = {}
+        self.files: dict[str, bytes] = {}
+        self.reactions: dict[str, list[str]] = {}
+        self.nonces: dict[tuple[str, str, str], tuple[float, str]] = {}
+        self.records: list[dict[str, Any]] = []
+        self.seq = 0
+        self._changed = asyncio.Event()
+        self.counters: Counter[str] = Counter()
+        self.forced: dict[str, Forced429] = {}
+        self.buckets: dict[str, Bucket] = {}
+        self.outage: str | None = None
+        self.interactions: dict[str, InteractionState] = {}
+        self.interaction_by_token: dict[str, InteractionState] = {}
+        # Registered commands survive reset: the bot registers them once in setup_hook.
+        self.commands: dict[str, list[dict[str, Any]]] = getattr(self, "commands", {})
+        self.modals: list[tuple[InteractionState, dict[str, Any]]] = []
+
+    def user(self, ref: str) -> dict[str, Any]:
+        """A user by seeded name or raw id; unknown ids become plain users."""
+        uid = self.ids.get(ref, ref)
+        if uid not in self.users:
+            self.users[uid] = p.user_obj(uid, f"user{uid[-4:]}")
+        return self.users[uid]
+
+    def members(self) -> list[dict[str, Any]]:
+        return [p.member_obj(u) for uid, u in self.users.items() if not uid.startswith("dm")]
+
+    def guild_channels(self) -> list[dict[str, Any]]:
+        return [
+            c
+            for c in self.channels.values()
+            if c.get("guild_id") and c["type"] not in p.THREAD_TYPES
+        ]
+
+    def active_threads(self) -> list[dict[str, Any]]:
+        return [
+            c
+            for c in self.channels.values()
+            if c["type"] in p.THREAD_TYPES and not c["thread_metadata"]["archived"]
+        ]
+
+    def add_channel(self, channel: dict[str, Any]) -> None:
+        self.channels[channel["id"]] = channel
+        self.messages.setdefault(channel["id"], [])
+
+    # ----- records -----------------------------------------------------------------------
+
+    def record(self, kind: str, **data: Any) -> dict[str, Any]:
+        """Append a bot-visible effect and wake long-polls."""
+        self.seq += 1
+        rec = {"seq": self.seq, "kind": kind, "t": time.monotonic(), **data}
+        self.records.append(rec)
+        if len(self.records) > MAX_RECORDS:
+            del self.records[: MAX_RECORDS // 10]
+        self._changed.set()
+        self._changed = asyncio.Event()
+        return rec
+
+    def find_record(self, since: int, kind: str | None, filters: dict[str, Any]) -> dict | None:
+        for rec in self.records:
+            if (
+                rec["seq"] > since
+                and (kind is None or rec["kind"] == kind)
+                and record_matches(rec, filters)
+            ):
+                return rec
+        return None
+
+    async def wait_record(
+        self, since: int, kind: str | None, filters: dict[str, Any], timeout: float
+    ) -> dict[str, Any] | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            rec = self.find_record(since, kind, filters)
+            if rec is not None:
+                return rec
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            event = self._changed
+            try:
+                await asyncio.wait_for(event.wait(), left)
+            except TimeoutError:
+                return None
+
+
+def _rec_message(rec: dict[str, Any]) -> dict[str, Any]:
+    return rec.get("message") or {}
+
+
+def record_matches(rec: dict[str, Any], filters: dict[str, Any]) -> bool:
+    """True when the record satisfies every filter (None filters are ignored)."""
+    msg = _rec_message(rec)
+    for key, want in filters.items():
+        if want is None:
+            continue
+        if not _filter_ok(key, want, rec, msg):
+            return False
+    return True
+
+
+def _filter_ok(key: str, want: Any, rec: dict[str, Any], msg: dict[str, Any]) -> bool:
+    content = msg.get("content", rec.get("content")) or ""
+    if key == "content_contains":
+        return str(want) in content
+    if key == "content_regex":
+        return re.search(str(want), content) is not None
+    if key == "content":
+        return content == want
+    if key == "has_files":
+        return bool(msg.get("attachments")) == bool(want)
+    if key == "author_id":
+        return (msg.get("author") or {}).get("id") == str(want)
+    if key == "message_id":
+        return str(want) in (msg.get("id"), rec.get("message_id"))
+    if key == "channel_id":
+        return str(want) in (msg.get("channel_id"), rec.get("channel_id"))
+    if key == "reply_to":
+        return (msg.get("message_reference") or {}).get("message_id") == str(want)
+    return str(rec.get(key)) == str(want)

@@ -1,0 +1,359 @@
+"""End-to-end tests of the Discord emulator with a real, unmodified discord.py client."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import discord
+import httpx
+import pytest
+import yarl
+from discord import app_commands
+
+from tests.emulator import Emulator
+
+pytestmark = pytest.mark.timeout(30)
+MESSAGES = "POST /channels/{channel_id}/messages"
+
+
+class ApproveView(discord.ui.View):
+    """A persistent view: matched by custom_id only, so it survives restarts."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    @discord.ui.button(label="Approve", custom_id="perm:approve")
+    async def approve(self, interaction: discord.Interaction, _: discord.ui.Button) -> None:
+        await interaction.response.edit_message(content="approved", view=None)
+
+    @discord.ui.button(label="Answer", custom_id="perm:answer")
+    async def answer(self, interaction: discord.Interaction, _: discord.ui.Button) -> None:
+        await interaction.response.send_modal(AnswerModal())
+
+    @discord.ui.select(
+        custom_id="perm:pick",
+        options=[discord.SelectOption(label="a"), discord.SelectOption(label="b")],
+    )
+    async def pick(self, interaction: discord.Interaction, select: discord.ui.Select) -> None:
+        await interaction.response.send_message(f"picked {select.values[0]}")
+
+
+class AnswerModal(discord.ui.Modal, title="Your answer"):
+    text = discord.ui.TextInput(label="Answer", custom_id="answer-text")
+
+    def __init__(self) -> None:
+        super().__init__(custom_id="answer-modal")
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(f"got {self.text.value}", ephemeral=True)
+
+
+class Bot(discord.Client):
+    def __init__(self, guild_id: int) -> None:
+        intents = discord.Intents.default()
+        intents.message_content = True
+        super().__init__(intents=intents, guild_ready_timeout=0.1)
+        self.tree = app_commands.CommandTree(self)
+        self.guild_obj = discord.Object(guild_id)
+        self.ready = threading.Event()
+
+        @self.tree.command(name="echo", description="Echo text")
+        async def echo(interaction: discord.Interaction, text: str) -> None:
+            await interaction.response.send_message(f"echo: {text}")
+
+    async def setup_hook(self) -> None:
+        self.add_view(ApproveView())
+        self.tree.copy_global_to(guild=self.guild_obj)
+        await self.tree.sync(guild=self.guild_obj)
+
+    async def on_ready(self) -> None:
+        self.ready.set()
+
+    async def on_message(self, message: discord.Message) -> None:
+        if message.author == self.user:
+            return
+        if message.content == "!ping":
+            await message.reply("pong", mention_author=False)
+        elif message.content == "!file":
+            await message.channel.send(
+                file=discord.File(io.BytesIO(b"hello bytes"), filename="out.txt")
+            )
+        elif message.content == "!react":
+            await message.add_reaction("👍")
+        elif message.content == "!buttons":
+            await message.channel.send("choose", view=ApproveView())
+
+
+def point_discord_at(emu: Emulator) -> None:
+    """The two-attribute patch from the reference, applied before client.start()."""
+    discord.http.Route.BASE = emu.api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(emu.gateway_url)
+
+
+class BotRunner:
+    """Runs a discord.py client on its own loop in a thread, like a separate process would."""
+
+    def __init__(self, emu: Emulator) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.bot: Bot | None = None
+        self.error: list[BaseException] = []
+        self.thread = threading.Thread(target=self._run, args=(emu,), daemon=True)
+
+    def _run(self, emu: Emulator) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.bot = Bot(int(emu.ids["guild_id"]))
+        try:
+            self.loop.run_until_complete(self._main(self.bot, emu.bot_token))
+        except BaseException as exc:
+            self.error.append(exc)
+        finally:
+            self.loop.close()
+
+    @staticmethod
+    async def _main(bot: Bot, token: str) -> None:
+        # `async with` awaits close() inside this loop, so nothing is left pending.
+        async with bot:
+            await bot.start(token)
+
+    def start(self, timeout: float = 5.0) -> Bot:
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.error:
+                raise self.error[0]
+            if self.bot is not None and self.bot.ready.wait(0.01):
+                return self.bot
+            time.sleep(0.01)
+        raise TimeoutError("bot never became ready")
+
+    def stop(self) -> None:
+        if self.bot is not None and not self.loop.is_closed():
+            asyncio.run_coroutine_threadsafe(self.bot.close(), self.loop)
+        self.thread.join(5)
+        assert not self.thread.is_alive(), "bot thread did not stop"
+
+
+@pytest.fixture
+def emu() -> Iterator[Emulator]:
+    with Emulator() as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def bot(emu: Emulator) -> Iterator[Bot]:
+    point_discord_at(emu)
+    runner = BotRunner(emu)
+    yield runner.start()
+    runner.stop()
+
+
+def _send_as_bot(
+    emu: Emulator, body: dict[str, Any] | None = None, token: str | None = None, **kwargs: Any
+) -> httpx.Response:
+    url = f"{emu.api_base}/channels/{emu.ids['general']}/messages"
+    headers = {"Authorization": f"Bot {token or emu.bot_token}"}
+    return httpx.post(url, json=body, headers=headers, timeout=5, **kwargs)
+
+
+# ----- discord.py end to end -------------------------------------------------------------
+
+
+def test_login_and_ready(emu: Emulator, bot: Bot) -> None:
+    assert bot.user is not None and str(bot.user.id) == emu.ids["bot_id"]
+    guild = bot.get_guild(int(emu.ids["guild_id"]))
+    assert guild is not None and guild.member_count == 4
+    assert {c.name for c in guild.text_channels} >= {"general", "project-a"}
+    kinds = [r["kind"] for r in emu.client.records()]
+    assert "gateway_ready" in kinds and "commands_update" in kinds
+
+
+def test_message_reply(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    since = c.mark()
+    sent = c.post_message(emu.ids["general"], "!ping")
+    rec = c.wait(since=since, channel_id=emu.ids["general"], reply_to=sent["id"])
+    assert rec["message"]["content"] == "pong"
+    assert rec["source"] == "rest"
+    assert rec["message"]["author"]["id"] == emu.ids["bot_id"]
+
+
+def test_file_upload(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    since = c.mark()
+    c.post_message(emu.ids["general"], "!file")
+    rec = c.wait(since=since, has_files=True)
+    att = rec["message"]["attachments"][0]
+    assert att["filename"] == "out.txt" and att["size"] == len(b"hello bytes")
+    assert c.file_bytes(att) == b"hello bytes"
+
+
+def test_reaction(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    since = c.mark()
+    sent = c.post_message(emu.ids["general"], "!react")
+    rec = c.wait(since=since, kind="reaction_add", message_id=sent["id"])
+    assert rec["emoji"] == "👍"
+    assert c.reactions(emu.ids["general"], sent["id"]) == ["👍"]
+
+
+def test_forced_429_is_retried_by_discord_py(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    c.reset_counters()
+    c.force_429(MESSAGES, count=1, retry_after=0.1)
+    since = c.mark()
+    c.post_message(emu.ids["general"], "!ping")
+    assert c.wait(since=since, content_contains="pong")["message"]["content"] == "pong"
+    counts = c.counters()
+    assert counts[f"429 {MESSAGES}"] == 1 and counts[MESSAGES] == 2
+
+
+def test_button_click_reaches_persistent_view(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    since = c.mark()
+    c.post_message(emu.ids["general"], "!buttons")
+    msg = c.wait(since=since, content_contains="choose")["message"]
+    result = c.click(msg["id"], "perm:approve")
+    assert result["response_type"] == 7
+    assert result["original_message"]["content"] == "approved"
+    assert result["original_message"]["components"] == []
+
+
+def test_select(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    since = c.mark()
+    c.post_message(emu.ids["general"], "!buttons")
+    msg = c.wait(since=since, content_contains="choose")["message"]
+    result = c.select(msg["id"], "perm:pick", ["b"])
+    assert result["response_type"] == 4 and result["message"]["content"] == "picked b"
+
+
+def test_modal_opened_and_submitted(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    since = c.mark()
+    c.post_message(emu.ids["general"], "!buttons")
+    msg = c.wait(since=since, content_contains="choose")["message"]
+    opened = c.click(msg["id"], "perm:answer")
+    assert opened["response_type"] == 9
+    assert opened["modal"]["title"] == "Your answer"
+    since = c.mark()
+    submitted = c.submit_modal(opened, {"answer-text": "forty-two"})
+    assert submitted["response_type"] == 4 and submitted["ephemeral"] is True
+    assert submitted["message"]["content"] == "got forty-two"
+    # Ephemeral answers are recorded but never dispatched to the gateway.
+    assert c.wait(since=since, source="interaction")["message"]["flags"] & 64
+
+
+def test_slash_command(emu: Emulator, bot: Bot) -> None:
+    result = emu.client.run_command(emu.ids["general"], "echo", {"text": "hi"})
+    assert result["response_type"] == 4
+    assert result["message"]["content"] == "echo: hi"
+
+
+def test_threads_dispatch_events(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    thread = c.create_thread(emu.ids["project-a"], "work")
+    since = c.mark()
+    c.archive_thread(thread["id"])
+    assert c.wait(since=since, kind="thread_update")["thread"]["thread_metadata"]["archived"]
+    c.delete_thread(thread["id"])
+    assert c.wait(since=since, kind="thread_delete")["thread_id"] == thread["id"]
+
+
+def test_resume_replays_missed_events(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    since = c.mark()
+    assert c.gateway_reconnect() == 1
+    c.wait(since=since, kind="gateway_resumed")
+    c.post_message(emu.ids["general"], "!ping")
+    assert c.wait(since=since, content_contains="pong")
+
+
+# ----- raw HTTP (the hook scripts' view) ---------------------------------------------------
+
+
+def test_bad_token_is_401(emu: Emulator) -> None:
+    resp = _send_as_bot(emu, {"content": "x"}, token="nope")
+    assert resp.status_code == 401
+    assert resp.json() == {"message": "401: Unauthorized", "code": 0}
+    assert resp.headers["content-type"] == "application/json"
+
+
+def test_content_too_long(emu: Emulator) -> None:
+    resp = _send_as_bot(emu, {"content": "x" * 2001})
+    body = resp.json()
+    assert resp.status_code == 400 and body["code"] == 50035
+    assert body["errors"]["content"]["_errors"][0]["code"] == "BASE_TYPE_MAX_LENGTH"
+    assert _send_as_bot(emu, {"content": ""}).json()["code"] == 50006
+
+
+def test_too_many_rows_and_duplicate_custom_ids(emu: Emulator) -> None:
+    row = {"type": 1, "components": [{"type": 2, "style": 1, "label": "a", "custom_id": "x"}]}
+    body = _send_as_bot(emu, {"content": "c", "components": [row] * 6}).json()
+    assert body["code"] == 50035
+    assert "COMPONENT_CUSTOM_ID_DUPLICATED" in str(body["errors"])
+    assert body["errors"]["components"]["_errors"][0]["code"] == "BASE_TYPE_MAX_LENGTH"
+
+
+def test_nonce_deduplicates(emu: Emulator) -> None:
+    body = {
+        "content": "once",
+        "nonce": "outbox-1",
+        "enforce_nonce": True,
+        "allowed_mentions": {"parse": []},
+    }
+    first, second = _send_as_bot(emu, body), _send_as_bot(emu, body)
+    assert first.status_code == second.status_code == 200
+    assert first.json()["id"] == second.json()["id"]
+    assert len(emu.client.messages(emu.ids["general"])) == 1
+    rec = emu.client.wait(since=0, content="once")
+    assert rec["allowed_mentions"] == {"parse": []}
+
+
+def test_multipart_upload_and_size_limit() -> None:
+    with Emulator(max_file_size=16) as emu:
+        data = {"payload_json": '{"content": "f", "attachments": [{"id": 0, "filename": "a.bin"}]}'}
+        ok = _send_as_bot(emu, None, data=data, files={"files[0]": ("a.bin", b"0123456789")})
+        att = ok.json()["attachments"][0]
+        assert emu.client.file_bytes(att["url"]) == b"0123456789"
+        big = _send_as_bot(emu, None, data=data, files={"files[0]": ("a.bin", b"x" * 17)})
+        assert big.status_code == 413 and big.json()["code"] == 40005
+
+
+def test_counting_bucket(emu: Emulator) -> None:
+    emu.client.set_bucket(MESSAGES, limit=2, window=5)
+    remaining = [
+        _send_as_bot(emu, {"content": "b"}).headers["X-RateLimit-Remaining"] for _ in range(2)
+    ]
+    assert remaining == ["1", "0"]
+    limited = _send_as_bot(emu, {"content": "b"})
+    assert limited.status_code == 429 and limited.headers["Via"]
+    assert limited.json()["retry_after"] > 0 and limited.json()["global"] is False
+
+
+def test_outage_503_and_refuse(emu: Emulator) -> None:
+    c = emu.client
+    c.set_outage("503")
+    assert _send_as_bot(emu, {"content": "x"}).status_code == 503
+    c.set_outage("refuse")
+    with pytest.raises(httpx.TransportError):
+        _send_as_bot(emu, {"content": "x"})
+    with httpx.Client(headers={"Authorization": f"Bot {emu.bot_token}"}) as keepalive:
+        c.set_outage(None)
+        assert keepalive.get(f"{emu.api_base}/users/@me").status_code == 200
+        c.set_outage("refuse")
+        with pytest.raises(httpx.TransportError):  # an open keep-alive connection dies too
+            keepalive.get(f"{emu.api_base}/users/@me")
+    c.set_outage(None)
+    assert _send_as_bot(emu, {"content": "x"}).status_code == 200
+    assert c.counters()[f"503 {MESSAGES}"] == 1
+
+
+def test_wait_timeout_lists_recent_records(emu: Emulator) -> None:
+    emu.client.post_message(emu.ids["general"], "hello")
+    with pytest.raises(TimeoutError, match="hello"):
+        emu.client.wait(since=0, timeout=0.2)
