@@ -174,9 +174,21 @@ def claude_env(
 _READY_RE = re.compile(r"^\s*─{4,}.*\n\s*❯[\s\u00a0]*\n\s*─{4,}", re.MULTILINE)
 
 
+BUSY_MARKER = "esc to interrupt"
+
+
 def screen_is_ready(screen: str) -> bool:
-    """True when the CLI shows an empty input box (``❯`` between two rules)."""
+    """True when the CLI shows an empty input box (``❯`` between two rules).
+
+    That is start-up readiness; the box is also shown while a turn runs (see screen_is_idle).
+    """
     return _READY_RE.search(screen) is not None
+
+
+def screen_is_idle(screen: str) -> bool:
+    """Ready and no turn running: the input box stays empty and visible during a turn too, but
+    the footer then says "esc to interrupt"."""
+    return screen_is_ready(screen) and BUSY_MARKER not in screen
 
 
 class TmuxServer:
@@ -207,14 +219,17 @@ class TmuxServer:
         height: int = 50,
     ) -> str:
         """Start ``command`` in a detached session; returns the target (the session name)."""
-        shell_cmd = command if isinstance(command, str) else shlex.join(command)
-        env_args = [arg for k, v in (env or {}).items() for arg in ("-e", f"{k}={v}")]
+        # tmux overrides PATH (from the client) and TERM (default-terminal) even over
+        # `new-session -e`, so the env is applied by `env` inside the pane instead.
+        argv = ["sh", "-c", command] if isinstance(command, str) else list(command)
+        assignments = [f"{key}={value}" for key, value in (env or {}).items()]
+        shell_cmd = "exec " + shlex.join(["env", *assignments, *argv])
         # remain-on-exit keeps the last screen when claude dies, so failures stay diagnosable.
         self.tmux(
             "set-option", "-g", "remain-on-exit", "on", ";",
             "set-option", "-s", "focus-events", "on", ";",
             "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height),
-            "-c", str(cwd), *env_args, shell_cmd,
+            "-c", str(cwd), shell_cmd,
         )  # fmt: skip
         return name
 
@@ -256,6 +271,14 @@ class TmuxServer:
     def wait_ready(self, target: str, timeout: float = 30.0) -> str:
         """Wait for the empty prompt box (``❯`` between two ``────`` rules)."""
         return self.wait_for(target, screen_is_ready, timeout)
+
+    def wait_idle(self, target: str, timeout: float = 30.0, containing: str = "") -> str:
+        """Wait until no turn runs, the prompt box is empty and the screen shows ``containing``.
+
+        Right after Enter the screen can look idle before the spinner starts, so pass the
+        expected reply as ``containing`` to wait for the end of *this* turn.
+        """
+        return self.wait_for(target, lambda s: containing in s and screen_is_idle(s), timeout)
 
     def kill(self) -> None:
         """Kill this private server (and every claude in it)."""

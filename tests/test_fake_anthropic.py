@@ -19,6 +19,7 @@ from tests.claude_cli import (
     claude_binary,
     claude_env,
     prepare_home,
+    screen_is_idle,
     screen_is_ready,
 )
 from tests.fake_anthropic import (
@@ -208,9 +209,12 @@ def test_prepare_home_merges(tmp_path: Path) -> None:
     assert config["customApiKeyResponses"]["approved"] == ["k" * 20]
 
 
-def test_screen_is_ready() -> None:
+def test_screen_readiness() -> None:
     rule = "─" * 40
-    assert screen_is_ready(f"x\n{rule}\n❯\xa0\n{rule}\n  ⏸ manual mode on")
+    idle = f"x\n{rule}\n❯\xa0\n{rule}\n  ⏸ manual mode on · ? for shortcuts"
+    busy = f"✻ Harmonizing… (0s)\n{rule}\n❯\xa0\n{rule}\n  ⏸ manual mode on · esc to interrupt"
+    assert screen_is_ready(idle) and screen_is_idle(idle)
+    assert screen_is_ready(busy) and not screen_is_idle(busy)
     assert not screen_is_ready(f"x\n{rule}\n❯ typed text\n{rule}\n")
 
 
@@ -270,8 +274,20 @@ def test_cli_interactive_reply_on_screen(
     submit(tmux, target, "please create hello.txt")
     request = api.wait_requests(1, timeout=20)[0]
     assert api.last_user_text(request) == "please create hello.txt"
-    tmux.wait_for(target, "● Hello from fake", timeout=20)
-    tmux.wait_ready(target, timeout=20)
+    tmux.wait_idle(target, timeout=20, containing="● Hello from fake")
+
+
+@needs_claude
+@needs_tmux
+def test_cli_bash_tool_roundtrip(api: FakeAnthropic, claude_tmux: tuple[TmuxServer, str]) -> None:
+    tmux, target = claude_tmux
+    command = {"command": "echo hi-from-bash", "description": "Say hi"}
+    # A read-only echo is auto-allowed in manual mode: no permission dialog.
+    api.script(tool_use("Bash", command, text_before="I'll run it"), echo())
+    submit(tmux, target, "run it")
+    request = api.wait_requests(2, timeout=20)[1]
+    assert api.last_user_text(request) == "[tool_result] hi-from-bash"
+    tmux.wait_idle(target, timeout=20, containing="● Model saw: [tool_result] hi-from-bash")
 
 
 @needs_claude
@@ -284,7 +300,7 @@ def test_cli_multiline_and_long_input(
     submit(tmux, target, "line one\nline two\nline three")
     request = api.wait_requests(1, timeout=20)[0]
     assert api.last_user_text(request) == "line one\nline two\nline three"
-    tmux.wait_for(target, "● got lines", timeout=20)
+    tmux.wait_idle(target, timeout=20, containing="● got lines")
     long_text = " ".join(f"word{i:04d}" for i in range(150))[:1500]
     submit(tmux, target, long_text)
     request = api.wait_requests(2, timeout=20)[1]
