@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
+import aiohttp
 import discord
 import httpx
 import pytest
@@ -43,6 +45,14 @@ class ApproveView(discord.ui.View):
         await interaction.response.send_message(f"picked {select.values[0]}")
 
 
+class ConfirmView(discord.ui.View):
+    """A non-persistent view: discord.py binds it to the message id from the REST response."""
+
+    @discord.ui.button(label="Yes")
+    async def yes(self, interaction: discord.Interaction, _: discord.ui.Button) -> None:
+        await interaction.response.defer()
+
+
 class AnswerModal(discord.ui.Modal, title="Your answer"):
     text = discord.ui.TextInput(label="Answer", custom_id="answer-text")
 
@@ -66,6 +76,16 @@ class Bot(discord.Client):
         async def echo(interaction: discord.Interaction, text: str) -> None:
             await interaction.response.send_message(f"echo: {text}")
 
+        @self.tree.command(name="think", description="Defer, then follow up")
+        async def think(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(thinking=True)
+            await interaction.followup.send("done thinking")
+
+        @self.tree.command(name="slow", description="Too slow to ack")
+        async def slow(interaction: discord.Interaction) -> None:
+            await asyncio.sleep(0.3)
+            await interaction.response.send_message("late")
+
     async def setup_hook(self) -> None:
         self.add_view(ApproveView())
         self.tree.copy_global_to(guild=self.guild_obj)
@@ -85,6 +105,11 @@ class Bot(discord.Client):
             )
         elif message.content == "!react":
             await message.add_reaction("👍")
+        elif message.content == "!thread":
+            thread = await message.create_thread(name="work")
+            await thread.send("in thread")
+        elif message.content == "!confirm":
+            await message.channel.send("sure?", view=ConfirmView())
         elif message.content == "!buttons":
             await message.channel.send("choose", view=ApproveView())
 
@@ -223,6 +248,25 @@ def test_button_click_reaches_persistent_view(emu: Emulator, bot: Bot) -> None:
     assert result["original_message"]["components"] == []
 
 
+def test_click_right_after_send_reaches_message_bound_view(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    for _ in range(3):  # repeated to catch the click-before-registration race (pitfall 12)
+        since = c.mark()
+        c.post_message(emu.ids["general"], "!confirm")
+        msg = c.wait(since=since, content="sure?")["message"]
+        custom_id = msg["components"][0]["components"][0]["custom_id"]
+        assert c.click(msg["id"], custom_id)["response_type"] == 6
+
+
+def test_thread_from_message(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    since = c.mark()
+    sent = c.post_message(emu.ids["general"], "!thread")
+    created = c.wait(since=since, kind="thread_create")
+    assert created["thread_id"] == sent["id"]
+    assert c.wait(since=since, channel_id=sent["id"])["message"]["content"] == "in thread"
+
+
 def test_select(emu: Emulator, bot: Bot) -> None:
     c = emu.client
     since = c.mark()
@@ -273,6 +317,93 @@ def test_resume_replays_missed_events(emu: Emulator, bot: Bot) -> None:
     assert c.wait(since=since, content_contains="pong")
 
 
+def test_defer_then_followup_edits_thinking_message(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    since = c.mark()
+    result = c.run_command(emu.ids["general"], "think")
+    assert result["response_type"] == 5 and result["message"]["flags"] & 128
+    rec = c.wait(since=since, kind="message_update", source="followup")
+    assert rec["message"]["id"] == result["message"]["id"]
+    assert rec["message"]["content"] == "done thinking"
+    assert not rec["message"]["flags"] & 128
+
+
+def test_late_ack_expires(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    c.settings(interaction_deadline=0.1)
+    result = c.run_command(emu.ids["general"], "slow")
+    assert result["expired"] is True and result["response_type"] is None
+    since = c.mark()
+    assert c.wait(since=0, kind="interaction_expired")
+    with pytest.raises(TimeoutError):
+        c.wait(since=since, content="late", timeout=0.5)
+
+
+def test_resume_after_forced_close_replays(emu: Emulator, bot: Bot) -> None:
+    c = emu.client
+    since = c.mark()
+    c.gateway_close(4000)
+    c.wait(since=since, kind="gateway_resumed")
+    c.post_message(emu.ids["general"], "!ping")
+    assert c.wait(since=since, content="pong")
+
+
+# ----- raw gateway -------------------------------------------------------------------------
+
+
+async def _identify(emu: Emulator, token: str, intents: int) -> tuple[Any, list[dict]]:
+    """Connect, IDENTIFY, and return the socket with the frames up to GUILD_CREATE."""
+    session = aiohttp.ClientSession()
+    _sessions[0:0] = [session]
+    ws = await session.ws_connect(emu.gateway_url + "?v=10&encoding=json")
+    frames = [await ws.receive_json()]
+    await ws.send_json({"op": 2, "d": {"token": token, "intents": intents, "properties": {}}})
+    while True:
+        msg = await ws.receive(timeout=2)
+        if msg.type != aiohttp.WSMsgType.TEXT:
+            break
+        frames.append(json.loads(msg.data))
+        if frames[-1].get("t") == "GUILD_CREATE":
+            break
+    return ws, frames
+
+
+_sessions: list[aiohttp.ClientSession] = []
+
+
+async def _close(ws: Any) -> None:
+    await ws.close()
+    while _sessions:
+        await _sessions.pop().close()
+
+
+def test_gateway_bad_token_closes_4004(emu: Emulator) -> None:
+    async def run() -> int | None:
+        ws, _ = await _identify(emu, "bad", 513)
+        code = ws.close_code
+        await _close(ws)
+        return code
+
+    assert asyncio.run(run()) == 4004
+
+
+def test_gateway_ready_and_content_blanking(emu: Emulator) -> None:
+    guilds, guild_messages = 1 << 0, 1 << 9
+
+    async def run() -> tuple[list[dict], dict]:
+        ws, frames = await _identify(emu, emu.bot_token, guilds | guild_messages)
+        await asyncio.to_thread(emu.client.post_message, emu.ids["general"], "secret")
+        event = await ws.receive_json(timeout=2)
+        await _close(ws)
+        return frames, event
+
+    frames, event = asyncio.run(run())
+    hello, ready, guild = frames
+    assert hello["op"] == 10 and ready["d"]["resume_gateway_url"].startswith("ws://")
+    assert guild["d"]["member_count"] == len(guild["d"]["members"])
+    assert event["t"] == "MESSAGE_CREATE" and event["d"]["content"] == ""
+
+
 # ----- raw HTTP (the hook scripts' view) ---------------------------------------------------
 
 
@@ -297,6 +428,16 @@ def test_too_many_rows_and_duplicate_custom_ids(emu: Emulator) -> None:
     assert body["code"] == 50035
     assert "COMPONENT_CUSTOM_ID_DUPLICATED" in str(body["errors"])
     assert body["errors"]["components"]["_errors"][0]["code"] == "BASE_TYPE_MAX_LENGTH"
+
+
+def test_unknown_channel_and_message(emu: Emulator) -> None:
+    headers = {"Authorization": f"Bot {emu.bot_token}"}
+    bad_channel = httpx.post(
+        f"{emu.api_base}/channels/1/messages", json={"content": "x"}, headers=headers
+    )
+    assert bad_channel.status_code == 404 and bad_channel.json()["code"] == 10003
+    url = f"{emu.api_base}/channels/{emu.ids['general']}/messages/1"
+    assert httpx.get(url, headers=headers).json()["code"] == 10008
 
 
 def test_nonce_deduplicates(emu: Emulator) -> None:

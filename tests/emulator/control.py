@@ -14,14 +14,14 @@ from . import interactions as itx
 from . import messages as m
 from . import payloads as p
 from . import rest
-from .responses import json_response, read_json
+from .responses import OUTAGE_KEY, STATE_KEY, json_response, read_json
 from .state import Bucket, Forced429, InteractionState, State
 
 CLICK_SETTLE = 0.05  # let discord.py register a View after reading its REST response
 
 
 def _st(request: web.Request) -> State:
-    return request.app["state"]
+    return request.app[STATE_KEY]
 
 
 def _bad(message: str, status: int = 400) -> web.HTTPException:
@@ -138,7 +138,7 @@ async def buckets(request: web.Request) -> web.Response:
 
 async def outage(request: web.Request) -> web.Response:
     body = await read_json(request)
-    await request.app["set_outage"](body.get("mode"))
+    await request.app[OUTAGE_KEY](body.get("mode"))
     return json_response({"ok": True, "mode": body.get("mode")})
 
 

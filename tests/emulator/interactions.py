@@ -11,7 +11,7 @@ from aiohttp import web
 
 from . import messages as m
 from . import payloads as p
-from .responses import defer, json_response, no_content
+from .responses import STATE_KEY, defer, json_response, no_content
 from .state import InteractionState, State
 from .validation import ApiError, unknown, validate_modal
 
@@ -26,7 +26,7 @@ ALLOWED = {
 
 
 def _st(request: web.Request) -> State:
-    return request.app["state"]
+    return request.app[STATE_KEY]
 
 
 # ----- creating interactions ---------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 
 from aiohttp import web
 
-from .responses import json_response, route_key
+from .responses import AFTER_FLUSH, json_response, route_key
 from .state import State
 from .validation import ApiError
 
@@ -62,7 +62,7 @@ async def _rest(request: web.Request, handler: Handler, st: State) -> web.Stream
     try:
         response = await handler(request)
     except ApiError as err:
-        request.pop("after_flush", None)  # a failed request has no effects
+        request.pop(AFTER_FLUSH, None)  # a failed request has no effects
         response = json_response(err.body(), err.status)
     response.headers.update(_ratelimit_headers(st, route))
     return response
@@ -138,7 +138,7 @@ def _ratelimit_headers(st: State, route: str) -> dict[str, str]:
 
 async def _flush_then_run(request: web.Request, response: web.StreamResponse) -> None:
     """Write the response out, then publish the request's deferred effects (pitfall 12)."""
-    actions = request.pop("after_flush", None)
+    actions = request.pop(AFTER_FLUSH, None)
     if not actions:
         return
     try:

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
+from .state import State
+
 JSON_TYPE = "application/json"
+STATE_KEY = web.AppKey("state", State)
+OUTAGE_KEY = web.AppKey("set_outage", Callable[[str | None], Awaitable[None]])
+AFTER_FLUSH = web.RequestKey("after_flush", list)
 _VERSION_PREFIX = re.compile(r"^/api/v(\{version\}|\d+)")
 
 
@@ -39,7 +44,7 @@ def defer(request: web.Request, action: Callable[[], None]) -> None:
     discord.py registers a View only once it has read the REST response, so records and
     gateway echoes of REST effects must not overtake the response.
     """
-    request.setdefault("after_flush", []).append(action)
+    request.setdefault(AFTER_FLUSH, []).append(action)
 
 
 async def read_json(request: web.Request) -> dict[str, Any]:

@@ -10,13 +10,13 @@ from aiohttp import web
 from . import messages as m
 from . import payloads as p
 from .gateway import guild_payload
-from .responses import defer, json_response, no_content, read_json
+from .responses import STATE_KEY, defer, json_response, no_content, read_json
 from .state import State
 from .validation import ApiError, FormErrors, unknown, validate_command
 
 
 def _st(request: web.Request) -> State:
-    return request.app["state"]
+    return request.app[STATE_KEY]
 
 
 # ----- identity ----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from . import control, interactions, rest
 from .client import EmulatorClient
 from .gateway import GatewayHub
 from .middleware import make_middleware
+from .responses import OUTAGE_KEY, STATE_KEY
 from .state import State
 
 HOST = "127.0.0.1"
@@ -97,8 +98,8 @@ class Emulator:
         )
         hub = GatewayHub(self.state)
         self.state.gateway = hub
-        app["state"] = self.state
-        app["set_outage"] = self._set_outage
+        app[STATE_KEY] = self.state
+        app[OUTAGE_KEY] = self._set_outage
         app.router.add_get("/gateway", hub.handle)
         app.router.add_get("/", hub.handle)  # discord.py may drop the path on reconnects
         rest.add_routes(app)
