@@ -328,6 +328,13 @@ def test_defer_then_followup_edits_thinking_message(emu: Emulator, bot: Bot) -> 
     assert not rec["message"]["flags"] & 128
 
 
+def test_second_callback_is_40060(emu: Emulator, bot: Bot) -> None:
+    result = emu.client.run_command(emu.ids["general"], "echo", {"text": "x"})
+    url = f"{emu.api_base}/interactions/{result['interaction_id']}/{result['token']}/callback"
+    again = httpx.post(url, json={"type": 6})  # no Authorization: the token is the credential
+    assert again.status_code == 400 and again.json()["code"] == 40060
+
+
 def test_late_ack_expires(emu: Emulator, bot: Bot) -> None:
     c = emu.client
     c.settings(interaction_deadline=0.1)
@@ -385,6 +392,18 @@ def test_gateway_bad_token_closes_4004(emu: Emulator) -> None:
         return code
 
     assert asyncio.run(run()) == 4004
+
+
+def test_gateway_disallowed_intent_closes_4014(emu: Emulator) -> None:
+    emu.client.settings(privileged_intents=0)
+
+    async def run() -> int | None:
+        ws, _ = await _identify(emu, emu.bot_token, 1 << 15)
+        code = ws.close_code
+        await _close(ws)
+        return code
+
+    assert asyncio.run(run()) == 4014
 
 
 def test_gateway_ready_and_content_blanking(emu: Emulator) -> None:

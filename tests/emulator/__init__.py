@@ -1,4 +1,33 @@
-"""A local Discord emulator (REST v10 + gateway + /_test control API) for end-to-end tests."""
+"""A local Discord emulator (REST v10 + gateway + /_test control API) for end-to-end tests.
+
+Usage::
+
+    from tests.emulator import Emulator
+
+    with Emulator() as emu:                     # seeded, deterministic ids
+        discord.http.Route.BASE = emu.api_base  # the two-attribute patch for discord.py
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(emu.gateway_url)
+        ...start the bot with emu.bot_token (guild_ready_timeout=0.1 keeps start-up fast)...
+        since = emu.client.mark()
+        sent = emu.client.post_message(emu.ids["general"], "!ping")
+        reply = emu.client.wait(since=since, reply_to=sent["id"])
+
+Things to know:
+
+* Always pass ``since=client.mark()`` taken *before* the action to ``wait``; without it
+  ``wait`` only sees records created after the wait call itself arrives.
+* REST effects (records and their gateway echoes) are published only after the HTTP response
+  has been written, and ``click``/``select`` wait until a message is at least 50 ms old, so a
+  View bound to a just-sent message is registered by the time the click arrives.
+* ``click``/``select``/``submit_modal``/``run_command`` return as soon as the initial callback
+  arrives (or the 3 s deadline passes: ``expired``). Follow-ups sent later are not in the
+  result: ``wait(since, kind="message_create", source="followup")`` (after a type-5 defer the
+  first follow-up edits the thinking message: ``kind="message_update"``).
+* The control client talks to a second port (``emu.control_url``), so ``set_outage("refuse")``
+  can close the main port: new TCP connects to ``base_url`` fail (ECONNREFUSED) and requests on
+  already-open keep-alive connections are aborted (counted as ``REFUSED <route>``). Existing
+  gateway websockets stay up; new gateway connects fail until ``set_outage(None)``.
+"""
 
 from .client import EmulatorClient
 from .server import Emulator
