@@ -38,6 +38,7 @@ async def mark(request: web.Request) -> web.Response:
 
 
 async def reset(request: web.Request) -> web.Response:
+    await request.app[OUTAGE_KEY](None)  # reopen the main port if it was refusing
     _st(request).reset()
     return json_response({"ok": True})
 
