@@ -11,7 +11,7 @@ import asyncio
 import logging
 import os
 
-from bridge import runtime
+from bridge import fastjson, runtime
 from bridge.config import ENV_API_BASE, ENV_TMUX_SOCKET, Project, Server
 from bridge.hookkit import ENV_CHANNEL
 from bridge.tmux import PaneInfo, TmuxSessions
@@ -90,7 +90,11 @@ class SessionManager:
             argv += ["--model", project.model]
         if project.permission:
             argv += ["--permission-mode", project.permission]
-        argv += ["--add-dir", uploads, outputs]
+        # Not --add-dir: for a directory it has not seen, that raises a trust dialog whose
+        # default answer exits Claude Code. additionalDirectories in a session settings layer
+        # grants the same access without asking.
+        extra_dirs = {"permissions": {"additionalDirectories": [uploads, outputs]}}
+        argv += ["--settings", fastjson.dumps(extra_dirs)]
         argv += ["--append-system-prompt", SYSTEM_PROMPT.format(uploads=uploads, outputs=outputs)]
         return argv + project.claude_args
 

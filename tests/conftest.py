@@ -1,0 +1,40 @@
+"""Shared fixtures: one Discord emulator and one fake Anthropic API per test session (reset
+between tests), and a fresh end-to-end rig (config, HOME, tmux socket, bot) per test."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from tests.claude_cli import claude_available
+from tests.emulator import Emulator
+from tests.fake_anthropic import FakeAnthropic
+
+
+@pytest.fixture(scope="session")
+def emulator() -> Iterator[Emulator]:
+    with Emulator() as emu:
+        yield emu
+
+
+@pytest.fixture(scope="session")
+def fake_api() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as api:
+        yield api
+
+
+@pytest.fixture
+def rig(tmp_path, emulator: Emulator, fake_api: FakeAnthropic):
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is required for end-to-end tests (./scripts/test.sh installs it)")
+    if not claude_available():
+        pytest.fail("the pinned Claude Code CLI is missing (./scripts/test.sh installs it)")
+    from tests.e2e.rig import BridgeRig
+
+    emulator.client.reset()
+    fake_api.reset()
+    bridge = BridgeRig(tmp_path, emulator, fake_api)
+    yield bridge
+    bridge.close()

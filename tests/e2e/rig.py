@@ -1,0 +1,176 @@
+"""An end-to-end rig: the Discord emulator, the fake Anthropic API, the real Claude Code CLI in a
+private tmux server, the bot run as ``python -m bridge.cli run`` and the hooks installed by
+``discord-bridge hooks install`` into a throwaway HOME.
+
+Everything a test asserts goes through what a user would see: messages and files at the
+emulator, keys in the pane, requests at the model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from bridge.tmux import TmuxSessions
+from tests.claude_cli import claude_env, prepare_home
+from tests.emulator import Emulator
+from tests.fake_anthropic import FakeAnthropic
+
+REPO = Path(__file__).resolve().parents[2]
+TMUX_SESSION = "bridge-e2e"
+
+
+class BridgeRig:
+    def __init__(self, tmp: Path, emu: Emulator, api: FakeAnthropic) -> None:
+        self.tmp = tmp
+        self.emu = emu
+        self.discord = emu.client
+        self.api = api
+        self.ids = emu.ids
+        self.claude_home = tmp / "home"
+        self.bridge_home = tmp / "bridge-home"
+        self.runtime_dir = tmp / "runtime"
+        self.socket = f"dbe2e-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.projects = {name: tmp / name for name in ("project-a", "project-b")}
+        self.bot: subprocess.Popen | None = None
+        self.bot_log = tmp / "bot.log"
+        for path in self.projects.values():
+            path.mkdir()
+        self.bridge_home.mkdir(mode=0o700)
+        prepare_home(self.claude_home, list(self.projects.values()))
+        self.env = claude_env(
+            self.claude_home,
+            api.base_url,
+            tmp,
+            {
+                "DISCORD_BRIDGE_HOME": str(self.bridge_home),
+                "DISCORD_BRIDGE_RUNTIME_DIR": str(self.runtime_dir),
+                "DISCORD_BRIDGE_TMUX_SOCKET": self.socket,
+                "DISCORD_BRIDGE_RETRY_SECONDS": "3",
+            },
+        )
+        self.install_hooks()
+        self.write_config()
+
+    # --- set-up ----------------------------------------------------------------------
+
+    def install_hooks(self) -> None:
+        settings = self.claude_home / ".claude" / "settings.json"
+        self.cli("hooks", "install", "--settings", str(settings))
+
+    def config(self) -> dict:
+        projects = [
+            {"name": name, "channelId": self.ids[name], "projectPath": str(path)}
+            for name, path in self.projects.items()
+        ]
+        return {
+            "schemaVersion": 2,
+            "servers": [
+                {
+                    "name": "e2e",
+                    "discord": {
+                        "botToken": self.emu.bot_token,
+                        "ownerUserId": self.ids["alice"],
+                        "apiBaseUrl": self.emu.api_base,
+                        "gatewayUrl": self.emu.gateway_url,
+                        "guildReadyTimeout": 0.1,
+                    },
+                    "tmux": {"session": TMUX_SESSION},
+                    "projects": projects,
+                }
+            ],
+        }
+
+    def write_config(self, raw: dict | None = None) -> None:
+        path = self.bridge_home / "config.json"
+        path.write_text(json.dumps(raw or self.config(), indent=2))
+        path.chmod(0o600)
+
+    def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "bridge.cli", *args],
+            env=self.env, cwd=REPO, capture_output=True, text=True, check=check, timeout=60,
+        )  # fmt: skip
+
+    # --- the bot ---------------------------------------------------------------------
+
+    def start_bot(self, timeout: float = 20.0) -> None:
+        since = self.discord.mark()
+        log = open(self.bot_log, "ab")  # noqa: SIM115 - owned by the process
+        self.bot = subprocess.Popen(
+            [sys.executable, "-m", "bridge.cli", "run", "-v"],
+            env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        log.close()
+        try:
+            self.discord.wait(since=since, kind="gateway_ready", timeout=timeout)
+        except TimeoutError as err:
+            raise AssertionError(f"bot did not connect:\n{self.bot_output()}") from err
+
+    def stop_bot(self) -> int:
+        if self.bot is None:
+            return 0
+        self.bot.send_signal(signal.SIGTERM)
+        try:
+            code = self.bot.wait(15)
+        except subprocess.TimeoutExpired:
+            self.bot.kill()
+            code = self.bot.wait()
+        self.bot = None
+        return code
+
+    def bot_output(self) -> str:
+        return self.bot_log.read_text(errors="replace") if self.bot_log.exists() else ""
+
+    # --- Discord side ----------------------------------------------------------------
+
+    def post(self, content: str, project: str = "project-a", **kwargs: object) -> dict:
+        return self.discord.post_message(self.ids[project], content, **kwargs)
+
+    def wait_bot_message(self, project: str = "project-a", timeout: float = 30.0, **f) -> dict:
+        record = self.discord.wait(
+            kind="message_create",
+            channel_id=self.ids[project],
+            author_id=self.ids["bot_id"],
+            timeout=timeout,
+            **f,
+        )
+        return record["message"]
+
+    def bot_messages(self, project: str = "project-a") -> list[dict]:
+        bot = self.ids["bot_id"]
+        msgs = self.discord.messages(self.ids[project])
+        return [m for m in msgs if m["author"]["id"] == bot]
+
+    def wait_reaction(self, message: dict, emoji: str = "✅", timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while emoji not in self.discord.reactions(message["channel_id"], message["id"]):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {emoji} on the message:\n{self.bot_output()[-3000:]}")
+            time.sleep(0.05)
+
+    # --- tmux side -------------------------------------------------------------------
+
+    @property
+    def tmux(self) -> TmuxSessions:
+        return TmuxSessions(TMUX_SESSION, self.socket)
+
+    def pane(self, project: str = "project-a"):
+        return self.tmux.find(self.ids[project])
+
+    def screen(self, project: str = "project-a") -> str:
+        pane = self.pane(project)
+        return self.tmux.capture(pane.pane_id) if pane else ""
+
+    def outputs_dir(self, project: str = "project-a") -> Path:
+        return self.runtime_dir / "outputs" / self.ids[project]
+
+    def close(self) -> None:
+        self.stop_bot()
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
