@@ -18,6 +18,7 @@ from libtmux.exc import LibTmuxException
 CHANNEL_OPTION = "@discord-bridge-channel"
 TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste
 TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
+ECHO_EVERY = 3  # chunks typed between checks that the CLI has taken them in
 RULE = "────"
 
 
@@ -96,14 +97,43 @@ class TmuxSessions:
     def type_text(self, pane_id: str, text: str, chunk: int = TYPE_CHUNK) -> None:
         """Type ``text`` literally in pieces of ``chunk`` characters, then press Enter.
 
+        Claude Code takes input that arrives in one large read for a paste and hands it to
+        the model as untrusted ``<pasted_content>``. Pieces of 100 characters 30 ms apart
+        avoid that; and every few pieces we wait until the text so far shows on the screen,
+        so a busy machine that stalls the CLI cannot let several pieces pile up into one read.
+
         Newlines inside ``-l`` text arrive as Ctrl+J, which Claude Code's input box takes as
-        a line break, so a multi-line message stays one prompt.
+        a line break, so a multi-line message stays one prompt. A typed Tab would be taken as
+        a key (completion), so pieces holding tabs go in as a bracketed paste instead: small
+        pastes are inserted as plain text.
         """
-        for start in range(0, len(text), chunk):
+        for index, start in enumerate(range(0, len(text), chunk)):
             if start:
                 time.sleep(TYPE_PAUSE)
-            self._run("send-keys", "-t", pane_id, "-l", "--", text[start : start + chunk])
+            if index and index % ECHO_EVERY == 0:
+                self._wait_echo(pane_id, text[:start])
+            piece = text[start : start + chunk]
+            if "\t" in piece:
+                self._paste(pane_id, piece)
+            else:
+                self._run("send-keys", "-t", pane_id, "-l", "--", piece)
         self._run("send-keys", "-t", pane_id, "Enter")
+
+    def _wait_echo(self, pane_id: str, typed: str, timeout: float = 2.0) -> None:
+        """Best effort: wait until the end of ``typed`` is on screen (whitespace ignored, as
+        the input box wraps and indents)."""
+        tail = "".join(typed.split())[-12:]
+        if not tail:
+            return
+        try:
+            self.wait_for(pane_id, lambda screen: tail in "".join(screen.split()), timeout)
+        except TmuxError:
+            pass  # the screen may not show it (scrolled, wrapped oddly): go on regardless
+
+    def _paste(self, pane_id: str, piece: str) -> None:
+        buffer = f"discord-bridge-{pane_id.lstrip('%')}"
+        self._run("set-buffer", "-b", buffer, "--", piece)
+        self._run("paste-buffer", "-p", "-d", "-b", buffer, "-t", pane_id)
 
     def send_keys(self, pane_id: str, *keys: str) -> None:
         """Press tmux key names (``Escape``, ``C-u``, ``Enter``, digits)."""

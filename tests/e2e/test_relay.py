@@ -16,3 +16,61 @@ def test_owner_prompt_reaches_model_and_reply_comes_back(rig) -> None:
     assert reply["content"] == "I created hello.txt for you."
     assert reply["channel_id"] == rig.ids["project-a"]
     rig.wait_reaction(sent)
+
+
+def test_multiline_message_is_one_prompt_and_long_text_is_not_a_paste(rig) -> None:
+    rig.api.script(text("ok 1"), text("ok 2"))
+    rig.start_bot()
+    three_lines = "line one\nline two\nline three"
+    rig.post(three_lines)
+    rig.wait_bot_message(content_contains="ok 1")
+    long_text = "".join(f"word{i:04d} " for i in range(200))[:1500]
+    assert len(long_text) == 1500
+    rig.post(long_text)
+    rig.wait_bot_message(content_contains="ok 2")
+
+    first, second = rig.api.wait_requests(2)
+    assert last_user_text(first) == three_lines
+    assert last_user_text(second) == long_text
+    assert "pasted_content" not in str(second["messages"])
+
+
+def test_control_characters_are_stripped_and_commands_defused(rig) -> None:
+    rig.api.script(text("seen"))
+    rig.start_bot()
+    rig.post("!echo \x1b[31mpwned\x1b[0m\x07 and\ttab")
+    rig.wait_bot_message(content_contains="seen")
+    (request,) = rig.api.wait_requests(1)
+    # Not run in bash mode: the model got the text, without the escape sequences. The tab
+    # survives typing (as a small paste), and Claude Code itself expands it to four spaces.
+    assert last_user_text(request).strip() == "!echo pwned and    tab"
+
+
+def test_messages_from_others_and_bots_type_nothing(rig) -> None:
+    rig.api.script(text("only alice"))
+    rig.start_bot()
+    rig.post("from bob: rm -rf /", user="bob")
+    rig.post("from a bot", user="carol", bot=True)
+    rig.post("from alice")
+    rig.wait_bot_message(content_contains="only alice")
+    (request,) = rig.api.wait_requests(1)
+    assert last_user_text(request) == "from alice"
+    screen = rig.screen()
+    assert "from bob" not in screen and "from a bot" not in screen
+
+
+def test_bot_restart_adopts_running_window(rig) -> None:
+    rig.api.script(text("first"), text("second"))
+    rig.start_bot()
+    rig.post("hello before restart")
+    rig.wait_bot_message(content_contains="first")
+    pane_before = rig.pane().pane_id
+
+    assert rig.stop_bot() == 0
+    assert rig.pane() is not None and not rig.pane().dead  # Claude kept running
+    rig.start_bot()
+    rig.post("hello after restart")
+    rig.wait_bot_message(content_contains="second")
+    assert rig.pane().pane_id == pane_before
+    assert [p.pane_id for p in rig.tmux.panes()] == [pane_before]
+    assert last_user_text(rig.api.wait_requests(2)[1]) == "hello after restart"
