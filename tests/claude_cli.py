@@ -175,6 +175,7 @@ _READY_RE = re.compile(r"^\s*─{4,}.*\n\s*❯[\s\u00a0]*\n\s*─{4,}", re.MULTI
 
 
 BUSY_MARKER = "esc to interrupt"
+PASTE_MARK = "[Pasted text #"
 
 
 def screen_is_ready(screen: str) -> bool:
@@ -189,6 +190,30 @@ def screen_is_idle(screen: str) -> bool:
     """Ready and no turn running: the input box stays empty and visible during a turn too, but
     the footer then says "esc to interrupt"."""
     return screen_is_ready(screen) and BUSY_MARKER not in screen
+
+
+_RULE_RE = re.compile(r"^\s*─{4,}\s*$")
+
+
+def input_box(screen: str) -> str:
+    """Text inside the prompt box (between the last two ``────`` rules), ``❯`` removed."""
+    lines = screen.splitlines()
+    rules = [i for i, line in enumerate(lines) if _RULE_RE.match(line)]
+    if len(rules) < 2:
+        return ""
+    inner = "\n".join(lines[rules[-2] + 1 : rules[-1]])
+    return inner.replace("❯", "", 1).replace("\u00a0", " ").strip()
+
+
+def _compact(text: str) -> str:
+    # Wrapping and indentation change whitespace on screen; compare without it.
+    return re.sub(r"\s+", "", text)
+
+
+def box_shows(screen: str, text: str) -> bool:
+    """True when the prompt box ends with ``text`` (whitespace-insensitive)."""
+    tail = _compact(text)[-40:]
+    return _compact(input_box(screen)).endswith(tail)
 
 
 class TmuxServer:
@@ -236,6 +261,23 @@ class TmuxServer:
     def capture(self, target: str) -> str:
         """The visible pane text."""
         return self.tmux("capture-pane", "-p", "-t", target)
+
+    def submit(self, target: str, text: str, timeout: float = 10.0) -> None:
+        """Type ``text``, wait until the prompt box shows all of it, press Enter, confirm it left.
+
+        Under CPU contention the CLI can read several typed chunks at once, classify them as a
+        paste (``[Pasted text #1]``) and swallow an Enter sent right after; waiting for the echo
+        avoids the lost Enter and makes a paste a clear error instead of a silent hang.
+        """
+        self.send_text(target, text)
+        screen = self.wait_for(target, lambda s: box_shows(s, text) or PASTE_MARK in s, timeout)
+        if not box_shows(screen, text):
+            raise RuntimeError(f"claude took typed input as a paste; screen:\n{screen}")
+        self.send_keys(target, "Enter")
+        try:
+            self.wait_for(target, lambda s: not box_shows(s, text), timeout=2.0)
+        except TimeoutError:
+            self.send_keys(target, "Enter")  # Enter was dropped; the box still holds the text
 
     def send_keys(self, target: str, *keys: str) -> None:
         """Send tmux key names (``Enter``, ``Escape``, ``C-u``, ``BTab`` ...)."""

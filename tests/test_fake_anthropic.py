@@ -15,9 +15,11 @@ import pytest
 from tests.claude_cli import (
     CLAUDE_VERSION,
     TmuxServer,
+    box_shows,
     claude_available,
     claude_binary,
     claude_env,
+    input_box,
     prepare_home,
     screen_is_idle,
     screen_is_ready,
@@ -218,6 +220,14 @@ def test_screen_readiness() -> None:
     assert not screen_is_ready(f"x\n{rule}\n❯ typed text\n{rule}\n")
 
 
+def test_input_box_reading() -> None:
+    rule = "─" * 40
+    screen = f"❯ old prompt\n{rule}\n❯\xa0line one word\n  wrapped line two\n{rule}\n  footer"
+    assert input_box(screen) == "line one word\n  wrapped line two"
+    assert box_shows(screen, "line one\nword wrapped line two")
+    assert not box_shows(screen, "old prompt")
+
+
 # -- the real CLI --------------------------------------------------------------------------------
 
 needs_claude = pytest.mark.skipif(
@@ -259,11 +269,6 @@ def claude_tmux(project: Path, cli_env: dict[str, str]) -> Iterator[tuple[TmuxSe
         yield tmux, target
 
 
-def submit(tmux: TmuxServer, target: str, message: str) -> None:
-    tmux.send_text(target, message)
-    tmux.send_keys(target, "Enter")
-
-
 @needs_claude
 @needs_tmux
 def test_cli_interactive_reply_on_screen(
@@ -271,7 +276,7 @@ def test_cli_interactive_reply_on_screen(
 ) -> None:
     tmux, target = claude_tmux
     api.script(text("Hello from fake"))
-    submit(tmux, target, "please create hello.txt")
+    tmux.submit(target, "please create hello.txt")
     request = api.wait_requests(1, timeout=20)[0]
     assert api.last_user_text(request) == "please create hello.txt"
     tmux.wait_idle(target, timeout=20, containing="● Hello from fake")
@@ -284,7 +289,7 @@ def test_cli_bash_tool_roundtrip(api: FakeAnthropic, claude_tmux: tuple[TmuxServ
     command = {"command": "echo hi-from-bash", "description": "Say hi"}
     # A read-only echo is auto-allowed in manual mode: no permission dialog.
     api.script(tool_use("Bash", command, text_before="I'll run it"), echo())
-    submit(tmux, target, "run it")
+    tmux.submit(target, "run it")
     request = api.wait_requests(2, timeout=20)[1]
     assert api.last_user_text(request) == "[tool_result] hi-from-bash"
     tmux.wait_idle(target, timeout=20, containing="● Model saw: [tool_result] hi-from-bash")
@@ -297,12 +302,12 @@ def test_cli_multiline_and_long_input(
 ) -> None:
     tmux, target = claude_tmux
     api.script(text("got lines"), text("got long"))
-    submit(tmux, target, "line one\nline two\nline three")
+    tmux.submit(target, "line one\nline two\nline three")
     request = api.wait_requests(1, timeout=20)[0]
     assert api.last_user_text(request) == "line one\nline two\nline three"
     tmux.wait_idle(target, timeout=20, containing="● got lines")
     long_text = " ".join(f"word{i:04d}" for i in range(150))[:1500]
-    submit(tmux, target, long_text)
+    tmux.submit(target, long_text)
     request = api.wait_requests(2, timeout=20)[1]
     assert "<pasted_content" not in json.dumps(request["messages"][-3:])
     assert api.last_user_text(request) == long_text
