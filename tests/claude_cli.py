@@ -323,8 +323,11 @@ class TmuxServer:
         return self.wait_for(target, lambda s: containing in s and screen_is_idle(s), timeout)
 
     def kill(self) -> None:
-        """Kill this private server (and every claude in it)."""
+        """Kill this private server (and every claude in it) and remove its socket file."""
         self.tmux("kill-server", check=False)
+        # tmux leaves the socket file behind when its server is killed.
+        socket = Path("/tmp") / f"tmux-{os.getuid()}" / self.socket_name
+        socket.unlink(missing_ok=True)
 
     def __enter__(self) -> TmuxServer:
         return self
