@@ -132,8 +132,10 @@ class Outbox:
     def _quarantine(self, path: str, why: str) -> None:
         """Move an undeliverable entry aside (``.failed``) rather than lose it silently."""
         os.rename(path, path[: -len(".json")] + ".failed")
-        runtime.append_log(os.path.join(os.path.dirname(self.root), "logs", "outbox.log"),
-                           f"dropped {os.path.basename(path)}: {why}")
+        runtime.append_log(
+            os.path.join(os.path.dirname(self.root), "logs", "outbox.log"),
+            f"dropped {os.path.basename(path)}: {why}",
+        )
 
 
 def _entry_name() -> str:

@@ -19,6 +19,8 @@ CHANNEL_OPTION = "@discord-bridge-channel"
 TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste
 TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
 ECHO_EVERY = 3  # chunks typed between checks that the CLI has taken them in
+SUBMIT_CHECK = 0.3  # seconds after Enter before looking whether the prompt left the box
+SUBMIT_RETRIES = 3
 RULE = "────"
 
 
@@ -117,7 +119,22 @@ class TmuxSessions:
                 self._paste(pane_id, piece)
             else:
                 self._run("send-keys", "-t", pane_id, "-l", "--", piece)
+        self._submit(pane_id, text)
+
+    def _submit(self, pane_id: str, text: str) -> None:
+        """Press Enter until the text has left the input box.
+
+        Claude Code 2.1.330 sometimes swallows an Enter that follows a freshly typed file path
+        (measured: the first such prompt of a session stays in the box; a second Enter sends
+        it). So we look: while the box still starts with our first line, press Enter again.
+        """
+        first_line = text.split("\n", 1)[0].strip()[:40]
         self._run("send-keys", "-t", pane_id, "Enter")
+        for _ in range(SUBMIT_RETRIES):
+            time.sleep(SUBMIT_CHECK)
+            if not input_box_starts_with(self.capture(pane_id), first_line):
+                return
+            self._run("send-keys", "-t", pane_id, "Enter")
 
     def _wait_echo(self, pane_id: str, typed: str, timeout: float = 2.0) -> None:
         """Best effort: wait until the end of ``typed`` is on screen (whitespace ignored, as
@@ -202,4 +219,16 @@ def is_prompt_ready(screen: str) -> bool:
     for i in range(1, len(lines) - 1):
         if lines[i] in ("❯", ">") and RULE in lines[i - 1] and RULE in lines[i + 1]:
             return True
+    return False
+
+
+def input_box_starts_with(screen: str, first_line: str) -> bool:
+    """Whether Claude Code's input box (the ``❯`` line right below a rule) holds text
+    starting with ``first_line``; a submitted prompt is echoed above, not below a rule."""
+    if not first_line:
+        return False
+    lines = [line.strip() for line in screen.splitlines()]
+    for i in range(1, len(lines)):
+        if lines[i].startswith("❯") and RULE in lines[i - 1]:
+            return lines[i][1:].strip().startswith(first_line)
     return False

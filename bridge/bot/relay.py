@@ -71,6 +71,8 @@ class Relay:
                 log.exception("delivery to %s failed", project.name)
                 await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")
                 return
+        log.info("typed message %s into %s (%d chars, %d attachments)",
+                 message.id, project.name, len(prompt), len(paths))  # fmt: skip
         try:
             await message.add_reaction(DELIVERED)
         except discord.HTTPException as err:
@@ -83,7 +85,9 @@ def defuse_prefix(text: str) -> str:
 
 
 def compose_prompt(text: str, attachment_paths: list[str]) -> str:
-    lines = [f"[attachment: {path}]" for path in attachment_paths]
+    # Not "[attachment: /path]": Claude Code 2.1.330 does not submit an input whose line is
+    # a bracketed absolute path (Enter is swallowed), measured in tmux.
+    lines = [f"Attached file: {path}" for path in attachment_paths]
     return "\n".join([text, *lines] if text else lines).strip("\n")
 
 

@@ -24,7 +24,7 @@ SYSTEM_PROMPT = """\
 You are being driven from Discord through discord-bridge: the user reads your final replies \
 in a Discord channel, often on a phone.
 - Files the user attaches in Discord are saved under {uploads} and their paths appear in the \
-prompt as [attachment: /path].
+prompt as "Attached file: /path".
 - To send a file to the user, save it inside {outputs} and put the marker \
 [DISCORD_ATTACH: <name relative to that folder>] on its own line in your reply, e.g. \
 [DISCORD_ATTACH: report.txt]. Up to 10 MiB per file; the marker is removed from the text."""

@@ -104,7 +104,7 @@ class BridgeRig:
         since = self.discord.mark()
         log = open(self.bot_log, "ab")  # noqa: SIM115 - owned by the process
         self.bot = subprocess.Popen(
-            [sys.executable, "-m", "bridge.cli", "run", "-v"],
+            [sys.executable, "-m", "bridge.cli", "run"],
             env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         log.close()
@@ -134,14 +134,26 @@ class BridgeRig:
         return self.discord.post_message(self.ids[project], content, **kwargs)
 
     def wait_bot_message(self, project: str = "project-a", timeout: float = 30.0, **f) -> dict:
-        record = self.discord.wait(
-            kind="message_create",
-            channel_id=self.ids[project],
-            author_id=self.ids["bot_id"],
-            timeout=timeout,
-            **f,
-        )
+        try:
+            record = self.discord.wait(
+                kind="message_create",
+                channel_id=self.ids[project],
+                author_id=self.ids["bot_id"],
+                timeout=timeout,
+                **f,
+            )
+        except TimeoutError as err:
+            raise AssertionError(f"{err}\n{self.diagnostics(project)}") from None
         return record["message"]
+
+    def diagnostics(self, project: str = "project-a") -> str:
+        hook_log = self.runtime_dir / "logs" / "hooks.log"
+        hooks = hook_log.read_text() if hook_log.exists() else "(no hook log)"
+        return (
+            f"--- screen of {project} ---\n{self.screen(project)}\n"
+            f"--- hooks.log ---\n{hooks[-3000:]}\n"
+            f"--- bot log ---\n{self.bot_output()[-3000:]}"
+        )
 
     def bot_messages(self, project: str = "project-a") -> list[dict]:
         bot = self.ids["bot_id"]

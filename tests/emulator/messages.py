@@ -9,6 +9,7 @@ import mimetypes
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from aiohttp import web
 
@@ -73,7 +74,8 @@ def store_uploads(
         filename = info.get("filename") or up.filename
         att_id = st.flakes.next()
         st.files[att_id] = up.data
-        url = f"{st.base_url}/attachments/{channel_id}/{att_id}/{filename}"
+        # Quoted as Discord's CDN does, so names like "../x" or "a b" stay one path segment.
+        url = f"{st.base_url}/attachments/{channel_id}/{att_id}/{quote(filename, safe='')}"
         ctype = up.content_type
         if not ctype or ctype == "application/octet-stream":
             ctype = mimetypes.guess_type(filename)[0] or ctype

@@ -487,7 +487,7 @@ def add_routes(app: web.Application) -> None:
         ("GET", app_cmds + "/guilds/{guild_id}/commands", get_commands),
         ("PUT", app_cmds + "/guilds/{guild_id}/commands", put_commands),
         ("POST", app_cmds + "/guilds/{guild_id}/commands", post_command),
-        ("GET", "/attachments/{channel_id}/{attachment_id}/{filename}", get_attachment),
+        ("GET", "/attachments/{channel_id}/{attachment_id}/{filename:.*}", get_attachment),
     ]
     for method, path, handler in routes:
         app.router.add_route(method, path, handler)
