@@ -21,11 +21,18 @@ TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
 ECHO_EVERY = 3  # chunks typed between checks that the CLI has taken them in
 SUBMIT_CHECK = 0.3  # seconds after Enter before looking whether the prompt left the box
 SUBMIT_RETRIES = 3
+CLEAR_ROUNDS = 20  # C-u clears one line of a multi-line leftover per round
+# Dim hint text Claude Code shows in an empty box (measured in 2.1.330).
+PLACEHOLDERS = ("Press up to edit queued messages",)
 RULE = "────"
 
 
 class TmuxError(RuntimeError):
     """tmux refused a command, or a pane died before it was ready."""
+
+
+class NoInputBox(TmuxError):
+    """Claude Code shows a dialog (permission, question, plan) instead of its input box."""
 
 
 class PaneInfo:
@@ -159,6 +166,29 @@ class TmuxSessions:
     def capture(self, pane_id: str) -> str:
         return "\n".join(self._run("capture-pane", "-p", "-t", pane_id))
 
+    def clear_input(self, pane_id: str, timeout: float = 2.0) -> None:
+        """Make sure the input box is on screen and empty before typing a prompt.
+
+        A dialog on screen raises :class:`NoInputBox`: typed text would pick its options and
+        Enter would confirm the highlighted one. Text left in the box (typed at the terminal,
+        or put back by an interrupt) is cleared so it does not merge with the new prompt.
+        """
+        try:
+            screen = self.wait_for(pane_id, lambda s: input_box(s) is not None, timeout)
+        except TmuxError:
+            raise NoInputBox(
+                "Claude Code is showing a dialog in the terminal (permission, question or plan);"
+                " answer it first. Your message was not typed."
+            ) from None
+        for _ in range(CLEAR_ROUNDS):
+            if not input_box(screen):
+                return
+            self._run("send-keys", "-t", pane_id, "C-e", "C-u")
+            if input_box(self.capture(pane_id)):  # an emptied line of a multi-line leftover
+                self._run("send-keys", "-t", pane_id, "BSpace")
+            time.sleep(0.05)
+            screen = self.capture(pane_id)
+
     def wait_ready(self, pane_id: str, timeout: float = 30.0, poll: float = 0.05) -> None:
         """Wait until Claude Code shows its empty prompt box (``❯`` between two rules)."""
         self.wait_for(pane_id, is_prompt_ready, timeout, poll)
@@ -213,22 +243,32 @@ class TmuxSessions:
         return result.stdout
 
 
-def is_prompt_ready(screen: str) -> bool:
-    """Claude Code's empty input box: a ``❯`` line with a rule line right above and below."""
+def input_box(screen: str) -> str | None:
+    """The text in Claude Code's input box, or None when no input box is on screen.
+
+    The box is the last region between two ``────`` rules whose first line starts with
+    ``❯``. Dialogs (permission, question, plan) replace the box: their ``❯ 1. Yes`` line does
+    not sit right below a rule, so a dialog reads as "no box" and nothing gets typed into it.
+    """
     lines = [line.strip() for line in screen.splitlines()]
-    for i in range(1, len(lines) - 1):
-        if lines[i] in ("❯", ">") and RULE in lines[i - 1] and RULE in lines[i + 1]:
-            return True
-    return False
+    rules = [i for i, line in enumerate(lines) if line.startswith(RULE)]
+    if len(rules) < 2:
+        return None
+    top, bottom = rules[-2], rules[-1]
+    body = lines[top + 1 : bottom]
+    if not body or not body[0].startswith("❯"):
+        return None
+    body[0] = body[0][1:]
+    text = "\n".join(line.strip() for line in body).strip()
+    return "" if text in PLACEHOLDERS else text
+
+
+def is_prompt_ready(screen: str) -> bool:
+    """Claude Code shows its input box, empty."""
+    return input_box(screen) == ""
 
 
 def input_box_starts_with(screen: str, first_line: str) -> bool:
-    """Whether Claude Code's input box (the ``❯`` line right below a rule) holds text
-    starting with ``first_line``; a submitted prompt is echoed above, not below a rule."""
-    if not first_line:
-        return False
-    lines = [line.strip() for line in screen.splitlines()]
-    for i in range(1, len(lines)):
-        if lines[i].startswith("❯") and RULE in lines[i - 1]:
-            return lines[i][1:].strip().startswith(first_line)
-    return False
+    """Whether the input box holds text starting with ``first_line`` (not yet submitted)."""
+    box = input_box(screen)
+    return bool(first_line) and box is not None and box.startswith(first_line)

@@ -19,6 +19,7 @@ from bridge.bot.downloads import save_attachments
 from bridge.bot.sessions import SessionManager
 from bridge.config import BridgeConfig, Server
 from bridge.render.prompt_text import sanitize_prompt
+from bridge.tmux import NoInputBox
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,10 @@ class Relay:
             try:
                 pane_id = await self.sessions.ensure_running(project)
                 await self.sessions.type_prompt(pane_id, prompt)
+            except NoInputBox as err:
+                log.warning("not typed into %s: a dialog is open", project.name)
+                await _reply(message, f"⚠️ {err}")
+                return
             except Exception as err:
                 log.exception("delivery to %s failed", project.name)
                 await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")

@@ -80,6 +80,8 @@ class SessionManager:
         return pane.pane_id
 
     async def type_prompt(self, pane_id: str, text: str) -> None:
+        """Type ``text`` as one prompt: only into an input box, never into a dialog."""
+        await asyncio.to_thread(self.tmux.clear_input, pane_id)
         await asyncio.to_thread(self.tmux.type_text, pane_id, text)
 
     def launch_argv(self, project: Project) -> list[str]:

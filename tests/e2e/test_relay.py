@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.fake_anthropic import last_user_text, text
+from tests.fake_anthropic import echo, last_user_text, text, tool_use
 
 
 def test_owner_prompt_reaches_model_and_reply_comes_back(rig) -> None:
@@ -74,3 +74,32 @@ def test_bot_restart_adopts_running_window(rig) -> None:
     assert rig.pane().pane_id == pane_before
     assert [p.pane_id for p in rig.tmux.panes()] == [pane_before]
     assert last_user_text(rig.api.wait_requests(2)[1]) == "hello after restart"
+
+
+def test_message_is_not_typed_into_an_open_permission_dialog(rig) -> None:
+    rig.api.script(tool_use("Bash", {"command": "touch perm-x.txt", "description": "Make file"}))
+    rig.start_bot()
+    rig.wait_reaction(rig.post("make the file"))
+    rig.tmux.wait_for(rig.pane().pane_id, lambda s: "Do you want to proceed?" in s, 30)
+
+    since = rig.discord.mark()
+    sent = rig.post("yes do it")
+    warning = rig.discord.wait(since=since, kind="message_create", author_id=rig.ids["bot_id"],
+                               timeout=30)["message"]  # fmt: skip
+    assert "showing a dialog" in warning["content"] and "not typed" in warning["content"]
+    assert "✅" not in rig.discord.reactions(sent["channel_id"], sent["id"])
+    screen = rig.screen()
+    assert "Do you want to proceed?" in screen and "yes do it" not in screen
+    assert not (rig.projects["project-a"] / "perm-x.txt").exists()
+    assert len(rig.api.requests) == 1
+
+
+def test_message_while_claude_works_is_queued_into_the_turn(rig) -> None:
+    rig.api.script(text("slow answer", delay=3), echo(prefix="Saw: "))
+    rig.start_bot()
+    first = rig.post("first question")
+    rig.wait_reaction(first)
+    second = rig.post("follow-up while busy")
+    rig.wait_reaction(second)
+    rig.wait_bot_message(content_contains="follow-up while busy", timeout=60)
+    assert "follow-up while busy" in str(rig.api.wait_requests(2)[1]["messages"])
