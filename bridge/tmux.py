@@ -76,23 +76,26 @@ class TmuxSessions:
     def start(
         self, channel_id: str, window_name: str, cwd: str, argv: list[str], env: dict[str, str]
     ) -> PaneInfo:
-        """Start ``argv`` as the command of a new window (no shell in between to type into)."""
+        """Start ``argv`` as the command of a new window (no shell in between to type into).
+
+        The window is tagged with its channel and set to remain on exit in the same tmux
+        command sequence that creates it: a command that dies at once (a wrong
+        ``claudeCommand``) then leaves its last screen behind instead of racing the options.
+        """
         command = "exec " + shlex.join(argv)
         env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
         if self._has_session():
-            self._run(
-                "new-window", "-d", "-t", self._target() + ":", "-n", window_name, "-c", cwd,
-                *env_args, command,
-            )  # fmt: skip
+            target = ["-t", f"{self._target()}:{self._free_index()}"]
+            create = ["new-window", "-d", *target, "-n", window_name]
         else:
-            self._run(
-                "new-session", "-d", "-s", self.session_name, "-n", window_name, "-c", cwd,
-                "-x", "200", "-y", "50", *env_args, command,
-            )  # fmt: skip
-        window_id = self._newest_window(window_name)
-        self._run("set-option", "-w", "-t", window_id, CHANNEL_OPTION, channel_id)
-        # A Claude that exits keeps its last screen, so a failed start can be diagnosed.
-        self._run("set-option", "-w", "-t", window_id, "remain-on-exit", "on")
+            target = []  # the new session's only window is the sequence's current one
+            create = ["new-session", "-d", "-s", self.session_name, "-n", window_name]
+            create += ["-x", "200", "-y", "50"]
+        self._run(
+            *create, "-c", cwd, *env_args, command,
+            ";", "set-option", "-w", *target, CHANNEL_OPTION, channel_id,
+            ";", "set-option", "-w", *target, "remain-on-exit", "on",
+        )  # fmt: skip
         pane = self.find(channel_id)
         if pane is None:
             raise TmuxError(f"window {window_name} vanished right after it was created")
@@ -219,12 +222,9 @@ class TmuxSessions:
             return False
         return True
 
-    def _newest_window(self, name: str) -> str:
-        out = self._run("list-windows", "-t", self._target(), "-F", "#{window_id}\t#{window_name}")
-        ids = [line.split("\t")[0] for line in out if line.split("\t")[-1] == name]
-        if not ids:
-            raise TmuxError(f"window {name} was not created")
-        return max(ids, key=lambda wid: int(wid.lstrip("@")))
+    def _free_index(self) -> int:
+        out = self._run("list-windows", "-t", self._target(), "-F", "#{window_index}")
+        return max((int(index) for index in out if index.isdigit()), default=0) + 1
 
     def _pane_dead(self, pane_id: str) -> bool:
         try:

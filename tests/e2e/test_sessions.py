@@ -1,0 +1,61 @@
+"""Session lifecycle seen from Discord: startup projects, failures that explain themselves."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from bridge.tmux import is_prompt_ready
+from tests.fake_anthropic import last_user_text, text
+
+
+def test_startup_projects_start_with_the_bot_and_others_wait(rig) -> None:
+    raw = rig.config()
+    raw["servers"][0]["projects"][1]["startup"] = True  # project-b
+    rig.write_config(raw)
+    rig.start_bot()
+    deadline = time.monotonic() + 30
+    while (pane := rig.pane("project-b")) is None:
+        assert time.monotonic() < deadline, f"project-b did not start:\n{rig.bot_output()}"
+        time.sleep(0.05)
+    rig.tmux.wait_for(pane.pane_id, is_prompt_ready, 30)
+    assert rig.pane("project-a") is None
+    assert [p.window_name for p in rig.tmux.panes()] == ["project-b"]
+
+
+def test_failed_download_is_reported_and_text_still_goes_through(rig) -> None:
+    raw = rig.config()
+    raw["attachments"] = {"maxDownloadBytes": 1000}
+    rig.write_config(raw)
+    rig.api.script(text("text arrived"))
+    rig.start_bot()
+    since = rig.discord.mark()
+    rig.post("look at this", attachments=[("big.bin", os.urandom(5000))])
+    warning = rig.discord.wait(since=since, author_id=rig.ids["bot_id"], timeout=30)["message"]
+    assert "Not downloaded" in warning["content"] and "big.bin" in warning["content"]
+    rig.wait_bot_message(content_contains="text arrived", timeout=60)
+    assert last_user_text(rig.api.wait_requests(1)[0]) == "look at this"
+
+
+def test_claude_that_cannot_start_is_reported(rig) -> None:
+    raw = rig.config()
+    raw["claudeCommand"] = "false"
+    rig.write_config(raw)
+    rig.start_bot()
+    since = rig.discord.mark()
+    sent = rig.post("hello?")
+    reply = rig.discord.wait(since=since, author_id=rig.ids["bot_id"], timeout=30)["message"]
+    assert reply["content"].startswith("⚠️ Not delivered to Claude Code: the pane exited")
+    assert reply["message_reference"]["message_id"] == sent["id"]
+    assert rig.api.requests == []
+
+
+def test_model_output_never_pings(rig) -> None:
+    rig.api.script(text("@everyone look, <@&123456789012345678> and <@" + "1" * 18 + ">"))
+    rig.start_bot()
+    rig.post("ping people")
+    message = rig.wait_bot_message(content_contains="@everyone", timeout=60)
+    records = rig.discord.records(kind="message_create")
+    record = next(r for r in records if r.get("message_id") == message["id"])
+    assert record["allowed_mentions"] == {"parse": []}
+    assert message["mention_everyone"] is False and message["mentions"] == []
