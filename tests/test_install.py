@@ -1,0 +1,150 @@
+"""``./install.sh`` for real, in a throwaway HOME: virtualenv, package from PyPI, hooks, config,
+doctor; then once more to show that a second run changes nothing the user owns.
+
+The checkout is copied to a temporary directory first so that pip's in-tree build
+(``build/``, ``*.egg-info``) never touches the working tree. The doctor's Discord check goes to
+the emulator (``DISCORD_BRIDGE_API_BASE``), never to discord.com.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bridge import hook_settings
+from tests.emulator import Emulator
+
+REPO = Path(__file__).resolve().parents[1]
+COPY_IGNORE = shutil.ignore_patterns(
+    ".git", ".venv", ".cache", ".hypothesis", ".pytest_cache", ".ruff_cache", "__pycache__",
+    "*.egg-info", "build", "dist",
+)  # fmt: skip
+
+
+def base_python() -> str:
+    """The interpreter .venv was made from (a real one, not a pyenv shim or the venv)."""
+    candidate = getattr(sys, "_base_executable", None)
+    if candidate and os.access(candidate, os.X_OK) and candidate != sys.executable:
+        return candidate
+    found = shutil.which("python3")
+    assert found, "python3 is required"
+    return found
+
+
+def install_env(tmp: Path, emu: Emulator) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DISCORD_BRIDGE_", "CLAUDE_"))
+        and k not in {"VIRTUAL_ENV", "PYTHONPATH"}
+    }
+    tmux = shutil.which("tmux")
+    assert tmux, "tmux is required (./scripts/test.sh installs it)"
+    env.update(
+        HOME=str(tmp),
+        DISCORD_BRIDGE_HOME=str(tmp / ".discord-bridge"),
+        DISCORD_BRIDGE_BIN_DIR=str(tmp / "bin"),
+        DISCORD_BRIDGE_RUNTIME_DIR=str(tmp / "runtime"),
+        DISCORD_BRIDGE_API_BASE=emu.api_base,
+        PYTHON=base_python(),
+        PATH=os.pathsep.join(dict.fromkeys([os.path.dirname(tmux), "/usr/bin", "/bin"])),
+        LANG="C.UTF-8",
+    )
+    return env
+
+
+def run_install(checkout: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["./install.sh"], cwd=checkout, env=env, capture_output=True, text=True, timeout=400
+    )
+
+
+@pytest.mark.timeout(900)
+def test_install_sh_sets_everything_up_and_is_idempotent(
+    tmp_path: Path, emulator: Emulator
+) -> None:
+    emulator.client.reset()
+    checkout = tmp_path / "checkout"
+    shutil.copytree(REPO, checkout, ignore=COPY_IGNORE, symlinks=True)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = install_env(home, emulator)
+    bridge_home = home / ".discord-bridge"
+    config_file = bridge_home / "config.json"
+    settings_file = home / ".claude" / "settings.json"
+    venv_python = bridge_home / "venv" / "bin" / "python"
+
+    started = time.monotonic()
+    first = run_install(checkout, env)
+    first_seconds = time.monotonic() - started
+    output = first.stdout + first.stderr
+    assert first.returncode == 0, output
+
+    # virtualenv with the package, and the command linked into the bin dir
+    assert os.access(venv_python, os.X_OK), output
+    link = home / "bin" / "discord-bridge"
+    assert link.is_symlink() and os.readlink(link) == str(bridge_home / "venv/bin/discord-bridge")
+    version = subprocess.run([str(link), "--version"], capture_output=True, text=True, env=env)
+    assert version.returncode == 0 and version.stdout.startswith("discord-bridge ")
+    assert stat.S_IMODE(os.stat(bridge_home).st_mode) == 0o700
+
+    # the config, private and exactly the example
+    assert config_file.read_bytes() == (REPO / "config.example.json").read_bytes()
+    assert stat.S_IMODE(os.stat(config_file).st_mode) == 0o600
+
+    # the hooks, calling the new virtualenv's interpreter
+    installed = hook_settings.installed_events(str(settings_file))
+    assert set(installed) == set(hook_settings.HOOKS)
+    for command in installed.values():
+        assert command.startswith(f"{venv_python} -I "), command
+
+    # an installed hook runs: an event for no bridge session is a silent exit 0
+    event = json.dumps({"hook_event_name": "Stop", "cwd": str(home)})
+    hook = subprocess.run(
+        installed["Stop"], shell=True, input=event, env=env, capture_output=True, text=True
+    )
+    assert (hook.returncode, hook.stdout) == (0, ""), hook.stderr
+
+    # the doctor ran, against the emulator, and told the user what to fix
+    assert "==> running discord-bridge doctor" in first.stdout
+    assert "✓ Python" in first.stdout and f"✓ hooks installed in {settings_file}" in first.stdout
+    assert "✗ main: bot token rejected" in first.stdout and "401" in first.stdout
+    assert "Some checks failed" in first.stdout
+    assert emulator.client.counters().get("401 GET /users/@me") == 1
+    if shutil.which("claude", path=env["PATH"]) is None:
+        assert "claude CLI is not on PATH" in first.stderr
+
+    # --- a second run: the user's config and settings stay as they are ----------------------
+    edited = config_file.read_text().replace("PASTE-YOUR-BOT-TOKEN-HERE", "MY-REAL-TOKEN")
+    assert edited != config_file.read_text()
+    config_file.write_text(edited)
+    settings_before = settings_file.read_bytes()
+    with open(checkout / "hooks" / "stop.py", "a") as source:  # an update of the checkout
+        source.write("# updated checkout\n")
+    settings_mtime = os.stat(settings_file).st_mtime_ns
+
+    started = time.monotonic()
+    second = run_install(checkout, env)
+    second_seconds = time.monotonic() - started
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "creating virtualenv" not in second.stdout
+    assert "creating " + str(config_file) not in second.stdout
+    assert "hooks already up to date" in second.stdout
+    assert config_file.read_text() == edited
+    assert stat.S_IMODE(os.stat(config_file).st_mode) == 0o600
+    assert settings_file.read_bytes() == settings_before
+    assert os.stat(settings_file).st_mtime_ns == settings_mtime
+    assert not Path(str(settings_file) + ".discord-bridge.bak").exists()
+    assert "==> running discord-bridge doctor" in second.stdout
+    stop_script = installed["Stop"].split(" -I ", 1)[1].removesuffix(hook_settings.MARK).strip()
+    assert Path(stop_script).read_text().endswith("# updated checkout\n")  # reinstalled
+
+    print(f"install.sh: first run {first_seconds:.1f} s, second run {second_seconds:.1f} s")
