@@ -199,6 +199,17 @@ def test_run_without_a_config_exits_2_with_a_hint(setup: Setup) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_run_refuses_a_runtime_dir_others_can_read(setup: Setup) -> None:
+    setup.write_config(setup.config())
+    setup.runtime.mkdir(mode=0o755)
+    setup.runtime.chmod(0o755)
+    done = setup.cli("run")
+    assert done.returncode == 2, done.stderr
+    assert "runtime directory refused" in done.stderr
+    assert f"chmod 700 {setup.runtime}" in done.stderr
+    assert setup.emu.client.counters() == {}  # refused before contacting Discord
+
+
 def test_version_and_usage(setup: Setup) -> None:
     done = setup.cli("--version")
     assert done.returncode == 0 and done.stdout.startswith("discord-bridge ")
