@@ -472,6 +472,49 @@ def test_deliver_skips_a_refused_chunk_and_posts_the_rest(
     assert "Discord refused a reply chunk" in Path(context.runtime.hook_log).read_text()
 
 
+TOKEN_401 = pytest.mark.xfail(
+    strict=True,
+    reason="bug: bridge/outbox.py says hooks spool 'when Discord, the network or the bot's "
+    "token is unavailable', but a 401 is a non-retryable DeliveryError, so deliver() logs and "
+    "drops the reply and drain() quarantines every queued entry to .failed; after the token "
+    "is fixed nothing is delivered",
+)
+
+
+@TOKEN_401
+def test_deliver_keeps_a_reply_while_the_token_is_rejected(
+    emu: Emulator, hook_env: dict[str, str]
+) -> None:
+    channel = emu.ids["project-a"]
+    config_file = Path(hook_env["DISCORD_BRIDGE_HOME"]) / "config.json"
+    good = config_file.read_text()
+    config_file.write_text(good.replace(emu.bot_token, "reset.in.the.portal"))
+    reply.deliver(hook_context(hook_env), [Post(reply.message_payload("keep me"))])
+    assert emu.client.counters()[f"401 {MESSAGES}"] == 1
+
+    config_file.write_text(good)  # the user pastes the new token
+    reply.deliver(hook_context(hook_env), [Post(reply.message_payload("after the fix"))])
+    assert contents(emu, channel) == ["keep me", "after the fix"]
+
+
+@TOKEN_401
+def test_drain_keeps_the_backlog_while_the_token_is_rejected(
+    emu: Emulator, outbox: Outbox, rest: DiscordREST
+) -> None:
+    channel = emu.ids["project-a"]
+    for i in range(3):
+        outbox.enqueue(channel, "main", post(f"queued {i}"))
+    with (
+        DiscordREST(emu.api_base, "reset.in.the.portal", budget=0.5) as bad,
+        outbox.locked(channel),
+    ):
+        assert outbox.drain(channel, sender(bad)) is False
+    assert len(outbox.pending(channel)) == 3
+    with outbox.locked(channel):
+        assert outbox.drain(channel, sender(rest)) is True
+    assert contents(emu, channel) == ["queued 0", "queued 1", "queued 2"]
+
+
 def test_delivery_error_carries_retryable() -> None:
     err = DeliveryError("x", retryable=True)
     assert err.retryable is True and err.status is None
