@@ -52,11 +52,24 @@ def loads(text: str | bytes) -> object:
         value, end = _scan(text, start)
     except StopIteration as err:
         raise JSONDecodeError(f"expected a JSON value at character {err.value}") from None
-    except ValueError as err:  # the C scanner raises json.JSONDecodeError lazily via ValueError
-        raise JSONDecodeError(str(err)) from None
+    except Exception:
+        # The C scanner builds its error through json.decoder, which CPython 3.11 may fail to
+        # import from inside the scanner (SystemError). On this error path the import cost no
+        # longer matters: let json itself describe the problem.
+        raise JSONDecodeError(_describe_error(text)) from None
     if _skip_whitespace(text, end) != len(text):
         raise JSONDecodeError(f"extra data at character {end}")
     return value
+
+
+def _describe_error(text: str) -> str:
+    import json
+
+    try:
+        json.loads(text)
+    except ValueError as err:
+        return str(err)
+    return "invalid JSON"
 
 
 def _skip_whitespace(text: str, index: int) -> int:

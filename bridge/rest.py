@@ -107,8 +107,13 @@ class DiscordREST:
         attempt = 0
         while True:
             self._wait_for_bucket(route, deadline)
+            # A server that accepts and never answers must not hold us past the budget.
+            remaining = max(0.1, deadline - time.monotonic())
+            timeout = self._httpx.Timeout(min(10.0, remaining), connect=min(3.0, remaining))
             try:
-                response = self._client.request(method, self.api_base + path, **kwargs)
+                response = self._client.request(
+                    method, self.api_base + path, timeout=timeout, **kwargs
+                )
             except self._httpx.TransportError as err:
                 delay, why = _backoff(attempt), f"cannot reach Discord ({type(err).__name__})"
             else:
@@ -127,6 +132,15 @@ class DiscordREST:
             return _retry_after(response), "rate limited"
         if status >= 500:
             return _backoff(attempt), f"Discord answered {status}"
+        if status in (401, 403):
+            # A rejected token or a missing permission: retrying now only counts against
+            # Discord's invalid-request limit, but the message must not be lost either. The
+            # caller keeps it in the outbox until the config is fixed.
+            raise DeliveryError(
+                f"Discord refused the bot ({status}): check the token and channel permissions",
+                retryable=True,
+                status=status,
+            )
         raise DeliveryError(
             f"Discord refused the request: {status} {response.text[:300]}",
             retryable=False,

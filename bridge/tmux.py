@@ -139,6 +139,9 @@ class TmuxSessions:
         it). So we look: while the box still starts with our first line, press Enter again.
         """
         first_line = text.split("\n", 1)[0].strip()[:40]
+        # Until the text shows, an empty box would read as "submitted"; and an Enter that
+        # races the echo is the one a fresh session drops.
+        self._wait_echo(pane_id, text)
         self._run("send-keys", "-t", pane_id, "Enter")
         for _ in range(SUBMIT_RETRIES):
             time.sleep(SUBMIT_CHECK)
