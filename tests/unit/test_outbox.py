@@ -472,16 +472,6 @@ def test_deliver_skips_a_refused_chunk_and_posts_the_rest(
     assert "Discord refused a reply chunk" in Path(context.runtime.hook_log).read_text()
 
 
-TOKEN_401 = pytest.mark.xfail(
-    strict=True,
-    reason="bug: bridge/outbox.py says hooks spool 'when Discord, the network or the bot's "
-    "token is unavailable', but a 401 is a non-retryable DeliveryError, so deliver() logs and "
-    "drops the reply and drain() quarantines every queued entry to .failed; after the token "
-    "is fixed nothing is delivered",
-)
-
-
-@TOKEN_401
 def test_deliver_keeps_a_reply_while_the_token_is_rejected(
     emu: Emulator, hook_env: dict[str, str]
 ) -> None:
@@ -497,7 +487,6 @@ def test_deliver_keeps_a_reply_while_the_token_is_rejected(
     assert contents(emu, channel) == ["keep me", "after the fix"]
 
 
-@TOKEN_401
 def test_drain_keeps_the_backlog_while_the_token_is_rejected(
     emu: Emulator, outbox: Outbox, rest: DiscordREST
 ) -> None:
