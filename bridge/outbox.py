@@ -36,7 +36,7 @@ class Outbox:
         import json
 
         directory = self._channel_dir(channel_id, create=True)
-        name = _entry_name()
+        name = _entry_name(self.pending(channel_id))
         files = []
         if post.files:
             files_dir = runtime.ensure_private_dir(os.path.join(directory, name + ".files"))
@@ -138,8 +138,14 @@ class Outbox:
         )
 
 
-def _entry_name() -> str:
-    """Sorts in creation order across processes: time, then pid, then a counter."""
+def _entry_name(pending: list[str]) -> str:
+    """Sorts in creation order across processes: time, then pid, then a counter. Never
+    before the newest pending entry, so a clock stepping back cannot reorder a channel."""
     global _sequence
     _sequence += 1
-    return f"{time.time_ns():020d}-{os.getpid():07d}-{_sequence:04d}"
+    stamp = time.time_ns()
+    if pending:
+        newest = os.path.basename(pending[-1]).split("-", 1)[0]
+        if newest.isdigit():
+            stamp = max(stamp, int(newest) + 1)
+    return f"{stamp:020d}-{os.getpid():07d}-{_sequence:04d}"

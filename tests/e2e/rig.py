@@ -186,3 +186,5 @@ class BridgeRig:
     def close(self) -> None:
         self.stop_bot()
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        socket_path = Path(f"/tmp/tmux-{os.getuid()}") / self.socket
+        socket_path.unlink(missing_ok=True)
