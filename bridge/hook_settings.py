@@ -4,7 +4,8 @@ Installing merges one entry per event the bridge needs, leaving every other hook
 it was; a backup of the previous file is written first and nothing is written when nothing
 changes, so running it twice is harmless. Commands call this interpreter by absolute path
 (a ``python3`` shim on PATH, e.g. pyenv's, costs ~90 ms per call) with ``-I`` so the user's
-PYTHONPATH cannot change what a hook imports. Each command ends with a ``# discord-bridge``
+PYTHONPATH cannot change what a hook imports, and ``-S`` so start-up skips site (the hook
+loads it only when it has work). Each command ends with a ``# discord-bridge``
 shell comment: that is how uninstall recognises exactly its own entries.
 """
 
@@ -34,7 +35,7 @@ def default_settings_path() -> str:
 
 def hook_command(script: str, python: str | None = None) -> str:
     path = os.path.join(os.path.dirname(os.path.abspath(hooks_package.__file__)), script)
-    return f"{shlex.quote(python or sys.executable)} -I {shlex.quote(path)} {MARK}"
+    return f"{shlex.quote(python or sys.executable)} -I -S {shlex.quote(path)} {MARK}"
 
 
 def is_ours(entry: object) -> bool:

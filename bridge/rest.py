@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,15 @@ def new_nonce() -> str:
     return os.urandom(10).hex()  # 20 characters; Discord allows 25
 
 
+def load_site_packages() -> None:
+    """Hook commands run with ``python -S`` (no site: a faster start); httpx lives in
+    site-packages, so set site up now, once, when a request is really about to be made."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
+
+
 def budget_from_env() -> float:
     try:
         return float(os.environ.get(ENV_BUDGET, DEFAULT_BUDGET))
@@ -59,6 +69,7 @@ class DiscordREST:
     """Blocking REST calls with Discord's rate-limit headers honoured."""
 
     def __init__(self, api_base: str, token: str, budget: float | None = None) -> None:
+        load_site_packages()
         import httpx  # deferred: hooks import this module only when they have work
 
         self._httpx = httpx

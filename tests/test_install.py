@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import stat
 import subprocess
@@ -144,7 +145,7 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     assert os.stat(settings_file).st_mtime_ns == settings_mtime
     assert not Path(str(settings_file) + ".discord-bridge.bak").exists()
     assert "==> running discord-bridge doctor" in second.stdout
-    stop_script = installed["Stop"].split(" -I ", 1)[1].removesuffix(hook_settings.MARK).strip()
+    stop_script = shlex.split(installed["Stop"].removesuffix(hook_settings.MARK))[-1]
     assert Path(stop_script).read_text().endswith("# updated checkout\n")  # reinstalled
 
     print(f"install.sh: first run {first_seconds:.1f} s, second run {second_seconds:.1f} s")
