@@ -20,6 +20,7 @@ DEFAULT_DOWNLOAD_LIMIT = 50 * 1024 * 1024  # bytes accepted from one Discord att
 DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024  # Discord's default per-file upload limit
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "auto", "dontAsk")
 ISOLATION_MODES = ("none", "worktree")
+FORBIDDEN = ":.;'\"\\\t\n"  # in tmux session, socket and window names
 
 ENV_API_BASE = "DISCORD_BRIDGE_API_BASE"
 ENV_GATEWAY_URL = "DISCORD_BRIDGE_GATEWAY_URL"
@@ -318,8 +319,10 @@ def _check_limits(limits: object, problems: list[str]) -> None:
         problems.append("attachments: expected an object with maxDownloadBytes / maxUploadBytes")
         return
     for key in ("maxDownloadBytes", "maxUploadBytes"):
-        value = limits.get(key)
-        if value is not None and (not isinstance(value, int) or value <= 0):
+        if key not in limits:
+            continue
+        value = limits[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
             problems.append(f"attachments.{key}: expected a positive number of bytes")
 
 
@@ -377,10 +380,11 @@ def _check_name(obj: dict, key: str, where: str, problems: list, required: bool)
     value = obj.get(key)
     if value is None and not required:
         return
-    ok = isinstance(value, str) and value.strip() and not any(c in value for c in ":.'\"\\\n")
+    # tmux reads ':' and '.' in targets, ';' as a command separator, tabs split our listings.
+    ok = isinstance(value, str) and value.strip() and not any(c in value for c in FORBIDDEN)
     if not ok:
         problems.append(
-            f"{where}.{key}: expected a non-empty name without ':', '.', quotes or newlines"
+            f"{where}.{key}: expected a non-empty name without : . ; quotes, tabs or newlines"
         )
 
 
@@ -393,15 +397,18 @@ def _check_path(obj: dict, key: str, where: str, problems: list, required: bool)
 
 
 def _check_optional_str(obj: dict, key: str, where: str, problems: list) -> None:
-    value = obj.get(key)
-    if value is not None and (not isinstance(value, str) or not value.strip()):
+    if key not in obj:
+        return
+    value = obj[key]
+    if not isinstance(value, str) or not value.strip():
         problems.append(f"{_join(where, key)}: expected a non-empty string")
 
 
 def _check_str_list(obj: dict, key: str, where: str, problems: list) -> None:
-    value = obj.get(key)
-    ok = isinstance(value, list) and all(isinstance(x, str) for x in value)
-    if value is not None and not ok:
+    if key not in obj:
+        return
+    value = obj[key]
+    if not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
         problems.append(f"{_join(where, key)}: expected an array of strings")
 
 

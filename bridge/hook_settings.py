@@ -44,7 +44,7 @@ def is_ours(entry: object) -> bool:
 
 def install(settings_path: str | None = None) -> bool:
     """Add or update the bridge's hook entries. Returns True if the file changed."""
-    path = settings_path or default_settings_path()
+    path = _real(settings_path)
     settings = _read(path)
     merged = _without_ours(settings)
     hooks = merged.setdefault("hooks", {})
@@ -56,7 +56,7 @@ def install(settings_path: str | None = None) -> bool:
 
 def uninstall(settings_path: str | None = None) -> bool:
     """Remove exactly the bridge's entries. Returns True if the file changed."""
-    path = settings_path or default_settings_path()
+    path = _real(settings_path)
     settings = _read(path)
     return _write_if_changed(path, settings, _without_ours(settings))
 
@@ -98,6 +98,11 @@ def _without_ours(settings: dict) -> dict:
     return result
 
 
+def _real(settings_path: str | None) -> str:
+    """A symlinked settings.json (dotfile managers) is edited where it really lives."""
+    return os.path.realpath(settings_path or default_settings_path())
+
+
 def _read(path: str) -> dict:
     try:
         with open(path, encoding="utf-8") as handle:
@@ -110,6 +115,9 @@ def _read(path: str) -> dict:
         raise ValueError(f"{path} is not valid JSON ({err}); fix it, then run this again") from None
     if not isinstance(settings, dict):
         raise ValueError(f"{path} must hold a JSON object")
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
+        raise ValueError(f'{path}: "hooks" must map event names to arrays; fix it by hand first')
     return settings
 
 

@@ -79,7 +79,7 @@ def run(handler: Callable[[HookContext], dict | None]) -> None:
             if answer is not None:
                 sys.stdout.write(fastjson.dumps(answer))
                 sys.stdout.flush()
-    except Exception as err:  # a hook must never break Claude Code
+    except BaseException as err:  # a hook must never break Claude Code, whatever happened
         log_error(err)
     sys.exit(0)
 

@@ -84,28 +84,31 @@ class Outbox:
     # --- draining --------------------------------------------------------------------
 
     @contextmanager
-    def locked(self, channel_id: str, wait: bool = True) -> Iterator[bool]:
-        """Hold the channel's lock; yields False at once if ``wait`` is off and it is taken."""
+    def locked(
+        self, channel_id: str, wait: bool = True, until: float | None = None
+    ) -> Iterator[bool]:
+        """Hold the channel's lock. Yields False if it is taken and ``wait`` is off, or still
+        taken at ``until`` (a ``time.monotonic()`` deadline)."""
         directory = self._channel_dir(channel_id, create=True)
         flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(os.path.join(directory, ".lock"), flags, 0o600)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-            except BlockingIOError:
-                yield False
-                return
-            yield True
+            yield _acquire(fd, wait, until)
         finally:
             os.close(fd)  # closing releases the lock
 
-    def drain(self, channel_id: str, send: Callable[[dict, Post], None]) -> bool:
+    def drain(
+        self, channel_id: str, send: Callable[[dict, Post], None], until: float | None = None
+    ) -> bool:
         """Send the channel's entries in order (caller holds the lock). True when all went out.
 
-        A permanent refusal (e.g. the channel was deleted) drops that entry with a note in
-        ``logs``; anything retryable stops the drain so that order is kept.
+        A permanent refusal (e.g. the channel was deleted) sets that entry aside as
+        ``.failed`` with a note in ``logs/outbox.log``; anything retryable, or reaching the
+        ``until`` deadline, stops the drain so that order is kept.
         """
         for path in self.pending(channel_id):
+            if until is not None and time.monotonic() > until:
+                return False
             try:
                 entry, post = self.load(path)
             except (OSError, ValueError, KeyError) as err:
@@ -136,6 +139,20 @@ class Outbox:
             os.path.join(os.path.dirname(self.root), "logs", "outbox.log"),
             f"dropped {os.path.basename(path)}: {why}",
         )
+
+
+def _acquire(fd: int, wait: bool, until: float | None) -> bool:
+    if wait and until is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return True
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if not wait or time.monotonic() >= until:
+                return False
+            time.sleep(0.05)
 
 
 def _entry_name(pending: list[str]) -> str:

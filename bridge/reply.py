@@ -8,15 +8,19 @@ spooling to the outbox whatever Discord does not take now.
 
 from __future__ import annotations
 
+import time
+
 from bridge import fastjson, runtime
 from bridge.hookkit import HookContext
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
     from bridge.outbox import Outbox
-    from bridge.rest import Post
+    from bridge.rest import DiscordREST, Post
 
 NO_MENTIONS = {"parse": []}  # model output must never ping @everyone, roles or users
+HOOK_BUDGET = 40.0  # seconds for all delivery; the Stop hook's timeout in settings.json is 60
+MAX_ATTACHMENTS = 20  # markers honoured per reply; each file is read into memory
 
 
 def on_stop(context: HookContext) -> None:
@@ -30,10 +34,11 @@ def on_stop(context: HookContext) -> None:
 
 
 def reply_text(event: dict) -> str:
-    """``last_assistant_message``, or the newest assistant message in the transcript."""
+    """``last_assistant_message``; the transcript only when the event lacks that key (an
+    empty message is an answer: the transcript could still hold an older one)."""
     text = event.get("last_assistant_message")
-    if isinstance(text, str) and text.strip():
-        return text
+    if text is not None:
+        return text if isinstance(text, str) else ""
     path = event.get("transcript_path")
     return last_assistant_text(path) if isinstance(path, str) else ""
 
@@ -78,7 +83,9 @@ def build_posts(text: str, outputs_dir: str, upload_limit: int) -> list[Post]:
 
     body, names = extract_markers(text)
     files, refused = [], []
-    for name in names:
+    for name in names[MAX_ATTACHMENTS:]:
+        refused.append(Refused(name, f"more than {MAX_ATTACHMENTS} files in one reply"))
+    for name in names[:MAX_ATTACHMENTS]:
         result = resolve_output_file(outputs_dir, name, upload_limit)
         (refused if isinstance(result, Refused) else files).append(result)
     if refused:
@@ -102,35 +109,89 @@ def message_payload(content: str) -> dict:
     return payload
 
 
-def deliver(context: HookContext, posts: list[Post]) -> None:
-    """Post in order after anything already waiting in the outbox; spool what fails."""
-    from bridge.outbox import Outbox
-    from bridge.rest import DeliveryError
+def deliver(context: HookContext, posts: list[Post], budget: float = HOOK_BUDGET) -> None:
+    """Post in order after anything already waiting in the outbox; spool what is not sent.
 
+    Everything happens within ``budget`` seconds (below the hook's timeout): a hook killed
+    by Claude Code would lose the reply it had not spooled yet.
+    """
+    from bridge.outbox import Outbox
+
+    deadline = time.monotonic() + budget
     outbox = Outbox(context.runtime.outbox)
     channel = context.channel_id
-    with outbox.locked(channel), context.rest() as rest:
-
-        def send(_entry: dict, post: Post) -> None:
-            rest.create_message(channel, post)
-
-        if outbox.pending(channel) and not outbox.drain(channel, send):
-            _spool(outbox, context, posts)
+    with outbox.locked(channel, until=deadline) as locked:
+        if not locked:  # the bot is draining a backlog right now: queue behind it
+            _spool(outbox, context, posts, "the channel's outbox is being drained")
             return
-        for i, post in enumerate(posts):
-            try:
-                rest.create_message(channel, post)
-            except DeliveryError as err:
-                if err.retryable:
-                    _spool(outbox, context, posts[i:])
+        with context.rest() as rest:
+            sender = _Sender(rest, channel, deadline, context)
+            if outbox.pending(channel) and not outbox.drain(channel, sender.send_entry, deadline):
+                _spool(outbox, context, posts, "older messages are still waiting")
+                return
+            for i, post in enumerate(posts):
+                if not sender.send(post):
+                    _spool(outbox, context, posts[i:], "Discord did not answer in time")
                     return
-                log(context, f"Discord refused a reply chunk for #{channel}: {err}")
 
 
-def _spool(outbox: Outbox, context: HookContext, posts: list[Post]) -> None:
+class _Sender:
+    """Posts for :func:`deliver` within its deadline. ``send`` returns False when the post
+    should be spooled (Discord unreachable, out of time) and True when it is done with it."""
+
+    def __init__(self, rest: DiscordREST, channel: str, deadline: float, context: HookContext):
+        self.rest = rest
+        self.channel = channel
+        self.deadline = deadline
+        self.context = context
+
+    def send(self, post: Post) -> bool:
+        from bridge.rest import DeliveryError
+
+        remaining = self.deadline - time.monotonic()
+        if remaining < 1.0:
+            return False
+        self.rest.budget = min(self.rest.budget, remaining - 0.5)
+        try:
+            send_post(self.rest, self.channel, post)
+        except DeliveryError as err:
+            if err.retryable:
+                return False
+            log(self.context, f"Discord refused a reply message for #{self.channel}: {err}")
+        except Exception as err:  # an answer we did not expect: keep the message
+            log(self.context, f"sending to #{self.channel} failed: {err!r}")
+            return False
+        return True
+
+    def send_entry(self, _entry: dict, post: Post) -> None:
+        """For :meth:`Outbox.drain`, which wants a DeliveryError when a post must wait."""
+        from bridge.rest import DeliveryError
+
+        if not self.send(post):
+            raise DeliveryError("not sent yet", retryable=True)
+
+
+def send_post(rest: DiscordREST, channel: str, post: Post) -> None:
+    """Create the message; if Discord refuses its files (too large for this server, …),
+    send the text anyway with a note rather than lose both."""
+    from bridge.rest import DeliveryError, Post
+
+    try:
+        rest.create_message(channel, post)
+    except DeliveryError as err:
+        if err.retryable or not post.files:
+            raise
+        if post.payload.get("content"):
+            rest.create_message(channel, Post(post.payload))  # same nonce, without the files
+        names = ", ".join(f"`{name}`" for name, _ in post.files)[:1800]
+        note = f"⚠️ Discord refused the attached files {names} ({err.status or 'error'})"
+        rest.create_message(channel, Post(message_payload(note)))
+
+
+def _spool(outbox: Outbox, context: HookContext, posts: list[Post], why: str) -> None:
     for post in posts:
         outbox.enqueue(context.channel_id, context.server.name, post)
-    log(context, f"Discord unreachable: {len(posts)} message(s) for #{context.channel_id} queued")
+    log(context, f"{why}: {len(posts)} message(s) for #{context.channel_id} queued")
 
 
 def log(context: HookContext, line: str) -> None:

@@ -18,6 +18,7 @@ import os
 import stat
 
 ENV_HOME = "DISCORD_BRIDGE_HOME"
+ENV_CONFIG = "DISCORD_BRIDGE_CONFIG"  # set by `run --config` on the panes it starts
 ENV_RUNTIME_DIR = "DISCORD_BRIDGE_RUNTIME_DIR"
 
 SUBDIRS = ("uploads", "outputs", "outbox", "sessions", "logs")
@@ -34,7 +35,9 @@ def bridge_home(env: dict[str, str] | os._Environ[str] | None = None) -> str:
 
 
 def config_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
-    return os.path.join(bridge_home(env), "config.json")
+    """``$DISCORD_BRIDGE_CONFIG``, else ``config.json`` in the bridge home."""
+    env = os.environ if env is None else env
+    return env.get(ENV_CONFIG) or os.path.join(bridge_home(env), "config.json")
 
 
 def runtime_dir_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
@@ -107,7 +110,7 @@ class Runtime:
 
     def channel_dir(self, kind: str, channel_id: str) -> str:
         """``uploads/<channel>`` or ``outputs/<channel>``, created private."""
-        if not channel_id.isdigit():
+        if not (channel_id.isascii() and channel_id.isdigit()):
             raise ValueError(f"not a channel id: {channel_id!r}")
         return ensure_private_dir(self.path(kind, channel_id))
 

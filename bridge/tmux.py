@@ -8,12 +8,14 @@ subprocess; the bot calls this module through ``asyncio.to_thread``.
 
 from __future__ import annotations
 
-import shlex
+import threading
 import time
 from collections.abc import Callable
 
 import libtmux
 from libtmux.exc import LibTmuxException
+
+from bridge.render.prompt_text import chunk_for_typing
 
 CHANNEL_OPTION = "@discord-bridge-channel"
 TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste
@@ -52,6 +54,7 @@ class TmuxSessions:
     def __init__(self, session_name: str, socket_name: str | None = None) -> None:
         self.session_name = session_name
         self.server = libtmux.Server(socket_name=socket_name)
+        self._start_lock = threading.Lock()
 
     # --- finding ---------------------------------------------------------------------
 
@@ -78,24 +81,27 @@ class TmuxSessions:
     ) -> PaneInfo:
         """Start ``argv`` as the command of a new window (no shell in between to type into).
 
-        The window is tagged with its channel and set to remain on exit in the same tmux
-        command sequence that creates it: a command that dies at once (a wrong
-        ``claudeCommand``) then leaves its last screen behind instead of racing the options.
+        tmux runs a command given as several arguments directly, so nothing is re-parsed by
+        the user's shell; ``env`` sets the marker variables (``new-session -e`` needs tmux
+        3.2, and tmux would override PATH/TERM given that way). The window is tagged with its
+        channel and set to remain on exit in the same tmux command sequence that creates it:
+        a command that dies at once (a wrong ``claudeCommand``) then leaves its last screen
+        behind instead of racing the options.
         """
-        command = "exec " + shlex.join(argv)
-        env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
-        if self._has_session():
-            target = ["-t", f"{self._target()}:{self._free_index()}"]
-            create = ["new-window", "-d", *target, "-n", window_name]
-        else:
-            target = []  # the new session's only window is the sequence's current one
-            create = ["new-session", "-d", "-s", self.session_name, "-n", window_name]
-            create += ["-x", "200", "-y", "50"]
-        self._run(
-            *create, "-c", cwd, *env_args, command,
-            ";", "set-option", "-w", *target, CHANNEL_OPTION, channel_id,
-            ";", "set-option", "-w", *target, "remain-on-exit", "on",
-        )  # fmt: skip
+        command = ["env", *(f"{key}={value}" for key, value in env.items()), *argv]
+        with self._start_lock:  # window indexes and the session are shared by all channels
+            if self._has_session():
+                target = ["-t", f"{self._target()}:{self._free_index()}"]
+                create = ["new-window", "-d", *target, "-n", literal(window_name)]
+            else:
+                target = []  # the new session's only window is the sequence's current one
+                create = ["new-session", "-d", "-s", self.session_name, "-n", literal(window_name)]
+                create += ["-x", "200", "-y", "50"]
+            self._run(
+                *create, "-c", literal(cwd), *map(literal, command),
+                ";", "set-option", "-w", *target, CHANNEL_OPTION, channel_id,
+                ";", "set-option", "-w", *target, "remain-on-exit", "on",
+            )  # fmt: skip
         pane = self.find(channel_id)
         if pane is None:
             raise TmuxError(f"window {window_name} vanished right after it was created")
@@ -114,60 +120,72 @@ class TmuxSessions:
         avoid that; and every few pieces we wait until the text so far shows on the screen,
         so a busy machine that stalls the CLI cannot let several pieces pile up into one read.
 
+        Before every piece the input box must still be on screen: a dialog that opens while
+        we type (Claude was busy and asks for permission) would take digits as choices and
+        Enter as "Yes", so we stop with :class:`NoInputBox` instead.
+
         Newlines inside ``-l`` text arrive as Ctrl+J, which Claude Code's input box takes as
         a line break, so a multi-line message stays one prompt. A typed Tab would be taken as
         a key (completion), so pieces holding tabs go in as a bracketed paste instead: small
-        pastes are inserted as plain text.
+        pastes are inserted as plain text. Pieces never split an emoji or a combining mark.
         """
-        for index, start in enumerate(range(0, len(text), chunk)):
-            if start:
+        typed = ""
+        for index, piece in enumerate(chunk_for_typing(text, chunk)):
+            if index:
                 time.sleep(TYPE_PAUSE)
             if index and index % ECHO_EVERY == 0:
-                self._wait_echo(pane_id, text[:start])
-            piece = text[start : start + chunk]
+                self._wait_echo(pane_id, typed)
+            self._require_input_box(pane_id)
+            typed += piece
             if "\t" in piece:
                 self._paste(pane_id, piece)
             else:
-                self._run("send-keys", "-t", pane_id, "-l", "--", piece)
+                self._run("send-keys", "-t", pane_id, "-l", "--", literal(piece))
         self._submit(pane_id, text)
 
     def _submit(self, pane_id: str, text: str) -> None:
-        """Press Enter until the text has left the input box.
+        """Press Enter, and again while the text is still in the input box.
 
-        Claude Code 2.1.330 sometimes swallows an Enter that follows a freshly typed file path
-        (measured: the first such prompt of a session stays in the box; a second Enter sends
-        it). So we look: while the box still starts with our first line, press Enter again.
+        Claude Code 2.1.330 sometimes swallows an Enter (measured: the first prompt of a
+        fresh session, or one right after a typed file path, stays in the box; a second Enter
+        sends it). We first wait for the text to show: until then an empty box would read as
+        "submitted", and an Enter that races the echo is the one that gets dropped.
         """
-        first_line = text.split("\n", 1)[0].strip()[:40]
-        # Until the text shows, an empty box would read as "submitted"; and an Enter that
-        # races the echo is the one a fresh session drops.
         self._wait_echo(pane_id, text)
+        if not box_holds(self.capture(pane_id), text):
+            raise NoInputBox(
+                "The input box changed while your message was typed (a dialog opened?); it "
+                "was not sent. Check the terminal."
+            )
         self._run("send-keys", "-t", pane_id, "Enter")
         for _ in range(SUBMIT_RETRIES):
             time.sleep(SUBMIT_CHECK)
-            if not input_box_starts_with(self.capture(pane_id), first_line):
+            if not box_holds(self.capture(pane_id), text):
                 return
             self._run("send-keys", "-t", pane_id, "Enter")
+
+    def _require_input_box(self, pane_id: str) -> None:
+        if input_box(self.capture(pane_id)) is None:
+            raise NoInputBox(
+                "A dialog opened in the terminal while your message was typed; it was not "
+                "sent. Answer the dialog, then send the message again."
+            )
 
     def _wait_echo(self, pane_id: str, typed: str, timeout: float = 2.0) -> None:
         """Best effort: wait until the end of ``typed`` is on screen (whitespace ignored, as
         the input box wraps and indents)."""
-        tail = "".join(typed.split())[-12:]
+        tail = _signature(typed)[-12:]
         if not tail:
             return
         try:
-            self.wait_for(pane_id, lambda screen: tail in "".join(screen.split()), timeout)
+            self.wait_for(pane_id, lambda screen: tail in _signature(screen), timeout)
         except TmuxError:
-            pass  # the screen may not show it (scrolled, wrapped oddly): go on regardless
+            pass  # the screen may not show it (scrolled, wrapped oddly): checked before Enter
 
     def _paste(self, pane_id: str, piece: str) -> None:
         buffer = f"discord-bridge-{pane_id.lstrip('%')}"
-        self._run("set-buffer", "-b", buffer, "--", piece)
+        self._run("set-buffer", "-b", buffer, "--", literal(piece))
         self._run("paste-buffer", "-p", "-d", "-b", buffer, "-t", pane_id)
-
-    def send_keys(self, pane_id: str, *keys: str) -> None:
-        """Press tmux key names (``Escape``, ``C-u``, ``Enter``, digits)."""
-        self._run("send-keys", "-t", pane_id, *keys)
 
     def capture(self, pane_id: str) -> str:
         return "\n".join(self._run("capture-pane", "-p", "-t", pane_id))
@@ -271,7 +289,21 @@ def is_prompt_ready(screen: str) -> bool:
     return input_box(screen) == ""
 
 
-def input_box_starts_with(screen: str, first_line: str) -> bool:
-    """Whether the input box holds text starting with ``first_line`` (not yet submitted)."""
+def box_holds(screen: str, text: str) -> bool:
+    """Whether the input box holds ``text``. Compared on ASCII letters and digits only: the
+    box wraps and indents lines, expands tabs, and drops characters it deems invisible."""
     box = input_box(screen)
-    return bool(first_line) and box is not None and box.startswith(first_line)
+    if not box:
+        return False
+    wanted = _signature(text)[:40]
+    return _signature(box).startswith(wanted) if wanted else True
+
+
+def _signature(text: str) -> str:
+    return "".join(c for c in text if c.isascii() and c.isalnum())
+
+
+def literal(argument: str) -> str:
+    """tmux takes an argument ending in ``;`` as a command separator and drops the ``;``;
+    ``\\;`` keeps it literal (measured with tmux 3.3a)."""
+    return argument[:-1] + "\\;" if argument.endswith(";") else argument

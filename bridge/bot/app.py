@@ -41,16 +41,17 @@ class BridgeBot(discord.Client):
         self.cfg = cfg
         self.server = server
         self.runtime = rt
-        self.sessions = SessionManager(server, rt)
+        self.sessions = SessionManager(cfg, server, rt)
         self.relay: Relay | None = None
         self._http_session: aiohttp.ClientSession | None = None
+        self._startup: asyncio.Task | None = None
 
     async def setup_hook(self) -> None:
         self._http_session = aiohttp.ClientSession()
         self.relay = Relay(self.cfg, self.server, self.sessions, self.runtime, self._http_session)
         await self.sessions.adopt_running()
         # Started in the background: on_message works meanwhile and waits on the same locks.
-        self.loop.create_task(self.sessions.start_startup_projects())
+        self._startup = asyncio.create_task(self.sessions.start_startup_projects())
 
     async def on_ready(self) -> None:
         log.info("%s: logged in as %s", self.server.name, self.user)

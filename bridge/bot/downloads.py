@@ -15,7 +15,8 @@ import discord
 
 from bridge.render.attachments import format_size, safe_upload_name
 
-TIMEOUT = aiohttp.ClientTimeout(total=30)
+STALL_TIMEOUT = 30  # seconds without a byte, or to connect
+MIN_RATE = 256 * 1024  # bytes/s a download may not fall below on average
 CHUNK = 64 * 1024
 
 
@@ -47,8 +48,12 @@ async def save_attachments(
 
 async def _stream(session: aiohttp.ClientSession, url: str, target: str, max_bytes: int) -> None:
     partial = target + ".part"
+    # 30 s for small files; big ones get time in proportion, so a 50 MB file on a slow link
+    # is not cut off, while a stalled download still ends after 30 s without data.
+    total = STALL_TIMEOUT + max_bytes / MIN_RATE
+    timeout = aiohttp.ClientTimeout(total=total, connect=STALL_TIMEOUT, sock_read=STALL_TIMEOUT)
     try:
-        async with session.get(url, timeout=TIMEOUT) as response:
+        async with session.get(url, timeout=timeout) as response:
             if response.status != 200:
                 raise DownloadError(f"Discord answered {response.status}")
             size = 0
@@ -70,5 +75,5 @@ async def _stream(session: aiohttp.ClientSession, url: str, target: str, max_byt
 
 def _describe(err: BaseException) -> str:
     if isinstance(err, TimeoutError):
-        return "download timed out after 30 s"
+        return "download timed out"
     return str(err) or type(err).__name__

@@ -14,12 +14,14 @@ import watchfiles
 
 from bridge.config import BridgeConfig
 from bridge.outbox import Outbox
+from bridge.reply import send_post
 from bridge.rest import DiscordREST, Post
 
 log = logging.getLogger(__name__)
 
 BOT_BUDGET = 3.0  # seconds per request: the bot retries on its own schedule instead
 MAX_PAUSE = 60.0
+IDLE_RECHECK = 30.0
 
 
 class OutboxDrainer:
@@ -34,10 +36,15 @@ class OutboxDrainer:
         pause = 1.0
         try:
             while not stop.is_set():
-                all_sent = await asyncio.to_thread(self.drain_once)
+                self._wake.clear()  # before draining: a spool written meanwhile wakes us again
+                try:
+                    all_sent = await asyncio.to_thread(self.drain_once)
+                except Exception:
+                    log.exception("draining the outbox failed; trying again later")
+                    all_sent = False
                 pause = 1.0 if all_sent else min(MAX_PAUSE, pause * 2)
-                self._wake.clear()
-                timeout = None if all_sent else pause
+                # Also wake up now and then without an event, in case the watcher missed one.
+                timeout = IDLE_RECHECK if all_sent else pause
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout)
                 except TimeoutError:
@@ -64,7 +71,7 @@ class OutboxDrainer:
         return all_sent
 
     def _send(self, entry: dict, post: Post) -> None:
-        self._client_for(entry).create_message(entry["channel_id"], post)
+        send_post(self._client_for(entry), entry["channel_id"], post)
         log.info("delivered a queued message to #%s", entry["channel_id"])
 
     def _client_for(self, entry: dict) -> DiscordREST:

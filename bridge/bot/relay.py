@@ -17,14 +17,14 @@ import discord
 from bridge import runtime
 from bridge.bot.downloads import save_attachments
 from bridge.bot.sessions import SessionManager
-from bridge.config import BridgeConfig, Server
+from bridge.config import BridgeConfig, Project, Server
 from bridge.render.prompt_text import sanitize_prompt
 from bridge.tmux import NoInputBox
 
 log = logging.getLogger(__name__)
 
 DELIVERED = "✅"
-SPECIAL_PREFIXES = ("!", "/", "#", "&")
+SPECIAL_PREFIXES = ("!", "#", "&")
 
 
 class Relay:
@@ -52,46 +52,72 @@ class Relay:
             log.info("ignored message from %s in #%s: not an allowed user",
                      message.author.id, message.channel.id)  # fmt: skip
             return
-        text = defuse_prefix(sanitize_prompt(message.content))
-        paths: list[str] = []
-        if message.attachments:
-            directory = self.runtime.channel_dir("uploads", project.channel_id)
-            paths, failures = await save_attachments(
-                self.http, message, directory, self.cfg.download_limit
-            )
-            if failures:
-                await _reply(message, "⚠️ Not downloaded: " + "; ".join(failures))
-        prompt = compose_prompt(text, paths)
-        if not prompt:
-            return
+        # One message at a time per channel, from download to Enter, so a message with a
+        # slow attachment is not overtaken by the next one.
         async with self.sessions.lock(project.channel_id):
-            try:
-                pane_id = await self.sessions.ensure_running(project)
-                await self.sessions.type_prompt(pane_id, prompt)
-            except NoInputBox as err:
-                log.warning("not typed into %s: a dialog is open", project.name)
-                await _reply(message, f"⚠️ {err}")
-                return
-            except Exception as err:
-                log.exception("delivery to %s failed", project.name)
-                await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")
-                return
-        log.info("typed message %s into %s (%d chars, %d attachments)",
-                 message.id, project.name, len(prompt), len(paths))  # fmt: skip
+            delivered = await self._deliver(message, project)
+        if not delivered:
+            return
         try:
             await message.add_reaction(DELIVERED)
         except discord.HTTPException as err:
             log.warning("could not react to %s: %s", message.id, err)
 
+    async def _deliver(self, message: discord.Message, project: Project) -> bool:
+        """Download attachments, then type the prompt. False (and a reply saying why) when
+        nothing was typed."""
+        try:
+            paths = await self._download(message, project)
+            prompt = defuse_prefix(compose_prompt(sanitize_prompt(message.content), paths))
+            if not prompt.strip():
+                return False
+            pane_id = await self.sessions.ensure_running(project)
+            await self.sessions.type_prompt(pane_id, prompt)
+        except NoInputBox as err:
+            log.warning("not typed into %s: %s", project.name, err)
+            await _reply(message, f"⚠️ {err}")
+            return False
+        except Exception as err:
+            log.exception("delivery to %s failed", project.name)
+            await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")
+            return False
+        log.info("typed message %s into %s (%d chars, %d attachments)",
+                 message.id, project.name, len(prompt), len(paths))  # fmt: skip
+        return True
+
+    async def _download(self, message: discord.Message, project: Project) -> list[str]:
+        if not message.attachments:
+            return []
+        directory = self.runtime.channel_dir("uploads", project.channel_id)
+        paths, failures = await save_attachments(
+            self.http, message, directory, self.cfg.download_limit
+        )
+        if failures:
+            await _reply(message, "⚠️ Not downloaded: " + "; ".join(failures))
+        return paths
+
 
 def defuse_prefix(text: str) -> str:
-    """A leading space keeps Claude Code from reading the text as a command or mode switch."""
+    """Messages are prompts, never terminal commands.
+
+    A leading space keeps ``!`` (bash mode: a shell command with no permission check), ``#``
+    and ``&`` from switching modes; Claude Code trims it before looking for slash commands,
+    so a ``/command`` gets a backslash instead (``\\/model`` reaches the model as text). A
+    path such as ``/etc/hosts …`` is left alone: Claude Code does not take it for a command.
+    """
+    if text.startswith("/"):
+        first_word = text.split(maxsplit=1)[0]
+        return "\\" + text if "/" not in first_word[1:] else text
     return " " + text if text.startswith(SPECIAL_PREFIXES) else text
 
 
 def compose_prompt(text: str, attachment_paths: list[str]) -> str:
-    # Not "[attachment: /path]": Claude Code 2.1.330 does not submit an input whose line is
-    # a bracketed absolute path (Enter is swallowed), measured in tmux.
+    """The text, then one ``Attached file: /path`` line per download.
+
+    Not ``[attachment: /path]``: Claude Code 2.1.330 does not submit an input whose line is
+    a bracketed absolute path (Enter is swallowed), measured in tmux. Leading newlines go, so
+    that :func:`defuse_prefix` sees the real first character.
+    """
     lines = [f"Attached file: {path}" for path in attachment_paths]
     return "\n".join([text, *lines] if text else lines).strip("\n")
 

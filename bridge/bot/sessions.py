@@ -12,8 +12,9 @@ import logging
 import os
 
 from bridge import fastjson, runtime
-from bridge.config import ENV_API_BASE, ENV_TMUX_SOCKET, Project, Server
+from bridge.config import ENV_API_BASE, ENV_TMUX_SOCKET, BridgeConfig, Project, Server
 from bridge.hookkit import ENV_CHANNEL
+from bridge.render.attachments import format_size
 from bridge.tmux import PaneInfo, TmuxSessions
 
 log = logging.getLogger(__name__)
@@ -27,15 +28,17 @@ in a Discord channel, often on a phone.
 prompt as "Attached file: /path".
 - To send a file to the user, save it inside {outputs} and put the marker \
 [DISCORD_ATTACH: <name relative to that folder>] on its own line in your reply, e.g. \
-[DISCORD_ATTACH: report.txt]. Up to 10 MiB per file; the marker is removed from the text."""
+[DISCORD_ATTACH: report.txt]. Up to {limit} per file; the marker is removed from the text."""
 
 
 class SessionManager:
     """The Claude Code sessions of one configured server (one tmux session)."""
 
-    def __init__(self, server: Server, rt: runtime.Runtime) -> None:
+    def __init__(self, cfg: BridgeConfig, server: Server, rt: runtime.Runtime) -> None:
         self.server = server
         self.runtime = rt
+        self.config_path = os.path.abspath(cfg.path)  # the hooks must read this same file
+        self.upload_limit = cfg.upload_limit
         self.tmux = TmuxSessions(server.tmux_session, server.tmux_socket)
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -52,7 +55,9 @@ class SessionManager:
 
     async def start_startup_projects(self) -> None:
         for project in self.server.projects:
-            if project.startup:
+            if not project.startup:
+                continue
+            async with self.lock(project.channel_id):  # a message meanwhile waits for it
                 try:
                     await self.ensure_running(project)
                 except Exception:
@@ -97,14 +102,16 @@ class SessionManager:
         # grants the same access without asking.
         extra_dirs = {"permissions": {"additionalDirectories": [uploads, outputs]}}
         argv += ["--settings", fastjson.dumps(extra_dirs)]
-        argv += ["--append-system-prompt", SYSTEM_PROMPT.format(uploads=uploads, outputs=outputs)]
+        limit = format_size(self.upload_limit)
+        prompt = SYSTEM_PROMPT.format(uploads=uploads, outputs=outputs, limit=limit)
+        argv += ["--append-system-prompt", prompt]
         return argv + project.claude_args
 
     def pane_env(self, project: Project) -> dict[str, str]:
         """Env vars on the pane: they reach every hook of that Claude Code session."""
         env = {
             ENV_CHANNEL: project.channel_id,
-            "DISCORD_BRIDGE_SERVER": self.server.name,
+            runtime.ENV_CONFIG: self.config_path,
             runtime.ENV_HOME: runtime.bridge_home(),
             runtime.ENV_RUNTIME_DIR: self.runtime.root,
             "DISCORD_BRIDGE_OUTPUT_DIR": self.runtime.path("outputs", project.channel_id),

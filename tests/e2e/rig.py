@@ -39,6 +39,7 @@ class BridgeRig:
         self.socket = f"dbe2e-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.projects = {name: tmp / name for name in ("project-a", "project-b")}
         self.bot: subprocess.Popen | None = None
+        self.last_post_mark: int | None = None
         self.bot_log = tmp / "bot.log"
         for path in self.projects.values():
             path.mkdir()
@@ -100,11 +101,12 @@ class BridgeRig:
 
     # --- the bot ---------------------------------------------------------------------
 
-    def start_bot(self, timeout: float = 20.0) -> None:
+    def start_bot(self, timeout: float = 20.0, config: Path | None = None) -> None:
         since = self.discord.mark()
         log = open(self.bot_log, "ab")  # noqa: SIM115 - owned by the process
+        options = ["--config", str(config)] if config else []
         self.bot = subprocess.Popen(
-            [sys.executable, "-m", "bridge.cli", "run"],
+            [sys.executable, "-m", "bridge.cli", *options, "run"],
             env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         log.close()
@@ -131,11 +133,18 @@ class BridgeRig:
     # --- Discord side ----------------------------------------------------------------
 
     def post(self, content: str, project: str = "project-a", **kwargs: object) -> dict:
+        """Post as a user (alice unless ``user=``); later waits look from here on."""
+        self.last_post_mark = self.discord.mark()
         return self.discord.post_message(self.ids[project], content, **kwargs)
 
-    def wait_bot_message(self, project: str = "project-a", timeout: float = 30.0, **f) -> dict:
+    def wait_bot_message(
+        self, project: str = "project-a", timeout: float = 30.0, since: int | None = None, **f
+    ) -> dict:
+        """The bot's first message in ``project``'s channel after ``since`` (default: since
+        the last :meth:`post`, so a reply that beat us to the wait is still found)."""
         try:
             record = self.discord.wait(
+                since=self.last_post_mark if since is None else since,
                 kind="message_create",
                 channel_id=self.ids[project],
                 author_id=self.ids["bot_id"],

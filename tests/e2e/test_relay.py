@@ -103,3 +103,30 @@ def test_message_while_claude_works_is_queued_into_the_turn(rig) -> None:
     rig.wait_reaction(second)
     rig.wait_bot_message(content_contains="follow-up while busy", timeout=60)
     assert "follow-up while busy" in str(rig.api.wait_requests(2)[1]["messages"])
+
+
+def test_text_survives_tmux_separators_and_leading_newlines_do_not_unlock_commands(rig) -> None:
+    rig.api.script(text("one"), text("two"))
+    rig.start_bot()
+    ending = "x" * 99 + ";" + " then ls -la;"  # a ';' at a 100-char boundary and at the end
+    rig.post(ending)
+    rig.wait_bot_message(content_contains="one", timeout=60)
+    rig.post("\n\r\n/model haiku")  # would switch the model if typed as a slash command
+    rig.wait_bot_message(content_contains="two", timeout=60)
+    first, second = rig.api.wait_requests(2)
+    assert last_user_text(first) == ending
+    assert last_user_text(second).strip() == "\\/model haiku"
+    assert second["model"] == first["model"]
+
+
+def test_two_projects_started_at_once_each_answer_in_their_channel(rig) -> None:
+    rig.api.script(echo(prefix="Saw: "), echo(prefix="Saw: "))
+    rig.start_bot()
+    since = rig.discord.mark()
+    rig.post("to project a", project="project-a")
+    rig.post("to project b", project="project-b")
+    a = rig.wait_bot_message("project-a", 60, since, content_contains="Saw:")
+    b = rig.wait_bot_message("project-b", 60, since, content_contains="Saw:")
+    assert a["content"] == "Saw: to project a"
+    assert b["content"] == "Saw: to project b"
+    assert sorted(p.window_name for p in rig.tmux.panes()) == ["project-a", "project-b"]

@@ -59,3 +59,27 @@ def test_model_output_never_pings(rig) -> None:
     record = next(r for r in records if r.get("message_id") == message["id"])
     assert record["allowed_mentions"] == {"parse": []}
     assert message["mention_everyone"] is False and message["mentions"] == []
+
+
+def test_message_during_startup_waits_for_the_starting_session(rig) -> None:
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["startup"] = True
+    rig.write_config(raw)
+    rig.api.script(text("answered the early message"))
+    rig.start_bot()
+    rig.post("an early message")  # while project-a is still starting
+    rig.wait_bot_message(content_contains="answered the early message", timeout=60)
+    assert [p.window_name for p in rig.tmux.panes()] == ["project-a"]
+    assert last_user_text(rig.api.wait_requests(1)[0]) == "an early message"
+
+
+def test_config_given_with_run_config_reaches_the_hooks(rig, tmp_path) -> None:
+    elsewhere = tmp_path / "elsewhere" / "bridge.json"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text((rig.bridge_home / "config.json").read_text())
+    elsewhere.chmod(0o600)
+    (rig.bridge_home / "config.json").unlink()  # the default location holds nothing now
+    rig.api.script(text("found my config"))
+    rig.start_bot(config=elsewhere)
+    rig.post("hello")
+    rig.wait_bot_message(content_contains="found my config", timeout=60)

@@ -469,7 +469,7 @@ def test_deliver_skips_a_refused_chunk_and_posts_the_rest(
     reply.deliver(context, posts)
     assert contents(emu, channel) == ["ok 1", "ok 2"]
     assert Outbox(context.runtime.outbox).pending(channel) == []
-    assert "Discord refused a reply chunk" in Path(context.runtime.hook_log).read_text()
+    assert "Discord refused a reply message" in Path(context.runtime.hook_log).read_text()
 
 
 def test_deliver_keeps_a_reply_while_the_token_is_rejected(
@@ -507,3 +507,52 @@ def test_drain_keeps_the_backlog_while_the_token_is_rejected(
 def test_delivery_error_carries_retryable() -> None:
     err = DeliveryError("x", retryable=True)
     assert err.retryable is True and err.status is None
+
+
+def test_refused_files_do_not_take_the_text_down_with_them(
+    emu: Emulator, hook_env: dict[str, str]
+) -> None:
+    channel = emu.ids["project-a"]
+    context = hook_context(hook_env)
+    post = Post(reply.message_payload("report below"), [("big.bin", b"x" * 5000)])
+    emu.client.settings(max_file_size=1000)
+    try:
+        reply.deliver(context, [post])
+    finally:
+        emu.client.settings(max_file_size=10 * 1024 * 1024)
+    texts = contents(emu, channel)
+    assert texts[0] == "report below"
+    assert texts[1].startswith("⚠️ Discord refused the attached files `big.bin`")
+    assert Outbox(context.runtime.outbox).pending(channel) == []
+
+
+def test_deliver_spools_instead_of_waiting_on_a_held_lock(
+    emu: Emulator, hook_env: dict[str, str]
+) -> None:
+    channel = emu.ids["project-a"]
+    context = hook_context(hook_env)
+    outbox = Outbox(context.runtime.outbox)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK_FOREVER, os.path.join(outbox.root, channel, ".lock")],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout.readline() == b"locked\n"
+        started = time.monotonic()
+        reply.deliver(context, [Post(reply.message_payload("while the bot drains"))], budget=1.0)
+        assert time.monotonic() - started < 3.0
+        assert len(outbox.pending(channel)) == 1
+        assert contents(emu, channel) == []
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+HOLD_LOCK_FOREVER = """
+import fcntl, os, sys, time
+os.makedirs(os.path.dirname(sys.argv[1]), mode=0o700, exist_ok=True)
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("locked", flush=True)
+time.sleep(60)
+"""
