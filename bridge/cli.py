@@ -46,6 +46,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except config.ConfigError as err:
         print(f"discord-bridge: {err}", file=sys.stderr)
         return 2
+    import discord
+
     from bridge.bot.app import run_bridge
     from bridge.runtime import UnsafeRuntimeDir
 
@@ -54,6 +56,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     except UnsafeRuntimeDir as err:
         print(f"discord-bridge: runtime directory refused: {err}", file=sys.stderr)
         return 2
+    except discord.LoginFailure as err:
+        print(f"discord-bridge: Discord refused the bot token ({err}); copy it again from "
+              "the Developer Portal (Bot → Reset Token)", file=sys.stderr)  # fmt: skip
+        return 1
+    except discord.PrivilegedIntentsRequired:
+        print("discord-bridge: enable the Message Content Intent for the bot in the Developer "
+              "Portal (Bot → Privileged Gateway Intents)", file=sys.stderr)  # fmt: skip
+        return 1
     except KeyboardInterrupt:
         pass
     return 0

@@ -176,7 +176,8 @@ class DiscordREST:
 
 
 def _route_key(path: str) -> str:
-    """Discord scopes buckets by top-level resource: keep the channel id, drop the rest."""
+    """The path without its query: one bucket per route and channel, which is how Discord
+    scopes message buckets (by top-level resource)."""
     return path.split("?")[0]
 
 

@@ -214,8 +214,17 @@ class TmuxSessions:
             screen = self.capture(pane_id)
 
     def wait_ready(self, pane_id: str, timeout: float = 30.0, poll: float = 0.05) -> None:
-        """Wait until Claude Code shows its empty prompt box (``❯`` between two rules)."""
-        self.wait_for(pane_id, is_prompt_ready, timeout, poll)
+        """Wait until Claude Code shows its empty prompt box (``❯`` between two rules).
+
+        The folder-trust dialog of a directory Claude Code has not seen is a question only
+        the owner may answer, at the terminal: stop at once and say so.
+        """
+        screen = self.wait_for(pane_id, lambda s: is_prompt_ready(s) or asks_trust(s), timeout)
+        if asks_trust(screen):
+            raise TmuxError(
+                "Claude Code asks whether to trust this folder; answer it once in the terminal "
+                f"(tmux attach, window {pane_id}), then send your message again"
+            )
 
     def wait_for(
         self, pane_id: str, check: Callable[[str], bool], timeout: float, poll: float = 0.05
@@ -282,6 +291,12 @@ def input_box(screen: str) -> str | None:
     body[0] = body[0][1:]
     text = "\n".join(line.strip() for line in body).strip()
     return "" if text in PLACEHOLDERS else text
+
+
+def asks_trust(screen: str) -> bool:
+    """Claude Code's folder-trust dialog (2.1.330: "Is this a project you created or one you
+    trust?"; older versions: "Do you trust the files in this folder?")."""
+    return "one you trust" in screen or "trust the files in this folder" in screen
 
 
 def is_prompt_ready(screen: str) -> bool:

@@ -83,3 +83,17 @@ def test_config_given_with_run_config_reaches_the_hooks(rig, tmp_path) -> None:
     rig.start_bot(config=elsewhere)
     rig.post("hello")
     rig.wait_bot_message(content_contains="found my config", timeout=60)
+
+
+def test_folder_trust_dialog_is_explained_not_answered(rig, tmp_path) -> None:
+    untrusted = tmp_path / "never-opened"
+    untrusted.mkdir()
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["projectPath"] = str(untrusted)
+    rig.write_config(raw)
+    rig.start_bot()
+    rig.post("hello")
+    reply = rig.wait_bot_message(timeout=60)
+    assert "asks whether to trust this folder" in reply["content"]
+    assert "Is this a project you created or one you trust?" in rig.screen()
+    assert rig.api.requests == []
