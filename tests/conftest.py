@@ -26,6 +26,15 @@ def fake_api() -> Iterator[FakeAnthropic]:
 
 
 @pytest.fixture
+def emu(emulator: Emulator) -> Iterator[Emulator]:
+    """The shared emulator, reset before and after the test (never leave an outage or a
+    forced 429 behind for other tests)."""
+    emulator.client.reset()
+    yield emulator
+    emulator.client.reset()
+
+
+@pytest.fixture
 def rig(tmp_path, emulator: Emulator, fake_api: FakeAnthropic):
     if shutil.which("tmux") is None:
         pytest.fail("tmux is required for end-to-end tests (./scripts/test.sh installs it)")

@@ -13,7 +13,6 @@ import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -115,13 +114,6 @@ class Setup:
     def install_hooks(self) -> None:
         done = self.cli("hooks", "install", "--settings", str(self.settings))
         assert done.returncode == 0, done.stderr
-
-
-@pytest.fixture
-def emu(emulator: Emulator) -> Iterator[Emulator]:
-    emulator.client.reset()
-    yield emulator
-    emulator.client.reset()
 
 
 @pytest.fixture

@@ -28,13 +28,6 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def emu(emulator: Emulator) -> Iterator[Emulator]:
-    emulator.client.reset()
-    yield emulator
-    emulator.client.reset()
-
-
-@pytest.fixture
 def rt(tmp_path: Path) -> Runtime:
     return Runtime(str(tmp_path / "runtime")).ensure()
 

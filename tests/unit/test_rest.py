@@ -20,13 +20,6 @@ MESSAGES = "POST /channels/{channel_id}/messages"
 
 
 @pytest.fixture
-def emu(emulator: Emulator) -> Iterator[Emulator]:
-    emulator.client.reset()
-    yield emulator
-    emulator.client.reset()  # never leave an outage or a bucket behind for other tests
-
-
-@pytest.fixture
 def channel(emu: Emulator) -> str:
     return emu.ids["project-a"]
 
