@@ -31,14 +31,19 @@ class HookContext:
     __slots__ = ("cfg", "channel_id", "event", "project", "runtime", "thread_id")
 
     def __init__(
-        self, event: dict, cfg: config.BridgeConfig, project: config.Project, thread_id: str | None
+        self,
+        event: dict,
+        cfg: config.BridgeConfig,
+        project: config.Project,
+        thread_id: str | None,
+        env: dict | os._Environ[str] | None = None,
     ) -> None:
         self.event = event
         self.cfg = cfg
         self.project = project
         self.thread_id = thread_id
         self.channel_id = thread_id or project.channel_id  # where messages are posted
-        self.runtime = runtime.Runtime()
+        self.runtime = runtime.Runtime(runtime.runtime_dir_path(env))
 
     @property
     def server(self) -> config.Server:
@@ -64,7 +69,7 @@ def resolve(event: dict, env: dict | os._Environ[str] | None = None) -> HookCont
         project = cfg.project_for_cwd(cwd) if isinstance(cwd, str) else None
     if project is None:
         return None
-    return HookContext(event, cfg, project, env.get(ENV_THREAD) if marker else None)
+    return HookContext(event, cfg, project, env.get(ENV_THREAD) if marker else None, env)
 
 
 def run(handler: Callable[[HookContext], dict | None]) -> None:

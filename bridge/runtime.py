@@ -137,12 +137,22 @@ def write_atomic(path: str, data: bytes, mode: int = 0o600) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.rename(tmp, path)
+        _sync_directory(directory)
     except BaseException:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
         raise
+
+
+def _sync_directory(directory: str) -> None:
+    """Make the rename itself durable: a crash right after must not bring the old file back."""
+    fd = os.open(directory or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_private(path: str, max_bytes: int = 16 << 20) -> bytes:
