@@ -247,17 +247,7 @@ class EmulatorClient:
         user: str = "alice",
         timeout: float = 5.0,
     ) -> dict[str, Any]:
-        return self._post(
-            "/_test/command",
-            {
-                "channel_id": channel_id,
-                "name": name,
-                "options": options,
-                "user": user,
-                "timeout": timeout,
-            },
-            timeout,
-        )
+        return self._command(channel_id, name, options, user, timeout)
 
     def autocomplete(
         self,
@@ -268,15 +258,16 @@ class EmulatorClient:
         user: str = "alice",
         timeout: float = 5.0,
     ) -> dict[str, Any]:
-        return self._post(
-            "/_test/command",
-            {
-                "channel_id": channel_id,
-                "name": name,
-                "options": options,
-                "user": user,
-                "autocomplete": focused,
-                "timeout": timeout,
-            },
-            timeout,
-        )
+        return self._command(channel_id, name, options, user, timeout, autocomplete=focused)
+
+    def _command(
+        self,
+        channel_id: str,
+        name: str,
+        options: dict[str, Any] | None,
+        user: str,
+        timeout: float,
+        **extra: str,
+    ) -> dict[str, Any]:
+        body = {"channel_id": channel_id, "name": name, "options": options, "user": user}
+        return self._post("/_test/command", {**body, **extra, "timeout": timeout}, timeout)
