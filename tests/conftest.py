@@ -3,6 +3,7 @@ between tests), and a fresh end-to-end rig (config, HOME, tmux socket, bot) per 
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 
@@ -11,6 +12,23 @@ import pytest
 from tests.claude_cli import claude_available
 from tests.emulator import Emulator
 from tests.fake_anthropic import FakeAnthropic
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_bridge_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Nothing in the suite may touch a real bridge's config or runtime dir on this machine:
+    code that forgets to pass its own gets these throwaway ones."""
+    saved = {
+        key: os.environ.get(key) for key in ("DISCORD_BRIDGE_HOME", "DISCORD_BRIDGE_RUNTIME_DIR")
+    }
+    os.environ["DISCORD_BRIDGE_HOME"] = str(tmp_path_factory.mktemp("bridge-home"))
+    os.environ["DISCORD_BRIDGE_RUNTIME_DIR"] = str(tmp_path_factory.mktemp("bridge-runtime"))
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @pytest.fixture(scope="session")

@@ -388,11 +388,11 @@ def hook_env(tmp_path: Path, emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> 
     config_file.chmod(0o600)
     for key in [k for k in os.environ if k.startswith("DISCORD_BRIDGE_")]:
         monkeypatch.delenv(key)
-    # HookContext's Runtime() and rest() read these from the process environment.
-    monkeypatch.setenv("DISCORD_BRIDGE_RUNTIME_DIR", str(tmp_path / "hook-runtime"))
+    # rest() reads the retry budget from the process environment.
     monkeypatch.setenv("DISCORD_BRIDGE_RETRY_SECONDS", "1")
     return {
         "DISCORD_BRIDGE_HOME": str(home),
+        "DISCORD_BRIDGE_RUNTIME_DIR": str(tmp_path / "hook-runtime"),
         "DISCORD_BRIDGE_CHANNEL_ID": emu.ids["project-a"],
     }
 
