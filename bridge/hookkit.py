@@ -21,6 +21,8 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from bridge.rest import DiscordREST
+
 ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"
 ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"
 
@@ -49,8 +51,8 @@ class HookContext:
     def server(self) -> config.Server:
         return self.project.server
 
-    def rest(self):  # -> bridge.rest.DiscordREST, imported lazily
-        from bridge.rest import DiscordREST
+    def rest(self) -> DiscordREST:
+        from bridge.rest import DiscordREST  # here: httpx is loaded only when there is work
 
         return DiscordREST(self.server.api_base, self.server.token)
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from bridge.tmux import is_prompt_ready
+
 CLAUDE_VERSION = "2.1.330"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NPM_PREFIX = REPO_ROOT / ".cache" / "claude-code"
@@ -170,10 +172,6 @@ def claude_env(
 
 # -- tmux --------------------------------------------------------------------------------------
 
-# An empty prompt box: "────" rule, a line that is just the ❯ prompt, "────" rule.
-_READY_RE = re.compile(r"^\s*─{4,}.*\n\s*❯[\s\u00a0]*\n\s*─{4,}", re.MULTILINE)
-
-
 BUSY_MARKER = "esc to interrupt"
 PASTE_MARK = "[Pasted text #"
 
@@ -182,8 +180,9 @@ def screen_is_ready(screen: str) -> bool:
     """True when the CLI shows an empty input box (``❯`` between two rules).
 
     That is start-up readiness; the box is also shown while a turn runs (see screen_is_idle).
+    The product's own reading of the screen, so tests and bridge agree on what "ready" is.
     """
-    return _READY_RE.search(screen) is not None
+    return is_prompt_ready(screen)
 
 
 def screen_is_idle(screen: str) -> bool:
