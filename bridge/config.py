@@ -20,6 +20,9 @@ DEFAULT_DOWNLOAD_LIMIT = 50 * 1024 * 1024  # bytes accepted from one Discord att
 DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024  # Discord's default per-file upload limit
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "auto", "dontAsk")
 ISOLATION_MODES = ("none", "worktree")
+DEFAULT_PROMPT_TIMEOUT = 900.0  # seconds a Discord prompt waits before its timeout outcome
+PROMPT_TIMEOUT_OUTCOMES = ("deny", "terminal")  # deny with a message / leave it to the terminal
+DEFAULT_ATTACH_AFTER = 4  # a reply longer than this many messages is attached as a .md file
 FORBIDDEN = ":.;'\"\\\t\n"  # in tmux session, socket and window names
 
 ENV_API_BASE = "DISCORD_BRIDGE_API_BASE"
@@ -48,6 +51,7 @@ class Project:
         "name",
         "path",
         "permission",
+        "progress",
         "raw",
         "server",
         "startup",
@@ -64,6 +68,7 @@ class Project:
         self.model: str | None = raw.get("model")
         self.startup: bool = bool(raw.get("startup", False))
         self.permission: str | None = raw.get("permission")
+        self.progress: bool = bool(raw.get("progress", True))  # live status messages per turn
         self.thread_defaults: dict = raw.get("thread") or {}
         self.threads: list[dict] = raw.get("threads") or []
         self.claude_command: str = (
@@ -139,7 +144,18 @@ class Server:
 class BridgeConfig:
     """A validated config file. ``raw`` is the parsed JSON, kept whole for saving."""
 
-    __slots__ = ("download_limit", "path", "raw", "servers", "upload_limit")
+    __slots__ = (
+        "attach_after",
+        "download_limit",
+        "footer",
+        "mention_owner",
+        "path",
+        "prompt_timeout",
+        "prompt_timeout_outcome",
+        "raw",
+        "servers",
+        "upload_limit",
+    )
 
     def __init__(self, raw: dict, path: str = "", env: dict | None = None) -> None:
         env = dict(os.environ) if env is None else env
@@ -151,6 +167,14 @@ class BridgeConfig:
         limits = raw.get("attachments") or {}
         self.download_limit: int = int(limits.get("maxDownloadBytes", DEFAULT_DOWNLOAD_LIMIT))
         self.upload_limit: int = int(limits.get("maxUploadBytes", DEFAULT_UPLOAD_LIMIT))
+        prompts = raw.get("prompts") or {}
+        self.prompt_timeout: float = float(prompts.get("timeoutSeconds", DEFAULT_PROMPT_TIMEOUT))
+        self.prompt_timeout_outcome: str = prompts.get("onTimeout", "deny")
+        replies = raw.get("replies") or {}
+        self.footer: bool = bool(replies.get("footer", True))
+        self.attach_after: int = int(replies.get("attachAfterMessages", DEFAULT_ATTACH_AFTER))
+        notifications = raw.get("notifications") or {}
+        self.mention_owner: bool = bool(notifications.get("mentionOwner", True))
         self.servers = [Server(i, s, raw, env) for i, s in enumerate(raw["servers"])]
 
     def projects(self) -> list[Project]:
@@ -215,6 +239,7 @@ def validate(raw: object) -> list[str]:
     _check_optional_str(raw, "claudeCommand", "", problems)
     _check_str_list(raw, "claudeArgs", "", problems)
     _check_limits(raw.get("attachments"), problems)
+    _check_sections(raw, problems)
     servers = raw.get("servers")
     if not isinstance(servers, list) or not servers:
         problems.append("servers: expected a non-empty array of server objects")
@@ -282,6 +307,7 @@ def _check_project(project: object, where: str, problems: list[str]) -> None:
     _check_path(project, "projectPath", where, problems, required=True)
     _check_optional_str(project, "model", where, problems)
     _check_bool(project, "startup", where, problems)
+    _check_bool(project, "progress", where, problems)
     _check_choice(project, "permission", PERMISSION_MODES, where, problems)
     _check_optional_str(project, "claudeCommand", where, problems)
     _check_str_list(project, "claudeArgs", where, problems)
@@ -324,6 +350,37 @@ def _check_limits(limits: object, problems: list[str]) -> None:
         value = limits[key]
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
             problems.append(f"attachments.{key}: expected a positive number of bytes")
+
+
+def _check_sections(raw: dict, problems: list[str]) -> None:
+    """``prompts``, ``replies`` and ``notifications``: optional objects of known keys."""
+    for section, hint in (
+        ("prompts", "timeoutSeconds, onTimeout"),
+        ("replies", "footer, attachAfterMessages"),
+        ("notifications", "mentionOwner"),
+    ):
+        value = raw.get(section)
+        if value is not None and not isinstance(value, dict):
+            problems.append(f"{section}: expected an object ({hint})")
+    prompts = raw.get("prompts")
+    if isinstance(prompts, dict):
+        timeout = prompts.get("timeoutSeconds", DEFAULT_PROMPT_TIMEOUT)
+        if not _is_number(timeout) or not 10 <= timeout <= 86400:
+            problems.append("prompts.timeoutSeconds: expected seconds between 10 and 86400")
+        _check_choice(prompts, "onTimeout", PROMPT_TIMEOUT_OUTCOMES, "prompts", problems)
+    replies = raw.get("replies")
+    if isinstance(replies, dict):
+        _check_bool(replies, "footer", "replies", problems)
+        after = replies.get("attachAfterMessages", DEFAULT_ATTACH_AFTER)
+        if not isinstance(after, int) or isinstance(after, bool) or after < 1:
+            problems.append("replies.attachAfterMessages: expected a whole number of messages ≥ 1")
+    notifications = raw.get("notifications")
+    if isinstance(notifications, dict):
+        _check_bool(notifications, "mentionOwner", "notifications", problems)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _check_unique_channels(servers: list, problems: list[str]) -> None:

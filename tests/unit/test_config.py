@@ -145,3 +145,24 @@ def test_example_config_is_valid() -> None:
     here = os.path.dirname(__file__)
     with open(os.path.join(here, "..", "..", "config.example.json")) as handle:
         assert config.validate(json.load(handle)) == []
+
+
+def test_prompt_reply_and_notification_settings_have_defaults_and_are_checked() -> None:
+    cfg = config.BridgeConfig(copy.deepcopy(GOOD), env={})
+    assert cfg.prompt_timeout == 900 and cfg.prompt_timeout_outcome == "deny"
+    assert cfg.footer and cfg.mention_owner and cfg.attach_after == config.DEFAULT_ATTACH_AFTER
+    assert cfg.servers[0].projects[0].progress
+    problems = problems_of(
+        lambda r: r.update(
+            prompts={"timeoutSeconds": 3, "onTimeout": "allow"},
+            replies={"footer": "yes", "attachAfterMessages": 0},
+            notifications=[],
+        )
+    )
+    assert problems == [
+        "notifications: expected an object (mentionOwner)",
+        "prompts.timeoutSeconds: expected seconds between 10 and 86400",
+        "prompts.onTimeout: expected one of deny, terminal (got 'allow')",
+        "replies.footer: expected true or false",
+        "replies.attachAfterMessages: expected a whole number of messages ≥ 1",
+    ]
