@@ -21,7 +21,7 @@ ENV_HOME = "DISCORD_BRIDGE_HOME"
 ENV_CONFIG = "DISCORD_BRIDGE_CONFIG"  # set by `run --config` on the panes it starts
 ENV_RUNTIME_DIR = "DISCORD_BRIDGE_RUNTIME_DIR"
 
-SUBDIRS = ("uploads", "outputs", "outbox", "sessions", "logs")
+SUBDIRS = ("uploads", "outputs", "outbox", "sessions", "prompts", "logs")
 
 
 class UnsafeRuntimeDir(Exception):
@@ -103,6 +103,10 @@ class Runtime:
     @property
     def sessions(self) -> str:
         return self.path("sessions")
+
+    @property
+    def prompts(self) -> str:
+        return self.path("prompts")
 
     @property
     def hook_log(self) -> str:
