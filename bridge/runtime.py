@@ -7,6 +7,7 @@ Layout (all 0700 directories, 0600 files)::
       outputs/<channel>/      files Claude wants to send ([DISCORD_ATTACH: name] resolves here)
       outbox/                 messages a hook could not deliver; the bot drains them in order
       sessions/<channel>.json what a session's SessionStart hook reported (session id, cwd)
+      status/<session>.json   model, context and cost the statusLine command last saw (footer)
       logs/hooks.log          errors and notes from hook processes
 
 Only the standard library's ``os`` is used: hooks import this module on their fast path.
@@ -21,7 +22,7 @@ ENV_HOME = "DISCORD_BRIDGE_HOME"
 ENV_CONFIG = "DISCORD_BRIDGE_CONFIG"  # set by `run --config` on the panes it starts
 ENV_RUNTIME_DIR = "DISCORD_BRIDGE_RUNTIME_DIR"
 
-SUBDIRS = ("uploads", "outputs", "outbox", "sessions", "prompts", "logs")
+SUBDIRS = ("uploads", "outputs", "outbox", "sessions", "prompts", "status", "logs")
 
 
 class UnsafeRuntimeDir(Exception):
@@ -107,6 +108,10 @@ class Runtime:
     @property
     def prompts(self) -> str:
         return self.path("prompts")
+
+    @property
+    def status(self) -> str:
+        return self.path("status")
 
     @property
     def hook_log(self) -> str:
