@@ -8,6 +8,8 @@ Layout (all 0700 directories, 0600 files)::
       outbox/                 messages a hook could not deliver; the bot drains them in order
       sessions/<channel>.json what a session's SessionStart hook reported (session id, cwd)
       status/<session>.json   model, context and cost the statusLine command last saw (footer)
+      state/<channel>.json    the bot's record per channel/thread: pane, worktree, wanted state
+      state/panel-<ch>.json   the control panel's message id
       logs/hooks.log          errors and notes from hook processes
 
 Only the standard library's ``os`` is used: hooks import this module on their fast path.
@@ -22,7 +24,7 @@ ENV_HOME = "DISCORD_BRIDGE_HOME"
 ENV_CONFIG = "DISCORD_BRIDGE_CONFIG"  # set by `run --config` on the panes it starts
 ENV_RUNTIME_DIR = "DISCORD_BRIDGE_RUNTIME_DIR"
 
-SUBDIRS = ("uploads", "outputs", "outbox", "sessions", "prompts", "status", "logs")
+SUBDIRS = ("uploads", "outputs", "outbox", "sessions", "prompts", "status", "state", "logs")
 
 
 class UnsafeRuntimeDir(Exception):
@@ -112,6 +114,10 @@ class Runtime:
     @property
     def status(self) -> str:
         return self.path("status")
+
+    @property
+    def state(self) -> str:
+        return self.path("state")
 
     @property
     def hook_log(self) -> str:
