@@ -22,11 +22,30 @@ from bridge import runtime
 
 MARK = "# discord-bridge"
 # event -> (script in hooks/, timeout in seconds). Stop may retry Discord for ~20 s and
-# upload files; SessionStart only writes a small file.
+# upload files; PermissionRequest waits for the user (its timeout is set above the config's
+# prompt timeout, see prompt_hook_timeout); the rest only touch local files.
 HOOKS: dict[str, tuple[str, int]] = {
     "Stop": ("stop.py", 60),
     "SessionStart": ("session_start.py", 10),
+    "PreToolUse": ("pre_tool_use.py", 10),
+    "PermissionRequest": ("permission_request.py", 0),
+    "PostToolUse": ("session_event.py", 10),
+    "PostToolUseFailure": ("session_event.py", 10),
+    "UserPromptSubmit": ("session_event.py", 10),
 }
+PROMPT_TIMEOUT_MARGIN = 60  # the hook times out itself, posts "no answer" and exits first
+
+
+def prompt_hook_timeout() -> int:
+    """The PermissionRequest hook's timeout: above the configured prompt timeout, so the
+    hook's own timeout outcome (deny with a message) happens rather than a silent kill."""
+    from bridge import config
+
+    try:
+        seconds = config.load().prompt_timeout
+    except (config.ConfigError, OSError):
+        seconds = config.DEFAULT_PROMPT_TIMEOUT
+    return int(seconds) + PROMPT_TIMEOUT_MARGIN
 
 
 def default_settings_path() -> str:
@@ -49,6 +68,7 @@ def install(settings_path: str | None = None) -> bool:
     merged = _without_ours(settings)
     hooks = merged.setdefault("hooks", {})
     for event, (script, timeout) in HOOKS.items():
+        timeout = timeout or prompt_hook_timeout()
         entry = {"type": "command", "command": hook_command(script), "timeout": timeout}
         hooks.setdefault(event, []).append({"matcher": "", "hooks": [entry]})
     return _write_if_changed(path, settings, merged)

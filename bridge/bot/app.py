@@ -16,6 +16,7 @@ import discord
 import yarl
 
 from bridge import runtime
+from bridge.bot.interactions import PromptButton, PromptDesk, PromptSelect, route_modal_submit
 from bridge.bot.outbox_drain import OutboxDrainer
 from bridge.bot.relay import Relay
 from bridge.bot.sessions import SessionManager
@@ -43,12 +44,14 @@ class BridgeBot(discord.Client):
         self.runtime = rt
         self.sessions = SessionManager(cfg, server, rt)
         self.relay: Relay | None = None
+        self.prompt_desk = PromptDesk(server, rt)  # answers prompt buttons (bot/interactions.py)
         self._http_session: aiohttp.ClientSession | None = None
         self._startup: asyncio.Task | None = None
 
     async def setup_hook(self) -> None:
         self._http_session = aiohttp.ClientSession()
         self.relay = Relay(self.cfg, self.server, self.sessions, self.runtime, self._http_session)
+        self.add_dynamic_items(PromptButton, PromptSelect)  # prompts survive a bot restart
         await self.sessions.adopt_running()
         # Started in the background: on_message works meanwhile and waits on the same locks.
         self._startup = asyncio.create_task(self.sessions.start_startup_projects())
@@ -59,6 +62,9 @@ class BridgeBot(discord.Client):
     async def on_message(self, message: discord.Message) -> None:
         if self.relay is not None:
             await self.relay.on_message(message, self.user.id if self.user else None)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        await route_modal_submit(interaction)
 
     async def close(self) -> None:
         if self._http_session is not None:

@@ -1,0 +1,253 @@
+"""The hook side of a decision: ask on Discord, wait for the answer, tell Claude Code.
+
+Walk: PermissionRequest → :func:`on_permission_request` writes the request file and posts
+the prompt (``render/prompts.py``) → waits on the decision file with watchfiles ← the bot
+writes it on a click (``bot/interactions.py``) → :func:`cli_answer` turns the user's choice
+into the JSON Claude Code reads → the hook prints it.
+
+The terminal dialog stays usable meanwhile (Claude Code shows it in parallel): if it is
+answered there first, the session's next hook event marks the prompt stale
+(:func:`on_session_event`), and the waiting hook edits the Discord message and exits without
+a decision. If Discord cannot be reached, the hook gives no decision at once, so the terminal
+dialog is the fallback.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from bridge import prompts, runtime
+from bridge.hookkit import HookContext
+
+POST_BUDGET = 8.0  # seconds to get the prompt onto Discord before leaving it to the terminal
+EDIT_BUDGET = 5.0
+POLL_MS = 1000  # wake-up interval to check the deadline and that Claude Code is still there
+INTERRUPTED = b"[Request interrupted by user"  # transcript line of an Esc / terminal "No"
+NEVER_ASK = ("AskUserQuestion", "ExitPlanMode")  # these always show their own dialog
+
+
+# --- PreToolUse and the other session events ------------------------------------------------
+
+
+def on_pre_tool_use(context: HookContext) -> dict | None:
+    """Close prompts the terminal answered; make ``permissionTools`` always ask."""
+    on_session_event(context)
+    tool = context.event.get("tool_name")
+    if not isinstance(tool, str) or tool in NEVER_ASK or not _listed(tool, context):
+        return None
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "ask",
+            "permissionDecisionReason": f"discord-bridge: {tool} is in permissionTools",
+        }
+    }
+
+
+def on_session_event(context: HookContext) -> None:
+    """A later event of the session: its open prompts were answered in the terminal."""
+    if os.path.isdir(context.runtime.prompts):
+        prompts.mark_stale(context.runtime, context.event)
+
+
+def _listed(tool: str, context: HookContext) -> bool:
+    for pattern in context.server.permission_tools:
+        if pattern == tool or (pattern.endswith("*") and tool.startswith(pattern[:-1])):
+            return True
+    return False
+
+
+# --- PermissionRequest ----------------------------------------------------------------------
+
+
+def on_permission_request(context: HookContext) -> dict | None:
+    rt = context.runtime.ensure()
+    request = new_request(context)
+    payload, plan_file = render(request)
+    prompts.write_request(rt, request)
+    try:
+        message = _post(context, payload, plan_file)
+    except Exception as err:  # Discord unreachable or refusing: the terminal dialog decides
+        prompts.close(rt, request["id"])
+        runtime.append_log(rt.hook_log, f"prompt for #{context.channel_id} not posted: {err}")
+        return None
+    request["message_id"] = message.get("id")
+    prompts.write_request(rt, request)
+    try:
+        decision = wait_for_decision(rt, request)
+        if decision.get("outcome") in (prompts.ANSWERED_ELSEWHERE, prompts.TIMED_OUT):
+            _close_message(context, request, payload["content"], decision)
+    finally:
+        prompts.close(rt, request["id"])
+    return cli_answer(request, decision)
+
+
+def new_request(context: HookContext) -> dict:
+    event = context.event
+    tool = event.get("tool_name")
+    kind = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool, "permission")
+    now = time.time()
+    return {
+        "id": prompts.new_id(),
+        "kind": kind,
+        "session_id": event.get("session_id"),
+        "channel_id": context.channel_id,
+        "project": context.project.name,
+        "tool_name": tool,
+        "tool_input": event.get("tool_input") or {},
+        "permission_suggestions": event.get("permission_suggestions") or [],
+        "transcript_path": event.get("transcript_path"),
+        "created": now,
+        "deadline": now + context.cfg.prompt_timeout,
+        "timeout": context.cfg.prompt_timeout,
+        "on_timeout": context.cfg.prompt_timeout_outcome,
+        "pid": os.getpid(),
+    }
+
+
+def render(request: dict) -> tuple[dict, bytes | None]:
+    from bridge.render import prompts as views
+
+    if request["kind"] == "question":
+        return views.question_prompt(request), None
+    if request["kind"] == "plan":
+        return views.plan_prompt(request)
+    return views.permission_prompt(request), None
+
+
+def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
+    from bridge.reply import message_payload
+    from bridge.rest import Post
+
+    body = {**message_payload(""), **payload}
+    files = [("plan.md", plan_file)] if plan_file else None
+    with context.rest() as rest:
+        rest.budget = min(rest.budget, POST_BUDGET)
+        return rest.create_message(context.channel_id, Post(body, files))
+
+
+def _close_message(context: HookContext, request: dict, content: str, decision: dict) -> None:
+    """The prompt can no longer be answered: say why and remove its buttons."""
+    from bridge.render.prompts import closed_content, outcome_line
+
+    line = outcome_line(request, decision, request["timeout"])
+    body = {"content": closed_content(content, line), "components": []}
+    try:
+        with context.rest() as rest:
+            rest.budget = min(rest.budget, EDIT_BUDGET)
+            rest.request(
+                "PATCH",
+                f"/channels/{context.channel_id}/messages/{request['message_id']}",
+                json=body,
+            )
+    except Exception as err:
+        runtime.append_log(context.runtime.hook_log, f"could not close prompt message: {err}")
+
+
+# --- waiting --------------------------------------------------------------------------------
+
+
+def wait_for_decision(rt: runtime.Runtime, request: dict) -> dict:
+    """Block until the decision file exists (watchfiles, not a sleep loop), the deadline
+    passes, Claude Code goes away, or the transcript shows the turn was interrupted."""
+    from bridge.rest import load_site_packages
+
+    load_site_packages()
+    import watchfiles
+
+    transcript = _Transcript(request.get("transcript_path"))
+    parent = os.getppid()
+    paths = [rt.prompts, *transcript.watch_paths()]
+    watcher = watchfiles.watch(
+        *paths, debounce=100, step=10, rust_timeout=POLL_MS, yield_on_timeout=True
+    )
+    try:
+        while True:
+            decision = _settled(rt, request, transcript, parent)
+            if decision is not None:
+                return decision
+            next(watcher)
+    finally:
+        watcher.close()
+
+
+def _settled(
+    rt: runtime.Runtime, request: dict, transcript: _Transcript, parent: int
+) -> dict | None:
+    request_id = request["id"]
+    decision = prompts.read_decision(rt, request_id)
+    if decision is not None:
+        return decision
+    stale = None
+    if os.getppid() != parent:
+        stale = {"outcome": prompts.ANSWERED_ELSEWHERE, "event": "session ended"}
+    elif transcript.interrupted():
+        stale = {"outcome": prompts.ANSWERED_ELSEWHERE, "event": "interrupted"}
+    elif time.time() >= float(request["deadline"]):
+        left = request.get("on_timeout") == "terminal"
+        stale = {"outcome": prompts.TIMED_OUT, "left_to_terminal": left}
+    if stale is None:
+        return None
+    prompts.decide(rt, request_id, stale)  # loses to a click that landed just now
+    return prompts.read_decision(rt, request_id) or stale
+
+
+class _Transcript:
+    """Watches the session transcript for an interrupt written after the prompt opened."""
+
+    def __init__(self, path: object) -> None:
+        self.path = path if isinstance(path, str) and os.path.isfile(path) else None
+        self.offset = os.path.getsize(self.path) if self.path else 0
+
+    def watch_paths(self) -> list[str]:
+        return [self.path] if self.path else []
+
+    def interrupted(self) -> bool:
+        if not self.path:
+            return False
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                new = handle.read(1 << 20)
+        except OSError:
+            return False
+        return INTERRUPTED in new
+
+
+# --- the answer Claude Code reads -----------------------------------------------------------
+
+
+def cli_answer(request: dict, decision: dict) -> dict | None:
+    """The PermissionRequest hook output for the user's choice (None: no decision)."""
+    behavior = _decision(request, decision)
+    if behavior is None:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": behavior}}
+
+
+def _decision(request: dict, decision: dict) -> dict | None:
+    from bridge.render.prompts import applied_suggestion
+
+    outcome = decision.get("outcome")
+    if outcome == "allow":
+        return {"behavior": "allow"}
+    if outcome == "always":
+        suggestions = request.get("permission_suggestions") or []
+        index = int(decision.get("suggestion", -1))
+        if not 0 <= index < len(suggestions):
+            return None
+        entry = applied_suggestion(suggestions[index], decision.get("scope", "s"))
+        return {"behavior": "allow", "updatedPermissions": [entry]}
+    if outcome in ("deny", "tell", "keep_planning"):
+        return {"behavior": "deny", "message": decision.get("message") or "Denied from Discord."}
+    if outcome == "answers":
+        updated = {**(request.get("tool_input") or {}), "answers": decision.get("answers") or {}}
+        return {"behavior": "allow", "updatedInput": updated}
+    if outcome == "approve":
+        mode = {"type": "setMode", "mode": decision.get("mode"), "destination": "session"}
+        return {"behavior": "allow", "updatedInput": {}, "updatedPermissions": [mode]}
+    if outcome == prompts.TIMED_OUT and not decision.get("left_to_terminal"):
+        minutes = round(float(request.get("timeout", 900)) / 60)
+        return {"behavior": "deny", "message": f"No answer from Discord within {minutes} min."}
+    return None  # answered in the terminal, or left to it

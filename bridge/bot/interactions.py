@@ -1,0 +1,330 @@
+"""Clicks, selects and modal submits on prompt messages: the bot side of a decision.
+
+Buttons and selects are ``DynamicItem``s matched by ``custom_id`` (which carries the request
+id), so a prompt posted before a restart still works after it; modal submits are routed by
+``custom_id`` in ``on_interaction`` for the same reason. The bot keeps no state of its own:
+the request file says what is pending, the decision file (created exclusively) records
+the one decision, and the waiting hook does the rest.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import discord
+
+from bridge import prompts
+from bridge.render import prompts as views
+
+log = logging.getLogger(__name__)
+
+_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
+BUTTON_TEMPLATE = "db:p:" + _ACTION
+SELECT_TEMPLATE = "db:s:" + _ACTION
+_MODAL = re.compile(BUTTON_TEMPLATE)
+_QUESTION = re.compile(r"q(?P<i>[0-3])(?::(?P<what>o\d+|other)(?::(?P<picked>[\d.]*))?)?")
+
+NO_LONGER_PENDING = "This prompt is no longer pending: it was answered, timed out or closed."
+NOT_ALLOWED = "Only the bridge's owner can answer Claude's prompts."
+TEXT_FIELD = "text"
+
+
+class PromptButton(discord.ui.DynamicItem[discord.ui.Button], template=BUTTON_TEMPLATE):
+    def __init__(self, button: discord.ui.Button, request_id: str, action: str) -> None:
+        super().__init__(button)
+        self.request_id = request_id
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str]
+    ) -> PromptButton:
+        return cls(item, match["rid"], match["action"])  # type: ignore[arg-type]
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _desk(interaction).on_button(interaction, self.request_id, self.action)
+
+
+class PromptSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_TEMPLATE):
+    def __init__(self, select: discord.ui.Select, request_id: str, action: str) -> None:
+        super().__init__(select)
+        self.request_id = request_id
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str]
+    ) -> PromptSelect:
+        return cls(item, match["rid"], match["action"])  # type: ignore[arg-type]
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        values = [str(v) for v in (interaction.data or {}).get("values", [])]
+        await _desk(interaction).on_select(interaction, self.request_id, self.action, values)
+
+
+def _desk(interaction: discord.Interaction) -> PromptDesk:
+    return interaction.client.prompt_desk  # type: ignore[attr-defined]
+
+
+class PromptDesk:
+    """Turns one user's interaction with a prompt into at most one decision."""
+
+    def __init__(self, server: object, rt: object) -> None:
+        self.server = server
+        self.runtime = rt
+
+    # --- entry points -----------------------------------------------------------------------
+
+    async def on_button(self, interaction: discord.Interaction, rid: str, action: str) -> None:
+        request = await self._pending(interaction, rid)
+        if request is None:
+            return
+        if action in ("tell", "plan:keep") or action.endswith(":other"):
+            await self._open_modal(interaction, request, action)
+        elif action.startswith("scope:"):
+            await self._cycle_scope(interaction, request, action.split(":")[1])
+        elif action.startswith("q"):
+            await self._answer_option(interaction, request, action)
+        else:
+            await self._decide_button(interaction, request, action)
+
+    async def on_select(
+        self, interaction: discord.Interaction, rid: str, action: str, values: list[str]
+    ) -> None:
+        request = await self._pending(interaction, rid)
+        if request is None:
+            return
+        match = _QUESTION.fullmatch(action)
+        if match is None or not values:
+            await _ephemeral(interaction, NO_LONGER_PENDING)
+            return
+        index = int(match["i"])
+        picked = [v for v in values if v != views.OTHER]
+        labels = [views.option_label(request, index, v) for v in picked]
+        if None in labels:
+            await _ephemeral(interaction, NO_LONGER_PENDING)
+            return
+        if views.OTHER in values:  # free text too: ask for it, remembering what was picked
+            chosen = ".".join(v[1:] for v in picked)
+            await self._open_modal(interaction, request, f"q{index}:other:{chosen}")
+            return
+        await self._record_answer(interaction, request, index, ", ".join(labels))  # type: ignore[arg-type]
+
+    async def on_modal(self, interaction: discord.Interaction, custom_id: str) -> None:
+        match = _MODAL.fullmatch(custom_id)
+        if match is None:
+            return
+        request = await self._pending(interaction, match["rid"])
+        if request is None:
+            return
+        text = _submitted_text(interaction).strip()
+        action = match["action"]
+        if not text:
+            await _ephemeral(interaction, "Nothing was typed, so nothing was sent.")
+            return
+        who = self._who(interaction)
+        if action == "tell":
+            await self._decide(interaction, request, {"outcome": "tell", "message": text, **who})
+        elif action == "plan:keep":
+            decision = {"outcome": "keep_planning", "message": text, **who}
+            await self._decide(interaction, request, decision)
+        else:
+            await self._answer_other(interaction, request, action, text)
+
+    # --- permission and plan ----------------------------------------------------------------
+
+    async def _decide_button(self, interaction: discord.Interaction, request: dict, action: str):
+        who = self._who(interaction)
+        name = interaction.user.display_name
+        parts = action.split(":")
+        if action == "allow":
+            decision = {"outcome": "allow", **who}
+        elif action == "deny":
+            decision = {"outcome": "deny", "message": f"Denied from Discord by {name}.", **who}
+        elif parts[0] == "always" and len(parts) == 3 and parts[2] in views.SCOPES:
+            decision = {"outcome": "always", "suggestion": int(parts[1]), "scope": parts[2], **who}
+        elif action in ("plan:auto", "plan:review"):
+            mode = "acceptEdits" if action == "plan:auto" else "default"
+            decision = {"outcome": "approve", "mode": mode, **who}
+        else:
+            await _ephemeral(interaction, NO_LONGER_PENDING)
+            return
+        await self._decide(interaction, request, decision)
+
+    async def _cycle_scope(self, interaction: discord.Interaction, request: dict, scope: str):
+        if scope not in views.SCOPES:
+            await _ephemeral(interaction, NO_LONGER_PENDING)
+            return
+        rows = views.permission_components(request, views.next_scope(scope))
+        await interaction.response.edit_message(view=view_from_rows(rows))
+
+    # --- questions --------------------------------------------------------------------------
+
+    async def _answer_option(self, interaction: discord.Interaction, request: dict, action: str):
+        match = _QUESTION.fullmatch(action)
+        label = (
+            match and match["what"] and views.option_label(request, int(match["i"]), match["what"])
+        )
+        if not label:
+            await _ephemeral(interaction, NO_LONGER_PENDING)
+            return
+        await self._record_answer(interaction, request, int(match["i"]), label)  # type: ignore[index]
+
+    async def _answer_other(self, interaction, request: dict, action: str, text: str) -> None:
+        match = _QUESTION.fullmatch(action)
+        if match is None or match["what"] != views.OTHER:
+            await _ephemeral(interaction, NO_LONGER_PENDING)
+            return
+        index = int(match["i"])
+        picked = [p for p in (match["picked"] or "").split(".") if p]
+        labels = [views.option_label(request, index, f"o{p}") for p in picked]
+        answer = ", ".join([*(label for label in labels if label), text])
+        await self._record_answer(interaction, request, index, answer)
+
+    async def _record_answer(self, interaction, request: dict, index: int, answer: str) -> None:
+        if index >= views.question_count(request):
+            await _ephemeral(interaction, NO_LONGER_PENDING)
+            return
+        answers = prompts.read_answers(self.runtime, request["id"])
+        answers[str(index)] = answer
+        if len(answers) < views.question_count(request):
+            prompts.write_answers(self.runtime, request["id"], answers)
+            content = _question_content(request, answers)
+            view = view_from_rows(views.question_components(request, answers))
+            await interaction.response.edit_message(content=content, view=view)
+            return
+        by_text = {views.question_text(request, int(i)): a for i, a in answers.items()}
+        decision = {"outcome": "answers", "answers": by_text, **self._who(interaction)}
+        await self._decide(interaction, request, decision, _question_content(request, answers))
+
+    # --- shared steps -----------------------------------------------------------------------
+
+    async def _pending(self, interaction: discord.Interaction, rid: str) -> dict | None:
+        """The request, if this user may answer it and it still waits; else say why."""
+        if not self.server.may_act(interaction.user.id):  # type: ignore[attr-defined]
+            await _ephemeral(interaction, NOT_ALLOWED)
+            return None
+        request = prompts.read_request(self.runtime, rid)  # type: ignore[arg-type]
+        here = str(interaction.channel_id)
+        if request is None or request.get("channel_id") != here:
+            await _ephemeral(interaction, NO_LONGER_PENDING)
+            return None
+        if not prompts.is_pending(self.runtime, request):  # type: ignore[arg-type]
+            await _ephemeral(interaction, NO_LONGER_PENDING)
+            return None
+        return request
+
+    async def _decide(
+        self, interaction: discord.Interaction, request: dict, decision: dict, body: str = ""
+    ) -> None:
+        if not prompts.decide(self.runtime, request["id"], decision):  # type: ignore[arg-type]
+            await _ephemeral(interaction, NO_LONGER_PENDING)  # a double click, or the terminal
+            return
+        log.info("prompt %s: %s by %s", request["id"], decision["outcome"], decision.get("by"))
+        original = body or (interaction.message.content if interaction.message else "")
+        line = views.outcome_line(request, decision, float(request.get("timeout", 900)))
+        await interaction.response.edit_message(
+            content=views.closed_content(original, line), view=None
+        )
+
+    async def _open_modal(self, interaction: discord.Interaction, request: dict, action: str):
+        title, label, placeholder = _modal_text(request, action)
+        modal = discord.ui.Modal(title=title, custom_id=views.custom_id(request["id"], action))
+        modal.add_item(
+            discord.ui.TextInput(
+                label=label,
+                custom_id=TEXT_FIELD,
+                style=discord.TextStyle.paragraph,
+                placeholder=placeholder,
+                max_length=4000,
+            )
+        )
+        await interaction.response.send_modal(modal)
+        modal.stop()  # submits are routed by custom_id (on_interaction), also after a restart
+
+    @staticmethod
+    def _who(interaction: discord.Interaction) -> dict:
+        return {"by": str(interaction.user.id), "by_name": interaction.user.display_name}
+
+
+def _modal_text(request: dict, action: str) -> tuple[str, str, str]:
+    if action == "tell":
+        return (
+            "Tell Claude what to do instead",
+            "Instead, Claude should…",
+            "e.g. run the tests first",
+        )
+    if action == "plan:keep":
+        return ("Keep planning", "What should change in the plan?", "e.g. add tests first")
+    match = _QUESTION.fullmatch(action)
+    header = views.question_header(request, int(match["i"])) if match else "Your answer"
+    return (f"Other answer: {header}", header or "Your answer", "Type your own answer")
+
+
+def _question_content(request: dict, answers: dict) -> str:
+    base = views.question_prompt(request)["content"]
+    summary = views.answers_summary(request, answers)
+    return f"{base}\n\n{summary}" if summary else base
+
+
+def _submitted_text(interaction: discord.Interaction) -> str:
+    for row in (interaction.data or {}).get("components", []):
+        children = row.get("components") or ([row["component"]] if "component" in row else [])
+        for child in children:
+            if child.get("custom_id") == TEXT_FIELD:
+                return str(child.get("value") or "")
+    return ""
+
+
+async def _ephemeral(interaction: discord.Interaction, text: str) -> None:
+    await interaction.response.send_message(text, ephemeral=True)
+
+
+def view_from_rows(rows: list[dict]) -> discord.ui.View:
+    """discord.py components from the Discord JSON that ``render/prompts.py`` builds, wrapped
+    as dynamic items so the view needs no registration and survives restarts."""
+    view = discord.ui.View(timeout=None)
+    for row_index, row in enumerate(rows):
+        for component in row["components"]:
+            view.add_item(_dynamic_item(component, row_index))
+    return view
+
+
+def _dynamic_item(component: dict, row: int) -> discord.ui.Item:
+    custom = component["custom_id"]
+    if component["type"] == views.SELECT:
+        select = discord.ui.Select(
+            custom_id=custom,
+            placeholder=component.get("placeholder"),
+            min_values=component.get("min_values", 1),
+            max_values=component.get("max_values", 1),
+            options=[
+                discord.SelectOption(
+                    label=o["label"], value=o["value"], description=o.get("description")
+                )
+                for o in component["options"]
+            ],
+            row=row,
+        )
+        match = re.fullmatch(SELECT_TEMPLATE, custom)
+        return PromptSelect(select, match["rid"], match["action"])  # type: ignore[index]
+    button = discord.ui.Button(
+        style=discord.ButtonStyle(component["style"]),
+        label=component["label"],
+        custom_id=custom,
+        row=row,
+    )
+    match = re.fullmatch(BUTTON_TEMPLATE, custom)
+    return PromptButton(button, match["rid"], match["action"])  # type: ignore[index]
+
+
+async def route_modal_submit(interaction: discord.Interaction) -> bool:
+    """Handle a prompt modal's submit; False if the interaction is not one of ours."""
+    if interaction.type is not discord.InteractionType.modal_submit:
+        return False
+    custom = str((interaction.data or {}).get("custom_id", ""))
+    if not custom.startswith("db:p:"):
+        return False
+    await _desk(interaction).on_modal(interaction, custom)
+    return True

@@ -1,0 +1,195 @@
+"""Request and decision files: how a waiting hook and the bot exchange a user's decision.
+
+A hook that asks Discord writes ``prompts/<id>.json`` (the request: kind, session, channel,
+message, the tool input) and waits for ``prompts/<id>.decision``. Whoever decides first
+creates the decision file, exclusively and atomically (written aside, then hard-linked into
+place, which fails if the name exists): the bot for a click, a later hook event of the same
+session when the terminal answered first, the waiting hook itself at its timeout. So a
+double click, a click racing the terminal, or a click racing the timeout decide exactly once,
+and the bot needs no memory of its own: a restarted bot finds the request on disk.
+
+This module is on the fast path of every PreToolUse/PostToolUse hook (``mark_stale``), so it
+imports only ``os`` and small bridge modules.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from bridge import fastjson, runtime
+
+ID_LENGTH = 12
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+REQUEST = ".json"
+DECISION = ".decision"
+ANSWERS = ".answers"  # a question prompt's partial answers, kept by the bot between clicks
+
+# Who decided, besides the user's own choices (see bridge.decisions for those).
+ANSWERED_ELSEWHERE = "answered_elsewhere"  # the terminal answered first
+TIMED_OUT = "timeout"
+
+
+def new_id() -> str:
+    """A request id: 12 lowercase base-36 characters, safe in a file name and a custom_id."""
+    number = int.from_bytes(os.urandom(8), "big")
+    chars = []
+    for _ in range(ID_LENGTH):
+        number, digit = divmod(number, 36)
+        chars.append("0123456789abcdefghijklmnopqrstuvwxyz"[digit])
+    return "".join(chars)
+
+
+def is_valid_id(value: str) -> bool:
+    """Ids come back from Discord in custom_ids: check them before building a path."""
+    return len(value) == ID_LENGTH and all(c in _ID_CHARS for c in value)
+
+
+def _path(rt: runtime.Runtime, request_id: str, suffix: str) -> str:
+    if not is_valid_id(request_id):
+        raise ValueError(f"not a request id: {request_id!r}")
+    return os.path.join(rt.prompts, request_id + suffix)
+
+
+# --- requests -------------------------------------------------------------------------------
+
+
+def write_request(rt: runtime.Runtime, request: dict) -> None:
+    """Create or update a request (``request["id"]`` names it)."""
+    path = _path(rt, request["id"], REQUEST)
+    runtime.write_atomic(path, fastjson.dumps(request).encode())
+
+
+def read_request(rt: runtime.Runtime, request_id: str) -> dict | None:
+    return _read_json(_path(rt, request_id, REQUEST)) if is_valid_id(request_id) else None
+
+
+def open_prompts(rt: runtime.Runtime) -> list[dict]:
+    """Every request still waiting for a decision, whose hook is still alive."""
+    found = []
+    for request_id in _request_ids(rt):
+        request = read_request(rt, request_id)
+        if request and is_pending(rt, request):
+            found.append(request)
+    return found
+
+
+def is_pending(rt: runtime.Runtime, request: dict) -> bool:
+    """Undecided, before its deadline, and its hook still waiting for the answer."""
+    if os.path.exists(_path(rt, request["id"], DECISION)):
+        return False
+    if time.time() > float(request.get("deadline", 0)):
+        return False
+    return _alive(int(request.get("pid", 0)))
+
+
+def close(rt: runtime.Runtime, request_id: str) -> None:
+    """Remove a request and everything that belongs to it (the hook does this when done)."""
+    for suffix in (REQUEST, DECISION, ANSWERS):
+        try:
+            os.unlink(_path(rt, request_id, suffix))
+        except FileNotFoundError:
+            pass
+
+
+# --- decisions ------------------------------------------------------------------------------
+
+
+def decide(rt: runtime.Runtime, request_id: str, decision: dict) -> bool:
+    """Record ``decision`` unless someone decided first. True if this call decided."""
+    path = _path(rt, request_id, DECISION)
+    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(tmp, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(fastjson.dumps(decision).encode())
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(tmp, path)  # atomic and exclusive: fails if a decision is already there
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(tmp)
+
+
+def read_decision(rt: runtime.Runtime, request_id: str) -> dict | None:
+    return _read_json(_path(rt, request_id, DECISION))
+
+
+def decision_path(rt: runtime.Runtime, request_id: str) -> str:
+    return _path(rt, request_id, DECISION)
+
+
+def mark_stale(rt: runtime.Runtime, event: dict) -> list[str]:
+    """A later hook event of a session means its open prompts were answered in the terminal.
+
+    PostToolUse / PostToolUseFailure only count for the same tool call (tool name and input):
+    a parallel read-only tool finishing must not close a pending prompt. Returns the ids of
+    the prompts this call closed. Costs one ``listdir`` when nothing is open.
+    """
+    session = event.get("session_id")
+    closed = []
+    for request_id in _request_ids(rt):
+        request = read_request(rt, request_id)
+        if not request or request.get("session_id") != session or not _is_later(event, request):
+            continue
+        if decide(
+            rt, request_id, {"outcome": ANSWERED_ELSEWHERE, "event": event.get("hook_event_name")}
+        ):
+            closed.append(request_id)
+    return closed
+
+
+def _is_later(event: dict, request: dict) -> bool:
+    name = event.get("hook_event_name")
+    if name in ("PostToolUse", "PostToolUseFailure"):
+        return (event.get("tool_name"), event.get("tool_input")) == (
+            request.get("tool_name"),
+            request.get("tool_input"),
+        )
+    return True
+
+
+# --- a question's partial answers (bot side) ------------------------------------------------
+
+
+def read_answers(rt: runtime.Runtime, request_id: str) -> dict:
+    answers = _read_json(_path(rt, request_id, ANSWERS))
+    return answers if isinstance(answers, dict) else {}
+
+
+def write_answers(rt: runtime.Runtime, request_id: str, answers: dict) -> None:
+    runtime.write_atomic(_path(rt, request_id, ANSWERS), fastjson.dumps(answers).encode())
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _request_ids(rt: runtime.Runtime) -> list[str]:
+    try:
+        names = os.listdir(rt.prompts)
+    except FileNotFoundError:
+        return []
+    return [n[: -len(REQUEST)] for n in names if n.endswith(REQUEST) and not n.startswith(".")]
+
+
+def _read_json(path: str) -> dict | None:
+    try:
+        value = fastjson.loads(runtime.read_private(path))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,401 @@
+"""Discord messages for Claude Code's prompts: permission, questions, plan approval.
+
+Pure functions. A prompt is a message payload (content + components as Discord JSON) whose
+``custom_id``s carry the request id, so whoever receives a click — this bot or the next one
+after a restart — knows which request it answers:
+
+    db:p:<id>:allow | deny | tell                     permission: once / no / a modal for text
+    db:p:<id>:always:<n>:<scope>  db:p:<id>:scope:<scope>   "always allow" suggestion n; scope cycle
+    db:p:<id>:q<i>:o<j> | q<i>:other[:<j>.<k>]        question i: option j, or free text
+    db:s:<id>:q<i>                                    question i's select menu (multiSelect / many)
+    db:p:<id>:plan:auto | plan:review | plan:keep     plan approval
+
+The hook posts these payloads over REST; the bot edits them through discord.py after
+rebuilding the same components with :func:`question_components` / :func:`permission_components`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+
+CONTENT_LIMIT = 2000
+BODY_LIMIT = 1700  # leaves room for the decision line appended when the prompt is answered
+BUTTON_LABEL_LIMIT = 80
+SELECT_OPTION_LIMIT = 25
+MODAL_TITLE_LIMIT = 45
+PLAN_EXCERPT = 1200
+
+BUTTON, SELECT, ROW = 2, 3, 1
+PRIMARY, SECONDARY, SUCCESS, DANGER = 1, 2, 3, 4
+
+# "Always allow" destinations, cycled by the scope button: code -> (settings destination, label)
+SCOPES = {
+    "s": ("session", "this session"),
+    "l": ("localSettings", "this project (just me)"),
+    "p": ("projectSettings", "this project (shared)"),
+    "u": ("userSettings", "all projects"),
+}
+SCOPE_ORDER = "slpu"
+OTHER = "other"
+
+
+def custom_id(request_id: str, *action: str | int, select: bool = False) -> str:
+    return ":".join(["db", "s" if select else "p", request_id, *map(str, action)])
+
+
+# --- permission -----------------------------------------------------------------------------
+
+
+def permission_prompt(request: dict) -> dict:
+    """The message for a permission dialog: what will happen, and the buttons."""
+    tool = request.get("tool_name") or "tool"
+    body = f"🔐 **Claude wants to use {_inline(tool)}**\n" + describe_tool_call(
+        tool, request.get("tool_input") or {}
+    )
+    return {
+        "content": _fit(body),
+        "components": permission_components(request, "s"),
+    }
+
+
+def permission_components(request: dict, scope: str) -> list[dict]:
+    rid = request["id"]
+    rows = [
+        _row(
+            _button("Allow", custom_id(rid, "allow"), SUCCESS),
+            _button("Deny", custom_id(rid, "deny"), DANGER),
+            _button("Tell Claude what to do instead…", custom_id(rid, "tell"), SECONDARY),
+        )
+    ]
+    suggestions = request.get("permission_suggestions") or []
+    always = [
+        _button(suggestion_label(s, scope), custom_id(rid, "always", n, scope), PRIMARY)
+        for n, s in enumerate(suggestions[:4])
+        if isinstance(s, dict)
+    ]
+    if always:
+        if any(_scoped(s) for s in suggestions[:4] if isinstance(s, dict)):
+            label = f"Scope: {SCOPES[scope][1]} ↻"
+            always.append(_button(label, custom_id(rid, "scope", scope), SECONDARY))
+        rows.append(_row(*always))
+    return rows
+
+
+def next_scope(scope: str) -> str:
+    return SCOPE_ORDER[(SCOPE_ORDER.index(scope) + 1) % len(SCOPE_ORDER)]
+
+
+def suggestion_label(suggestion: dict, scope: str) -> str:
+    """What the button will allow, e.g. "Always allow Bash(npm test:*)"."""
+    kind = suggestion.get("type")
+    if kind == "addRules":
+        rules = ", ".join(_rule_text(r) for r in suggestion.get("rules") or [])
+        verb = "Always allow" if suggestion.get("behavior", "allow") == "allow" else "Always deny"
+        text = f"{verb} {rules}"
+    elif kind == "addDirectories":
+        text = "Allow access to " + ", ".join(suggestion.get("directories") or [])
+    elif kind == "setMode":
+        return _label(f"{_mode_phrase(suggestion.get('mode'))} for this session")
+    else:
+        text = f"Always allow ({kind})"
+    return _label(f"{text} · {SCOPES[scope][1]}")
+
+
+def applied_suggestion(suggestion: dict, scope: str) -> dict:
+    """The ``updatedPermissions`` entry for a suggestion at the chosen scope."""
+    entry = dict(suggestion)
+    if _scoped(suggestion):
+        entry["destination"] = SCOPES[scope][0]
+    return entry
+
+
+def _scoped(suggestion: dict) -> bool:
+    return suggestion.get("type") != "setMode"  # a mode switch only makes sense for the session
+
+
+def _rule_text(rule: dict) -> str:
+    content = rule.get("ruleContent")
+    return f"{rule.get('toolName')}({content})" if content else str(rule.get("toolName"))
+
+
+def _mode_phrase(mode: object) -> str:
+    return {
+        "acceptEdits": "Accept edits",
+        "bypassPermissions": "Bypass permissions",
+        "default": "Ask before edits",
+        "plan": "Plan mode",
+    }.get(str(mode), f"Mode {mode}")
+
+
+def describe_tool_call(tool: str, tool_input: dict) -> str:
+    """What will happen, in Markdown: a command, a diff, the start of a file, or the JSON."""
+    if tool == "Bash" and isinstance(tool_input.get("command"), str):
+        text = _code_block(tool_input["command"], "sh", 1200)
+        description = tool_input.get("description")
+        return text + (f"\n> {_one_line(description)}" if description else "")
+    if tool in ("Edit", "MultiEdit") and tool_input.get("file_path"):
+        return f"**Edit** `{_one_line(tool_input['file_path'])}`\n" + _code_block(
+            _compact_diff(tool_input), "diff", 1300
+        )
+    if tool == "Write" and tool_input.get("file_path"):
+        content = str(tool_input.get("content") or "")
+        lines = content.count("\n") + (0 if content.endswith("\n") else 1)
+        head = f"**Write** `{_one_line(tool_input['file_path'])}` ({lines} lines)\n"
+        return head + _code_block(content, "", 1200)
+    return _code_block(json.dumps(tool_input, indent=1, ensure_ascii=False), "json", 1400)
+
+
+def _compact_diff(tool_input: dict) -> str:
+    edits = tool_input.get("edits") or [tool_input]
+    lines: list[str] = []
+    for edit in edits:
+        old = str(edit.get("old_string") or "").splitlines()
+        new = str(edit.get("new_string") or "").splitlines()
+        diff = difflib.unified_diff(old, new, lineterm="", n=1)
+        lines.extend(line for line in diff if not line.startswith(("---", "+++", "@@")))
+    return "\n".join(lines) or "(no textual change)"
+
+
+# --- questions ------------------------------------------------------------------------------
+
+
+def question_prompt(request: dict) -> dict:
+    questions = _questions(request)
+    title = "❓ **Claude has a question**" if len(questions) == 1 else "❓ **Claude has questions**"
+    parts = [title]
+    for i, question in enumerate(questions):
+        parts.append(_question_text(i, question, len(questions)))
+    return {
+        "content": _fit("\n\n".join(parts)),
+        "components": question_components(request, {}),
+    }
+
+
+def question_components(request: dict, answers: dict) -> list[dict]:
+    """One row per question still unanswered (``answers`` maps question index → answer)."""
+    rid = request["id"]
+    rows = []
+    for i, question in enumerate(_questions(request)):
+        if str(i) in answers:
+            continue
+        options = [o for o in question.get("options") or [] if isinstance(o, dict)]
+        if question.get("multiSelect") or len(options) > 4:
+            rows.append(_row(_question_select(rid, i, question, options)))
+        else:
+            buttons = [
+                _button(str(o.get("label")), custom_id(rid, f"q{i}", f"o{j}"), PRIMARY)
+                for j, o in enumerate(options)
+            ]
+            buttons.append(_button("Other…", custom_id(rid, f"q{i}", OTHER), SECONDARY))
+            rows.append(_row(*buttons))
+    return rows
+
+
+def _question_select(rid: str, i: int, question: dict, options: list[dict]) -> dict:
+    choices = [
+        {
+            "label": _label(str(o.get("label")), 100),
+            "value": f"o{j}",
+            **({"description": _label(str(o["description"]), 100)} if o.get("description") else {}),
+        }
+        for j, o in enumerate(options[: SELECT_OPTION_LIMIT - 1])
+    ]
+    choices.append({"label": "Other…", "value": OTHER, "description": "Type your own answer"})
+    multi = bool(question.get("multiSelect"))
+    header = _one_line(question.get("header") or f"Question {i + 1}")
+    return {
+        "type": SELECT,
+        "custom_id": custom_id(rid, f"q{i}", select=True),
+        "placeholder": _label(f"{header}: pick {'one or more' if multi else 'one'}", 150),
+        "min_values": 1,
+        "max_values": len(choices) if multi else 1,
+        "options": choices,
+    }
+
+
+def _question_text(i: int, question: dict, count: int) -> str:
+    number = f"{i + 1}. " if count > 1 else ""
+    header = question.get("header")
+    head = f"**{number}{_one_line(header)}** — " if header else f"**{number}**"
+    lines = [head + _one_line(question.get("question") or "")]
+    if question.get("multiSelect"):
+        lines[0] += " *(pick one or more)*"
+    for option in question.get("options") or []:
+        if not isinstance(option, dict):
+            continue
+        description = option.get("description")
+        suffix = f" — {_one_line(description)}" if description else ""
+        lines.append(f"• **{_one_line(option.get('label'))}**{suffix}")
+    return "\n".join(lines)
+
+
+def option_label(request: dict, question_index: int, value: str) -> str | None:
+    """The label of option ``o<j>`` of a question, or None if there is no such option."""
+    questions = _questions(request)
+    if not (0 <= question_index < len(questions)) or not value.startswith("o"):
+        return None
+    options = questions[question_index].get("options") or []
+    j = value[1:]
+    if not j.isdigit() or int(j) >= len(options):
+        return None
+    return str(options[int(j)].get("label"))
+
+
+def question_count(request: dict) -> int:
+    return len(_questions(request))
+
+
+def question_text(request: dict, index: int) -> str:
+    return str(_questions(request)[index].get("question") or "")
+
+
+def question_header(request: dict, index: int) -> str:
+    question = _questions(request)[index]
+    return _one_line(question.get("header") or question.get("question") or f"Question {index + 1}")
+
+
+def answers_summary(request: dict, answers: dict) -> str:
+    lines = []
+    for i in range(question_count(request)):
+        if str(i) in answers:
+            lines.append(f"✅ **{question_header(request, i)}:** {_one_line(answers[str(i)])}")
+    return "\n".join(lines)
+
+
+def _questions(request: dict) -> list[dict]:
+    questions = (request.get("tool_input") or {}).get("questions") or []
+    return [q for q in questions if isinstance(q, dict)][:4]
+
+
+# --- plan -----------------------------------------------------------------------------------
+
+
+def plan_prompt(request: dict) -> tuple[dict, bytes | None]:
+    """The plan message, and the full plan as a file when it is too long to show."""
+    plan = str((request.get("tool_input") or {}).get("plan") or "").strip() or "(empty plan)"
+    head = "📋 **Claude's plan is ready for review**\n"
+    attach = len(plan) > BODY_LIMIT - len(head) - 40
+    body = plan[:PLAN_EXCERPT].rstrip() + "\n…\n*(full plan attached: plan.md)*" if attach else plan
+    rid = request["id"]
+    payload = {
+        "content": _fit(head + _balance_fences(body)),
+        "components": [
+            _row(
+                _button("Approve, auto-accept edits", custom_id(rid, "plan", "auto"), SUCCESS),
+                _button("Approve, review each edit", custom_id(rid, "plan", "review"), PRIMARY),
+                _button("Keep planning…", custom_id(rid, "plan", "keep"), SECONDARY),
+            )
+        ],
+    }
+    return payload, (plan.encode() if attach else None)
+
+
+# --- after the decision ---------------------------------------------------------------------
+
+
+def closed_content(original: str, outcome_line: str) -> str:
+    """The prompt's text with what happened appended (buttons are removed separately)."""
+    room = CONTENT_LIMIT - len(outcome_line) - 2
+    text = original if len(original) <= room else original[: room - 1] + "…"
+    return f"{text}\n\n{outcome_line}"
+
+
+def modal(custom: str, title: str, label: str, placeholder: str) -> dict:
+    """A modal with one paragraph input (Discord JSON, for the tests and the bot alike)."""
+    return {
+        "custom_id": custom,
+        "title": _label(title, MODAL_TITLE_LIMIT),
+        "label": _label(label, 45),
+        "placeholder": _label(placeholder, 100),
+    }
+
+
+# --- small pieces ---------------------------------------------------------------------------
+
+
+def _row(*components: dict) -> dict:
+    return {"type": ROW, "components": list(components)}
+
+
+def _button(label: str, custom: str, style: int) -> dict:
+    return {"type": BUTTON, "style": style, "label": _label(label), "custom_id": custom}
+
+
+def _label(text: str, limit: int = BUTTON_LABEL_LIMIT) -> str:
+    text = _one_line(text) or "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text or "").split())
+
+
+def _inline(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
+
+
+def _code_block(text: str, language: str, limit: int) -> str:
+    if len(text) > limit:
+        text = text[:limit].rstrip() + f"\n… ({len(text) - limit} more characters)"
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def _balance_fences(text: str) -> str:
+    """An excerpt cut inside a code block must not turn the rest of the message into code."""
+    opened = sum(1 for line in text.splitlines() if line.lstrip().startswith("```")) % 2
+    return text + "\n```" if opened else text
+
+
+def _fit(text: str) -> str:
+    return text if len(text) <= BODY_LIMIT else text[: BODY_LIMIT - 1] + "…"
+
+
+def outcome_line(request: dict, decision: dict, timeout: float = 900.0) -> str:
+    """One line saying who decided what, appended to the prompt when it closes."""
+    who = f"<@{decision['by']}>" if decision.get("by") else "someone"
+    said = _quote(decision.get("message"))
+    outcome = decision.get("outcome")
+    if outcome == "allow":
+        return f"✅ **Allowed** by {who}"
+    if outcome == "always":
+        suggestions = request.get("permission_suggestions") or []
+        index = int(decision.get("suggestion", -1))
+        what = (
+            suggestion_label(suggestions[index], decision.get("scope", "s"))
+            if 0 <= index < len(suggestions)
+            else "always"
+        )
+        return f"✅ **{what}** — by {who}"
+    if outcome == "deny":
+        return f"❌ **Denied** by {who}"
+    if outcome == "tell":
+        return f"💬 **Denied** by {who}, telling Claude: {said}"
+    if outcome == "answers":
+        return f"✅ **Answered** by {who}"
+    if outcome == "approve":
+        how = "auto-accept edits" if decision.get("mode") == "acceptEdits" else "review each edit"
+        return f"✅ **Plan approved** by {who} — {how}"
+    if outcome == "keep_planning":
+        return f"✏️ {who} asked Claude to **keep planning**: {said}"
+    if outcome == "timeout":
+        minutes = round(timeout / 60)
+        return f"⏱ **No answer within {minutes} min** — {_timeout_result(request, decision)}"
+    event = decision.get("event")
+    if event == "interrupted":
+        return "⏹ **Interrupted** in the terminal — this prompt is closed"
+    if event == "session ended":
+        return "⏹ **The Claude Code session ended** — this prompt is closed"
+    return "🖥️ **Answered in the terminal** — this prompt is closed"
+
+
+def _timeout_result(request: dict, decision: dict) -> str:
+    return "left to the terminal" if decision.get("left_to_terminal") else "denied"
+
+
+def _quote(text: object) -> str:
+    one = _one_line(text)
+    return f"“{one[:300]}{'…' if len(one) > 300 else ''}”" if one else "(nothing)"

@@ -1,0 +1,139 @@
+"""Claude Code's prompts answered from Discord: permission, always-allow, questions, plans.
+
+Real CLI in tmux, real hooks, real bot against the emulator: each test clicks what a user
+would click and asserts what the model received (at the fake Anthropic API), what happened
+on disk, and what the prompt message shows afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from tests.fake_anthropic import echo, last_user_text, text, tool_use
+
+PERMISSION = "Claude wants to use"
+
+
+def components(message: dict) -> list[dict]:
+    return [c for row in message.get("components") or [] for c in row["components"]]
+
+
+def custom_id(message: dict, label: str) -> str:
+    for component in components(message):
+        if component.get("label", "").startswith(label):
+            return component["custom_id"]
+    raise AssertionError(f"no button {label!r} in {[c.get('label') for c in components(message)]}")
+
+
+def wait_prompt(rig, marker: str = PERMISSION, since: int | None = None, project="project-a"):
+    return rig.wait_bot_message(project, content_contains=marker, timeout=60, since=since)
+
+
+def wait_closed(rig, message: dict, timeout: float = 30.0) -> dict:
+    """The prompt message once its buttons are gone."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        current = next(
+            m for m in rig.discord.messages(message["channel_id"]) if m["id"] == message["id"]
+        )
+        if not current.get("components"):
+            return current
+        time.sleep(0.05)
+    raise AssertionError(f"prompt still open:\n{rig.diagnostics()}")
+
+
+def model_saw(rig, n: int) -> str:
+    """What the model got in its ``n``-th request (1-based): the last user message."""
+    return last_user_text(rig.api.wait_requests(n, timeout=60)[n - 1])
+
+
+def test_allow_deny_and_tell_claude_reach_the_model(rig) -> None:
+    project = rig.projects["project-a"]
+    rig.api.script(
+        tool_use("Bash", {"command": "touch allowed.txt", "description": "Create a file"}),
+        echo(),
+        tool_use("Bash", {"command": "touch denied.txt", "description": "Create another"}),
+        echo(),
+        tool_use("Bash", {"command": "touch told.txt", "description": "And another"}),
+        echo(),
+    )
+    rig.start_bot()
+
+    rig.post("make a file")
+    prompt = wait_prompt(rig)
+    assert "touch allowed.txt" in prompt["content"] and "Create a file" in prompt["content"]
+    answer = rig.discord.click(prompt["id"], custom_id(prompt, "Allow"))
+    assert answer["response_type"] == 7  # the prompt was updated in place, within 3 s
+    assert "[tool_result]" in model_saw(rig, 2)
+    assert (project / "allowed.txt").exists()
+    closed = wait_closed(rig, prompt)
+    assert f"Allowed** by <@{rig.ids['alice']}>" in closed["content"]
+    rig.wait_bot_message(content_contains="Model saw:")
+
+    rig.post("make another")
+    prompt = wait_prompt(rig)
+    rig.discord.click(prompt["id"], custom_id(prompt, "Deny"))
+    saw = model_saw(rig, 4)
+    assert "[tool_result is_error]" in saw and "Denied from Discord" in saw
+    assert not (project / "denied.txt").exists()
+    rig.wait_bot_message(content_contains="Model saw:")
+
+    rig.post("and another")
+    prompt = wait_prompt(rig)
+    opened = rig.discord.click(prompt["id"], custom_id(prompt, "Tell Claude"))
+    assert opened["response_type"] == 9 and opened["modal"]
+    rig.discord.submit_modal(opened, {"text": "use make told instead"})
+    saw = model_saw(rig, 6)
+    assert "[tool_result is_error]" in saw and "use make told instead" in saw
+    assert not (project / "told.txt").exists()
+    assert "use make told instead" in wait_closed(rig, prompt)["content"]
+
+
+def test_always_allow_for_this_project_writes_local_settings(rig) -> None:
+    project = rig.projects["project-a"]
+    rig.api.script(
+        tool_use("Bash", {"command": "npm --version", "description": "npm version"}),
+        echo(),
+        tool_use("Bash", {"command": "npm --version", "description": "again"}),
+        text("second run done"),
+    )
+    rig.start_bot()
+    rig.post("check npm")
+    prompt = wait_prompt(rig)
+    always = [c for c in components(prompt) if c["label"].startswith("Always allow")]
+    assert always, prompt
+    scope = custom_id(prompt, "Scope:")
+    cycled = rig.discord.click(prompt["id"], scope)  # this session -> this project (just me)
+    assert cycled["response_type"] == 7
+    prompt = next(m for m in rig.discord.messages(prompt["channel_id"]) if m["id"] == prompt["id"])
+    button = custom_id(prompt, "Always allow")
+    assert "this project (just me)" in next(
+        c["label"] for c in components(prompt) if c["custom_id"] == button
+    )
+    rig.discord.click(prompt["id"], button)
+    assert "[tool_result]" in model_saw(rig, 2)
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert any(rule.startswith("Bash(npm") for rule in local["permissions"]["allow"]), local
+    rig.wait_bot_message(content_contains="Model saw:")
+
+    rig.post("check npm again")
+    rig.wait_bot_message(content_contains="second run done")
+    messages = rig.bot_messages()
+    assert sum(PERMISSION in m["content"] for m in messages) == 1  # no second prompt
+
+
+def test_bot_restart_between_prompt_and_click_still_decides(rig) -> None:
+    rig.api.script(
+        tool_use("Bash", {"command": "touch after-restart.txt", "description": "Create"}),
+        echo(),
+    )
+    rig.start_bot()
+    rig.post("make a file")
+    prompt = wait_prompt(rig)
+    rig.stop_bot()
+    rig.start_bot()
+    answer = rig.discord.click(prompt["id"], custom_id(prompt, "Allow"))
+    assert answer["response_type"] == 7
+    assert "[tool_result]" in model_saw(rig, 2)
+    assert (rig.projects["project-a"] / "after-restart.txt").exists()
