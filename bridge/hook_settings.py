@@ -18,7 +18,7 @@ import shutil
 import sys
 
 import hooks as hooks_package
-from bridge import runtime
+from bridge import runtime, status_line
 
 MARK = "# discord-bridge"
 # event -> (script in hooks/, timeout in seconds). Stop may retry Discord for ~20 s and
@@ -65,7 +65,7 @@ def install(settings_path: str | None = None) -> bool:
     """Add or update the bridge's hook entries. Returns True if the file changed."""
     path = _real(settings_path)
     settings = _read(path)
-    merged = _without_ours(settings)
+    merged = status_line.install(_without_ours(settings))
     hooks = merged.setdefault("hooks", {})
     for event, (script, timeout) in HOOKS.items():
         timeout = timeout or prompt_hook_timeout()
@@ -78,7 +78,7 @@ def uninstall(settings_path: str | None = None) -> bool:
     """Remove exactly the bridge's entries. Returns True if the file changed."""
     path = _real(settings_path)
     settings = _read(path)
-    return _write_if_changed(path, settings, _without_ours(settings))
+    return _write_if_changed(path, settings, status_line.uninstall(_without_ours(settings)))
 
 
 def installed_events(settings_path: str | None = None) -> dict[str, str]:

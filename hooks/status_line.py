@@ -1,0 +1,13 @@
+"""Claude Code ``statusLine`` command: cache model, context and cost for the reply footer, and
+print the status line (the user's previous command's output unchanged, or a compact one)."""
+
+import os
+import sys
+
+# Run as `python -I -S <this file>` on every status refresh: see hooks/stop.py for why.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bridge.status_line import main
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
