@@ -187,8 +187,23 @@ class TmuxSessions:
         self._run("set-buffer", "-b", buffer, "--", literal(piece))
         self._run("paste-buffer", "-p", "-d", "-b", buffer, "-t", pane_id)
 
-    def capture(self, pane_id: str) -> str:
-        return "\n".join(self._run("capture-pane", "-p", "-t", pane_id))
+    def capture(self, pane_id: str, history: int = 0) -> str:
+        """The pane's screen as plain text (no escape sequences), plus ``history`` lines of
+        scrollback above it."""
+        extra = ["-S", str(-history)] if history > 0 else []
+        return "\n".join(self._run("capture-pane", "-p", *extra, "-t", pane_id))
+
+    def press(self, pane_id: str, *keys: str) -> None:
+        """Send tmux key names (``Escape``, ``Enter``, ``BTab``, ``C-u``…), not text."""
+        self._run("send-keys", "-t", pane_id, *keys)
+
+    def type_literal(self, pane_id: str, text: str) -> None:
+        """Send ``text`` as literal characters, without Enter and without checks (``/keys``)."""
+        self._run("send-keys", "-t", pane_id, "-l", "--", literal(text))
+
+    def current_path(self, pane_id: str) -> str:
+        out = self._run("display-message", "-p", "-t", pane_id, "#{pane_current_path}")
+        return out[0] if out else ""
 
     def clear_input(self, pane_id: str, timeout: float = 2.0) -> None:
         """Make sure the input box is on screen and empty before typing a prompt.
@@ -291,6 +306,32 @@ def input_box(screen: str) -> str | None:
     body[0] = body[0][1:]
     text = "\n".join(line.strip() for line in body).strip()
     return "" if text in PLACEHOLDERS else text
+
+
+BUSY_MARKER = "esc to interrupt"  # Claude Code's footer while a turn runs
+# Footer text of each permission mode (2.1.330; "manual" is what hooks call "default").
+MODE_MARKERS = (
+    ("manual mode on", "default"),
+    ("accept edits on", "acceptEdits"),
+    ("plan mode on", "plan"),
+    ("auto mode on", "auto"),
+    ("bypass permissions on", "bypassPermissions"),
+    ("don't ask mode on", "dontAsk"),
+)
+
+
+def is_busy(screen: str) -> bool:
+    """A turn is running: the footer offers to interrupt it."""
+    return BUSY_MARKER in screen
+
+
+def mode_on_screen(screen: str) -> str | None:
+    """The permission mode Claude Code's footer shows, as hooks name it, or None."""
+    tail = "\n".join(screen.splitlines()[-4:]).lower()
+    for marker, mode in MODE_MARKERS:
+        if marker in tail:
+            return mode
+    return None
 
 
 def asks_trust(screen: str) -> bool:

@@ -72,6 +72,10 @@ def add(project_path: str, name: str) -> dict:
     branch = BRANCH_PREFIX + name
     if os.path.isdir(path) and _is_worktree(repo, path):
         base = _git(repo, "merge-base", "HEAD", branch).strip()
+    elif _git(repo, "branch", "--list", branch).strip():  # its directory was removed
+        _git(repo, "worktree", "prune")
+        base = _git(repo, "merge-base", "HEAD", branch).strip()
+        _git(repo, "worktree", "add", "--", path, branch)
     else:
         base = _git(repo, "rev-parse", "HEAD").strip()
         os.makedirs(os.path.dirname(path), exist_ok=True)

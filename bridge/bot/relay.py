@@ -1,5 +1,9 @@
 """Discord message → the right Claude Code pane, typed as one prompt.
 
+A message in a project's channel goes to that channel's session; a message in a thread under
+it goes to the thread's own session (started on the owner's first message there, the thread
+then listed in the config): never one into the other.
+
 Only the owner and ``allowedUserIds`` reach a pane; messages from anyone else, from bots and
 from the bot itself type nothing. Text is stripped of control characters and escape
 sequences (newlines and tabs kept) and a leading ``!``, ``/``, ``#`` or ``&`` is defused,
@@ -16,8 +20,8 @@ import discord
 
 from bridge import runtime
 from bridge.bot.downloads import save_attachments
-from bridge.bot.sessions import SessionManager
-from bridge.config import BridgeConfig, Project, Server
+from bridge.bot.sessions import SessionManager, SessionTarget
+from bridge.config import BridgeConfig, Server
 from bridge.render.prompt_text import sanitize_prompt
 from bridge.tmux import NoInputBox
 
@@ -45,17 +49,18 @@ class Relay:
     async def on_message(self, message: discord.Message, bot_user_id: int | None) -> None:
         if message.author.bot or message.author.id == bot_user_id:
             return
-        project = self.server.project_for_channel(message.channel.id)
-        if project is None:
+        target = target_of(self.sessions, message.channel)
+        if target is None:
             return
         if not self.server.may_act(message.author.id):
             log.info("ignored message from %s in #%s: not an allowed user",
                      message.author.id, message.channel.id)  # fmt: skip
             return
-        # One message at a time per channel, from download to Enter, so a message with a
-        # slow attachment is not overtaken by the next one.
-        async with self.sessions.lock(project.channel_id):
-            delivered = await self._deliver(message, project)
+        await self.sessions.register_thread(target)
+        # One message at a time per channel or thread, from download to Enter, so a message
+        # with a slow attachment is not overtaken by the next one.
+        async with self.sessions.lock(target.key):
+            delivered = await self._deliver(message, target)
         if not delivered:
             return
         try:
@@ -63,38 +68,49 @@ class Relay:
         except discord.HTTPException as err:
             log.warning("could not react to %s: %s", message.id, err)
 
-    async def _deliver(self, message: discord.Message, project: Project) -> bool:
+    async def _deliver(self, message: discord.Message, target: SessionTarget) -> bool:
         """Download attachments, then type the prompt. False (and a reply saying why) when
         nothing was typed."""
         try:
-            paths = await self._download(message, project)
+            paths = await self._download(message, target)
             prompt = defuse_prefix(compose_prompt(sanitize_prompt(message.content), paths))
             if not prompt.strip():
                 return False
-            pane_id = await self.sessions.ensure_running(project)
+            pane_id = await self.sessions.ensure_running(target)
             await self.sessions.type_prompt(pane_id, prompt)
         except NoInputBox as err:
-            log.warning("not typed into %s: %s", project.name, err)
+            log.warning("not typed into %s: %s", target.label, err)
             await _reply(message, f"⚠️ {err}")
             return False
         except Exception as err:
-            log.exception("delivery to %s failed", project.name)
+            log.exception("delivery to %s failed", target.label)
             await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")
             return False
+        self.sessions.touch(target.key)
         log.info("typed message %s into %s (%d chars, %d attachments)",
-                 message.id, project.name, len(prompt), len(paths))  # fmt: skip
+                 message.id, target.label, len(prompt), len(paths))  # fmt: skip
         return True
 
-    async def _download(self, message: discord.Message, project: Project) -> list[str]:
+    async def _download(self, message: discord.Message, target: SessionTarget) -> list[str]:
         if not message.attachments:
             return []
-        directory = self.runtime.channel_dir("uploads", project.channel_id)
+        directory = self.runtime.channel_dir("uploads", target.key)
         paths, failures = await save_attachments(
             self.http, message, directory, self.cfg.download_limit
         )
         if failures:
             await _reply(message, "⚠️ Not downloaded: " + "; ".join(failures))
         return paths
+
+
+def target_of(sessions: SessionManager, channel: object) -> SessionTarget | None:
+    """The session a Discord channel or thread object maps to (None when unmapped)."""
+    channel_id = getattr(channel, "id", None)
+    if channel_id is None:
+        return None
+    if isinstance(channel, discord.Thread):
+        return sessions.target_for(channel_id, channel.parent_id, channel.name)
+    return sessions.target_for(channel_id)
 
 
 def defuse_prefix(text: str) -> str:

@@ -1,8 +1,12 @@
-"""Which tmux pane serves which project channel: adopt running ones, start missing ones.
+"""Which tmux pane serves which channel or thread: adopt, start, resume, stop.
 
-A project's Claude Code runs as the command of its own tmux window (never typed into a
-shell), in the project's directory, with env vars that tell every hook which channel it
-belongs to. Running windows are adopted when the bot starts and never killed by it.
+Every session — a project's channel, or a thread under it — runs Claude Code as the command of
+its own tmux window (never typed into a shell), tagged with its key (the channel or thread id),
+with env vars that tell every hook where to post. A thread's settings come from the 3-layer
+merge in :func:`bridge.config.thread_settings`; with ``isolation: "worktree"`` it runs in its own
+git worktree. What each session is (pane, cwd, worktree, wanted running or not) is kept in
+``bridge.state``, so after a restart a live pane is adopted and a dead one whose conversation is
+known comes back with ``--resume``. Running windows are never killed by a bot start.
 """
 
 from __future__ import annotations
@@ -10,10 +14,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
-from bridge import fastjson, runtime
+from bridge import config, fastjson, runtime, state, worktrees
 from bridge.config import ENV_API_BASE, ENV_TMUX_SOCKET, BridgeConfig, Project, Server
-from bridge.hookkit import ENV_CHANNEL
+from bridge.hookkit import ENV_CHANNEL, ENV_THREAD
 from bridge.render.attachments import format_size
 from bridge.tmux import PaneInfo, TmuxSessions
 
@@ -31,20 +38,131 @@ prompt as "Attached file: /path".
 [DISCORD_ATTACH: report.txt]. Up to {limit} per file; the marker is removed from the text."""
 
 
+WINDOW_LABEL_MAX = 24  # characters of a thread's name in its tmux window name
+
+
+@dataclass(frozen=True)
+class SessionTarget:
+    """One session: a project's channel or a thread under it, with its merged settings.
+
+    ``key`` (the channel id, or the thread id) tags the tmux window and names the state,
+    uploads and outputs entries of the session.
+    """
+
+    project: Project
+    key: str
+    thread_id: str | None
+    thread_name: str
+    model: str | None
+    permission: str | None
+    isolation: str
+    path: str
+
+    @classmethod
+    def for_project(cls, project: Project) -> SessionTarget:
+        return cls(project, project.channel_id, None, "", project.model, project.permission,
+                   "none", project.path)  # fmt: skip
+
+    @classmethod
+    def for_thread(
+        cls, project: Project, thread_id: str, name: str, entry: dict | None
+    ) -> SessionTarget:
+        merged = config.thread_settings(project, entry)
+        return cls(project, thread_id, thread_id, clean_thread_name(name), merged["model"],
+                   merged["permission"], merged["isolation"], merged["projectPath"])  # fmt: skip
+
+    @property
+    def window_name(self) -> str:
+        if self.thread_id is None:
+            return self.project.name
+        return f"{self.project.name}-{window_label(self.thread_name, self.thread_id)}"
+
+    @property
+    def label(self) -> str:
+        """How Discord messages name the session."""
+        if self.thread_id is None:
+            return self.project.name
+        return f"{self.project.name} › {self.thread_name or self.thread_id}"
+
+
+def clean_thread_name(name: str) -> str:
+    """A thread name as stored in the config and shown: no control characters, ≤ 100."""
+    return "".join(c for c in name if c.isprintable()).strip()[:100]
+
+
+def window_label(name: str, thread_id: str) -> str:
+    """A thread name reduced to what is safe in a tmux window name (letters, digits, ``-``,
+    ``_``): tmux reads ``:``, ``.`` and ``;`` in targets and ``#`` in formats."""
+    label = "".join(c if c.isalnum() or c in "-_" else "-" for c in name)
+    label = "-".join(part for part in label.split("-") if part)[:WINDOW_LABEL_MAX].strip("-")
+    return label or thread_id[-6:]
+
+
 class SessionManager:
     """The Claude Code sessions of one configured server (one tmux session)."""
 
     def __init__(self, cfg: BridgeConfig, server: Server, rt: runtime.Runtime) -> None:
+        self.cfg = cfg
         self.server = server
         self.runtime = rt
         self.config_path = os.path.abspath(cfg.path)  # the hooks must read this same file
         self.upload_limit = cfg.upload_limit
         self.tmux = TmuxSessions(server.tmux_session, server.tmux_socket)
         self._locks: dict[str, asyncio.Lock] = {}
+        # Set by the bot: called after a session starts or stops (the panel refreshes), and
+        # to post a notice in a channel or thread.
+        self.on_change: Callable[[], None] = lambda: None
+        self.notify: Callable[[str, str], Awaitable[None]] | None = None
 
     def lock(self, channel_id: str) -> asyncio.Lock:
-        """Serialises starting and typing per channel, so two messages never interleave."""
+        """Serialises starting and typing per channel or thread, so two messages never
+        interleave."""
         return self._locks.setdefault(channel_id, asyncio.Lock())
+
+    # --- which session ---------------------------------------------------------------
+
+    def target_for(
+        self, channel_id: int | str, parent_id: int | str | None = None, name: str = ""
+    ) -> SessionTarget | None:
+        """The session a channel or thread maps to: a project's channel, a thread listed in
+        ``threads[]``, or a new thread under a project's channel; None when unmapped."""
+        found = config.find_channel(self.server, channel_id)
+        if found is not None:
+            project, entry = found
+            if entry is None:
+                return SessionTarget.for_project(project)
+            return SessionTarget.for_thread(
+                project, str(channel_id), entry.get("name") or name, entry
+            )
+        project = self.server.project_for_channel(parent_id) if parent_id else None
+        if project is None:
+            return None
+        return SessionTarget.for_thread(project, str(channel_id), name, None)
+
+    def target_for_key(self, key: str) -> SessionTarget | None:
+        """The target of a recorded session (state file), if its project still exists."""
+        record = state.load(self.runtime, key) or {}
+        found = config.find_channel(self.server, key)
+        if found is not None or not record.get("thread_id"):
+            return self.target_for(key)
+        project = next((p for p in self.server.projects if p.name == record.get("project")), None)
+        if project is None:
+            return None
+        return SessionTarget.for_thread(project, key, record.get("thread_name") or "", None)
+
+    async def register_thread(self, target: SessionTarget) -> None:
+        """List a thread first used from Discord in the project's ``threads[]`` (atomic)."""
+        if target.thread_id is None or config.find_channel(self.server, target.key):
+            return
+        entry = {"name": target.thread_name or target.key, "channelId": target.key}
+        try:
+            await asyncio.to_thread(config.append_thread, self.cfg.path, self.server.index,
+                                    target.project.name, entry)  # fmt: skip
+        except (OSError, config.ConfigError) as err:
+            log.warning("could not add thread %s to %s: %s", target.key, self.cfg.path, err)
+        config.remember_thread(target.project, entry)
+
+    # --- start-up --------------------------------------------------------------------
 
     async def adopt_running(self) -> list[PaneInfo]:
         panes = await asyncio.to_thread(self.tmux.panes)
@@ -54,49 +172,181 @@ class SessionManager:
         return panes
 
     async def start_startup_projects(self) -> None:
+        """At bot start: bring back sessions that died while the bot was away, then start
+        ``startup: true`` projects and threads."""
+        await self.restore()
+        targets = [SessionTarget.for_project(p) for p in self.server.projects if p.startup]
         for project in self.server.projects:
-            if not project.startup:
-                continue
-            async with self.lock(project.channel_id):  # a message meanwhile waits for it
+            for entry in project.threads:
+                if entry.get("startup"):
+                    targets.append(SessionTarget.for_thread(
+                        project, entry["channelId"], entry.get("name") or "", entry))  # fmt: skip
+        for target in targets:
+            async with self.lock(target.key):  # a message meanwhile waits for it
                 try:
-                    await self.ensure_running(project)
+                    await self.ensure_running(target)
                 except Exception:
-                    log.exception("could not start project %s", project.name)
+                    log.exception("could not start %s", target.label)
 
-    async def ensure_running(self, project: Project) -> str:
-        """The pane id of the project's live Claude Code, started (and ready) if needed.
-        The caller holds :meth:`lock` for the project's channel."""
-        pane = await asyncio.to_thread(self.tmux.find, project.channel_id)
+    async def restore(self) -> None:
+        """Sessions the user left running: a live pane is adopted as it is; a dead one whose
+        conversation is known is restarted with ``--resume`` in the same place."""
+        for record in await asyncio.to_thread(state.all_records, self.runtime):
+            key = record["key"]
+            if record.get("server") != self.server.name or record.get("wanted") != "running":
+                continue
+            target = self.target_for_key(key)
+            session_id = state.resumable_session(self.runtime, key)
+            if target is None or session_id is None:
+                continue
+            async with self.lock(key):
+                pane = await asyncio.to_thread(self.tmux.find, key)
+                if pane is not None and not pane.dead:
+                    continue
+                log.info("resuming %s (session %s)", target.label, session_id)
+                try:
+                    await self.ensure_running(target)
+                except Exception:
+                    log.exception("could not resume %s", target.label)
+
+    # --- starting and stopping -------------------------------------------------------
+
+    async def ensure_running(self, target: SessionTarget | Project, fresh: bool = False) -> str:
+        """The pane id of the session's live Claude Code, started (and ready) if needed.
+
+        A dead session whose conversation is known is resumed (``--resume``) unless
+        ``fresh``. The caller holds :meth:`lock` for the target's key."""
+        if isinstance(target, Project):
+            target = SessionTarget.for_project(target)
+        pane = await asyncio.to_thread(self.tmux.find, target.key)
         if pane is not None and not pane.dead:
             return pane.pane_id
         if pane is not None:  # Claude exited; its window stayed for diagnosis
-            log.info("replacing exited pane %s of %s", pane.pane_id, project.name)
+            log.info("replacing exited pane %s of %s", pane.pane_id, target.label)
             await asyncio.to_thread(self.tmux.kill, pane.pane_id)
-        log.info("starting Claude Code for %s in %s", project.name, project.path)
+        cwd, worktree = await asyncio.to_thread(self._prepare_cwd, target)
+        resume = None if fresh else state.resumable_session(self.runtime, target.key)
+        log.info("starting Claude Code for %s in %s%s", target.label, cwd,
+                 f" (resuming {resume})" if resume else "")  # fmt: skip
         pane = await asyncio.to_thread(
-            self.tmux.start,
-            project.channel_id,
-            project.name,
-            project.path,
-            self.launch_argv(project),
-            self.pane_env(project),
-        )
+            self.tmux.start, target.key, target.window_name, cwd,
+            self.launch_argv(target, resume), self.pane_env(target),
+        )  # fmt: skip
+        await asyncio.to_thread(self._record_start, target, pane, cwd, worktree)
+        self.on_change()
         await asyncio.to_thread(self.tmux.wait_ready, pane.pane_id, READY_TIMEOUT)
         return pane.pane_id
+
+    async def stop(self, key: str) -> bool:
+        """End the session's Claude Code and close its pane; it stays stopped after a bot
+        restart. True if something was running. The caller holds :meth:`lock`."""
+        pane = await asyncio.to_thread(self.tmux.find, key)
+        if pane is not None:
+            await asyncio.to_thread(self.tmux.kill, pane.pane_id)
+        if state.load(self.runtime, key) is not None:
+            await asyncio.to_thread(state.update, self.runtime, key, wanted="stopped", pane_id=None)
+        self.on_change()
+        return pane is not None and not pane.dead
+
+    async def live_pane(self, key: str) -> str | None:
+        pane = await asyncio.to_thread(self.tmux.find, key)
+        return pane.pane_id if pane is not None and not pane.dead else None
 
     async def type_prompt(self, pane_id: str, text: str) -> None:
         """Type ``text`` as one prompt: only into an input box, never into a dialog."""
         await asyncio.to_thread(self.tmux.clear_input, pane_id)
         await asyncio.to_thread(self.tmux.type_text, pane_id, text)
 
-    def launch_argv(self, project: Project) -> list[str]:
-        uploads = self.runtime.channel_dir("uploads", project.channel_id)
-        outputs = self.runtime.channel_dir("outputs", project.channel_id)
+    def touch(self, key: str) -> None:
+        """Note activity (a prompt typed) for the panel's "last activity"."""
+        try:
+            state.update(self.runtime, key, last_activity=time.time())
+        except (OSError, ValueError) as err:
+            log.warning("could not record activity of %s: %s", key, err)
+
+    def _prepare_cwd(self, target: SessionTarget) -> tuple[str, dict | None]:
+        """The directory to start in: the project's, or the thread's own worktree."""
+        if target.isolation != "worktree" or target.thread_id is None:
+            return target.path, None
+        recorded = (state.load(self.runtime, target.key) or {}).get("worktree")
+        if recorded and os.path.isdir(recorded["path"]):
+            worktree = recorded
+        else:
+            name = worktrees.worktree_name(target.thread_name, target.thread_id)
+            worktree = worktrees.add(target.path, name)
+        # A project in a subdirectory of its repository runs in the same subdirectory.
+        inside = os.path.relpath(target.path, worktree["repo"])
+        cwd = worktree["path"] if inside == "." else os.path.join(worktree["path"], inside)
+        return cwd, worktree
+
+    def _record_start(
+        self, target: SessionTarget, pane: PaneInfo, cwd: str, worktree: dict | None
+    ) -> None:
+        state.update(
+            self.runtime, target.key,
+            server=self.server.name, project=target.project.name,
+            parent_id=target.project.channel_id, thread_id=target.thread_id,
+            thread_name=target.thread_name, window=target.window_name, pane_id=pane.pane_id,
+            cwd=cwd, worktree=worktree, wanted="running", started_at=time.time(),
+        )  # fmt: skip
+
+    # --- worktrees -------------------------------------------------------------------
+
+    async def check_worktrees(self) -> list[str]:
+        """Sessions whose worktree was removed outside the bridge: tell the thread and end
+        the session. Returns their keys."""
+        ended = []
+        for record in await asyncio.to_thread(state.all_records, self.runtime):
+            worktree = record.get("worktree")
+            if record.get("server") != self.server.name or not worktree:
+                continue
+            if os.path.isdir(worktree["path"]):
+                continue
+            key = record["key"]
+            async with self.lock(key):
+                was_running = await self.stop(key)
+                await asyncio.to_thread(state.update, self.runtime, key, worktree=None)
+            ended.append(key)
+            if was_running and self.notify is not None:
+                text = (
+                    f"⚠️ This thread's worktree `{worktree['path']}` was removed outside the "
+                    "bridge; its Claude Code session has ended."
+                )
+                await self.notify(key, text)
+        return ended
+
+    def unknown_worktrees(self) -> list[str]:
+        """Worktrees under a project's ``.claude/worktrees/`` that no session record knows
+        (left by ``claude -w`` or an earlier install): reported, never deleted."""
+        known = {
+            os.path.realpath(r["worktree"]["path"])
+            for r in state.all_records(self.runtime)
+            if r.get("worktree")
+        }
+        found: list[str] = []
+        for project in self.server.projects:
+            try:
+                paths = worktrees.bridge_worktrees(project.path)
+            except worktrees.WorktreeError:
+                continue
+            found += [p for p in paths if os.path.realpath(p) not in known and p not in found]
+        return found
+
+    # --- how Claude Code is started --------------------------------------------------
+
+    def launch_argv(self, target: SessionTarget | Project, resume: str | None = None) -> list[str]:
+        if isinstance(target, Project):
+            target = SessionTarget.for_project(target)
+        project = target.project
+        uploads = self.runtime.channel_dir("uploads", target.key)
+        outputs = self.runtime.channel_dir("outputs", target.key)
         argv = [project.claude_command]
-        if project.model:
-            argv += ["--model", project.model]
-        if project.permission:
-            argv += ["--permission-mode", project.permission]
+        if target.model:
+            argv += ["--model", target.model]
+        if target.permission:
+            argv += ["--permission-mode", target.permission]
+        if resume:
+            argv += ["--resume", resume]
         # Not --add-dir: for a directory it has not seen, that raises a trust dialog whose
         # default answer exits Claude Code. additionalDirectories in a session settings layer
         # grants the same access without asking.
@@ -107,15 +357,20 @@ class SessionManager:
         argv += ["--append-system-prompt", prompt]
         return argv + project.claude_args
 
-    def pane_env(self, project: Project) -> dict[str, str]:
-        """Env vars on the pane: they reach every hook of that Claude Code session."""
+    def pane_env(self, target: SessionTarget | Project) -> dict[str, str]:
+        """Env vars on the pane: they reach every hook of that Claude Code session. A thread's
+        session carries its parent channel and its thread, so its hooks post to the thread."""
+        if isinstance(target, Project):
+            target = SessionTarget.for_project(target)
         env = {
-            ENV_CHANNEL: project.channel_id,
+            ENV_CHANNEL: target.project.channel_id,
             runtime.ENV_CONFIG: self.config_path,
             runtime.ENV_HOME: runtime.bridge_home(),
             runtime.ENV_RUNTIME_DIR: self.runtime.root,
-            "DISCORD_BRIDGE_OUTPUT_DIR": self.runtime.path("outputs", project.channel_id),
+            "DISCORD_BRIDGE_OUTPUT_DIR": self.runtime.path("outputs", target.key),
         }
+        if target.thread_id is not None:
+            env[ENV_THREAD] = target.thread_id
         for name in (ENV_API_BASE, ENV_TMUX_SOCKET, "DISCORD_BRIDGE_RETRY_SECONDS"):
             if os.environ.get(name):
                 env[name] = os.environ[name]

@@ -1,0 +1,91 @@
+"""The bot's record of each session it serves, one atomic JSON file per channel or thread.
+
+``state/<key>.json`` (key = the channel id, or the thread id for a thread session) holds what
+the bot needs to find, resume or clean up the session after a restart: project, thread, pane,
+working directory, worktree, and whether the user wants it running. The Claude ``session_id``
+is not copied here: the SessionStart hook's record (``bridge.session_record``) is its source.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from bridge import fastjson, runtime, session_record
+
+
+def _path(rt: runtime.Runtime, key: str) -> str:
+    if not (key.isascii() and key.isdigit()):
+        raise ValueError(f"not a channel id: {key!r}")  # keys become file names
+    return os.path.join(rt.state, f"{key}.json")
+
+
+def load(rt: runtime.Runtime, key: str) -> dict | None:
+    try:
+        record = fastjson.loads(runtime.read_private(_path(rt, key)))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def save(rt: runtime.Runtime, key: str, record: dict) -> dict:
+    record = {**record, "key": key, "updated_at": time.time()}
+    runtime.write_atomic(_path(rt, key), fastjson.dumps(record).encode())
+    return record
+
+
+def update(rt: runtime.Runtime, key: str, **changes: object) -> dict:
+    """Merge ``changes`` into the key's record (created if missing). The bot is the only
+    writer and serialises per key, so read-modify-write is safe."""
+    return save(rt, key, {**(load(rt, key) or {}), **changes})
+
+
+def remove(rt: runtime.Runtime, key: str) -> None:
+    try:
+        os.unlink(_path(rt, key))
+    except FileNotFoundError:
+        pass
+
+
+def all_records(rt: runtime.Runtime) -> list[dict]:
+    """Every session record (panel records and unreadable files skipped)."""
+    try:
+        names = sorted(os.listdir(rt.state))
+    except FileNotFoundError:
+        return []
+    records = []
+    for name in names:
+        key = name[: -len(".json")] if name.endswith(".json") else ""
+        if key.isdigit() and (record := load(rt, key)) is not None:
+            records.append(record)
+    return records
+
+
+def resumable_session(rt: runtime.Runtime, key: str) -> str | None:
+    """The Claude session id last recorded for ``key`` if its transcript exists: only a
+    conversation with something in it can be resumed (``--resume`` on an empty one fails)."""
+    record = session_record.read_record(rt, key)
+    if not record:
+        return None
+    session_id, transcript = record.get("session_id"), record.get("transcript_path")
+    if not isinstance(session_id, str) or not isinstance(transcript, str):
+        return None
+    return session_id if os.path.isfile(transcript) else None
+
+
+def load_panel(rt: runtime.Runtime, channel_id: str) -> dict:
+    """The control panel's record in ``channel_id``: ``{"message_id": …}`` or empty."""
+    try:
+        record = fastjson.loads(runtime.read_private(_panel_path(rt, channel_id)))
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def save_panel(rt: runtime.Runtime, channel_id: str, record: dict) -> None:
+    runtime.write_atomic(_panel_path(rt, channel_id), fastjson.dumps(record).encode())
+
+
+def _panel_path(rt: runtime.Runtime, channel_id: str) -> str:
+    _path(rt, channel_id)  # the same check: only digits reach the file name
+    return os.path.join(rt.state, f"panel-{channel_id}.json")
