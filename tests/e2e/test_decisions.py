@@ -8,9 +8,10 @@ on disk, and what the prompt message shows afterwards.
 from __future__ import annotations
 
 import json
+import re
 import time
 
-from tests.fake_anthropic import echo, last_user_text, text, tool_use
+from tests.fake_anthropic import Turn, echo, last_user_text, text, tool_use
 
 PERMISSION = "Claude wants to use"
 
@@ -41,6 +42,17 @@ def wait_closed(rig, message: dict, timeout: float = 30.0) -> dict:
             return current
         time.sleep(0.05)
     raise AssertionError(f"prompt still open:\n{rig.diagnostics()}")
+
+
+def current_message(rig, message: dict) -> dict:
+    return next(m for m in rig.discord.messages(message["channel_id"]) if m["id"] == message["id"])
+
+
+def wait_screen(rig, text: str, timeout: float = 2.5) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in rig.screen():
+        assert time.monotonic() < deadline, f"{text!r} not on screen:\n{rig.screen()}"
+        time.sleep(0.1)
 
 
 def model_saw(rig, n: int) -> str:
@@ -106,7 +118,7 @@ def test_always_allow_for_this_project_writes_local_settings(rig) -> None:
     scope = custom_id(prompt, "Scope:")
     cycled = rig.discord.click(prompt["id"], scope)  # this session -> this project (just me)
     assert cycled["response_type"] == 7
-    prompt = next(m for m in rig.discord.messages(prompt["channel_id"]) if m["id"] == prompt["id"])
+    prompt = current_message(rig, prompt)
     button = custom_id(prompt, "Always allow")
     assert "this project (just me)" in next(
         c["label"] for c in components(prompt) if c["custom_id"] == button
@@ -137,3 +149,98 @@ def test_bot_restart_between_prompt_and_click_still_decides(rig) -> None:
     assert answer["response_type"] == 7
     assert "[tool_result]" in model_saw(rig, 2)
     assert (rig.projects["project-a"] / "after-restart.txt").exists()
+
+
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Which database should we use?",
+            "header": "Database",
+            "options": [
+                {"label": "Postgres", "description": "Relational, robust"},
+                {"label": "SQLite", "description": "One file"},
+            ],
+            "multiSelect": False,
+        },
+        {
+            "question": "Which features do you want?",
+            "header": "Features",
+            "options": [
+                {"label": "Auth", "description": "Log in"},
+                {"label": "Search", "description": "Find things"},
+                {"label": "Billing", "description": "Get paid"},
+            ],
+            "multiSelect": True,
+        },
+    ]
+}
+
+
+def test_questions_answered_by_select_and_other_reach_the_model_exactly(rig) -> None:
+    rig.api.script(tool_use("AskUserQuestion", QUESTIONS), echo())
+    rig.start_bot()
+    rig.post("set up the app")
+    prompt = wait_prompt(rig, "Claude has questions")
+    assert "Which database should we use?" in prompt["content"]
+    assert "Relational, robust" in prompt["content"] and "(pick one or more)" in prompt["content"]
+    select = next(c for c in components(prompt) if c["type"] == 3)
+    assert select["max_values"] == 4  # three features + Other…
+
+    answered = rig.discord.select(prompt["id"], select["custom_id"], ["o0", "o2"])
+    assert answered["response_type"] == 7
+    prompt = current_message(rig, prompt)
+    assert "Features:** Auth, Billing" in prompt["content"]
+    assert all(c["type"] == 2 for c in components(prompt))  # only question 1 left
+    opened = rig.discord.click(prompt["id"], custom_id(prompt, "Other…"))
+    rig.discord.submit_modal(opened, {"text": "CockroachDB, please"})
+
+    saw = model_saw(rig, 2)
+    assert '"Which database should we use?"="CockroachDB, please"' in saw, saw
+    assert '"Which features do you want?"="Auth, Billing"' in saw, saw
+    closed = wait_closed(rig, prompt)
+    assert "Answered** by" in closed["content"] and "CockroachDB, please" in closed["content"]
+
+
+def write_plan(plan: str, delay: float = 0.0) -> Turn:
+    """Write the plan where plan mode's system reminder says it goes."""
+
+    def build(request: dict) -> list[dict]:
+        path = re.search(r"(/[^\s\"\\]+/\.claude/plans/[^\s\"\\]+\.md)", json.dumps(request))
+        assert path, "no plan file path in the request"
+        tool_input = {"file_path": path[1], "content": plan}
+        return [{"type": "tool_use", "id": f"toolu_plan_{time.time_ns()}", "name": "Write",
+                 "input": tool_input}]  # fmt: skip
+
+    return Turn(build=build, stop_reason="tool_use", delay=delay)
+
+
+def test_plan_keep_planning_then_approve_with_auto_accept(rig) -> None:
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["permission"] = "plan"
+    rig.write_config(raw)
+    project = rig.projects["project-a"]
+    rig.api.script(
+        write_plan("# Plan\n\n1. Add README.md\n"),
+        tool_use("ExitPlanMode", {}),
+        write_plan("# Plan\n\n1. Add tests\n2. Add README.md\n", delay=3.0),
+        tool_use("ExitPlanMode", {}),
+        tool_use("Write", {"file_path": str(project / "README.md"), "content": "hello\n"}),
+        text("all written"),
+    )
+    rig.start_bot()
+    rig.post("plan a readme")
+    first = wait_prompt(rig, "plan is ready")
+    assert "1. Add README.md" in first["content"]
+    opened = rig.discord.click(first["id"], custom_id(first, "Keep planning"))
+    rig.discord.submit_modal(opened, {"text": "add tests first"})
+    saw = model_saw(rig, 3)
+    assert "[tool_result is_error]" in saw and "add tests first" in saw
+    wait_screen(rig, "plan mode on")  # still planning while the model answers (3 s)
+
+    second = wait_prompt(rig, "1. Add tests")
+    rig.discord.click(second["id"], custom_id(second, "Approve, auto-accept"))
+    assert "approved your plan" in model_saw(rig, 5)
+    rig.wait_bot_message(content_contains="all written")
+    assert (project / "README.md").read_text() == "hello\n"
+    prompts = [m for m in rig.bot_messages() if "wants to use" in m["content"]]
+    assert prompts == []  # the Write after approval raised no permission prompt
