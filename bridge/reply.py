@@ -1,9 +1,12 @@
 """The Stop hook's job: turn Claude's final reply into Discord messages and deliver them.
 
 Reply text comes from the event's ``last_assistant_message`` (or the transcript), attachment
-markers become uploads from the session's ``outputs/`` directory, the text is split into
-≤ 2000-character messages with balanced code fences, and everything is delivered in order,
-spooling to the outbox whatever Discord does not take now.
+markers become uploads from the session's ``outputs/`` directory, Markdown tables become aligned
+code blocks, a footer (model, context, cost from the statusLine cache) ends the reply, the text
+is split into ≤ 2000-character messages with balanced code fences (a reply too long for
+``replies.attachAfterMessages`` messages posts its start and attaches the whole as
+``reply.md``), and everything is delivered in order, spooling to the outbox whatever Discord
+does not take now.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ from bridge.hookkit import HookContext
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
     from bridge.outbox import Outbox
+    from bridge.render.attachments import OutputFile
     from bridge.rest import DiscordREST, Post
 
 NO_MENTIONS = {"parse": []}  # model output must never ping @everyone, roles or users
 HOOK_BUDGET = 40.0  # seconds for all delivery; the Stop hook's timeout in settings.json is 60
 MAX_ATTACHMENTS = 20  # markers honoured per reply; each file is read into memory
+FULL_REPLY_NAME = "reply.md"
+FULL_REPLY_NOTE = "📎 The full reply is attached as `reply.md`."
 
 
 def on_stop(context: HookContext) -> None:
@@ -29,8 +35,20 @@ def on_stop(context: HookContext) -> None:
         return
     rt = context.runtime.ensure()
     outputs = rt.channel_dir("outputs", context.channel_id)
-    posts = build_posts(text, outputs, context.cfg.upload_limit)
+    cfg = context.cfg
+    footer = reply_footer(rt, context.event.get("session_id")) if cfg.footer else ""
+    posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer)
     deliver(context, posts)
+
+
+def reply_footer(rt: runtime.Runtime, session_id: object) -> str:
+    """``-# Opus 5.5 · ctx 12% · $0.43`` from what the statusLine command cached for this
+    session; empty when it has not run for it (not installed, or no refresh yet)."""
+    from bridge.footer import footer_line
+    from bridge.status_line import read_status
+
+    record = read_status(rt, session_id)
+    return footer_line(record) if record else ""
 
 
 def reply_text(event: dict) -> str:
@@ -69,28 +87,35 @@ def last_assistant_text(transcript_path: str) -> str:
     return "\n".join(texts)
 
 
-def build_posts(text: str, outputs_dir: str, upload_limit: int) -> list[Post]:
-    """Messages for one reply: text chunks first, files attached from the last chunk on."""
-    from bridge.render.attachments import (
-        Refused,
-        extract_markers,
-        format_refusals,
-        plan_uploads,
-        resolve_output_file,
-    )
+def build_posts(
+    text: str, outputs_dir: str, upload_limit: int, attach_after: int = 4, footer: str = ""
+) -> list[Post]:
+    """Messages for one reply: text chunks first, files attached from the last chunk on.
+
+    Refusal notes and ``footer`` end the last message. A reply that would take more than
+    ``attach_after`` messages posts ``attach_after - 1`` of them, then a note with the whole
+    reply attached as ``reply.md`` (unless that file is over ``upload_limit``: then all of it
+    is posted).
+    """
+    from bridge.render.attachments import extract_markers, format_refusals, plan_uploads
     from bridge.render.split import split_message
     from bridge.rest import Post
 
     body, names = extract_markers(text)
-    files, refused = [], []
-    for name in names[MAX_ATTACHMENTS:]:
-        refused.append(Refused(name, f"more than {MAX_ATTACHMENTS} files in one reply"))
-    for name in names[:MAX_ATTACHMENTS]:
-        result = resolve_output_file(outputs_dir, name, upload_limit)
-        (refused if isinstance(result, Refused) else files).append(result)
-    if refused:
-        body = f"{body}\n\n{format_refusals(refused)}".strip()
-    posts = [Post(message_payload(chunk)) for chunk in split_message(body)]
+    files, refused = _resolve_files(outputs_dir, names, upload_limit)
+    tail = _paragraphs(format_refusals(refused), footer)
+    shown = body
+    if "|" in body:  # only then can there be a table to render (and its module to import)
+        from bridge.render.tables import render_tables
+
+        shown = render_tables(body)
+    chunks = split_message(_paragraphs(shown, tail))
+    full = _full_reply(body, upload_limit) if len(chunks) > max(attach_after, 1) else None
+    if full is not None:
+        head = split_message(shown)[: attach_after - 1]
+        chunks = head + split_message(_paragraphs(FULL_REPLY_NOTE, tail))
+        files.insert(0, full)
+    posts = [Post(message_payload(chunk)) for chunk in chunks]
     for i, batch in enumerate(plan_uploads(files)):
         uploads = [(f.upload_name, f.data) for f in batch]
         if i == 0 and posts:
@@ -98,6 +123,33 @@ def build_posts(text: str, outputs_dir: str, upload_limit: int) -> list[Post]:
         else:
             posts.append(Post(message_payload(""), uploads))
     return posts
+
+
+def _resolve_files(outputs_dir: str, names: list[str], upload_limit: int) -> tuple[list, list]:
+    """The marker files that may be uploaded (read now) and the refusals, in marker order."""
+    from bridge.render.attachments import Refused, resolve_output_file
+
+    files, refused = [], []
+    for name in names[MAX_ATTACHMENTS:]:
+        refused.append(Refused(name, f"more than {MAX_ATTACHMENTS} files in one reply"))
+    for name in names[:MAX_ATTACHMENTS]:
+        result = resolve_output_file(outputs_dir, name, upload_limit)
+        (refused if isinstance(result, Refused) else files).append(result)
+    return files, refused
+
+
+def _full_reply(body: str, upload_limit: int) -> OutputFile | None:
+    """The reply as Claude wrote it (markers removed, tables as Markdown), as ``reply.md``."""
+    from bridge.render.attachments import OutputFile
+
+    data = body.encode()
+    if len(data) > upload_limit:
+        return None
+    return OutputFile(name=FULL_REPLY_NAME, upload_name=FULL_REPLY_NAME, data=data)
+
+
+def _paragraphs(*parts: str) -> str:
+    return "\n\n".join(part for part in parts if part)
 
 
 def message_payload(content: str) -> dict:

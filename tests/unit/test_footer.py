@@ -1,0 +1,145 @@
+"""How a reply ends: the footer line from the statusLine cache, and a very long reply cut short
+with the whole of it attached as reply.md."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bridge import fastjson, runtime
+from bridge.footer import footer_line, summary
+from bridge.reply import FULL_REPLY_NOTE, build_posts, reply_footer
+from bridge.runtime import Runtime
+
+RECORD = {"model_id": "claude-opus-5-5", "model_name": "Opus 5.5", "context_percent": 12,
+          "cost_usd": 0.4312}  # fmt: skip
+
+
+# --- footer -----------------------------------------------------------------------------------
+
+
+def test_footer_line() -> None:
+    assert footer_line(RECORD) == "-# Opus 5.5 · ctx 12% · $0.43"
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ({**RECORD, "context_percent": None}, "Opus 5.5 · $0.43"),  # before the first API call
+        ({**RECORD, "model_name": None}, "claude-opus-5-5 · ctx 12% · $0.43"),
+        ({**RECORD, "context_percent": 7.6, "cost_usd": 0}, "Opus 5.5 · ctx 8% · $0.00"),
+        ({**RECORD, "rate_limits": {"five_hour": 23.5, "seven_day": 41.2, "new_window": 3}},
+         "Opus 5.5 · ctx 12% · $0.43 · 5h 24% · 7d 41% · new window 3%"),
+        ({"model_name": "Evil\n@everyone\x1b[31m", "cost_usd": float("nan")},
+         "Evil @everyone [31m"),
+        ({"model_name": "x" * 200}, "x" * 59 + "…"),
+        ({"context_percent": True, "cost_usd": "1"}, ""),
+        ({}, ""),
+    ],
+)  # fmt: skip
+def test_summary_leaves_out_what_is_missing_and_keeps_to_one_line(record, expected) -> None:
+    assert summary(record) == expected
+    assert footer_line(record) == (f"-# {expected}" if expected else "")
+
+
+def test_reply_footer_reads_the_session_cache(tmp_path) -> None:
+    rt = Runtime(str(tmp_path / "runtime")).ensure()
+    runtime.write_atomic(f"{rt.status}/sess-1.json", fastjson.dumps(RECORD).encode())
+    assert reply_footer(rt, "sess-1") == "-# Opus 5.5 · ctx 12% · $0.43"
+    assert reply_footer(rt, "sess-2") == ""
+    assert reply_footer(rt, None) == ""
+    assert reply_footer(rt, "../status/sess-1") == ""
+
+
+# --- build_posts: tables, footer, long replies --------------------------------------------------
+
+FOOTER = "-# Opus 5.5 · ctx 12% · $0.43"
+
+
+@pytest.fixture
+def outputs(tmp_path: Path) -> str:
+    path = tmp_path / "outputs"
+    path.mkdir(mode=0o700)
+    return str(path)
+
+
+def contents(posts) -> list[str]:
+    return [p.payload.get("content", "") for p in posts]
+
+
+def long_reply(paragraphs: int = 12) -> str:
+    """~1,000-character paragraphs with a code block in the middle of the text."""
+    parts = [f"Paragraph {i}: " + "word " * 200 for i in range(paragraphs)]
+    code = "```python\n" + "\n".join(f"x_{i} = {i}  # line {i}" for i in range(60)) + "\n```"
+    parts.insert(paragraphs // 2, code)
+    return "\n\n".join(parts)
+
+
+def test_short_reply_ends_with_the_footer(outputs) -> None:
+    posts = build_posts("All done.", outputs, 1 << 20, 4, FOOTER)
+    assert contents(posts) == [f"All done.\n\n{FOOTER}"]
+    assert build_posts("All done.", outputs, 1 << 20, 4)[0].payload["content"] == "All done."
+
+
+def test_tables_are_rendered_before_splitting(outputs) -> None:
+    text = "Totals:\n\n| item | n |\n|---|--:|\n| apples | 3 |\n| 日本 | 12 |"
+    posts = build_posts(text, outputs, 1 << 20, 4, FOOTER)
+    assert contents(posts) == [
+        f"Totals:\n\n```\nitem   |  n\n-------+---\napples |  3\n日本   | 12\n```\n\n{FOOTER}"
+    ]
+
+
+def test_long_reply_posts_its_start_and_attaches_the_whole(outputs) -> None:
+    text = long_reply()
+    assert len(build_posts(text, outputs, 1 << 20, 99)) > 4  # would be more than 4 messages
+    posts = build_posts(text, outputs, 1 << 20, 4, FOOTER)
+
+    assert len(posts) == 4
+    texts = contents(posts)
+    assert texts[-1] == f"{FULL_REPLY_NOTE}\n\n{FOOTER}"
+    assert [name for name, _ in posts[-1].files] == ["reply.md"]
+    assert posts[-1].files[0][1] == text.rstrip().encode()  # markers out, trailing space too
+    assert all(not p.files for p in posts[:-1])
+    for chunk in texts:
+        assert len(chunk) <= 2000
+        assert len(re.findall(r"^```", chunk, re.MULTILINE)) % 2 == 0, chunk
+    assert texts[0].startswith("Paragraph 0: ")
+    shown = "".join(texts[:-1])
+    assert text.startswith(shown[:1000]) and "Paragraph 1:" in shown
+
+
+def test_exactly_attach_after_messages_are_posted_in_full(outputs) -> None:
+    text = long_reply(3)  # three paragraphs and the code block: a few messages
+    count = len(build_posts(text, outputs, 1 << 20, 99))
+    posts = build_posts(text, outputs, 1 << 20, count)
+    assert len(posts) == count and not any(p.files for p in posts)
+
+
+def test_attach_after_one_posts_only_the_note_with_the_file(outputs) -> None:
+    posts = build_posts(long_reply(), outputs, 1 << 20, 1, FOOTER)
+    assert contents(posts) == [f"{FULL_REPLY_NOTE}\n\n{FOOTER}"]
+    assert posts[0].files[0][0] == "reply.md"
+
+
+def test_reply_too_large_to_attach_is_posted_in_full(outputs) -> None:
+    text = long_reply()
+    posts = build_posts(text, outputs, 1000, 4, FOOTER)  # upload limit below the text's size
+    assert len(posts) > 4 and not any(p.files for p in posts)
+    assert contents(posts)[-1].endswith(FOOTER)
+
+
+def test_reply_md_keeps_markdown_tables_and_comes_before_claudes_files(outputs) -> None:
+    Path(outputs, "reply.md").write_text("Claude's own file")
+    table = "| a | b |\n|---|---|\n| 1 | 2 |"
+    text = long_reply() + "\n\n" + table + "\n\n[DISCORD_ATTACH: reply.md]\n[DISCORD_ATTACH: nope]"
+    posts = build_posts(text, outputs, 1 << 20, 3, FOOTER)
+    assert len(posts) == 3
+    last = posts[-1]
+    assert [name for name, _ in last.files] == ["reply.md", "reply-2.md"]
+    full = last.files[0][1].decode()
+    assert full.endswith(table) and "DISCORD_ATTACH" not in full
+    assert last.files[1][1] == b"Claude's own file"
+    assert last.payload["content"].startswith(FULL_REPLY_NOTE + "\n\n⚠️ Not attached: `nope`")
+    assert last.payload["content"].endswith(FOOTER)
