@@ -1,0 +1,136 @@
+"""Readable output with the real CLI: the footer from the statusLine the CLI runs (next to the
+user's own statusLine, still shown in the terminal), Markdown tables as aligned code blocks,
+and a very long reply cut short with the whole of it attached."""
+
+from __future__ import annotations
+
+import json
+import time
+import unicodedata
+from pathlib import Path
+
+from tests.fake_anthropic import text
+
+
+def wait_until(condition, timeout: float, what: str, rig) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not seen in {timeout} s\n{rig.diagnostics()}")
+        time.sleep(0.1)
+
+
+def reported_inputs(folder: Path) -> list[dict]:
+    """Every stdin the CLI gave the user's statusLine command (one file per run)."""
+    inputs = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            inputs.append(json.loads(path.read_text()))
+        except ValueError:
+            continue  # being written right now
+    return inputs
+
+
+def cached_with_context(rig) -> list[dict]:
+    records = [json.loads(p.read_text()) for p in (rig.runtime_dir / "status").glob("*.json")]
+    return [r for r in records if r.get("context_percent") is not None]
+
+
+def test_footer_shows_what_the_cli_reported_and_the_users_status_line_still_shows(
+    rig, tmp_path
+) -> None:
+    # The user's own statusLine, there before the bridge's hooks are installed over it.
+    inputs = tmp_path / "statusline-inputs"
+    inputs.mkdir()
+    script = tmp_path / "my-status-line.sh"
+    script.write_text(
+        f'#!/bin/sh\ncat > "{inputs}/.$$.tmp" && mv "{inputs}/.$$.tmp" "{inputs}/$$.json"\n'
+        "echo MY-STATUS-LINE\n"
+    )
+    script.chmod(0o755)
+    settings_path = rig.claude_home / ".claude" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    settings["statusLine"] = {"type": "command", "command": str(script)}
+    settings_path.write_text(json.dumps(settings))
+    rig.install_hooks()
+    assert "discord-bridge" in json.loads(settings_path.read_text())["statusLine"]["command"]
+
+    rig.api.script(text("first answer"), text("second answer"))
+    rig.start_bot()
+    rig.post("first question")
+    rig.wait_bot_message(content_contains="first answer", timeout=60)
+    # The CLI refreshes its statusLine after an API response; the Stop hook of this first turn
+    # may have run before that refresh. Once the cache holds context usage, the next reply's
+    # footer must show it.
+    wait_until(lambda: cached_with_context(rig), 30, "a statusLine refresh with context %", rig)
+    wait_until(lambda: "MY-STATUS-LINE" in rig.screen(), 30, "the user's statusLine", rig)
+
+    rig.post("second question")
+    reply = rig.wait_bot_message(content_contains="second answer", timeout=60)
+    body, footer = reply["content"].rsplit("\n", 1)
+    assert body.rstrip() == "second answer"
+    assert footer.startswith("-# "), reply["content"]
+    model, context, cost = footer.removeprefix("-# ").split(" · ")
+
+    reported = reported_inputs(inputs)
+    assert reported, "the user's statusLine command never got the CLI's input"
+    assert model in {r["model"]["display_name"] for r in reported}
+    assert model == "Opus 5.5"  # the CLI's default model, as the fake API serves it
+    percents = {r["context_window"]["used_percentage"] for r in reported}
+    assert context in {f"ctx {p:.0f}%" for p in percents if p is not None}
+    assert cost in {f"${r['cost']['total_cost_usd']:.2f}" for r in reported}
+    assert "MY-STATUS-LINE" in rig.screen()
+
+
+def width(cell: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in cell)
+
+
+def test_markdown_table_arrives_as_an_aligned_table_in_a_code_block(rig) -> None:
+    table = (
+        "| name | value | note |\n"
+        "|:-----|------:|------|\n"
+        "| **alpha** | 1 | first |\n"
+        "| 日本語 | 12345 | wide \\| piped |\n"
+        "| `beta` | 7 | |"
+    )
+    rig.api.script(text(f"Here are the results:\n\n{table}\n\nThat is all."))
+    rig.start_bot()
+    rig.post("show me a table")
+    message = rig.wait_bot_message(content_contains="Here are the results", timeout=60)
+
+    content = message["content"]
+    assert content.startswith("Here are the results:\n\n```\n")
+    assert "\n```\n\nThat is all." in content
+    rows = content.split("```\n", 1)[1].split("\n```", 1)[0].split("\n")
+    assert rows == [
+        "name   | value | note",
+        "-------+-------+-------------",
+        "alpha  |     1 | first",
+        "日本語 | 12345 | wide | piped",
+        "beta   |     7 |",
+    ]
+    # every separator sits in the same display column, wide characters counted twice
+    first_bar = {width(row.split(" | ")[0]) for row in rows if " | " in row}
+    assert first_bar == {6}
+
+
+def test_very_long_reply_posts_its_start_and_attaches_the_whole(rig) -> None:
+    raw = rig.config()
+    raw["replies"] = {"attachAfterMessages": 2}
+    rig.write_config(raw)
+    reply = "\n\n".join(f"Section {i}. " + "lorem ipsum " * 120 for i in range(6))
+    reply += "\n\n```text\n" + "\n".join(f"row {i}" for i in range(50)) + "\n```\n\nThe end."
+    assert len(reply) > 4 * 2000
+    rig.api.script(text(reply))
+    rig.start_bot()
+    rig.post("write a lot")
+    last = rig.wait_bot_message(has_files=True, timeout=60)
+
+    messages = rig.bot_messages()
+    assert len(messages) == 2 and messages[-1]["id"] == last["id"]
+    assert messages[0]["content"].startswith("Section 0. lorem ipsum")
+    assert len(messages[0]["content"]) <= 2000
+    assert "The full reply is attached as `reply.md`" in last["content"]
+    assert [a["filename"] for a in last["attachments"]] == ["reply.md"]
+    assert rig.discord.file_bytes(last["attachments"][0]) == reply.encode()
