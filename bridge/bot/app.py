@@ -16,6 +16,7 @@ import discord
 import yarl
 
 from bridge import runtime
+from bridge.bot import control
 from bridge.bot.interactions import PromptButton, PromptDesk, PromptSelect, route_modal_submit
 from bridge.bot.outbox_drain import OutboxDrainer
 from bridge.bot.relay import Relay
@@ -52,6 +53,7 @@ class BridgeBot(discord.Client):
         self._http_session = aiohttp.ClientSession()
         self.relay = Relay(self.cfg, self.server, self.sessions, self.runtime, self._http_session)
         self.add_dynamic_items(PromptButton, PromptSelect)  # prompts survive a bot restart
+        await control.setup(self)  # threads, worktree buttons, control panel, slash commands
         await self.sessions.adopt_running()
         # Started in the background: on_message works meanwhile and waits on the same locks.
         self._startup = asyncio.create_task(self.sessions.start_startup_projects())
@@ -65,6 +67,16 @@ class BridgeBot(discord.Client):
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         await route_modal_submit(interaction)
+
+    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
+        await self.threads.on_raw_thread_update(payload)  # archived → its session ends
+
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self.threads.on_raw_thread_delete(payload)
+
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        if self.panel is not None:
+            await self.panel.on_raw_message_delete(payload)  # the panel is posted again
 
     async def close(self) -> None:
         if self._http_session is not None:

@@ -109,6 +109,7 @@ class SessionManager:
         self.upload_limit = cfg.upload_limit
         self.tmux = TmuxSessions(server.tmux_session, server.tmux_socket)
         self._locks: dict[str, asyncio.Lock] = {}
+        self._config_lock = asyncio.Lock()  # config appends are read-modify-write of one file
         # Set by the bot: called after a session starts or stops (the panel refreshes), and
         # to post a notice in a channel or thread.
         self.on_change: Callable[[], None] = lambda: None
@@ -155,12 +156,15 @@ class SessionManager:
         if target.thread_id is None or config.find_channel(self.server, target.key):
             return
         entry = {"name": target.thread_name or target.key, "channelId": target.key}
-        try:
-            await asyncio.to_thread(config.append_thread, self.cfg.path, self.server.index,
-                                    target.project.name, entry)  # fmt: skip
-        except (OSError, config.ConfigError) as err:
-            log.warning("could not add thread %s to %s: %s", target.key, self.cfg.path, err)
-        config.remember_thread(target.project, entry)
+        async with self._config_lock:
+            if config.find_channel(self.server, target.key):
+                return  # listed meanwhile by another message of the same thread
+            try:
+                await asyncio.to_thread(config.append_thread, self.cfg.path, self.server.index,
+                                        target.project.name, entry)  # fmt: skip
+            except (OSError, config.ConfigError) as err:
+                log.warning("could not add thread %s to %s: %s", target.key, self.cfg.path, err)
+            config.remember_thread(target.project, entry)
 
     # --- start-up --------------------------------------------------------------------
 

@@ -1,0 +1,335 @@
+"""Slash commands: the common controls of the session of the channel or thread they are used in.
+
+``/status /start /stop /esc /peek /mode /model /new /resume /clear /compact /keys``. Only the
+owner and ``allowedUserIds`` may use them (everyone else gets an ephemeral refusal and nothing
+changes); replies are ephemeral. Every command that touches tmux acknowledges first (Discord
+allows 3 s), then works. Text from Discord reaches the pane only as literal keys through tmux
+argv, never a shell; ``/keys`` accepts an allow-list of key names and plain text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bridge import session_record, state
+from bridge.bot.relay import target_of
+from bridge.config import PERMISSION_MODES
+from bridge.render.prompt_text import sanitize_prompt
+from bridge.tmux import TmuxError, input_box, is_busy, mode_on_screen
+
+if TYPE_CHECKING:
+    from bridge.bot.sessions import SessionManager, SessionTarget
+
+log = logging.getLogger(__name__)
+
+REFUSED = "Only the owner of this bridge can use its commands."
+UNMAPPED = "This channel is not mapped to a project (use a project's channel or a thread in it)."
+NOT_RUNNING = "No Claude Code is running here; /start or send a message first."
+PEEK_INLINE = 1900  # characters of screen shown in a code block; longer → a .txt attachment
+MODE_CYCLE = 6  # BTab presses tried before /mode gives up (the cycle has 4–5 modes)
+MODE_SETTLE = 0.4  # seconds for the footer to show the new mode after BTab
+# Key names /keys sends as keys (tmux names); any other word is typed as text.
+KEY_NAMES = {
+    name.lower(): name
+    for name in (
+        "Enter", "Escape", "Tab", "BTab", "Up", "Down", "Left", "Right", "Space", "BSpace",
+        "Home", "End", "PageUp", "PageDown", "C-c", "C-u", "C-d", "C-l", "C-o", "C-r", "C-t",
+    )
+}  # fmt: skip
+KEY_ALIASES = {"esc": "Escape", "return": "Enter", "shift-tab": "BTab", "backspace": "BSpace"}
+
+
+class BridgeCommandTree(app_commands.CommandTree):
+    """Refuses everyone but the owner and ``allowedUserIds`` before any command runs."""
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        client: Any = interaction.client
+        if client.server.may_act(interaction.user.id):
+            return True
+        await interaction.response.send_message(REFUSED, ephemeral=True)
+        log.info("refused /%s from %s", getattr(interaction.command, "name", "?"),
+                 interaction.user.id)  # fmt: skip
+        return False
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        if isinstance(error, app_commands.CheckFailure):
+            return
+        log.exception("slash command failed", exc_info=error)
+        await _say(interaction, f"⚠️ {_short(error)}")
+
+
+def build_tree(client: discord.Client, sessions: SessionManager) -> BridgeCommandTree:
+    """The command tree with every bridge command, bound to this bot's sessions."""
+    tree = BridgeCommandTree(client)
+    commands = Commands(sessions)
+    for command in commands.app_commands():
+        tree.add_command(command)
+    return tree
+
+
+async def sync(tree: app_commands.CommandTree, guild_id: str | None) -> None:
+    """Register the commands: per guild when it is known (instant), else globally."""
+    guild = discord.Object(int(guild_id)) if guild_id else None
+    if guild is not None:
+        tree.copy_global_to(guild=guild)
+    await tree.sync(guild=guild)
+
+
+class Commands:
+    def __init__(self, sessions: SessionManager) -> None:
+        self.sessions = sessions
+        self.tmux = sessions.tmux
+
+    def app_commands(self) -> list[app_commands.Command]:
+        mode_choices = [app_commands.Choice(name=m, value=m) for m in PERMISSION_MODES[:4]]
+
+        @app_commands.command(
+            name="status", description="This session: state, model, mode, worktree, pane"
+        )
+        async def status(interaction: discord.Interaction) -> None:
+            await self.run(interaction, self.status, running=False)
+
+        @app_commands.command(name="start", description="Start this channel's Claude Code session")
+        async def start(interaction: discord.Interaction) -> None:
+            await self.run(interaction, self.start, running=False)
+
+        @app_commands.command(
+            name="stop", description="Stop this session: Claude exits, pane closed"
+        )
+        async def stop(interaction: discord.Interaction) -> None:
+            await self.run(interaction, self.stop, running=False)
+
+        @app_commands.command(name="esc", description="Interrupt Claude now (Escape)")
+        async def esc(interaction: discord.Interaction) -> None:
+            await self.run(interaction, self.esc)
+
+        @app_commands.command(name="peek", description="Show the pane's screen as text")
+        @app_commands.describe(lines="lines from the bottom (default: the screen)")
+        async def peek(
+            interaction: discord.Interaction, lines: app_commands.Range[int, 1, 500] | None = None
+        ) -> None:
+            await self.run(interaction, lambda t, p: self.peek(t, p, lines or 0))
+
+        @app_commands.command(name="mode", description="Switch the permission mode")
+        @app_commands.choices(mode=mode_choices)
+        async def mode(interaction: discord.Interaction, mode: app_commands.Choice[str]) -> None:
+            await self.run(interaction, lambda t, p: self.mode(t, p, mode.value))
+
+        @app_commands.command(name="model", description="Switch the model of this session")
+        async def model(interaction: discord.Interaction, name: str) -> None:
+            await self.run(interaction, lambda t, p: self.model(t, p, name))
+
+        @app_commands.command(name="new", description="A fresh conversation in the same place")
+        async def new(interaction: discord.Interaction) -> None:
+            await self.run(interaction, self.new, running=False)
+
+        @app_commands.command(name="resume", description="Continue the last conversation")
+        async def resume(interaction: discord.Interaction) -> None:
+            await self.run(interaction, self.resume, running=False)
+
+        @app_commands.command(name="clear", description="Claude Code's /clear")
+        async def clear(interaction: discord.Interaction) -> None:
+            await self.run(interaction, lambda t, p: self.slash(p, "/clear"))
+
+        @app_commands.command(name="compact", description="Claude Code's /compact")
+        async def compact(interaction: discord.Interaction) -> None:
+            await self.run(interaction, lambda t, p: self.slash(p, "/compact"))
+
+        @app_commands.command(
+            name="keys", description="Type raw keys: Enter, Escape, digits, text…"
+        )
+        @app_commands.describe(
+            keys="space-separated: key names (Enter, Escape, Down, C-c…) or text"
+        )
+        async def keys(interaction: discord.Interaction, keys: str) -> None:
+            await self.run(interaction, lambda t, p: self.keys(p, keys))
+
+        return [status, start, stop, esc, peek, mode, model, new, resume, clear, compact, keys]
+
+    # --- plumbing --------------------------------------------------------------------
+
+    async def run(
+        self, interaction: discord.Interaction, action: Any, running: bool = True
+    ) -> None:
+        """Find the channel's session, acknowledge, run ``action(target, pane_id)`` under the
+        session's lock and send its answer as an ephemeral follow-up."""
+        target = target_of(self.sessions, interaction.channel)
+        if target is None:
+            await interaction.response.send_message(UNMAPPED, ephemeral=True)
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        async with self.sessions.lock(target.key):
+            pane_id = await self.sessions.live_pane(target.key)
+            if running and pane_id is None:
+                answer: Any = NOT_RUNNING
+            else:
+                try:
+                    answer = await action(target, pane_id)
+                except TmuxError as err:
+                    answer = f"⚠️ {_short(err)}"
+        if isinstance(answer, discord.File):
+            await interaction.followup.send(file=answer, ephemeral=True)
+        else:
+            await interaction.followup.send(str(answer)[:2000], ephemeral=True)
+
+    async def screen(self, pane_id: str, history: int = 0) -> str:
+        return await asyncio.to_thread(self.tmux.capture, pane_id, history)
+
+    # --- the commands ----------------------------------------------------------------
+
+    async def status(self, target: SessionTarget, pane_id: str | None) -> str:
+        record = await asyncio.to_thread(state.load, self.sessions.runtime, target.key) or {}
+        lines = [f"**{discord.utils.escape_markdown(target.label)}**"]
+        mode = target.permission or "default"
+        if pane_id is None:
+            lines.append("state: stopped")
+        else:
+            screen = await self.screen(pane_id)
+            mode = mode_on_screen(screen) or mode
+            lines.append(f"state: {'working' if is_busy(screen) else 'idle'}")
+        live = live_status(self.sessions.runtime, target.key)
+        model = record.get("model") or live.get("model_id") or target.model or "default"
+        lines.append(f"model: {model}")
+        lines.append(f"mode: {mode}")
+        if live.get("context_percent") is not None:
+            lines.append(f"context: {live['context_percent']}% used")
+        worktree = record.get("worktree")
+        lines.append(f"worktree: `{worktree['path']}`" if worktree else "worktree: none")
+        if pane_id is not None:
+            lines.append(
+                f"pane: `{pane_id}` in window `{target.window_name}`, cwd `{record.get('cwd')}`"
+            )
+        session = session_record.read_record(self.sessions.runtime, target.key) or {}
+        if session.get("session_id"):
+            lines.append(f"conversation: `{session['session_id']}`")
+        return "\n".join(lines)
+
+    async def start(self, target: SessionTarget, pane_id: str | None) -> str:
+        if pane_id is not None:
+            return f"Already running in `{pane_id}`."
+        await self.sessions.register_thread(target)
+        pane_id = await self.sessions.ensure_running(target)
+        return f"Started **{target.label}** in `{pane_id}`."
+
+    async def stop(self, target: SessionTarget, pane_id: str | None) -> str:
+        stopped = await self.sessions.stop(target.key)
+        return f"Stopped **{target.label}**." if stopped else "It was not running."
+
+    async def esc(self, target: SessionTarget, pane_id: str) -> str:
+        """Escape interrupts; after an interrupted stream Claude Code puts the prompt back in
+        the input box, so the line is cleared for the next message."""
+        await asyncio.to_thread(self.tmux.press, pane_id, "Escape")
+        await asyncio.sleep(0.5)
+        screen = await self.screen(pane_id)
+        if input_box(screen):
+            await asyncio.to_thread(self.tmux.press, pane_id, "C-e", "C-u")
+        return "Interrupted (Escape sent)."
+
+    async def peek(self, target: SessionTarget, pane_id: str, lines: int) -> str | discord.File:
+        screen = await self.screen(pane_id, history=max(0, lines - 50))
+        text = "\n".join(
+            screen.rstrip("\n").splitlines()[-lines:] if lines else screen.splitlines()
+        )
+        text = "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
+        if len(text) <= PEEK_INLINE and "```" not in text:
+            return f"```\n{text}\n```"
+        return discord.File(io.BytesIO(text.encode()), filename=f"{target.window_name}-screen.txt")
+
+    async def mode(self, target: SessionTarget, pane_id: str, wanted: str) -> str:
+        """Shift+Tab cycles the modes; read the footer after each press until it shows
+        ``wanted`` (the mode Claude Code itself reports), or give up after a full cycle."""
+        for _ in range(MODE_CYCLE):
+            current = mode_on_screen(await self.screen(pane_id))
+            if current == wanted:
+                await asyncio.to_thread(
+                    state.update, self.sessions.runtime, target.key, mode=wanted
+                )
+                return f"Mode is now **{wanted}** (read back from Claude Code)."
+            await asyncio.to_thread(self.tmux.press, pane_id, "BTab")
+            await asyncio.sleep(MODE_SETTLE)
+        current = mode_on_screen(await self.screen(pane_id))
+        hint = (
+            " (bypassPermissions is only offered when started with it)"
+            if wanted == "bypassPermissions"
+            else ""
+        )
+        return f"⚠️ Could not switch to {wanted}{hint}; Claude Code shows {current or 'no mode'}."
+
+    async def model(self, target: SessionTarget, pane_id: str, name: str) -> str:
+        name = name.strip()
+        if not name or not all(c.isalnum() or c in "-_.:[]/" for c in name):
+            return "⚠️ A model name is letters, digits and - _ . : [ ] / only."
+        await self.slash(pane_id, f"/model {name}")
+        await asyncio.to_thread(state.update, self.sessions.runtime, target.key, model=name)
+        return f"Model set to **{name}**."
+
+    async def new(self, target: SessionTarget, pane_id: str | None) -> str:
+        await self.sessions.stop(target.key)
+        pane_id = await self.sessions.ensure_running(target, fresh=True)
+        return f"Fresh conversation for **{target.label}** in `{pane_id}`."
+
+    async def resume(self, target: SessionTarget, pane_id: str | None) -> str:
+        session_id = state.resumable_session(self.sessions.runtime, target.key)
+        if pane_id is not None:
+            return "Already running: this is the current conversation."
+        if session_id is None:
+            return "No earlier conversation is known here; /start begins a new one."
+        pane_id = await self.sessions.ensure_running(target)
+        return f"Resumed conversation `{session_id}` in `{pane_id}`."
+
+    async def slash(self, pane_id: str, command: str) -> str:
+        """Type one of Claude Code's own slash commands (only into an empty input box)."""
+        await self.sessions.type_prompt(pane_id, command)
+        return f"Sent `{command}`."
+
+    async def keys(self, pane_id: str, keys: str) -> str:
+        sent = []
+        for word in keys.split():
+            key = KEY_ALIASES.get(word.lower()) or KEY_NAMES.get(word.lower())
+            if key is not None:
+                await asyncio.to_thread(self.tmux.press, pane_id, key)
+                sent.append(key)
+                continue
+            text = sanitize_prompt(word)  # no control characters or escape sequences
+            if text:
+                await asyncio.to_thread(self.tmux.type_literal, pane_id, text)
+                sent.append(repr(text))
+            await asyncio.sleep(0.05)
+        return "Sent: " + (" ".join(sent) or "nothing")
+
+
+def live_status(rt: Any, key: str) -> dict:
+    """What the statusLine command last saw for the session's conversation (model, context
+    use), when that cache exists (``bridge.status_line``, the reply footer's source)."""
+    session_id = (session_record.read_record(rt, key) or {}).get("session_id")
+    try:
+        from bridge.status_line import read_status
+    except ImportError:
+        return {}
+    try:
+        return read_status(rt, session_id) or {}
+    except Exception:
+        return {}
+
+
+async def _say(interaction: discord.Interaction, text: str) -> None:
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException as err:
+        log.warning("could not answer a command: %s", err)
+
+
+def _short(err: BaseException) -> str:
+    lines = str(err).strip().splitlines()
+    return (lines[0] if lines else type(err).__name__)[:300]

@@ -1,0 +1,191 @@
+"""Threads as sessions of their own, worktree isolation and resume after a restart, seen from
+Discord (emulator), tmux (pane, cwd, env), git and the fake Anthropic API."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+from bridge.tmux import is_prompt_ready
+from tests.fake_anthropic import echo, last_user_text
+
+
+def wait_reply(rig, channel_id: str, contains: str, since: int, timeout: float = 90.0) -> dict:
+    """The bot's first message in ``channel_id`` (a channel or thread) containing ``contains``."""
+    try:
+        record = rig.discord.wait(
+            since=since, kind="message_create", channel_id=channel_id,
+            author_id=rig.ids["bot_id"], content_contains=contains, timeout=timeout,
+        )  # fmt: skip
+    except TimeoutError as err:
+        raise AssertionError(f"{err}\n{rig.diagnostics()}") from None
+    return record["message"]
+
+
+def wait_until(check, timeout: float = 60.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while not (result := check()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+    return result
+
+
+def pane_env(rig, key: str) -> dict[str, str]:
+    """The environment of the Claude Code process in the session's pane."""
+    pane = rig.tmux.find(key)
+    pid = subprocess.run(
+        ["tmux", "-L", rig.socket, "display-message", "-p", "-t", pane.pane_id, "#{pane_pid}"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+def git(path: Path, *args: str) -> str:
+    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
+    done = subprocess.run(
+        ["git", "-C", str(path), *identity, *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def make_repo(path: Path) -> None:
+    git(path, "init", "-q", "-b", "main")
+    (path / "README.md").write_text("project\n")
+    git(path, "add", ".")
+    git(path, "commit", "-qm", "initial")
+
+
+def test_thread_is_its_own_session_and_replies_stay_apart(rig) -> None:
+    rig.api.script(*[echo() for _ in range(4)])
+    rig.start_bot()
+    parent = rig.ids["project-a"]
+    thread = rig.discord.create_thread(parent, "fix: the login #1")
+
+    since = rig.discord.mark()
+    rig.discord.post_message(thread["id"], "hello from the thread")
+    wait_reply(rig, thread["id"], "Model saw: hello from the thread", since)
+    rig.post("hello from the parent")
+    wait_reply(rig, parent, "Model saw: hello from the parent", since)
+    # The other order, without waiting in between.
+    rig.post("parent again")
+    rig.discord.post_message(thread["id"], "thread again")
+    wait_reply(rig, thread["id"], "Model saw: thread again", since)
+    wait_reply(rig, parent, "Model saw: parent again", since)
+
+    bot = rig.ids["bot_id"]
+    in_thread = [
+        m["content"] for m in rig.discord.messages(thread["id"]) if m["author"]["id"] == bot
+    ]
+    in_parent = [m["content"] for m in rig.discord.messages(parent) if m["author"]["id"] == bot]
+    assert all("parent" not in c for c in in_thread) and len(in_thread) == 2
+    assert all("thread" not in c for c in in_parent) and len(in_parent) == 2
+    # Two windows, the thread's named from project and thread (tmux-safe), its env marked.
+    names = sorted(p.window_name for p in rig.tmux.panes())
+    assert names == ["project-a", "project-a-fix-the-login-1"]
+    env = pane_env(rig, thread["id"])
+    assert env["DISCORD_BRIDGE_THREAD_ID"] == thread["id"]
+    assert env["DISCORD_BRIDGE_CHANNEL_ID"] == parent
+    assert "DISCORD_BRIDGE_THREAD_ID" not in pane_env(rig, parent)
+    # The thread was appended to the project's threads[] in the config file.
+    saved = json.loads((rig.bridge_home / "config.json").read_text())
+    threads = saved["servers"][0]["projects"][0]["threads"]
+    assert threads == [{"name": "fix: the login #1", "channelId": thread["id"]}]
+
+
+def test_three_threads_at_once_each_answer_in_their_own_thread(rig) -> None:
+    rig.api.script(*[echo() for _ in range(3)])
+    rig.start_bot()
+    threads = [rig.discord.create_thread(rig.ids["project-a"], f"task {n}") for n in range(3)]
+    since = rig.discord.mark()
+    for n, thread in enumerate(threads):
+        rig.discord.post_message(thread["id"], f"work on task number {n}")
+    for n, thread in enumerate(threads):
+        wait_reply(rig, thread["id"], f"Model saw: work on task number {n}", since, timeout=120)
+    assert len(rig.tmux.panes()) == 3
+    bot = rig.ids["bot_id"]
+    for n, thread in enumerate(threads):
+        replies = [m for m in rig.discord.messages(thread["id"]) if m["author"]["id"] == bot]
+        assert len(replies) == 1
+        assert replies[0]["content"].startswith(f"Model saw: work on task number {n}")
+    saved = json.loads((rig.bridge_home / "config.json").read_text())
+    listed = {t["channelId"] for t in saved["servers"][0]["projects"][0]["threads"]}
+    assert listed == {t["id"] for t in threads}  # three appends, none lost
+
+
+def test_worktree_thread_clean_removed_dirty_kept_until_remove_anyway(rig) -> None:
+    repo = rig.projects["project-a"]
+    make_repo(repo)
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["thread"] = {"isolation": "worktree"}
+    rig.write_config(raw)
+    rig.api.script(*[echo() for _ in range(2)])
+    rig.start_bot()
+
+    # A clean worktree: the session runs in it; archiving removes it.
+    clean = rig.discord.create_thread(rig.ids["project-a"], "Clean work")
+    since = rig.discord.mark()
+    rig.discord.post_message(clean["id"], "where am I")
+    wait_reply(rig, clean["id"], "Model saw: where am I", since)
+    clean_path = repo / ".claude" / "worktrees" / f"clean-work-{clean['id']}"
+    pane = rig.tmux.find(clean["id"])
+    assert rig.tmux.current_path(pane.pane_id) == str(clean_path)
+    assert (
+        git(clean_path, "branch", "--show-current").strip() == f"worktree-clean-work-{clean['id']}"
+    )
+    rig.discord.archive_thread(clean["id"])
+    wait_until(lambda: not clean_path.exists(), what="the clean worktree to be removed")
+    assert rig.tmux.find(clean["id"]) is None
+    assert "worktree-clean-work" not in git(repo, "branch", "--list")
+
+    # A dirty one is kept, the thread is told what would be lost; Remove anyway removes it.
+    dirty = rig.discord.create_thread(rig.ids["project-a"], "Dirty work")
+    since = rig.discord.mark()
+    rig.discord.post_message(dirty["id"], "make a mess")
+    wait_reply(rig, dirty["id"], "Model saw: make a mess", since)
+    dirty_path = repo / ".claude" / "worktrees" / f"dirty-work-{dirty['id']}"
+    (dirty_path / "notes.txt").write_text("unsaved thoughts\n")
+    since = rig.discord.mark()
+    rig.discord.archive_thread(dirty["id"])
+    question = wait_reply(rig, dirty["id"], "would lose", since, timeout=30)
+    assert "notes.txt" in question["content"]
+    assert dirty_path.exists() and rig.tmux.find(dirty["id"]) is None
+    buttons = [c["custom_id"] for row in question["components"] for c in row["components"]]
+    assert buttons == [f"db:wt:remove:{dirty['id']}", f"db:wt:keep:{dirty['id']}"]
+
+    refused = rig.discord.click(question["id"], buttons[0], user="bob")
+    assert refused["ephemeral"] and dirty_path.exists()
+    result = rig.discord.click(question["id"], buttons[0])
+    assert result["response_type"] == 6
+    edited = rig.discord.wait(
+        since=since, kind="message_update", message_id=question["id"], content_contains="Removed"
+    )["message"]
+    assert edited["components"] == []
+    assert not dirty_path.exists()
+    assert "worktree-dirty-work" not in git(repo, "branch", "--list")
+
+
+def test_killed_thread_pane_is_resumed_after_a_bot_restart(rig) -> None:
+    rig.api.script(*[echo() for _ in range(2)])
+    rig.start_bot()
+    thread = rig.discord.create_thread(rig.ids["project-a"], "long story")
+    since = rig.discord.mark()
+    rig.discord.post_message(thread["id"], "remember the word pineapple")
+    wait_reply(rig, thread["id"], "Model saw: remember the word pineapple", since)
+
+    rig.stop_bot()
+    rig.tmux.kill(rig.tmux.find(thread["id"]).pane_id)
+    assert rig.tmux.find(thread["id"]) is None
+    rig.start_bot()
+    pane = wait_until(lambda: rig.tmux.find(thread["id"]), what="the thread's session to return")
+    rig.tmux.wait_for(pane.pane_id, is_prompt_ready, 60)
+    assert "remember the word pineapple" in rig.tmux.capture(pane.pane_id)  # the old conversation
+
+    since = rig.discord.mark()
+    rig.discord.post_message(thread["id"], "which word was it")
+    wait_reply(rig, thread["id"], "Model saw: which word was it", since)
+    request = rig.api.requests[-1]
+    assert last_user_text(request) == "which word was it"
+    assert "remember the word pineapple" in json.dumps(request["messages"])
