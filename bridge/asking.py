@@ -75,12 +75,46 @@ def on_permission_request(context: HookContext) -> dict | None:
     request["message_id"] = message.get("id")
     prompts.write_request(rt, request)
     try:
-        decision = wait_for_decision(rt, request)
+        with _CancelledBySignals():
+            decision = wait_for_decision(rt, request)
+    except (_Cancelled, KeyboardInterrupt):  # Claude Code stopped the hook: Esc, or "No"
+        interrupted = {"outcome": prompts.ANSWERED_ELSEWHERE, "event": "interrupted"}
+        prompts.decide(rt, request["id"], interrupted)
+        decision = prompts.read_decision(rt, request["id"]) or interrupted
+    try:
         if decision.get("outcome") in (prompts.ANSWERED_ELSEWHERE, prompts.TIMED_OUT):
             _close_message(context, request, payload["content"], decision)
     finally:
         prompts.close(rt, request["id"])
     return cli_answer(request, decision)
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class _CancelledBySignals:
+    """Turn SIGTERM/SIGHUP/SIGINT into an exception, so a hook Claude Code stops closes
+    its Discord prompt on the way out instead of leaving live buttons behind."""
+
+    SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
+
+    def __enter__(self) -> None:
+        import signal
+
+        def cancel(_signum: int, _frame: object) -> None:
+            raise _Cancelled
+
+        self.previous = {}
+        for name in self.SIGNALS:
+            number = getattr(signal, name)
+            self.previous[number] = signal.signal(number, cancel)
+
+    def __exit__(self, *_: object) -> None:
+        import signal
+
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
 
 
 def new_request(context: HookContext) -> dict:
@@ -248,6 +282,8 @@ def _decision(request: dict, decision: dict) -> dict | None:
         mode = {"type": "setMode", "mode": decision.get("mode"), "destination": "session"}
         return {"behavior": "allow", "updatedInput": {}, "updatedPermissions": [mode]}
     if outcome == prompts.TIMED_OUT and not decision.get("left_to_terminal"):
-        minutes = round(float(request.get("timeout", 900)) / 60)
-        return {"behavior": "deny", "message": f"No answer from Discord within {minutes} min."}
+        from bridge.render.prompts import duration
+
+        waited = duration(float(request.get("timeout", 900)))
+        return {"behavior": "deny", "message": f"No answer from Discord within {waited}."}
     return None  # answered in the terminal, or left to it

@@ -328,3 +328,24 @@ async def route_modal_submit(interaction: discord.Interaction) -> bool:
         return False
     await _desk(interaction).on_modal(interaction, custom)
     return True
+
+
+async def answer_orphan_click(interaction: discord.Interaction) -> bool:
+    """A click on a prompt button the message no longer has (a double click, a stale
+    client) never reaches a DynamicItem: discord.py only dispatches components it finds
+    in the message. Answer it here, so every interaction is acknowledged."""
+    if interaction.type is not discord.InteractionType.component:
+        return False
+    custom = str((interaction.data or {}).get("custom_id", ""))
+    if not custom.startswith(("db:p:", "db:s:")) or _shows(interaction.message, custom):
+        return False
+    await _ephemeral(interaction, NO_LONGER_PENDING)
+    return True
+
+
+def _shows(message: discord.Message | None, custom: str) -> bool:
+    for row in message.components if message else []:
+        for child in getattr(row, "children", []):
+            if getattr(child, "custom_id", None) == custom:
+                return True
+    return False

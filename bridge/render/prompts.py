@@ -382,14 +382,23 @@ def outcome_line(request: dict, decision: dict, timeout: float = 900.0) -> str:
     if outcome == "keep_planning":
         return f"✏️ {who} asked Claude to **keep planning**: {said}"
     if outcome == "timeout":
-        minutes = round(timeout / 60)
-        return f"⏱ **No answer within {minutes} min** — {_timeout_result(request, decision)}"
+        waited = duration(timeout)
+        return f"⏱ **No answer within {waited}** — {_timeout_result(request, decision)}"
     event = decision.get("event")
     if event == "interrupted":
         return "⏹ **Interrupted** in the terminal — this prompt is closed"
     if event == "session ended":
         return "⏹ **The Claude Code session ended** — this prompt is closed"
     return "🖥️ **Answered in the terminal** — this prompt is closed"
+
+
+def duration(seconds: float) -> str:
+    """ "15 min", "90 s", "2 h": how long a prompt waited, for people."""
+    if seconds < 120:
+        return f"{round(seconds)} s"
+    if seconds < 7200:
+        return f"{round(seconds / 60)} min"
+    return f"{round(seconds / 3600)} h"
 
 
 def _timeout_result(request: dict, decision: dict) -> str:

@@ -244,3 +244,116 @@ def test_plan_keep_planning_then_approve_with_auto_accept(rig) -> None:
     assert (project / "README.md").read_text() == "hello\n"
     prompts = [m for m in rig.bot_messages() if "wants to use" in m["content"]]
     assert prompts == []  # the Write after approval raised no permission prompt
+
+
+def bash_prompt_script(name: str) -> tuple:
+    return (tool_use("Bash", {"command": f"touch {name}", "description": "Create"}), echo())
+
+
+def test_terminal_answer_first_closes_the_discord_prompt(rig) -> None:
+    rig.api.script(*bash_prompt_script("by-terminal.txt"))
+    rig.start_bot()
+    rig.post("make a file")
+    prompt = wait_prompt(rig)
+    wait_screen(rig, "Do you want to proceed?")
+    time.sleep(0.6)  # dialogs ignore keys for ~0.3 s after they render
+    rig.tmux.press(rig.pane().pane_id, "1")
+    closed = wait_closed(rig, prompt)
+    assert "Answered in the terminal" in closed["content"]
+    assert (rig.projects["project-a"] / "by-terminal.txt").exists()
+
+    late = rig.discord.click(prompt["id"], custom_id(prompt, "Allow"))
+    assert late["response_type"] == 4 and late["ephemeral"]
+    assert "no longer pending" in late["message"]["content"]
+
+
+def test_terminal_no_interrupts_and_closes_the_prompt(rig) -> None:
+    rig.api.script(*bash_prompt_script("refused.txt"))
+    rig.start_bot()
+    rig.post("make a file")
+    prompt = wait_prompt(rig)
+    wait_screen(rig, "Do you want to proceed?")
+    time.sleep(0.6)
+    rig.tmux.press(rig.pane().pane_id, "Escape")
+    closed = wait_closed(rig, prompt)
+    assert "Interrupted" in closed["content"]
+    assert not (rig.projects["project-a"] / "refused.txt").exists()
+
+
+def test_only_the_owner_decides_and_a_double_click_decides_once(rig) -> None:
+    rig.api.script(*bash_prompt_script("once.txt"))
+    rig.start_bot()
+    rig.post("make a file")
+    prompt = wait_prompt(rig)
+    allow, deny = custom_id(prompt, "Allow"), custom_id(prompt, "Deny")
+
+    refused = rig.discord.click(prompt["id"], deny, user="bob")
+    assert refused["response_type"] == 4 and refused["ephemeral"]
+    assert "Only the bridge's owner" in refused["message"]["content"]
+    assert current_message(rig, prompt)["components"]  # still open: nothing was decided
+    modal = rig.discord.click(prompt["id"], custom_id(prompt, "Tell Claude"), user="bob")
+    assert modal["response_type"] == 4 and not modal["modal"]
+
+    first = rig.discord.click(prompt["id"], allow)
+    second = rig.discord.click(prompt["id"], deny)
+    assert first["response_type"] == 7
+    assert second["response_type"] == 4 and second["ephemeral"]
+    assert "[tool_result]" in model_saw(rig, 2)
+    assert "Allowed** by" in wait_closed(rig, prompt)["content"]
+
+
+def test_unanswered_prompt_times_out_with_a_denial_the_model_reads(rig) -> None:
+    raw = rig.config()
+    raw["prompts"] = {"timeoutSeconds": 10}
+    rig.write_config(raw)
+    rig.api.script(*bash_prompt_script("never.txt"))
+    rig.start_bot()
+    rig.post("make a file")
+    prompt = wait_prompt(rig)
+    saw = model_saw(rig, 2)  # ~10 s later
+    assert "No answer from Discord within 10 s" in saw
+    closed = wait_closed(rig, prompt)
+    assert "No answer within 10 s** — denied" in closed["content"]
+    late = rig.discord.click(prompt["id"], custom_id(prompt, "Allow"))
+    assert late["response_type"] == 4 and late["ephemeral"]
+
+
+def test_discord_unreachable_leaves_the_terminal_dialog(rig) -> None:
+    rig.api.script(*bash_prompt_script("fallback.txt"))
+    rig.start_bot()
+    rig.discord.set_outage("refuse")
+    try:
+        rig.post("make a file")
+        wait_screen(rig, "Do you want to proceed?", timeout=30)
+        hook_log = rig.runtime_dir / "logs" / "hooks.log"
+        deadline = time.monotonic() + 15
+        while "not posted" not in (hook_log.read_text() if hook_log.exists() else ""):
+            assert time.monotonic() < deadline, rig.diagnostics()
+            time.sleep(0.1)
+        time.sleep(0.6)
+        rig.tmux.press(rig.pane().pane_id, "1")
+        assert "[tool_result]" in model_saw(rig, 2)
+    finally:
+        rig.discord.set_outage(None)
+    assert (rig.projects["project-a"] / "fallback.txt").exists()
+
+
+def test_two_sessions_waiting_at_once_get_their_own_answers(rig) -> None:
+    rig.api.script(*bash_prompt_script("a.txt")[:1], *bash_prompt_script("b.txt")[:1])
+    rig.start_bot()
+    rig.post("make a", "project-a")
+    prompt_a = wait_prompt(rig, "touch a.txt", project="project-a")
+    rig.post("make b", "project-b")
+    prompt_b = wait_prompt(rig, "touch b.txt", project="project-b")
+
+    rig.api.script(echo())
+    rig.discord.click(prompt_b["id"], custom_id(prompt_b, "Deny"))
+    reply_b = rig.wait_bot_message("project-b", content_contains="Model saw:")
+    assert "is_error" in reply_b["content"] and "Denied from Discord" in reply_b["content"]
+    rig.api.script(echo())
+    rig.discord.click(prompt_a["id"], custom_id(prompt_a, "Allow"))
+    rig.last_post_mark = rig.discord.mark() - 1
+    reply_a = rig.wait_bot_message("project-a", content_contains="Model saw:", since=0)
+    assert "[tool_result]" in reply_a["content"] and "is_error" not in reply_a["content"]
+    assert (rig.projects["project-a"] / "a.txt").exists()
+    assert not (rig.projects["project-b"] / "b.txt").exists()
