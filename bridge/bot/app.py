@@ -17,7 +17,13 @@ import yarl
 
 from bridge import runtime
 from bridge.bot import control
-from bridge.bot.interactions import PromptButton, PromptDesk, PromptSelect, route_modal_submit
+from bridge.bot.interactions import (
+    PromptButton,
+    PromptDesk,
+    PromptSelect,
+    answer_orphan_click,
+    route_modal_submit,
+)
 from bridge.bot.outbox_drain import OutboxDrainer
 from bridge.bot.relay import Relay
 from bridge.bot.sessions import SessionManager
@@ -66,7 +72,7 @@ class BridgeBot(discord.Client):
             await self.relay.on_message(message, self.user.id if self.user else None)
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
-        await route_modal_submit(interaction)
+        await route_modal_submit(interaction) or await answer_orphan_click(interaction)
 
     async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
         await self.threads.on_raw_thread_update(payload)  # archived → its session ends
