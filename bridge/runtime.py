@@ -24,7 +24,17 @@ ENV_HOME = "DISCORD_BRIDGE_HOME"
 ENV_CONFIG = "DISCORD_BRIDGE_CONFIG"  # set by `run --config` on the panes it starts
 ENV_RUNTIME_DIR = "DISCORD_BRIDGE_RUNTIME_DIR"
 
-SUBDIRS = ("uploads", "outputs", "outbox", "sessions", "prompts", "status", "state", "logs")
+SUBDIRS = (
+    "uploads",
+    "outputs",
+    "outbox",
+    "sessions",
+    "prompts",
+    "progress",
+    "status",
+    "state",
+    "logs",
+)
 
 
 class UnsafeRuntimeDir(Exception):
@@ -110,6 +120,10 @@ class Runtime:
     @property
     def prompts(self) -> str:
         return self.path("prompts")
+
+    @property
+    def progress(self) -> str:
+        return self.path("progress")
 
     @property
     def status(self) -> str:
