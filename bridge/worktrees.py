@@ -92,7 +92,7 @@ def inspect(worktree: dict) -> Loss:
     status = _git(path, "status", "--porcelain", "--untracked-files=all")
     commits = _git(
         path, "log", "--format=%h %s", "HEAD", "--not", worktree["base"],
-        f"--exclude=refs/heads/{worktree['branch']}", "--branches",
+        f"--exclude={worktree['branch']}", "--branches",  # the pattern omits refs/heads/
     )  # fmt: skip
     return Loss(True, status.splitlines(), commits.splitlines())
 

@@ -32,6 +32,7 @@ REFUSED = "Only the owner of this bridge can use its commands."
 UNMAPPED = "This channel is not mapped to a project (use a project's channel or a thread in it)."
 NOT_RUNNING = "No Claude Code is running here; /start or send a message first."
 PEEK_INLINE = 1900  # characters of screen shown in a code block; longer → a .txt attachment
+SWITCH_MODEL = "Switch model?"  # Claude Code's confirmation when a conversation is cached
 MODE_CYCLE = 6  # BTab presses tried before /mode gives up (the cycle has 4–5 modes)
 MODE_SETTLE = 0.4  # seconds for the footer to show the new mode after BTab
 # Key names /keys sends as keys (tmux names); any other word is typed as text.
@@ -234,11 +235,15 @@ class Commands:
         return "Interrupted (Escape sent)."
 
     async def peek(self, target: SessionTarget, pane_id: str, lines: int) -> str | discord.File:
-        screen = await self.screen(pane_id, history=max(0, lines - 50))
-        text = "\n".join(
-            screen.rstrip("\n").splitlines()[-lines:] if lines else screen.splitlines()
-        )
-        text = "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
+        """The screen as text: runs of blank lines (the empty middle of a short conversation)
+        collapse to one, so ``lines`` counts lines that say something."""
+        screen = await self.screen(pane_id, history=max(0, lines - 20))
+        kept: list[str] = []
+        for line in screen.splitlines():
+            line = line.rstrip()
+            if line or (kept and kept[-1]):
+                kept.append(line)
+        text = "\n".join(kept[-lines:] if lines else kept).strip("\n")
         if len(text) <= PEEK_INLINE and "```" not in text:
             return f"```\n{text}\n```"
         return discord.File(io.BytesIO(text.encode()), filename=f"{target.window_name}-screen.txt")
@@ -268,6 +273,17 @@ class Commands:
         if not name or not all(c.isalnum() or c in "-_.:[]/" for c in name):
             return "⚠️ A model name is letters, digits and - _ . : [ ] / only."
         await self.slash(pane_id, f"/model {name}")
+        # Mid-conversation Claude Code asks "Switch model?" (the cache is lost): /model is
+        # the owner's explicit answer, so confirm it (dialogs ignore keys for ~0.3 s).
+        screen = await asyncio.to_thread(
+            self.tmux.wait_for, pane_id, lambda s: SWITCH_MODEL in s or input_box(s) == "", 5.0
+        )
+        if SWITCH_MODEL in screen:
+            await asyncio.sleep(0.5)
+            await asyncio.to_thread(self.tmux.press, pane_id, "1")
+            await asyncio.to_thread(
+                self.tmux.wait_for, pane_id, lambda s: input_box(s) is not None, 5.0
+            )
         await asyncio.to_thread(state.update, self.sessions.runtime, target.key, model=name)
         return f"Model set to **{name}**."
 

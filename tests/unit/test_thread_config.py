@@ -1,0 +1,112 @@
+"""Thread settings: which session a channel is, the 3-layer merge, and appending a thread to
+the config file without changing anything else in it."""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+
+import pytest
+
+from bridge import config
+
+PARENT, THREAD, OTHER = "100000000000000003", "100000000000000004", "100000000000000005"
+RAW = {
+    "schemaVersion": 2,
+    "servers": [
+        {
+            "name": "main",
+            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+            "projects": [
+                {
+                    "name": "alpha",
+                    "channelId": PARENT,
+                    "projectPath": "/srv/alpha",
+                    "model": "sonnet",
+                    "permission": "acceptEdits",
+                    "thread": {"model": "haiku", "isolation": "worktree"},
+                    "threads": [
+                        {"name": "t", "channelId": THREAD, "permission": "plan",
+                         "projectPath": "/srv/alpha-two"},
+                    ],
+                },
+                {"name": "beta", "channelId": OTHER, "projectPath": "/srv/beta"},
+            ],
+            "userKey": {"kept": [1, 2]},
+        }
+    ],
+    "unknownTop": "kept",
+}  # fmt: skip
+
+
+def load(raw: dict = RAW) -> config.BridgeConfig:
+    return config.BridgeConfig(copy.deepcopy(raw), env={})
+
+
+def test_find_channel_tells_project_channels_and_listed_threads_apart() -> None:
+    server = load().servers[0]
+    project, entry = config.find_channel(server, PARENT)
+    assert project.name == "alpha" and entry is None
+    project, entry = config.find_channel(server, int(THREAD))
+    assert project.name == "alpha" and entry["name"] == "t"
+    assert config.find_channel(server, "100000000000000099") is None
+
+
+def test_merge_thread_entry_over_project_thread_over_project() -> None:
+    alpha, beta = load().servers[0].projects
+    listed = config.thread_settings(alpha, alpha.threads[0])
+    assert listed == {
+        "model": "haiku",  # project.thread beats the project
+        "permission": "plan",  # threads[i] beats both
+        "isolation": "worktree",
+        "projectPath": "/srv/alpha-two",  # threads[i] may move it
+    }
+    new = config.thread_settings(alpha, None)
+    assert new == {"model": "haiku", "permission": "acceptEdits", "isolation": "worktree",
+                   "projectPath": "/srv/alpha"}  # fmt: skip
+    assert config.thread_settings(beta, {"model": "opus"}) == {
+        "model": "opus", "permission": None, "isolation": "none", "projectPath": "/srv/beta",
+    }  # fmt: skip
+
+
+def test_append_thread_adds_one_entry_and_keeps_the_rest_of_the_file(tmp_path) -> None:
+    path = tmp_path / "config.json"
+    original = json.dumps(RAW, indent=2, ensure_ascii=False) + "\n"
+    path.write_text(original)
+    entry_id = "100000000000000010"
+    entry = {"name": "new thread ✨", "channelId": entry_id}
+    assert config.append_thread(str(path), 0, "beta", entry) is True
+
+    text = path.read_text()
+    saved = json.loads(text)
+    expected = copy.deepcopy(RAW)
+    expected["servers"][0]["projects"][1]["threads"] = [entry]
+    assert saved == expected
+    assert list(saved) == list(RAW)  # key order kept
+    # Textually: the new lines, and a comma after the line before them; nothing else.
+    diff = list(difflib.unified_diff(original.splitlines(), text.splitlines(), n=0))[2:]
+    removed = [line[1:].strip() for line in diff if line.startswith("-")]
+    added = [line[1:].strip() for line in diff if line.startswith("+")]
+    assert removed == ['"projectPath": "/srv/beta"']
+    new_lines = ['"threads": [', "{", '"name": "new thread ✨",', f'"channelId": "{entry_id}"']
+    assert added == ['"projectPath": "/srv/beta",', *new_lines, "}", "]"]
+    assert (path.stat().st_mode & 0o777) == 0o600
+    assert config.append_thread(str(path), 0, "beta", entry) is False  # already listed
+    assert path.read_text() == text
+
+
+def test_append_thread_refuses_an_unknown_project(tmp_path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(RAW))
+    with pytest.raises(config.ConfigError, match="no longer in the file"):
+        config.append_thread(str(path), 0, "gamma", {"name": "x", "channelId": THREAD})
+
+
+def test_remember_thread_updates_the_loaded_config() -> None:
+    cfg = load()
+    beta = cfg.servers[0].projects[1]
+    config.remember_thread(beta, {"name": "x", "channelId": "100000000000000011"})
+    config.remember_thread(beta, {"name": "x", "channelId": "100000000000000011"})
+    assert config.find_channel(cfg.servers[0], "100000000000000011")[0] is beta
+    assert len(beta.threads) == 1

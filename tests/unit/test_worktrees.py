@@ -1,0 +1,101 @@
+"""Worktrees with real git: names, creation, what removal would lose, removal."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bridge import worktrees
+
+THREAD = "1323802873070354440"
+
+
+def git(path: Path, *args: str) -> str:
+    identity = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    return subprocess.run(
+        ["git", "-C", str(path), *identity, *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / "a.txt").write_text("a\n")
+    git(path, "add", ".")
+    git(path, "commit", "-qm", "initial")
+    return path
+
+
+def test_worktree_names_are_safe_and_unique() -> None:
+    assert worktrees.worktree_name("Fix: login bug #12", THREAD) == f"fix-login-bug-12-{THREAD}"
+    assert worktrees.worktree_name("../../etc; rm -rf /", THREAD) == f"etc-rm-rf-{THREAD}"
+    assert worktrees.worktree_name("日本語", THREAD) == f"thread-{THREAD}"
+    assert len(worktrees.worktree_name("x" * 200, THREAD)) <= worktrees.SLUG_MAX + 1 + len(THREAD)
+    with pytest.raises(ValueError):
+        worktrees.worktree_name("x", "../1")
+
+
+def test_clean_worktree_is_removed_with_its_branch(repo: Path) -> None:
+    wt = worktrees.add(str(repo), "clean-1")
+    path = Path(wt["path"])
+    assert path == repo / ".claude" / "worktrees" / "clean-1" and (path / "a.txt").exists()
+    assert wt["branch"] == "worktree-clean-1"
+    assert wt["base"] == git(repo, "rev-parse", "HEAD").strip()
+    assert worktrees.bridge_worktrees(str(repo)) == [str(path)]
+    assert worktrees.add(str(repo), "clean-1") == wt  # reused, not created twice
+    loss = worktrees.inspect(wt)
+    assert loss.exists and loss.clean
+    worktrees.remove(wt)
+    assert not path.exists()
+    assert git(repo, "branch", "--list", "worktree-clean-1") == ""
+
+
+def test_dirty_and_unmerged_worktrees_list_what_would_be_lost(repo: Path) -> None:
+    wt = worktrees.add(str(repo), "dirty-1")
+    path = Path(wt["path"])
+    (path / "new.txt").write_text("x\n")
+    (path / "a.txt").write_text("changed\n")
+    loss = worktrees.inspect(wt)
+    assert not loss.clean
+    assert sorted(loss.uncommitted) == [" M a.txt", "?? new.txt"]
+    assert loss.unmerged == []
+
+    git(path, "add", ".")
+    git(path, "commit", "-qm", "work in the thread")
+    loss = worktrees.inspect(wt)
+    assert loss.uncommitted == [] and len(loss.unmerged) == 1
+    assert loss.unmerged[0].endswith("work in the thread")
+    with pytest.raises(worktrees.WorktreeError):
+        worktrees.remove(wt)  # git refuses: the branch is not merged
+    git(repo, "merge", "-q", "--ff-only", wt["branch"])
+    assert worktrees.inspect(wt).clean  # merged into main: nothing would be lost
+
+
+def test_force_removes_a_dirty_worktree(repo: Path) -> None:
+    wt = worktrees.add(str(repo), "forced")
+    (Path(wt["path"]) / "new.txt").write_text("x\n")
+    with pytest.raises(worktrees.WorktreeError):
+        worktrees.remove(wt)
+    assert Path(wt["path"]).exists()
+    worktrees.remove(wt, force=True)
+    assert not Path(wt["path"]).exists()
+    assert git(repo, "branch", "--list", wt["branch"]) == ""
+
+
+def test_removed_directory_reads_as_gone_and_can_be_recreated(repo: Path) -> None:
+    wt = worktrees.add(str(repo), "gone")
+    subprocess.run(["rm", "-rf", wt["path"]], check=True)
+    assert worktrees.inspect(wt).exists is False
+    again = worktrees.add(str(repo), "gone")  # the branch survived: reused
+    assert Path(again["path"]).is_dir() and again["branch"] == wt["branch"]
+
+
+def test_not_a_repository(tmp_path: Path) -> None:
+    assert worktrees.repo_root(str(tmp_path)) is None
+    assert worktrees.bridge_worktrees(str(tmp_path)) == []
+    with pytest.raises(worktrees.WorktreeError, match="not in a git repository"):
+        worktrees.add(str(tmp_path), "x")
