@@ -41,6 +41,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("discord").setLevel(logging.INFO if args.verbose else logging.WARNING)
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # one line per file change
     try:
         cfg = config.load(args.config)
     except config.ConfigError as err:

@@ -32,6 +32,7 @@ HOOKS: dict[str, tuple[str, int]] = {
     "PostToolUse": ("session_event.py", 10),
     "PostToolUseFailure": ("session_event.py", 10),
     "UserPromptSubmit": ("session_event.py", 10),
+    "MessageDisplay": ("message_display.py", 5),
 }
 PROMPT_TIMEOUT_MARGIN = 60  # the hook times out itself, posts "no answer" and exits first
 

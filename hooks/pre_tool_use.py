@@ -1,13 +1,14 @@
-"""Claude Code ``PreToolUse`` hook: close prompts the terminal answered; ``permissionTools``
-always ask. Runs before every tool call: the fast path imports nothing heavy."""
+"""Claude Code ``PreToolUse`` hook: the tool shows in the status message, prompts the
+terminal answered are closed, ``permissionTools`` always ask. Runs before every tool call:
+the fast path imports nothing heavy and uses no network."""
 
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # see stop.py
 
-from bridge.asking import on_pre_tool_use
 from bridge.hookkit import run
+from bridge.session_events import on_tool_start
 
 if __name__ == "__main__":
-    run(on_pre_tool_use)
+    run(on_tool_start)

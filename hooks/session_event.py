@@ -1,13 +1,13 @@
-"""Claude Code ``PostToolUse``, ``PostToolUseFailure`` and ``UserPromptSubmit`` hook: the
-session moved on, so a Discord prompt still open for it was answered in the terminal."""
+"""Claude Code ``UserPromptSubmit``, ``PostToolUse`` and ``PostToolUseFailure`` hook: the
+turn's progress, and Discord prompts the terminal answered meanwhile are closed."""
 
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # see stop.py
 
-from bridge.asking import on_session_event
 from bridge.hookkit import run
+from bridge.session_events import on_prompt_or_tool_done
 
 if __name__ == "__main__":
-    run(on_session_event)
+    run(on_prompt_or_tool_done)

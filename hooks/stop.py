@@ -8,15 +8,8 @@ import sys
 # bridge.rest loads site itself when a request is really about to be made.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bridge.asking import on_session_event
-from bridge.hookkit import HookContext, run
-from bridge.reply import on_stop
-
-
-def on_turn_end(context: HookContext) -> None:
-    on_session_event(context)  # a prompt still open was answered in the terminal
-    on_stop(context)
-
+from bridge.hookkit import run
+from bridge.session_events import on_turn_end
 
 if __name__ == "__main__":
     run(on_turn_end)

@@ -25,6 +25,7 @@ from bridge.bot.interactions import (
     route_modal_submit,
 )
 from bridge.bot.outbox_drain import OutboxDrainer
+from bridge.bot.progress import InterruptButton, ProgressReporter
 from bridge.bot.relay import Relay
 from bridge.bot.sessions import SessionManager
 from bridge.config import BridgeConfig, Server
@@ -52,13 +53,16 @@ class BridgeBot(discord.Client):
         self.sessions = SessionManager(cfg, server, rt)
         self.relay: Relay | None = None
         self.prompt_desk = PromptDesk(server, rt)  # answers prompt buttons (bot/interactions.py)
+        self.progress = ProgressReporter(self, server.name, rt)  # live status per turn
+        self._progress_task: asyncio.Task | None = None
         self._http_session: aiohttp.ClientSession | None = None
         self._startup: asyncio.Task | None = None
 
     async def setup_hook(self) -> None:
         self._http_session = aiohttp.ClientSession()
         self.relay = Relay(self.cfg, self.server, self.sessions, self.runtime, self._http_session)
-        self.add_dynamic_items(PromptButton, PromptSelect)  # prompts survive a bot restart
+        self.add_dynamic_items(PromptButton, PromptSelect, InterruptButton)  # survive restarts
+        self._progress_task = asyncio.create_task(self.progress.run())
         await control.setup(self)  # threads, worktree buttons, control panel, slash commands
         await self.sessions.adopt_running()
         # Started in the background: on_message works meanwhile and waits on the same locks.
@@ -85,6 +89,7 @@ class BridgeBot(discord.Client):
             await self.panel.on_raw_message_delete(payload)  # the panel is posted again
 
     async def close(self) -> None:
+        self.progress.stop()
         if self._http_session is not None:
             await self._http_session.close()
         await super().close()

@@ -261,11 +261,11 @@ class _Handler(BaseHTTPRequestHandler):
             message_id=sse.new_message_id(),
         )
         if body.get("stream"):
-            self._send_stream(message, turn.chunks)
+            self._send_stream(message, turn.chunks, turn.chunk_delay)
         else:
             self._send_json(200, message)
 
-    def _send_stream(self, message: dict[str, Any], chunks: int) -> None:
+    def _send_stream(self, message: dict[str, Any], chunks: int, pause: float = 0.0) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
@@ -275,6 +275,8 @@ class _Handler(BaseHTTPRequestHandler):
             for name, data in sse.stream_events(message, chunks):
                 self.wfile.write(sse.encode_event(name, data))
                 self.wfile.flush()
+                if pause and name == "content_block_delta":
+                    time.sleep(pause)
         except (BrokenPipeError, ConnectionResetError):
             pass  # The CLI aborted the request (Escape); nothing left to do.
 

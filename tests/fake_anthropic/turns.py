@@ -32,6 +32,7 @@ class Turn:
     stop_reason: str = "end_turn"
     delay: float = 0.0
     chunks: int = 1
+    chunk_delay: float = 0.0  # seconds between streamed events: a slow, long stream
     status: int = 200
     error_type: str = "api_error"
     error_message: str = ""
@@ -47,10 +48,17 @@ def new_tool_id() -> str:
     return f"toolu_fake_{uuid.uuid4().hex[:20]}"
 
 
-def text(message: str, *, delay: float = 0.0, chunks: int = 1, expect: str | None = None) -> Turn:
+def text(
+    message: str,
+    *,
+    delay: float = 0.0,
+    chunks: int = 1,
+    chunk_delay: float = 0.0,
+    expect: str | None = None,
+) -> Turn:
     """An assistant message with one text block (stop_reason end_turn)."""
     block = {"type": "text", "text": message}
-    return Turn(blocks=[block], delay=delay, chunks=chunks, expect=expect)
+    return Turn(blocks=[block], delay=delay, chunks=chunks, chunk_delay=chunk_delay, expect=expect)
 
 
 def tool_uses(

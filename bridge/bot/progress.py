@@ -1,0 +1,261 @@
+"""One live status message per turn, edited in place, with an ⏹ Interrupt button.
+
+Hooks append progress events to ``progress/<channel>.jsonl`` (``bridge/progress.py``); this
+module watches that folder, folds each channel's events into a ``TurnProgress`` and edits the
+turn's status message at most once per ``MIN_EDIT_INTERVAL`` however fast Claude streams.
+A turn that ends within ``STATUS_AFTER`` seconds never gets a status message (its reply is
+all the user needs). An interrupt produces no Stop: the bridge's own ⏹ closes the message at
+once, and an Escape or terminal "No" is seen in the transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import time
+
+import discord
+
+from bridge import progress, runtime
+from bridge.progress import TurnProgress
+
+log = logging.getLogger(__name__)
+
+MIN_EDIT_INTERVAL = 1.5  # seconds between two edits of one status message
+STATUS_AFTER = 2.0  # a turn shorter than this gets no status message
+TICK = 1.0  # seconds between checks for interrupts and elapsed-time refreshes
+ELAPSED_REFRESH = 5.0  # refresh the shown elapsed time this often while nothing else changes
+ROTATE_BYTES = 64 * 1024
+INTERRUPTED = b"[Request interrupted by user"
+INTERRUPT_TEMPLATE = r"db:int:(?P<key>[0-9]{15,21})"
+
+
+class InterruptButton(discord.ui.DynamicItem[discord.ui.Button], template=INTERRUPT_TEMPLATE):
+    """⏹ Interrupt: Escape into the session's pane (owner only); works after a restart."""
+
+    def __init__(self, key: str) -> None:
+        custom = f"db:int:{key}"
+        style = discord.ButtonStyle.danger
+        button = discord.ui.Button(label="Interrupt", emoji="⏹", style=style, custom_id=custom)
+        super().__init__(button)
+        self.key = key
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str]
+    ) -> InterruptButton:
+        return cls(match["key"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await interaction.client.progress.interrupt(interaction, self.key)  # type: ignore[attr-defined]
+
+
+class _Channel:
+    """The status of one channel or thread: its current turn and its message."""
+
+    def __init__(self, key: str, offset: int) -> None:
+        self.key = key
+        self.offset = offset
+        self.turn: TurnProgress | None = None
+        self.message: discord.PartialMessage | discord.Message | None = None
+        self.last_edit = 0.0
+        self.last_shown = ""
+        self.transcript_offset = 0
+        self.dirty = asyncio.Event()
+        self.writer: asyncio.Task | None = None
+
+
+class ProgressReporter:
+    """Status messages for the sessions of one configured server."""
+
+    def __init__(self, bot: discord.Client, server_name: str, rt: runtime.Runtime) -> None:
+        self.bot = bot
+        self.server_name = server_name
+        self.runtime = rt
+        self.channels: dict[str, _Channel] = {}
+        self._stop = asyncio.Event()
+
+    # --- watching ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        import watchfiles
+
+        for name in os.listdir(self.runtime.progress):  # events from before this bot are stale
+            if name.endswith(".jsonl"):
+                key = name[: -len(".jsonl")]
+                self.channels[key] = _Channel(key, os.path.getsize(self._path(key)))
+        ticker = asyncio.create_task(self._tick())
+        try:
+            async for changes in watchfiles.awatch(
+                self.runtime.progress, stop_event=self._stop, debounce=100, step=20
+            ):
+                for _, path in changes:
+                    name = os.path.basename(path)
+                    if name.endswith(".jsonl") and name[:-6].isdigit():
+                        self._feed(name[:-6])
+        finally:
+            ticker.cancel()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _path(self, key: str) -> str:
+        return os.path.join(self.runtime.progress, f"{key}.jsonl")
+
+    def _feed(self, key: str) -> None:
+        channel = self.channels.setdefault(key, _Channel(key, 0))
+        events, channel.offset = progress.read_events(self._path(key), channel.offset)
+        for event in events:
+            if event.get("server") == self.server_name:
+                self._apply(channel, event)
+
+    def _apply(self, channel: _Channel, event: dict) -> None:
+        turn = channel.turn
+        if event.get("kind") == "turn" and turn is not None and not turn.outcome:
+            return  # a message queued mid-turn joins the running turn
+        if turn is None or turn.outcome:
+            if event.get("kind") not in ("turn", "tool", "text"):
+                return
+            turn = channel.turn = TurnProgress(float(event["t"]))
+            channel.message, channel.last_shown = None, ""
+            channel.transcript_offset = _size(event.get("transcript"))
+        turn.apply(event)
+        if event.get("kind") == "tool" and not turn.from_display:
+            turn.show_transcript_text(_last_assistant_text(turn.transcript))
+        self._changed(channel)
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(TICK)
+            for channel in list(self.channels.values()):
+                turn = channel.turn
+                if turn is None or turn.outcome:
+                    continue
+                if self._interrupted_in_transcript(channel):
+                    turn.finish("interrupted", time.time())
+                    self._changed(channel)
+                elif time.monotonic() - channel.last_edit >= ELAPSED_REFRESH:
+                    self._changed(channel)
+
+    def _interrupted_in_transcript(self, channel: _Channel) -> bool:
+        path = channel.turn.transcript if channel.turn else None
+        if not path:
+            return False
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(channel.transcript_offset)
+                new = handle.read(1 << 20)
+        except OSError:
+            return False
+        return INTERRUPTED in new
+
+    # --- showing ----------------------------------------------------------------------------
+
+    def _changed(self, channel: _Channel) -> None:
+        channel.dirty.set()
+        if channel.writer is None or channel.writer.done():
+            channel.writer = asyncio.create_task(self._write(channel))
+
+    async def _write(self, channel: _Channel) -> None:
+        """Coalesce changes: one edit per MIN_EDIT_INTERVAL, the latest state wins."""
+        while channel.dirty.is_set():
+            turn = channel.turn
+            if turn is None:
+                return
+            wait = max(
+                channel.last_edit + MIN_EDIT_INTERVAL - time.monotonic(),
+                0 if channel.message or turn.outcome else turn.started + STATUS_AFTER - time.time(),
+            )
+            if wait > 0:
+                await asyncio.sleep(wait)
+            channel.dirty.clear()
+            try:
+                await self._show(channel, turn)
+            except discord.HTTPException as err:
+                log.warning("status message in %s: %s", channel.key, err)
+            if turn.outcome:
+                self._rotate(channel)
+
+    async def _show(self, channel: _Channel, turn: TurnProgress) -> None:
+        content = turn.render(time.time())
+        if content == channel.last_shown:
+            return
+        view = None if turn.outcome else _interrupt_view(channel.key)
+        if channel.message is None:
+            if turn.outcome:
+                return  # ended before a status was worth showing: the reply says it all
+            target = self.bot.get_partial_messageable(int(channel.key))
+            channel.message = await target.send(content, view=view)
+        else:
+            await channel.message.edit(content=content, view=view)
+        channel.last_edit, channel.last_shown = time.monotonic(), content
+
+    def _rotate(self, channel: _Channel) -> None:
+        """Start the channel's event file afresh between turns once it has grown."""
+        path = self._path(channel.key)
+        try:
+            if os.path.getsize(path) < ROTATE_BYTES:
+                return
+            os.rename(path, path + ".old")
+            self._feed_old(channel, path + ".old")
+        except OSError as err:
+            log.warning("could not rotate %s: %s", path, err)
+
+    def _feed_old(self, channel: _Channel, old: str) -> None:
+        events, _ = progress.read_events(old, channel.offset)
+        channel.offset = 0
+        os.unlink(old)
+        for event in events:
+            if event.get("server") == self.server_name:
+                self._apply(channel, event)
+
+    # --- the ⏹ button -----------------------------------------------------------------------
+
+    async def interrupt(self, interaction: discord.Interaction, key: str) -> None:
+        server = interaction.client.server  # type: ignore[attr-defined]
+        if not server.may_act(interaction.user.id):
+            await interaction.response.send_message(
+                "Only the bridge's owner can interrupt Claude.", ephemeral=True
+            )
+            return
+        channel = self.channels.get(key)
+        turn = channel.turn if channel else None
+        sessions = interaction.client.sessions  # type: ignore[attr-defined]
+        pane = await sessions.live_pane(key)
+        if channel is None or turn is None or turn.outcome or pane is None:
+            await interaction.response.send_message("Claude is not working on a turn here.",
+                                                    ephemeral=True)  # fmt: skip
+            return
+        turn.finish("interrupted", time.time(), str(interaction.user.id))
+        content = turn.render(time.time())
+        channel.last_shown, channel.last_edit = content, time.monotonic()
+        await interaction.response.edit_message(content=content, view=None)
+        await sessions.interrupt(pane)
+        log.info("interrupted %s for %s", key, interaction.user.id)
+
+
+def _interrupt_view(key: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(InterruptButton(key))
+    return view
+
+
+def _size(path: object) -> int:
+    try:
+        return os.path.getsize(path) if isinstance(path, str) else 0
+    except OSError:
+        return 0
+
+
+def _last_assistant_text(transcript: str | None) -> str:
+    """The newest assistant text of the transcript (for CLIs without MessageDisplay)."""
+    if not transcript:
+        return ""
+    from bridge.reply import last_assistant_text
+
+    try:
+        return last_assistant_text(transcript)
+    except OSError:
+        return ""

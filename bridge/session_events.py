@@ -1,0 +1,52 @@
+"""What each Claude Code hook event of a bridge session does (the hooks/ scripts call these).
+
+Kept in one place so the whole life of a turn reads straight: a prompt arrives
+(UserPromptSubmit), tools start and finish (PreToolUse, PostToolUse*), text streams
+(MessageDisplay), permission dialogs ask Discord (PermissionRequest, in ``asking.py``), the
+turn ends with the reply (Stop). Every event of a session also closes the Discord prompts the
+terminal answered meanwhile. The fast path of each is a few file operations, no network.
+"""
+
+from __future__ import annotations
+
+from bridge import asking, progress
+from bridge.hookkit import HookContext
+
+
+def on_prompt_or_tool_done(context: HookContext) -> None:
+    """UserPromptSubmit, PostToolUse and PostToolUseFailure."""
+    asking.on_session_event(context)
+    event = context.event
+    if event.get("hook_event_name") == "UserPromptSubmit":
+        progress.record(context, "turn", transcript=event.get("transcript_path"))
+    else:
+        failed = event.get("hook_event_name") == "PostToolUseFailure"
+        progress.record(context, "tool_done", failed=failed)
+
+
+def on_tool_start(context: HookContext) -> dict | None:
+    """PreToolUse: show the tool in the status message; ``permissionTools`` always ask."""
+    event = context.event
+    tool = str(event.get("tool_name") or "tool")
+    summary = progress.tool_summary(tool, event.get("tool_input"))
+    progress.record(context, "tool", name=tool, summary=summary,
+                    transcript=event.get("transcript_path"))  # fmt: skip
+    return asking.on_pre_tool_use(context)
+
+
+def on_message_display(context: HookContext) -> None:
+    """MessageDisplay: the assistant text as it streams."""
+    event = context.event
+    progress.record(context, "text", message_id=event.get("message_id"),
+                    delta=event.get("delta") or "", final=bool(event.get("final")))  # fmt: skip
+
+
+def on_turn_end(context: HookContext) -> None:
+    """Stop: post the reply, then close the status message (the bot does, after this)."""
+    from bridge.reply import on_stop
+
+    asking.on_session_event(context)
+    try:
+        on_stop(context)
+    finally:
+        progress.record(context, "done")

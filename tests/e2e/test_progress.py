@@ -1,0 +1,129 @@
+"""While Claude works: one status message per turn, edited in place, ⏹ Interrupt, closed.
+
+Real CLI (its hooks append progress events), real bot (edits the status message), the
+emulator records every create and edit with a server-side timestamp.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from tests.fake_anthropic import text, tool_use
+
+EDITS = "PATCH /channels/{channel_id}/messages/{message_id}"
+
+
+def status_messages(rig, project: str = "project-a") -> list[dict]:
+    marks = ("⏳", "✅ Done", "⏹ Interrupted")
+    return [m for m in rig.bot_messages(project) if m["content"].startswith(marks)]
+
+
+def records_of(rig, kind: str, message_id: str) -> list[dict]:
+    return [r for r in rig.discord.records(kind=kind) if r["message"]["id"] == message_id]
+
+
+def wait_status(rig, prefix: str, timeout: float = 30.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [m for m in status_messages(rig) if m["content"].startswith(prefix)]
+        if found:
+            return found[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no status {prefix!r}: {status_messages(rig)}\n{rig.diagnostics()}")
+
+
+def test_three_tool_calls_edit_one_status_message_closed_after_the_reply(rig) -> None:
+    rig.api.script(
+        tool_use("Bash", {"command": "echo one", "description": "First"}, delay=1.0),
+        tool_use("Bash", {"command": "echo two", "description": "Second"}, delay=1.0),
+        tool_use("Bash", {"command": "echo three", "description": "Third"}, delay=1.0),
+        text("all three done", delay=1.0),
+    )
+    rig.start_bot()
+    rig.post("run three commands")
+    reply = rig.wait_bot_message(content_contains="all three done", timeout=60)
+    closed = wait_status(rig, "✅ Done")
+
+    assert len(status_messages(rig)) == 1  # one message for the turn, not one per tool
+    assert "3 tools" in closed["content"]
+    updates = records_of(rig, "message_update", closed["id"])
+    assert len(updates) >= 2, updates  # edited while working, then closed
+    shown = [r["message"]["content"] for r in records_of(rig, "message_create", closed["id"])]
+    assert any(
+        "🔧 Bash: `echo" in content
+        for content in shown + [u["message"]["content"] for u in updates]
+    )
+    created = records_of(rig, "message_create", closed["id"])[0]
+    reply_created = records_of(rig, "message_create", reply["id"])[0]
+    assert created["seq"] < reply_created["seq"] < updates[-1]["seq"]  # status, reply, closed
+    assert updates[-1]["message"]["components"] == []
+    assert len(rig.bot_messages()) == 2
+
+
+def test_fast_stream_edits_at_most_every_1_5_s_without_429(rig) -> None:
+    rig.discord.set_bucket(EDITS, 5, 5.0)  # Discord's edit limit per channel
+    words = " ".join(f"word{i}" for i in range(400))
+    rig.api.script(text(words, chunks=400, chunk_delay=0.015))  # ~6 s of streaming
+    rig.start_bot()
+    rig.post("stream a lot")
+    rig.wait_bot_message(content_contains="word399", timeout=60)
+    closed = wait_status(rig, "✅ Done")
+
+    times = [r["t"] for r in records_of(rig, "message_update", closed["id"])]
+    assert len(times) >= 2
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert min(gaps) >= 1.45, gaps
+    assert not any(k.startswith("429") for k in rig.discord.counters()), rig.discord.counters()
+    streamed = [r["message"]["content"] for r in records_of(rig, "message_update", closed["id"])]
+    assert any("word" in content for content in streamed)  # the text as it streamed
+
+
+def test_interrupt_button_stops_the_turn_and_closes_the_status(rig) -> None:
+    rig.api.script(
+        tool_use("Bash", {"command": "echo start", "description": "Start"}),
+        text("should never be seen", delay=20),  # the model "thinks" for 20 s
+    )
+    rig.start_bot()
+    rig.post("wait a long time")
+    working = wait_status(rig, "⏳")
+    button = working["components"][0]["components"][0]
+    bob = rig.discord.click(working["id"], button["custom_id"], user="bob")
+    assert bob["ephemeral"] and bob["response_type"] == 4
+
+    answer = rig.discord.click(working["id"], button["custom_id"])
+    assert answer["response_type"] == 7
+    closed = wait_status(rig, "⏹ Interrupted")
+    assert f"by <@{rig.ids['alice']}>" in closed["content"]
+    deadline = time.monotonic() + 15
+    while "Interrupted" not in rig.screen():
+        assert time.monotonic() < deadline, rig.screen()
+        time.sleep(0.1)
+
+
+def test_escape_in_the_terminal_closes_the_status_as_interrupted(rig) -> None:
+    rig.api.script(
+        tool_use("Bash", {"command": "echo start", "description": "Start"}),
+        text("should never be seen", delay=20),
+    )
+    rig.start_bot()
+    rig.post("wait a long time")
+    wait_status(rig, "⏳")
+    rig.tmux.press(rig.pane().pane_id, "Escape")
+    closed = wait_status(rig, "⏹ Interrupted")
+    assert "by <@" not in closed["content"]
+
+
+def test_progress_false_posts_no_status(rig) -> None:
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["progress"] = False
+    rig.write_config(raw)
+    rig.api.script(
+        tool_use("Bash", {"command": "echo quiet", "description": "Quiet"}, delay=1.5),
+        text("quiet done", delay=1.5),
+    )
+    rig.start_bot()
+    rig.post("be quiet")
+    rig.wait_bot_message(content_contains="quiet done", timeout=60)
+    time.sleep(1.0)
+    assert status_messages(rig) == []
