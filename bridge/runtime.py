@@ -31,6 +31,7 @@ SUBDIRS = (
     "sessions",
     "prompts",
     "progress",
+    "waits",
     "status",
     "state",
     "logs",
@@ -124,6 +125,10 @@ class Runtime:
     @property
     def progress(self) -> str:
         return self.path("progress")
+
+    @property
+    def waits(self) -> str:
+        return self.path("waits")
 
     @property
     def status(self) -> str:
