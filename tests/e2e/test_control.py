@@ -118,5 +118,5 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
 
     assert "claude-test-model" in command(rig, "model", {"name": "claude-test-model"})
     rig.post("which model now")
-    rig.wait_bot_message(content_contains="Model saw: which model now", timeout=60)
+    rig.wait_bot_message(content_contains="which model now", timeout=60)
     assert rig.api.requests[-1]["model"] == "claude-test-model"
