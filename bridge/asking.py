@@ -151,10 +151,14 @@ def render(request: dict) -> tuple[dict, bytes | None]:
 
 
 def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
+    from bridge.notify import allowed, mention_for
     from bridge.reply import message_payload
     from bridge.rest import Post
 
-    body = {**message_payload(""), **payload}
+    mention = mention_for(context)  # a decision is needed: ping the owner's phone
+    body = {**message_payload(""), **payload, "allowed_mentions": allowed(mention)}
+    if mention:
+        body["content"] = f"{mention} {payload['content']}"
     files = [("plan.md", plan_file)] if plan_file else None
     with context.rest() as rest:
         rest.budget = min(rest.budget, POST_BUDGET)

@@ -33,6 +33,7 @@ HOOKS: dict[str, tuple[str, int]] = {
     "PostToolUseFailure": ("session_event.py", 10),
     "UserPromptSubmit": ("session_event.py", 10),
     "MessageDisplay": ("message_display.py", 5),
+    "Notification": ("notification.py", 30),
 }
 PROMPT_TIMEOUT_MARGIN = 60  # the hook times out itself, posts "no answer" and exits first
 

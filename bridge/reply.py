@@ -37,8 +37,23 @@ def on_stop(context: HookContext) -> None:
     outputs = rt.channel_dir("outputs", context.channel_id)
     cfg = context.cfg
     footer = reply_footer(rt, context.event.get("session_id")) if cfg.footer else ""
+    mention = _owner_mention(context)
+    if mention:
+        footer = f"{footer} · 🔔 {mention}" if footer else f"-# 🔔 {mention}"
     posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer)
+    if mention:  # only the footer's mention may ping (the model's text never does)
+        from bridge.notify import allowed
+
+        posts[-1].payload["allowed_mentions"] = allowed(mention)
     deliver(context, posts)
+
+
+def _owner_mention(context: HookContext) -> str:
+    """Claude now waits for the user: ping the owner with the reply, once per wait."""
+    from bridge.notify import claim_wait, mention_for
+
+    mention = mention_for(context)
+    return mention if mention and claim_wait(context) else ""
 
 
 def reply_footer(rt: runtime.Runtime, session_id: object) -> str:

@@ -9,7 +9,7 @@ terminal answered meanwhile. The fast path of each is a few file operations, no 
 
 from __future__ import annotations
 
-from bridge import asking, progress
+from bridge import asking, notify, progress
 from bridge.hookkit import HookContext
 
 
@@ -18,6 +18,7 @@ def on_prompt_or_tool_done(context: HookContext) -> None:
     asking.on_session_event(context)
     event = context.event
     if event.get("hook_event_name") == "UserPromptSubmit":
+        notify.end_wait(context)  # the user is back: the next wait may ping again
         progress.record(context, "turn", transcript=event.get("transcript_path"))
     else:
         failed = event.get("hook_event_name") == "PostToolUseFailure"
@@ -50,3 +51,8 @@ def on_turn_end(context: HookContext) -> None:
         on_stop(context)
     finally:
         progress.record(context, "done")
+
+
+def on_notification(context: HookContext) -> None:
+    """Notification: forward Claude Code's notices that Discord does not already show."""
+    notify.on_notification(context)

@@ -1,0 +1,106 @@
+"""Pinging the owner when Claude waits for them, once per wait, and Claude Code's notices.
+
+A *wait* starts when Claude stops with a reply and ends with the user's next (human) prompt.
+The reply itself mentions the owner, so the phone notifies at once; ``waits/<session>``
+remembers that, so the ``idle_prompt`` notice Claude Code sends 60 s later, or the extra Stop
+of a background task, pings nobody again. A prompt that asks for a decision mentions the
+owner in its own message (``asking.py``); the ``permission_prompt`` notice about the same
+dialog is then dropped rather than posted twice.
+"""
+
+from __future__ import annotations
+
+import os
+
+from bridge import prompts
+from bridge.hookkit import HookContext
+
+NOT_HUMAN = "<task-notification>"  # background task results arrive as prompts too
+_SESSION_CHARS = frozenset("0123456789abcdefABCDEF-")
+
+
+def mention_for(context: HookContext) -> str:
+    """``<@owner>`` if the owner should be pinged now, else ""."""
+    return f"<@{context.server.owner_id}>" if context.cfg.mention_owner else ""
+
+
+def allowed(owner_mention: str) -> dict:
+    """allowed_mentions that let exactly that mention ping (nothing else in the text can)."""
+    if not owner_mention:
+        return {"parse": []}
+    return {"parse": [], "users": [owner_mention.strip("<@>")]}
+
+
+def claim_wait(context: HookContext) -> bool:
+    """True the first time in this wait (the caller then mentions the owner)."""
+    path = _wait_path(context)
+    if path is None:
+        return True
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        os.close(os.open(path, flags, 0o600))
+    except FileExistsError:
+        return False
+    except FileNotFoundError:  # no runtime dir yet: nothing remembers, so mention
+        return True
+    return True
+
+
+def end_wait(context: HookContext) -> None:
+    """The user answered (a human prompt): the next wait may ping again."""
+    prompt = context.event.get("prompt")
+    if isinstance(prompt, str) and prompt.lstrip().startswith(NOT_HUMAN):
+        return
+    path = _wait_path(context)
+    if path is not None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def _wait_path(context: HookContext) -> str | None:
+    session = context.event.get("session_id")
+    if not isinstance(session, str) or not session or not set(session) <= _SESSION_CHARS:
+        return None
+    return os.path.join(context.runtime.waits, session)
+
+
+# --- the Notification hook ------------------------------------------------------------------
+
+
+def on_notification(context: HookContext) -> None:
+    """Forward a Claude Code notice unless Discord already shows it."""
+    event = context.event
+    kind = event.get("notification_type")
+    message = str(event.get("message") or "").strip()
+    if not message:
+        return
+    if kind == "permission_prompt" and _prompt_open(context):
+        return  # the Discord prompt for this dialog is already there (and pinged)
+    waiting = kind in ("permission_prompt", "idle_prompt", "elicitation_dialog")
+    if kind == "idle_prompt" and not claim_wait(context):
+        return  # the reply already pinged the owner for this wait
+    mention = mention_for(context) if waiting else ""
+    _post(context, f"🔔 {_clean(message)}" + (f" {mention}" if mention else ""), mention)
+
+
+def _prompt_open(context: HookContext) -> bool:
+    session = context.event.get("session_id")
+    rt = context.runtime
+    return any(r.get("session_id") == session for r in prompts.open_prompts(rt))
+
+
+def _post(context: HookContext, content: str, mention: str) -> None:
+    from bridge.reply import deliver, message_payload
+    from bridge.rest import Post
+
+    payload = message_payload(content)
+    payload["allowed_mentions"] = allowed(mention)
+    deliver(context, [Post(payload)], budget=20.0)
+
+
+def _clean(text: str) -> str:
+    """Claude Code's notice as plain text: no mentions of anyone, ≤ 1,800 characters."""
+    text = text.replace("@", "@\u200b")
+    return text if len(text) <= 1800 else text[:1799] + "…"

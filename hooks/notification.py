@@ -1,0 +1,13 @@
+"""Claude Code ``Notification`` hook: forward notices Discord does not already show, and
+ping the owner when Claude waits for them (once per wait)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # see stop.py
+
+from bridge.hookkit import run
+from bridge.session_events import on_notification
+
+if __name__ == "__main__":
+    run(on_notification)
