@@ -1,0 +1,98 @@
+"""Pinging the owner when Claude waits for them: once per wait, never twice for one dialog."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from tests.e2e.rig import REPO
+from tests.fake_anthropic import echo, text, tool_use
+
+
+def bot_records(rig, since: int, channel: str) -> list[dict]:
+    """The bot's new messages in ``channel``, except live status messages."""
+    return [
+        r
+        for r in rig.discord.records(since=since, kind="message_create")
+        if r["message"]["channel_id"] == channel
+        and r["message"]["author"]["id"] == rig.ids["bot_id"]
+        and not r["message"]["content"].startswith(("⏳", "✅ Done"))
+    ]
+
+
+def pings_owner(rig, record: dict) -> bool:
+    alice = rig.ids["alice"]
+    allowed = record.get("allowed_mentions") or {}
+    return f"<@{alice}>" in record["message"]["content"] and allowed.get("users") == [alice]
+
+
+def run_notification_hook(rig, event: dict) -> None:
+    env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids["project-a"]}
+    subprocess.run(
+        [sys.executable, "-I", "-S", str(REPO / "hooks" / "notification.py")],
+        input=json.dumps(event), env=env, text=True, check=True, timeout=30,
+    )  # fmt: skip
+
+
+def session_of(rig) -> dict:
+    path = rig.runtime_dir / "sessions" / f"{rig.ids['project-a']}.json"
+    return json.loads(path.read_text())
+
+
+def test_idle_after_a_reply_pings_the_owner_once_per_wait(rig) -> None:
+    rig.api.script(text("first answer"), text("second answer"))
+    rig.start_bot()
+    channel = rig.ids["project-a"]
+    mark = rig.discord.mark()
+    rig.post("hello")
+    rig.wait_bot_message(content_contains="first answer")
+    [reply] = bot_records(rig, mark, channel)
+    assert pings_owner(rig, reply), (reply["message"]["content"], reply.get("allowed_mentions"))
+
+    session = session_of(rig)
+    idle = {
+        "session_id": session["session_id"], "transcript_path": session["transcript_path"],
+        "cwd": str(rig.projects["project-a"]), "hook_event_name": "Notification",
+        "message": "Claude is waiting for your input", "notification_type": "idle_prompt",
+    }  # fmt: skip
+    after_reply = rig.discord.mark()
+    run_notification_hook(rig, idle)  # Claude Code sends this 60 s after the reply
+    time.sleep(0.5)
+    assert bot_records(rig, after_reply, channel) == []  # the reply already pinged
+
+    mark = rig.discord.mark()
+    rig.post("again")  # the user came back: a new wait, a new ping
+    rig.wait_bot_message(content_contains="second answer")
+    [reply] = bot_records(rig, mark, channel)
+    assert pings_owner(rig, reply), (reply, rig.diagnostics())
+
+
+def test_open_permission_prompt_gets_no_duplicate_notice(rig) -> None:
+    rig.api.script(
+        tool_use("Bash", {"command": "touch noticed.txt", "description": "Create"}), echo()
+    )
+    rig.start_bot()
+    channel = rig.ids["project-a"]
+    mark = rig.discord.mark()
+    rig.post("make a file")
+    prompt = rig.wait_bot_message(content_contains="Claude wants to use", timeout=60)
+    records = bot_records(rig, mark, channel)
+    assert len(records) == 1, [r["message"]["content"] for r in records]
+    assert pings_owner(rig, records[0])
+    time.sleep(8.0)  # Claude Code's permission_prompt notice comes ~6.3 s after the dialog
+    log = rig.runtime_dir / "logs" / "hooks.log"
+    assert [r["message"]["id"] for r in bot_records(rig, mark, channel)] == [prompt["id"]], (
+        log.read_text() if log.exists() else ""
+    )
+    allow = next(
+        c["custom_id"]
+        for row in prompt["components"]
+        for c in row["components"]
+        if c["label"] == "Allow"
+    )
+    rig.discord.click(prompt["id"], allow)
+    rig.wait_bot_message(content_contains="Model saw:", timeout=60)
+    assert os.path.exists(rig.projects["project-a"] / "noticed.txt")
