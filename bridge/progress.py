@@ -70,6 +70,7 @@ class TurnProgress:
         self.ended: float | None = None
         self.outcome = ""  # "", "done", "interrupted"
         self.interrupted_by: str | None = None
+        self.waiting = False  # a Discord prompt of this session is open
 
     def apply(self, event: dict) -> None:
         kind = event.get("kind")
@@ -115,7 +116,8 @@ class TurnProgress:
         if self.outcome == "interrupted":
             by = f" by <@{self.interrupted_by}>" if self.interrupted_by else ""
             return f"⏹ Interrupted{by} after {_seconds(self.ended - self.started)} · {tools}"
-        lines = [f"⏳ **Working** · {_seconds(now - self.started)} · {tools}"]
+        state = "⏸ **Waiting for your answer**" if self.waiting else "⏳ **Working**"
+        lines = [f"{state} · {_seconds(now - self.started)} · {tools}"]
         if self.text.strip():
             shown = self.text.strip()
             if len(shown) > TEXT_SHOWN:

@@ -18,7 +18,7 @@ import time
 
 import discord
 
-from bridge import progress, runtime
+from bridge import progress, prompts, runtime
 from bridge.progress import TurnProgress
 
 log = logging.getLogger(__name__)
@@ -129,15 +129,27 @@ class ProgressReporter:
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(TICK)
-            for channel in list(self.channels.values()):
-                turn = channel.turn
-                if turn is None or turn.outcome:
-                    continue
-                if self._interrupted_in_transcript(channel):
-                    turn.finish("interrupted", time.time())
-                    self._changed(channel)
-                elif time.monotonic() - channel.last_edit >= ELAPSED_REFRESH:
-                    self._changed(channel)
+            try:
+                self._check_active_turns()
+            except Exception:  # one bad file must not stop every status message
+                log.exception("progress tick failed")
+
+    def _check_active_turns(self) -> None:
+        """Open prompts, interrupts seen in the transcript, and the elapsed time."""
+        active = [c for c in self.channels.values() if c.turn and not c.turn.outcome]
+        if not active:
+            return
+        asking = {p.get("channel_id") for p in prompts.open_prompts(self.runtime)}
+        for channel in active:
+            turn = channel.turn
+            if turn.waiting != (channel.key in asking):
+                turn.waiting = channel.key in asking
+                self._changed(channel)
+            elif self._interrupted_in_transcript(channel):
+                turn.finish("interrupted", time.time())
+                self._changed(channel)
+            elif time.monotonic() - channel.last_edit >= ELAPSED_REFRESH:
+                self._changed(channel)
 
     def _interrupted_in_transcript(self, channel: _Channel) -> bool:
         path = channel.turn.transcript if channel.turn else None

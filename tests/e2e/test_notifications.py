@@ -19,7 +19,7 @@ def bot_records(rig, since: int, channel: str) -> list[dict]:
         for r in rig.discord.records(since=since, kind="message_create")
         if r["message"]["channel_id"] == channel
         and r["message"]["author"]["id"] == rig.ids["bot_id"]
-        and not r["message"]["content"].startswith(("⏳", "✅ Done"))
+        and not r["message"]["content"].startswith(("⏳", "⏸", "✅ Done"))
     ]
 
 

@@ -15,7 +15,7 @@ EDITS = "PATCH /channels/{channel_id}/messages/{message_id}"
 
 
 def status_messages(rig, project: str = "project-a") -> list[dict]:
-    marks = ("⏳", "✅ Done", "⏹ Interrupted")
+    marks = ("⏳", "⏸", "✅ Done", "⏹ Interrupted")
     return [m for m in rig.bot_messages(project) if m["content"].startswith(marks)]
 
 
