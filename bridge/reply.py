@@ -58,12 +58,18 @@ def _owner_mention(context: HookContext) -> str:
 
 def reply_footer(rt: runtime.Runtime, session_id: object) -> str:
     """``-# Opus 5.5 · ctx 12% · $0.43`` from what the statusLine command cached for this
-    session; empty when it has not run for it (not installed, or no refresh yet)."""
+    session; empty when it has not run for it (not installed, or no refresh yet).
+
+    A record without context usage predates the session's first API response: its cost
+    ($0.00) would be wrong for the reply it ends, so there is no footer until one arrives.
+    """
     from bridge.footer import footer_line
     from bridge.status_line import read_status
 
     record = read_status(rt, session_id)
-    return footer_line(record) if record else ""
+    if not record or record.get("context_percent") is None:
+        return ""
+    return footer_line(record)
 
 
 def reply_text(event: dict) -> str:

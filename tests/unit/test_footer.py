@@ -48,6 +48,9 @@ def test_reply_footer_reads_the_session_cache(tmp_path) -> None:
     rt = Runtime(str(tmp_path / "runtime")).ensure()
     runtime.write_atomic(f"{rt.status}/sess-1.json", fastjson.dumps(RECORD).encode())
     assert reply_footer(rt, "sess-1") == "-# Opus 5.5 · ctx 12% · $0.43"
+    before_any_answer = {**RECORD, "context_percent": None, "cost_usd": 0}
+    runtime.write_atomic(f"{rt.status}/sess-0.json", fastjson.dumps(before_any_answer).encode())
+    assert reply_footer(rt, "sess-0") == ""
     assert reply_footer(rt, "sess-2") == ""
     assert reply_footer(rt, None) == ""
     assert reply_footer(rt, "../status/sess-1") == ""
