@@ -2,9 +2,18 @@
 
 Cases: (1) a session in a directory no project maps (no env marker): the hook must exit at
 once; (2) a bridge session (env marker) whose event has nothing to send (an empty reply; a
-SessionStart, which only records the session id). Each command is run through ``sh -c`` with
-the event JSON on stdin, interleaved with the baseline ``python -c pass`` on the same
-interpreter, and the medians are compared. Target: ≤ 1.3×.
+SessionStart, which only records the session id). PermissionRequest is measured unmapped
+only: for a bridge session it posts a prompt and waits, which is no fast path.
+
+Then the decision hooks with the events they really get on every tool call: PreToolUse
+(``pre_tool_use.py``, a Bash call) and PostToolUse (``session_event.py``), each unmapped,
+mapped with no prompt pending, mapped while another session's prompt is pending (one request
+file to read), and PreToolUse for a tool in ``permissionTools`` (answers "ask").
+
+Each command is run through ``sh -c`` with the event JSON on stdin, interleaved with the
+baseline ``python -c pass`` on the same interpreter, and the medians are compared (``+ms``:
+the median extra time of a hook run over the baseline run next to it). The runtime dir
+exists, as it does while the bot runs. Target: ≤ 1.3×.
 
     .venv/bin/python bench/hooks_fast_path.py [--runs 60]
 """
@@ -20,9 +29,10 @@ import sys
 import tempfile
 import time
 
-from bridge import hook_settings
+from bridge import hook_settings, prompts, runtime
 
 CHANNEL = "100000000000000003"
+ASKING_TOOL = "WebFetch"  # in permissionTools: PreToolUse answers "ask"
 
 
 def main() -> None:
@@ -32,17 +42,47 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env, project = setup(tmp)
         baseline = f"{sys.executable} -c pass"
+        mapped = {**env, "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}
         print(f"interpreter: {sys.executable}  runs per case: {runs}")
-        print(f"{'hook':<14} {'case':<26} {'median ms':>9} {'baseline':>9} {'ratio':>6}")
+        print(f"{'hook':<20} {'case':<36} {'median ms':>9} {'baseline':>9} {'ratio':>6} {'+ms':>5}")
         for event, (script, _timeout) in hook_settings.HOOKS.items():
             command = hook_settings.hook_command(script)
-            for case, case_env, cwd in (
-                ("unmapped cwd", env, tmp),
-                ("mapped, nothing to send", {**env, "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}, project),
-            ):
+            cases = [("unmapped cwd", env, tmp), ("mapped, nothing to send", mapped, project)]
+            for case, case_env, cwd in cases[:1] if event == "PermissionRequest" else cases:
                 stdin = json.dumps(event_input(event, cwd)).encode()
-                hook, base = side_by_side(command, baseline, stdin, case_env, cwd, runs)
-                print(f"{event:<14} {case:<26} {hook:9.1f} {base:9.1f} {hook / base:6.2f}")
+                report(event, case, side_by_side(command, baseline, stdin, case_env, cwd, runs))
+        print()
+        print("decision hooks, real tool-call events:")
+        rt = runtime.Runtime(env["DISCORD_BRIDGE_RUNTIME_DIR"])
+        for event, script, tool in (
+            ("PreToolUse", "pre_tool_use.py", "Bash"),
+            ("PostToolUse", "session_event.py", "Bash"),
+            ("PreToolUse", "pre_tool_use.py", ASKING_TOOL),
+        ):
+            command = hook_settings.hook_command(script)
+            if tool == ASKING_TOOL:
+                cases = [("mapped, permissionTools → ask", mapped, project, False)]
+            else:
+                cases = [
+                    ("unmapped cwd", env, tmp, False),
+                    ("mapped, nothing pending", mapped, project, False),
+                    ("mapped, other session's prompt open", mapped, project, True),
+                ]
+            for case, case_env, cwd, other_pending in cases:
+                request_id = pending_elsewhere(rt) if other_pending else None
+                stdin = json.dumps(tool_event(event, cwd, tool)).encode()
+                figures = side_by_side(
+                    command, baseline, stdin, case_env, cwd, runs, output=tool == ASKING_TOOL
+                )
+                if request_id:
+                    assert prompts.is_pending(rt, prompts.read_request(rt, request_id))
+                    prompts.close(rt, request_id)
+                report(f"{event} {tool}", case, figures)
+
+
+def report(hook: str, case: str, figures: tuple[float, float, float]) -> None:
+    median, base, extra = figures
+    print(f"{hook:<20} {case:<36} {median:9.1f} {base:9.1f} {median / base:6.2f} {extra:5.1f}")
 
 
 def setup(tmp: str) -> tuple[dict[str, str], str]:
@@ -56,6 +96,7 @@ def setup(tmp: str) -> tuple[dict[str, str], str]:
             {
                 "name": "main",
                 "discord": {"botToken": "unused", "ownerUserId": "100000000000000002"},
+                "permissionTools": [ASKING_TOOL],
                 "projects": [{"name": "p", "channelId": CHANNEL, "projectPath": project}],
             }
         ],
@@ -70,7 +111,28 @@ def setup(tmp: str) -> tuple[dict[str, str], str]:
         # Unroutable: a hook that tried the network on these paths would stall and show.
         "DISCORD_BRIDGE_API_BASE": "http://127.0.0.1:9/api/v10",
     }
+    runtime.Runtime(env["DISCORD_BRIDGE_RUNTIME_DIR"]).ensure()  # the bot made it
     return env, project
+
+
+def tool_event(event: str, cwd: str, tool: str) -> dict:
+    command = {"command": "npm test", "description": "Run the tests"}
+    found = {"session_id": "bench", "transcript_path": "/nonexistent.jsonl", "cwd": cwd,
+             "hook_event_name": event, "permission_mode": "default", "tool_name": tool,
+             "tool_input": command, "tool_use_id": "toolu_bench"}  # fmt: skip
+    if event == "PostToolUse":
+        found["tool_response"] = {"stdout": "ok", "stderr": "", "interrupted": False}
+    return found
+
+
+def pending_elsewhere(rt: runtime.Runtime) -> str:
+    """A prompt of another session, waiting (this process stands in for its hook)."""
+    request_id = prompts.new_id()
+    prompts.write_request(rt, {"id": request_id, "kind": "permission", "session_id": "other",
+                               "channel_id": CHANNEL, "tool_name": "Bash",
+                               "tool_input": {"command": "rm -rf build"},
+                               "deadline": time.time() + 3600, "pid": os.getpid()})  # fmt: skip
+    return request_id
 
 
 def event_input(event: str, cwd: str) -> dict:
@@ -82,25 +144,31 @@ def event_input(event: str, cwd: str) -> dict:
 
 
 def side_by_side(
-    command: str, baseline: str, stdin: bytes, env: dict, cwd: str, runs: int
-) -> tuple[float, float]:
+    command: str, baseline: str, stdin: bytes, env: dict, cwd: str, runs: int, output=False
+) -> tuple[float, float, float]:
+    """Median hook time, median baseline time, and the median of the paired differences
+    (each hook run next to a baseline run: steadier than the ratio on a busy machine)."""
     hook_times, base_times = [], []
     for _ in range(3):  # warm the page cache and the .pyc files
-        run(command, stdin, env, cwd)
+        run(command, stdin, env, cwd, output)
         run(baseline, stdin, env, cwd)
     for _ in range(runs):
-        hook_times.append(run(command, stdin, env, cwd))
+        hook_times.append(run(command, stdin, env, cwd, output))
         base_times.append(run(baseline, stdin, env, cwd))
-    return statistics.median(hook_times), statistics.median(base_times)
+    extra = statistics.median(h - b for h, b in zip(hook_times, base_times, strict=True))
+    return statistics.median(hook_times), statistics.median(base_times), extra
 
 
-def run(command: str, stdin: bytes, env: dict, cwd: str) -> float:
+def run(command: str, stdin: bytes, env: dict, cwd: str, output: bool = False) -> float:
+    """Milliseconds for one run; ``output``: the hook must answer (else it must be silent)."""
     start = time.perf_counter()
     result = subprocess.run(["sh", "-c", command], input=stdin, env=env, cwd=cwd,
                             capture_output=True)  # fmt: skip
     elapsed = (time.perf_counter() - start) * 1000
-    if result.returncode != 0 or result.stdout:
-        raise SystemExit(f"{command} misbehaved: {result.returncode} {result.stdout!r}")
+    if result.returncode != 0 or bool(result.stdout) != output or result.stderr:
+        raise SystemExit(
+            f"{command} misbehaved: {result.returncode} {result.stdout!r} {result.stderr!r}"
+        )
     return elapsed
 
 

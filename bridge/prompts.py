@@ -125,7 +125,8 @@ def decision_path(rt: runtime.Runtime, request_id: str) -> str:
 def mark_stale(rt: runtime.Runtime, event: dict) -> list[str]:
     """A later hook event of a session means its open prompts were answered in the terminal.
 
-    PostToolUse / PostToolUseFailure only count for the same tool call (tool name and input):
+    PostToolUse / PostToolUseFailure only count for the same tool call (tool name and input;
+    a question's input comes back with its answers added, a plan's as the model's ``{}``):
     a parallel read-only tool finishing must not close a pending prompt. Returns the ids of
     the prompts this call closed. Costs one ``listdir`` when nothing is open.
     """
@@ -144,12 +145,17 @@ def mark_stale(rt: runtime.Runtime, event: dict) -> list[str]:
 
 def _is_later(event: dict, request: dict) -> bool:
     name = event.get("hook_event_name")
-    if name in ("PostToolUse", "PostToolUseFailure"):
-        return (event.get("tool_name"), event.get("tool_input")) == (
-            request.get("tool_name"),
-            request.get("tool_input"),
-        )
-    return True
+    if name not in ("PostToolUse", "PostToolUseFailure"):
+        return True
+    tool = event.get("tool_name")
+    if tool != request.get("tool_name"):
+        return False
+    if tool == "ExitPlanMode":
+        return True  # PostToolUse shows the model's own ``{}``; the hook saw the plan
+    seen = event.get("tool_input")
+    if tool == "AskUserQuestion" and isinstance(seen, dict):  # PostToolUse adds the answers
+        seen = {k: v for k, v in seen.items() if k not in ("answers", "annotations")}
+    return seen == request.get("tool_input")
 
 
 # --- a question's partial answers (bot side) ------------------------------------------------

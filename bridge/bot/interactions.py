@@ -259,7 +259,11 @@ def _modal_text(request: dict, action: str) -> tuple[str, str, str]:
         return ("Keep planning", "What should change in the plan?", "e.g. add tests first")
     match = _QUESTION.fullmatch(action)
     header = views.question_header(request, int(match["i"])) if match else "Your answer"
-    return (f"Other answer: {header}", header or "Your answer", "Type your own answer")
+    # Discord refuses a title or label over 45 characters; a header's length is not enforced
+    spec = views.modal(
+        "", f"Other answer: {header}", header or "Your answer", "Type your own answer"
+    )
+    return spec["title"], spec["label"], spec["placeholder"]
 
 
 def _question_content(request: dict, answers: dict) -> str:

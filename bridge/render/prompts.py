@@ -276,10 +276,11 @@ def plan_prompt(request: dict) -> tuple[dict, bytes | None]:
     plan = str((request.get("tool_input") or {}).get("plan") or "").strip() or "(empty plan)"
     head = "📋 **Claude's plan is ready for review**\n"
     attach = len(plan) > BODY_LIMIT - len(head) - 40
-    body = plan[:PLAN_EXCERPT].rstrip() + "\n…\n*(full plan attached: plan.md)*" if attach else plan
+    excerpt = _balance_fences(plan[:PLAN_EXCERPT].rstrip() if attach else plan)
+    body = excerpt + "\n…\n*(full plan attached: plan.md)*" if attach else excerpt
     rid = request["id"]
     payload = {
-        "content": _fit(head + _balance_fences(body)),
+        "content": _fit(head + body),
         "components": [
             _row(
                 _button("Approve, auto-accept edits", custom_id(rid, "plan", "auto"), SUCCESS),

@@ -1,0 +1,248 @@
+"""The decision hooks run as Claude Code runs them (``python -I -S hooks/<script>``, event JSON
+on stdin, a throwaway bridge home and runtime dir): PreToolUse asks for ``permissionTools``
+and is silent otherwise; a later event closes its own session's prompt only; a
+PermissionRequest that cannot reach Discord leaves the dialog to the terminal at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bridge import prompts, runtime
+
+HOOKS = Path(__file__).resolve().parents[2] / "hooks"
+CHANNEL = "100000000000000003"
+SESSION = "cbe55835-1c2d-4e5f-8a9b-0123456789ab"
+OTHER_SESSION = "8eee36f1-e3c7-4476-b0d3-591be9f4b59b"
+BASH_INPUT = {"command": "touch made-by-bash.txt", "description": "Create a file"}
+
+
+def closed_port() -> int:
+    """A local port nothing listens on: connecting is refused at once."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Bridge:
+    """A bridge home with one project (``tmp/project``) and a private runtime dir."""
+
+    def __init__(self, tmp_path: Path, permission_tools: list[str], api_base: str) -> None:
+        self.project = tmp_path / "project"
+        self.project.mkdir()
+        home = tmp_path / "bridge-home"
+        home.mkdir(mode=0o700)
+        cfg = {
+            "schemaVersion": 2,
+            "servers": [
+                {
+                    "name": "main",
+                    "discord": {
+                        "botToken": "unused",
+                        "ownerUserId": "100000000000000002",
+                        "apiBaseUrl": api_base,
+                    },
+                    "permissionTools": permission_tools,
+                    "projects": [
+                        {"name": "p", "channelId": CHANNEL, "projectPath": str(self.project)}
+                    ],
+                }
+            ],
+        }
+        (home / "config.json").write_text(json.dumps(cfg))
+        (home / "config.json").chmod(0o600)
+        self.runtime = runtime.Runtime(str(tmp_path / "runtime"))
+        self.env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(tmp_path),
+            "DISCORD_BRIDGE_HOME": str(home),
+            "DISCORD_BRIDGE_RUNTIME_DIR": self.runtime.root,
+        }
+
+    def run(
+        self, script: str, stdin: dict | bytes, cwd: Path | None = None, **env: str
+    ) -> subprocess.CompletedProcess:
+        data = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
+        return subprocess.run(
+            [sys.executable, "-I", "-S", str(HOOKS / script)],
+            input=data,
+            env={**self.env, **env},
+            cwd=cwd or self.project,
+            capture_output=True,
+            timeout=30,
+        )
+
+    def hook_log(self) -> str:
+        path = Path(self.runtime.hook_log)
+        return path.read_text() if path.exists() else ""
+
+
+@pytest.fixture
+def bridge(tmp_path) -> Bridge:
+    api = f"http://127.0.0.1:{closed_port()}/api/v10"
+    return Bridge(tmp_path, ["Bash", "Read", "AskUserQuestion", "ExitPlanMode", "mcp__gh__*"], api)
+
+
+def event(name: str, cwd: Path, session: str = SESSION, **fields) -> dict:
+    return {
+        "session_id": session,
+        "transcript_path": "/nonexistent/session.jsonl",
+        "cwd": str(cwd),
+        "hook_event_name": name,
+        **fields,
+    }
+
+
+def tool_event(name: str, cwd: Path, tool: str, tool_input: dict, **fields) -> dict:
+    return event(name, cwd, permission_mode="default", tool_name=tool, tool_input=tool_input,
+                 tool_use_id="toolu_fake_1", **fields)  # fmt: skip
+
+
+def quiet(result: subprocess.CompletedProcess) -> None:
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout == b""
+    assert result.stderr == b""
+
+
+# --- PreToolUse -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("tool", "tool_input"), [
+    ("Bash", BASH_INPUT),
+    ("Read", {"file_path": "/etc/hosts"}),
+    ("mcp__gh__create_issue", {"title": "x"}),
+])  # fmt: skip
+def test_a_permission_tool_gets_ask(bridge: Bridge, tool: str, tool_input: dict) -> None:
+    result = bridge.run(
+        "pre_tool_use.py", tool_event("PreToolUse", bridge.project, tool, tool_input)
+    )
+    assert result.returncode == 0 and result.stderr == b""
+    assert json.loads(result.stdout) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "ask",
+            "permissionDecisionReason": f"discord-bridge: {tool} is in permissionTools",
+        }
+    }
+
+
+def test_the_env_marker_maps_a_session_outside_the_project(bridge: Bridge, tmp_path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    stdin = tool_event("PreToolUse", elsewhere, "Bash", BASH_INPUT)
+    quiet(bridge.run("pre_tool_use.py", stdin, cwd=elsewhere))  # not ours without the marker
+    marked = bridge.run("pre_tool_use.py", stdin, cwd=elsewhere, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL)
+    assert json.loads(marked.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+@pytest.mark.parametrize(("tool", "tool_input"), [
+    ("Write", {"file_path": "/p/a.txt", "content": "x"}),
+    ("mcp__other__x", {}),
+    ("AskUserQuestion", {"questions": [{"question": "Which?", "header": "H", "multiSelect": False,
+                                        "options": [{"label": "a"}, {"label": "b"}]}]}),
+    ("ExitPlanMode", {"plan": "# Plan", "planFilePath": "/p/.claude/plans/x.md"}),
+])  # fmt: skip
+def test_other_tools_get_no_output(bridge: Bridge, tool: str, tool_input: dict) -> None:
+    """AskUserQuestion and ExitPlanMode show their own dialog: never "ask", even listed."""
+    quiet(bridge.run("pre_tool_use.py", tool_event("PreToolUse", bridge.project, tool, tool_input)))
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [b"{not json", b"[1, 2]", b"\xff\xfe\x00", b"", b'{"tool_name": 7}'],
+)
+def test_malformed_input_exits_0_without_output(bridge: Bridge, stdin: bytes) -> None:
+    result = bridge.run("pre_tool_use.py", stdin)
+    assert result.returncode == 0 and result.stdout == b""
+    assert result.stderr == b""  # errors go to the hook log, never to Claude Code's screen
+
+
+def test_without_a_bridge_config_nothing_happens(bridge: Bridge, tmp_path) -> None:
+    stdin = tool_event("PreToolUse", bridge.project, "Bash", BASH_INPUT)
+    quiet(bridge.run("pre_tool_use.py", stdin, DISCORD_BRIDGE_HOME=str(tmp_path / "none")))
+    assert not os.path.exists(bridge.runtime.root)
+
+
+# --- a later event closes its own session's prompts -----------------------------------------
+
+
+def pending(bridge: Bridge, session: str = SESSION, **fields) -> dict:
+    rt = bridge.runtime.ensure()
+    now = time.time()
+    request = {
+        "id": prompts.new_id(),
+        "kind": "permission",
+        "session_id": session,
+        "channel_id": CHANNEL,
+        "tool_name": "Bash",
+        "tool_input": BASH_INPUT,
+        "created": now,
+        "deadline": now + 600,
+        "timeout": 600,
+        "pid": os.getpid(),  # a live process: this test's
+        **fields,
+    }
+    prompts.write_request(rt, request)
+    return request
+
+
+def test_post_tool_use_closes_the_same_call_of_the_same_session(bridge: Bridge) -> None:
+    mine, theirs = pending(bridge), pending(bridge, OTHER_SESSION)
+    post = tool_event("PostToolUse", bridge.project, "Bash", BASH_INPUT,
+                      tool_response={"stdout": "", "stderr": "", "interrupted": False})  # fmt: skip
+    quiet(bridge.run("session_event.py", post))
+    assert prompts.read_decision(bridge.runtime, mine["id"]) == {
+        "outcome": prompts.ANSWERED_ELSEWHERE,
+        "event": "PostToolUse",
+    }
+    assert prompts.read_decision(bridge.runtime, theirs["id"]) is None
+    assert prompts.is_pending(bridge.runtime, theirs)
+    assert bridge.hook_log() == ""
+
+
+def test_post_tool_use_of_another_call_closes_nothing(bridge: Bridge) -> None:
+    request = pending(bridge)
+    other = tool_event("PostToolUse", bridge.project, "Read", {"file_path": "/etc/hosts"})
+    quiet(bridge.run("session_event.py", other))
+    quiet(bridge.run("session_event.py", {**other, "hook_event_name": "PostToolUseFailure"}))
+    assert prompts.is_pending(bridge.runtime, request)
+
+
+def test_user_prompt_submit_closes_every_prompt_of_its_session(bridge: Bridge) -> None:
+    mine = [pending(bridge), pending(bridge, tool_name="Write", tool_input={"file_path": "/p/a"})]
+    theirs = pending(bridge, OTHER_SESSION)
+    quiet(bridge.run("session_event.py", event("UserPromptSubmit", bridge.project, prompt="go")))
+    assert all(not prompts.is_pending(bridge.runtime, r) for r in mine)
+    assert prompts.is_pending(bridge.runtime, theirs)
+
+
+def test_pre_tool_use_closes_its_session_prompts_and_still_asks(bridge: Bridge) -> None:
+    mine, theirs = pending(bridge), pending(bridge, OTHER_SESSION)
+    result = bridge.run("pre_tool_use.py", tool_event("PreToolUse", bridge.project, "Bash", {}))
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert prompts.read_decision(bridge.runtime, mine["id"])["event"] == "PreToolUse"
+    assert prompts.is_pending(bridge.runtime, theirs)
+
+
+# --- PermissionRequest with Discord unreachable ---------------------------------------------
+
+
+def test_permission_request_with_discord_unreachable_leaves_the_terminal(bridge: Bridge) -> None:
+    stdin = tool_event("PermissionRequest", bridge.project, "Bash", BASH_INPUT,
+                       permission_suggestions=[{"type": "setMode", "mode": "acceptEdits",
+                                                "destination": "session"}])  # fmt: skip
+    stdin.pop("tool_use_id")  # PermissionRequest has none (reference §4.3)
+    start = time.monotonic()
+    result = bridge.run("permission_request.py", stdin, DISCORD_BRIDGE_RETRY_SECONDS="0.2")
+    elapsed = time.monotonic() - start
+    quiet(result)  # no decision: Claude Code's own dialog stays
+    assert elapsed < 5, elapsed
+    assert os.listdir(bridge.runtime.prompts) == []  # its request file is gone
+    assert f"prompt for #{CHANNEL} not posted" in bridge.hook_log()

@@ -1,0 +1,550 @@
+"""Prompt messages (bridge/render/prompts.py): every payload Discord would accept, whatever
+the tool call holds; what each prompt shows; labels, scopes and outcome lines."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from bridge.bot import interactions
+from bridge.render import prompts as views
+
+RID = "abc123def456"
+LONG = "word " * 400  # 2000 characters with spaces
+HUGE = "x" * 100_000
+
+
+def suggestion_rules(content: str, destination: str = "localSettings") -> dict:
+    return {
+        "type": "addRules",
+        "rules": [{"toolName": "Bash", "ruleContent": content}],
+        "behavior": "allow",
+        "destination": destination,
+    }
+
+
+SET_MODE = {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
+ADD_DIRS = {"type": "addDirectories", "directories": ["/home/dev/proj"], "destination": "session"}
+
+
+def permission(tool: str = "Bash", tool_input: dict | None = None, suggestions=()) -> dict:
+    return {
+        "id": RID,
+        "kind": "permission",
+        "tool_name": tool,
+        "tool_input": {"command": "npm test"} if tool_input is None else tool_input,
+        "permission_suggestions": list(suggestions),
+        "timeout": 900,
+    }
+
+
+def question(*questions: dict) -> dict:
+    return {"id": RID, "kind": "question", "tool_name": "AskUserQuestion",
+            "tool_input": {"questions": list(questions)}}  # fmt: skip
+
+
+def q(
+    text: str, labels, header: str | None = "Header", multi: bool = False, desc: str = ""
+) -> dict:
+    options = [
+        {"label": label, "description": desc} if desc else {"label": label} for label in labels
+    ]
+    found = {"question": text, "options": options, "multiSelect": multi}
+    return {**found, "header": header} if header is not None else found
+
+
+def plan(text: str) -> dict:
+    return {"id": RID, "kind": "plan", "tool_name": "ExitPlanMode",
+            "tool_input": {"plan": text, "planFilePath": "/p/.claude/plans/x.md"}}  # fmt: skip
+
+
+# --- what Discord accepts -------------------------------------------------------------------
+
+
+def assert_discord_valid(payload: dict) -> None:
+    """Discord's limits for a message with components, and the bot's own routing."""
+    content = payload["content"]
+    assert 0 < len(content) <= views.BODY_LIMIT <= 2000
+    rows = payload["components"]
+    assert len(rows) <= 5
+    seen: list[str] = []
+    for row in rows:
+        assert row["type"] == views.ROW
+        items = row["components"]
+        assert 1 <= len(items) <= 5
+        if any(item["type"] == views.SELECT for item in items):
+            assert len(items) == 1, "a select menu must be alone in its row"
+        for item in items:
+            custom = item["custom_id"]
+            assert 1 <= len(custom) <= 100
+            seen.append(custom)
+            if item["type"] == views.BUTTON:
+                assert 1 <= len(item["label"]) <= 80
+                assert "\n" not in item["label"]
+                assert item["style"] in (1, 2, 3, 4)
+                assert re.fullmatch(interactions.BUTTON_TEMPLATE, custom), custom
+            else:
+                assert item["type"] == views.SELECT
+                assert re.fullmatch(interactions.SELECT_TEMPLATE, custom), custom
+                options = item["options"]
+                assert 1 <= len(options) <= 25
+                assert 1 <= item["min_values"] <= item["max_values"] <= len(options)
+                assert len(item.get("placeholder", "")) <= 150
+                values = [o["value"] for o in options]
+                assert len(set(values)) == len(values)
+                for option in options:
+                    assert 1 <= len(option["label"]) <= 100
+                    assert 1 <= len(option["value"]) <= 100
+                    assert len(option.get("description", "")) <= 100
+    assert len(set(seen)) == len(seen), "custom_ids must be unique in a message"
+    # the bot rebuilds exactly these components (after a restart too)
+    rebuilt = interactions.view_from_rows(rows).to_components()
+    for row in rebuilt:
+        for item in row["components"]:
+            item.pop("disabled", None)
+            item.pop("required", None)
+            for option in item.get("options", []):
+                assert option.pop("default") is False
+    assert rebuilt == rows
+    # and the message still fits once any outcome is appended to it
+    for decision in OUTCOMES:
+        line = views.outcome_line(permission(suggestions=[suggestion_rules(LONG)]), decision)
+        assert len(views.closed_content(content, line)) <= 2000
+
+
+OUTCOMES = [
+    {"outcome": "allow", "by": "1"},
+    {"outcome": "always", "suggestion": 0, "scope": "u", "by": "1"},
+    {"outcome": "deny", "by": "1"},
+    {"outcome": "tell", "message": LONG * 3, "by": "1"},
+    {"outcome": "answers", "by": "1"},
+    {"outcome": "approve", "mode": "acceptEdits", "by": "1"},
+    {"outcome": "keep_planning", "message": LONG, "by": "1"},
+    {"outcome": "timeout", "left_to_terminal": False},
+    {"outcome": "answered_elsewhere", "event": "PostToolUse"},
+]
+
+
+def fences_balanced(text: str) -> bool:
+    return sum(1 for line in text.splitlines() if line.lstrip().startswith("```")) % 2 == 0
+
+
+HOSTILE_PERMISSIONS = {
+    "huge command": permission("Bash", {"command": HUGE, "description": LONG * 5}),
+    "command with backticks": permission("Bash", {"command": "echo ```` `x` ``` \n```\nrm -rf /"}),
+    "command of backticks": permission("Bash", {"command": "`" * 5000}),
+    "huge edit": permission(
+        "Edit", {"file_path": "/p/a.py", "old_string": LONG * 20, "new_string": HUGE}
+    ),
+    "multi edit": permission(
+        "MultiEdit",
+        {
+            "file_path": "/p/a.py",
+            "edits": [{"old_string": f"a{i}", "new_string": f"b{i}"} for i in range(500)],
+        },
+    ),
+    "huge write": permission("Write", {"file_path": "/p/" + "d/" * 300 + "f", "content": HUGE}),
+    "unknown tool": permission(
+        "mcp__server__" + "t" * 200, {"deep": [{"ü": "🚀" * 3000}] * 5, "n": list(range(3000))}
+    ),
+    "empty input": permission("Read", {}),
+    "many long suggestions": permission(
+        "Bash",
+        {"command": "npm test"},
+        [suggestion_rules(LONG + str(i)) for i in range(6)] + [ADD_DIRS, SET_MODE],
+    ),
+    "suggestions not objects": permission("Bash", None, ["addRules", None, 7, SET_MODE]),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_PERMISSIONS)
+def test_permission_prompts_are_valid_for_discord(case: str) -> None:
+    payload = views.permission_prompt(HOSTILE_PERMISSIONS[case])
+    assert_discord_valid(payload)
+    for scope in views.SCOPE_ORDER:  # the scope button re-renders the row
+        rows = views.permission_components(HOSTILE_PERMISSIONS[case], scope)
+        assert_discord_valid({"content": "x", "components": rows})
+
+
+HOSTILE_QUESTIONS = {
+    "one, two options": question(q("Which database?", ["Postgres", "SQLite"])),
+    "4 x 4 long labels": question(
+        *(q(LONG, [f"{j}{LONG}" for j in range(4)], header=LONG, desc=LONG) for _ in range(4))
+    ),
+    "multiSelect": question(q("Which?", ["a", "b", "c"], multi=True), q("Then?", ["x", "y"])),
+    "4 multiSelect, 30 long options": question(
+        *(q(LONG, [f"{j} {LONG}" for j in range(30)], multi=True, desc=LONG) for _ in range(4))
+    ),
+    "more options than buttons": question(q("Pick", [str(j) for j in range(7)])),
+    "duplicate and empty labels": question(q("Pick", ["same", "same", "", "  \n "])),
+    "no header, no options": question(q("Free text only?", [], header=None)),
+    "six questions": question(*(q(f"Q{i}?", ["yes", "no"]) for i in range(6))),
+    "junk": question("not a question", q("Real?", ["yes", {"bad": 1}])),  # type: ignore[arg-type]
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_QUESTIONS)
+def test_question_prompts_are_valid_for_discord(case: str) -> None:
+    request = HOSTILE_QUESTIONS[case]
+    assert_discord_valid(views.question_prompt(request))
+    # answering them one by one: the remaining rows stay valid
+    for answered in range(views.question_count(request)):
+        answers = {str(i): LONG for i in range(answered + 1)}
+        rows = views.question_components(request, answers)
+        content = views.question_prompt(request)["content"] + views.answers_summary(
+            request, answers
+        )
+        assert_discord_valid({"content": content[:1700], "components": rows or []})
+
+
+def test_the_longest_other_modal_the_bot_builds_is_routable() -> None:
+    """A multiSelect with every option picked plus Other…: the modal custom_id remembers
+    the picks, and must stay within Discord's 100 characters and the bot's own pattern."""
+    request = HOSTILE_QUESTIONS["4 multiSelect, 30 long options"]
+    select = views.question_components(request, {})[3]["components"][0]
+    picked = [o["value"] for o in select["options"] if o["value"] != views.OTHER]
+    chosen = ".".join(v[1:] for v in picked)
+    custom = views.custom_id(RID, f"q3:other:{chosen}")
+    assert len(custom) <= 100
+    match = interactions._MODAL.fullmatch(custom)
+    assert match and match["rid"] == RID
+    assert interactions._QUESTION.fullmatch(match["action"])["picked"] == chosen
+
+
+@pytest.mark.parametrize("size", [0, 10, 1599, 1700, 5000, 200_000])
+def test_plan_prompts_are_valid_for_discord(size: int) -> None:
+    text = ("step\n" * size)[:size]
+    payload, attached = views.plan_prompt(plan(text))
+    assert_discord_valid(payload)
+    assert (attached is not None) == (len(text.strip()) > 1600)
+
+
+def test_modal_title_label_and_placeholder_fit() -> None:
+    modal = views.modal(views.custom_id(RID, "tell"), "Other answer: " + LONG, LONG, LONG)
+    assert len(modal["title"]) <= 45 and len(modal["label"]) <= 45
+    assert len(modal["placeholder"]) <= 100
+    assert modal["custom_id"] == f"db:p:{RID}:tell"
+
+
+def test_modal_texts_the_bot_uses_fit() -> None:
+    """Discord refuses a modal whose title or input label is over 45 characters: a question
+    without a (short) header falls back to its text, which can be any length."""
+    for request, action in (
+        (permission(), "tell"),
+        (plan("x"), "plan:keep"),
+        (question(q(LONG, ["a"], header=None)), "q0:other"),
+        (question(q("Which?", ["a"], header=LONG)), "q0:other:0"),
+        (question(q("Which?", ["a"], header="Database")), "q0:other"),
+    ):
+        title, label, placeholder = interactions._modal_text(request, action)
+        assert 1 <= len(title) <= 45 and 1 <= len(label) <= 45 and len(placeholder) <= 100
+
+
+# --- what each prompt shows -----------------------------------------------------------------
+
+
+def test_bash_shows_the_command_and_its_description() -> None:
+    payload = views.permission_prompt(
+        permission("Bash", {"command": "npm test -- --watch=false", "description": "Run tests"})
+    )
+    assert payload["content"] == (
+        "🔐 **Claude wants to use `Bash`**\n```sh\nnpm test -- --watch=false\n```\n> Run tests"
+    )
+
+
+def test_backticks_in_a_command_get_a_longer_fence() -> None:
+    command = "echo ```inner``` `tick`"
+    content = views.permission_prompt(permission("Bash", {"command": command}))["content"]
+    assert "````sh\necho ```inner``` `tick`\n````" in content
+    assert views.permission_prompt(permission("B`a`sh", {}))["content"].startswith(
+        "🔐 **Claude wants to use `B'a'sh`**"
+    )
+
+
+def test_a_huge_command_is_cut_with_a_count_and_closed() -> None:
+    content = views.permission_prompt(permission("Bash", {"command": "y" * 5000}))["content"]
+    assert "… (3800 more characters)\n```" in content
+    assert fences_balanced(content)
+
+
+def test_edit_shows_the_file_and_a_compact_diff() -> None:
+    old = "def f():\n    a = 1\n    b = 2\n    c = 3\n    d = 4\n    return a\n"
+    new = old.replace("b = 2", "b = 20")
+    content = views.permission_prompt(
+        permission("Edit", {"file_path": "/p/src/f.py", "old_string": old, "new_string": new})
+    )["content"]
+    assert content == (
+        "🔐 **Claude wants to use `Edit`**\n**Edit** `/p/src/f.py`\n"
+        "```diff\n     a = 1\n-    b = 2\n+    b = 20\n     c = 3\n```"
+    )
+
+
+def test_multi_edit_diffs_every_edit_and_a_no_op_says_so() -> None:
+    edits = [{"old_string": "x = 1", "new_string": "x = 2"}, {"old_string": "y", "new_string": "z"}]
+    content = views.permission_prompt(
+        permission("MultiEdit", {"file_path": "/p/a.py", "edits": edits})
+    )["content"]
+    assert "```diff\n-x = 1\n+x = 2\n-y\n+z\n```" in content
+    same = {"file_path": "/p/a.py", "old_string": "same", "new_string": "same"}
+    assert "(no textual change)" in views.permission_prompt(permission("Edit", same))["content"]
+
+
+def test_write_shows_the_path_line_count_and_start_of_content() -> None:
+    content = "\n".join(f"line {i}" for i in range(1, 401)) + "\n"
+    text = views.permission_prompt(
+        permission("Write", {"file_path": "/p/notes.txt", "content": content})
+    )["content"]
+    assert text.startswith(
+        "🔐 **Claude wants to use `Write`**\n**Write** `/p/notes.txt` (400 lines)\n```\nline 1\n"
+    )
+    assert "more characters)\n```" in text and "line 400" not in text
+    short = views.permission_prompt(permission("Write", {"file_path": "/p/a", "content": "hi"}))
+    assert "**Write** `/p/a` (1 lines)\n```\nhi\n```" in short["content"]
+
+
+def test_other_tools_show_their_input_as_json() -> None:
+    tool_input = {"url": "https://example.com", "prompt": "Summarise ü"}
+    content = views.permission_prompt(permission("WebFetch", tool_input))["content"]
+    assert content == (
+        "🔐 **Claude wants to use `WebFetch`**\n```json\n"
+        + json.dumps(tool_input, indent=1, ensure_ascii=False)
+        + "\n```"
+    )
+
+
+def test_questions_show_header_text_options_and_descriptions() -> None:
+    request = question(
+        q(
+            "Which database should we use?",
+            ["Postgres", "SQLite"],
+            header="Database",
+            desc="Relational",
+        ),
+        q("Which extras?", ["Docs", "Tests", "CI"], header="Extras", multi=True),
+    )
+    payload = views.question_prompt(request)
+    assert payload["content"] == (
+        "❓ **Claude has questions**\n\n"
+        "**1. Database** — Which database should we use?\n"
+        "• **Postgres** — Relational\n• **SQLite** — Relational\n\n"
+        "**2. Extras** — Which extras? *(pick one or more)*\n• **Docs**\n• **Tests**\n• **CI**"
+    )
+    single, multi = payload["components"]
+    assert [b["label"] for b in single["components"]] == ["Postgres", "SQLite", "Other…"]
+    assert [b["custom_id"] for b in single["components"]] == [
+        f"db:p:{RID}:q0:o0",
+        f"db:p:{RID}:q0:o1",
+        f"db:p:{RID}:q0:other",
+    ]
+    (select,) = multi["components"]
+    assert select["custom_id"] == f"db:s:{RID}:q1"
+    assert [o["value"] for o in select["options"]] == ["o0", "o1", "o2", "other"]
+    assert select["max_values"] == 4 and select["min_values"] == 1
+    assert views.question_components(request, {"0": "Postgres"}) == [multi]
+    assert views.question_components(request, {"0": "Postgres", "1": "Docs"}) == []
+
+
+def test_many_options_single_select_is_a_select_of_one() -> None:
+    request = HOSTILE_QUESTIONS["more options than buttons"]
+    (row,) = views.question_components(request, {})
+    (select,) = row["components"]
+    assert select["max_values"] == 1 and len(select["options"]) == 8
+
+
+def test_option_labels_and_question_texts_for_the_answers() -> None:
+    request = question(q("Which database?", ["Postgres", "SQLite"], header=None))
+    assert views.option_label(request, 0, "o1") == "SQLite"
+    for index, value in ((0, "o2"), (1, "o0"), (-1, "o0"), (0, "other"), (0, "o"), (0, "x1")):
+        assert views.option_label(request, index, value) is None
+    assert views.question_count(request) == 1
+    assert views.question_text(request, 0) == "Which database?"
+    assert views.question_header(request, 0) == "Which database?"
+    assert views.answers_summary(request, {"0": "Mongo"}) == "✅ **Which database?:** Mongo"
+
+
+def test_a_short_plan_is_shown_whole() -> None:
+    payload, attached = views.plan_prompt(plan("# Plan\n\n1. Add README.md\n2. Done\n"))
+    assert attached is None
+    assert payload["content"] == (
+        "📋 **Claude's plan is ready for review**\n# Plan\n\n1. Add README.md\n2. Done"
+    )
+    labels = [b["label"] for b in payload["components"][0]["components"]]
+    assert labels == ["Approve, auto-accept edits", "Approve, review each edit", "Keep planning…"]
+    ids = [b["custom_id"] for b in payload["components"][0]["components"]]
+    assert ids == [f"db:p:{RID}:plan:auto", f"db:p:{RID}:plan:review", f"db:p:{RID}:plan:keep"]
+    assert views.plan_prompt(plan("  \n"))[0]["content"].endswith("(empty plan)")
+
+
+def test_a_long_plan_is_attached_with_an_excerpt_whose_fences_balance() -> None:
+    text = (
+        "# Plan\n\n" + "Intro line.\n" * 80 + "```python\n" + "print('x')\n" * 200 + "```\nEnd.\n"
+    )
+    payload, attached = views.plan_prompt(plan(text))
+    assert attached == text.strip().encode()
+    content = payload["content"]
+    assert fences_balanced(content)
+    assert "Intro line." in content and "End." not in content
+    note = content.index("*(full plan attached: plan.md)*")
+    assert fences_balanced(content[:note]), "the note must not be inside the code block"
+
+
+# --- always allow: labels, scopes, what is applied ------------------------------------------
+
+
+def test_suggestion_labels_say_what_they_allow_and_where() -> None:
+    rules = suggestion_rules("npm test:*")
+    assert views.suggestion_label(rules, "l") == (
+        "Always allow Bash(npm test:*) · this project (just me)"
+    )
+    assert views.suggestion_label(rules, "s") == "Always allow Bash(npm test:*) · this session"
+    assert views.suggestion_label(rules, "p") == (
+        "Always allow Bash(npm test:*) · this project (shared)"
+    )
+    assert views.suggestion_label(rules, "u") == "Always allow Bash(npm test:*) · all projects"
+    two = {**rules, "rules": [{"toolName": "Read"}, {"toolName": "Bash", "ruleContent": "ls:*"}]}
+    assert views.suggestion_label(two, "s") == "Always allow Read, Bash(ls:*) · this session"
+    assert views.suggestion_label({**rules, "behavior": "deny"}, "s").startswith("Always deny")
+    assert views.suggestion_label(SET_MODE, "u") == "Accept edits for this session"
+    assert views.suggestion_label({**SET_MODE, "mode": "plan"}, "s") == "Plan mode for this session"
+    assert views.suggestion_label(ADD_DIRS, "s") == "Allow access to /home/dev/proj · this session"
+    assert len(views.suggestion_label(suggestion_rules(LONG), "l")) == 80
+
+
+def test_scope_cycles_session_local_project_user() -> None:
+    assert [views.next_scope(s) for s in "slpu"] == ["l", "p", "u", "s"]
+    scope, seen = "s", []
+    for _ in range(5):
+        seen.append(scope)
+        scope = views.next_scope(scope)
+    assert seen == ["s", "l", "p", "u", "s"]
+
+
+def test_permission_buttons_with_suggestions_and_the_scope_control() -> None:
+    request = permission(suggestions=[suggestion_rules("npm test:*"), SET_MODE])
+    first, always = views.permission_components(request, "l")
+    assert [b["label"] for b in first["components"]] == [
+        "Allow",
+        "Deny",
+        "Tell Claude what to do instead…",
+    ]
+    assert [(b["label"], b["custom_id"]) for b in always["components"]] == [
+        ("Always allow Bash(npm test:*) · this project (just me)", f"db:p:{RID}:always:0:l"),
+        ("Accept edits for this session", f"db:p:{RID}:always:1:l"),
+        ("Scope: this project (just me) ↻", f"db:p:{RID}:scope:l"),
+    ]
+    # the message starts at "this session"
+    assert views.permission_prompt(request)["components"][1]["components"][-1]["label"] == (
+        "Scope: this session ↻"
+    )
+
+
+def test_no_suggestions_no_always_row_and_set_mode_alone_has_no_scope() -> None:
+    assert len(views.permission_prompt(permission())["components"]) == 1
+    (_, always) = views.permission_components(permission(suggestions=[SET_MODE]), "s")
+    assert [b["label"] for b in always["components"]] == ["Accept edits for this session"]
+
+
+def test_applied_suggestion_sets_the_destination_except_for_set_mode() -> None:
+    rules = suggestion_rules("npm test:*", destination="session")
+    for scope, destination in (
+        ("s", "session"),
+        ("l", "localSettings"),
+        ("p", "projectSettings"),
+        ("u", "userSettings"),
+    ):
+        assert views.applied_suggestion(rules, scope) == {**rules, "destination": destination}
+        assert views.applied_suggestion(SET_MODE, scope) == SET_MODE
+    assert rules["destination"] == "session"  # the request's own copy is left alone
+
+
+# --- after the decision ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("decision", "line"),
+    [
+        ({"outcome": "allow", "by": "42"}, "✅ **Allowed** by <@42>"),
+        ({"outcome": "allow"}, "✅ **Allowed** by someone"),
+        (
+            {"outcome": "always", "suggestion": 0, "scope": "l", "by": "42"},
+            "✅ **Always allow Bash(npm test:*) · this project (just me)** — by <@42>",
+        ),
+        (
+            {"outcome": "always", "suggestion": 1, "by": "42"},
+            "✅ **Accept edits for this session** — by <@42>",
+        ),
+        ({"outcome": "always", "suggestion": 9, "by": "42"}, "✅ **always** — by <@42>"),
+        ({"outcome": "deny", "by": "42"}, "❌ **Denied** by <@42>"),
+        (
+            {"outcome": "tell", "message": "run the\ntests first", "by": "42"},
+            "💬 **Denied** by <@42>, telling Claude: “run the tests first”",
+        ),
+        ({"outcome": "tell", "by": "42"}, "💬 **Denied** by <@42>, telling Claude: (nothing)"),
+        ({"outcome": "answers", "by": "42"}, "✅ **Answered** by <@42>"),
+        (
+            {"outcome": "approve", "mode": "acceptEdits", "by": "42"},
+            "✅ **Plan approved** by <@42> — auto-accept edits",
+        ),
+        (
+            {"outcome": "approve", "mode": "default", "by": "42"},
+            "✅ **Plan approved** by <@42> — review each edit",
+        ),
+        (
+            {"outcome": "keep_planning", "message": "add tests", "by": "42"},
+            "✏️ <@42> asked Claude to **keep planning**: “add tests”",
+        ),
+        ({"outcome": "timeout"}, "⏱ **No answer within 15 min** — denied"),
+        (
+            {"outcome": "timeout", "left_to_terminal": True},
+            "⏱ **No answer within 15 min** — left to the terminal",
+        ),
+        (
+            {"outcome": "answered_elsewhere", "event": "PostToolUse"},
+            "🖥️ **Answered in the terminal** — this prompt is closed",
+        ),
+        (
+            {"outcome": "answered_elsewhere", "event": "interrupted"},
+            "⏹ **Interrupted** in the terminal — this prompt is closed",
+        ),
+        (
+            {"outcome": "answered_elsewhere", "event": "session ended"},
+            "⏹ **The Claude Code session ended** — this prompt is closed",
+        ),
+    ],
+)
+def test_outcome_lines(decision: dict, line: str) -> None:
+    request = permission(suggestions=[suggestion_rules("npm test:*"), SET_MODE])
+    assert views.outcome_line(request, decision) == line
+
+
+def test_outcome_line_quotes_long_text_short_and_uses_the_timeout() -> None:
+    line = views.outcome_line(permission(), {"outcome": "tell", "message": "a" * 1000, "by": "1"})
+    assert line.endswith("“" + "a" * 300 + "…”")
+    assert "within 90 s" in views.outcome_line(permission(), {"outcome": "timeout"}, 90)
+
+
+def test_closed_content_appends_the_line_and_stays_within_2000() -> None:
+    assert views.closed_content("prompt", "✅ done") == "prompt\n\n✅ done"
+    closed = views.closed_content("p" * 1990, "✅ **Allowed** by <@42>")
+    assert len(closed) == 2000 and closed.endswith("…\n\n✅ **Allowed** by <@42>")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0, "0 s"),
+        (1, "1 s"),
+        (90, "90 s"),
+        (119, "119 s"),
+        (120, "2 min"),
+        (900, "15 min"),
+        (3600, "60 min"),
+        (7199, "120 min"),
+        (7200, "2 h"),
+        (86400, "24 h"),
+    ],
+)
+def test_duration(seconds: float, text: str) -> None:
+    assert views.duration(seconds) == text
