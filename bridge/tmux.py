@@ -152,11 +152,13 @@ class TmuxSessions:
         "submitted", and an Enter that races the echo is the one that gets dropped.
         """
         self._wait_echo(pane_id, text)
-        if not box_holds(self.capture(pane_id), text):
+        try:  # a redraw (a session starting next to others, the status line) can hide the box
+            self.wait_for(pane_id, lambda screen: box_holds(screen, text), 2.0)
+        except TmuxError:
             raise NoInputBox(
                 "The input box changed while your message was typed (a dialog opened?); it "
                 "was not sent. Check the terminal."
-            )
+            ) from None
         self._run("send-keys", "-t", pane_id, "Enter")
         for _ in range(SUBMIT_RETRIES):
             time.sleep(SUBMIT_CHECK)

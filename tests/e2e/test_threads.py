@@ -20,7 +20,14 @@ def wait_reply(rig, channel_id: str, contains: str, since: int, timeout: float =
             author_id=rig.ids["bot_id"], content_contains=contains, timeout=timeout,
         )  # fmt: skip
     except TimeoutError as err:
-        raise AssertionError(f"{err}\n{rig.diagnostics()}") from None
+        screens = "\n".join(
+            f"--- pane {p.window_name} ---\n{rig.tmux.capture(p.pane_id)}" for p in rig.tmux.panes()
+        )
+        seen = [last_user_text(r)[:80] for r in rig.api.requests]
+        raise AssertionError(
+            f"{err}\nrequests: {seen}\nunscripted: {rig.api.unscripted}\n{screens}\n"
+            f"{rig.diagnostics()}"
+        ) from None
     return record["message"]
 
 
@@ -80,8 +87,10 @@ def test_thread_is_its_own_session_and_replies_stay_apart(rig) -> None:
         m["content"] for m in rig.discord.messages(thread["id"]) if m["author"]["id"] == bot
     ]
     in_parent = [m["content"] for m in rig.discord.messages(parent) if m["author"]["id"] == bot]
-    assert all("parent" not in c for c in in_thread) and len(in_thread) == 2
-    assert all("thread" not in c for c in in_parent) and len(in_parent) == 2
+    assert all("parent" not in c for c in in_thread)
+    assert all("thread" not in c for c in in_parent)
+    assert sum("Model saw:" in c for c in in_thread) >= 2  # (progress messages quote it)
+    assert sum("Model saw:" in c for c in in_parent) >= 2
     # Two windows, the thread's named from project and thread (tmux-safe), its env marked.
     names = sorted(p.window_name for p in rig.tmux.panes())
     assert names == ["project-a", "project-a-fix-the-login-1"]
@@ -96,20 +105,23 @@ def test_thread_is_its_own_session_and_replies_stay_apart(rig) -> None:
 
 
 def test_three_threads_at_once_each_answer_in_their_own_thread(rig) -> None:
-    rig.api.script(*[echo() for _ in range(3)])
+    rig.api.script(*[echo() for _ in range(6)])
     rig.start_bot()
     threads = [rig.discord.create_thread(rig.ids["project-a"], f"task {n}") for n in range(3)]
     since = rig.discord.mark()
     for n, thread in enumerate(threads):
         rig.discord.post_message(thread["id"], f"work on task number {n}")
     for n, thread in enumerate(threads):
-        wait_reply(rig, thread["id"], f"Model saw: work on task number {n}", since, timeout=120)
+        wait_reply(rig, thread["id"], f"Model saw: work on task number {n}", since, timeout=80)
     assert len(rig.tmux.panes()) == 3
     bot = rig.ids["bot_id"]
     for n, thread in enumerate(threads):
-        replies = [m for m in rig.discord.messages(thread["id"]) if m["author"]["id"] == bot]
-        assert len(replies) == 1
-        assert replies[0]["content"].startswith(f"Model saw: work on task number {n}")
+        said = [
+            m["content"] for m in rig.discord.messages(thread["id"]) if m["author"]["id"] == bot
+        ]
+        assert any(f"Model saw: work on task number {n}" in c for c in said)
+        others = {f"task number {k}" for k in range(3)} - {f"task number {n}"}
+        assert not any(other in c for c in said for other in others)
     saved = json.loads((rig.bridge_home / "config.json").read_text())
     listed = {t["channelId"] for t in saved["servers"][0]["projects"][0]["threads"]}
     assert listed == {t["id"] for t in threads}  # three appends, none lost
