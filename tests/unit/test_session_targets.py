@@ -1,0 +1,84 @@
+"""Which session a channel or thread is, tmux-safe names, and a worktree removed outside the
+bridge (real tmux on a private socket, no Claude Code needed)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bridge import runtime, state
+from bridge.bot.sessions import SessionManager, SessionTarget, window_label
+from bridge.config import BridgeConfig
+
+PARENT, LISTED, NEW = "100000000000000003", "100000000000000004", "100000000000000077"
+
+
+def make_config(tmp_path, socket: str) -> BridgeConfig:
+    raw = {
+        "schemaVersion": 2,
+        "servers": [{
+            "name": "main",
+            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+            "tmux": {"session": "unit", "socketName": socket},
+            "projects": [{
+                "name": "alpha", "channelId": PARENT, "projectPath": str(tmp_path),
+                "model": "sonnet", "thread": {"isolation": "worktree"},
+                "threads": [{"name": "listed", "channelId": LISTED, "model": "opus"}],
+            }],
+        }],
+    }  # fmt: skip
+    return BridgeConfig(raw, str(tmp_path / "config.json"), env={})
+
+
+@pytest.fixture
+def manager(tmp_path):
+    socket = f"dbunit-{uuid.uuid4().hex[:8]}"
+    rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
+    cfg = make_config(tmp_path, socket)
+    yield SessionManager(cfg, cfg.servers[0], rt)
+    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+    Path(f"/tmp/tmux-{os.getuid()}/{socket}").unlink(missing_ok=True)
+
+
+def test_targets_of_channel_listed_thread_new_thread_and_unmapped(manager) -> None:
+    channel = manager.target_for(PARENT)
+    assert (channel.key, channel.thread_id, channel.isolation) == (PARENT, None, "none")
+    assert channel.window_name == "alpha"
+    listed = manager.target_for(LISTED)
+    assert (listed.thread_id, listed.model, listed.isolation) == (LISTED, "opus", "worktree")
+    new = manager.target_for(NEW, parent_id=PARENT, name="Ship it: v2.0 ; rm -rf")
+    assert new.model == "sonnet" and new.thread_name == "Ship it: v2.0 ; rm -rf"
+    assert new.window_name == "alpha-Ship-it-v2-0-rm-rf"
+    assert manager.target_for(NEW) is None  # unknown thread, no parent given
+    assert manager.target_for(NEW, parent_id="100000000000000099") is None
+
+
+def test_window_labels_never_carry_tmux_syntax() -> None:
+    for name in ("a:b.c;d", "#{pane_id}", "'\"\\\t\n", "..", "   "):
+        label = window_label(name, "1323802873070354440")
+        assert label and not any(c in label for c in ":.;'\"\\\t\n#{} ")
+
+
+def test_worktree_removed_outside_ends_the_session_and_tells_the_thread(manager, tmp_path) -> None:
+    target = SessionTarget.for_thread(manager.server.projects[0], NEW, "gone", None)
+    pane = manager.tmux.start(NEW, target.window_name, str(tmp_path), ["sleep", "60"], {})
+    worktree = {"name": "gone", "path": str(tmp_path / "missing"), "branch": "worktree-gone",
+                "base": "0" * 40, "repo": str(tmp_path)}  # fmt: skip
+    manager._record_start(target, pane, worktree["path"], worktree)
+    told: list[tuple[str, str]] = []
+
+    async def notify(channel: str, text: str) -> None:
+        told.append((channel, text))
+
+    manager.notify = notify
+    assert asyncio.run(manager.check_worktrees()) == [NEW]
+    assert manager.tmux.find(NEW) is None
+    record = state.load(manager.runtime, NEW)
+    assert record["worktree"] is None and record["wanted"] == "stopped"
+    assert [c for c, _ in told] == [NEW] and "removed outside the bridge" in told[0][1]
+    assert asyncio.run(manager.check_worktrees()) == []  # told once
