@@ -20,7 +20,7 @@ import time
 from bridge import prompts, runtime
 from bridge.hookkit import HookContext
 
-POST_BUDGET = 8.0  # seconds to get the prompt onto Discord before leaving it to the terminal
+POST_BUDGET = 3.0  # seconds to get the prompt onto Discord before leaving it to the terminal
 EDIT_BUDGET = 5.0
 POLL_MS = 1000  # wake-up interval to check the deadline and that Claude Code is still there
 INTERRUPTED = b"[Request interrupted by user"  # transcript line of an Esc / terminal "No"

@@ -134,6 +134,9 @@ def mark_stale(rt: runtime.Runtime, event: dict) -> list[str]:
     closed = []
     for request_id in _request_ids(rt):
         request = read_request(rt, request_id)
+        if request and not _alive(int(request.get("pid", 0))):
+            close(rt, request_id)  # its hook was killed outright: nobody waits for it
+            continue
         if not request or request.get("session_id") != session or not _is_later(event, request):
             continue
         if decide(

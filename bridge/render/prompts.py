@@ -91,7 +91,10 @@ def suggestion_label(suggestion: dict, scope: str) -> str:
     kind = suggestion.get("type")
     if kind == "addRules":
         rules = ", ".join(_rule_text(r) for r in suggestion.get("rules") or [])
-        verb = "Always allow" if suggestion.get("behavior", "allow") == "allow" else "Always deny"
+        behavior = suggestion.get("behavior", "allow")
+        verb = {"allow": "Always allow", "ask": "Always ask for", "deny": "Always deny"}.get(
+            behavior, f"Always {behavior}"
+        )
         text = f"{verb} {rules}"
     elif kind == "addDirectories":
         text = "Allow access to " + ", ".join(suggestion.get("directories") or [])

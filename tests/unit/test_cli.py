@@ -266,8 +266,11 @@ def test_stop_hook_posts_the_reply(setup: Setup) -> None:
     )
     assert done.returncode == 0 and done.stdout == b"", setup.hook_log()
     (msg,) = setup.emu.client.messages(channel)
-    assert msg["content"] == "All **done** @everyone"
+    owner = setup.emu.ids["alice"]
+    assert msg["content"] == f"All **done** @everyone\n\n-# 🔔 <@{owner}>"  # Claude waits for you
     assert msg["mention_everyone"] is False
+    (record,) = setup.emu.client.records(kind="message_create")
+    assert record["allowed_mentions"] == {"parse": [], "users": [owner]}  # only the owner
     assert setup.hook_log() == ""
 
 
@@ -275,9 +278,8 @@ def test_stop_hook_found_by_cwd_without_a_marker(setup: Setup) -> None:
     setup.write_config(setup.config())
     done = setup.hook(STOP_HOOK, stop_event(setup, "via cwd"))
     assert done.returncode == 0
-    assert [m["content"] for m in setup.emu.client.messages(setup.emu.ids["project-a"])] == [
-        "via cwd"
-    ]
+    messages = setup.emu.client.messages(setup.emu.ids["project-a"])
+    assert [m["content"].split("\n")[0] for m in messages] == ["via cwd"]
 
 
 def test_session_start_hook_records_the_session(setup: Setup) -> None:

@@ -25,7 +25,11 @@ def test_install_merges_and_is_idempotent(tmp_path, capsys) -> None:
     first = path.read_text()
     settings = json.loads(first)
     assert settings["model"] == "opus" and settings["permissions"] == {"defaultMode": "default"}
-    assert settings["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
+    user_pre, *bridge_pre = settings["hooks"]["PreToolUse"]
+    assert user_pre == USER_SETTINGS["hooks"]["PreToolUse"][0]  # the user's entry, unchanged
+    assert [hook_settings.is_ours(h) for g in bridge_pre for h in g["hooks"]] == [True]
+    permission = settings["hooks"]["PermissionRequest"][0]["hooks"][0]
+    assert permission["timeout"] > 900  # above the default prompt timeout of 15 min
     stop_commands = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
     assert stop_commands[0] == "notify-send done"
     ours = [h for g in settings["hooks"]["Stop"] for h in g["hooks"] if hook_settings.is_ours(h)]

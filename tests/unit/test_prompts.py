@@ -363,3 +363,11 @@ def test_mark_stale_reads_decisions_back_as_json(rt) -> None:
             "outcome": prompts.ANSWERED_ELSEWHERE,
             "event": "UserPromptSubmit",
         }
+
+
+def test_mark_stale_removes_requests_whose_hook_was_killed(rt) -> None:
+    orphan = request(rt, pid=dead_pid(), session_id="another-session")
+    live = request(rt, session_id="another-session")
+    prompts.mark_stale(rt, {"session_id": SESSION, "hook_event_name": "Stop"})
+    assert prompts.read_request(rt, orphan["id"]) is None  # nobody waits for it: gone
+    assert prompts.read_request(rt, live["id"]) == live  # another session's live prompt stays
