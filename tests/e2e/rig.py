@@ -26,6 +26,13 @@ REPO = Path(__file__).resolve().parents[2]
 TMUX_SESSION = "bridge-e2e"
 
 
+STATUS_MARKS = ("⏳", "⏸", "✅ Done", "⏹ Interrupted")  # a turn's live status message
+
+
+def is_status(message: dict) -> bool:
+    return message["content"].startswith(STATUS_MARKS)
+
+
 class BridgeRig:
     def __init__(self, tmp: Path, emu: Emulator, api: FakeAnthropic) -> None:
         self.tmp = tmp
@@ -72,6 +79,8 @@ class BridgeRig:
         ]
         return {
             "schemaVersion": 2,
+            # Replies end with "-# 🔔 <@owner>" when this is on; test_notifications turns it on.
+            "notifications": {"mentionOwner": False},
             "servers": [
                 {
                     "name": "e2e",
@@ -138,22 +147,33 @@ class BridgeRig:
         return self.discord.post_message(self.ids[project], content, **kwargs)
 
     def wait_bot_message(
-        self, project: str = "project-a", timeout: float = 30.0, since: int | None = None, **f
+        self,
+        project: str = "project-a",
+        timeout: float = 30.0,
+        since: int | None = None,
+        status: bool = False,
+        **f,
     ) -> dict:
         """The bot's first message in ``project``'s channel after ``since`` (default: since
-        the last :meth:`post`, so a reply that beat us to the wait is still found)."""
-        try:
-            record = self.discord.wait(
-                since=self.last_post_mark if since is None else since,
-                kind="message_create",
-                channel_id=self.ids[project],
-                author_id=self.ids["bot_id"],
-                timeout=timeout,
-                **f,
-            )
-        except TimeoutError as err:
-            raise AssertionError(f"{err}\n{self.diagnostics(project)}") from None
-        return record["message"]
+        the last :meth:`post`, so a reply that beat us to the wait is still found). Live
+        status messages are skipped unless ``status`` is set."""
+        since = self.last_post_mark if since is None else since
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                record = self.discord.wait(
+                    since=since,
+                    kind="message_create",
+                    channel_id=self.ids.get(project, project),
+                    author_id=self.ids["bot_id"],
+                    timeout=max(0.1, deadline - time.monotonic()),
+                    **f,
+                )
+            except TimeoutError as err:
+                raise AssertionError(f"{err}\n{self.diagnostics(project)}") from None
+            if status or not is_status(record["message"]):
+                return record["message"]
+            since = record["seq"]
 
     def diagnostics(self, project: str = "project-a") -> str:
         hook_log = self.runtime_dir / "logs" / "hooks.log"
@@ -164,10 +184,11 @@ class BridgeRig:
             f"--- bot log ---\n{self.bot_output()[-3000:]}"
         )
 
-    def bot_messages(self, project: str = "project-a") -> list[dict]:
+    def bot_messages(self, project: str = "project-a", status: bool = False) -> list[dict]:
+        """The bot's messages in ``project``'s channel (live status messages only if asked)."""
         bot = self.ids["bot_id"]
-        msgs = self.discord.messages(self.ids[project])
-        return [m for m in msgs if m["author"]["id"] == bot]
+        msgs = self.discord.messages(self.ids.get(project, project))
+        return [m for m in msgs if m["author"]["id"] == bot and (status or not is_status(m))]
 
     def wait_reaction(self, message: dict, emoji: str = "✅", timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from tests.e2e.rig import REPO
+from tests.e2e.rig import REPO, is_status
 from tests.fake_anthropic import echo, text, tool_use
 
 
@@ -19,7 +19,7 @@ def bot_records(rig, since: int, channel: str) -> list[dict]:
         for r in rig.discord.records(since=since, kind="message_create")
         if r["message"]["channel_id"] == channel
         and r["message"]["author"]["id"] == rig.ids["bot_id"]
-        and not r["message"]["content"].startswith(("⏳", "⏸", "✅ Done"))
+        and not is_status(r["message"])
     ]
 
 
@@ -42,7 +42,14 @@ def session_of(rig) -> dict:
     return json.loads(path.read_text())
 
 
+def pings_on(rig) -> None:
+    raw = rig.config()
+    raw["notifications"] = {"mentionOwner": True}
+    rig.write_config(raw)
+
+
 def test_idle_after_a_reply_pings_the_owner_once_per_wait(rig) -> None:
+    pings_on(rig)
     rig.api.script(text("first answer"), text("second answer"))
     rig.start_bot()
     channel = rig.ids["project-a"]
@@ -71,6 +78,7 @@ def test_idle_after_a_reply_pings_the_owner_once_per_wait(rig) -> None:
 
 
 def test_open_permission_prompt_gets_no_duplicate_notice(rig) -> None:
+    pings_on(rig)
     rig.api.script(
         tool_use("Bash", {"command": "touch noticed.txt", "description": "Create"}), echo()
     )

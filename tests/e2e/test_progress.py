@@ -9,14 +9,14 @@ from __future__ import annotations
 import itertools
 import time
 
+from tests.e2e.rig import is_status
 from tests.fake_anthropic import text, tool_use
 
 EDITS = "PATCH /channels/{channel_id}/messages/{message_id}"
 
 
 def status_messages(rig, project: str = "project-a") -> list[dict]:
-    marks = ("⏳", "⏸", "✅ Done", "⏹ Interrupted")
-    return [m for m in rig.bot_messages(project) if m["content"].startswith(marks)]
+    return [m for m in rig.bot_messages(project, status=True) if is_status(m)]
 
 
 def records_of(rig, kind: str, message_id: str) -> list[dict]:
@@ -58,7 +58,7 @@ def test_three_tool_calls_edit_one_status_message_closed_after_the_reply(rig) ->
     reply_created = records_of(rig, "message_create", reply["id"])[0]
     assert created["seq"] < reply_created["seq"] < updates[-1]["seq"]  # status, reply, closed
     assert updates[-1]["message"]["components"] == []
-    assert len(rig.bot_messages()) == 2
+    assert len(rig.bot_messages(status=True)) == 2
 
 
 def test_fast_stream_edits_at_most_every_1_5_s_without_429(rig) -> None:

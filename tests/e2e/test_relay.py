@@ -82,10 +82,8 @@ def test_message_is_not_typed_into_an_open_permission_dialog(rig) -> None:
     rig.wait_reaction(rig.post("make the file"))
     rig.tmux.wait_for(rig.pane().pane_id, lambda s: "Do you want to proceed?" in s, 30)
 
-    since = rig.discord.mark()
     sent = rig.post("yes do it")
-    warning = rig.discord.wait(since=since, kind="message_create", author_id=rig.ids["bot_id"],
-                               timeout=30)["message"]  # fmt: skip
+    warning = rig.wait_bot_message(content_contains="dialog")  # not the prompt, not a status
     assert "showing a dialog" in warning["content"] and "not typed" in warning["content"]
     assert "✅" not in rig.discord.reactions(sent["channel_id"], sent["id"])
     screen = rig.screen()
