@@ -44,7 +44,8 @@ def on_stop(context: HookContext) -> None:
     if mention:  # only the footer's mention may ping (the model's text never does)
         from bridge.notify import allowed
 
-        posts[-1].payload["allowed_mentions"] = allowed(mention)
+        footer_post = next(p for p in reversed(posts) if mention in p.payload.get("content", ""))
+        footer_post.payload["allowed_mentions"] = allowed(mention)
     deliver(context, posts)
 
 

@@ -79,8 +79,10 @@ class BridgeRig:
         ]
         return {
             "schemaVersion": 2,
-            # Replies end with "-# 🔔 <@owner>" when this is on; test_notifications turns it on.
+            # Replies end with a footer and "🔔 <@owner>" when these are on; tests that check a
+            # reply's exact text keep them off (test_output / test_notifications turn them on).
             "notifications": {"mentionOwner": False},
+            "replies": {"footer": False},
             "servers": [
                 {
                     "name": "e2e",

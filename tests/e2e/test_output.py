@@ -56,6 +56,9 @@ def test_footer_shows_what_the_cli_reported_and_the_users_status_line_still_show
     rig.install_hooks()
     assert "discord-bridge" in json.loads(settings_path.read_text())["statusLine"]["command"]
 
+    raw = rig.config()
+    raw["replies"] = {"footer": True}
+    rig.write_config(raw)
     rig.api.script(text("first answer"), text("second answer"))
     rig.start_bot()
     rig.post("first question")
