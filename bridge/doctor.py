@@ -122,8 +122,18 @@ def check_hooks(report: Report) -> None:
     if missing:
         what = f"hooks missing in {path}: {', '.join(missing)}"
         report.fail(what, "discord-bridge hooks install")
+    elif _prompt_timeout_too_short(path):
+        what = "the PermissionRequest hook's timeout is not above prompts.timeoutSeconds"
+        report.fail(what, "discord-bridge hooks install (again, after changing the timeout)")
     else:
         report.ok(f"hooks installed in {path}")
+
+
+def _prompt_timeout_too_short(path: str) -> bool:
+    """Claude Code would kill the waiting hook before its own timeout outcome."""
+    entry = hook_settings.installed_entries(path).get("PermissionRequest") or {}
+    timeout = entry.get("timeout")
+    return not isinstance(timeout, int | float) or timeout < hook_settings.prompt_hook_timeout()
 
 
 def check_runtime(report: Report) -> None:

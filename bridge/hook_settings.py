@@ -85,13 +85,18 @@ def uninstall(settings_path: str | None = None) -> bool:
 
 def installed_events(settings_path: str | None = None) -> dict[str, str]:
     """Event -> command of the bridge's entries currently in the file."""
+    return {event: entry["command"] for event, entry in installed_entries(settings_path).items()}
+
+
+def installed_entries(settings_path: str | None = None) -> dict[str, dict]:
+    """Event -> the bridge's hook entry (command, timeout) currently in the file."""
     settings = _read(settings_path or default_settings_path())
     found = {}
     for event, groups in (settings.get("hooks") or {}).items():
         for group in groups if isinstance(groups, list) else []:
             for entry in group.get("hooks", []) if isinstance(group, dict) else []:
                 if is_ours(entry):
-                    found[event] = entry["command"]
+                    found[event] = entry
     return found
 
 

@@ -361,3 +361,17 @@ def test_doctor_flags_missing_hooks_and_a_bad_config(setup: Setup) -> None:
     assert "hooks missing in" in failed and "Stop" in failed
     assert "fix: discord-bridge hooks install" in done.stdout
     assert setup.emu.client.counters() == {}  # no Discord check without a usable config
+
+
+def test_doctor_flags_a_prompt_timeout_longer_than_the_hook_timeout(setup: Setup) -> None:
+    setup.write_config(setup.config())
+    setup.install_hooks()  # PermissionRequest timeout: 900 s + 60 s
+    raw = setup.config()
+    raw["prompts"] = {"timeoutSeconds": 3600}
+    setup.write_config(raw)
+    done = setup.cli("doctor")
+    assert done.returncode == 1
+    (failed,) = lines(done.stdout, "✗")
+    assert "PermissionRequest hook's timeout is not above prompts.timeoutSeconds" in failed
+    setup.install_hooks()  # the fix the doctor names
+    assert setup.cli("doctor").returncode == 0
