@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 TEXT_SHOWN = 400  # characters of the streaming text kept in the status message
 SUMMARY = 80
+MAX_BYTES = 4 << 20  # a progress file nobody drains (bot stopped) never grows past this
 
 
 def record(context: HookContext, kind: str, **fields: object) -> None:
@@ -38,6 +39,8 @@ def record(context: HookContext, kind: str, **fields: object) -> None:
     except FileNotFoundError:  # the bot never ran (no runtime dir yet): nobody would read it
         return
     try:
+        if os.fstat(fd).st_size > MAX_BYTES:  # the bot has not read it for long: start afresh
+            os.ftruncate(fd, 0)
         os.write(fd, (fastjson.dumps(event) + "\n").encode())  # one write: appends stay whole
     finally:
         os.close(fd)
