@@ -1,0 +1,76 @@
+"""The status message's text, folded from the events hooks append."""
+
+from __future__ import annotations
+
+import os
+
+from bridge import progress
+from bridge.progress import TurnProgress
+
+
+def test_a_turn_shows_streamed_text_the_running_tool_and_ends_closed() -> None:
+    turn = TurnProgress(100.0)
+    turn.apply({"kind": "text", "t": 101, "message_id": "m1", "delta": "I'll run "})
+    turn.apply({"kind": "text", "t": 101, "message_id": "m1", "delta": "the tests."})
+    turn.apply({"kind": "tool", "t": 102, "name": "Bash", "summary": "npm test"})
+    shown = turn.render(110.0)
+    assert shown.splitlines() == [
+        "⏳ **Working** · 10 s · 1 tool",
+        "> I'll run the tests.",
+        "🔧 Bash: `npm test` · 8 s",
+    ]
+    turn.apply({"kind": "tool_done", "t": 111})
+    assert turn.render(112.0).endswith("🔧 Bash: `npm test` ✓")
+    turn.apply({"kind": "text", "t": 112, "message_id": "m2", "delta": "All green."})
+    assert "> All green." in turn.render(112.0) and "I'll run" not in turn.render(112.0)
+    turn.apply({"kind": "done", "t": 142})
+    assert turn.render(200.0) == "✅ Done in 42 s · 1 tool"
+
+
+def test_interrupted_and_waiting_states() -> None:
+    turn = TurnProgress(0.0)
+    turn.waiting = True
+    assert turn.render(5.0).startswith("⏸ **Waiting for your answer** · 5 s")
+    turn.finish("interrupted", 95.0, "123456789012345678")
+    assert turn.render(99.0) == "⏹ Interrupted by <@123456789012345678> after 1 min 35 s · 0 tools"
+    turn.apply({"kind": "done", "t": 120})  # a late Stop does not change the outcome
+    assert turn.render(130.0).startswith("⏹ Interrupted")
+
+
+def test_transcript_text_is_shown_with_its_mark_once() -> None:
+    turn = TurnProgress(0.0)
+    assert turn.show_transcript_text("Looking at the files.")
+    assert not turn.show_transcript_text("Looking at the files.")  # de-duplicated
+    assert "> 🔄 Looking at the files." in turn.render(1.0)
+    turn.apply({"kind": "text", "t": 1, "message_id": "m", "delta": "streamed"})
+    assert not turn.show_transcript_text("older text")  # MessageDisplay wins
+
+
+def test_long_text_keeps_its_end_and_backticks_cannot_break_the_tool_line() -> None:
+    turn = TurnProgress(0.0)
+    turn.apply({"kind": "text", "t": 0, "message_id": "m", "delta": "x" * 5000 + "END"})
+    turn.apply({"kind": "tool", "t": 0, "name": "Bash", "summary": "echo `id`"})
+    shown = turn.render(1.0)
+    assert len(shown) < 600 and "END" in shown and "echo 'id'" in shown
+
+
+def test_tool_summary_is_one_short_line() -> None:
+    assert progress.tool_summary("Bash", {"command": "npm  test\n--watch"}) == "npm test --watch"
+    assert progress.tool_summary("Read", {"file_path": "/a/b.py"}) == "/a/b.py"
+    assert len(progress.tool_summary("Bash", {"command": "y" * 500})) == progress.SUMMARY
+    assert progress.tool_summary("Task", "not a dict") == ""
+
+
+def test_read_events_takes_whole_lines_only_and_survives_rotation(tmp_path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(b'{"kind":"turn","t":1}\nnot json\n{"kind":"tool","t":2}\n{"kind":"te')
+    os.chmod(path, 0o600)
+    events, offset = progress.read_events(str(path), 0)
+    assert [e["kind"] for e in events] == ["turn", "tool"]
+    with open(path, "ab") as handle:
+        handle.write(b'xt","t":3}\n')
+    events, offset = progress.read_events(str(path), offset)
+    assert [e["kind"] for e in events] == ["text"]
+    path.write_bytes(b'{"kind":"done","t":4}\n')  # rotated: shorter than the offset
+    events, _ = progress.read_events(str(path), offset)
+    assert [e["kind"] for e in events] == ["done"]
