@@ -351,9 +351,9 @@ def test_two_sessions_waiting_at_once_get_their_own_answers(rig) -> None:
     reply_b = rig.wait_bot_message("project-b", content_contains="Model saw:")
     assert "is_error" in reply_b["content"] and "Denied from Discord" in reply_b["content"]
     rig.api.script(echo())
+    before_allow = rig.discord.mark()
     rig.discord.click(prompt_a["id"], custom_id(prompt_a, "Allow"))
-    rig.last_post_mark = rig.discord.mark() - 1
-    reply_a = rig.wait_bot_message("project-a", content_contains="Model saw:", since=0)
+    reply_a = rig.wait_bot_message("project-a", content_contains="Model saw:", since=before_allow)
     assert "[tool_result]" in reply_a["content"] and "is_error" not in reply_a["content"]
-    assert (rig.projects["project-a"] / "a.txt").exists()
+    assert (rig.projects["project-a"] / "a.txt").exists(), (reply_a, rig.diagnostics())
     assert not (rig.projects["project-b"] / "b.txt").exists()
