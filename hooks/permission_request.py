@@ -6,12 +6,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # see stop.py
 
-try:
-    from bridge.asking import on_permission_request
-    from bridge.hookkit import run
-except Exception as err:  # a broken install must never break Claude Code: no decision
-    sys.stderr.write(f"discord-bridge hook cannot start: {err!r}\n")
-    sys.exit(0)
+from hooks.entry import run_hook
 
 if __name__ == "__main__":
-    run(on_permission_request)
+    run_hook("bridge.asking", "on_permission_request")

@@ -9,12 +9,7 @@ import sys
 # install); bridge.rest loads site itself when a request is really about to be made.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-try:
-    from bridge.hookkit import run
-    from bridge.session_events import on_turn_end
-except Exception as err:  # a broken install must never break Claude Code: no decision
-    sys.stderr.write(f"discord-bridge hook cannot start: {err!r}\n")
-    sys.exit(0)
+from hooks.entry import run_hook
 
 if __name__ == "__main__":
-    run(on_turn_end)
+    run_hook("bridge.session_events", "on_turn_end")
