@@ -1,0 +1,107 @@
+"""Decision latency on the end-to-end rig (emulator, the real bot, the installed hook).
+
+The installed PermissionRequest hook command is run as Claude Code runs it (``sh -c``, a
+Bash permission event on stdin, the pane's channel marker in the env, cwd the project):
+
+(1) hook spawn → the prompt message at Discord (the emulator's ``message_create`` record);
+(2) click on **Allow** → the bot's interaction answer (what Discord's 3 s limit is about);
+(3) click on **Allow** → the hook has printed Claude Code's decision and exited (the bot
+    writes the decision file, the hook wakes through watchfiles).
+
+No Claude Code is involved: this isolates the bridge's part of a decision.
+
+    .venv/bin/python bench/decision_latency.py [--runs 20]   (≈ 30 s on 2 cores)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from bench.relay_latency import header, percentile, remove_socket, remove_tree
+from tests.e2e.rig import BridgeRig
+from tests.emulator import Emulator
+from tests.fake_anthropic import FakeAnthropic
+
+PROJECT = "project-a"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    with contextlib.ExitStack() as stack:
+        tmp = Path(tempfile.mkdtemp(prefix="decision-bench-"))
+        stack.callback(remove_tree, tmp)
+        emu = stack.enter_context(Emulator())
+        api = stack.enter_context(FakeAnthropic())
+        rig = BridgeRig(tmp, emu, api)
+        stack.callback(remove_socket, rig.socket)
+        stack.callback(rig.close)
+        print(header(rig))
+        rig.start_bot()
+        rows = bench_decisions(rig, args.runs)
+        print(f"{'path':<40} {'n':>3} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+        for name, values in rows:
+            p50, p95 = percentile(values, 50), percentile(values, 95)
+            print(f"{name:<40} {len(values):>3} {p50:8.0f} {p95:8.0f} {max(values):8.0f}")
+
+
+def bench_decisions(rig: BridgeRig, runs: int) -> list[tuple[str, list[float]]]:
+    settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
+    groups = settings["hooks"]["PermissionRequest"]
+    (command,) = [h["command"] for g in groups for h in g["hooks"]]
+    channel = rig.ids[PROJECT]
+    env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": channel}
+    cwd = rig.projects[PROJECT]
+    posted, acked, decided = [], [], []
+    for i in range(runs + 2):  # 2 warm-ups
+        event = {
+            "session_id": "decision-bench", "transcript_path": "/nonexistent.jsonl",
+            "cwd": str(cwd), "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+            "tool_input": {"command": f"touch bench-{i}.txt", "description": "Create"},
+            "permission_suggestions": [],
+        }  # fmt: skip
+        since = rig.discord.mark()
+        start = time.monotonic()
+        hook = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, env=env, cwd=cwd)  # fmt: skip
+        hook.stdin.write(json.dumps(event).encode())
+        hook.stdin.close()
+        record = rig.discord.wait(since=since, kind="message_create", channel_id=channel,
+                                  content_contains=f"bench-{i}.txt", timeout=20)  # fmt: skip
+        message = record["message"]
+        allow = next(c["custom_id"] for row in message["components"] for c in row["components"]
+                     if c["label"] == "Allow")  # fmt: skip
+        clicked = time.monotonic()
+        answer = rig.discord.click(message["id"], allow)
+        answered = time.monotonic()
+        output = hook.stdout.read()
+        hook.wait(20)
+        done = time.monotonic()
+        if answer["response_type"] != 7 or b'"behavior":"allow"' not in output.replace(b" ", b""):
+            raise SystemExit(f"the decision went wrong: {answer} {output!r}")
+        if i >= 2:
+            posted.append((record["t"] - start) * 1000)
+            acked.append((answered - clicked) * 1000)
+            decided.append((done - clicked) * 1000)
+    return [
+        ("PermissionRequest hook → prompt at Discord", posted),
+        ("click → interaction answered", acked),
+        ("click → decision printed, hook exited", decided),
+    ]
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
