@@ -52,19 +52,31 @@ class InterruptButton(discord.ui.DynamicItem[discord.ui.Button], template=INTERR
         await interaction.client.progress.interrupt(interaction, self.key)  # type: ignore[attr-defined]
 
 
+class _Status:
+    """One turn and its status message. A turn keeps its own message and writer, so a turn
+    that ends just as the next one starts still gets its message closed."""
+
+    def __init__(self, turn: TurnProgress) -> None:
+        self.turn = turn
+        self.message: discord.PartialMessage | discord.Message | None = None
+        self.last_shown = ""
+        self.dirty = asyncio.Event()
+        self.writer: asyncio.Task | None = None
+
+
 class _Channel:
     """The status of one channel or thread: its current turn and its message."""
 
     def __init__(self, key: str, offset: int) -> None:
         self.key = key
         self.offset = offset
-        self.turn: TurnProgress | None = None
-        self.message: discord.PartialMessage | discord.Message | None = None
+        self.status: _Status | None = None
         self.last_edit = 0.0
-        self.last_shown = ""
-        self.transcript_offset = 0
-        self.dirty = asyncio.Event()
-        self.writer: asyncio.Task | None = None
+        self.transcript_offset: int | None = None  # where the turn's interrupts are looked for
+
+    @property
+    def turn(self) -> TurnProgress | None:
+        return self.status.turn if self.status else None
 
 
 class ProgressReporter:
@@ -118,10 +130,11 @@ class ProgressReporter:
         if turn is None or turn.outcome:
             if event.get("kind") not in ("turn", "tool", "text"):
                 return
-            turn = channel.turn = TurnProgress(float(event["t"]))
-            channel.message, channel.last_shown = None, ""
-            channel.transcript_offset = _size(event.get("transcript"))
+            turn = TurnProgress(float(event["t"]))
+            channel.status, channel.transcript_offset = _Status(turn), None
         turn.apply(event)
+        if channel.transcript_offset is None and turn.transcript:
+            channel.transcript_offset = _size(turn.transcript)  # only what comes from now on
         if event.get("kind") == "tool" and not turn.from_display:
             turn.show_transcript_text(_last_assistant_text(turn.transcript))
         self._changed(channel)
@@ -153,7 +166,7 @@ class ProgressReporter:
 
     def _interrupted_in_transcript(self, channel: _Channel) -> bool:
         path = channel.turn.transcript if channel.turn else None
-        if not path:
+        if not path or channel.transcript_offset is None:
             return False
         try:
             with open(path, "rb") as handle:
@@ -166,43 +179,45 @@ class ProgressReporter:
     # --- showing ----------------------------------------------------------------------------
 
     def _changed(self, channel: _Channel) -> None:
-        channel.dirty.set()
-        if channel.writer is None or channel.writer.done():
-            channel.writer = asyncio.create_task(self._write(channel))
+        status = channel.status
+        if status is None:
+            return
+        status.dirty.set()
+        if status.writer is None or status.writer.done():
+            status.writer = asyncio.create_task(self._write(channel, status))
 
-    async def _write(self, channel: _Channel) -> None:
+    async def _write(self, channel: _Channel, status: _Status) -> None:
         """Coalesce changes: one edit per MIN_EDIT_INTERVAL, the latest state wins."""
-        while channel.dirty.is_set():
-            turn = channel.turn
-            if turn is None:
-                return
+        turn = status.turn
+        while status.dirty.is_set():
             wait = max(
                 channel.last_edit + MIN_EDIT_INTERVAL - time.monotonic(),
-                0 if channel.message or turn.outcome else turn.started + STATUS_AFTER - time.time(),
+                0 if status.message or turn.outcome else turn.started + STATUS_AFTER - time.time(),
             )
             if wait > 0:
                 await asyncio.sleep(wait)
-            channel.dirty.clear()
+            status.dirty.clear()
             try:
-                await self._show(channel, turn)
+                await self._show(channel, status)
             except discord.HTTPException as err:
                 log.warning("status message in %s: %s", channel.key, err)
-            if turn.outcome:
+            if turn.outcome and channel.status is status:
                 self._rotate(channel)
 
-    async def _show(self, channel: _Channel, turn: TurnProgress) -> None:
+    async def _show(self, channel: _Channel, status: _Status) -> None:
+        turn = status.turn
         content = turn.render(time.time())
-        if content == channel.last_shown:
+        if content == status.last_shown:
             return
         view = None if turn.outcome else _interrupt_view(channel.key)
-        if channel.message is None:
+        if status.message is None:
             if turn.outcome:
                 return  # ended before a status was worth showing: the reply says it all
             target = self.bot.get_partial_messageable(int(channel.key))
-            channel.message = await target.send(content, view=view)
+            status.message = await target.send(content, view=view)
         else:
-            await channel.message.edit(content=content, view=view)
-        channel.last_edit, channel.last_shown = time.monotonic(), content
+            await status.message.edit(content=content, view=view)
+        channel.last_edit, status.last_shown = time.monotonic(), content
 
     def _rotate(self, channel: _Channel) -> None:
         """Start the channel's event file afresh between turns once it has grown."""
@@ -233,18 +248,25 @@ class ProgressReporter:
             )
             return
         channel = self.channels.get(key)
-        turn = channel.turn if channel else None
-        sessions = interaction.client.sessions  # type: ignore[attr-defined]
-        pane = await sessions.live_pane(key)
-        if channel is None or turn is None or turn.outcome or pane is None:
+        status = channel.status if channel else None
+        if channel is None or status is None or status.turn.outcome:
             await interaction.response.send_message("Claude is not working on a turn here.",
                                                     ephemeral=True)  # fmt: skip
             return
+        # Acknowledge first (Discord allows 3 s); finding the pane waits for a worker thread.
+        turn = status.turn
         turn.finish("interrupted", time.time(), str(interaction.user.id))
         content = turn.render(time.time())
-        channel.last_shown, channel.last_edit = content, time.monotonic()
         await interaction.response.edit_message(content=content, view=None)
-        await sessions.interrupt(pane)
+        clicked = getattr(interaction.message, "id", None)
+        if status.message is not None and clicked == status.message.id:
+            status.last_shown, channel.last_edit = content, time.monotonic()
+        else:
+            self._changed(channel)  # the button was on an older message: close this one too
+        sessions = interaction.client.sessions  # type: ignore[attr-defined]
+        pane = await sessions.live_pane(key)
+        if pane is not None:
+            await sessions.interrupt(pane)
         log.info("interrupted %s for %s", key, interaction.user.id)
 
 
