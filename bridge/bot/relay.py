@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 
 DELIVERED = "✅"
 SPECIAL_PREFIXES = ("!", "#", "&")
+# What a person types. System messages (type 18 "<owner> started a thread: <name>" in the
+# parent channel, pins, joins…) are authored by the user but written by Discord: never prompts.
+TYPED_MESSAGES = (discord.MessageType.default, discord.MessageType.reply)
 
 
 class Relay:
@@ -48,6 +51,8 @@ class Relay:
 
     async def on_message(self, message: discord.Message, bot_user_id: int | None) -> None:
         if message.author.bot or message.author.id == bot_user_id:
+            return
+        if message.type not in TYPED_MESSAGES:
             return
         target = target_of(self.sessions, message.channel)
         if target is None:

@@ -1,0 +1,61 @@
+"""Which Discord messages the relay types into a pane (no tmux: the sessions are faked)."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+import discord
+
+from bridge.bot.relay import Relay
+
+OWNER, CHANNEL = 100000000000000002, 100000000000000003
+
+
+class FakeSessions:
+    def __init__(self) -> None:
+        self.typed: list[str] = []
+
+    def target_for(self, channel_id, parent_id=None, name=""):
+        return SimpleNamespace(key=str(channel_id), thread_id=None, label="alpha")
+
+    async def register_thread(self, target) -> None:
+        pass
+
+    def lock(self, key):
+        return asyncio.Lock()
+
+    async def ensure_running(self, target) -> str:
+        return "%1"
+
+    async def type_prompt(self, pane_id: str, text: str) -> None:
+        self.typed.append(text)
+
+    def touch(self, key: str) -> None:
+        pass
+
+
+def message(content: str, kind: discord.MessageType) -> SimpleNamespace:
+    async def add_reaction(emoji: str) -> None:
+        pass
+
+    return SimpleNamespace(
+        id=1, type=kind, content=content, attachments=[],
+        author=SimpleNamespace(id=OWNER, bot=False),
+        channel=SimpleNamespace(id=CHANNEL), add_reaction=add_reaction,
+    )  # fmt: skip
+
+
+def test_system_messages_such_as_thread_created_are_never_typed() -> None:
+    sessions = FakeSessions()
+    server = SimpleNamespace(may_act=lambda user: str(user) == str(OWNER))
+    relay = Relay(SimpleNamespace(), server, sessions, SimpleNamespace(), None)
+    # Discord posts "<owner> started a thread: <name>" in the parent channel, authored by the
+    # owner, with the thread's name as its content: not a prompt for the parent's session.
+    created = message("delete the tests", discord.MessageType.thread_created)
+    asyncio.run(relay.on_message(created, 9))
+    asyncio.run(relay.on_message(message("", discord.MessageType.pins_add), 9))
+    assert sessions.typed == []
+    asyncio.run(relay.on_message(message("hello", discord.MessageType.default), 9))
+    asyncio.run(relay.on_message(message("answer", discord.MessageType.reply), 9))
+    assert sessions.typed == ["hello", "answer"]
