@@ -11,12 +11,16 @@ import os
 import time
 
 from bridge import fastjson, runtime
-from bridge.hookkit import HookContext
+from bridge.hookkit import ENV_CHANNEL, HookContext
 
 FIELDS = ("session_id", "transcript_path", "cwd", "source", "model")
 
 
 def on_session_start(context: HookContext) -> None:
+    if not os.environ.get(ENV_CHANNEL):
+        # Not a pane the bot started (the owner's own `claude` in the project directory,
+        # found by cwd): its session is not the one to resume after a restart.
+        return
     record = {key: context.event.get(key) for key in FIELDS}
     record["pane_id"] = os.environ.get("TMUX_PANE")
     record["channel_id"] = context.channel_id

@@ -1,0 +1,54 @@
+"""What the SessionStart hook records for resume: only sessions the bridge started."""
+
+from __future__ import annotations
+
+import json
+
+from bridge import hookkit, runtime, session_record
+
+CHANNEL = "100000000000000003"
+
+
+def write_config(tmp_path) -> str:
+    raw = {
+        "schemaVersion": 2,
+        "servers": [{
+            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+            "projects": [{"name": "alpha", "channelId": CHANNEL,
+                          "projectPath": str(tmp_path / "proj")}],
+        }],
+    }  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(raw))
+    return str(path)
+
+
+def start(tmp_path, monkeypatch, session_id: str, marker: bool) -> None:
+    env = {
+        runtime.ENV_CONFIG: write_config(tmp_path),
+        runtime.ENV_RUNTIME_DIR: str(tmp_path / "rt"),
+        "TMUX_PANE": "%7",
+    }
+    if marker:
+        env[hookkit.ENV_CHANNEL] = CHANNEL
+    for name in (hookkit.ENV_CHANNEL, hookkit.ENV_THREAD):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    event = {"session_id": session_id, "transcript_path": "/t.jsonl",
+             "cwd": str(tmp_path / "proj"), "source": "startup"}  # fmt: skip
+    context = hookkit.resolve(event)
+    assert context is not None and context.channel_id == CHANNEL
+    session_record.on_session_start(context)
+
+
+def test_a_session_the_bridge_did_not_start_never_replaces_the_resume_record(
+    tmp_path, monkeypatch
+) -> None:
+    start(tmp_path, monkeypatch, "bridge-session", marker=True)
+    rt = runtime.Runtime(str(tmp_path / "rt"))
+    assert session_record.read_record(rt, CHANNEL)["session_id"] == "bridge-session"
+    # The owner runs their own `claude` in the project directory (no marker on that process):
+    # the hooks find the project by cwd, but a restart must still resume the bridge's session.
+    start(tmp_path, monkeypatch, "terminal-session", marker=False)
+    assert session_record.read_record(rt, CHANNEL)["session_id"] == "bridge-session"
