@@ -287,8 +287,11 @@ class SessionManager:
         else:
             name = worktrees.worktree_name(target.thread_name, target.thread_id)
             worktree = worktrees.add(target.path, name)
-        # A project in a subdirectory of its repository runs in the same subdirectory.
-        inside = os.path.relpath(target.path, worktree["repo"])
+        # A project in a subdirectory of its repository runs in the same subdirectory. git
+        # gives the repository's real path: compare real paths (a symlinked projectPath).
+        inside = os.path.relpath(os.path.realpath(target.path), os.path.realpath(worktree["repo"]))
+        if inside == os.pardir or inside.startswith(os.pardir + os.sep):
+            raise worktrees.WorktreeError(f"{target.path} is outside {worktree['repo']}")
         cwd = worktree["path"] if inside == "." else os.path.join(worktree["path"], inside)
         return cwd, worktree
 

@@ -82,3 +82,28 @@ def test_worktree_removed_outside_ends_the_session_and_tells_the_thread(manager,
     assert record["worktree"] is None and record["wanted"] == "stopped"
     assert [c for c, _ in told] == [NEW] and "removed outside the bridge" in told[0][1]
     assert asyncio.run(manager.check_worktrees()) == []  # told once
+
+
+def test_worktree_cwd_stays_inside_the_worktree_when_the_project_path_is_a_symlink(
+    tmp_path,
+) -> None:
+    real = tmp_path / "real" / "repo"
+    (real / "sub").mkdir(parents=True)
+    (real / "sub" / "f.txt").write_text("x\n")
+    identity = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "initial"]):
+        subprocess.run(["git", "-C", str(real), *identity, *args], check=True, capture_output=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")  # e.g. /tmp → /private/tmp on macOS
+    rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
+    for path, inside in (
+        (tmp_path / "link" / "repo", ""),
+        (tmp_path / "link" / "repo" / "sub", "sub"),
+    ):
+        cfg = make_config(tmp_path, "unused")
+        cfg.servers[0].projects[0].path = str(path)
+        manager = SessionManager(cfg, cfg.servers[0], rt)
+        target = manager.target_for(NEW, parent_id=PARENT, name="linked")
+        cwd, worktree = manager._prepare_cwd(target)
+        assert os.path.realpath(worktree["path"]).startswith(str(real / ".claude" / "worktrees"))
+        assert cwd == os.path.join(worktree["path"], inside).rstrip("/")
+        assert os.path.isdir(cwd)
