@@ -70,8 +70,10 @@ class ControlPanel:
         if self.unknown_worktrees:
             log.warning("unknown worktrees (not deleted): %s", ", ".join(self.unknown_worktrees))
         self.message_id = state.load_panel(self.runtime, self.channel_id).get("message_id")
-        await self.refresh(force=True)
+        # The loop first: if this first refresh fails (Discord unreachable for a moment), the
+        # next state change or the periodic refresh still shows the panel.
         self._task = asyncio.create_task(self._loop())
+        await self.refresh(force=True)
 
     def request_refresh(self) -> None:
         self._dirty.set()
