@@ -9,6 +9,7 @@ This module is on the hooks' fast path: it imports only ``os`` and small bridge 
 
 from __future__ import annotations
 
+import _thread
 import os
 
 from bridge import fastjson, runtime
@@ -229,6 +230,8 @@ def save_raw(path: str, raw: dict) -> None:
 # --- threads ----------------------------------------------------------------------------
 
 THREAD_KEYS = ("model", "permission", "isolation")
+# Read-modify-write of the config file by any bot; _thread is built in (hooks import this).
+_APPEND_LOCK = _thread.allocate_lock()
 
 
 def find_channel(server: Server, channel_id: int | str) -> tuple[Project, dict | None] | None:
@@ -273,8 +276,14 @@ def append_thread(path: str, server_index: int, project_name: str, entry: dict) 
 
     The file is read afresh (the user may have edited it since the bot loaded it) and every
     other key and its order is kept; nothing is written when the thread is already listed.
-    Returns True when the file changed.
+    Returns True when the file changed. Serialised within the process: every server's bot
+    appends to the same file, from worker threads.
     """
+    with _APPEND_LOCK:
+        return _append_thread(path, server_index, project_name, entry)
+
+
+def _append_thread(path: str, server_index: int, project_name: str, entry: dict) -> bool:
     with open(path, "rb") as handle:
         raw = fastjson.loads(handle.read())
     if not isinstance(raw, dict):

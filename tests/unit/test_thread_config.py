@@ -110,3 +110,34 @@ def test_remember_thread_updates_the_loaded_config() -> None:
     config.remember_thread(beta, {"name": "x", "channelId": "100000000000000011"})
     assert config.find_channel(cfg.servers[0], "100000000000000011")[0] is beta
     assert len(beta.threads) == 1
+
+
+def test_concurrent_appends_from_two_bots_lose_no_thread(tmp_path, monkeypatch) -> None:
+    """Each configured server has its own bot (and its own asyncio lock) in one process;
+    their appends to the one config file must not overwrite each other."""
+    import threading
+    import time
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(RAW, indent=2))
+    save = config.save_raw
+
+    def slow_save(p: str, raw: dict) -> None:
+        time.sleep(0.2)  # a slow disk: the other append reads the file meanwhile
+        save(p, raw)
+
+    monkeypatch.setattr(config, "save_raw", slow_save)
+    ids = ["100000000000000011", "100000000000000012"]
+    workers = [
+        threading.Thread(
+            target=config.append_thread, args=(str(path), 0, name, {"name": i, "channelId": i})
+        )
+        for name, i in zip(("alpha", "beta"), ids, strict=True)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    saved = json.loads(path.read_text())
+    listed = [t["channelId"] for p in saved["servers"][0]["projects"] for t in p.get("threads", [])]
+    assert set(ids) <= set(listed)
