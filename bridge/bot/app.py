@@ -66,7 +66,7 @@ class BridgeBot(discord.Client):
         await control.setup(self)  # threads, worktree buttons, control panel, slash commands
         await self.sessions.adopt_running()
         # Started in the background: on_message works meanwhile and waits on the same locks.
-        self._startup = asyncio.create_task(self.sessions.start_startup_projects())
+        self._startup = asyncio.create_task(control.start_sessions(self))
 
     async def on_ready(self) -> None:
         log.info("%s: logged in as %s", self.server.name, self.user)

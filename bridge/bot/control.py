@@ -36,6 +36,16 @@ async def setup(bot: Any) -> None:
         bot.control_tasks.append(asyncio.create_task(_start_panel(bot.panel)))
 
 
+async def start_sessions(bot: Any) -> None:
+    """At bot start: close sessions of threads archived or deleted meanwhile, then bring
+    back the others and start ``startup: true`` projects and threads."""
+    try:
+        await bot.threads.reconcile()
+    except Exception:
+        log.exception("%s: could not check threads closed while the bot was away", bot.server.name)
+    await bot.sessions.start_startup_projects()
+
+
 async def _start_panel(panel: ControlPanel) -> None:
     try:
         await panel.start()

@@ -78,6 +78,31 @@ class ThreadEvents:
             state.update, self.runtime, thread_id, worktree_question=str(message.id)
         )
 
+    async def reconcile(self) -> None:
+        """At bot start, before sessions are adopted or resumed: threads archived or deleted
+        while the bot was away sent their events to nobody, so ask Discord about each thread
+        whose session should be running, and close those that are gone or archived."""
+        records = await asyncio.to_thread(state.all_records, self.runtime)
+        for record in records:
+            key = record["key"]
+            if (
+                record.get("server") != self.sessions.server.name
+                or not record.get("thread_id")
+                or record.get("wanted") != "running"
+            ):
+                continue
+            parent_id = str(record.get("parent_id") or "")
+            try:
+                thread = await self.client.fetch_channel(int(key))
+            except discord.NotFound:
+                await self.closed(key, parent_id, deleted=True)
+                continue
+            except discord.HTTPException as err:
+                log.warning("could not check thread %s: %s", key, err)
+                continue
+            if isinstance(thread, discord.Thread) and thread.archived:
+                await self.closed(key, parent_id, deleted=False)
+
     async def decide(self, thread_id: str, action: str) -> str:
         """Carry out a Remove anyway / Keep click; returns the message's new text."""
         async with self.sessions.lock(thread_id):

@@ -201,3 +201,25 @@ def test_killed_thread_pane_is_resumed_after_a_bot_restart(rig) -> None:
     request = rig.api.requests[-1]
     assert last_user_text(request) == "which word was it"
     assert "remember the word pineapple" in json.dumps(request["messages"])
+
+
+def test_threads_archived_or_deleted_while_the_bot_was_down_end_their_sessions(rig) -> None:
+    rig.api.script(*[echo() for _ in range(2)])
+    rig.start_bot()
+    archived = rig.discord.create_thread(rig.ids["project-a"], "done here")
+    deleted = rig.discord.create_thread(rig.ids["project-a"], "gone too")
+    since = rig.discord.mark()
+    rig.discord.post_message(archived["id"], "first task")
+    rig.discord.post_message(deleted["id"], "second task")
+    wait_reply(rig, archived["id"], "Model saw: first task", since)
+    wait_reply(rig, deleted["id"], "Model saw: second task", since)
+
+    rig.stop_bot()
+    rig.tmux.kill(rig.tmux.find(deleted["id"]).pane_id)  # dead pane: would be resumed
+    rig.discord.archive_thread(archived["id"])  # live pane: would be adopted
+    rig.discord.delete_thread(deleted["id"])
+    rig.start_bot()
+    wait_until(lambda: rig.tmux.find(archived["id"]) is None, 30, "the archived thread's pane")
+    time.sleep(3)  # a resume would have started by now
+    assert rig.tmux.find(deleted["id"]) is None, rig.bot_output()
+    assert rig.tmux.find(archived["id"]) is None
