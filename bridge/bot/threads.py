@@ -44,13 +44,19 @@ class ThreadEvents:
         await self.closed(str(payload.thread_id), str(payload.parent_id), deleted=True)
 
     async def closed(self, thread_id: str, parent_id: str, deleted: bool) -> None:
-        """End the thread's session; remove a clean worktree, ask about a dirty one."""
+        """End the thread's session; remove a clean worktree, ask about a dirty one. All under
+        the session's lock: a message right after the archive (it un-archives the thread)
+        waits, rather than starting Claude Code in a worktree about to be removed."""
         record = await asyncio.to_thread(state.load, self.runtime, thread_id)
         if record is None or record.get("server") != self.sessions.server.name:
             return  # never a session of ours
         async with self.sessions.lock(thread_id):
             if await self.sessions.stop(thread_id):
                 log.info("thread %s closed: its session ended", thread_id)
+            await self._clean_worktree(thread_id, parent_id, deleted)
+
+    async def _clean_worktree(self, thread_id: str, parent_id: str, deleted: bool) -> None:
+        record = await asyncio.to_thread(state.load, self.runtime, thread_id) or {}
         worktree = record.get("worktree")
         if not worktree or record.get("worktree_question"):
             return  # nothing to clean, or already asked (the thread was archived again)

@@ -107,3 +107,37 @@ def test_worktree_cwd_stays_inside_the_worktree_when_the_project_path_is_a_symli
         assert os.path.realpath(worktree["path"]).startswith(str(real / ".claude" / "worktrees"))
         assert cwd == os.path.join(worktree["path"], inside).rstrip("/")
         assert os.path.isdir(cwd)
+
+
+def test_closing_a_thread_removes_its_worktree_under_the_session_lock(
+    manager, tmp_path, monkeypatch
+) -> None:
+    """A message arriving right after the archive (it un-archives the thread) waits for the
+    clean-up, instead of starting Claude Code in a worktree about to be removed."""
+    from types import SimpleNamespace
+
+    from bridge import worktrees
+    from bridge.bot.threads import ThreadEvents
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    identity = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    (repo / "a.txt").write_text("a\n")
+    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "initial"]):
+        subprocess.run(["git", "-C", str(repo), *identity, *args], check=True, capture_output=True)
+    worktree = worktrees.add(str(repo), f"t-{NEW}")
+    target = SessionTarget.for_thread(manager.server.projects[0], NEW, "t", None)
+    pane = manager.tmux.start(NEW, target.window_name, worktree["path"], ["sleep", "60"], {})
+    manager._record_start(target, pane, worktree["path"], worktree)
+    held: list[bool] = []
+    remove = worktrees.remove
+
+    def watched_remove(wt: dict, force: bool = False) -> None:
+        held.append(manager.lock(NEW).locked())
+        remove(wt, force)
+
+    monkeypatch.setattr(worktrees, "remove", watched_remove)
+    events = ThreadEvents(SimpleNamespace(), manager)
+    asyncio.run(events.closed(NEW, PARENT, deleted=False))
+    assert held == [True]
+    assert not os.path.exists(worktree["path"]) and manager.tmux.find(NEW) is None
