@@ -203,6 +203,9 @@ class SessionManager:
             session_id = state.resumable_session(self.runtime, key)
             if target is None or session_id is None:
                 continue
+            worktree = record.get("worktree")
+            if worktree and not os.path.isdir(worktree["path"]):
+                continue  # removed outside the bridge: check_worktrees ends it and says so
             async with self.lock(key):
                 pane = await asyncio.to_thread(self.tmux.find, key)
                 if pane is not None and not pane.dead:
@@ -320,7 +323,9 @@ class SessionManager:
                 continue
             key = record["key"]
             async with self.lock(key):
-                was_running = await self.stop(key)
+                # Wanted running but not running: it died while the bot was away (a restart
+                # does not resume into a missing worktree); the thread is told all the same.
+                was_running = await self.stop(key) or record.get("wanted") == "running"
                 await asyncio.to_thread(state.update, self.runtime, key, worktree=None)
             ended.append(key)
             if was_running and self.notify is not None:

@@ -141,3 +141,43 @@ def test_closing_a_thread_removes_its_worktree_under_the_session_lock(
     asyncio.run(events.closed(NEW, PARENT, deleted=False))
     assert held == [True]
     assert not os.path.exists(worktree["path"]) and manager.tmux.find(NEW) is None
+
+
+def test_a_worktree_removed_while_the_bot_was_down_is_not_recreated_on_restart(
+    manager, tmp_path
+) -> None:
+    import json
+
+    from bridge import session_record, worktrees
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    identity = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    (repo / "a.txt").write_text("a\n")
+    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "initial"]):
+        subprocess.run(["git", "-C", str(repo), *identity, *args], check=True, capture_output=True)
+    manager.server.projects[0].path = str(repo)
+    target = manager.target_for(NEW, parent_id=PARENT, name="t")
+    worktree = worktrees.add(str(repo), worktrees.worktree_name("t", NEW))
+    pane = manager.tmux.start(NEW, target.window_name, worktree["path"], ["sleep", "60"], {})
+    manager._record_start(target, pane, worktree["path"], worktree)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("{}\n")
+    session = {"session_id": "abc", "transcript_path": str(transcript)}
+    runtime.write_atomic(
+        session_record.record_path(manager.runtime, NEW), json.dumps(session).encode()
+    )
+    # Bot down; Claude exits; the owner removes the worktree and its branch by hand.
+    manager.tmux.kill(pane.pane_id)
+    worktrees.remove(worktree, force=True)
+    told: list[str] = []
+
+    async def notify(channel: str, text: str) -> None:
+        told.append(channel)
+
+    manager.notify = notify
+    asyncio.run(manager.restore())
+    assert not os.path.exists(worktree["path"])  # not brought back to resume into
+    assert manager.tmux.find(NEW) is None
+    assert asyncio.run(manager.check_worktrees()) == [NEW]
+    assert told == [NEW]  # the thread is told its session ended
