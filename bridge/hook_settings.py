@@ -26,6 +26,7 @@ MARK = "# discord-bridge"
 # prompt timeout, see prompt_hook_timeout); the rest only touch local files.
 HOOKS: dict[str, tuple[str, int]] = {
     "Stop": ("stop.py", 60),
+    "StopFailure": ("stop_failure.py", 10),  # an API error ended the turn: no Stop comes
     "SessionStart": ("session_start.py", 10),
     "PreToolUse": ("pre_tool_use.py", 10),
     "PermissionRequest": ("permission_request.py", 0),

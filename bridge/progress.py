@@ -7,7 +7,7 @@ call), and the bot (``bot/progress.py``) reads the lines, folds them into a
 
 Events (``kind``): ``turn`` (UserPromptSubmit), ``text`` (MessageDisplay delta), ``tool``
 (PreToolUse), ``tool_done`` (PostToolUse / PostToolUseFailure), ``done`` (Stop, after the
-reply was posted).
+reply was posted), ``failed`` (StopFailure: an API error ended the turn, no Stop comes).
 """
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ class TurnProgress:
         self.from_display = False  # MessageDisplay seen: no need for the transcript
         self.transcript: str | None = None
         self.ended: float | None = None
-        self.outcome = ""  # "", "done", "interrupted"
+        self.outcome = ""  # "", "done", "interrupted", "failed"
+        self.error = ""  # what StopFailure reported
         self.interrupted_by: str | None = None
         self.waiting = False  # a Discord prompt of this session is open
 
@@ -89,6 +90,10 @@ class TurnProgress:
             self.tool_running = False
         elif kind == "done":
             self.finish("done", event["t"])
+        elif kind == "failed" and not self.outcome:
+            details = " ".join(str(event.get("details") or "").split())[:200]
+            self.error = str(event.get("error") or "unknown") + (f": {details}" if details else "")
+            self.finish("failed", event["t"])
 
     def _add_text(self, event: dict) -> None:
         self.from_display = True
@@ -119,6 +124,10 @@ class TurnProgress:
         if self.outcome == "interrupted":
             by = f" by <@{self.interrupted_by}>" if self.interrupted_by else ""
             return f"⏹ Interrupted{by} after {_seconds(self.ended - self.started)} · {tools}"
+        if self.outcome == "failed":
+            error = self.error.replace("`", "'")
+            took = _seconds(self.ended - self.started)
+            return f"⚠️ Stopped by an API error ({error}) after {took} · {tools}"
         state = "⏸ **Waiting for your answer**" if self.waiting else "⏳ **Working**"
         lines = [f"{state} · {_seconds(now - self.started)} · {tools}"]
         if self.text.strip():

@@ -3,8 +3,9 @@
 Kept in one place so the whole life of a turn reads straight: a prompt arrives
 (UserPromptSubmit), tools start and finish (PreToolUse, PostToolUse*), text streams
 (MessageDisplay), permission dialogs ask Discord (PermissionRequest, in ``asking.py``), the
-turn ends with the reply (Stop). Every event of a session also closes the Discord prompts the
-terminal answered meanwhile. The fast path of each is a few file operations, no network.
+turn ends with the reply (Stop) or with an API error (StopFailure). Every event of a session
+also closes the Discord prompts the terminal answered meanwhile. The fast path of each is a
+few file operations, no network.
 """
 
 from __future__ import annotations
@@ -51,6 +52,14 @@ def on_turn_end(context: HookContext) -> None:
         on_stop(context)
     finally:
         progress.record(context, "done")
+
+
+def on_turn_failed(context: HookContext) -> None:
+    """StopFailure: an API error ended the turn instead of Stop; close its status message."""
+    asking.on_session_event(context)
+    event = context.event
+    progress.record(context, "failed", error=str(event.get("error") or "unknown"),
+                    details=str(event.get("error_details") or "")[:300])  # fmt: skip
 
 
 def on_notification(context: HookContext) -> None:

@@ -211,7 +211,7 @@ class ProgressReporter:
             return
         view = None if turn.outcome else _interrupt_view(channel.key)
         if status.message is None:
-            if turn.outcome:
+            if turn.outcome and turn.outcome != "failed":
                 return  # ended before a status was worth showing: the reply says it all
             target = self.bot.get_partial_messageable(int(channel.key))
             status.message = await target.send(content, view=view)

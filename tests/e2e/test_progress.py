@@ -10,7 +10,7 @@ import itertools
 import time
 
 from tests.e2e.rig import is_status
-from tests.fake_anthropic import text, tool_use
+from tests.fake_anthropic import error, text, tool_use
 
 EDITS = "PATCH /channels/{channel_id}/messages/{message_id}"
 
@@ -127,3 +127,24 @@ def test_progress_false_posts_no_status(rig) -> None:
     rig.wait_bot_message(content_contains="quiet done", timeout=60)
     time.sleep(1.0)
     assert status_messages(rig) == []
+
+
+def test_a_turn_ended_by_an_api_error_closes_its_status(rig) -> None:
+    """An API error ends the turn with StopFailure instead of Stop: the status message must
+    not stay "Working" (with a live ⏹) for ever."""
+    rig.api.script(
+        tool_use("Bash", {"command": "echo start", "description": "Start"}, delay=2.5),
+        # the CLI retries a 400 a few times before it gives up
+        *[error(400, "FAKE-BAD-REQUEST", error_type="invalid_request_error")] * 12,
+    )
+    rig.start_bot()
+    rig.post("run into an api error")
+    working = wait_status(rig, "⏳")
+    deadline = time.monotonic() + 30
+    while True:
+        current = next(m for m in rig.bot_messages(status=True) if m["id"] == working["id"])
+        if current["content"].startswith("⚠️"):
+            break
+        assert time.monotonic() < deadline, f"{current}\n{rig.diagnostics()}"
+        time.sleep(0.1)
+    assert "API error" in current["content"] and current["components"] == []

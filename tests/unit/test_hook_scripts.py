@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge import prompts, runtime
+from bridge import hook_settings, prompts, runtime
 
 HOOKS = Path(__file__).resolve().parents[2] / "hooks"
 CHANNEL = "100000000000000003"
@@ -246,3 +246,16 @@ def test_permission_request_with_discord_unreachable_leaves_the_terminal(bridge:
     assert elapsed < 5, elapsed
     assert os.listdir(bridge.runtime.prompts) == []  # its request file is gone
     assert f"prompt for #{CHANNEL} not posted" in bridge.hook_log()
+
+
+def test_stop_failure_records_the_failed_turn_for_the_status_message(bridge: Bridge) -> None:
+    """StopFailure (an API error ended the turn, no Stop follows) must close the status."""
+    assert "StopFailure" in hook_settings.HOOKS
+    bridge.runtime.ensure()
+    details = "429 Too Many Requests"
+    stdin = event("StopFailure", bridge.project, error="rate_limit", error_details=details)
+    quiet(bridge.run(hook_settings.HOOKS["StopFailure"][0], stdin))
+    path = Path(bridge.runtime.progress) / f"{CHANNEL}.jsonl"
+    (recorded,) = [json.loads(line) for line in path.read_text().splitlines()]
+    assert recorded["kind"] == "failed" and recorded["error"] == "rate_limit"
+    assert recorded["details"] == "429 Too Many Requests"

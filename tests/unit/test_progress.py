@@ -74,3 +74,15 @@ def test_read_events_takes_whole_lines_only_and_survives_rotation(tmp_path) -> N
     path.write_bytes(b'{"kind":"done","t":4}\n')  # rotated: shorter than the offset
     events, _ = progress.read_events(str(path), offset)
     assert [e["kind"] for e in events] == ["done"]
+
+
+def test_a_turn_ended_by_an_api_error_closes_saying_so() -> None:
+    """StopFailure comes instead of Stop: the status says the API error ended the turn."""
+    turn = TurnProgress(0.0)
+    turn.apply({"kind": "tool", "t": 1, "name": "Bash", "summary": "make"})
+    turn.apply({"kind": "failed", "t": 7, "error": "rate_limit", "details": "429 `slow` down"})
+    assert turn.outcome == "failed"
+    shown = "⚠️ Stopped by an API error (rate_limit: 429 'slow' down) after 7 s · 1 tool"
+    assert turn.render(9.0) == shown
+    turn.apply({"kind": "done", "t": 8})
+    assert turn.outcome == "failed"

@@ -156,3 +156,21 @@ def test_interrupt_from_an_older_status_message_still_closes_the_current_one(tmp
         assert current.views[-1] is None
 
     asyncio.run(scenario())
+
+
+def test_a_short_turn_ended_by_an_api_error_still_says_so(tmp_path, monkeypatch) -> None:
+    """No reply follows an API error: even a turn too short for a status message gets one."""
+
+    async def scenario() -> None:
+        progress, bot = reporter(tmp_path, monkeypatch)
+        channel = progress.channels.setdefault(CHANNEL, reporter_module._Channel(CHANNEL, 0))
+        now = time.time()
+        progress._apply(channel, event("turn", now))
+        progress._apply(channel, event("failed", now + 0.5, error="overloaded"))
+        await settle(progress)
+        assert [m.contents for m in bot.messages] == [
+            ["⚠️ Stopped by an API error (overloaded) after 0 s · 0 tools"]
+        ]
+        assert bot.messages[0].views == [None]
+
+    asyncio.run(scenario())
