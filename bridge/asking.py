@@ -126,6 +126,7 @@ def new_request(context: HookContext) -> dict:
         "id": prompts.new_id(),
         "kind": kind,
         "session_id": event.get("session_id"),
+        "agent_id": event.get("agent_id"),  # a background subagent's dialog (None: main thread)
         "channel_id": context.channel_id,
         "project": context.project.name,
         "tool_name": tool,

@@ -127,8 +127,10 @@ def mark_stale(rt: runtime.Runtime, event: dict) -> list[str]:
 
     PostToolUse / PostToolUseFailure only count for the same tool call (tool name and input;
     a question's input comes back with its answers added, a plan's as the model's ``{}``):
-    a parallel read-only tool finishing must not close a pending prompt. Returns the ids of
-    the prompts this call closed. Costs one ``listdir`` when nothing is open.
+    a parallel read-only tool finishing must not close a pending prompt. A background
+    subagent's events (same session, an ``agent_id``) only close that subagent's prompts, and
+    the main thread's only its own: both run at once. Returns the ids of the prompts this
+    call closed. Costs one ``listdir`` when nothing is open.
     """
     session = event.get("session_id")
     closed = []
@@ -138,6 +140,8 @@ def mark_stale(rt: runtime.Runtime, event: dict) -> list[str]:
             close(rt, request_id)  # its hook was killed outright: nobody waits for it
             continue
         if not request or request.get("session_id") != session or not _is_later(event, request):
+            continue
+        if request.get("agent_id") != event.get("agent_id"):
             continue
         if decide(
             rt, request_id, {"outcome": ANSWERED_ELSEWHERE, "event": event.get("hook_event_name")}

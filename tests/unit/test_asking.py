@@ -264,6 +264,9 @@ def test_new_request_records_what_the_bot_and_the_hook_need(tmp_path) -> None:
     assert before <= request["created"] <= time.time()
     assert request["deadline"] == request["created"] + 120
     assert (request["timeout"], request["on_timeout"]) == (120, "terminal")
+    assert request["agent_id"] is None  # the main thread's
+    context.event["agent_id"] = "a4a29fb14da70c8bc"  # a subagent's dialog
+    assert asking.new_request(context)["agent_id"] == "a4a29fb14da70c8bc"
     for tool, kind in (
         ("AskUserQuestion", "question"),
         ("Bash", "permission"),

@@ -318,6 +318,23 @@ def test_a_later_event_closes_every_prompt_of_its_session_only(rt, name: str) ->
     assert closed_by(rt, theirs) is None and prompts.is_pending(rt, theirs)
 
 
+@pytest.mark.parametrize("name", ["PreToolUse", "UserPromptSubmit", "Stop"])
+def test_a_background_subagent_and_the_main_thread_never_close_each_others_prompts(
+    rt, name: str
+) -> None:
+    """2.1.330 runs subagents in the background: their hook events carry the session id of
+    the main thread plus an ``agent_id``, and run while the main thread's prompt waits."""
+    main = request(rt)
+    sub = request(rt, agent_id="a4a29fb14da70c8bc")
+    subagent_event = event(name, tool_name="Read", agent_id="a4a29fb14da70c8bc")
+    assert prompts.mark_stale(rt, subagent_event) == [sub["id"]]
+    assert closed_by(rt, main) is None and prompts.is_pending(rt, main)
+    sub_again = request(rt, agent_id="a4a29fb14da70c8bc")
+    other_sub = request(rt, agent_id="b000000000000000b")
+    assert prompts.mark_stale(rt, event(name, tool_name="Read")) == [main["id"]]
+    assert closed_by(rt, sub_again) is None and closed_by(rt, other_sub) is None
+
+
 def test_a_decision_already_made_is_not_overwritten(rt) -> None:
     req = request(rt)
     prompts.decide(rt, req["id"], {"outcome": "allow", "by": "1"})
