@@ -269,7 +269,7 @@ def _modal_text(request: dict, action: str) -> tuple[str, str, str]:
 def _question_content(request: dict, answers: dict) -> str:
     base = views.question_prompt(request)["content"]
     summary = views.answers_summary(request, answers)
-    return f"{base}\n\n{summary}" if summary else base
+    return views.closed_content(base, summary) if summary else base  # within 2,000
 
 
 def _submitted_text(interaction: discord.Interaction) -> str:

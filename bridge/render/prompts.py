@@ -25,6 +25,7 @@ BUTTON_LABEL_LIMIT = 80
 SELECT_OPTION_LIMIT = 25
 MODAL_TITLE_LIMIT = 45
 PLAN_EXCERPT = 1200
+SUMMARY_HEADER, SUMMARY_ANSWER = 60, 300  # the answers so far, shown under the questions
 
 BUTTON, SELECT, ROW = 2, 3, 1
 PRIMARY, SECONDARY, SUCCESS, DANGER = 1, 2, 3, 4
@@ -262,7 +263,8 @@ def answers_summary(request: dict, answers: dict) -> str:
     lines = []
     for i in range(question_count(request)):
         if str(i) in answers:
-            lines.append(f"✅ **{question_header(request, i)}:** {_one_line(answers[str(i)])}")
+            header = _label(question_header(request, i), SUMMARY_HEADER)
+            lines.append(f"✅ **{header}:** {_label(answers[str(i)], SUMMARY_ANSWER)}")
     return "\n".join(lines)
 
 

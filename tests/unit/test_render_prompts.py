@@ -548,3 +548,15 @@ def test_closed_content_appends_the_line_and_stays_within_2000() -> None:
 )
 def test_duration(seconds: float, text: str) -> None:
     assert views.duration(seconds) == text
+
+
+@pytest.mark.parametrize("case", HOSTILE_QUESTIONS)
+def test_a_question_prompt_edited_after_each_answer_stays_within_2000(case: str) -> None:
+    """The bot edits the prompt with the answers so far: long prompts and long typed
+    answers (Other… takes up to 4,000 characters) must still fit one message."""
+    request = HOSTILE_QUESTIONS[case]
+    for answered in range(views.question_count(request)):
+        answers = {str(i): HUGE for i in range(answered + 1)}
+        content = interactions._question_content(request, answers)
+        assert 0 < len(content) <= 2000, len(content)
+        assert content.endswith(views.answers_summary(request, answers))
