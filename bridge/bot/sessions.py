@@ -186,6 +186,9 @@ class SessionManager:
                     targets.append(SessionTarget.for_thread(
                         project, entry["channelId"], entry.get("name") or "", entry))  # fmt: skip
         for target in targets:
+            record = await asyncio.to_thread(state.load, self.runtime, target.key)
+            if record and record.get("wanted") == "stopped":
+                continue  # stopped by /stop, the panel or an archived thread: stays stopped
             async with self.lock(target.key):  # a message meanwhile waits for it
                 try:
                     await self.ensure_running(target)

@@ -6,6 +6,7 @@ import os
 import time
 
 from bridge.tmux import is_prompt_ready
+from tests.e2e.test_control import command
 from tests.fake_anthropic import last_user_text, text
 
 
@@ -21,6 +22,25 @@ def test_startup_projects_start_with_the_bot_and_others_wait(rig) -> None:
     rig.tmux.wait_for(pane.pane_id, is_prompt_ready, 30)
     assert rig.pane("project-a") is None
     assert [p.window_name for p in rig.tmux.panes()] == ["project-b"]
+
+
+def test_a_stopped_startup_project_stays_stopped_after_a_bot_restart(rig) -> None:
+    raw = rig.config()
+    raw["servers"][0]["projects"][1]["startup"] = True  # project-b
+    rig.write_config(raw)
+    rig.start_bot()
+    deadline = time.monotonic() + 30
+    while (pane := rig.pane("project-b")) is None:
+        assert time.monotonic() < deadline, f"project-b did not start:\n{rig.bot_output()}"
+        time.sleep(0.05)
+    rig.tmux.wait_for(pane.pane_id, is_prompt_ready, 30)
+    stopped = command(rig, "stop", channel="project-b")
+    assert "stop" in stopped.lower(), stopped
+    rig.stop_bot()
+    rig.start_bot()
+    time.sleep(3.0)  # startup projects are started in the background right after login
+    pane = rig.pane("project-b")
+    assert pane is None or pane.dead, rig.bot_output()
 
 
 def test_failed_download_is_reported_and_text_still_goes_through(rig) -> None:
