@@ -128,6 +128,8 @@ class TurnProgress:
             error = self.error.replace("`", "'")
             took = _seconds(self.ended - self.started)
             return f"⚠️ Stopped by an API error ({error}) after {took} · {tools}"
+        if self.outcome == "ended":
+            return f"⏹ The session ended after {_seconds(self.ended - self.started)} · {tools}"
         state = "⏸ **Waiting for your answer**" if self.waiting else "⏳ **Working**"
         lines = [f"{state} · {_seconds(now - self.started)} · {tools}"]
         if self.text.strip():

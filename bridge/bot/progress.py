@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 MIN_EDIT_INTERVAL = 1.5  # seconds between two edits of one status message
 STATUS_AFTER = 2.0  # a turn shorter than this gets no status message
 TICK = 1.0  # seconds between checks for interrupts and elapsed-time refreshes
+PANE_CHECK_TICKS = 5  # every 5 s: is the session of an open turn still running?
 ELAPSED_REFRESH = 5.0  # refresh the shown elapsed time this often while nothing else changes
 ROTATE_BYTES = 64 * 1024
 INTERRUPTED = b"[Request interrupted by user"
@@ -92,23 +93,37 @@ class ProgressReporter:
     # --- watching ---------------------------------------------------------------------------
 
     async def run(self) -> None:
-        import watchfiles
-
-        for name in os.listdir(self.runtime.progress):  # events from before this bot are stale
-            if name.endswith(".jsonl"):
-                key = name[: -len(".jsonl")]
-                self.channels[key] = _Channel(key, os.path.getsize(self._path(key)))
+        """Watch the progress folder until :meth:`stop`; an error is logged and watching
+        starts again, so one bad file never silences every status message."""
+        self._skip_old_events()
         ticker = asyncio.create_task(self._tick())
         try:
-            async for changes in watchfiles.awatch(
-                self.runtime.progress, stop_event=self._stop, debounce=100, step=20
-            ):
-                for _, path in changes:
-                    name = os.path.basename(path)
-                    if name.endswith(".jsonl") and name[:-6].isdigit():
-                        self._feed(name[:-6])
+            while not self._stop.is_set():
+                try:
+                    await self._watch()
+                except Exception:
+                    log.exception("progress watcher failed; watching again")
+                    await asyncio.sleep(1.0)
         finally:
             ticker.cancel()
+
+    def _skip_old_events(self) -> None:
+        """Events from before this bot started are stale: their turns are long over."""
+        for name in os.listdir(self.runtime.progress):
+            if name.endswith(".jsonl") and name[:-6].isdigit():
+                key = name[: -len(".jsonl")]
+                self.channels[key] = _Channel(key, _size(self._path(key)))
+
+    async def _watch(self) -> None:
+        import watchfiles
+
+        async for changes in watchfiles.awatch(
+            self.runtime.progress, stop_event=self._stop, debounce=100, step=20
+        ):
+            for _, path in changes:
+                name = os.path.basename(path)
+                if name.endswith(".jsonl") and name[:-6].isdigit():
+                    self._feed(name[:-6])
 
     def stop(self) -> None:
         self._stop.set()
@@ -140,12 +155,24 @@ class ProgressReporter:
         self._changed(channel)
 
     async def _tick(self) -> None:
+        ticks = 0
         while True:
             await asyncio.sleep(TICK)
+            ticks += 1
             try:
                 self._check_active_turns()
+                if ticks % PANE_CHECK_TICKS == 0:
+                    await self._close_turns_of_gone_sessions()
             except Exception:  # one bad file must not stop every status message
                 log.exception("progress tick failed")
+
+    async def _close_turns_of_gone_sessions(self) -> None:
+        """A session stopped or crashed mid-turn sends no Stop: close its status."""
+        sessions = getattr(self.bot, "sessions", None)
+        for channel in [c for c in self.channels.values() if c.turn and not c.turn.outcome]:
+            if sessions is not None and await sessions.live_pane(channel.key) is None:
+                channel.turn.finish("ended", time.time())
+                self._changed(channel)
 
     def _check_active_turns(self) -> None:
         """Open prompts, interrupts seen in the transcript, and the elapsed time."""

@@ -26,7 +26,14 @@ REPO = Path(__file__).resolve().parents[2]
 TMUX_SESSION = "bridge-e2e"
 
 
-STATUS_MARKS = ("⏳", "⏸", "✅ Done", "⏹ Interrupted")  # a turn's live status message
+STATUS_MARKS = (
+    "⏳",
+    "⏸",
+    "✅ Done",
+    "⏹ Interrupted",
+    "⏹ The session ended",
+    "⚠️ Stopped by",
+)  # a turn's live status message
 
 
 def is_status(message: dict) -> bool:

@@ -148,3 +148,16 @@ def test_a_turn_ended_by_an_api_error_closes_its_status(rig) -> None:
         assert time.monotonic() < deadline, f"{current}\n{rig.diagnostics()}"
         time.sleep(0.1)
     assert "API error" in current["content"] and current["components"] == []
+
+
+def test_a_session_that_dies_mid_turn_closes_its_status(rig) -> None:
+    rig.api.script(
+        tool_use("Bash", {"command": "echo start", "description": "Start"}),
+        text("never", delay=20),
+    )
+    rig.start_bot()
+    rig.post("work for a while")
+    wait_status(rig, "⏳")
+    rig.tmux.kill(rig.pane().pane_id)  # a crash: no Stop, no StopFailure
+    closed = wait_status(rig, "⏹ The session ended", timeout=15)
+    assert closed["components"] == []
