@@ -10,16 +10,21 @@ from tests.e2e.test_control import command
 from tests.fake_anthropic import last_user_text, text
 
 
+def wait_started(rig, project: str) -> None:
+    """The project's Claude Code shows its prompt box."""
+    deadline = time.monotonic() + 30
+    while (pane := rig.pane(project)) is None:
+        assert time.monotonic() < deadline, f"{project} did not start:\n{rig.bot_output()}"
+        time.sleep(0.05)
+    rig.tmux.wait_for(pane.pane_id, is_prompt_ready, 30)
+
+
 def test_startup_projects_start_with_the_bot_and_others_wait(rig) -> None:
     raw = rig.config()
     raw["servers"][0]["projects"][1]["startup"] = True  # project-b
     rig.write_config(raw)
     rig.start_bot()
-    deadline = time.monotonic() + 30
-    while (pane := rig.pane("project-b")) is None:
-        assert time.monotonic() < deadline, f"project-b did not start:\n{rig.bot_output()}"
-        time.sleep(0.05)
-    rig.tmux.wait_for(pane.pane_id, is_prompt_ready, 30)
+    wait_started(rig, "project-b")
     assert rig.pane("project-a") is None
     assert [p.window_name for p in rig.tmux.panes()] == ["project-b"]
 
@@ -29,11 +34,7 @@ def test_a_stopped_startup_project_stays_stopped_after_a_bot_restart(rig) -> Non
     raw["servers"][0]["projects"][1]["startup"] = True  # project-b
     rig.write_config(raw)
     rig.start_bot()
-    deadline = time.monotonic() + 30
-    while (pane := rig.pane("project-b")) is None:
-        assert time.monotonic() < deadline, f"project-b did not start:\n{rig.bot_output()}"
-        time.sleep(0.05)
-    rig.tmux.wait_for(pane.pane_id, is_prompt_ready, 30)
+    wait_started(rig, "project-b")
     stopped = command(rig, "stop", channel="project-b")
     assert "stop" in stopped.lower(), stopped
     rig.stop_bot()
