@@ -11,6 +11,7 @@ once, and an Escape or terminal "No" is seen in the transcript.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
@@ -18,7 +19,7 @@ import time
 
 import discord
 
-from bridge import progress, prompts, runtime
+from bridge import fastjson, progress, prompts, runtime
 from bridge.progress import TurnProgress
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,8 @@ PANE_CHECK_TICKS = 5  # every 5 s: is the session of an open turn still running?
 ELAPSED_REFRESH = 5.0  # refresh the shown elapsed time this often while nothing else changes
 ROTATE_BYTES = 64 * 1024
 INTERRUPTED = b"[Request interrupted by user"
+OPEN = ".open"  # progress/<channel>.open: the status message still showing "Working"
+RESTARTED = "⏹ The bridge restarted during this turn; its progress is no longer shown here."
 INTERRUPT_TEMPLATE = r"db:int:(?P<key>[0-9]{15,21})"
 
 
@@ -96,6 +99,7 @@ class ProgressReporter:
         """Watch the progress folder until :meth:`stop`; an error is logged and watching
         starts again, so one bad file never silences every status message."""
         self._skip_old_events()
+        await self._close_messages_left_open()
         ticker = asyncio.create_task(self._tick())
         try:
             while not self._stop.is_set():
@@ -113,6 +117,39 @@ class ProgressReporter:
             if name.endswith(".jsonl") and name[:-6].isdigit():
                 key = name[: -len(".jsonl")]
                 self.channels[key] = _Channel(key, _size(self._path(key)))
+
+    async def _close_messages_left_open(self) -> None:
+        """Status messages of turns that were running when the previous bot stopped: their
+        events are gone, so say so instead of leaving "Working" and a live ⏹ for ever."""
+        for name in os.listdir(self.runtime.progress):
+            key = name[: -len(OPEN)]
+            if not (name.endswith(OPEN) and key.isdigit()):
+                continue
+            path = os.path.join(self.runtime.progress, name)
+            try:
+                record = fastjson.loads(runtime.read_private(path))
+                if not isinstance(record, dict) or record.get("server") != self.server_name:
+                    continue
+                channel = self.bot.get_partial_messageable(int(key))
+                message = channel.get_partial_message(int(record["message_id"]))
+                await message.edit(content=RESTARTED, view=None)
+            except (OSError, ValueError, KeyError, discord.HTTPException) as err:
+                log.warning("could not close the status message of %s: %s", key, err)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+
+    def _remember_open(self, key: str, message_id: int | None) -> None:
+        """Which status message of ``key`` is still open (None: none is)."""
+        path = os.path.join(self.runtime.progress, key + OPEN)
+        try:
+            if message_id is None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+                return
+            record = {"server": self.server_name, "message_id": str(message_id)}
+            runtime.write_atomic(path, fastjson.dumps(record).encode())
+        except OSError as err:
+            log.warning("could not record the status message of %s: %s", key, err)
 
     async def _watch(self) -> None:
         import watchfiles
@@ -242,8 +279,12 @@ class ProgressReporter:
                 return  # ended before a status was worth showing: the reply says it all
             target = self.bot.get_partial_messageable(int(channel.key))
             status.message = await target.send(content, view=view)
+            if not turn.outcome:
+                self._remember_open(channel.key, status.message.id)
         else:
             await status.message.edit(content=content, view=view)
+            if turn.outcome:
+                self._remember_open(channel.key, None)
         channel.last_edit, status.last_shown = time.monotonic(), content
 
     def _rotate(self, channel: _Channel) -> None:
@@ -288,6 +329,7 @@ class ProgressReporter:
         clicked = getattr(interaction.message, "id", None)
         if status.message is not None and clicked == status.message.id:
             status.last_shown, channel.last_edit = content, time.monotonic()
+            self._remember_open(key, None)
         else:
             self._changed(channel)  # the button was on an older message: close this one too
         sessions = interaction.client.sessions  # type: ignore[attr-defined]

@@ -32,6 +32,7 @@ STATUS_MARKS = (
     "✅ Done",
     "⏹ Interrupted",
     "⏹ The session ended",
+    "⏹ The bridge restarted",
     "⚠️ Stopped by",
 )  # a turn's live status message
 

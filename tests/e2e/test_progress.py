@@ -161,3 +161,18 @@ def test_a_session_that_dies_mid_turn_closes_its_status(rig) -> None:
     rig.tmux.kill(rig.pane().pane_id)  # a crash: no Stop, no StopFailure
     closed = wait_status(rig, "⏹ The session ended", timeout=15)
     assert closed["components"] == []
+
+
+def test_a_status_left_open_by_a_bot_restart_is_closed_by_the_next_bot(rig) -> None:
+    rig.api.script(
+        tool_use("Bash", {"command": "echo start", "description": "Start"}),
+        text("slow answer", delay=8),
+    )
+    rig.start_bot()
+    rig.post("work for a while")
+    working = wait_status(rig, "⏳")
+    rig.stop_bot()
+    rig.start_bot()
+    closed = wait_status(rig, "⏹ The bridge restarted")
+    assert closed["id"] == working["id"] and closed["components"] == []
+    rig.wait_bot_message(content_contains="slow answer", timeout=30)  # the turn itself goes on
