@@ -120,7 +120,7 @@ def build_posts(
     is posted).
     """
     from bridge.render.attachments import extract_markers, format_refusals, plan_uploads
-    from bridge.render.split import split_message
+    from bridge.render.split import close_open_fence, split_message
     from bridge.rest import Post
 
     body, names = extract_markers(text)
@@ -131,6 +131,8 @@ def build_posts(
         from bridge.render.tables import render_tables
 
         shown = render_tables(body)
+    if tail:
+        shown = close_open_fence(shown)  # the footer must not end up inside a code block
     chunks = split_message(_paragraphs(shown, tail))
     full = _full_reply(body, upload_limit) if len(chunks) > max(attach_after, 1) else None
     if full is not None:

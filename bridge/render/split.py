@@ -23,7 +23,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["DISCORD_MESSAGE_LIMIT", "split_message"]
+__all__ = ["DISCORD_MESSAGE_LIMIT", "close_open_fence", "split_message"]
 
 DISCORD_MESSAGE_LIMIT = 2000
 _MIN_LIMIT = 20
@@ -91,6 +91,15 @@ def split_message(text: str, limit: int = DISCORD_MESSAGE_LIMIT) -> list[str]:
             chunks.append(chunk)
         pos, li = end, next_li
     return chunks
+
+
+def close_open_fence(text: str, limit: int = DISCORD_MESSAGE_LIMIT) -> str:
+    """``text`` with a code block it leaves open (a reply cut off mid-code) closed, so what
+    is appended after it (notes, the footer) is not shown as code."""
+    fence: _Fence | None = None
+    for line in text.split("\n"):
+        fence = _next_fence_state(fence, line.rstrip("\r"), limit // 4)
+    return text if fence is None else f"{text.rstrip()}\n{fence.close}"
 
 
 def _scan_lines(text: str, max_opener: int) -> _Lines:

@@ -146,3 +146,10 @@ def test_reply_md_keeps_markdown_tables_and_comes_before_claudes_files(outputs) 
     assert last.files[1][1] == b"Claude's own file"
     assert last.payload["content"].startswith(FULL_REPLY_NOTE + "\n\n⚠️ Not attached: `nope`")
     assert last.payload["content"].endswith(FOOTER)
+
+
+def test_footer_after_a_reply_cut_off_inside_a_code_block_is_not_code(tmp_path) -> None:
+    cut_off = "Here:\n```python\nx = 1"  # the reply ended mid-code (token limit)
+    posts = build_posts(cut_off, str(tmp_path), 1 << 20, footer="-# Opus · ctx 3%")
+    content = posts[-1].payload["content"]
+    assert content == "Here:\n```python\nx = 1\n```\n\n-# Opus · ctx 3%"

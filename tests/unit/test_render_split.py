@@ -207,3 +207,13 @@ def test_property_limit_fences_and_round_trip(lines: list[str], limit: int, trai
     chunks = split_message(text, limit=limit)
     check_chunks(text, chunks, limit)
     assert (chunks == []) == (not text.strip())
+
+
+def test_close_open_fence_closes_only_an_open_block() -> None:
+    from bridge.render.split import close_open_fence
+
+    assert close_open_fence("text\n```py\nx = 1") == "text\n```py\nx = 1\n```"
+    assert close_open_fence("a\n~~~~\nb\n") == "a\n~~~~\nb\n~~~~"
+    closed = "text\n```\ncode\n```\nafter"
+    assert close_open_fence(closed) == closed
+    assert close_open_fence("inline ```code``` only") == "inline ```code``` only"
