@@ -16,18 +16,12 @@ No Claude Code is involved: this isolates the bridge's part of a decision.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import signal
 import subprocess
-import tempfile
 import time
-from pathlib import Path
 
-from bench.relay_latency import header, percentile, remove_socket, remove_tree
+from bench.relay_latency import bench_rig, percentile
 from tests.e2e.rig import BridgeRig
-from tests.emulator import Emulator
-from tests.fake_anthropic import FakeAnthropic
 
 PROJECT = "project-a"
 
@@ -36,17 +30,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    with contextlib.ExitStack() as stack:
-        tmp = Path(tempfile.mkdtemp(prefix="decision-bench-"))
-        stack.callback(remove_tree, tmp)
-        emu = stack.enter_context(Emulator())
-        api = stack.enter_context(FakeAnthropic())
-        rig = BridgeRig(tmp, emu, api)
-        stack.callback(remove_socket, rig.socket)
-        stack.callback(rig.close)
-        print(header(rig))
+    with bench_rig("decision-bench-") as rig:
         rig.start_bot()
         rows = bench_decisions(rig, args.runs)
         print(f"{'path':<40} {'n':>3} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")

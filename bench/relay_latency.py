@@ -31,6 +31,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from tests.claude_cli import (
@@ -56,20 +57,7 @@ def main() -> None:
     args = parser.parse_args()
     if not claude_available():
         raise SystemExit("the pinned Claude Code CLI is missing (./scripts/test.sh installs it)")
-    # Ctrl-C and kill both unwind through the ExitStack: bot, tmux server, servers, tmp dir
-    # (SIGINT explicitly too: a shell starts background jobs with SIGINT ignored).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    with contextlib.ExitStack() as stack:
-        tmp = Path(tempfile.mkdtemp(prefix="relay-bench-"))
-        stack.callback(remove_tree, tmp)
-        emu = stack.enter_context(Emulator())
-        api = stack.enter_context(FakeAnthropic())
-        rig = BridgeRig(tmp, emu, api)
-        stack.callback(remove_socket, rig.socket)  # runs after rig.close() killed the server
-        stack.callback(rig.close)
-        print(header(rig))
-
+    with bench_rig("relay-bench-") as rig:
         stop_rows = bench_stop_hook(rig, args.stop_runs)
         rig.start_bot()
         pane_rows = bench_pane(rig, args.runs)
@@ -78,6 +66,27 @@ def main() -> None:
         for name, values in pane_rows + stop_rows:
             p50, p95 = percentile(values, 50), percentile(values, 95)
             print(f"{name:<36} {len(values):>3} {p50:8.0f} {p95:8.0f} {max(values):8.0f}")
+
+
+@contextlib.contextmanager
+def bench_rig(prefix: str) -> Iterator[BridgeRig]:
+    """The e2e rig for a benchmark, its header printed, everything torn down after.
+
+    Ctrl-C and kill both unwind through the ExitStack: bot, tmux server, servers, tmp dir
+    (SIGINT explicitly too: a shell starts background jobs with SIGINT ignored).
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    with contextlib.ExitStack() as stack:
+        tmp = Path(tempfile.mkdtemp(prefix=prefix))
+        stack.callback(remove_tree, tmp)
+        emu = stack.enter_context(Emulator())
+        api = stack.enter_context(FakeAnthropic())
+        rig = BridgeRig(tmp, emu, api)
+        stack.callback(remove_socket, rig.socket)  # runs after rig.close() killed the server
+        stack.callback(rig.close)
+        print(header(rig))
+        yield rig
 
 
 def remove_tree(path: Path) -> None:

@@ -37,6 +37,15 @@ STATUS_MARKS = (
 )  # a turn's live status message
 
 
+def wait_until(check, timeout: float = 60.0, what: str = "condition"):
+    """Poll ``check`` until it returns something truthy (returned); fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not (result := check()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+    return result
+
+
 def is_status(message: dict) -> bool:
     return message["content"].startswith(STATUS_MARKS)
 

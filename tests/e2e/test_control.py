@@ -3,20 +3,11 @@ Anthropic API."""
 
 from __future__ import annotations
 
-import time
-
 from bridge.tmux import is_busy, is_prompt_ready
+from tests.e2e.rig import wait_until
 from tests.fake_anthropic import echo, text
 
 STOPPED = "⚫ **project-a** · stopped"
-
-
-def wait_until(check, timeout: float = 60.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while not (result := check()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-    return result
 
 
 def panel_edit(rig, message_id: str, since: int, contains: str, timeout: float = 60.0) -> dict:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from bridge.tmux import is_prompt_ready
+from tests.e2e.rig import wait_until
 from tests.fake_anthropic import echo, last_user_text
 
 
@@ -29,14 +30,6 @@ def wait_reply(rig, channel_id: str, contains: str, since: int, timeout: float =
             f"{rig.diagnostics()}"
         ) from None
     return record["message"]
-
-
-def wait_until(check, timeout: float = 60.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while not (result := check()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-    return result
 
 
 def pane_env(rig, key: str) -> dict[str, str]:
