@@ -29,7 +29,8 @@ import sys
 import tempfile
 import time
 
-from bridge import hook_settings, prompts, runtime
+from bridge.claude import settings as claude_settings
+from bridge.state import decisions, runtime
 
 CHANNEL = "100000000000000003"
 ASKING_TOOL = "WebFetch"  # in permissionTools: PreToolUse answers "ask"
@@ -45,8 +46,8 @@ def main() -> None:
         mapped = {**env, "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}
         print(f"interpreter: {sys.executable}  runs per case: {runs}")
         print(f"{'hook':<20} {'case':<36} {'median ms':>9} {'baseline':>9} {'ratio':>6} {'+ms':>5}")
-        for event, (script, _timeout) in hook_settings.HOOKS.items():
-            command = hook_settings.hook_command(script)
+        for event, (script, _timeout) in claude_settings.HOOKS.items():
+            command = claude_settings.hook_command(script)
             cases = [("unmapped cwd", env, tmp), ("mapped, nothing to send", mapped, project)]
             for case, case_env, cwd in cases[:1] if event == "PermissionRequest" else cases:
                 stdin = json.dumps(event_input(event, cwd)).encode()
@@ -59,7 +60,7 @@ def main() -> None:
             ("PostToolUse", "session_event.py", "Bash"),
             ("PreToolUse", "pre_tool_use.py", ASKING_TOOL),
         ):
-            command = hook_settings.hook_command(script)
+            command = claude_settings.hook_command(script)
             if tool == ASKING_TOOL:
                 cases = [("mapped, permissionTools → ask", mapped, project, False)]
             else:
@@ -75,8 +76,8 @@ def main() -> None:
                     command, baseline, stdin, case_env, cwd, runs, output=tool == ASKING_TOOL
                 )
                 if request_id:
-                    assert prompts.is_pending(rt, prompts.read_request(rt, request_id))
-                    prompts.close(rt, request_id)
+                    assert decisions.is_pending(rt, decisions.read_request(rt, request_id))
+                    decisions.close(rt, request_id)
                 report(f"{event} {tool}", case, figures)
 
 
@@ -127,8 +128,8 @@ def tool_event(event: str, cwd: str, tool: str) -> dict:
 
 def pending_elsewhere(rt: runtime.Runtime) -> str:
     """A prompt of another session, waiting (this process stands in for its hook)."""
-    request_id = prompts.new_id()
-    prompts.write_request(rt, {"id": request_id, "kind": "permission", "session_id": "other",
+    request_id = decisions.new_id()
+    decisions.write_request(rt, {"id": request_id, "kind": "permission", "session_id": "other",
                                "channel_id": CHANNEL, "tool_name": "Bash",
                                "tool_input": {"command": "rm -rf build"},
                                "deadline": time.time() + 3600, "pid": os.getpid()})  # fmt: skip

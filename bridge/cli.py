@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import discord
 
     from bridge.bot.app import run_bridge
-    from bridge.runtime import UnsafeRuntimeDir
+    from bridge.state.runtime import UnsafeRuntimeDir
 
     try:
         asyncio.run(run_bridge(cfg))
@@ -71,15 +71,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_hooks(args: argparse.Namespace) -> int:
-    from bridge import hook_settings
+    from bridge.claude import settings as claude_settings
 
-    path = args.settings or hook_settings.default_settings_path()
+    path = args.settings or claude_settings.default_settings_path()
     try:
         if args.action == "install":
-            changed = hook_settings.install(path)
+            changed = claude_settings.install(path)
             verb = "installed in" if changed else "already up to date in"
         else:
-            changed = hook_settings.uninstall(path)
+            changed = claude_settings.uninstall(path)
             verb = "removed from" if changed else "not present in"
     except (ValueError, OSError) as err:
         print(f"discord-bridge: {err}", file=sys.stderr)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import _thread
 import os
 
-from bridge import fastjson, runtime
+from bridge import fastjson
+from bridge.state import runtime
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"

@@ -9,7 +9,9 @@ import stat
 import subprocess
 import sys
 
-from bridge import config, hook_settings, runtime
+from bridge import config
+from bridge.claude import settings as claude_settings
+from bridge.state import runtime
 
 
 class Report:
@@ -91,7 +93,7 @@ def check_claude(report: Report, cfg: config.BridgeConfig | None) -> None:
 
 
 def check_discord(report: Report, cfg: config.BridgeConfig) -> None:
-    from bridge.rest import DeliveryError, DiscordREST
+    from bridge.discord.rest import DeliveryError, DiscordREST
 
     for server in cfg.servers:
         with DiscordREST(server.api_base, server.token, budget=5.0) as rest:
@@ -112,13 +114,13 @@ def check_discord(report: Report, cfg: config.BridgeConfig) -> None:
 
 
 def check_hooks(report: Report) -> None:
-    path = hook_settings.default_settings_path()
+    path = claude_settings.default_settings_path()
     try:
-        found = hook_settings.installed_events(path)
+        found = claude_settings.installed_events(path)
     except ValueError as err:
         report.fail(str(err), f"fix {path}")
         return
-    missing = [event for event in hook_settings.HOOKS if event not in found]
+    missing = [event for event in claude_settings.HOOKS if event not in found]
     if missing:
         what = f"hooks missing in {path}: {', '.join(missing)}"
         report.fail(what, "discord-bridge hooks install")
@@ -131,9 +133,9 @@ def check_hooks(report: Report) -> None:
 
 def _prompt_timeout_too_short(path: str) -> bool:
     """Claude Code would kill the waiting hook before its own timeout outcome."""
-    entry = hook_settings.installed_entries(path).get("PermissionRequest") or {}
+    entry = claude_settings.installed_entries(path).get("PermissionRequest") or {}
     timeout = entry.get("timeout")
-    return not isinstance(timeout, int | float) or timeout < hook_settings.prompt_hook_timeout()
+    return not isinstance(timeout, int | float) or timeout < claude_settings.prompt_hook_timeout()
 
 
 def check_runtime(report: Report) -> None:

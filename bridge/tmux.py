@@ -15,7 +15,7 @@ from collections.abc import Callable
 import libtmux
 from libtmux.exc import LibTmuxException
 
-from bridge.render.prompt_text import chunk_for_typing
+from bridge.sessions.typed_text import chunk_for_typing
 
 CHANNEL_OPTION = "@discord-bridge-channel"
 TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste

@@ -9,7 +9,7 @@ import sys
 
 def run_hook(module: str, handler: str) -> None:
     try:
-        from bridge.hookkit import run
+        from bridge.handlers.context import run
 
         function = getattr(__import__(module, fromlist=[handler]), handler)
     except Exception as err:  # a broken install must never break Claude Code: no decision

@@ -10,4 +10,4 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from hooks.entry import run_hook
 
 if __name__ == "__main__":
-    run_hook("bridge.session_events", "on_tool_start")
+    run_hook("bridge.handlers.events", "on_tool_start")

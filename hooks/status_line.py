@@ -7,7 +7,7 @@ import sys
 # Run as `python -I -S <this file>` on every status refresh: see hooks/stop.py for why.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bridge.status_line import main
+from bridge.handlers.status_line import main
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

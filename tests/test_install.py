@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge import hook_settings
+from bridge.claude import settings as claude_settings
 from tests.emulator import Emulator
 
 REPO = Path(__file__).resolve().parents[1]
@@ -102,8 +102,8 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     assert stat.S_IMODE(os.stat(config_file).st_mode) == 0o600
 
     # the hooks, calling the new virtualenv's interpreter
-    installed = hook_settings.installed_events(str(settings_file))
-    assert set(installed) == set(hook_settings.HOOKS)
+    installed = claude_settings.installed_events(str(settings_file))
+    assert set(installed) == set(claude_settings.HOOKS)
     for command in installed.values():
         assert command.startswith(f"{venv_python} -I "), command
 
@@ -145,7 +145,7 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     assert os.stat(settings_file).st_mtime_ns == settings_mtime
     assert not Path(str(settings_file) + ".discord-bridge.bak").exists()
     assert "==> running discord-bridge doctor" in second.stdout
-    stop_script = shlex.split(installed["Stop"].removesuffix(hook_settings.MARK))[-1]
+    stop_script = shlex.split(installed["Stop"].removesuffix(claude_settings.MARK))[-1]
     assert Path(stop_script).read_text().endswith("# updated checkout\n")  # reinstalled
 
     print(f"install.sh: first run {first_seconds:.1f} s, second run {second_seconds:.1f} s")

@@ -15,7 +15,6 @@ import aiohttp
 import discord
 import yarl
 
-from bridge import runtime
 from bridge.bot import control
 from bridge.bot.interactions import (
     PromptButton,
@@ -27,9 +26,10 @@ from bridge.bot.interactions import (
 from bridge.bot.outbox_drain import OutboxDrainer
 from bridge.bot.progress import InterruptButton, ProgressReporter
 from bridge.bot.relay import Relay
-from bridge.bot.sessions import SessionManager
 from bridge.config import BridgeConfig, Server
-from bridge.outbox import Outbox
+from bridge.discord.outbox import Outbox
+from bridge.sessions.manager import SessionManager
+from bridge.state import runtime
 
 log = logging.getLogger(__name__)
 

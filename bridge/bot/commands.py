@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bridge import session_record, state
 from bridge.bot.relay import target_of
 from bridge.config import PERMISSION_MODES
-from bridge.render.prompt_text import sanitize_prompt
+from bridge.sessions.typed_text import sanitize_prompt
+from bridge.state import session_record, session_state
 from bridge.tmux import TmuxError, input_box, is_busy, mode_on_screen
 
 if TYPE_CHECKING:
-    from bridge.bot.sessions import SessionManager, SessionTarget
+    from bridge.sessions.manager import SessionManager, SessionTarget
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +187,9 @@ class Commands:
     # --- the commands ----------------------------------------------------------------
 
     async def status(self, target: SessionTarget, pane_id: str | None) -> str:
-        record = await asyncio.to_thread(state.load, self.sessions.runtime, target.key) or {}
+        record = (
+            await asyncio.to_thread(session_state.load, self.sessions.runtime, target.key) or {}
+        )
         lines = [f"**{discord.utils.escape_markdown(target.label)}**"]
         mode = target.permission or "default"
         if pane_id is None:
@@ -255,7 +257,7 @@ class Commands:
             current = mode_on_screen(await self.screen(pane_id))
             if current == wanted:
                 await asyncio.to_thread(
-                    state.update, self.sessions.runtime, target.key, mode=wanted
+                    session_state.update, self.sessions.runtime, target.key, mode=wanted
                 )
                 return f"Mode is now **{wanted}** (read back from Claude Code)."
             await asyncio.to_thread(self.tmux.press, pane_id, "BTab")
@@ -284,7 +286,7 @@ class Commands:
             await asyncio.to_thread(
                 self.tmux.wait_for, pane_id, lambda s: input_box(s) is not None, 5.0
             )
-        await asyncio.to_thread(state.update, self.sessions.runtime, target.key, model=name)
+        await asyncio.to_thread(session_state.update, self.sessions.runtime, target.key, model=name)
         return f"Model set to **{name}**."
 
     async def new(self, target: SessionTarget, pane_id: str | None) -> str:
@@ -293,7 +295,7 @@ class Commands:
         return f"Fresh conversation for **{target.label}** in `{pane_id}`."
 
     async def resume(self, target: SessionTarget, pane_id: str | None) -> str:
-        session_id = state.resumable_session(self.sessions.runtime, target.key)
+        session_id = session_state.resumable_session(self.sessions.runtime, target.key)
         if pane_id is not None:
             return "Already running: this is the current conversation."
         if session_id is None:
@@ -324,10 +326,10 @@ class Commands:
 
 def live_status(rt: Any, key: str) -> dict:
     """What the statusLine command last saw for the session's conversation (model, context
-    use), when that cache exists (``bridge.status_line``, the reply footer's source)."""
+    use), when that cache exists (``bridge.handlers.status_line``, the reply footer's source)."""
     session_id = (session_record.read_record(rt, key) or {}).get("session_id")
     try:
-        from bridge.status_line import read_status
+        from bridge.handlers.status_line import read_status
     except ImportError:
         return {}
     try:

@@ -14,8 +14,8 @@ import re
 
 import discord
 
-from bridge import prompts
-from bridge.render import prompts as views
+from bridge.discord.render import decisions as views
+from bridge.state import decisions
 
 log = logging.getLogger(__name__)
 
@@ -186,10 +186,10 @@ class PromptDesk:
         if index >= views.question_count(request):
             await _ephemeral(interaction, NO_LONGER_PENDING)
             return
-        answers = prompts.read_answers(self.runtime, request["id"])
+        answers = decisions.read_answers(self.runtime, request["id"])
         answers[str(index)] = answer
         if len(answers) < views.question_count(request):
-            prompts.write_answers(self.runtime, request["id"], answers)
+            decisions.write_answers(self.runtime, request["id"], answers)
             content = _question_content(request, answers)
             view = view_from_rows(views.question_components(request, answers))
             await interaction.response.edit_message(content=content, view=view)
@@ -205,12 +205,12 @@ class PromptDesk:
         if not self.server.may_act(interaction.user.id):  # type: ignore[attr-defined]
             await _ephemeral(interaction, NOT_ALLOWED)
             return None
-        request = prompts.read_request(self.runtime, rid)  # type: ignore[arg-type]
+        request = decisions.read_request(self.runtime, rid)  # type: ignore[arg-type]
         here = str(interaction.channel_id)
         if request is None or request.get("channel_id") != here:
             await _ephemeral(interaction, NO_LONGER_PENDING)
             return None
-        if not prompts.is_pending(self.runtime, request):  # type: ignore[arg-type]
+        if not decisions.is_pending(self.runtime, request):  # type: ignore[arg-type]
             await _ephemeral(interaction, NO_LONGER_PENDING)
             return None
         return request
@@ -218,7 +218,7 @@ class PromptDesk:
     async def _decide(
         self, interaction: discord.Interaction, request: dict, decision: dict, body: str = ""
     ) -> None:
-        if not prompts.decide(self.runtime, request["id"], decision):  # type: ignore[arg-type]
+        if not decisions.decide(self.runtime, request["id"], decision):  # type: ignore[arg-type]
             await _ephemeral(interaction, NO_LONGER_PENDING)  # a double click, or the terminal
             return
         log.info("prompt %s: %s by %s", request["id"], decision["outcome"], decision.get("by"))
@@ -286,7 +286,7 @@ async def _ephemeral(interaction: discord.Interaction, text: str) -> None:
 
 
 def view_from_rows(rows: list[dict]) -> discord.ui.View:
-    """discord.py components from the Discord JSON that ``render/prompts.py`` builds, wrapped
+    """discord.py components from the Discord JSON that ``render/decisions.py`` builds, wrapped
     as dynamic items so the view needs no registration and survives restarts."""
     view = discord.ui.View(timeout=None)
     for row_index, row in enumerate(rows):

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bridge import session_record, state
-from bridge.bot.sessions import SessionTarget
+from bridge.sessions.manager import SessionTarget
+from bridge.state import session_record, session_state
 from bridge.tmux import is_busy, mode_on_screen
 
 if TYPE_CHECKING:
-    from bridge.bot.sessions import SessionManager
+    from bridge.sessions.manager import SessionManager
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class ControlPanel:
         self.unknown_worktrees = await asyncio.to_thread(self.sessions.unknown_worktrees)
         if self.unknown_worktrees:
             log.warning("unknown worktrees (not deleted): %s", ", ".join(self.unknown_worktrees))
-        self.message_id = state.load_panel(self.runtime, self.channel_id).get("message_id")
+        self.message_id = session_state.load_panel(self.runtime, self.channel_id).get("message_id")
         # The loop first: if this first refresh fails (Discord unreachable for a moment), the
         # next state change or the periodic refresh still shows the panel.
         self._task = asyncio.create_task(self._loop())
@@ -118,7 +118,10 @@ class ControlPanel:
             message = await channel.send(content, view=view)
             self.message_id = str(message.id)
             await asyncio.to_thread(
-                state.save_panel, self.runtime, self.channel_id, {"message_id": self.message_id}
+                session_state.save_panel,
+                self.runtime,
+                self.channel_id,
+                {"message_id": self.message_id},
             )
             self._shown = shown
 
@@ -132,7 +135,7 @@ class ControlPanel:
         panes = {p.channel_id: p for p in sessions.tmux.panes()}
         records = {
             r["key"]: r
-            for r in state.all_records(self.runtime)
+            for r in session_state.all_records(self.runtime)
             if r.get("server") == sessions.server.name
         }
         waiting = waiting_channels(self.runtime)
@@ -172,7 +175,7 @@ class ControlPanel:
 def waiting_channels(rt: Any) -> set[str]:
     """Channels and threads with an open prompt (a decision the owner has not made yet)."""
     try:
-        from bridge.prompts import open_prompts  # issue 3's prompts; absent in older builds
+        from bridge.state.decisions import open_prompts  # issue 3's prompts; absent in older builds
     except ImportError:
         return set()
     try:

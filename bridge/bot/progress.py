@@ -19,8 +19,10 @@ import time
 
 import discord
 
-from bridge import fastjson, progress, prompts, runtime
-from bridge.progress import TurnProgress
+from bridge import fastjson
+from bridge.handlers import progress
+from bridge.handlers.progress import TurnProgress
+from bridge.state import decisions, runtime
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +218,7 @@ class ProgressReporter:
         active = [c for c in self.channels.values() if c.turn and not c.turn.outcome]
         if not active:
             return
-        asking = {p.get("channel_id") for p in prompts.open_prompts(self.runtime)}
+        asking = {p.get("channel_id") for p in decisions.open_prompts(self.runtime)}
         for channel in active:
             turn = channel.turn
             if turn.waiting != (channel.key in asking):
@@ -356,7 +358,7 @@ def _last_assistant_text(transcript: str | None) -> str:
     """The newest assistant text of the transcript (for CLIs without MessageDisplay)."""
     if not transcript:
         return ""
-    from bridge.reply import last_assistant_text
+    from bridge.handlers.reply import last_assistant_text
 
     try:
         return last_assistant_text(transcript)

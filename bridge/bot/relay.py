@@ -18,11 +18,11 @@ import logging
 import aiohttp
 import discord
 
-from bridge import runtime
 from bridge.bot.downloads import save_attachments
-from bridge.bot.sessions import SessionManager, SessionTarget
 from bridge.config import BridgeConfig, Server
-from bridge.render.prompt_text import sanitize_prompt
+from bridge.sessions.manager import SessionManager, SessionTarget
+from bridge.sessions.typed_text import sanitize_prompt
+from bridge.state import runtime
 from bridge.tmux import NoInputBox
 
 log = logging.getLogger(__name__)

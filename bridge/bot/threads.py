@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bridge import state, worktrees
+from bridge.sessions import worktrees
+from bridge.state import session_state
 
 if TYPE_CHECKING:
-    from bridge.bot.sessions import SessionManager
+    from bridge.sessions.manager import SessionManager
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ class ThreadEvents:
         """End the thread's session; remove a clean worktree, ask about a dirty one. All under
         the session's lock: a message right after the archive (it un-archives the thread)
         waits, rather than starting Claude Code in a worktree about to be removed."""
-        record = await asyncio.to_thread(state.load, self.runtime, thread_id)
+        record = await asyncio.to_thread(session_state.load, self.runtime, thread_id)
         if record is None or record.get("server") != self.sessions.server.name:
             return  # never a session of ours
         async with self.sessions.lock(thread_id):
@@ -56,7 +57,7 @@ class ThreadEvents:
             await self._clean_worktree(thread_id, parent_id, deleted)
 
     async def _clean_worktree(self, thread_id: str, parent_id: str, deleted: bool) -> None:
-        record = await asyncio.to_thread(state.load, self.runtime, thread_id) or {}
+        record = await asyncio.to_thread(session_state.load, self.runtime, thread_id) or {}
         worktree = record.get("worktree")
         if not worktree or record.get("worktree_question"):
             return  # nothing to clean, or already asked (the thread was archived again)
@@ -66,7 +67,9 @@ class ThreadEvents:
                 if loss.exists:
                     await asyncio.to_thread(worktrees.remove, worktree)
                     log.info("removed clean worktree %s", worktree["path"])
-                await asyncio.to_thread(state.update, self.runtime, thread_id, worktree=None)
+                await asyncio.to_thread(
+                    session_state.update, self.runtime, thread_id, worktree=None
+                )
                 return
         except worktrees.WorktreeError as err:
             log.warning("worktree %s of thread %s: %s", worktree["path"], thread_id, err)
@@ -81,14 +84,14 @@ class ThreadEvents:
             log.warning("could not ask about worktree %s: %s", worktree["path"], err)
             return
         await asyncio.to_thread(
-            state.update, self.runtime, thread_id, worktree_question=str(message.id)
+            session_state.update, self.runtime, thread_id, worktree_question=str(message.id)
         )
 
     async def reconcile(self) -> None:
         """At bot start, before sessions are adopted or resumed: threads archived or deleted
         while the bot was away sent their events to nobody, so ask Discord about each thread
         whose session should be running, and close those that are gone or archived."""
-        records = await asyncio.to_thread(state.all_records, self.runtime)
+        records = await asyncio.to_thread(session_state.all_records, self.runtime)
         for record in records:
             key = record["key"]
             if (
@@ -112,13 +115,13 @@ class ThreadEvents:
     async def decide(self, thread_id: str, action: str) -> str:
         """Carry out a Remove anyway / Keep click; returns the message's new text."""
         async with self.sessions.lock(thread_id):
-            record = await asyncio.to_thread(state.load, self.runtime, thread_id) or {}
+            record = await asyncio.to_thread(session_state.load, self.runtime, thread_id) or {}
             worktree = record.get("worktree")
             if not worktree:
                 return "Nothing to do: this worktree is already gone."
             if action == "keep":
                 await asyncio.to_thread(
-                    state.update, self.runtime, thread_id, worktree_question=None
+                    session_state.update, self.runtime, thread_id, worktree_question=None
                 )
                 return f"📌 Kept worktree `{worktree['path']}` (branch `{worktree['branch']}`)."
             if await self.sessions.live_pane(thread_id):
@@ -128,7 +131,7 @@ class ThreadEvents:
             except worktrees.WorktreeError as err:
                 return f"⚠️ Could not remove `{worktree['path']}`: {err}"
             await asyncio.to_thread(
-                state.update, self.runtime, thread_id, worktree=None, worktree_question=None
+                session_state.update, self.runtime, thread_id, worktree=None, worktree_question=None
             )
         self.sessions.on_change()
         return f"🗑️ Removed worktree `{worktree['path']}` and branch `{worktree['branch']}`."

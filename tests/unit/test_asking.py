@@ -1,4 +1,4 @@
-"""The hook side of a decision (bridge/asking.py): the exact JSON Claude Code reads for each
+"""The hook side of a decision (bridge/permission.py): the exact JSON Claude Code reads for each
 choice (reference §6), ``permissionTools`` asking, the wait on the decision file, and the
 whole PermissionRequest walk with Discord replaced by a stub."""
 
@@ -11,8 +11,10 @@ import time
 
 import pytest
 
-from bridge import asking, config, fastjson, prompts, runtime
-from bridge.hookkit import HookContext
+from bridge import config, fastjson
+from bridge.handlers import permission
+from bridge.handlers.context import HookContext
+from bridge.state import decisions, runtime
 
 SESSION = "cbe55835-1c2d-4e5f-8a9b-0123456789ab"
 CHANNEL = "100000000000000003"
@@ -44,7 +46,7 @@ SET_MODE = {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
 
 def req(tool: str = "Bash", tool_input: dict | None = None, **fields) -> dict:
     return {
-        "id": prompts.new_id(),
+        "id": decisions.new_id(),
         "kind": {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool, "permission"),
         "session_id": SESSION,
         "tool_name": tool,
@@ -63,7 +65,7 @@ def answer(decision: dict) -> dict:
 
 
 def test_allow() -> None:
-    assert asking.cli_answer(req(), {"outcome": "allow", "by": "1"}) == answer(
+    assert permission.cli_answer(req(), {"outcome": "allow", "by": "1"}) == answer(
         {"behavior": "allow"}
     )
 
@@ -75,7 +77,7 @@ def test_allow() -> None:
 def test_always_allow_adds_the_rule_at_the_chosen_destination(scope: str, destination: str):
     request = req()
     decision = {"outcome": "always", "suggestion": 0, "scope": scope, "by": "1"}
-    assert asking.cli_answer(request, decision) == answer(
+    assert permission.cli_answer(request, decision) == answer(
         {
             "behavior": "allow",
             "updatedPermissions": [
@@ -93,27 +95,27 @@ def test_always_allow_adds_the_rule_at_the_chosen_destination(scope: str, destin
 
 def test_always_with_a_set_mode_suggestion_stays_for_the_session() -> None:
     decision = {"outcome": "always", "suggestion": 1, "scope": "u"}
-    assert asking.cli_answer(req(), decision) == answer(
+    assert permission.cli_answer(req(), decision) == answer(
         {"behavior": "allow", "updatedPermissions": [SET_MODE]}
     )
 
 
 @pytest.mark.parametrize("index", [-1, 2, 99])
 def test_always_with_no_such_suggestion_gives_no_decision(index: int) -> None:
-    assert asking.cli_answer(req(), {"outcome": "always", "suggestion": index}) is None
-    assert asking.cli_answer(req(permission_suggestions=[]), {"outcome": "always"}) is None
+    assert permission.cli_answer(req(), {"outcome": "always", "suggestion": index}) is None
+    assert permission.cli_answer(req(permission_suggestions=[]), {"outcome": "always"}) is None
 
 
 def test_deny_and_tell_claude_what_to_do_instead() -> None:
     deny = {"outcome": "deny", "message": "Denied from Discord by Ann.", "by": "1"}
-    assert asking.cli_answer(req(), deny) == answer(
+    assert permission.cli_answer(req(), deny) == answer(
         {"behavior": "deny", "message": "Denied from Discord by Ann."}
     )
-    assert asking.cli_answer(req(), {"outcome": "deny"}) == answer(
+    assert permission.cli_answer(req(), {"outcome": "deny"}) == answer(
         {"behavior": "deny", "message": "Denied from Discord."}
     )
     tell = {"outcome": "tell", "message": "run the tests first", "by": "1"}
-    assert asking.cli_answer(req(), tell) == answer(
+    assert permission.cli_answer(req(), tell) == answer(
         {"behavior": "deny", "message": "run the tests first"}
     )
 
@@ -121,7 +123,7 @@ def test_deny_and_tell_claude_what_to_do_instead() -> None:
 def test_answers_are_the_original_input_plus_the_answers_map() -> None:
     request = req("AskUserQuestion", copy.deepcopy(QUESTIONS), permission_suggestions=[])
     answers = {"Which database should we use?": "Mongo", "Which extras?": "Docs, Tests"}
-    result = asking.cli_answer(request, {"outcome": "answers", "answers": answers, "by": "1"})
+    result = permission.cli_answer(request, {"outcome": "answers", "answers": answers, "by": "1"})
     assert result == answer(
         {"behavior": "allow", "updatedInput": {**QUESTIONS, "answers": answers}}
     )
@@ -131,7 +133,7 @@ def test_answers_are_the_original_input_plus_the_answers_map() -> None:
 def test_plan_approval_is_allow_with_empty_input_and_the_mode() -> None:
     request = req("ExitPlanMode", PLAN, permission_suggestions=[])
     for mode in ("acceptEdits", "default"):
-        assert asking.cli_answer(request, {"outcome": "approve", "mode": mode}) == answer(
+        assert permission.cli_answer(request, {"outcome": "approve", "mode": mode}) == answer(
             {
                 "behavior": "allow",
                 "updatedInput": {},
@@ -143,30 +145,30 @@ def test_plan_approval_is_allow_with_empty_input_and_the_mode() -> None:
 def test_keep_planning_is_deny_with_the_feedback() -> None:
     request = req("ExitPlanMode", PLAN, permission_suggestions=[])
     decision = {"outcome": "keep_planning", "message": "add tests first", "by": "1"}
-    assert asking.cli_answer(request, decision) == answer(
+    assert permission.cli_answer(request, decision) == answer(
         {"behavior": "deny", "message": "add tests first"}
     )
 
 
 def test_timeout_denies_with_a_message_the_model_reads_unless_left_to_the_terminal() -> None:
-    assert asking.cli_answer(req(), {"outcome": "timeout", "left_to_terminal": False}) == answer(
-        {"behavior": "deny", "message": "No answer from Discord within 15 min."}
-    )
-    assert asking.cli_answer(req(timeout=90), {"outcome": "timeout"}) == answer(
+    assert permission.cli_answer(
+        req(), {"outcome": "timeout", "left_to_terminal": False}
+    ) == answer({"behavior": "deny", "message": "No answer from Discord within 15 min."})
+    assert permission.cli_answer(req(timeout=90), {"outcome": "timeout"}) == answer(
         {"behavior": "deny", "message": "No answer from Discord within 90 s."}
     )
-    assert asking.cli_answer(req(), {"outcome": "timeout", "left_to_terminal": True}) is None
+    assert permission.cli_answer(req(), {"outcome": "timeout", "left_to_terminal": True}) is None
 
 
 @pytest.mark.parametrize("event", ["PostToolUse", "Stop", "interrupted", "session ended"])
 def test_answered_elsewhere_gives_no_decision(event: str) -> None:
-    decision = {"outcome": prompts.ANSWERED_ELSEWHERE, "event": event}
-    assert asking.cli_answer(req(), decision) is None
+    decision = {"outcome": decisions.ANSWERED_ELSEWHERE, "event": event}
+    assert permission.cli_answer(req(), decision) is None
 
 
 def test_an_unknown_outcome_gives_no_decision() -> None:
-    assert asking.cli_answer(req(), {"outcome": "maybe"}) is None
-    assert asking.cli_answer(req(), {}) is None
+    assert permission.cli_answer(req(), {"outcome": "maybe"}) is None
+    assert permission.cli_answer(req(), {}) is None
 
 
 def test_every_answer_is_plain_json() -> None:
@@ -175,7 +177,7 @@ def test_every_answer_is_plain_json() -> None:
         {"outcome": "approve", "mode": "acceptEdits"},
         {"outcome": "answers", "answers": {"Which database should we use?": "ü 🚀"}},
     ):
-        result = asking.cli_answer(req("AskUserQuestion", QUESTIONS), decision)
+        result = permission.cli_answer(req("AskUserQuestion", QUESTIONS), decision)
         assert fastjson.loads(fastjson.dumps(result)) == result
 
 
@@ -216,27 +218,27 @@ ASK = {
 
 def test_permission_tools_always_ask(tmp_path) -> None:
     tools = ("Bash", "mcp__github__*", "AskUserQuestion", "ExitPlanMode", "*")
-    assert asking.on_pre_tool_use(make_context(tmp_path, pre_tool_use("Bash"), tools)) == ASK
-    mcp = asking.on_pre_tool_use(
+    assert permission.on_pre_tool_use(make_context(tmp_path, pre_tool_use("Bash"), tools)) == ASK
+    mcp = permission.on_pre_tool_use(
         make_context(tmp_path, pre_tool_use("mcp__github__create_issue"), ("mcp__github__*",))
     )
     assert mcp["hookSpecificOutput"]["permissionDecision"] == "ask"
     for tool in ("Read", "BashOutput", "mcp__gitlab__x", None, 7, ["Bash"]):
         context = make_context(tmp_path, pre_tool_use(tool), ("Bash", "mcp__github__*"))
-        assert asking.on_pre_tool_use(context) is None, tool
+        assert permission.on_pre_tool_use(context) is None, tool
     # questions and plans show their own dialog: never "ask", whatever the list says
     for tool in ("AskUserQuestion", "ExitPlanMode"):
-        assert asking.on_pre_tool_use(make_context(tmp_path, pre_tool_use(tool), tools)) is None
+        assert permission.on_pre_tool_use(make_context(tmp_path, pre_tool_use(tool), tools)) is None
 
 
 def test_pre_tool_use_closes_the_prompts_the_terminal_answered(tmp_path) -> None:
     context = make_context(tmp_path, pre_tool_use("Read"), ())
     rt = context.runtime.ensure()
     request = {**req(), "deadline": time.time() + 60, "pid": os.getpid()}
-    prompts.write_request(rt, request)
-    assert asking.on_pre_tool_use(context) is None
-    assert prompts.read_decision(rt, request["id"]) == {
-        "outcome": prompts.ANSWERED_ELSEWHERE,
+    decisions.write_request(rt, request)
+    assert permission.on_pre_tool_use(context) is None
+    assert decisions.read_decision(rt, request["id"]) == {
+        "outcome": decisions.ANSWERED_ELSEWHERE,
         "event": "PreToolUse",
     }
 
@@ -251,8 +253,8 @@ def test_new_request_records_what_the_bot_and_the_hook_need(tmp_path) -> None:
     }
     context = make_context(tmp_path, event, timeoutSeconds=120, onTimeout="terminal")
     before = time.time()
-    request = asking.new_request(context)
-    assert prompts.is_valid_id(request["id"])
+    request = permission.new_request(context)
+    assert decisions.is_valid_id(request["id"])
     assert request["kind"] == "plan" and request["tool_input"] == PLAN
     assert request["permission_suggestions"] == []  # no key in the event for plans
     assert (request["session_id"], request["channel_id"], request["project"]) == (
@@ -266,14 +268,14 @@ def test_new_request_records_what_the_bot_and_the_hook_need(tmp_path) -> None:
     assert (request["timeout"], request["on_timeout"]) == (120, "terminal")
     assert request["agent_id"] is None  # the main thread's
     context.event["agent_id"] = "a4a29fb14da70c8bc"  # a subagent's dialog
-    assert asking.new_request(context)["agent_id"] == "a4a29fb14da70c8bc"
+    assert permission.new_request(context)["agent_id"] == "a4a29fb14da70c8bc"
     for tool, kind in (
         ("AskUserQuestion", "question"),
         ("Bash", "permission"),
         (None, "permission"),
     ):
         context.event["tool_name"] = tool
-        assert asking.new_request(context)["kind"] == kind
+        assert permission.new_request(context)["kind"] == kind
 
 
 # --- waiting for the decision ---------------------------------------------------------------
@@ -286,40 +288,40 @@ def rt(tmp_path) -> runtime.Runtime:
 
 def waiting(rt: runtime.Runtime, **fields) -> dict:
     request = {**req(), "deadline": time.time() + 30, "pid": os.getpid(), **fields}
-    prompts.write_request(rt, request)
+    decisions.write_request(rt, request)
     return request
 
 
 def test_a_decision_made_before_the_wait_is_returned_at_once(rt) -> None:
     request = waiting(rt)
-    prompts.decide(rt, request["id"], {"outcome": "allow", "by": "1"})
-    assert asking.wait_for_decision(rt, request) == {"outcome": "allow", "by": "1"}
+    decisions.decide(rt, request["id"], {"outcome": "allow", "by": "1"})
+    assert permission.wait_for_decision(rt, request) == {"outcome": "allow", "by": "1"}
 
 
 def test_a_click_wakes_the_waiting_hook_without_polling(rt) -> None:
     request = waiting(rt)
-    timer = threading.Timer(0.2, prompts.decide, (rt, request["id"], {"outcome": "deny"}))
+    timer = threading.Timer(0.2, decisions.decide, (rt, request["id"], {"outcome": "deny"}))
     start = time.monotonic()
     timer.start()
     try:
-        assert asking.wait_for_decision(rt, request) == {"outcome": "deny"}
+        assert permission.wait_for_decision(rt, request) == {"outcome": "deny"}
     finally:
         timer.cancel()
-    assert time.monotonic() - start < 0.2 + asking.POLL_MS / 1000 * 0.6  # well before a poll
+    assert time.monotonic() - start < 0.2 + permission.POLL_MS / 1000 * 0.6  # well before a poll
 
 
 @pytest.mark.parametrize(("on_timeout", "left"), [("deny", False), ("terminal", True)])
 def test_the_deadline_decides_a_timeout(rt, on_timeout: str, left: bool) -> None:
     request = waiting(rt, deadline=time.time() - 0.01, on_timeout=on_timeout)
-    expected = {"outcome": prompts.TIMED_OUT, "left_to_terminal": left}
-    assert asking.wait_for_decision(rt, request) == expected
-    assert prompts.read_decision(rt, request["id"]) == expected  # a late click loses
+    expected = {"outcome": decisions.TIMED_OUT, "left_to_terminal": left}
+    assert permission.wait_for_decision(rt, request) == expected
+    assert decisions.read_decision(rt, request["id"]) == expected  # a late click loses
 
 
 def test_a_click_that_landed_at_the_deadline_wins(rt) -> None:
     request = waiting(rt, deadline=time.time() - 0.01)
-    prompts.decide(rt, request["id"], {"outcome": "allow"})
-    assert asking.wait_for_decision(rt, request) == {"outcome": "allow"}
+    decisions.decide(rt, request["id"], {"outcome": "allow"})
+    assert permission.wait_for_decision(rt, request) == {"outcome": "allow"}
 
 
 def test_an_interrupt_in_the_transcript_ends_the_wait(rt, tmp_path) -> None:
@@ -334,10 +336,10 @@ def test_an_interrupt_in_the_transcript_ends_the_wait(rt, tmp_path) -> None:
     timer = threading.Timer(0.2, interrupt)
     timer.start()
     try:
-        decision = asking.wait_for_decision(rt, request)
+        decision = permission.wait_for_decision(rt, request)
     finally:
         timer.cancel()
-    assert decision == {"outcome": prompts.ANSWERED_ELSEWHERE, "event": "interrupted"}
+    assert decision == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
 
 
 # --- the whole PermissionRequest walk, Discord stubbed --------------------------------------
@@ -364,18 +366,18 @@ def test_permission_request_posts_waits_and_answers_the_click(tmp_path, monkeypa
     def click() -> None:
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
-            found = prompts.open_prompts(context.runtime)
+            found = decisions.open_prompts(context.runtime)
             if found and found[0].get("message_id") == "555":
                 decision = {"outcome": "always", "suggestion": 0, "scope": "l", "by": "1"}
-                prompts.decide(context.runtime, found[0]["id"], decision)
+                decisions.decide(context.runtime, found[0]["id"], decision)
                 return
             time.sleep(0.01)
 
-    monkeypatch.setattr(asking, "_post", post)
-    monkeypatch.setattr(asking, "_close_message", lambda *a: pytest.fail("nothing to close"))
+    monkeypatch.setattr(permission, "_post", post)
+    monkeypatch.setattr(permission, "_close_message", lambda *a: pytest.fail("nothing to close"))
     clicker = threading.Thread(target=click)
     clicker.start()
-    result = asking.on_permission_request(context)
+    result = permission.on_permission_request(context)
     clicker.join()
     assert result == answer(
         {"behavior": "allow", "updatedPermissions": [{**RULES, "destination": "localSettings"}]}
@@ -391,8 +393,8 @@ def test_permission_request_leaves_the_terminal_when_discord_fails(tmp_path, mon
     def post(*_args):
         raise OSError("connection refused")
 
-    monkeypatch.setattr(asking, "_post", post)
-    assert asking.on_permission_request(context) is None
+    monkeypatch.setattr(permission, "_post", post)
+    assert permission.on_permission_request(context) is None
     assert os.listdir(context.runtime.prompts) == []
     with open(context.runtime.hook_log) as handle:
         assert f"prompt for #{CHANNEL} not posted: connection refused" in handle.read()
@@ -401,13 +403,13 @@ def test_permission_request_leaves_the_terminal_when_discord_fails(tmp_path, mon
 def test_permission_request_timeout_closes_the_message_and_denies(tmp_path, monkeypatch):
     context = make_context(tmp_path, permission_event())
     context.cfg.prompt_timeout = 0.05  # the config allows ≥ 10 s; no test should wait that long
-    monkeypatch.setattr(asking, "POLL_MS", 50)
+    monkeypatch.setattr(permission, "POLL_MS", 50)
     closed = []
-    monkeypatch.setattr(asking, "_post", lambda *a: {"id": "555"})
-    monkeypatch.setattr(asking, "_close_message", lambda *a: closed.append(a))
-    result = asking.on_permission_request(context)
+    monkeypatch.setattr(permission, "_post", lambda *a: {"id": "555"})
+    monkeypatch.setattr(permission, "_close_message", lambda *a: closed.append(a))
+    result = permission.on_permission_request(context)
     assert result == answer({"behavior": "deny", "message": "No answer from Discord within 0 s."})
     ((_, request, content, decision),) = closed
     assert request["message_id"] == "555" and "touch perm-a.txt" in content
-    assert decision == {"outcome": prompts.TIMED_OUT, "left_to_terminal": False}
+    assert decision == {"outcome": decisions.TIMED_OUT, "left_to_terminal": False}
     assert os.listdir(context.runtime.prompts) == []

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge import hook_settings
+from bridge.claude import settings as claude_settings
 from tests.claude_cli import ClaudeNotInstalled, claude_binary
 from tests.emulator import Emulator
 
@@ -302,7 +302,7 @@ def lines(out: str, mark: str) -> list[str]:
 def test_doctor_passes_on_a_good_setup(setup: Setup) -> None:
     setup.write_config(setup.config())
     setup.install_hooks()
-    assert set(hook_settings.installed_events(str(setup.settings))) == set(hook_settings.HOOKS)
+    assert set(claude_settings.installed_events(str(setup.settings))) == set(claude_settings.HOOKS)
     done = setup.cli("doctor")
     assert done.returncode == 0, done.stdout + done.stderr
     ok = "\n".join(lines(done.stdout, "✓"))

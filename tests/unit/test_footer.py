@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from bridge import fastjson, runtime
-from bridge.footer import footer_line, summary
-from bridge.reply import FULL_REPLY_NOTE, build_posts, reply_footer
-from bridge.runtime import Runtime
+from bridge import fastjson
+from bridge.discord.render.footer import footer_line, summary
+from bridge.handlers.reply import FULL_REPLY_NOTE, build_posts, reply_footer
+from bridge.state import runtime
+from bridge.state.runtime import Runtime
 
 RECORD = {"model_id": "claude-opus-5-5", "model_name": "Opus 5.5", "context_percent": 12,
           "cost_usd": 0.4312}  # fmt: skip

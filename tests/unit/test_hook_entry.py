@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_a_broken_install_gives_no_decision_and_exit_0(tmp_path, script: str) -> None:
     shutil.copytree(REPO / "hooks", tmp_path / "hooks")
     shutil.copytree(REPO / "bridge", tmp_path / "bridge")
-    for module in ("session_events.py", "asking.py"):
+    for module in ("handlers/events.py", "handlers/permission.py"):
         with open(tmp_path / "bridge" / module, "a") as handle:
             handle.write("\ndef broken(:\n")  # a syntax error, as after a bad upgrade
     done = subprocess.run(

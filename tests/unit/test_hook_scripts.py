@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge import hook_settings, prompts, runtime
+from bridge.claude import settings as claude_settings
+from bridge.state import decisions, runtime
 
 HOOKS = Path(__file__).resolve().parents[2] / "hooks"
 CHANNEL = "100000000000000003"
@@ -177,7 +178,7 @@ def pending(bridge: Bridge, session: str = SESSION, **fields) -> dict:
     rt = bridge.runtime.ensure()
     now = time.time()
     request = {
-        "id": prompts.new_id(),
+        "id": decisions.new_id(),
         "kind": "permission",
         "session_id": session,
         "channel_id": CHANNEL,
@@ -189,7 +190,7 @@ def pending(bridge: Bridge, session: str = SESSION, **fields) -> dict:
         "pid": os.getpid(),  # a live process: this test's
         **fields,
     }
-    prompts.write_request(rt, request)
+    decisions.write_request(rt, request)
     return request
 
 
@@ -198,12 +199,12 @@ def test_post_tool_use_closes_the_same_call_of_the_same_session(bridge: Bridge) 
     post = tool_event("PostToolUse", bridge.project, "Bash", BASH_INPUT,
                       tool_response={"stdout": "", "stderr": "", "interrupted": False})  # fmt: skip
     quiet(bridge.run("session_event.py", post))
-    assert prompts.read_decision(bridge.runtime, mine["id"]) == {
-        "outcome": prompts.ANSWERED_ELSEWHERE,
+    assert decisions.read_decision(bridge.runtime, mine["id"]) == {
+        "outcome": decisions.ANSWERED_ELSEWHERE,
         "event": "PostToolUse",
     }
-    assert prompts.read_decision(bridge.runtime, theirs["id"]) is None
-    assert prompts.is_pending(bridge.runtime, theirs)
+    assert decisions.read_decision(bridge.runtime, theirs["id"]) is None
+    assert decisions.is_pending(bridge.runtime, theirs)
     assert bridge.hook_log() == ""
 
 
@@ -212,23 +213,23 @@ def test_post_tool_use_of_another_call_closes_nothing(bridge: Bridge) -> None:
     other = tool_event("PostToolUse", bridge.project, "Read", {"file_path": "/etc/hosts"})
     quiet(bridge.run("session_event.py", other))
     quiet(bridge.run("session_event.py", {**other, "hook_event_name": "PostToolUseFailure"}))
-    assert prompts.is_pending(bridge.runtime, request)
+    assert decisions.is_pending(bridge.runtime, request)
 
 
 def test_user_prompt_submit_closes_every_prompt_of_its_session(bridge: Bridge) -> None:
     mine = [pending(bridge), pending(bridge, tool_name="Write", tool_input={"file_path": "/p/a"})]
     theirs = pending(bridge, OTHER_SESSION)
     quiet(bridge.run("session_event.py", event("UserPromptSubmit", bridge.project, prompt="go")))
-    assert all(not prompts.is_pending(bridge.runtime, r) for r in mine)
-    assert prompts.is_pending(bridge.runtime, theirs)
+    assert all(not decisions.is_pending(bridge.runtime, r) for r in mine)
+    assert decisions.is_pending(bridge.runtime, theirs)
 
 
 def test_pre_tool_use_closes_its_session_prompts_and_still_asks(bridge: Bridge) -> None:
     mine, theirs = pending(bridge), pending(bridge, OTHER_SESSION)
     result = bridge.run("pre_tool_use.py", tool_event("PreToolUse", bridge.project, "Bash", {}))
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
-    assert prompts.read_decision(bridge.runtime, mine["id"])["event"] == "PreToolUse"
-    assert prompts.is_pending(bridge.runtime, theirs)
+    assert decisions.read_decision(bridge.runtime, mine["id"])["event"] == "PreToolUse"
+    assert decisions.is_pending(bridge.runtime, theirs)
 
 
 # --- PermissionRequest with Discord unreachable ---------------------------------------------
@@ -250,11 +251,11 @@ def test_permission_request_with_discord_unreachable_leaves_the_terminal(bridge:
 
 def test_stop_failure_records_the_failed_turn_for_the_status_message(bridge: Bridge) -> None:
     """StopFailure (an API error ended the turn, no Stop follows) must close the status."""
-    assert "StopFailure" in hook_settings.HOOKS
+    assert "StopFailure" in claude_settings.HOOKS
     bridge.runtime.ensure()
     details = "429 Too Many Requests"
     stdin = event("StopFailure", bridge.project, error="rate_limit", error_details=details)
-    quiet(bridge.run(hook_settings.HOOKS["StopFailure"][0], stdin))
+    quiet(bridge.run(claude_settings.HOOKS["StopFailure"][0], stdin))
     path = Path(bridge.runtime.progress) / f"{CHANNEL}.jsonl"
     (recorded,) = [json.loads(line) for line in path.read_text().splitlines()]
     assert recorded["kind"] == "failed" and recorded["error"] == "rate_limit"

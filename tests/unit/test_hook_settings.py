@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from bridge import hook_settings
+from bridge.claude import settings as claude_settings
 from bridge.cli import main
 
 USER_SETTINGS = {
@@ -27,12 +27,12 @@ def test_install_merges_and_is_idempotent(tmp_path, capsys) -> None:
     assert settings["model"] == "opus" and settings["permissions"] == {"defaultMode": "default"}
     user_pre, *bridge_pre = settings["hooks"]["PreToolUse"]
     assert user_pre == USER_SETTINGS["hooks"]["PreToolUse"][0]  # the user's entry, unchanged
-    assert [hook_settings.is_ours(h) for g in bridge_pre for h in g["hooks"]] == [True]
+    assert [claude_settings.is_ours(h) for g in bridge_pre for h in g["hooks"]] == [True]
     permission = settings["hooks"]["PermissionRequest"][0]["hooks"][0]
     assert permission["timeout"] > 900  # above the default prompt timeout of 15 min
     stop_commands = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
     assert stop_commands[0] == "notify-send done"
-    ours = [h for g in settings["hooks"]["Stop"] for h in g["hooks"] if hook_settings.is_ours(h)]
+    ours = [h for g in settings["hooks"]["Stop"] for h in g["hooks"] if claude_settings.is_ours(h)]
     assert len(ours) == 1 and ours[0]["timeout"] == 60
     assert ours[0]["command"].startswith(sys.executable + " -I ")
     assert "hooks/stop.py" in ours[0]["command"]
@@ -46,15 +46,15 @@ def test_install_merges_and_is_idempotent(tmp_path, capsys) -> None:
 def test_uninstall_removes_exactly_ours(tmp_path) -> None:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(USER_SETTINGS))
-    hook_settings.install(str(path))
-    hook_settings.uninstall(str(path))
+    claude_settings.install(str(path))
+    claude_settings.uninstall(str(path))
     assert json.loads(path.read_text()) == USER_SETTINGS
 
 
 def test_install_creates_missing_file(tmp_path) -> None:
     path = tmp_path / ".claude" / "settings.json"
-    hook_settings.install(str(path))
-    assert set(hook_settings.installed_events(str(path))) == set(hook_settings.HOOKS)
+    claude_settings.install(str(path))
+    assert set(claude_settings.installed_events(str(path))) == set(claude_settings.HOOKS)
 
 
 def test_invalid_settings_are_not_overwritten(tmp_path, capsys) -> None:

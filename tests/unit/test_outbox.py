@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from bridge import hookkit, reply
-from bridge.outbox import Outbox
-from bridge.rest import DeliveryError, DiscordREST, Post, new_nonce
-from bridge.runtime import Runtime
+from bridge.discord.outbox import Outbox
+from bridge.discord.rest import DeliveryError, DiscordREST, Post, new_nonce
+from bridge.handlers import context as hook_context
+from bridge.handlers import reply
+from bridge.state.runtime import Runtime
 from tests.emulator import Emulator
 
 MESSAGES = "POST /channels/{channel_id}/messages"
@@ -107,8 +108,8 @@ def test_entries_from_several_processes_keep_each_process_order(
     channel = emu.ids["project-a"]
     script = (
         "import sys\n"
-        "from bridge.outbox import Outbox\n"
-        "from bridge.rest import Post\n"
+        "from bridge.discord.outbox import Outbox\n"
+        "from bridge.discord.rest import Post\n"
         "box = Outbox(sys.argv[1])\n"
         "for i in range(5):\n"
         "    box.enqueue(sys.argv[2], 'main', Post({'content': f'{sys.argv[3]}{i}'}))\n"
@@ -280,7 +281,7 @@ def test_symlinked_channel_dir_is_refused(outbox: Outbox, tmp_path: Path) -> Non
 
 HOLD_LOCK = """
 import sys
-from bridge.outbox import Outbox
+from bridge.discord.outbox import Outbox
 with Outbox(sys.argv[1]).locked(sys.argv[2]) as got:
     print("held" if got else "not held", flush=True)
     sys.stdin.readline()
@@ -397,8 +398,8 @@ def hook_env(tmp_path: Path, emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> 
     }
 
 
-def hook_context(env: dict[str, str]) -> hookkit.HookContext:
-    context = hookkit.resolve({"hook_event_name": "Stop", "cwd": "/"}, env)
+def stop_context(env: dict[str, str]) -> hook_context.HookContext:
+    context = hook_context.resolve({"hook_event_name": "Stop", "cwd": "/"}, env)
     assert context is not None
     context.runtime.ensure()
     return context
@@ -408,7 +409,7 @@ def test_deliver_spools_during_an_outage_and_catches_up_in_order(
     emu: Emulator, hook_env: dict[str, str]
 ) -> None:
     channel = emu.ids["project-a"]
-    context = hook_context(hook_env)
+    context = stop_context(hook_env)
     assert context.channel_id == channel
     outbox = Outbox(context.runtime.outbox)
 
@@ -435,7 +436,7 @@ def test_deliver_spools_during_an_outage_and_catches_up_in_order(
 def test_deliver_keeps_spooling_behind_a_backlog(emu: Emulator, hook_env: dict[str, str]) -> None:
     """While the outbox cannot be drained, new replies queue behind it, never ahead."""
     channel = emu.ids["project-a"]
-    context = hook_context(hook_env)
+    context = stop_context(hook_env)
     outbox = Outbox(context.runtime.outbox)
     emu.client.set_outage("503")
     reply.deliver(context, [Post(reply.message_payload("one"))])
@@ -453,7 +454,7 @@ def test_deliver_skips_a_refused_chunk_and_posts_the_rest(
     emu: Emulator, hook_env: dict[str, str]
 ) -> None:
     channel = emu.ids["project-a"]
-    context = hook_context(hook_env)
+    context = stop_context(hook_env)
     posts = [
         Post(reply.message_payload("ok 1")),
         Post(reply.message_payload("y" * 2001)),
@@ -472,11 +473,11 @@ def test_deliver_keeps_a_reply_while_the_token_is_rejected(
     config_file = Path(hook_env["DISCORD_BRIDGE_HOME"]) / "config.json"
     good = config_file.read_text()
     config_file.write_text(good.replace(emu.bot_token, "reset.in.the.portal"))
-    reply.deliver(hook_context(hook_env), [Post(reply.message_payload("keep me"))])
+    reply.deliver(stop_context(hook_env), [Post(reply.message_payload("keep me"))])
     assert emu.client.counters()[f"401 {MESSAGES}"] == 1
 
     config_file.write_text(good)  # the user pastes the new token
-    reply.deliver(hook_context(hook_env), [Post(reply.message_payload("after the fix"))])
+    reply.deliver(stop_context(hook_env), [Post(reply.message_payload("after the fix"))])
     assert contents(emu, channel) == ["keep me", "after the fix"]
 
 
@@ -506,7 +507,7 @@ def test_refused_files_do_not_take_the_text_down_with_them(
     emu: Emulator, hook_env: dict[str, str]
 ) -> None:
     channel = emu.ids["project-a"]
-    context = hook_context(hook_env)
+    context = stop_context(hook_env)
     post = Post(reply.message_payload("report below"), [("big.bin", b"x" * 5000)])
     emu.client.settings(max_file_size=1000)
     try:
@@ -523,7 +524,7 @@ def test_deliver_spools_instead_of_waiting_on_a_held_lock(
     emu: Emulator, hook_env: dict[str, str]
 ) -> None:
     channel = emu.ids["project-a"]
-    context = hook_context(hook_env)
+    context = stop_context(hook_env)
     outbox = Outbox(context.runtime.outbox)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD_LOCK_FOREVER, os.path.join(outbox.root, channel, ".lock")],

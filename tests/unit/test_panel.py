@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import discord
 import pytest
 
-from bridge import runtime
 from bridge.bot import panel as panel_module
 from bridge.bot.panel import ControlPanel
+from bridge.state import runtime
 
 CHANNEL = "100000000000000009"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from bridge import progress
-from bridge.progress import TurnProgress
+from bridge.handlers import progress
+from bridge.handlers.progress import TurnProgress
 
 
 def test_a_turn_shows_streamed_text_the_running_tool_and_ends_closed() -> None:

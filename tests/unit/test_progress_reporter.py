@@ -8,9 +8,9 @@ import json
 import time
 from types import SimpleNamespace
 
-from bridge import runtime
 from bridge.bot import progress as reporter_module
 from bridge.bot.progress import ProgressReporter
+from bridge.state import runtime
 
 CHANNEL = "100000000000000003"
 OWNER = "100000000000000001"

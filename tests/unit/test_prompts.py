@@ -1,6 +1,6 @@
 """Request and decision files: one decision per request whoever races for it, private files,
 no link followed, ids checked before any path is built, and the rules that close a prompt
-the terminal answered (bridge/prompts.py)."""
+the terminal answered (bridge/decisions.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from bridge import fastjson, prompts, runtime
+from bridge import fastjson
+from bridge.state import decisions, runtime
 
 SESSION = "cbe55835-1c2d-4e5f-8a9b-0123456789ab"
 OTHER_SESSION = "8eee36f1-e3c7-4476-b0d3-591be9f4b59b"
@@ -29,7 +30,7 @@ def request(rt: runtime.Runtime, **fields) -> dict:
     """A pending request as the PermissionRequest hook writes it (this process waits)."""
     now = time.time()
     req = {
-        "id": prompts.new_id(),
+        "id": decisions.new_id(),
         "kind": "permission",
         "session_id": SESSION,
         "channel_id": "100000000000000003",
@@ -42,7 +43,7 @@ def request(rt: runtime.Runtime, **fields) -> dict:
         "pid": os.getpid(),
         **fields,
     }
-    prompts.write_request(rt, req)
+    decisions.write_request(rt, req)
     return req
 
 
@@ -60,9 +61,9 @@ def files_in(rt: runtime.Runtime) -> list[str]:
 
 
 def test_new_ids_are_valid_and_distinct() -> None:
-    ids = {prompts.new_id() for _ in range(500)}
+    ids = {decisions.new_id() for _ in range(500)}
     assert len(ids) == 500
-    assert all(prompts.is_valid_id(i) and len(i) == prompts.ID_LENGTH for i in ids)
+    assert all(decisions.is_valid_id(i) and len(i) == decisions.ID_LENGTH for i in ids)
 
 
 @pytest.mark.parametrize(
@@ -83,16 +84,16 @@ def test_new_ids_are_valid_and_distinct() -> None:
     ],
 )
 def test_invalid_ids_are_refused_before_any_path_is_built(rt, tmp_path, bad: str) -> None:
-    assert not prompts.is_valid_id(bad)
-    assert prompts.read_request(rt, bad) is None
+    assert not decisions.is_valid_id(bad)
+    assert decisions.read_request(rt, bad) is None
     for call in (
-        lambda: prompts.decide(rt, bad, {"outcome": "allow"}),
-        lambda: prompts.read_decision(rt, bad),
-        lambda: prompts.decision_path(rt, bad),
-        lambda: prompts.write_request(rt, {"id": bad}),
-        lambda: prompts.close(rt, bad),
-        lambda: prompts.write_answers(rt, bad, {"0": "x"}),
-        lambda: prompts.read_answers(rt, bad),
+        lambda: decisions.decide(rt, bad, {"outcome": "allow"}),
+        lambda: decisions.read_decision(rt, bad),
+        lambda: decisions.decision_path(rt, bad),
+        lambda: decisions.write_request(rt, {"id": bad}),
+        lambda: decisions.close(rt, bad),
+        lambda: decisions.write_answers(rt, bad, {"0": "x"}),
+        lambda: decisions.read_answers(rt, bad),
     ):
         with pytest.raises(ValueError, match="not a request id"):
             call()
@@ -105,30 +106,30 @@ def test_invalid_ids_are_refused_before_any_path_is_built(rt, tmp_path, bad: str
 
 def test_decide_decides_exactly_once_and_keeps_the_first_decision(rt) -> None:
     req = request(rt)
-    assert prompts.decide(rt, req["id"], {"outcome": "allow", "by": "1"}) is True
-    assert prompts.decide(rt, req["id"], {"outcome": "deny", "by": "2"}) is False
-    assert prompts.decide(rt, req["id"], {"outcome": prompts.TIMED_OUT}) is False
-    assert prompts.read_decision(rt, req["id"]) == {"outcome": "allow", "by": "1"}
+    assert decisions.decide(rt, req["id"], {"outcome": "allow", "by": "1"}) is True
+    assert decisions.decide(rt, req["id"], {"outcome": "deny", "by": "2"}) is False
+    assert decisions.decide(rt, req["id"], {"outcome": decisions.TIMED_OUT}) is False
+    assert decisions.read_decision(rt, req["id"]) == {"outcome": "allow", "by": "1"}
     # no temporary file is left behind by the winner or the losers
     assert files_in(rt) == [req["id"] + ".decision", req["id"] + ".json"]
 
 
 def test_request_and_decision_files_are_private(rt) -> None:
     req = request(rt)
-    prompts.decide(rt, req["id"], {"outcome": "allow"})
-    prompts.write_answers(rt, req["id"], {"0": "Postgres"})
-    for suffix in (prompts.REQUEST, prompts.DECISION, prompts.ANSWERS):
+    decisions.decide(rt, req["id"], {"outcome": "allow"})
+    decisions.write_answers(rt, req["id"], {"0": "Postgres"})
+    for suffix in (decisions.REQUEST, decisions.DECISION, decisions.ANSWERS):
         info = os.lstat(os.path.join(rt.prompts, req["id"] + suffix))
         assert info.st_mode & 0o777 == 0o600, suffix
     assert os.path.samefile(
-        prompts.decision_path(rt, req["id"]), rt.path("prompts", req["id"]) + ".decision"
+        decisions.decision_path(rt, req["id"]), rt.path("prompts", req["id"]) + ".decision"
     )
 
 
 def _race_in_process(root: str, request_id: str, n: int, barrier, results) -> None:
     rt = runtime.Runtime(root)
     barrier.wait()
-    results.put((n, prompts.decide(rt, request_id, {"outcome": "allow", "by": str(n)})))
+    results.put((n, decisions.decide(rt, request_id, {"outcome": "allow", "by": str(n)})))
 
 
 def test_processes_racing_to_decide_decide_once(rt) -> None:
@@ -148,8 +149,8 @@ def test_processes_racing_to_decide_decide_once(rt) -> None:
             assert worker.exitcode == 0
         winners = [n for n, won in outcomes if won]
         assert len(winners) == 1
-        assert prompts.read_decision(rt, req["id"]) == {"outcome": "allow", "by": str(winners[0])}
-        prompts.close(rt, req["id"])
+        assert decisions.read_decision(rt, req["id"]) == {"outcome": "allow", "by": str(winners[0])}
+        decisions.close(rt, req["id"])
     assert files_in(rt) == []
 
 
@@ -160,7 +161,7 @@ def test_threads_racing_to_decide_decide_once(rt) -> None:
 
         def click(n: int, rid: str = req["id"], barrier=barrier, won=won) -> None:
             barrier.wait()
-            if prompts.decide(rt, rid, {"outcome": "allow", "by": str(n)}):
+            if decisions.decide(rt, rid, {"outcome": "allow", "by": str(n)}):
                 won.append(n)
 
         threads = [threading.Thread(target=click, args=(n,)) for n in range(12)]
@@ -169,8 +170,8 @@ def test_threads_racing_to_decide_decide_once(rt) -> None:
         for thread in threads:
             thread.join(10)
         assert len(won) == 1
-        assert prompts.read_decision(rt, req["id"])["by"] == str(won[0])
-        prompts.close(rt, req["id"])
+        assert decisions.read_decision(rt, req["id"])["by"] == str(won[0])
+        decisions.close(rt, req["id"])
     assert files_in(rt) == []
 
 
@@ -178,13 +179,13 @@ def test_a_symlink_planted_at_the_decision_path_is_never_written_through(rt, tmp
     req = request(rt)
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
-    os.symlink(victim, prompts.decision_path(rt, req["id"]))
-    assert prompts.decide(rt, req["id"], {"outcome": "allow"}) is False
+    os.symlink(victim, decisions.decision_path(rt, req["id"]))
+    assert decisions.decide(rt, req["id"], {"outcome": "allow"}) is False
     assert victim.read_text() == "precious"
-    assert prompts.read_decision(rt, req["id"]) is None  # and never read through either
+    assert decisions.read_decision(rt, req["id"]) is None  # and never read through either
     # a dangling link is no way in either
     victim.unlink()
-    assert prompts.decide(rt, req["id"], {"outcome": "allow"}) is False
+    assert decisions.decide(rt, req["id"], {"outcome": "allow"}) is False
     assert not victim.exists()
     assert sorted(files_in(rt)) == [req["id"] + ".decision", req["id"] + ".json"]
 
@@ -192,24 +193,24 @@ def test_a_symlink_planted_at_the_decision_path_is_never_written_through(rt, tmp
 def test_a_symlink_at_the_request_path_is_replaced_not_followed(rt, tmp_path) -> None:
     victim = tmp_path / "victim.json"
     victim.write_text("precious")
-    rid = prompts.new_id()
+    rid = decisions.new_id()
     os.symlink(victim, os.path.join(rt.prompts, rid + ".json"))
-    assert prompts.read_request(rt, rid) is None
-    prompts.write_request(rt, {"id": rid, "session_id": SESSION})
+    assert decisions.read_request(rt, rid) is None
+    decisions.write_request(rt, {"id": rid, "session_id": SESSION})
     assert victim.read_text() == "precious"
     assert not os.path.islink(os.path.join(rt.prompts, rid + ".json"))
-    assert prompts.read_request(rt, rid) == {"id": rid, "session_id": SESSION}
+    assert decisions.read_request(rt, rid) == {"id": rid, "session_id": SESSION}
 
 
 def test_unreadable_or_foreign_files_read_as_nothing(rt) -> None:
-    rid = prompts.new_id()
+    rid = decisions.new_id()
     for suffix, data in ((".json", b"[1, 2]"), (".decision", b"{not json"), (".answers", b"7")):
         with open(os.path.join(rt.prompts, rid + suffix), "wb") as handle:
             handle.write(data)
-    assert prompts.read_request(rt, rid) is None
-    assert prompts.read_decision(rt, rid) is None
-    assert prompts.read_answers(rt, rid) == {}
-    assert prompts.open_prompts(rt) == []
+    assert decisions.read_request(rt, rid) is None
+    assert decisions.read_decision(rt, rid) is None
+    assert decisions.read_answers(rt, rid) == {}
+    assert decisions.open_prompts(rt) == []
 
 
 # --- pending --------------------------------------------------------------------------------
@@ -217,58 +218,58 @@ def test_unreadable_or_foreign_files_read_as_nothing(rt) -> None:
 
 def test_is_pending_until_decided(rt) -> None:
     req = request(rt)
-    assert prompts.is_pending(rt, req)
-    prompts.decide(rt, req["id"], {"outcome": "deny"})
-    assert not prompts.is_pending(rt, req)
+    assert decisions.is_pending(rt, req)
+    decisions.decide(rt, req["id"], {"outcome": "deny"})
+    assert not decisions.is_pending(rt, req)
 
 
 def test_is_pending_false_past_the_deadline(rt) -> None:
-    assert not prompts.is_pending(rt, request(rt, deadline=time.time() - 1))
-    assert not prompts.is_pending(rt, request(rt, deadline=None or 0))
+    assert not decisions.is_pending(rt, request(rt, deadline=time.time() - 1))
+    assert not decisions.is_pending(rt, request(rt, deadline=None or 0))
 
 
 def test_is_pending_false_when_the_waiting_hook_is_gone(rt) -> None:
-    assert not prompts.is_pending(rt, request(rt, pid=dead_pid()))
-    assert not prompts.is_pending(rt, request(rt, pid=0))
-    assert not prompts.is_pending(rt, request(rt, pid=-1))
+    assert not decisions.is_pending(rt, request(rt, pid=dead_pid()))
+    assert not decisions.is_pending(rt, request(rt, pid=0))
+    assert not decisions.is_pending(rt, request(rt, pid=-1))
 
 
 def test_open_prompts_lists_only_live_undecided_requests(rt) -> None:
     live = request(rt)
     other_live = request(rt, session_id=OTHER_SESSION)
     decided = request(rt)
-    prompts.decide(rt, decided["id"], {"outcome": "allow"})
+    decisions.decide(rt, decided["id"], {"outcome": "allow"})
     request(rt, deadline=time.time() - 5)
     request(rt, pid=dead_pid())
     # files that are not requests: a temp file, a stray name, a decision without request
-    for name in (f".{live['id']}.json.1.1.tmp", "notes.json", prompts.new_id() + ".decision"):
+    for name in (f".{live['id']}.json.1.1.tmp", "notes.json", decisions.new_id() + ".decision"):
         with open(os.path.join(rt.prompts, name), "w") as handle:
             handle.write("{}")
-    found = prompts.open_prompts(rt)
+    found = decisions.open_prompts(rt)
     assert sorted(r["id"] for r in found) == sorted([live["id"], other_live["id"]])
     assert next(r for r in found if r["id"] == live["id"]) == live
 
 
 def test_open_prompts_without_a_runtime_dir(tmp_path) -> None:
-    assert prompts.open_prompts(runtime.Runtime(str(tmp_path / "never-made"))) == []
+    assert decisions.open_prompts(runtime.Runtime(str(tmp_path / "never-made"))) == []
 
 
 def test_close_removes_every_file_of_the_request_and_only_those(rt) -> None:
     req, kept = request(rt), request(rt)
-    prompts.write_answers(rt, req["id"], {"0": "Postgres"})
-    prompts.decide(rt, req["id"], {"outcome": "answers"})
-    prompts.write_answers(rt, kept["id"], {"1": "SQLite"})
-    prompts.close(rt, req["id"])
+    decisions.write_answers(rt, req["id"], {"0": "Postgres"})
+    decisions.decide(rt, req["id"], {"outcome": "answers"})
+    decisions.write_answers(rt, kept["id"], {"1": "SQLite"})
+    decisions.close(rt, req["id"])
     assert files_in(rt) == sorted([kept["id"] + ".answers", kept["id"] + ".json"])
-    prompts.close(rt, req["id"])  # twice is harmless
-    prompts.close(rt, prompts.new_id())  # so is one that never existed
+    decisions.close(rt, req["id"])  # twice is harmless
+    decisions.close(rt, decisions.new_id())  # so is one that never existed
 
 
 def test_partial_answers_round_trip(rt) -> None:
     req = request(rt, kind="question")
-    assert prompts.read_answers(rt, req["id"]) == {}
-    prompts.write_answers(rt, req["id"], {"0": "Postgres", "1": "Docs, Tests"})
-    assert prompts.read_answers(rt, req["id"]) == {"0": "Postgres", "1": "Docs, Tests"}
+    assert decisions.read_answers(rt, req["id"]) == {}
+    decisions.write_answers(rt, req["id"], {"0": "Postgres", "1": "Docs, Tests"})
+    assert decisions.read_answers(rt, req["id"]) == {"0": "Postgres", "1": "Docs, Tests"}
 
 
 # --- the terminal answered first ------------------------------------------------------------
@@ -279,10 +280,10 @@ def event(name: str, session: str = SESSION, **fields) -> dict:
 
 
 def closed_by(rt: runtime.Runtime, req: dict) -> str | None:
-    decision = prompts.read_decision(rt, req["id"])
+    decision = decisions.read_decision(rt, req["id"])
     if decision is None:
         return None
-    assert decision["outcome"] == prompts.ANSWERED_ELSEWHERE
+    assert decision["outcome"] == decisions.ANSWERED_ELSEWHERE
     return decision["event"]
 
 
@@ -292,30 +293,33 @@ def test_post_tool_use_closes_only_the_same_tool_call(rt, name: str) -> None:
     read = request(rt, tool_name="Read", tool_input={"file_path": "/etc/hosts"})
     # a parallel tool finishing, or the same tool with another input, closes nothing
     assert (
-        prompts.mark_stale(rt, event(name, tool_name="Read", tool_input={"file_path": "/x"})) == []
+        decisions.mark_stale(rt, event(name, tool_name="Read", tool_input={"file_path": "/x"}))
+        == []
     )
-    assert prompts.mark_stale(rt, event(name, tool_name="Bash", tool_input={"command": "ls"})) == []
-    assert prompts.mark_stale(rt, event(name, tool_name="Write", tool_input=BASH_INPUT)) == []
-    assert prompts.mark_stale(rt, event(name, tool_name="Bash")) == []  # no input at all
+    assert (
+        decisions.mark_stale(rt, event(name, tool_name="Bash", tool_input={"command": "ls"})) == []
+    )
+    assert decisions.mark_stale(rt, event(name, tool_name="Write", tool_input=BASH_INPUT)) == []
+    assert decisions.mark_stale(rt, event(name, tool_name="Bash")) == []  # no input at all
     assert closed_by(rt, bash) is None and closed_by(rt, read) is None
     # the same call, in another session: still nothing
     other = event(name, OTHER_SESSION, tool_name="Bash", tool_input=dict(BASH_INPUT))
-    assert prompts.mark_stale(rt, other) == []
+    assert decisions.mark_stale(rt, other) == []
     # the same call in this session: that prompt, and only it
     same = event(name, tool_name="Bash", tool_input=dict(BASH_INPUT), tool_use_id="toolu_1")
-    assert prompts.mark_stale(rt, same) == [bash["id"]]
+    assert decisions.mark_stale(rt, same) == [bash["id"]]
     assert closed_by(rt, bash) == name and closed_by(rt, read) is None
-    assert prompts.mark_stale(rt, same) == []  # already decided: decided once
+    assert decisions.mark_stale(rt, same) == []  # already decided: decided once
 
 
 @pytest.mark.parametrize("name", ["PreToolUse", "UserPromptSubmit", "Stop"])
 def test_a_later_event_closes_every_prompt_of_its_session_only(rt, name: str) -> None:
     mine = [request(rt), request(rt, tool_name="Write", tool_input={"file_path": "/p/a"})]
     theirs = request(rt, session_id=OTHER_SESSION)
-    closed = prompts.mark_stale(rt, event(name, tool_name="Read", tool_input={"file_path": "/x"}))
+    closed = decisions.mark_stale(rt, event(name, tool_name="Read", tool_input={"file_path": "/x"}))
     assert sorted(closed) == sorted(r["id"] for r in mine)
     assert [closed_by(rt, r) for r in mine] == [name, name]
-    assert closed_by(rt, theirs) is None and prompts.is_pending(rt, theirs)
+    assert closed_by(rt, theirs) is None and decisions.is_pending(rt, theirs)
 
 
 @pytest.mark.parametrize("name", ["PreToolUse", "UserPromptSubmit", "Stop"])
@@ -327,24 +331,24 @@ def test_a_background_subagent_and_the_main_thread_never_close_each_others_promp
     main = request(rt)
     sub = request(rt, agent_id="a4a29fb14da70c8bc")
     subagent_event = event(name, tool_name="Read", agent_id="a4a29fb14da70c8bc")
-    assert prompts.mark_stale(rt, subagent_event) == [sub["id"]]
-    assert closed_by(rt, main) is None and prompts.is_pending(rt, main)
+    assert decisions.mark_stale(rt, subagent_event) == [sub["id"]]
+    assert closed_by(rt, main) is None and decisions.is_pending(rt, main)
     sub_again = request(rt, agent_id="a4a29fb14da70c8bc")
     other_sub = request(rt, agent_id="b000000000000000b")
-    assert prompts.mark_stale(rt, event(name, tool_name="Read")) == [main["id"]]
+    assert decisions.mark_stale(rt, event(name, tool_name="Read")) == [main["id"]]
     assert closed_by(rt, sub_again) is None and closed_by(rt, other_sub) is None
 
 
 def test_a_decision_already_made_is_not_overwritten(rt) -> None:
     req = request(rt)
-    prompts.decide(rt, req["id"], {"outcome": "allow", "by": "1"})
-    assert prompts.mark_stale(rt, event("Stop")) == []
-    assert prompts.read_decision(rt, req["id"]) == {"outcome": "allow", "by": "1"}
+    decisions.decide(rt, req["id"], {"outcome": "allow", "by": "1"})
+    assert decisions.mark_stale(rt, event("Stop")) == []
+    assert decisions.read_decision(rt, req["id"]) == {"outcome": "allow", "by": "1"}
 
 
 def test_mark_stale_with_nothing_open(rt, tmp_path) -> None:
-    assert prompts.mark_stale(rt, event("PreToolUse")) == []
-    assert prompts.mark_stale(runtime.Runtime(str(tmp_path / "none")), event("Stop")) == []
+    assert decisions.mark_stale(rt, event("PreToolUse")) == []
+    assert decisions.mark_stale(runtime.Runtime(str(tmp_path / "none")), event("Stop")) == []
 
 
 def test_a_question_answered_in_the_terminal_is_closed_by_its_post_tool_use(rt) -> None:
@@ -359,7 +363,7 @@ def test_a_question_answered_in_the_terminal_is_closed_by_its_post_tool_use(rt) 
         tool_name="AskUserQuestion",
         tool_input={**questions, "answers": {"Which database?": "Postgres"}, "annotations": {}},
     )
-    assert prompts.mark_stale(rt, post) == [req["id"]]
+    assert decisions.mark_stale(rt, post) == [req["id"]]
 
 
 def test_a_plan_approved_in_the_terminal_is_closed_by_its_post_tool_use(rt) -> None:
@@ -367,17 +371,17 @@ def test_a_plan_approved_in_the_terminal_is_closed_by_its_post_tool_use(rt) -> N
     original ``{}`` (reference §4.4)."""
     plan = {"plan": "# Plan\n\n1. Add README.md\n", "planFilePath": "/p/.claude/plans/x.md"}
     req = request(rt, kind="plan", tool_name="ExitPlanMode", tool_input=plan)
-    assert prompts.mark_stale(rt, event("PostToolUse", tool_name="Read", tool_input={})) == []
+    assert decisions.mark_stale(rt, event("PostToolUse", tool_name="Read", tool_input={})) == []
     post = event("PostToolUse", tool_name="ExitPlanMode", tool_input={})
-    assert prompts.mark_stale(rt, post) == [req["id"]]
+    assert decisions.mark_stale(rt, post) == [req["id"]]
 
 
 def test_mark_stale_reads_decisions_back_as_json(rt) -> None:
     req = request(rt)
-    prompts.mark_stale(rt, event("UserPromptSubmit"))
-    with open(prompts.decision_path(rt, req["id"]), "rb") as handle:
+    decisions.mark_stale(rt, event("UserPromptSubmit"))
+    with open(decisions.decision_path(rt, req["id"]), "rb") as handle:
         assert fastjson.loads(handle.read()) == {
-            "outcome": prompts.ANSWERED_ELSEWHERE,
+            "outcome": decisions.ANSWERED_ELSEWHERE,
             "event": "UserPromptSubmit",
         }
 
@@ -385,6 +389,6 @@ def test_mark_stale_reads_decisions_back_as_json(rt) -> None:
 def test_mark_stale_removes_requests_whose_hook_was_killed(rt) -> None:
     orphan = request(rt, pid=dead_pid(), session_id="another-session")
     live = request(rt, session_id="another-session")
-    prompts.mark_stale(rt, {"session_id": SESSION, "hook_event_name": "Stop"})
-    assert prompts.read_request(rt, orphan["id"]) is None  # nobody waits for it: gone
-    assert prompts.read_request(rt, live["id"]) == live  # another session's live prompt stays
+    decisions.mark_stale(rt, {"session_id": SESSION, "hook_event_name": "Stop"})
+    assert decisions.read_request(rt, orphan["id"]) is None  # nobody waits for it: gone
+    assert decisions.read_request(rt, live["id"]) == live  # another session's live prompt stays

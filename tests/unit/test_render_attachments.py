@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.render.attachments import (
+from bridge.discord.render.attachments import (
     OutputFile,
     Refused,
     extract_markers,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.render.prompt_text import chunk_for_typing, sanitize_prompt
+from bridge.sessions.typed_text import chunk_for_typing, sanitize_prompt
 
 _INTACT = "keep 🎉 👍🏽 日本語 café e\u0301 👨\u200d👩\u200d👧 «quotes» — dash"
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bridge.bot import interactions
-from bridge.render import prompts as views
+from bridge.discord.render import decisions as views
 
 RID = "abc123def456"
 LONG = "word " * 400  # 2000 characters with spaces

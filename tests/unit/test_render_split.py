@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.render.split import split_message
+from bridge.discord.render.split import split_message
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 
@@ -210,7 +210,7 @@ def test_property_limit_fences_and_round_trip(lines: list[str], limit: int, trai
 
 
 def test_close_open_fence_closes_only_an_open_block() -> None:
-    from bridge.render.split import close_open_fence
+    from bridge.discord.render.split import close_open_fence
 
     assert close_open_fence("text\n```py\nx = 1") == "text\n```py\nx = 1\n```"
     assert close_open_fence("a\n~~~~\nb\n") == "a\n~~~~\nb\n~~~~"

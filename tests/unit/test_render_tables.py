@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from bridge.render.tables import display_width, render_tables
+from bridge.discord.render.tables import display_width, render_tables
 
 
 def block_lines(rendered: str) -> list[str]:

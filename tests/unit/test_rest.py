@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bridge.rest import DeliveryError, DiscordREST, Post, budget_from_env, new_nonce
+from bridge.discord.rest import DeliveryError, DiscordREST, Post, budget_from_env, new_nonce
 from tests.emulator import Emulator
 
 MESSAGES = "POST /channels/{channel_id}/messages"

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from bridge import fastjson, runtime
+from bridge import fastjson
+from bridge.state import runtime
 
 
 def test_created_private_with_subdirs(tmp_path) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from bridge import hookkit, runtime, session_record
+from bridge.handlers import context as hook_context
+from bridge.state import runtime, session_record
 
 CHANNEL = "100000000000000003"
 
@@ -30,14 +31,14 @@ def start(tmp_path, monkeypatch, session_id: str, marker: bool) -> None:
         "TMUX_PANE": "%7",
     }
     if marker:
-        env[hookkit.ENV_CHANNEL] = CHANNEL
-    for name in (hookkit.ENV_CHANNEL, hookkit.ENV_THREAD):
+        env[hook_context.ENV_CHANNEL] = CHANNEL
+    for name in (hook_context.ENV_CHANNEL, hook_context.ENV_THREAD):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     event = {"session_id": session_id, "transcript_path": "/t.jsonl",
              "cwd": str(tmp_path / "proj"), "source": "startup"}  # fmt: skip
-    context = hookkit.resolve(event)
+    context = hook_context.resolve(event)
     assert context is not None and context.channel_id == CHANNEL
     session_record.on_session_start(context)
 

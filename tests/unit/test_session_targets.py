@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge import runtime, state
-from bridge.bot.sessions import SessionManager, SessionTarget, window_label
 from bridge.config import BridgeConfig
+from bridge.sessions.manager import SessionManager, SessionTarget, window_label
+from bridge.state import runtime, session_state
 
 PARENT, LISTED, NEW = "100000000000000003", "100000000000000004", "100000000000000077"
 
@@ -78,7 +78,7 @@ def test_worktree_removed_outside_ends_the_session_and_tells_the_thread(manager,
     manager.notify = notify
     assert asyncio.run(manager.check_worktrees()) == [NEW]
     assert manager.tmux.find(NEW) is None
-    record = state.load(manager.runtime, NEW)
+    record = session_state.load(manager.runtime, NEW)
     assert record["worktree"] is None and record["wanted"] == "stopped"
     assert [c for c, _ in told] == [NEW] and "removed outside the bridge" in told[0][1]
     assert asyncio.run(manager.check_worktrees()) == []  # told once
@@ -116,8 +116,8 @@ def test_closing_a_thread_removes_its_worktree_under_the_session_lock(
     clean-up, instead of starting Claude Code in a worktree about to be removed."""
     from types import SimpleNamespace
 
-    from bridge import worktrees
     from bridge.bot.threads import ThreadEvents
+    from bridge.sessions import worktrees
 
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -148,7 +148,8 @@ def test_a_worktree_removed_while_the_bot_was_down_is_not_recreated_on_restart(
 ) -> None:
     import json
 
-    from bridge import session_record, worktrees
+    from bridge.sessions import worktrees
+    from bridge.state import session_record
 
     repo = tmp_path / "repo"
     repo.mkdir()

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from bridge import runtime, session_record, state
+from bridge.state import runtime, session_record, session_state
 
 KEY = "1323802873070354440"
 
@@ -18,36 +18,36 @@ def rt(tmp_path) -> runtime.Runtime:
 
 
 def test_update_merges_and_writes_atomically_private(rt) -> None:
-    assert state.load(rt, KEY) is None
-    state.update(rt, KEY, project="alpha", wanted="running")
-    record = state.update(rt, KEY, pane_id="%3")
+    assert session_state.load(rt, KEY) is None
+    session_state.update(rt, KEY, project="alpha", wanted="running")
+    record = session_state.update(rt, KEY, pane_id="%3")
     assert record["project"] == "alpha" and record["pane_id"] == "%3" and record["key"] == KEY
     path = os.path.join(rt.state, f"{KEY}.json")
     with open(path) as handle:
-        assert json.loads(handle.read()) == state.load(rt, KEY) == record
+        assert json.loads(handle.read()) == session_state.load(rt, KEY) == record
     assert os.stat(path).st_mode & 0o777 == 0o600
-    assert [r["key"] for r in state.all_records(rt)] == [KEY]
-    state.remove(rt, KEY)
-    assert state.load(rt, KEY) is None and state.all_records(rt) == []
+    assert [r["key"] for r in session_state.all_records(rt)] == [KEY]
+    session_state.remove(rt, KEY)
+    assert session_state.load(rt, KEY) is None and session_state.all_records(rt) == []
 
 
 def test_keys_must_be_ids(rt) -> None:
     for bad in ("../x", "panel-1", ""):
         with pytest.raises(ValueError):
-            state.update(rt, bad, x=1)
+            session_state.update(rt, bad, x=1)
 
 
 def test_panel_record_is_separate_from_sessions(rt) -> None:
-    state.save_panel(rt, KEY, {"message_id": "42"})
-    assert state.load_panel(rt, KEY) == {"message_id": "42"}
-    assert state.all_records(rt) == []
-    assert state.load_panel(rt, "1" * 18) == {}
+    session_state.save_panel(rt, KEY, {"message_id": "42"})
+    assert session_state.load_panel(rt, KEY) == {"message_id": "42"}
+    assert session_state.all_records(rt) == []
+    assert session_state.load_panel(rt, "1" * 18) == {}
 
 
 def test_resumable_only_with_a_transcript(rt, tmp_path) -> None:
     transcript = tmp_path / "t.jsonl"
     record = {"session_id": "abc", "transcript_path": str(transcript)}
     runtime.write_atomic(session_record.record_path(rt, KEY), json.dumps(record).encode())
-    assert state.resumable_session(rt, KEY) is None  # nothing said yet: nothing to resume
+    assert session_state.resumable_session(rt, KEY) is None  # nothing said yet: nothing to resume
     transcript.write_text("{}\n")
-    assert state.resumable_session(rt, KEY) == "abc"
+    assert session_state.resumable_session(rt, KEY) == "abc"

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge import hook_settings, status_line
-from bridge.runtime import Runtime
+from bridge.claude import settings as claude_settings
+from bridge.handlers import status_line
+from bridge.state.runtime import Runtime
 
 CHANNEL = "100000000000000003"
 EVENT = {
@@ -35,9 +36,9 @@ PREVIOUS = {
 def install_then_uninstall(tmp_path: Path, settings: dict) -> tuple[dict, dict]:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(settings))
-    hook_settings.install(str(path))
+    claude_settings.install(str(path))
     installed = json.loads(path.read_text())
-    hook_settings.uninstall(str(path))
+    claude_settings.uninstall(str(path))
     return installed, json.loads(path.read_text())
 
 
@@ -45,7 +46,7 @@ def test_install_saves_previous_statusline_and_uninstall_restores_it_exactly(tmp
     settings = {"model": "opus", "statusLine": PREVIOUS, "theme": "dark"}
     installed, restored = install_then_uninstall(tmp_path, settings)
     ours = installed["statusLine"]
-    assert hook_settings.is_ours(ours) and ours["padding"] == 0  # the user's padding kept
+    assert claude_settings.is_ours(ours) and ours["padding"] == 0  # the user's padding kept
     assert " -I -S " in ours["command"] and "hooks/status_line.py" in ours["command"]
     assert status_line.saved_previous(ours) == PREVIOUS
     assert restored == settings
@@ -66,9 +67,9 @@ def test_a_null_statusline_is_restored_as_null() -> None:
 def test_reinstall_keeps_the_saved_command_and_never_saves_its_own(tmp_path) -> None:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps({"statusLine": PREVIOUS}))
-    assert hook_settings.install(str(path)) is True
+    assert claude_settings.install(str(path)) is True
     first = path.read_text()
-    assert hook_settings.install(str(path)) is False
+    assert claude_settings.install(str(path)) is False
     assert path.read_text() == first
     # a bridge moved to another interpreter: the command changes, the saved one does not
     settings = status_line.install(json.loads(first), python="/opt/other/python3")
@@ -80,11 +81,11 @@ def test_reinstall_keeps_the_saved_command_and_never_saves_its_own(tmp_path) -> 
 def test_uninstall_leaves_a_statusline_the_user_set_after_install(tmp_path) -> None:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps({"statusLine": PREVIOUS}))
-    hook_settings.install(str(path))
+    claude_settings.install(str(path))
     settings = json.loads(path.read_text())
     mine = {"type": "command", "command": "my-new-line"}
     path.write_text(json.dumps({**settings, "statusLine": mine}))
-    hook_settings.uninstall(str(path))
+    claude_settings.uninstall(str(path))
     assert json.loads(path.read_text())["statusLine"] == mine
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge import worktrees
+from bridge.sessions import worktrees
 
 THREAD = "1323802873070354440"
 

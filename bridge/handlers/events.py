@@ -2,7 +2,7 @@
 
 Kept in one place so the whole life of a turn reads straight: a prompt arrives
 (UserPromptSubmit), tools start and finish (PreToolUse, PostToolUse*), text streams
-(MessageDisplay), permission dialogs ask Discord (PermissionRequest, in ``asking.py``), the
+(MessageDisplay), permission dialogs ask Discord (PermissionRequest, in ``permission.py``), the
 turn ends with the reply (Stop) or with an API error (StopFailure). Every event of a session
 also closes the Discord prompts the terminal answered meanwhile. The fast path of each is a
 few file operations, no network.
@@ -10,13 +10,13 @@ few file operations, no network.
 
 from __future__ import annotations
 
-from bridge import asking, notify, progress
-from bridge.hookkit import HookContext
+from bridge.handlers import notify, permission, progress
+from bridge.handlers.context import HookContext
 
 
 def on_prompt_or_tool_done(context: HookContext) -> None:
     """UserPromptSubmit, PostToolUse and PostToolUseFailure."""
-    asking.on_session_event(context)
+    permission.on_session_event(context)
     event = context.event
     if event.get("hook_event_name") == "UserPromptSubmit":
         notify.end_wait(context)  # the user is back: the next wait may ping again
@@ -33,7 +33,7 @@ def on_tool_start(context: HookContext) -> dict | None:
     summary = progress.tool_summary(tool, event.get("tool_input"))
     progress.record(context, "tool", name=tool, summary=summary,
                     transcript=event.get("transcript_path"))  # fmt: skip
-    return asking.on_pre_tool_use(context)
+    return permission.on_pre_tool_use(context)
 
 
 def on_message_display(context: HookContext) -> None:
@@ -45,9 +45,9 @@ def on_message_display(context: HookContext) -> None:
 
 def on_turn_end(context: HookContext) -> None:
     """Stop: post the reply, then close the status message (the bot does, after this)."""
-    from bridge.reply import on_stop
+    from bridge.handlers.reply import on_stop
 
-    asking.on_session_event(context)
+    permission.on_session_event(context)
     try:
         on_stop(context)
     finally:
@@ -56,7 +56,7 @@ def on_turn_end(context: HookContext) -> None:
 
 def on_turn_failed(context: HookContext) -> None:
     """StopFailure: an API error ended the turn instead of Stop; close its status message."""
-    asking.on_session_event(context)
+    permission.on_session_event(context)
     event = context.event
     progress.record(context, "failed", error=str(event.get("error") or "unknown"),
                     details=str(event.get("error_details") or "")[:300])  # fmt: skip

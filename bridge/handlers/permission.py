@@ -1,7 +1,7 @@
 """The hook side of a decision: ask on Discord, wait for the answer, tell Claude Code.
 
 Walk: PermissionRequest → :func:`on_permission_request` writes the request file and posts
-the prompt (``render/prompts.py``) → waits on the decision file with watchfiles ← the bot
+the prompt (``render/decisions.py``) → waits on the decision file with watchfiles ← the bot
 writes it on a click (``bot/interactions.py``) → :func:`cli_answer` turns the user's choice
 into the JSON Claude Code reads → the hook prints it.
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import time
 
-from bridge import prompts, runtime
-from bridge.hookkit import HookContext
+from bridge.handlers.context import HookContext
+from bridge.state import decisions, runtime
 
 POST_BUDGET = 3.0  # seconds to get the prompt onto Discord before leaving it to the terminal
 EDIT_BUDGET = 5.0
@@ -48,7 +48,7 @@ def on_pre_tool_use(context: HookContext) -> dict | None:
 def on_session_event(context: HookContext) -> None:
     """A later event of the session: its open prompts were answered in the terminal."""
     if os.path.isdir(context.runtime.prompts):
-        prompts.mark_stale(context.runtime, context.event)
+        decisions.mark_stale(context.runtime, context.event)
 
 
 def _listed(tool: str, context: HookContext) -> bool:
@@ -65,27 +65,27 @@ def on_permission_request(context: HookContext) -> dict | None:
     rt = context.runtime.ensure()
     request = new_request(context)
     payload, plan_file = render(request)
-    prompts.write_request(rt, request)
+    decisions.write_request(rt, request)
     try:
         message = _post(context, payload, plan_file)
     except Exception as err:  # Discord unreachable or refusing: the terminal dialog decides
-        prompts.close(rt, request["id"])
+        decisions.close(rt, request["id"])
         runtime.append_log(rt.hook_log, f"prompt for #{context.channel_id} not posted: {err}")
         return None
     request["message_id"] = message.get("id")
-    prompts.write_request(rt, request)
+    decisions.write_request(rt, request)
     try:
         with _CancelledBySignals():
             decision = wait_for_decision(rt, request)
     except (_Cancelled, KeyboardInterrupt):  # Claude Code stopped the hook: Esc, or "No"
-        interrupted = {"outcome": prompts.ANSWERED_ELSEWHERE, "event": "interrupted"}
-        prompts.decide(rt, request["id"], interrupted)
-        decision = prompts.read_decision(rt, request["id"]) or interrupted
+        interrupted = {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
+        decisions.decide(rt, request["id"], interrupted)
+        decision = decisions.read_decision(rt, request["id"]) or interrupted
     try:
-        if decision.get("outcome") in (prompts.ANSWERED_ELSEWHERE, prompts.TIMED_OUT):
+        if decision.get("outcome") in (decisions.ANSWERED_ELSEWHERE, decisions.TIMED_OUT):
             _close_message(context, request, payload["content"], decision)
     finally:
-        prompts.close(rt, request["id"])
+        decisions.close(rt, request["id"])
     return cli_answer(request, decision)
 
 
@@ -123,7 +123,7 @@ def new_request(context: HookContext) -> dict:
     kind = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool, "permission")
     now = time.time()
     return {
-        "id": prompts.new_id(),
+        "id": decisions.new_id(),
         "kind": kind,
         "session_id": event.get("session_id"),
         "agent_id": event.get("agent_id"),  # a background subagent's dialog (None: main thread)
@@ -142,7 +142,7 @@ def new_request(context: HookContext) -> dict:
 
 
 def render(request: dict) -> tuple[dict, bytes | None]:
-    from bridge.render import prompts as views
+    from bridge.discord.render import decisions as views
 
     if request["kind"] == "question":
         return views.question_prompt(request), None
@@ -152,9 +152,9 @@ def render(request: dict) -> tuple[dict, bytes | None]:
 
 
 def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
-    from bridge.notify import allowed, mention_for
-    from bridge.reply import message_payload
-    from bridge.rest import Post
+    from bridge.discord.rest import Post
+    from bridge.handlers.notify import allowed, mention_for
+    from bridge.handlers.reply import message_payload
 
     mention = mention_for(context)  # a decision is needed: ping the owner's phone
     body = {**message_payload(""), **payload, "allowed_mentions": allowed(mention)}
@@ -168,7 +168,7 @@ def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
 
 def _close_message(context: HookContext, request: dict, content: str, decision: dict) -> None:
     """The prompt can no longer be answered: say why and remove its buttons."""
-    from bridge.render.prompts import closed_content, outcome_line
+    from bridge.discord.render.decisions import closed_content, outcome_line
 
     line = outcome_line(request, decision, request["timeout"])
     body = {"content": closed_content(content, line), "components": []}
@@ -190,7 +190,7 @@ def _close_message(context: HookContext, request: dict, content: str, decision: 
 def wait_for_decision(rt: runtime.Runtime, request: dict) -> dict:
     """Block until the decision file exists (watchfiles, not a sleep loop), the deadline
     passes, Claude Code goes away, or the transcript shows the turn was interrupted."""
-    from bridge.rest import load_site_packages
+    from bridge.discord.rest import load_site_packages
 
     load_site_packages()
     import watchfiles
@@ -215,21 +215,21 @@ def _settled(
     rt: runtime.Runtime, request: dict, transcript: _Transcript, parent: int
 ) -> dict | None:
     request_id = request["id"]
-    decision = prompts.read_decision(rt, request_id)
+    decision = decisions.read_decision(rt, request_id)
     if decision is not None:
         return decision
     stale = None
     if os.getppid() != parent:
-        stale = {"outcome": prompts.ANSWERED_ELSEWHERE, "event": "session ended"}
+        stale = {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "session ended"}
     elif transcript.interrupted():
-        stale = {"outcome": prompts.ANSWERED_ELSEWHERE, "event": "interrupted"}
+        stale = {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
     elif time.time() >= float(request["deadline"]):
         left = request.get("on_timeout") == "terminal"
-        stale = {"outcome": prompts.TIMED_OUT, "left_to_terminal": left}
+        stale = {"outcome": decisions.TIMED_OUT, "left_to_terminal": left}
     if stale is None:
         return None
-    prompts.decide(rt, request_id, stale)  # loses to a click that landed just now
-    return prompts.read_decision(rt, request_id) or stale
+    decisions.decide(rt, request_id, stale)  # loses to a click that landed just now
+    return decisions.read_decision(rt, request_id) or stale
 
 
 class _Transcript:
@@ -266,7 +266,7 @@ def cli_answer(request: dict, decision: dict) -> dict | None:
 
 
 def _decision(request: dict, decision: dict) -> dict | None:
-    from bridge.render.prompts import applied_suggestion
+    from bridge.discord.render.decisions import applied_suggestion
 
     outcome = decision.get("outcome")
     if outcome == "allow":
@@ -286,8 +286,8 @@ def _decision(request: dict, decision: dict) -> dict | None:
     if outcome == "approve":
         mode = {"type": "setMode", "mode": decision.get("mode"), "destination": "session"}
         return {"behavior": "allow", "updatedInput": {}, "updatedPermissions": [mode]}
-    if outcome == prompts.TIMED_OUT and not decision.get("left_to_terminal"):
-        from bridge.render.prompts import duration
+    if outcome == decisions.TIMED_OUT and not decision.get("left_to_terminal"):
+        from bridge.discord.render.decisions import duration
 
         waited = duration(float(request.get("timeout", 900)))
         return {"behavior": "deny", "message": f"No answer from Discord within {waited}."}

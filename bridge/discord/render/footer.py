@@ -1,6 +1,6 @@
 """The compact session summary: model, context used, cost and rate-limit usage.
 
-One line built from the record the statusLine command caches (see ``bridge.status_line``):
+One line built from the record the statusLine command caches (see ``bridge.handlers.status_line``):
 ``Opus 5.5 · ctx 12% · $0.43 · 5h 23%``. The Stop hook ends a reply with it as Discord
 subtext (``-# …``); the statusLine command prints it in the terminal when the user had no
 statusLine of their own. Imported by both hooks: no imports.

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 
-from bridge import prompts
-from bridge.hookkit import HookContext
+from bridge.handlers.context import HookContext
+from bridge.state import decisions
 
 NOT_HUMAN = "<task-notification>"  # background task results arrive as prompts too
 _SESSION_CHARS = frozenset("0123456789abcdefABCDEF-")
@@ -88,12 +88,12 @@ def on_notification(context: HookContext) -> None:
 def _prompt_open(context: HookContext) -> bool:
     session = context.event.get("session_id")
     rt = context.runtime
-    return any(r.get("session_id") == session for r in prompts.open_prompts(rt))
+    return any(r.get("session_id") == session for r in decisions.open_prompts(rt))
 
 
 def _post(context: HookContext, content: str, mention: str) -> None:
-    from bridge.reply import deliver, message_payload
-    from bridge.rest import Post
+    from bridge.discord.rest import Post
+    from bridge.handlers.reply import deliver, message_payload
 
     payload = message_payload(content)
     payload["allowed_mentions"] = allowed(mention)

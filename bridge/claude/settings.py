@@ -18,7 +18,8 @@ import shutil
 import sys
 
 import hooks as hooks_package
-from bridge import runtime, status_line
+from bridge.handlers import status_line
+from bridge.state import runtime
 
 MARK = "# discord-bridge"
 # event -> (script in hooks/, timeout in seconds). Stop may retry Discord for ~20 s and

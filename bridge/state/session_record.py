@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import time
 
-from bridge import fastjson, runtime
-from bridge.hookkit import ENV_CHANNEL, HookContext
+from bridge import fastjson
+from bridge.handlers.context import ENV_CHANNEL, HookContext
+from bridge.state import runtime
 
 FIELDS = ("session_id", "transcript_path", "cwd", "source", "model")
 

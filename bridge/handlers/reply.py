@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import time
 
-from bridge import fastjson, runtime
-from bridge.hookkit import HookContext
+from bridge import fastjson
+from bridge.handlers.context import HookContext
+from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
-    from bridge.outbox import Outbox
-    from bridge.render.attachments import OutputFile
-    from bridge.rest import DiscordREST, Post
+    from bridge.discord.outbox import Outbox
+    from bridge.discord.render.attachments import OutputFile
+    from bridge.discord.rest import DiscordREST, Post
 
 NO_MENTIONS = {"parse": []}  # model output must never ping @everyone, roles or users
 HOOK_BUDGET = 40.0  # seconds for all delivery; the Stop hook's timeout in settings.json is 60
@@ -42,7 +43,7 @@ def on_stop(context: HookContext) -> None:
         footer = f"{footer} · 🔔 {mention}" if footer else f"-# 🔔 {mention}"
     posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer)
     if mention:  # only the footer's mention may ping (the model's text never does)
-        from bridge.notify import allowed
+        from bridge.handlers.notify import allowed
 
         footer_post = next(p for p in reversed(posts) if mention in p.payload.get("content", ""))
         footer_post.payload["allowed_mentions"] = allowed(mention)
@@ -51,7 +52,7 @@ def on_stop(context: HookContext) -> None:
 
 def _owner_mention(context: HookContext) -> str:
     """Claude now waits for the user: ping the owner with the reply, once per wait."""
-    from bridge.notify import claim_wait, mention_for
+    from bridge.handlers.notify import claim_wait, mention_for
 
     mention = mention_for(context)
     return mention if mention and claim_wait(context) else ""
@@ -64,8 +65,8 @@ def reply_footer(rt: runtime.Runtime, session_id: object) -> str:
     A record without context usage predates the session's first API response: its cost
     ($0.00) would be wrong for the reply it ends, so there is no footer until one arrives.
     """
-    from bridge.footer import footer_line
-    from bridge.status_line import read_status
+    from bridge.discord.render.footer import footer_line
+    from bridge.handlers.status_line import read_status
 
     record = read_status(rt, session_id)
     if not record or record.get("context_percent") is None:
@@ -119,16 +120,16 @@ def build_posts(
     reply attached as ``reply.md`` (unless that file is over ``upload_limit``: then all of it
     is posted).
     """
-    from bridge.render.attachments import extract_markers, format_refusals, plan_uploads
-    from bridge.render.split import close_open_fence, split_message
-    from bridge.rest import Post
+    from bridge.discord.render.attachments import extract_markers, format_refusals, plan_uploads
+    from bridge.discord.render.split import close_open_fence, split_message
+    from bridge.discord.rest import Post
 
     body, names = extract_markers(text)
     files, refused = _resolve_files(outputs_dir, names, upload_limit)
     tail = _paragraphs(format_refusals(refused), footer)
     shown = body
     if "|" in body:  # only then can there be a table to render (and its module to import)
-        from bridge.render.tables import render_tables
+        from bridge.discord.render.tables import render_tables
 
         shown = render_tables(body)
     if tail:
@@ -151,7 +152,7 @@ def build_posts(
 
 def _resolve_files(outputs_dir: str, names: list[str], upload_limit: int) -> tuple[list, list]:
     """The marker files that may be uploaded (read now) and the refusals, in marker order."""
-    from bridge.render.attachments import Refused, resolve_output_file
+    from bridge.discord.render.attachments import Refused, resolve_output_file
 
     files, refused = [], []
     for name in names[MAX_ATTACHMENTS:]:
@@ -164,7 +165,7 @@ def _resolve_files(outputs_dir: str, names: list[str], upload_limit: int) -> tup
 
 def _full_reply(body: str, upload_limit: int) -> OutputFile | None:
     """The reply as Claude wrote it (markers removed, tables as Markdown), as ``reply.md``."""
-    from bridge.render.attachments import OutputFile
+    from bridge.discord.render.attachments import OutputFile
 
     data = body.encode()
     if len(data) > upload_limit:
@@ -177,7 +178,7 @@ def _paragraphs(*parts: str) -> str:
 
 
 def message_payload(content: str) -> dict:
-    from bridge.rest import new_nonce
+    from bridge.discord.rest import new_nonce
 
     payload = {"allowed_mentions": NO_MENTIONS, "nonce": new_nonce(), "enforce_nonce": True}
     if content:
@@ -191,7 +192,7 @@ def deliver(context: HookContext, posts: list[Post], budget: float = HOOK_BUDGET
     Everything happens within ``budget`` seconds (below the hook's timeout): a hook killed
     by Claude Code would lose the reply it had not spooled yet.
     """
-    from bridge.outbox import Outbox
+    from bridge.discord.outbox import Outbox
 
     deadline = time.monotonic() + budget
     outbox = Outbox(context.runtime.outbox)
@@ -222,7 +223,7 @@ class _Sender:
         self.context = context
 
     def send(self, post: Post) -> bool:
-        from bridge.rest import DeliveryError
+        from bridge.discord.rest import DeliveryError
 
         remaining = self.deadline - time.monotonic()
         if remaining < 1.0:
@@ -241,7 +242,7 @@ class _Sender:
 
     def send_entry(self, _entry: dict, post: Post) -> None:
         """For :meth:`Outbox.drain`, which wants a DeliveryError when a post must wait."""
-        from bridge.rest import DeliveryError
+        from bridge.discord.rest import DeliveryError
 
         if not self.send(post):
             raise DeliveryError("not sent yet", retryable=True)
@@ -250,7 +251,7 @@ class _Sender:
 def send_post(rest: DiscordREST, channel: str, post: Post) -> None:
     """Create the message; if Discord refuses its files (too large for this server, …),
     send the text anyway with a note rather than lose both."""
-    from bridge.rest import DeliveryError, Post
+    from bridge.discord.rest import DeliveryError, Post
 
     try:
         rest.create_message(channel, post)

@@ -3,7 +3,7 @@
 ``state/<key>.json`` (key = the channel id, or the thread id for a thread session) holds what
 the bot needs to find, resume or clean up the session after a restart: project, thread, pane,
 working directory, worktree, and whether the user wants it running. The Claude ``session_id``
-is not copied here: the SessionStart hook's record (``bridge.session_record``) is its source.
+is not copied here: the SessionStart hook's record (``bridge.state.session_record``) is its source.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import time
 
-from bridge import fastjson, runtime, session_record
+from bridge import fastjson
+from bridge.state import runtime, session_record
 
 
 def _path(rt: runtime.Runtime, key: str) -> str:

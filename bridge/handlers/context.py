@@ -15,13 +15,14 @@ from __future__ import annotations
 import os
 import sys
 
-from bridge import config, fastjson, runtime
+from bridge import config, fastjson
+from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from bridge.rest import DiscordREST
+    from bridge.discord.rest import DiscordREST
 
 ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"
 ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"
@@ -52,7 +53,7 @@ class HookContext:
         return self.project.server
 
     def rest(self) -> DiscordREST:
-        from bridge.rest import DiscordREST  # here: httpx is loaded only when there is work
+        from bridge.discord.rest import DiscordREST  # here: httpx is loaded only when there is work
 
         return DiscordREST(self.server.api_base, self.server.token)
 

@@ -19,8 +19,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from bridge import fastjson, runtime
-from bridge.rest import DeliveryError, Post
+from bridge import fastjson
+from bridge.discord.rest import DeliveryError, Post
+from bridge.state import runtime
 
 _sequence = 0
 

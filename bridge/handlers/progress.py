@@ -19,7 +19,7 @@ from bridge import fastjson
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from bridge.hookkit import HookContext
+    from bridge.handlers.context import HookContext
 
 TEXT_SHOWN = 400  # characters of the streaming text kept in the status message
 SUMMARY = 80
@@ -153,7 +153,7 @@ def _seconds(value: float) -> str:
 
 def read_events(path: str, offset: int) -> tuple[list[dict], int]:
     """New whole lines of a progress file from ``offset``; returns them and the new offset."""
-    from bridge import runtime
+    from bridge.state import runtime
 
     try:
         data = runtime.read_private(path)

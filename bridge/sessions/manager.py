@@ -5,8 +5,8 @@ its own tmux window (never typed into a shell), tagged with its key (the channel
 with env vars that tell every hook where to post. A thread's settings come from the 3-layer
 merge in :func:`bridge.config.thread_settings`; with ``isolation: "worktree"`` it runs in its own
 git worktree. What each session is (pane, cwd, worktree, wanted running or not) is kept in
-``bridge.state``, so after a restart a live pane is adopted and a dead one whose conversation is
-known comes back with ``--resume``. Running windows are never killed by a bot start.
+``bridge.state.session_state``, so after a restart a live pane is adopted and a dead one
+whose conversation is known comes back with ``--resume``. Running windows are never killed by a bot start.
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bridge import config, fastjson, runtime, state, worktrees
+from bridge import config, fastjson
 from bridge.config import ENV_API_BASE, ENV_TMUX_SOCKET, BridgeConfig, Project, Server
-from bridge.hookkit import ENV_CHANNEL, ENV_THREAD
-from bridge.render.attachments import format_size
+from bridge.discord.render.attachments import format_size
+from bridge.handlers.context import ENV_CHANNEL, ENV_THREAD
+from bridge.sessions import worktrees
+from bridge.state import runtime, session_state
 from bridge.tmux import PaneInfo, TmuxSessions, input_box
 
 log = logging.getLogger(__name__)
@@ -142,7 +144,7 @@ class SessionManager:
 
     def target_for_key(self, key: str) -> SessionTarget | None:
         """The target of a recorded session (state file), if its project still exists."""
-        record = state.load(self.runtime, key) or {}
+        record = session_state.load(self.runtime, key) or {}
         found = config.find_channel(self.server, key)
         if found is not None or not record.get("thread_id"):
             return self.target_for(key)
@@ -186,7 +188,7 @@ class SessionManager:
                     targets.append(SessionTarget.for_thread(
                         project, entry["channelId"], entry.get("name") or "", entry))  # fmt: skip
         for target in targets:
-            record = await asyncio.to_thread(state.load, self.runtime, target.key)
+            record = await asyncio.to_thread(session_state.load, self.runtime, target.key)
             if record and record.get("wanted") == "stopped":
                 continue  # stopped by /stop, the panel or an archived thread: stays stopped
             async with self.lock(target.key):  # a message meanwhile waits for it
@@ -198,12 +200,12 @@ class SessionManager:
     async def restore(self) -> None:
         """Sessions the user left running: a live pane is adopted as it is; a dead one whose
         conversation is known is restarted with ``--resume`` in the same place."""
-        for record in await asyncio.to_thread(state.all_records, self.runtime):
+        for record in await asyncio.to_thread(session_state.all_records, self.runtime):
             key = record["key"]
             if record.get("server") != self.server.name or record.get("wanted") != "running":
                 continue
             target = self.target_for_key(key)
-            session_id = state.resumable_session(self.runtime, key)
+            session_id = session_state.resumable_session(self.runtime, key)
             if target is None or session_id is None:
                 continue
             worktree = record.get("worktree")
@@ -235,7 +237,7 @@ class SessionManager:
             log.info("replacing exited pane %s of %s", pane.pane_id, target.label)
             await asyncio.to_thread(self.tmux.kill, pane.pane_id)
         cwd, worktree = await asyncio.to_thread(self._prepare_cwd, target)
-        resume = None if fresh else state.resumable_session(self.runtime, target.key)
+        resume = None if fresh else session_state.resumable_session(self.runtime, target.key)
         log.info("starting Claude Code for %s in %s%s", target.label, cwd,
                  f" (resuming {resume})" if resume else "")  # fmt: skip
         pane = await asyncio.to_thread(
@@ -253,8 +255,10 @@ class SessionManager:
         pane = await asyncio.to_thread(self.tmux.find, key)
         if pane is not None:
             await asyncio.to_thread(self.tmux.kill, pane.pane_id)
-        if state.load(self.runtime, key) is not None:
-            await asyncio.to_thread(state.update, self.runtime, key, wanted="stopped", pane_id=None)
+        if session_state.load(self.runtime, key) is not None:
+            await asyncio.to_thread(
+                session_state.update, self.runtime, key, wanted="stopped", pane_id=None
+            )
         self.on_change()
         return pane is not None and not pane.dead
 
@@ -279,7 +283,7 @@ class SessionManager:
     def touch(self, key: str) -> None:
         """Note activity (a prompt typed) for the panel's "last activity"."""
         try:
-            state.update(self.runtime, key, last_activity=time.time())
+            session_state.update(self.runtime, key, last_activity=time.time())
         except (OSError, ValueError) as err:
             log.warning("could not record activity of %s: %s", key, err)
 
@@ -287,7 +291,7 @@ class SessionManager:
         """The directory to start in: the project's, or the thread's own worktree."""
         if target.isolation != "worktree" or target.thread_id is None:
             return target.path, None
-        recorded = (state.load(self.runtime, target.key) or {}).get("worktree")
+        recorded = (session_state.load(self.runtime, target.key) or {}).get("worktree")
         if recorded and os.path.isdir(recorded["path"]):
             worktree = recorded
         else:
@@ -304,7 +308,7 @@ class SessionManager:
     def _record_start(
         self, target: SessionTarget, pane: PaneInfo, cwd: str, worktree: dict | None
     ) -> None:
-        state.update(
+        session_state.update(
             self.runtime, target.key,
             server=self.server.name, project=target.project.name,
             parent_id=target.project.channel_id, thread_id=target.thread_id,
@@ -318,7 +322,7 @@ class SessionManager:
         """Sessions whose worktree was removed outside the bridge: tell the thread and end
         the session. Returns their keys."""
         ended = []
-        for record in await asyncio.to_thread(state.all_records, self.runtime):
+        for record in await asyncio.to_thread(session_state.all_records, self.runtime):
             worktree = record.get("worktree")
             if record.get("server") != self.server.name or not worktree:
                 continue
@@ -329,7 +333,7 @@ class SessionManager:
                 # Wanted running but not running: it died while the bot was away (a restart
                 # does not resume into a missing worktree); the thread is told all the same.
                 was_running = await self.stop(key) or record.get("wanted") == "running"
-                await asyncio.to_thread(state.update, self.runtime, key, worktree=None)
+                await asyncio.to_thread(session_state.update, self.runtime, key, worktree=None)
             ended.append(key)
             if was_running and self.notify is not None:
                 text = (
@@ -344,7 +348,7 @@ class SessionManager:
         (left by ``claude -w`` or an earlier install): reported, never deleted."""
         known = {
             os.path.realpath(r["worktree"]["path"])
-            for r in state.all_records(self.runtime)
+            for r in session_state.all_records(self.runtime)
             if r.get("worktree")
         }
         found: list[str] = []

@@ -21,11 +21,13 @@ from __future__ import annotations
 import os
 import sys
 
-from bridge import fastjson, footer, runtime
+from bridge import fastjson
+from bridge.discord.render import footer
+from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~5 ms
 if TYPE_CHECKING:
-    from bridge.runtime import Runtime
+    from bridge.state.runtime import Runtime
 
 SCRIPT = "status_line.py"
 PREVIOUS_FLAG = "--previous"
@@ -143,7 +145,7 @@ def remember(event: dict, env: dict | None = None) -> str | None:
     session_id = event.get("session_id")
     if not is_safe_session_id(session_id):
         return None
-    from bridge.hookkit import resolve
+    from bridge.handlers.context import resolve
 
     context = resolve(event, env)
     if context is None:
@@ -197,7 +199,7 @@ def _number(value: object) -> int | float | None:
 
 
 def _log(err: BaseException) -> None:
-    from bridge.hookkit import log_error
+    from bridge.handlers.context import log_error
 
     try:
         log_error(err)
@@ -235,7 +237,7 @@ def uninstall(settings: dict) -> dict:
 
 
 def is_ours(entry: object) -> bool:
-    from bridge.hook_settings import is_ours as is_our_command
+    from bridge.claude.settings import is_ours as is_our_command
 
     return is_our_command(entry)
 
@@ -247,7 +249,7 @@ def command(previous: object = _ABSENT, python: str | None = None) -> str:
     import shlex
 
     import hooks as hooks_package
-    from bridge.hook_settings import MARK
+    from bridge.claude.settings import MARK
 
     script = os.path.join(os.path.dirname(os.path.abspath(hooks_package.__file__)), SCRIPT)
     argv = [python or sys.executable, "-I", "-S", script]

@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import time
 
-from bridge import fastjson, runtime
+from bridge import fastjson
+from bridge.state import runtime
 
 ID_LENGTH = 12
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")

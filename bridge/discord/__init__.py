@@ -1,0 +1,1 @@
+"""Discord without discord.py: the REST client, delivery with its outbox, rendering."""

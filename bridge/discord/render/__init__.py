@@ -1,0 +1,1 @@
+"""Pure functions that turn text and requests into Discord message payloads."""

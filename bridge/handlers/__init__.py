@@ -1,0 +1,1 @@
+"""What each Claude Code hook event of a bridge session does (hooks/*.py call these)."""

@@ -1,0 +1,1 @@
+"""Discord-free sessions: which pane serves which channel; start, adopt, resume, stop; typing."""

@@ -1,0 +1,1 @@
+"""Files the bridge keeps: the private runtime dir, per-session records, decision files."""
