@@ -46,8 +46,8 @@ def main() -> None:
         mapped = {**env, "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}
         print(f"interpreter: {sys.executable}  runs per case: {runs}")
         print(f"{'hook':<20} {'case':<36} {'median ms':>9} {'baseline':>9} {'ratio':>6} {'+ms':>5}")
-        for event, (script, _timeout) in claude_settings.HOOKS.items():
-            command = claude_settings.hook_command(script)
+        for event, hook in claude_settings.HOOKS.items():
+            command = claude_settings.hook_command(hook.script)
             cases = [("unmapped cwd", env, tmp), ("mapped, nothing to send", mapped, project)]
             for case, case_env, cwd in cases[:1] if event == "PermissionRequest" else cases:
                 stdin = json.dumps(event_input(event, cwd)).encode()

@@ -8,4 +8,4 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from hooks.entry import run_hook
 
 if __name__ == "__main__":
-    run_hook("bridge.state.session_record", "on_session_start")
+    run_hook("bridge.handlers.session_start", "on_session_start")

@@ -326,10 +326,10 @@ class Commands:
 
 def live_status(rt: Any, key: str) -> dict:
     """What the statusLine command last saw for the session's conversation (model, context
-    use), when that cache exists (``bridge.handlers.status_line``, the reply footer's source)."""
+    use), when that cache exists (``bridge.state.status_cache``, the reply footer's source)."""
     session_id = (session_record.read_record(rt, key) or {}).get("session_id")
     try:
-        from bridge.handlers.status_line import read_status
+        from bridge.state.status_cache import read_status
     except ImportError:
         return {}
     try:

@@ -13,9 +13,9 @@ import logging
 import watchfiles
 
 from bridge.config import BridgeConfig
+from bridge.discord.delivery import send_post
 from bridge.discord.outbox import Outbox
 from bridge.discord.rest import DiscordREST, Post
-from bridge.handlers.reply import send_post
 
 log = logging.getLogger(__name__)
 

@@ -20,6 +20,7 @@ import time
 import discord
 
 from bridge import fastjson
+from bridge.claude import transcript
 from bridge.handlers import progress
 from bridge.handlers.progress import TurnProgress
 from bridge.state import decisions, runtime
@@ -32,7 +33,6 @@ TICK = 1.0  # seconds between checks for interrupts and elapsed-time refreshes
 PANE_CHECK_TICKS = 5  # every 5 s: is the session of an open turn still running?
 ELAPSED_REFRESH = 5.0  # refresh the shown elapsed time this often while nothing else changes
 ROTATE_BYTES = 64 * 1024
-INTERRUPTED = b"[Request interrupted by user"
 OPEN = ".open"  # progress/<channel>.open: the status message still showing "Working"
 RESTARTED = "⏹ The bridge restarted during this turn; its progress is no longer shown here."
 INTERRUPT_TEMPLATE = r"db:int:(?P<key>[0-9]{15,21})"
@@ -118,7 +118,9 @@ class ProgressReporter:
         for name in os.listdir(self.runtime.progress):
             if name.endswith(".jsonl") and name[:-6].isdigit():
                 key = name[: -len(".jsonl")]
-                self.channels[key] = _Channel(key, _size(self._path(key)))
+                self.channels[key] = _Channel(
+                    key, transcript.size(self._path(key))
+                )  # a file's length
 
     async def _close_messages_left_open(self) -> None:
         """Status messages of turns that were running when the previous bot stopped: their
@@ -188,9 +190,11 @@ class ProgressReporter:
             channel.status, channel.transcript_offset = _Status(turn), None
         turn.apply(event)
         if channel.transcript_offset is None and turn.transcript:
-            channel.transcript_offset = _size(turn.transcript)  # only what comes from now on
+            channel.transcript_offset = transcript.size(
+                turn.transcript
+            )  # only what comes from now on
         if event.get("kind") == "tool" and not turn.from_display:
-            turn.show_transcript_text(_last_assistant_text(turn.transcript))
+            turn.show_transcript_text(transcript.last_assistant_text(turn.transcript))
         self._changed(channel)
 
     async def _tick(self) -> None:
@@ -232,15 +236,9 @@ class ProgressReporter:
 
     def _interrupted_in_transcript(self, channel: _Channel) -> bool:
         path = channel.turn.transcript if channel.turn else None
-        if not path or channel.transcript_offset is None:
+        if channel.transcript_offset is None:
             return False
-        try:
-            with open(path, "rb") as handle:
-                handle.seek(channel.transcript_offset)
-                new = handle.read(1 << 20)
-        except OSError:
-            return False
-        return INTERRUPTED in new
+        return transcript.interrupted_since(path, channel.transcript_offset)
 
     # --- showing ----------------------------------------------------------------------------
 
@@ -345,22 +343,3 @@ def _interrupt_view(key: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(InterruptButton(key))
     return view
-
-
-def _size(path: object) -> int:
-    try:
-        return os.path.getsize(path) if isinstance(path, str) else 0
-    except OSError:
-        return 0
-
-
-def _last_assistant_text(transcript: str | None) -> str:
-    """The newest assistant text of the transcript (for CLIs without MessageDisplay)."""
-    if not transcript:
-        return ""
-    from bridge.handlers.reply import last_assistant_text
-
-    try:
-        return last_assistant_text(transcript)
-    except OSError:
-        return ""

@@ -18,26 +18,16 @@ import shutil
 import sys
 
 import hooks as hooks_package
-from bridge.handlers import status_line
+from bridge.claude.hook_table import (
+    HOOKS,
+    MARK,
+    PREVIOUS_FLAG,
+    PROMPT_TIMEOUT_MARGIN,
+    STATUS_LINE_SCRIPT,
+)
 from bridge.state import runtime
 
-MARK = "# discord-bridge"
-# event -> (script in hooks/, timeout in seconds). Stop may retry Discord for ~20 s and
-# upload files; PermissionRequest waits for the user (its timeout is set above the config's
-# prompt timeout, see prompt_hook_timeout); the rest only touch local files.
-HOOKS: dict[str, tuple[str, int]] = {
-    "Stop": ("stop.py", 60),
-    "StopFailure": ("stop_failure.py", 10),  # an API error ended the turn: no Stop comes
-    "SessionStart": ("session_start.py", 10),
-    "PreToolUse": ("pre_tool_use.py", 10),
-    "PermissionRequest": ("permission_request.py", 0),
-    "PostToolUse": ("session_event.py", 10),
-    "PostToolUseFailure": ("session_event.py", 10),
-    "UserPromptSubmit": ("session_event.py", 10),
-    "MessageDisplay": ("message_display.py", 5),
-    "Notification": ("notification.py", 30),
-}
-PROMPT_TIMEOUT_MARGIN = 60  # the hook times out itself, posts "no answer" and exits first
+_ABSENT = object()  # "there was no statusLine key", as opposed to a saved ``null``
 
 
 def prompt_hook_timeout() -> int:
@@ -56,8 +46,12 @@ def default_settings_path() -> str:
     return os.path.join(os.path.expanduser("~"), ".claude", "settings.json")
 
 
+def script_path(script: str) -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(hooks_package.__file__)), script)
+
+
 def hook_command(script: str, python: str | None = None) -> str:
-    path = os.path.join(os.path.dirname(os.path.abspath(hooks_package.__file__)), script)
+    path = script_path(script)
     return f"{shlex.quote(python or sys.executable)} -I -S {shlex.quote(path)} {MARK}"
 
 
@@ -69,11 +63,11 @@ def install(settings_path: str | None = None) -> bool:
     """Add or update the bridge's hook entries. Returns True if the file changed."""
     path = _real(settings_path)
     settings = _read(path)
-    merged = status_line.install(_without_ours(settings))
+    merged = install_status_line(_without_ours(settings))
     hooks = merged.setdefault("hooks", {})
-    for event, (script, timeout) in HOOKS.items():
-        timeout = timeout or prompt_hook_timeout()
-        entry = {"type": "command", "command": hook_command(script), "timeout": timeout}
+    for event, hook in HOOKS.items():
+        timeout = hook.timeout or prompt_hook_timeout()
+        entry = {"type": "command", "command": hook_command(hook.script), "timeout": timeout}
         hooks.setdefault(event, []).append({"matcher": "", "hooks": [entry]})
     return _write_if_changed(path, settings, merged)
 
@@ -82,7 +76,7 @@ def uninstall(settings_path: str | None = None) -> bool:
     """Remove exactly the bridge's entries. Returns True if the file changed."""
     path = _real(settings_path)
     settings = _read(path)
-    return _write_if_changed(path, settings, status_line.uninstall(_without_ours(settings)))
+    return _write_if_changed(path, settings, uninstall_status_line(_without_ours(settings)))
 
 
 def installed_events(settings_path: str | None = None) -> dict[str, str]:
@@ -159,3 +153,50 @@ def _write_if_changed(path: str, before: dict, after: dict) -> bool:
     data = json.dumps(after, indent=2, ensure_ascii=False) + "\n"
     runtime.write_atomic(path, data.encode(), 0o600)
     return True
+
+
+# --- statusLine ------------------------------------------------------------------------------
+
+
+def install_status_line(settings: dict, python: str | None = None) -> dict:
+    """Point ``statusLine`` at the bridge's command, saving the user's own inside it.
+    Reinstalling keeps the saved one (never saves the bridge's own command as "previous")."""
+    current = settings.get("statusLine", _ABSENT)
+    previous = saved_previous(current) if is_ours(current) else current
+    # The user's other keys (padding, …) stay, so the terminal looks the same.
+    entry = dict(previous) if isinstance(previous, dict) else {}
+    entry.update(type="command", command=status_line_command(previous, python))
+    settings["statusLine"] = entry
+    return settings
+
+
+def uninstall_status_line(settings: dict) -> dict:
+    """Put back exactly the statusLine the bridge replaced (or remove the key if there was
+    none). A statusLine that is not the bridge's is left alone."""
+    current = settings.get("statusLine")
+    if not is_ours(current):
+        return settings
+    previous = saved_previous(current)
+    if previous is _ABSENT:
+        del settings["statusLine"]
+    else:
+        settings["statusLine"] = previous
+    return settings
+
+
+def status_line_command(previous: object = _ABSENT, python: str | None = None) -> str:
+    """The statusLine command line: this interpreter, ``-I -S``, the script, the saved
+    previous statusLine as JSON (when there was one), and the bridge's marker comment."""
+    argv = [python or sys.executable, "-I", "-S", script_path(STATUS_LINE_SCRIPT)]
+    if previous is not _ABSENT:
+        argv += [PREVIOUS_FLAG, json.dumps(previous, ensure_ascii=False, separators=(",", ":"))]
+    return f"{shlex.join(argv)} {MARK}"
+
+
+def saved_previous(entry: dict) -> object:
+    """The statusLine object saved in the bridge's command (``_ABSENT`` if none was)."""
+    try:
+        argv = shlex.split(entry["command"], comments=True)
+        return json.loads(argv[argv.index(PREVIOUS_FLAG) + 1])
+    except (ValueError, IndexError, KeyError, TypeError):
+        return _ABSENT

@@ -22,7 +22,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from bridge.discord.rest import DiscordREST
+    from bridge.discord.rest import DiscordREST, Post
 
 ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"
 ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"
@@ -56,6 +56,13 @@ class HookContext:
         from bridge.discord.rest import DiscordREST  # here: httpx is loaded only when there is work
 
         return DiscordREST(self.server.api_base, self.server.token)
+
+    def deliver(self, posts: list[Post], budget: float | None = None) -> None:
+        """Post to this session's channel in order; spool what Discord does not take now."""
+        from bridge.discord import delivery
+
+        budget = delivery.HOOK_BUDGET if budget is None else budget
+        delivery.deliver(self.runtime, self.server, self.channel_id, posts, budget)
 
 
 def resolve(event: dict, env: dict | os._Environ[str] | None = None) -> HookContext | None:

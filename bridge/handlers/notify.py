@@ -21,14 +21,11 @@ _SESSION_CHARS = frozenset("0123456789abcdefABCDEF-")
 
 def mention_for(context: HookContext) -> str:
     """``<@owner>`` if the owner should be pinged now, else ""."""
-    return f"<@{context.server.owner_id}>" if context.cfg.mention_owner else ""
+    if not context.cfg.mention_owner:
+        return ""
+    from bridge.discord.delivery import mention
 
-
-def allowed(owner_mention: str) -> dict:
-    """allowed_mentions that let exactly that mention ping (nothing else in the text can)."""
-    if not owner_mention:
-        return {"parse": []}
-    return {"parse": [], "users": [owner_mention.strip("<@>")]}
+    return mention(context.server.owner_id)
 
 
 def claim_wait(context: HookContext) -> bool:
@@ -92,12 +89,12 @@ def _prompt_open(context: HookContext) -> bool:
 
 
 def _post(context: HookContext, content: str, mention: str) -> None:
+    from bridge.discord.delivery import allowed, message_payload
     from bridge.discord.rest import Post
-    from bridge.handlers.reply import deliver, message_payload
 
     payload = message_payload(content)
     payload["allowed_mentions"] = allowed(mention)
-    deliver(context, [Post(payload)], budget=20.0)
+    context.deliver([Post(payload)], budget=20.0)
 
 
 def _clean(text: str) -> str:

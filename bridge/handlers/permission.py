@@ -23,7 +23,6 @@ from bridge.state import decisions, runtime
 POST_BUDGET = 3.0  # seconds to get the prompt onto Discord before leaving it to the terminal
 EDIT_BUDGET = 5.0
 POLL_MS = 1000  # wake-up interval to check the deadline and that Claude Code is still there
-INTERRUPTED = b"[Request interrupted by user"  # transcript line of an Esc / terminal "No"
 NEVER_ASK = ("AskUserQuestion", "ExitPlanMode")  # these always show their own dialog
 
 
@@ -152,9 +151,9 @@ def render(request: dict) -> tuple[dict, bytes | None]:
 
 
 def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
+    from bridge.discord.delivery import allowed, message_payload
     from bridge.discord.rest import Post
-    from bridge.handlers.notify import allowed, mention_for
-    from bridge.handlers.reply import message_payload
+    from bridge.handlers.notify import mention_for
 
     mention = mention_for(context)  # a decision is needed: ping the owner's phone
     body = {**message_payload(""), **payload, "allowed_mentions": allowed(mention)}
@@ -243,15 +242,9 @@ class _Transcript:
         return [self.path] if self.path else []
 
     def interrupted(self) -> bool:
-        if not self.path:
-            return False
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(self.offset)
-                new = handle.read(1 << 20)
-        except OSError:
-            return False
-        return INTERRUPTED in new
+        from bridge.claude.transcript import interrupted_since
+
+        return interrupted_since(self.path, self.offset)
 
 
 # --- the answer Claude Code reads -----------------------------------------------------------

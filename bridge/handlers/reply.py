@@ -11,20 +11,16 @@ does not take now.
 
 from __future__ import annotations
 
-import time
-
-from bridge import fastjson
+from bridge.claude.transcript import reply_text
+from bridge.discord.delivery import allowed, message_payload
 from bridge.handlers.context import HookContext
 from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
-    from bridge.discord.outbox import Outbox
     from bridge.discord.render.attachments import OutputFile
-    from bridge.discord.rest import DiscordREST, Post
+    from bridge.discord.rest import Post
 
-NO_MENTIONS = {"parse": []}  # model output must never ping @everyone, roles or users
-HOOK_BUDGET = 40.0  # seconds for all delivery; the Stop hook's timeout in settings.json is 60
 MAX_ATTACHMENTS = 20  # markers honoured per reply; each file is read into memory
 FULL_REPLY_NAME = "reply.md"
 FULL_REPLY_NOTE = "📎 The full reply is attached as `reply.md`."
@@ -43,11 +39,9 @@ def on_stop(context: HookContext) -> None:
         footer = f"{footer} · 🔔 {mention}" if footer else f"-# 🔔 {mention}"
     posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer)
     if mention:  # only the footer's mention may ping (the model's text never does)
-        from bridge.handlers.notify import allowed
-
         footer_post = next(p for p in reversed(posts) if mention in p.payload.get("content", ""))
         footer_post.payload["allowed_mentions"] = allowed(mention)
-    deliver(context, posts)
+    context.deliver(posts)
 
 
 def _owner_mention(context: HookContext) -> str:
@@ -66,48 +60,12 @@ def reply_footer(rt: runtime.Runtime, session_id: object) -> str:
     ($0.00) would be wrong for the reply it ends, so there is no footer until one arrives.
     """
     from bridge.discord.render.footer import footer_line
-    from bridge.handlers.status_line import read_status
+    from bridge.state.status_cache import read_status
 
     record = read_status(rt, session_id)
     if not record or record.get("context_percent") is None:
         return ""
     return footer_line(record)
-
-
-def reply_text(event: dict) -> str:
-    """``last_assistant_message``; the transcript only when the event lacks that key (an
-    empty message is an answer: the transcript could still hold an older one)."""
-    text = event.get("last_assistant_message")
-    if text is not None:
-        return text if isinstance(text, str) else ""
-    path = event.get("transcript_path")
-    return last_assistant_text(path) if isinstance(path, str) else ""
-
-
-def last_assistant_text(transcript_path: str) -> str:
-    """Texts of the newest main-thread assistant message (blocks share ``message.id``)."""
-    try:
-        with open(transcript_path, "rb") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return ""
-    current_id, texts = None, []
-    for line in lines:
-        try:
-            record = fastjson.loads(line)
-        except ValueError:
-            continue  # the last line may still be being written
-        if not isinstance(record, dict) or record.get("type") != "assistant":
-            continue
-        if record.get("isSidechain"):
-            continue
-        message = record.get("message") or {}
-        if message.get("id") != current_id:
-            current_id, texts = message.get("id"), []
-        for block in message.get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "text":
-                texts.append(block.get("text", ""))
-    return "\n".join(texts)
 
 
 def build_posts(
@@ -175,101 +133,3 @@ def _full_reply(body: str, upload_limit: int) -> OutputFile | None:
 
 def _paragraphs(*parts: str) -> str:
     return "\n\n".join(part for part in parts if part)
-
-
-def message_payload(content: str) -> dict:
-    from bridge.discord.rest import new_nonce
-
-    payload = {"allowed_mentions": NO_MENTIONS, "nonce": new_nonce(), "enforce_nonce": True}
-    if content:
-        payload["content"] = content
-    return payload
-
-
-def deliver(context: HookContext, posts: list[Post], budget: float = HOOK_BUDGET) -> None:
-    """Post in order after anything already waiting in the outbox; spool what is not sent.
-
-    Everything happens within ``budget`` seconds (below the hook's timeout): a hook killed
-    by Claude Code would lose the reply it had not spooled yet.
-    """
-    from bridge.discord.outbox import Outbox
-
-    deadline = time.monotonic() + budget
-    outbox = Outbox(context.runtime.outbox)
-    channel = context.channel_id
-    with outbox.locked(channel, until=deadline) as locked:
-        if not locked:  # the bot is draining a backlog right now: queue behind it
-            _spool(outbox, context, posts, "the channel's outbox is being drained")
-            return
-        with context.rest() as rest:
-            sender = _Sender(rest, channel, deadline, context)
-            if outbox.pending(channel) and not outbox.drain(channel, sender.send_entry, deadline):
-                _spool(outbox, context, posts, "older messages are still waiting")
-                return
-            for i, post in enumerate(posts):
-                if not sender.send(post):
-                    _spool(outbox, context, posts[i:], "Discord did not answer in time")
-                    return
-
-
-class _Sender:
-    """Posts for :func:`deliver` within its deadline. ``send`` returns False when the post
-    should be spooled (Discord unreachable, out of time) and True when it is done with it."""
-
-    def __init__(self, rest: DiscordREST, channel: str, deadline: float, context: HookContext):
-        self.rest = rest
-        self.channel = channel
-        self.deadline = deadline
-        self.context = context
-
-    def send(self, post: Post) -> bool:
-        from bridge.discord.rest import DeliveryError
-
-        remaining = self.deadline - time.monotonic()
-        if remaining < 1.0:
-            return False
-        self.rest.budget = min(self.rest.budget, remaining - 0.5)
-        try:
-            send_post(self.rest, self.channel, post)
-        except DeliveryError as err:
-            if err.retryable:
-                return False
-            log(self.context, f"Discord refused a reply message for #{self.channel}: {err}")
-        except Exception as err:  # an answer we did not expect: keep the message
-            log(self.context, f"sending to #{self.channel} failed: {err!r}")
-            return False
-        return True
-
-    def send_entry(self, _entry: dict, post: Post) -> None:
-        """For :meth:`Outbox.drain`, which wants a DeliveryError when a post must wait."""
-        from bridge.discord.rest import DeliveryError
-
-        if not self.send(post):
-            raise DeliveryError("not sent yet", retryable=True)
-
-
-def send_post(rest: DiscordREST, channel: str, post: Post) -> None:
-    """Create the message; if Discord refuses its files (too large for this server, …),
-    send the text anyway with a note rather than lose both."""
-    from bridge.discord.rest import DeliveryError, Post
-
-    try:
-        rest.create_message(channel, post)
-    except DeliveryError as err:
-        if err.retryable or not post.files:
-            raise
-        if post.payload.get("content"):
-            rest.create_message(channel, Post(post.payload))  # same nonce, without the files
-        names = ", ".join(f"`{name}`" for name, _ in post.files)[:1800]
-        note = f"⚠️ Discord refused the attached files {names} ({err.status or 'error'})"
-        rest.create_message(channel, Post(message_payload(note)))
-
-
-def _spool(outbox: Outbox, context: HookContext, posts: list[Post], why: str) -> None:
-    for post in posts:
-        outbox.enqueue(context.channel_id, context.server.name, post)
-    log(context, f"{why}: {len(posts)} message(s) for #{context.channel_id} queued")
-
-
-def log(context: HookContext, line: str) -> None:
-    runtime.append_log(context.runtime.hook_log, line)

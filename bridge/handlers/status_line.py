@@ -1,11 +1,11 @@
 """The bridge's statusLine command: remember what Claude Code reports, keep the terminal as it was.
 
 Claude Code runs its ``statusLine`` command after API calls and now and then, with the session
-described as JSON on stdin (model, context window, cost; see the reference, §11) and with the
+described as JSON on stdin (model, context window, cost) and with the
 pane's environment. The bridge's command (``hooks/status_line.py``) does two things:
 
 * for a session the bridge serves, it caches model, context %, cost and any rate-limit usage
-  in ``status/<session_id>.json`` in the runtime dir, for the Stop hook's reply footer;
+  in ``status/<session_id>.json`` (``bridge.state.status_cache``), for the Stop hook's reply footer;
 * it prints the status line: the output of the statusLine command the user had before the
   bridge installed its own (same stdin, stdout passed through untouched, same exit status), or
   else a compact line of its own.
@@ -22,19 +22,11 @@ import os
 import sys
 
 from bridge import fastjson
+from bridge.claude.hook_table import PREVIOUS_FLAG
 from bridge.discord.render import footer
-from bridge.state import runtime
+from bridge.state.status_cache import is_safe_session_id, write_status
 
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~5 ms
-if TYPE_CHECKING:
-    from bridge.state.runtime import Runtime
-
-SCRIPT = "status_line.py"
-PREVIOUS_FLAG = "--previous"
 SHELL = "/bin/sh"  # what Claude Code runs statusLine commands with (measured: dash on Debian)
-_ABSENT = object()  # "there was no statusLine key", as opposed to a saved ``null``
-_MAX_SESSION_ID = 128
-_SESSION_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
 
 # --- the command, run by Claude Code ----------------------------------------------------------
@@ -150,40 +142,7 @@ def remember(event: dict, env: dict | None = None) -> str | None:
     context = resolve(event, env)
     if context is None:
         return None  # someone else's session: nothing to remember
-    path = status_path(context.runtime.ensure(), session_id)
-    data = fastjson.dumps(status_record(event)).encode()
-    try:
-        if runtime.read_private(path, 1 << 16) == data:
-            return path  # refreshed with nothing new: skip the write and its fsync
-    except OSError:
-        pass
-    runtime.write_atomic(path, data)
-    return path
-
-
-def read_status(rt: Runtime, session_id: object) -> dict | None:
-    """The cached record of ``session_id``, or None if there is none (or it is unreadable)."""
-    if not is_safe_session_id(session_id):
-        return None
-    try:
-        record = fastjson.loads(runtime.read_private(status_path(rt, session_id), 1 << 16))
-    except (OSError, ValueError):
-        return None
-    return record if isinstance(record, dict) else None
-
-
-def status_path(rt: Runtime, session_id: str) -> str:
-    return os.path.join(rt.status, f"{session_id}.json")
-
-
-def is_safe_session_id(session_id: object) -> bool:
-    """Claude session ids are UUIDs; anything that is not a plain name never becomes a path."""
-    return (
-        isinstance(session_id, str)
-        and 0 < len(session_id) <= _MAX_SESSION_ID
-        and not session_id.startswith("-")
-        and all(ch in _SESSION_ID_CHARS for ch in session_id)
-    )
+    return write_status(context.runtime.ensure(), session_id, status_record(event))
 
 
 def _dict(value: object) -> dict:
@@ -205,66 +164,3 @@ def _log(err: BaseException) -> None:
         log_error(err)
     except BaseException:
         pass
-
-
-# --- settings.json, for `hooks install` / `hooks uninstall` ----------------------------------
-
-
-def install(settings: dict, python: str | None = None) -> dict:
-    """Point ``statusLine`` at the bridge's command, saving the user's own inside it.
-    Reinstalling keeps the saved one (never saves the bridge's own command as "previous")."""
-    current = settings.get("statusLine", _ABSENT)
-    previous = saved_previous(current) if is_ours(current) else current
-    # The user's other keys (padding, …) stay, so the terminal looks the same.
-    entry = dict(previous) if isinstance(previous, dict) else {}
-    entry.update(type="command", command=command(previous, python))
-    settings["statusLine"] = entry
-    return settings
-
-
-def uninstall(settings: dict) -> dict:
-    """Put back exactly the statusLine the bridge replaced (or remove the key if there was
-    none). A statusLine that is not the bridge's is left alone."""
-    current = settings.get("statusLine")
-    if not is_ours(current):
-        return settings
-    previous = saved_previous(current)
-    if previous is _ABSENT:
-        del settings["statusLine"]
-    else:
-        settings["statusLine"] = previous
-    return settings
-
-
-def is_ours(entry: object) -> bool:
-    from bridge.claude.settings import is_ours as is_our_command
-
-    return is_our_command(entry)
-
-
-def command(previous: object = _ABSENT, python: str | None = None) -> str:
-    """The statusLine command line: this interpreter, ``-I -S``, the script, the saved
-    previous statusLine as JSON (when there was one), and the bridge's marker comment."""
-    import json
-    import shlex
-
-    import hooks as hooks_package
-    from bridge.claude.settings import MARK
-
-    script = os.path.join(os.path.dirname(os.path.abspath(hooks_package.__file__)), SCRIPT)
-    argv = [python or sys.executable, "-I", "-S", script]
-    if previous is not _ABSENT:
-        argv += [PREVIOUS_FLAG, json.dumps(previous, ensure_ascii=False, separators=(",", ":"))]
-    return f"{shlex.join(argv)} {MARK}"
-
-
-def saved_previous(entry: dict) -> object:
-    """The statusLine object saved in the bridge's command (``_ABSENT`` if none was)."""
-    import json
-    import shlex
-
-    try:
-        argv = shlex.split(entry["command"], comments=True)
-        return json.loads(argv[argv.index(PREVIOUS_FLAG) + 1])
-    except (ValueError, IndexError, KeyError, TypeError):
-        return _ABSENT

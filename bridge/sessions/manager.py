@@ -6,7 +6,8 @@ with env vars that tell every hook where to post. A thread's settings come from 
 merge in :func:`bridge.config.thread_settings`; with ``isolation: "worktree"`` it runs in its own
 git worktree. What each session is (pane, cwd, worktree, wanted running or not) is kept in
 ``bridge.state.session_state``, so after a restart a live pane is adopted and a dead one
-whose conversation is known comes back with ``--resume``. Running windows are never killed by a bot start.
+whose conversation is known comes back with ``--resume``. Running windows are never killed by a
+bot start.
 """
 
 from __future__ import annotations

@@ -201,6 +201,17 @@ def read_private(path: str, max_bytes: int = 16 << 20) -> bytes:
         return handle.read(max_bytes + 1)[:max_bytes]
 
 
+def read_json(path: str, max_bytes: int = 16 << 20) -> dict | None:
+    """A private JSON object file, or None when it is missing, unreadable or not an object."""
+    from bridge import fastjson
+
+    try:
+        record = fastjson.loads(read_private(path, max_bytes))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
 def append_log(path: str, line: str, max_bytes: int = 1 << 20) -> None:
     """Append a timestamped line to a private log file, starting afresh past ``max_bytes``."""
     import time

@@ -8,26 +8,8 @@ crash and tell which Claude session is which.
 from __future__ import annotations
 
 import os
-import time
 
-from bridge import fastjson
-from bridge.handlers.context import ENV_CHANNEL, HookContext
 from bridge.state import runtime
-
-FIELDS = ("session_id", "transcript_path", "cwd", "source", "model")
-
-
-def on_session_start(context: HookContext) -> None:
-    if not os.environ.get(ENV_CHANNEL):
-        # Not a pane the bot started (the owner's own `claude` in the project directory,
-        # found by cwd): its session is not the one to resume after a restart.
-        return
-    record = {key: context.event.get(key) for key in FIELDS}
-    record["pane_id"] = os.environ.get("TMUX_PANE")
-    record["channel_id"] = context.channel_id
-    record["recorded_at"] = time.time()
-    rt = context.runtime.ensure()
-    runtime.write_atomic(record_path(rt, context.channel_id), fastjson.dumps(record).encode())
 
 
 def record_path(rt: runtime.Runtime, channel_id: str) -> str:
@@ -35,8 +17,10 @@ def record_path(rt: runtime.Runtime, channel_id: str) -> str:
 
 
 def read_record(rt: runtime.Runtime, channel_id: str) -> dict | None:
-    try:
-        record = fastjson.loads(runtime.read_private(record_path(rt, channel_id)))
-    except (OSError, ValueError):
-        return None
-    return record if isinstance(record, dict) else None
+    return runtime.read_json(record_path(rt, channel_id))
+
+
+def write_record(rt: runtime.Runtime, channel_id: str, record: dict) -> None:
+    from bridge import fastjson
+
+    runtime.write_atomic(record_path(rt, channel_id), fastjson.dumps(record).encode())

@@ -26,3 +26,15 @@ def test_a_broken_install_gives_no_decision_and_exit_0(tmp_path, script: str) ->
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout == b""
     assert b"discord-bridge hook cannot start: SyntaxError" in done.stderr
+
+
+def test_every_hook_script_runs_the_handler_the_hook_table_names() -> None:
+    from bridge.claude.hook_table import HOOKS
+
+    scripts = {path.name for path in (REPO / "hooks").glob("*.py")}
+    for hook in HOOKS.values():
+        assert hook.script in scripts, hook.event
+        text = (REPO / "hooks" / hook.script).read_text()
+        assert f'run_hook("{hook.module}", "{hook.function}")' in text, hook.event
+        module = __import__(hook.module, fromlist=[hook.function])
+        assert callable(getattr(module, hook.function)), hook.event

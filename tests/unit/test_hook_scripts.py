@@ -255,7 +255,7 @@ def test_stop_failure_records_the_failed_turn_for_the_status_message(bridge: Bri
     bridge.runtime.ensure()
     details = "429 Too Many Requests"
     stdin = event("StopFailure", bridge.project, error="rate_limit", error_details=details)
-    quiet(bridge.run(claude_settings.HOOKS["StopFailure"][0], stdin))
+    quiet(bridge.run(claude_settings.HOOKS["StopFailure"].script, stdin))
     path = Path(bridge.runtime.progress) / f"{CHANNEL}.jsonl"
     (recorded,) = [json.loads(line) for line in path.read_text().splitlines()]
     assert recorded["kind"] == "failed" and recorded["error"] == "rate_limit"

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from bridge.discord import delivery
 from bridge.discord.outbox import Outbox
 from bridge.discord.rest import DeliveryError, DiscordREST, Post, new_nonce
 from bridge.handlers import context as hook_context
-from bridge.handlers import reply
 from bridge.state.runtime import Runtime
 from tests.emulator import Emulator
 
@@ -415,7 +415,7 @@ def test_deliver_spools_during_an_outage_and_catches_up_in_order(
 
     emu.client.set_outage("503")
     started = time.monotonic()
-    reply.deliver(context, [Post(reply.message_payload("spooled during the outage"))])
+    context.deliver([Post(delivery.message_payload("spooled during the outage"))])
     assert time.monotonic() - started < 3.0  # bounded by DISCORD_BRIDGE_RETRY_SECONDS=1
     assert emu.client.counters()[f"503 {MESSAGES}"] >= 1
     assert len(outbox.pending(channel)) == 1
@@ -424,7 +424,7 @@ def test_deliver_spools_during_an_outage_and_catches_up_in_order(
 
     emu.client.set_outage(None)
     assert emu.client.messages(channel) == []
-    reply.deliver(context, [Post(reply.message_payload("the next reply"))])
+    context.deliver([Post(delivery.message_payload("the next reply"))])
 
     msgs = emu.client.messages(channel)
     assert [m["content"] for m in msgs] == ["spooled during the outage", "the next reply"]
@@ -439,14 +439,13 @@ def test_deliver_keeps_spooling_behind_a_backlog(emu: Emulator, hook_env: dict[s
     context = stop_context(hook_env)
     outbox = Outbox(context.runtime.outbox)
     emu.client.set_outage("503")
-    reply.deliver(context, [Post(reply.message_payload("one"))])
-    reply.deliver(
-        context,
-        [Post(reply.message_payload("two")), Post(reply.message_payload("three"))],
+    context.deliver([Post(delivery.message_payload("one"))])
+    context.deliver(
+        [Post(delivery.message_payload("two")), Post(delivery.message_payload("three"))],
     )
     assert len(outbox.pending(channel)) == 3
     emu.client.set_outage(None)
-    reply.deliver(context, [Post(reply.message_payload("four"))])
+    context.deliver([Post(delivery.message_payload("four"))])
     assert contents(emu, channel) == ["one", "two", "three", "four"]
 
 
@@ -456,11 +455,11 @@ def test_deliver_skips_a_refused_chunk_and_posts_the_rest(
     channel = emu.ids["project-a"]
     context = stop_context(hook_env)
     posts = [
-        Post(reply.message_payload("ok 1")),
-        Post(reply.message_payload("y" * 2001)),
-        Post(reply.message_payload("ok 2")),
+        Post(delivery.message_payload("ok 1")),
+        Post(delivery.message_payload("y" * 2001)),
+        Post(delivery.message_payload("ok 2")),
     ]
-    reply.deliver(context, posts)
+    context.deliver(posts)
     assert contents(emu, channel) == ["ok 1", "ok 2"]
     assert Outbox(context.runtime.outbox).pending(channel) == []
     assert "Discord refused a reply message" in Path(context.runtime.hook_log).read_text()
@@ -473,11 +472,11 @@ def test_deliver_keeps_a_reply_while_the_token_is_rejected(
     config_file = Path(hook_env["DISCORD_BRIDGE_HOME"]) / "config.json"
     good = config_file.read_text()
     config_file.write_text(good.replace(emu.bot_token, "reset.in.the.portal"))
-    reply.deliver(stop_context(hook_env), [Post(reply.message_payload("keep me"))])
+    stop_context(hook_env).deliver([Post(delivery.message_payload("keep me"))])
     assert emu.client.counters()[f"401 {MESSAGES}"] == 1
 
     config_file.write_text(good)  # the user pastes the new token
-    reply.deliver(stop_context(hook_env), [Post(reply.message_payload("after the fix"))])
+    stop_context(hook_env).deliver([Post(delivery.message_payload("after the fix"))])
     assert contents(emu, channel) == ["keep me", "after the fix"]
 
 
@@ -508,10 +507,10 @@ def test_refused_files_do_not_take_the_text_down_with_them(
 ) -> None:
     channel = emu.ids["project-a"]
     context = stop_context(hook_env)
-    post = Post(reply.message_payload("report below"), [("big.bin", b"x" * 5000)])
+    post = Post(delivery.message_payload("report below"), [("big.bin", b"x" * 5000)])
     emu.client.settings(max_file_size=1000)
     try:
-        reply.deliver(context, [post])
+        context.deliver([post])
     finally:
         emu.client.settings(max_file_size=10 * 1024 * 1024)
     texts = contents(emu, channel)
@@ -533,7 +532,7 @@ def test_deliver_spools_instead_of_waiting_on_a_held_lock(
     try:
         assert holder.stdout.readline() == b"locked\n"
         started = time.monotonic()
-        reply.deliver(context, [Post(reply.message_payload("while the bot drains"))], budget=1.0)
+        context.deliver([Post(delivery.message_payload("while the bot drains"))], budget=1.0)
         assert time.monotonic() - started < 3.0
         assert len(outbox.pending(channel)) == 1
         assert contents(emu, channel) == []

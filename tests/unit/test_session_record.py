@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bridge.handlers import context as hook_context
+from bridge.handlers import session_start
 from bridge.state import runtime, session_record
 
 CHANNEL = "100000000000000003"
@@ -40,7 +41,7 @@ def start(tmp_path, monkeypatch, session_id: str, marker: bool) -> None:
              "cwd": str(tmp_path / "proj"), "source": "startup"}  # fmt: skip
     context = hook_context.resolve(event)
     assert context is not None and context.channel_id == CHANNEL
-    session_record.on_session_start(context)
+    session_start.on_session_start(context)
 
 
 def test_a_session_the_bridge_did_not_start_never_replaces_the_resume_record(

@@ -12,6 +12,7 @@ import pytest
 
 from bridge.claude import settings as claude_settings
 from bridge.handlers import status_line
+from bridge.state import status_cache
 from bridge.state.runtime import Runtime
 
 CHANNEL = "100000000000000003"
@@ -48,7 +49,7 @@ def test_install_saves_previous_statusline_and_uninstall_restores_it_exactly(tmp
     ours = installed["statusLine"]
     assert claude_settings.is_ours(ours) and ours["padding"] == 0  # the user's padding kept
     assert " -I -S " in ours["command"] and "hooks/status_line.py" in ours["command"]
-    assert status_line.saved_previous(ours) == PREVIOUS
+    assert claude_settings.saved_previous(ours) == PREVIOUS
     assert restored == settings
     assert list(restored) == ["model", "statusLine", "theme"]  # same place in the file
 
@@ -60,8 +61,8 @@ def test_without_previous_statusline_uninstall_removes_the_key(tmp_path) -> None
 
 
 def test_a_null_statusline_is_restored_as_null() -> None:
-    settings = status_line.install({"statusLine": None})
-    assert status_line.uninstall(settings) == {"statusLine": None}
+    settings = claude_settings.install_status_line({"statusLine": None})
+    assert claude_settings.uninstall_status_line(settings) == {"statusLine": None}
 
 
 def test_reinstall_keeps_the_saved_command_and_never_saves_its_own(tmp_path) -> None:
@@ -72,10 +73,10 @@ def test_reinstall_keeps_the_saved_command_and_never_saves_its_own(tmp_path) -> 
     assert claude_settings.install(str(path)) is False
     assert path.read_text() == first
     # a bridge moved to another interpreter: the command changes, the saved one does not
-    settings = status_line.install(json.loads(first), python="/opt/other/python3")
+    settings = claude_settings.install_status_line(json.loads(first), python="/opt/other/python3")
     assert settings["statusLine"]["command"].startswith("/opt/other/python3 -I -S ")
-    assert status_line.saved_previous(settings["statusLine"]) == PREVIOUS
-    assert status_line.uninstall(settings)["statusLine"] == PREVIOUS
+    assert claude_settings.saved_previous(settings["statusLine"]) == PREVIOUS
+    assert claude_settings.uninstall_status_line(settings)["statusLine"] == PREVIOUS
 
 
 def test_uninstall_leaves_a_statusline_the_user_set_after_install(tmp_path) -> None:
@@ -132,7 +133,7 @@ def cache_file(env: dict[str, str], session_id: str = EVENT["session_id"]) -> Pa
 def test_previous_command_gets_the_same_stdin_and_its_output_passes_unchanged(
     tmp_path, bridge_env
 ) -> None:
-    result = run_command(status_line.command(PREVIOUS), EVENT, bridge_env, tmp_path)
+    result = run_command(claude_settings.status_line_command(PREVIOUS), EVENT, bridge_env, tmp_path)
     direct = run_command(PREVIOUS["command"], EVENT, bridge_env, tmp_path)
     assert result.returncode == 0 and result.stderr == b""
     assert result.stdout == direct.stdout
@@ -141,7 +142,7 @@ def test_previous_command_gets_the_same_stdin_and_its_output_passes_unchanged(
 
 def test_previous_command_output_and_exit_status_are_byte_exact(tmp_path, bridge_env) -> None:
     previous = {"type": "command", "command": "printf '\\033[1;32mgreen\\033[0m\\nline2'; exit 3"}
-    result = run_command(status_line.command(previous), EVENT, bridge_env, tmp_path)
+    result = run_command(claude_settings.status_line_command(previous), EVENT, bridge_env, tmp_path)
     assert result.stdout == b"\x1b[1;32mgreen\x1b[0m\nline2"
     assert result.returncode == 3
 
@@ -149,18 +150,18 @@ def test_previous_command_output_and_exit_status_are_byte_exact(tmp_path, bridge
 def test_previous_command_that_ignores_stdin_and_a_large_input(tmp_path, bridge_env) -> None:
     previous = {"type": "command", "command": "echo ignored-input"}
     event = {**EVENT, "padding": "x" * 300_000}  # more than a pipe buffer
-    result = run_command(status_line.command(previous), event, bridge_env, tmp_path)
+    result = run_command(claude_settings.status_line_command(previous), event, bridge_env, tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (0, b"ignored-input\n", b"")
 
 
 def test_without_previous_a_compact_line_is_printed(tmp_path, bridge_env) -> None:
-    result = run_command(status_line.command(), EVENT, bridge_env, tmp_path)
+    result = run_command(claude_settings.status_line_command(), EVENT, bridge_env, tmp_path)
     assert result.stdout.decode() == "Opus 5.5 · ctx 2% · $2.72\n"
     assert result.returncode == 0
 
 
 def test_bridge_session_is_cached_by_marker_or_by_cwd(tmp_path, bridge_env) -> None:
-    command = status_line.command(PREVIOUS)
+    command = claude_settings.status_line_command(PREVIOUS)
     marked = {**bridge_env, "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}
     run_command(command, EVENT, marked, tmp_path)
     assert json.loads(cache_file(bridge_env).read_text()) == {
@@ -177,7 +178,7 @@ def test_bridge_session_is_cached_by_marker_or_by_cwd(tmp_path, bridge_env) -> N
 
 
 def test_other_sessions_and_unsafe_session_ids_are_not_cached(tmp_path, bridge_env) -> None:
-    command = status_line.command()
+    command = claude_settings.status_line_command()
     run_command(command, EVENT, bridge_env, tmp_path)  # cwd matches no project, no marker
     marked = {**bridge_env, "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}
     for bad in ("../escape", ".hidden", "a/b", "", "-rf", "x" * 200):
@@ -191,14 +192,14 @@ def test_other_sessions_and_unsafe_session_ids_are_not_cached(tmp_path, bridge_e
 @pytest.mark.parametrize("stdin", ["", "{broken", "[1, 2]", '{"model": 5, "cost": "x"}'])
 def test_bad_input_never_fails_loudly(tmp_path, bridge_env, stdin: str) -> None:
     marked = {**bridge_env, "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}
-    result = run_command(status_line.command(), stdin, marked, tmp_path)
+    result = run_command(claude_settings.status_line_command(), stdin, marked, tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (0, b"\n", b"")
 
 
 def test_broken_config_is_logged_not_shown(tmp_path, bridge_env) -> None:
     Path(bridge_env["DISCORD_BRIDGE_HOME"], "config.json").write_text("{broken")
     marked = {**bridge_env, "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}
-    result = run_command(status_line.command(PREVIOUS), EVENT, marked, tmp_path)
+    result = run_command(claude_settings.status_line_command(PREVIOUS), EVENT, marked, tmp_path)
     assert result.returncode == 0 and result.stderr == b"" and b"mine" in result.stdout
     log = Path(bridge_env["DISCORD_BRIDGE_RUNTIME_DIR"]) / "logs" / "hooks.log"
     assert "config" in log.read_text().lower()
@@ -236,9 +237,9 @@ def test_remember_skips_unchanged_records_and_read_status_round_trips(tmp_path, 
     assert status_line.remember(EVENT, env) == path
     assert os.stat(path).st_mtime_ns == mtime - 10**9  # not rewritten
     rt = Runtime(env["DISCORD_BRIDGE_RUNTIME_DIR"])
-    assert status_line.read_status(rt, EVENT["session_id"])["model_name"] == "Opus 5.5"
-    assert status_line.read_status(rt, "../../etc/passwd") is None
-    assert status_line.read_status(rt, "missing") is None
+    assert status_cache.read_status(rt, EVENT["session_id"])["model_name"] == "Opus 5.5"
+    assert status_cache.read_status(rt, "../../etc/passwd") is None
+    assert status_cache.read_status(rt, "missing") is None
 
 
 @pytest.mark.parametrize(

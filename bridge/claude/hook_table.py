@@ -1,0 +1,45 @@
+"""The one table of what the bridge registers with Claude Code: event → script → handler.
+
+``hooks install`` writes settings.json from it; each ``hooks/<script>`` calls the handler named
+here (a unit test holds them to it). Kept import-free: the statusLine command reads its
+constants on every screen refresh.
+"""
+
+MARK = "# discord-bridge"  # ends every command the bridge installs: how uninstall finds them
+STATUS_LINE_SCRIPT = "status_line.py"
+PREVIOUS_FLAG = "--previous"  # the user's own statusLine, saved inside the bridge's command
+PROMPT_TIMEOUT_MARGIN = 60  # the PermissionRequest hook times out itself, then exits first
+
+
+class Hook:
+    """One registered event. ``timeout`` 0: computed from the config (PermissionRequest)."""
+
+    __slots__ = ("event", "function", "module", "script", "timeout")
+
+    def __init__(self, event: str, script: str, handler: str, timeout: int) -> None:
+        self.event = event
+        self.script = script
+        self.module, _, self.function = handler.partition(":")
+        self.timeout = timeout
+
+
+# Stop may retry Discord for ~20 s and upload files; PermissionRequest waits for the user (its
+# timeout is set above the config's prompt timeout); the rest only touch local files.
+_EVENTS = "bridge.handlers.events"
+HOOKS: dict[str, Hook] = {
+    hook.event: hook
+    for hook in (
+        Hook("Stop", "stop.py", f"{_EVENTS}:on_turn_end", 60),
+        Hook("StopFailure", "stop_failure.py", f"{_EVENTS}:on_turn_failed", 10),
+        Hook("SessionStart", "session_start.py",
+             "bridge.handlers.session_start:on_session_start", 10),
+        Hook("PreToolUse", "pre_tool_use.py", f"{_EVENTS}:on_tool_start", 10),
+        Hook("PermissionRequest", "permission_request.py",
+             "bridge.handlers.permission:on_permission_request", 0),
+        Hook("PostToolUse", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
+        Hook("PostToolUseFailure", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
+        Hook("UserPromptSubmit", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
+        Hook("MessageDisplay", "message_display.py", f"{_EVENTS}:on_message_display", 5),
+        Hook("Notification", "notification.py", f"{_EVENTS}:on_notification", 30),
+    )
+}  # fmt: skip

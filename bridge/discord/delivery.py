@@ -1,0 +1,144 @@
+"""Getting messages onto Discord from outside the bot: payloads, mentions, posting, spooling.
+
+Every message the hooks send is built by :func:`message_payload` (no mentions unless one is
+granted, a nonce with ``enforce_nonce`` so a retry never posts twice) and delivered by
+:func:`deliver`: in order, after anything already waiting in the channel's outbox, within a
+time budget below the hook's timeout; whatever Discord does not take now is spooled to the
+outbox, which the bot drains when Discord answers again.
+"""
+
+from __future__ import annotations
+
+import time
+
+from bridge.state import runtime
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
+if TYPE_CHECKING:
+    from bridge.config import Server
+    from bridge.discord.outbox import Outbox
+    from bridge.discord.rest import DiscordREST, Post
+
+NO_MENTIONS = {"parse": []}  # model output must never ping @everyone, roles or users
+HOOK_BUDGET = 40.0  # seconds for all delivery (deliver's default); the Stop hook's timeout is 60
+
+
+def mention(user_id: str) -> str:
+    """Discord's mention syntax for a user."""
+    return f"<@{user_id}>"
+
+
+def allowed(owner_mention: str) -> dict:
+    """allowed_mentions that let exactly that mention ping (nothing else in the text can)."""
+    if not owner_mention:
+        return dict(NO_MENTIONS)
+    return {"parse": [], "users": [owner_mention.strip("<@>")]}
+
+
+def message_payload(content: str) -> dict:
+    from bridge.discord.rest import new_nonce
+
+    payload = {"allowed_mentions": NO_MENTIONS, "nonce": new_nonce(), "enforce_nonce": True}
+    if content:
+        payload["content"] = content
+    return payload
+
+
+def deliver(
+    rt: runtime.Runtime,
+    server: Server,
+    channel: str,
+    posts: list[Post],
+    budget: float = HOOK_BUDGET,
+) -> None:
+    """Post in order after anything already waiting in the outbox; spool what is not sent.
+
+    Everything happens within ``budget`` seconds (below the hook's timeout): a hook killed
+    by Claude Code would lose the reply it had not spooled yet.
+    """
+    from bridge.discord.outbox import Outbox
+    from bridge.discord.rest import DiscordREST
+
+    deadline = time.monotonic() + budget
+    outbox = Outbox(rt.outbox)
+    spool = _Spool(outbox, rt, server.name, channel)
+    with outbox.locked(channel, until=deadline) as locked:
+        if not locked:  # the bot is draining a backlog right now: queue behind it
+            spool(posts, "the channel's outbox is being drained")
+            return
+        with DiscordREST(server.api_base, server.token) as rest:
+            sender = _Sender(rest, channel, deadline, rt)
+            if outbox.pending(channel) and not outbox.drain(channel, sender.send_entry, deadline):
+                spool(posts, "older messages are still waiting")
+                return
+            for i, post in enumerate(posts):
+                if not sender.send(post):
+                    spool(posts[i:], "Discord did not answer in time")
+                    return
+
+
+class _Spool:
+    def __init__(self, outbox: Outbox, rt: runtime.Runtime, server_name: str, channel: str):
+        self.outbox, self.rt, self.server_name, self.channel = outbox, rt, server_name, channel
+
+    def __call__(self, posts: list[Post], why: str) -> None:
+        for post in posts:
+            self.outbox.enqueue(self.channel, self.server_name, post)
+        log(self.rt, f"{why}: {len(posts)} message(s) for #{self.channel} queued")
+
+
+class _Sender:
+    """Posts for :func:`deliver` within its deadline. ``send`` returns False when the post
+    should be spooled (Discord unreachable, out of time) and True when it is done with it."""
+
+    def __init__(self, rest: DiscordREST, channel: str, deadline: float, rt: runtime.Runtime):
+        self.rest = rest
+        self.channel = channel
+        self.deadline = deadline
+        self.rt = rt
+
+    def send(self, post: Post) -> bool:
+        from bridge.discord.rest import DeliveryError
+
+        remaining = self.deadline - time.monotonic()
+        if remaining < 1.0:
+            return False
+        self.rest.budget = min(self.rest.budget, remaining - 0.5)
+        try:
+            send_post(self.rest, self.channel, post)
+        except DeliveryError as err:
+            if err.retryable:
+                return False
+            log(self.rt, f"Discord refused a reply message for #{self.channel}: {err}")
+        except Exception as err:  # an answer we did not expect: keep the message
+            log(self.rt, f"sending to #{self.channel} failed: {err!r}")
+            return False
+        return True
+
+    def send_entry(self, _entry: dict, post: Post) -> None:
+        """For :meth:`Outbox.drain`, which wants a DeliveryError when a post must wait."""
+        from bridge.discord.rest import DeliveryError
+
+        if not self.send(post):
+            raise DeliveryError("not sent yet", retryable=True)
+
+
+def send_post(rest: DiscordREST, channel: str, post: Post) -> None:
+    """Create the message; if Discord refuses its files (too large for this server, …),
+    send the text anyway with a note rather than lose both."""
+    from bridge.discord.rest import DeliveryError, Post
+
+    try:
+        rest.create_message(channel, post)
+    except DeliveryError as err:
+        if err.retryable or not post.files:
+            raise
+        if post.payload.get("content"):
+            rest.create_message(channel, Post(post.payload))  # same nonce, without the files
+        names = ", ".join(f"`{name}`" for name, _ in post.files)[:1800]
+        note = f"⚠️ Discord refused the attached files {names} ({err.status or 'error'})"
+        rest.create_message(channel, Post(message_payload(note)))
+
+
+def log(rt: runtime.Runtime, line: str) -> None:
+    runtime.append_log(rt.hook_log, line)
