@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bridge.tmux import is_prompt_ready
+from bridge.claude.screen import is_prompt_ready
 
 CLAUDE_VERSION = "2.1.330"
 REPO_ROOT = Path(__file__).resolve().parent.parent

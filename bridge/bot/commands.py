@@ -18,10 +18,11 @@ import discord
 from discord import app_commands
 
 from bridge.bot.relay import target_of
+from bridge.claude.screen import input_box, is_busy, mode_on_screen
 from bridge.config import PERMISSION_MODES
 from bridge.sessions.typed_text import sanitize_prompt
 from bridge.state import session_record, session_state
-from bridge.tmux import TmuxError, input_box, is_busy, mode_on_screen
+from bridge.tmux import TmuxError
 
 if TYPE_CHECKING:
     from bridge.sessions.manager import SessionManager, SessionTarget

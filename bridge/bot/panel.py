@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bridge.claude.screen import is_busy, mode_on_screen
 from bridge.sessions.manager import SessionTarget
 from bridge.state import session_record, session_state
-from bridge.tmux import is_busy, mode_on_screen
 
 if TYPE_CHECKING:
     from bridge.sessions.manager import SessionManager

@@ -20,12 +20,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bridge import config, fastjson
+from bridge.claude.screen import input_box
 from bridge.config import ENV_API_BASE, ENV_TMUX_SOCKET, BridgeConfig, Project, Server
 from bridge.discord.render.attachments import format_size
 from bridge.handlers.context import ENV_CHANNEL, ENV_THREAD
-from bridge.sessions import worktrees
+from bridge.sessions import pane_input, worktrees
 from bridge.state import runtime, session_state
-from bridge.tmux import PaneInfo, TmuxSessions, input_box
+from bridge.tmux import PaneInfo, TmuxSessions
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +248,7 @@ class SessionManager:
         )  # fmt: skip
         await asyncio.to_thread(self._record_start, target, pane, cwd, worktree)
         self.on_change()
-        await asyncio.to_thread(self.tmux.wait_ready, pane.pane_id, READY_TIMEOUT)
+        await asyncio.to_thread(pane_input.wait_ready, self.tmux, pane.pane_id, READY_TIMEOUT)
         return pane.pane_id
 
     async def stop(self, key: str) -> bool:
@@ -278,8 +279,8 @@ class SessionManager:
 
     async def type_prompt(self, pane_id: str, text: str) -> None:
         """Type ``text`` as one prompt: only into an input box, never into a dialog."""
-        await asyncio.to_thread(self.tmux.clear_input, pane_id)
-        await asyncio.to_thread(self.tmux.type_text, pane_id, text)
+        await asyncio.to_thread(pane_input.clear_input, self.tmux, pane_id)
+        await asyncio.to_thread(pane_input.type_prompt, self.tmux, pane_id, text)
 
     def touch(self, key: str) -> None:
         """Note activity (a prompt typed) for the panel's "last activity"."""

@@ -3,7 +3,7 @@ Anthropic API."""
 
 from __future__ import annotations
 
-from bridge.tmux import is_busy, is_prompt_ready
+from bridge.claude.screen import is_busy, is_prompt_ready
 from tests.e2e.rig import wait_until
 from tests.fake_anthropic import echo, text
 

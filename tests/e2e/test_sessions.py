@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from bridge.tmux import is_prompt_ready
+from bridge.claude.screen import is_prompt_ready
 from tests.e2e.test_control import command
 from tests.fake_anthropic import last_user_text, text
 

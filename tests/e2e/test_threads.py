@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from bridge.tmux import is_prompt_ready
+from bridge.claude.screen import is_prompt_ready
 from tests.e2e.rig import wait_until
 from tests.fake_anthropic import echo, last_user_text
 

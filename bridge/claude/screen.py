@@ -1,0 +1,85 @@
+"""Reading Claude Code's screen: the input box, the footer's mode and busy markers, dialogs.
+
+The bridge types into a pane only when Claude Code shows its input box: every dialog
+(permission, question, plan, folder trust) replaces the box, and digits or Enter typed there
+would answer it. These functions read a captured screen (plain text); nothing here talks to
+tmux. Markers are measured on Claude Code 2.1.330.
+"""
+
+from __future__ import annotations
+
+# Dim hint text Claude Code shows in an empty box (measured in 2.1.330).
+PLACEHOLDERS = ("Press up to edit queued messages",)
+RULE = "────"
+
+
+def input_box(screen: str) -> str | None:
+    """The text in Claude Code's input box, or None when no input box is on screen.
+
+    The box is the last region between two ``────`` rules whose first line starts with
+    ``❯``. Dialogs (permission, question, plan) replace the box: their ``❯ 1. Yes`` line does
+    not sit right below a rule, so a dialog reads as "no box" and nothing gets typed into it.
+    """
+    lines = [line.strip() for line in screen.splitlines()]
+    rules = [i for i, line in enumerate(lines) if line.startswith(RULE)]
+    if len(rules) < 2:
+        return None
+    top, bottom = rules[-2], rules[-1]
+    body = lines[top + 1 : bottom]
+    if not body or not body[0].startswith("❯"):
+        return None
+    body[0] = body[0][1:]
+    text = "\n".join(line.strip() for line in body).strip()
+    return "" if text in PLACEHOLDERS else text
+
+
+BUSY_MARKER = "esc to interrupt"  # Claude Code's footer while a turn runs
+# Footer text of each permission mode (2.1.330; "manual" is what hooks call "default").
+MODE_MARKERS = (
+    ("manual mode on", "default"),
+    ("accept edits on", "acceptEdits"),
+    ("plan mode on", "plan"),
+    ("auto mode on", "auto"),
+    ("bypass permissions on", "bypassPermissions"),
+    ("don't ask mode on", "dontAsk"),
+)
+
+
+def is_busy(screen: str) -> bool:
+    """A turn is running: the footer offers to interrupt it."""
+    return BUSY_MARKER in screen
+
+
+def mode_on_screen(screen: str) -> str | None:
+    """The permission mode Claude Code's footer shows, as hooks name it, or None."""
+    tail = "\n".join(screen.splitlines()[-4:]).lower()
+    for marker, mode in MODE_MARKERS:
+        if marker in tail:
+            return mode
+    return None
+
+
+def asks_trust(screen: str) -> bool:
+    """Claude Code's folder-trust dialog (2.1.330: "Is this a project you created or one you
+    trust?"; older versions: "Do you trust the files in this folder?")."""
+    return "one you trust" in screen or "trust the files in this folder" in screen
+
+
+def is_prompt_ready(screen: str) -> bool:
+    """Claude Code shows its input box, empty."""
+    return input_box(screen) == ""
+
+
+def box_holds(screen: str, text: str) -> bool:
+    """Whether the input box holds ``text``. Compared on ASCII letters and digits only: the
+    box wraps and indents lines, expands tabs, and drops characters it deems invisible."""
+    box = input_box(screen)
+    if not box:
+        return False
+    wanted = signature(text)[:40]
+    return signature(box).startswith(wanted) if wanted else True
+
+
+def signature(text: str) -> str:
+    """ASCII letters and digits only: what survives the box's wrapping and indenting."""
+    return "".join(c for c in text if c.isascii() and c.isalnum())

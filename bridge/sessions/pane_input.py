@@ -1,0 +1,140 @@
+"""Typing a prompt into Claude Code's input box, safely, and waiting for the box.
+
+Claude Code takes fast input for a paste (handed to the model as untrusted
+``<pasted_content>``), swallows an Enter now and then, and replaces its input box with a dialog
+whenever it asks something: this module types the way a person would and checks the screen
+(``bridge.claude.screen``) before every piece, so nothing typed can answer a dialog.
+"""
+
+from __future__ import annotations
+
+import time
+
+from bridge.claude.screen import asks_trust, box_holds, input_box, is_prompt_ready, signature
+from bridge.sessions.typed_text import chunk_for_typing
+from bridge.tmux import TmuxError, TmuxSessions
+
+TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste
+TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
+ECHO_EVERY = 3  # chunks typed between checks that the CLI has taken them in
+SUBMIT_CHECK = 0.3  # seconds after Enter before looking whether the prompt left the box
+SUBMIT_RETRIES = 3
+CLEAR_ROUNDS = 20  # C-u clears one line of a multi-line leftover per round
+
+
+class NoInputBox(TmuxError):
+    """Claude Code shows a dialog (permission, question, plan) instead of its input box."""
+
+
+def type_prompt(tmux: TmuxSessions, pane_id: str, text: str, chunk: int = TYPE_CHUNK) -> None:
+    """Type ``text`` literally in pieces of ``chunk`` characters, then press Enter.
+
+    Claude Code takes input that arrives in one large read for a paste and hands it to
+    the model as untrusted ``<pasted_content>``. Pieces of 100 characters 30 ms apart
+    avoid that; and every few pieces we wait until the text so far shows on the screen,
+    so a busy machine that stalls the CLI cannot let several pieces pile up into one read.
+
+    Before every piece the input box must still be on screen: a dialog that opens while
+    we type (Claude was busy and asks for permission) would take digits as choices and
+    Enter as "Yes", so we stop with :class:`NoInputBox` instead.
+
+    Newlines inside ``-l`` text arrive as Ctrl+J, which Claude Code's input box takes as
+    a line break, so a multi-line message stays one prompt. A typed Tab would be taken as
+    a key (completion), so pieces holding tabs go in as a bracketed paste instead: small
+    pastes are inserted as plain text. Pieces never split an emoji or a combining mark.
+    """
+    typed = ""
+    for index, piece in enumerate(chunk_for_typing(text, chunk)):
+        if index:
+            time.sleep(TYPE_PAUSE)
+        if index and index % ECHO_EVERY == 0:
+            _wait_echo(tmux, pane_id, typed)
+        _require_input_box(tmux, pane_id)
+        typed += piece
+        if "\t" in piece:
+            tmux.paste(pane_id, piece)
+        else:
+            tmux.type_literal(pane_id, piece)
+    _submit(tmux, pane_id, text)
+
+
+def _submit(tmux: TmuxSessions, pane_id: str, text: str) -> None:
+    """Press Enter, and again while the text is still in the input box.
+
+    Claude Code 2.1.330 sometimes swallows an Enter (measured: the first prompt of a
+    fresh session, or one right after a typed file path, stays in the box; a second Enter
+    sends it). We first wait for the text to show: until then an empty box would read as
+    "submitted", and an Enter that races the echo is the one that gets dropped.
+    """
+    _wait_echo(tmux, pane_id, text)
+    try:  # a redraw (a session starting next to others, the status line) can hide the box
+        tmux.wait_for(pane_id, lambda screen: box_holds(screen, text), 2.0)
+    except TmuxError:
+        raise NoInputBox(
+            "The input box changed while your message was typed (a dialog opened?); it "
+            "was not sent. Check the terminal."
+        ) from None
+    tmux.press(pane_id, "Enter")
+    for _ in range(SUBMIT_RETRIES):
+        time.sleep(SUBMIT_CHECK)
+        if not box_holds(tmux.capture(pane_id), text):
+            return
+        tmux.press(pane_id, "Enter")
+
+
+def _require_input_box(tmux: TmuxSessions, pane_id: str) -> None:
+    if input_box(tmux.capture(pane_id)) is None:
+        raise NoInputBox(
+            "A dialog opened in the terminal while your message was typed; it was not "
+            "sent. Answer the dialog, then send the message again."
+        )
+
+
+def _wait_echo(tmux: TmuxSessions, pane_id: str, typed: str, timeout: float = 2.0) -> None:
+    """Best effort: wait until the end of ``typed`` is on screen (whitespace ignored, as
+    the input box wraps and indents)."""
+    tail = signature(typed)[-12:]
+    if not tail:
+        return
+    try:
+        tmux.wait_for(pane_id, lambda screen: tail in signature(screen), timeout)
+    except TmuxError:
+        pass  # the screen may not show it (scrolled, wrapped oddly): checked before Enter
+
+
+def clear_input(tmux: TmuxSessions, pane_id: str, timeout: float = 2.0) -> None:
+    """Make sure the input box is on screen and empty before typing a prompt.
+
+    A dialog on screen raises :class:`NoInputBox`: typed text would pick its options and
+    Enter would confirm the highlighted one. Text left in the box (typed at the terminal,
+    or put back by an interrupt) is cleared so it does not merge with the new prompt.
+    """
+    try:
+        screen = tmux.wait_for(pane_id, lambda s: input_box(s) is not None, timeout)
+    except TmuxError:
+        raise NoInputBox(
+            "Claude Code is showing a dialog in the terminal (permission, question or plan);"
+            " answer it first. Your message was not typed."
+        ) from None
+    for _ in range(CLEAR_ROUNDS):
+        if not input_box(screen):
+            return
+        tmux.press(pane_id, "C-e", "C-u")
+        if input_box(tmux.capture(pane_id)):  # an emptied line of a multi-line leftover
+            tmux.press(pane_id, "BSpace")
+        time.sleep(0.05)
+        screen = tmux.capture(pane_id)
+
+
+def wait_ready(tmux: TmuxSessions, pane_id: str, timeout: float = 30.0, poll: float = 0.05) -> None:
+    """Wait until Claude Code shows its empty prompt box (``❯`` between two rules).
+
+    The folder-trust dialog of a directory Claude Code has not seen is a question only
+    the owner may answer, at the terminal: stop at once and say so.
+    """
+    screen = tmux.wait_for(pane_id, lambda s: is_prompt_ready(s) or asks_trust(s), timeout)
+    if asks_trust(screen):
+        raise TmuxError(
+            "Claude Code asks whether to trust this folder; answer it once in the terminal "
+            f"(tmux attach, window {pane_id}), then send your message again"
+        )
