@@ -20,8 +20,7 @@ import json
 import subprocess
 import time
 
-from bench.relay_latency import bench_rig, percentile
-from tests.e2e.rig import BridgeRig
+from bridge_testkit import BridgeRig, bench_rig, percentile
 
 PROJECT = "project-a"
 

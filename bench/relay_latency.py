@@ -20,30 +20,16 @@ Code and no bot are involved.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import shlex
-import shutil
-import signal
 import statistics
 import subprocess
-import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
-from tests.claude_cli import (
-    CLAUDE_VERSION,
-    box_shows,
-    claude_available,
-    claude_binary,
-    screen_is_idle,
-)
-from tests.e2e.rig import BridgeRig
-from tests.emulator import Emulator
-from tests.fake_anthropic import FakeAnthropic, text
+from bridge_testkit import BridgeRig, bench_rig, percentile
+from fake_anthropic import text
+from fake_anthropic.claude_cli import box_shows, claude_available, screen_is_idle
 
 PROJECT = "project-a"
 SIZES = (50, 1500)
@@ -66,52 +52,6 @@ def main() -> None:
         for name, values in pane_rows + stop_rows:
             p50, p95 = percentile(values, 50), percentile(values, 95)
             print(f"{name:<36} {len(values):>3} {p50:8.0f} {p95:8.0f} {max(values):8.0f}")
-
-
-@contextlib.contextmanager
-def bench_rig(prefix: str) -> Iterator[BridgeRig]:
-    """The e2e rig for a benchmark, its header printed, everything torn down after.
-
-    Ctrl-C and kill both unwind through the ExitStack: bot, tmux server, servers, tmp dir
-    (SIGINT explicitly too: a shell starts background jobs with SIGINT ignored).
-    """
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    with contextlib.ExitStack() as stack:
-        tmp = Path(tempfile.mkdtemp(prefix=prefix))
-        stack.callback(remove_tree, tmp)
-        emu = stack.enter_context(Emulator())
-        api = stack.enter_context(FakeAnthropic())
-        rig = BridgeRig(tmp, emu, api)
-        stack.callback(remove_socket, rig.socket)  # runs after rig.close() killed the server
-        stack.callback(rig.close)
-        print(header(rig))
-        yield rig
-
-
-def remove_tree(path: Path) -> None:
-    """Claude Code may still write its HOME for a moment after the tmux server is killed."""
-    for _ in range(20):
-        shutil.rmtree(path, ignore_errors=True)
-        if not path.exists():
-            return
-        time.sleep(0.1)
-    print(f"could not remove {path}")
-
-
-def remove_socket(name: str) -> None:
-    """``tmux kill-server`` leaves the socket file of the rig's private server behind."""
-    folder = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}")
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(os.path.join(folder, name))
-
-
-def header(rig: BridgeRig) -> str:
-    version = subprocess.run(
-        [claude_binary(), "--version"], env=rig.env, capture_output=True, text=True, timeout=60
-    ).stdout.strip()
-    nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
-    return f"nproc: {nproc}  claude: {version or '?'} (pinned {CLAUDE_VERSION})"
 
 
 # --- (1) Discord → pane ---------------------------------------------------------------------
@@ -253,13 +193,6 @@ def bench_stop_hook(rig: BridgeRig, runs: int) -> list[tuple[str, list[float]]]:
         ("Stop hook, spawn → exit", exited),
         ("baseline: python -I -c pass", baseline),
     ]
-
-
-def percentile(values: list[float], pct: float) -> float:
-    """Nearest-rank percentile (with n = 10, p95 is the largest value)."""
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * pct // 100))
-    return ordered[int(rank) - 1]
 
 
 if __name__ == "__main__":

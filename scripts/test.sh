@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: sets up what the suite needs on a fresh machine, then runs pytest.
-#   - a virtualenv in .venv with the package (editable) and its test extras
+#   - a virtualenv in .venv with the package (editable), its test extras and the test packages
+#     in packages/ (editable)
 #   - tmux (apt-get, when missing and run as root)
 #   - the pinned Claude Code CLI from the npm registry, in .cache/claude-code (not global)
 # Extra arguments go to pytest, e.g. ./scripts/test.sh -k relay -x
@@ -13,11 +14,16 @@ python="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
-stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
+# The test packages of this repository (packages/*: the Discord emulator, the fake Anthropic
+# API, the e2e rig) are installed with the package, in one pip run; the stamp covers every
+# pyproject.toml, so changing any of them reinstalls.
+editables=(-e '.[test]')
+for package in packages/*/; do editables+=(-e "$package"); done
+stamp=.venv/.installed-$(cat pyproject.toml packages/*/pyproject.toml | sha1sum | cut -c1-12)
 if [ ! -e "$stamp" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
   # compat mode: a plain path entry, no import hook that every hook process would pay for
-  .venv/bin/python -m pip install --quiet -e '.[test]' --config-settings editable_mode=compat
+  .venv/bin/python -m pip install --quiet --config-settings editable_mode=compat "${editables[@]}"
   touch "$stamp"
 fi
 

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.claude_cli import claude_available
-from tests.emulator import Emulator
-from tests.fake_anthropic import FakeAnthropic
+from discord_emulator import Emulator
+from fake_anthropic import FakeAnthropic
+from fake_anthropic.claude_cli import claude_available
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -58,7 +58,7 @@ def rig(tmp_path, emulator: Emulator, fake_api: FakeAnthropic):
         pytest.fail("tmux is required for end-to-end tests (./scripts/test.sh installs it)")
     if not claude_available():
         pytest.fail("the pinned Claude Code CLI is missing (./scripts/test.sh installs it)")
-    from tests.e2e.rig import BridgeRig
+    from bridge_testkit import BridgeRig
 
     emulator.client.reset()
     fake_api.reset()

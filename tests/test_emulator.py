@@ -17,7 +17,7 @@ import pytest
 import yarl
 from discord import app_commands
 
-from tests.emulator import Emulator
+from discord_emulator import Emulator
 
 pytestmark = pytest.mark.timeout(30)
 MESSAGES = "POST /channels/{channel_id}/messages"

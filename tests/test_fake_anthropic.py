@@ -12,7 +12,19 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.claude_cli import (
+from bridge.claude.screen import is_prompt_ready
+from fake_anthropic import (
+    COMPACTION_SUMMARY,
+    DEFAULT_TEXT,
+    FakeAnthropic,
+    echo,
+    error,
+    last_user_text,
+    text,
+    tool_use,
+    tool_uses,
+)
+from fake_anthropic.claude_cli import (
     CLAUDE_VERSION,
     TmuxServer,
     box_shows,
@@ -23,17 +35,6 @@ from tests.claude_cli import (
     prepare_home,
     screen_is_idle,
     screen_is_ready,
-)
-from tests.fake_anthropic import (
-    COMPACTION_SUMMARY,
-    DEFAULT_TEXT,
-    FakeAnthropic,
-    echo,
-    error,
-    last_user_text,
-    text,
-    tool_use,
-    tool_uses,
 )
 
 CORE_TOOLS = [{"name": n, "input_schema": {"type": "object"}} for n in ("Bash", "Read", "Write")]
@@ -215,9 +216,18 @@ def test_screen_readiness() -> None:
     rule = "─" * 40
     idle = f"x\n{rule}\n❯\xa0\n{rule}\n  ⏸ manual mode on · ? for shortcuts"
     busy = f"✻ Harmonizing… (0s)\n{rule}\n❯\xa0\n{rule}\n  ⏸ manual mode on · esc to interrupt"
+    queued = f"x\n{rule}\n❯ Press up to edit queued messages\n{rule}\n  esc to interrupt"
+    typed = f"x\n{rule}\n❯ typed text\n{rule}\n"
+    dialog = f"x\n{rule}\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n{rule}\n"
+    no_box = "✻ Welcome to Claude Code\n"
     assert screen_is_ready(idle) and screen_is_idle(idle)
     assert screen_is_ready(busy) and not screen_is_idle(busy)
-    assert not screen_is_ready(f"x\n{rule}\n❯ typed text\n{rule}\n")
+    assert screen_is_ready(queued) and not screen_is_idle(queued)
+    for screen in (typed, dialog, no_box):
+        assert not screen_is_ready(screen), screen
+    # The package's reading (it cannot import bridge) agrees with the bridge's own.
+    for screen in (idle, busy, queued, typed, dialog, no_box):
+        assert screen_is_ready(screen) == is_prompt_ready(screen), screen
 
 
 def test_input_box_reading() -> None:

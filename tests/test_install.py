@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from bridge.claude import settings as claude_settings
-from tests.emulator import Emulator
+from discord_emulator import Emulator
 
 REPO = Path(__file__).resolve().parents[1]
 COPY_IGNORE = shutil.ignore_patterns(

@@ -4,8 +4,8 @@ Anthropic API."""
 from __future__ import annotations
 
 from bridge.claude.screen import is_busy, is_prompt_ready
-from tests.e2e.rig import wait_until
-from tests.fake_anthropic import echo, text
+from bridge_testkit import wait_until
+from fake_anthropic import echo, text
 
 STOPPED = "⚫ **project-a** · stopped"
 

@@ -11,7 +11,7 @@ import json
 import re
 import time
 
-from tests.fake_anthropic import Turn, echo, last_user_text, text, tool_use
+from fake_anthropic import Turn, echo, last_user_text, text, tool_use
 
 PERMISSION = "Claude wants to use"
 

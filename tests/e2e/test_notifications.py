@@ -8,8 +8,8 @@ import subprocess
 import sys
 import time
 
-from tests.e2e.rig import REPO, is_status
-from tests.fake_anthropic import echo, text, tool_use
+from bridge_testkit import REPO, is_status
+from fake_anthropic import echo, text, tool_use
 
 
 def bot_records(rig, since: int, channel: str) -> list[dict]:

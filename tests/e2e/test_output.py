@@ -10,7 +10,7 @@ import time
 import unicodedata
 from pathlib import Path
 
-from tests.fake_anthropic import text
+from fake_anthropic import text
 
 
 def wait_until(condition, timeout: float, what: str, rig) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import itertools
 import time
 
-from tests.e2e.rig import is_status
-from tests.fake_anthropic import error, text, tool_use
+from bridge_testkit import is_status
+from fake_anthropic import error, text, tool_use
 
 EDITS = "PATCH /channels/{channel_id}/messages/{message_id}"
 

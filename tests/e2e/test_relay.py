@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.fake_anthropic import echo, last_user_text, text, tool_use
+from fake_anthropic import echo, last_user_text, text, tool_use
 
 
 def test_owner_prompt_reaches_model_and_reply_comes_back(rig) -> None:

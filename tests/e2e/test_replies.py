@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.fake_anthropic import last_user_text, text
+from fake_anthropic import last_user_text, text
 
 
 def test_long_reply_with_code_block_is_split_with_balanced_fences(rig) -> None:

@@ -6,8 +6,8 @@ import os
 import time
 
 from bridge.claude.screen import is_prompt_ready
+from fake_anthropic import last_user_text, text
 from tests.e2e.test_control import command
-from tests.fake_anthropic import last_user_text, text
 
 
 def wait_started(rig, project: str) -> None:

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from bridge.claude.screen import is_prompt_ready
-from tests.e2e.rig import wait_until
-from tests.fake_anthropic import echo, last_user_text
+from bridge_testkit import wait_until
+from fake_anthropic import echo, last_user_text
 
 
 def wait_reply(rig, channel_id: str, contains: str, since: int, timeout: float = 90.0) -> dict:

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from bridge.claude import settings as claude_settings
-from tests.claude_cli import ClaudeNotInstalled, claude_binary
-from tests.emulator import Emulator
+from discord_emulator import Emulator
+from fake_anthropic.claude_cli import ClaudeNotInstalled, claude_binary
 
 REPO = Path(__file__).resolve().parents[2]
 STOP_HOOK = REPO / "hooks" / "stop.py"

@@ -22,7 +22,7 @@ from bridge.discord.outbox import Outbox
 from bridge.discord.rest import DeliveryError, DiscordREST, Post, new_nonce
 from bridge.handlers import context as hook_context
 from bridge.state.runtime import Runtime
-from tests.emulator import Emulator
+from discord_emulator import Emulator
 
 MESSAGES = "POST /channels/{channel_id}/messages"
 REPO = Path(__file__).resolve().parents[2]

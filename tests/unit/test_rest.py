@@ -1,6 +1,6 @@
 """DiscordREST against the Discord emulator: retries, rate limits, refusals, uploads, nonces.
 
-Every request goes over real HTTP to ``tests.emulator``; failures are steered through its
+Every request goes over real HTTP to ``discord_emulator``; failures are steered through its
 control API (forced 429s, counting buckets, outages) and checked through its counters.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from bridge.discord.rest import DeliveryError, DiscordREST, Post, budget_from_env, new_nonce
-from tests.emulator import Emulator
+from discord_emulator import Emulator
 
 MESSAGES = "POST /channels/{channel_id}/messages"
 

@@ -2,7 +2,7 @@
 
 Usage::
 
-    from tests.emulator import Emulator
+    from discord_emulator import Emulator
 
     with Emulator() as emu:                     # seeded, deterministic ids
         discord.http.Route.BASE = emu.api_base  # the two-attribute patch for discord.py

@@ -17,12 +17,13 @@ import time
 import uuid
 from pathlib import Path
 
+import bridge
 from bridge.tmux import TmuxSessions
-from tests.claude_cli import claude_env, prepare_home
-from tests.emulator import Emulator
-from tests.fake_anthropic import FakeAnthropic
+from discord_emulator import Emulator
+from fake_anthropic import FakeAnthropic
+from fake_anthropic.claude_cli import claude_env, prepare_home
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(bridge.__file__).resolve().parents[1]  # the checkout whose bridge/ and hooks/ run
 TMUX_SESSION = "bridge-e2e"
 
 

@@ -1,4 +1,4 @@
-"""Helpers to run the real Claude Code CLI offline (against ``tests.fake_anthropic``) and in tmux.
+"""Helpers to run the real Claude Code CLI offline (against ``fake_anthropic``) and in tmux.
 
 See shared/reference/claude-code.md §2 for why each env var and ``.claude.json`` key is needed.
 """
@@ -17,17 +17,33 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bridge.claude.screen import is_prompt_ready
-
 CLAUDE_VERSION = "2.1.330"
-REPO_ROOT = Path(__file__).resolve().parent.parent
-NPM_PREFIX = REPO_ROOT / ".cache" / "claude-code"
-INSTALL_HINT = (
-    f"npm install --prefix {NPM_PREFIX} @anthropic-ai/claude-code@{CLAUDE_VERSION}"
-    " (or set CLAUDE_BIN)"
-)
+NPM_CACHE = Path(".cache") / "claude-code"  # where a checkout keeps its pinned CLI
 # The real Bun-compiled binary is hundreds of MB; a skipped postinstall leaves a tiny stub.
 _MIN_REAL_BINARY = 10 * 1024 * 1024
+
+
+def npm_prefix() -> Path:
+    """The npm prefix holding the pinned CLI: ``$CLAUDE_CODE_PREFIX``, else the first
+    ``.cache/claude-code`` found in the current directory or one of its parents, else in a
+    parent of this package (an editable install in a checkout), else ``./.cache/claude-code``."""
+    override = os.environ.get("CLAUDE_CODE_PREFIX")
+    if override:
+        return Path(override)
+    cwd = Path.cwd()
+    here = Path(__file__).resolve().parent
+    for folder in (cwd, *cwd.parents, *here.parents):
+        if (folder / NPM_CACHE).is_dir():
+            return folder / NPM_CACHE
+    return cwd / NPM_CACHE
+
+
+def install_hint() -> str:
+    """The command that installs the pinned CLI where :func:`claude_binary` looks."""
+    return (
+        f"npm install --prefix {npm_prefix()} @anthropic-ai/claude-code@{CLAUDE_VERSION}"
+        " (or set CLAUDE_BIN)"
+    )
 
 
 class ClaudeNotInstalled(RuntimeError):
@@ -41,7 +57,7 @@ def claude_binary() -> str:
         if not os.access(override, os.X_OK):
             raise ClaudeNotInstalled(f"CLAUDE_BIN={override} is not executable")
         return override
-    modules = NPM_PREFIX / "node_modules"
+    modules = npm_prefix() / "node_modules"
     candidates = [
         modules / ".bin" / "claude",
         modules / "@anthropic-ai" / "claude-code-linux-x64" / "claude",
@@ -50,7 +66,7 @@ def claude_binary() -> str:
         if _is_real_binary(candidate):
             return str(candidate)
     raise ClaudeNotInstalled(
-        f"claude {CLAUDE_VERSION} not found under {modules}; run: {INSTALL_HINT}"
+        f"claude {CLAUDE_VERSION} not found under {modules}; run: {install_hint()}"
     )
 
 
@@ -174,24 +190,30 @@ def claude_env(
 
 BUSY_MARKER = "esc to interrupt"
 PASTE_MARK = "[Pasted text #"
+PLACEHOLDERS = ("Press up to edit queued messages",)  # shown in an empty box
+_RULE_RE = re.compile(r"^\s*─{4}")  # a line starting with a rule, as bridge.tmux reads it
 
 
 def screen_is_ready(screen: str) -> bool:
-    """True when the CLI shows an empty input box (``❯`` between two rules).
+    """True when the CLI shows an empty input box: ``❯`` right below the second-to-last
+    ``────`` rule, nothing typed (dialogs' ``❯ 1. Yes`` does not sit right below a rule).
 
     That is start-up readiness; the box is also shown while a turn runs (see screen_is_idle).
-    The product's own reading of the screen, so tests and bridge agree on what "ready" is.
+    The bridge has its own reading (``bridge.claude.screen.is_prompt_ready``);
+    tests/test_fake_anthropic.py checks that both agree.
     """
-    return is_prompt_ready(screen)
+    lines = screen.splitlines()
+    rules = [i for i, line in enumerate(lines) if _RULE_RE.match(line)]
+    if len(rules) < 2 or rules[-1] == rules[-2] + 1:
+        return False
+    first = lines[rules[-2] + 1].strip()
+    return first.startswith("❯") and input_box(screen) in ("", *PLACEHOLDERS)
 
 
 def screen_is_idle(screen: str) -> bool:
     """Ready and no turn running: the input box stays empty and visible during a turn too, but
     the footer then says "esc to interrupt"."""
     return screen_is_ready(screen) and BUSY_MARKER not in screen
-
-
-_RULE_RE = re.compile(r"^\s*─{4,}\s*$")
 
 
 def input_box(screen: str) -> str:

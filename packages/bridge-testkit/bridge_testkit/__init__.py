@@ -1,0 +1,21 @@
+"""The discord-bridge end-to-end rig, shared by tests/ and bench/.
+
+``BridgeRig`` wires the Discord emulator (``discord_emulator``), the fake Anthropic API
+(``fake_anthropic``), the real Claude Code CLI in a private tmux server, the bot run as
+``python -m bridge.cli run`` and the hooks installed into a throwaway HOME. tests/conftest.py
+builds one per test (the ``rig`` fixture); ``bench_rig`` builds one for a benchmark script.
+"""
+
+from .bench import bench_rig, percentile
+from .rig import REPO, STATUS_MARKS, TMUX_SESSION, BridgeRig, is_status, wait_until
+
+__all__ = [
+    "REPO",
+    "STATUS_MARKS",
+    "TMUX_SESSION",
+    "BridgeRig",
+    "bench_rig",
+    "is_status",
+    "percentile",
+    "wait_until",
+]
