@@ -1,0 +1,39 @@
+"""The config file's defaults, choices and error type, shared by its model and validation."""
+
+from __future__ import annotations
+
+import os
+
+DEFAULT_API_BASE = "https://discord.com/api/v10"
+DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
+DEFAULT_TMUX_SESSION = "discord-bridge"
+DEFAULT_DOWNLOAD_LIMIT = 50 * 1024 * 1024  # bytes accepted from one Discord attachment
+DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024  # Discord's default per-file upload limit
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "auto", "dontAsk")
+ISOLATION_MODES = ("none", "worktree")
+DEFAULT_PROMPT_TIMEOUT = 900.0  # seconds a Discord prompt waits before its timeout outcome
+PROMPT_TIMEOUT_OUTCOMES = ("deny", "terminal")  # deny with a message / leave it to the terminal
+DEFAULT_ATTACH_AFTER = 4  # a reply longer than this many messages is attached as a .md file
+FORBIDDEN = ":.;'\"\\\t\n"  # in tmux session, socket and window names
+
+ENV_API_BASE = "DISCORD_BRIDGE_API_BASE"
+ENV_GATEWAY_URL = "DISCORD_BRIDGE_GATEWAY_URL"
+ENV_TMUX_SOCKET = "DISCORD_BRIDGE_TMUX_SOCKET"
+
+
+class ConfigError(ValueError):
+    """The config file cannot be used; ``problems`` lists each ``path: what and how to fix``."""
+
+    def __init__(self, problems: list[str], path: str = "") -> None:
+        self.problems = problems
+        self.path = path
+        where = f"{path}: " if path else ""
+        super().__init__(where + "invalid config:\n  " + "\n  ".join(problems))
+
+
+def norm_path(path: str) -> str:
+    return os.path.normpath(os.path.expanduser(path))
+
+
+def contains(parent: str, child: str) -> bool:
+    return child == parent or child.startswith(parent.rstrip("/") + "/")

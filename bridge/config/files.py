@@ -1,0 +1,116 @@
+"""Reading and writing ``config.json``: load, atomic save, and adding a thread entry.
+
+Writes are atomic and keep every key the bridge does not know (and their order).
+"""
+
+from __future__ import annotations
+
+import _thread
+
+from bridge import fastjson
+from bridge.config.defaults import ConfigError, norm_path
+from bridge.config.model import BridgeConfig, Project, Server
+from bridge.config.validate import validate
+from bridge.state import runtime
+
+
+def load(path: str | None = None, env: dict | None = None) -> BridgeConfig:
+    """Read and validate the config file (default ``$DISCORD_BRIDGE_HOME/config.json``)."""
+    path = path or runtime.config_path(env)
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise ConfigError(
+            ["file not found: create it from config.example.json (./install.sh does)"], path
+        ) from None
+    try:
+        raw = fastjson.loads(text)
+    except ValueError as err:
+        raise ConfigError([f"not valid JSON: {err}"], path) from None
+    return BridgeConfig(raw, path, env)  # type: ignore[arg-type]
+
+
+def save_raw(path: str, raw: dict) -> None:
+    """Atomically replace the config file with ``raw`` (mode 0600), after validating it."""
+    problems = validate(raw)
+    if problems:
+        raise ConfigError(problems, path)
+    import json
+
+    data = (json.dumps(raw, indent=2, ensure_ascii=False) + "\n").encode()
+    runtime.write_atomic(path, data, 0o600)
+
+
+# --- threads ----------------------------------------------------------------------------
+
+THREAD_KEYS = ("model", "permission", "isolation")
+# Read-modify-write of the config file by any bot; _thread is built in (hooks import this).
+_APPEND_LOCK = _thread.allocate_lock()
+
+
+def find_channel(server: Server, channel_id: int | str) -> tuple[Project, dict | None] | None:
+    """A project's own channel → ``(project, None)``; a thread listed in a project's
+    ``threads[]`` → ``(project, entry)``; anything else → None."""
+    channel_id = str(channel_id)
+    for project in server.projects:
+        if project.channel_id == channel_id:
+            return project, None
+        for entry in project.threads:
+            if entry.get("channelId") == channel_id:
+                return project, entry
+    return None
+
+
+def thread_settings(project: Project, entry: dict | None) -> dict:
+    """The 3-layer merge ``threads[i]`` → ``project.thread`` → project: model, permission,
+    isolation (default ``"none"``) and projectPath (``threads[i]`` or the project's)."""
+    entry = entry or {}
+    layers = (
+        entry,
+        project.thread_defaults,
+        {"model": project.model, "permission": project.permission},
+    )
+    merged: dict = {}
+    for key in THREAD_KEYS:
+        merged[key] = next((layer[key] for layer in layers if layer.get(key) is not None), None)
+    merged["isolation"] = merged["isolation"] or "none"
+    path = entry.get("projectPath")
+    merged["projectPath"] = norm_path(path) if isinstance(path, str) else project.path
+    return merged
+
+
+def remember_thread(project: Project, entry: dict) -> None:
+    """Add ``entry`` to the loaded config's view of the project (after :func:`append_thread`)."""
+    if not any(t.get("channelId") == entry.get("channelId") for t in project.threads):
+        project.threads.append(entry)
+
+
+def append_thread(path: str, server_index: int, project_name: str, entry: dict) -> bool:
+    """Add ``entry`` to the project's ``threads[]`` in the file at ``path``, atomically.
+
+    The file is read afresh (the user may have edited it since the bot loaded it) and every
+    other key and its order is kept; nothing is written when the thread is already listed.
+    Returns True when the file changed. Serialised within the process: every server's bot
+    appends to the same file, from worker threads.
+    """
+    with _APPEND_LOCK:
+        return _append_thread(path, server_index, project_name, entry)
+
+
+def _append_thread(path: str, server_index: int, project_name: str, entry: dict) -> bool:
+    with open(path, "rb") as handle:
+        raw = fastjson.loads(handle.read())
+    if not isinstance(raw, dict):
+        raise ConfigError(["(top level): expected a JSON object"], path)
+    try:
+        server = raw["servers"][server_index]
+        project = next(p for p in server["projects"] if p.get("name") == project_name)
+    except (KeyError, IndexError, TypeError, StopIteration):
+        raise ConfigError([f"project {project_name!r} is no longer in the file"], path) from None
+    threads = project.setdefault("threads", [])
+    if any(t.get("channelId") == entry.get("channelId") for t in threads):
+        return False
+    threads.append(entry)
+    save_raw(path, raw)
+    return True

@@ -1,0 +1,184 @@
+"""The validated config as objects: :class:`BridgeConfig` → :class:`Server` → :class:`Project`.
+
+On the hooks' fast path: imports only ``os`` and small bridge modules (no ``json``, ``re``,
+``dataclasses`` or ``typing`` at run time).
+"""
+
+from __future__ import annotations
+
+import os
+
+from bridge.config.defaults import (
+    DEFAULT_API_BASE,
+    DEFAULT_ATTACH_AFTER,
+    DEFAULT_DOWNLOAD_LIMIT,
+    DEFAULT_GATEWAY_URL,
+    DEFAULT_PROMPT_TIMEOUT,
+    DEFAULT_TMUX_SESSION,
+    DEFAULT_UPLOAD_LIMIT,
+    ENV_API_BASE,
+    ENV_GATEWAY_URL,
+    ENV_TMUX_SOCKET,
+    ConfigError,
+    contains,
+    norm_path,
+)
+from bridge.config.validate import validate
+
+
+class Project:
+    """One mapped channel: a tmux window running Claude Code in ``path``."""
+
+    __slots__ = (
+        "channel_id",
+        "claude_args",
+        "claude_command",
+        "model",
+        "name",
+        "path",
+        "permission",
+        "progress",
+        "raw",
+        "server",
+        "startup",
+        "thread_defaults",
+        "threads",
+    )
+
+    def __init__(self, server: Server, raw: dict, top: dict) -> None:
+        self.server = server
+        self.raw = raw
+        self.name: str = raw["name"]
+        self.channel_id: str = raw["channelId"]
+        self.path: str = norm_path(raw["projectPath"])
+        self.model: str | None = raw.get("model")
+        self.startup: bool = bool(raw.get("startup", False))
+        self.permission: str | None = raw.get("permission")
+        self.progress: bool = bool(raw.get("progress", True))  # live status messages per turn
+        self.thread_defaults: dict = raw.get("thread") or {}
+        self.threads: list[dict] = raw.get("threads") or []
+        self.claude_command: str = (
+            raw.get("claudeCommand") or server.raw.get("claudeCommand") or top.get("claudeCommand")
+        ) or "claude"
+        self.claude_args: list[str] = list(
+            raw.get("claudeArgs", server.raw.get("claudeArgs", top.get("claudeArgs", [])))
+        )
+
+    def __repr__(self) -> str:
+        return f"<Project {self.name} #{self.channel_id} {self.path}>"
+
+
+class Server:
+    """One Discord bot (token) and its tmux session."""
+
+    __slots__ = (
+        "allowed_user_ids",
+        "api_base",
+        "gateway_url",
+        "general_channel_id",
+        "guild_id",
+        "guild_ready_timeout",
+        "index",
+        "name",
+        "owner_id",
+        "permission_tools",
+        "projects",
+        "raw",
+        "tmux_session",
+        "tmux_socket",
+        "token",
+    )
+
+    def __init__(self, index: int, raw: dict, top: dict, env: dict) -> None:
+        discord = raw["discord"]
+        tmux = raw.get("tmux") or {}
+        self.index = index
+        self.raw = raw
+        self.name: str = raw.get("name") or f"server{index}"
+        self.token: str = discord["botToken"]
+        self.guild_id: str | None = discord.get("guildId")
+        self.owner_id: str = discord["ownerUserId"]
+        self.allowed_user_ids = frozenset([self.owner_id, *discord.get("allowedUserIds", [])])
+        self.api_base: str = (
+            env.get(ENV_API_BASE) or discord.get("apiBaseUrl") or DEFAULT_API_BASE
+        ).rstrip("/")
+        self.gateway_url: str = (
+            env.get(ENV_GATEWAY_URL) or discord.get("gatewayUrl") or DEFAULT_GATEWAY_URL
+        )
+        self.guild_ready_timeout: float = float(discord.get("guildReadyTimeout", 2.0))
+        self.tmux_session: str = tmux.get("session") or DEFAULT_TMUX_SESSION
+        self.tmux_socket: str | None = env.get(ENV_TMUX_SOCKET) or tmux.get("socketName")
+        self.permission_tools: list[str] = list(raw.get("permissionTools", []))
+        self.general_channel_id: str | None = raw.get("generalChannelId")
+        self.projects = [Project(self, p, top) for p in raw["projects"]]
+
+    def may_act(self, user_id: int | str) -> bool:
+        """Only the owner and ``allowedUserIds`` may drive sessions or answer prompts."""
+        return str(user_id) in self.allowed_user_ids
+
+    def project_for_channel(self, channel_id: int | str) -> Project | None:
+        channel_id = str(channel_id)
+        for project in self.projects:
+            if project.channel_id == channel_id:
+                return project
+        return None
+
+    def __repr__(self) -> str:
+        return f"<Server {self.name} {len(self.projects)} projects>"
+
+
+class BridgeConfig:
+    """A validated config file. ``raw`` is the parsed JSON, kept whole for saving."""
+
+    __slots__ = (
+        "attach_after",
+        "download_limit",
+        "footer",
+        "mention_owner",
+        "path",
+        "prompt_timeout",
+        "prompt_timeout_outcome",
+        "raw",
+        "servers",
+        "upload_limit",
+    )
+
+    def __init__(self, raw: dict, path: str = "", env: dict | None = None) -> None:
+        env = dict(os.environ) if env is None else env
+        problems = validate(raw)
+        if problems:
+            raise ConfigError(problems, path)
+        self.raw = raw
+        self.path = path
+        limits = raw.get("attachments") or {}
+        self.download_limit: int = int(limits.get("maxDownloadBytes", DEFAULT_DOWNLOAD_LIMIT))
+        self.upload_limit: int = int(limits.get("maxUploadBytes", DEFAULT_UPLOAD_LIMIT))
+        prompts = raw.get("prompts") or {}
+        self.prompt_timeout: float = float(prompts.get("timeoutSeconds", DEFAULT_PROMPT_TIMEOUT))
+        self.prompt_timeout_outcome: str = prompts.get("onTimeout", "deny")
+        replies = raw.get("replies") or {}
+        self.footer: bool = bool(replies.get("footer", True))
+        self.attach_after: int = int(replies.get("attachAfterMessages", DEFAULT_ATTACH_AFTER))
+        notifications = raw.get("notifications") or {}
+        self.mention_owner: bool = bool(notifications.get("mentionOwner", True))
+        self.servers = [Server(i, s, raw, env) for i, s in enumerate(raw["servers"])]
+
+    def projects(self) -> list[Project]:
+        return [p for s in self.servers for p in s.projects]
+
+    def project_for_channel(self, channel_id: int | str) -> Project | None:
+        for server in self.servers:
+            project = server.project_for_channel(channel_id)
+            if project:
+                return project
+        return None
+
+    def project_for_cwd(self, cwd: str) -> Project | None:
+        """The project whose path is ``cwd`` or the longest one that contains it."""
+        cwd = norm_path(cwd)
+        best: Project | None = None
+        for project in self.projects():
+            longer = best is None or len(project.path) > len(best.path)
+            if longer and contains(project.path, cwd):
+                best = project
+        return best

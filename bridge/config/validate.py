@@ -1,0 +1,276 @@
+"""Validation of a parsed config: each problem as ``json.path: what is wrong, how to fix it``."""
+
+from __future__ import annotations
+
+import os
+
+from bridge.config.defaults import (
+    DEFAULT_ATTACH_AFTER,
+    DEFAULT_PROMPT_TIMEOUT,
+    FORBIDDEN,
+    ISOLATION_MODES,
+    PERMISSION_MODES,
+    PROMPT_TIMEOUT_OUTCOMES,
+    contains,
+    norm_path,
+)
+
+
+def validate(raw: object) -> list[str]:
+    """Every problem in ``raw``, each as ``json.path: what is wrong and how to fix it``."""
+    problems: list[str] = []
+    if not isinstance(raw, dict):
+        return ["(top level): expected a JSON object"]
+    if raw.get("schemaVersion") != 2:
+        problems.append('schemaVersion: expected 2 (add "schemaVersion": 2)')
+    _check_optional_str(raw, "claudeCommand", "", problems)
+    _check_str_list(raw, "claudeArgs", "", problems)
+    _check_limits(raw.get("attachments"), problems)
+    _check_sections(raw, problems)
+    servers = raw.get("servers")
+    if not isinstance(servers, list) or not servers:
+        problems.append("servers: expected a non-empty array of server objects")
+        return problems
+    for i, server in enumerate(servers):
+        _check_server(server, f"servers[{i}]", problems)
+    if not problems:
+        _check_unique_channels(servers, problems)
+        _check_project_paths(servers, problems)
+    return problems
+
+
+def _check_server(server: object, where: str, problems: list[str]) -> None:
+    if not isinstance(server, dict):
+        problems.append(f"{where}: expected an object")
+        return
+    _check_optional_str(server, "name", where, problems)
+    discord = server.get("discord")
+    if not isinstance(discord, dict):
+        problems.append(f"{where}.discord: expected an object with botToken and ownerUserId")
+    else:
+        token = discord.get("botToken")
+        if not isinstance(token, str) or not token.strip():
+            problems.append(f"{where}.discord.botToken: expected the bot token string")
+        _check_snowflake(discord, "ownerUserId", f"{where}.discord", problems, required=True)
+        _check_snowflake(discord, "guildId", f"{where}.discord", problems)
+        ids = discord.get("allowedUserIds", [])
+        if not isinstance(ids, list) or not all(_is_snowflake(x) for x in ids):
+            problems.append(f"{where}.discord.allowedUserIds: expected an array of user id strings")
+        _check_url(discord, "apiBaseUrl", ("http://", "https://"), f"{where}.discord", problems)
+        _check_url(discord, "gatewayUrl", ("ws://", "wss://"), f"{where}.discord", problems)
+        timeout = discord.get("guildReadyTimeout", 2.0)
+        if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout < 0:
+            problems.append(f"{where}.discord.guildReadyTimeout: expected seconds (a number)")
+    tmux = server.get("tmux", {})
+    if not isinstance(tmux, dict):
+        problems.append(f'{where}.tmux: expected an object like {{"session": "bridge"}}')
+    else:
+        _check_name(tmux, "session", f"{where}.tmux", problems, required=False)
+        _check_name(tmux, "socketName", f"{where}.tmux", problems, required=False)
+    _check_str_list(server, "permissionTools", where, problems)
+    _check_snowflake(server, "generalChannelId", where, problems)
+    _check_optional_str(server, "claudeCommand", where, problems)
+    _check_str_list(server, "claudeArgs", where, problems)
+    projects = server.get("projects")
+    if not isinstance(projects, list) or not projects:
+        problems.append(f"{where}.projects: expected a non-empty array of projects")
+        return
+    names: set[str] = set()
+    for j, project in enumerate(projects):
+        _check_project(project, f"{where}.projects[{j}]", problems)
+        name = project.get("name") if isinstance(project, dict) else None
+        if isinstance(name, str):
+            if name in names:
+                problems.append(f"{where}.projects[{j}].name: '{name}' is used twice")
+            names.add(name)
+
+
+def _check_project(project: object, where: str, problems: list[str]) -> None:
+    if not isinstance(project, dict):
+        problems.append(f"{where}: expected an object")
+        return
+    _check_name(project, "name", where, problems, required=True)
+    _check_snowflake(project, "channelId", where, problems, required=True)
+    _check_path(project, "projectPath", where, problems, required=True)
+    _check_optional_str(project, "model", where, problems)
+    _check_bool(project, "startup", where, problems)
+    _check_bool(project, "progress", where, problems)
+    _check_choice(project, "permission", PERMISSION_MODES, where, problems)
+    _check_optional_str(project, "claudeCommand", where, problems)
+    _check_str_list(project, "claudeArgs", where, problems)
+    defaults = project.get("thread", {})
+    if not isinstance(defaults, dict):
+        problems.append(f"{where}.thread: expected an object (model, permission, isolation)")
+    else:
+        _check_thread_settings(defaults, f"{where}.thread", problems)
+    threads = project.get("threads", [])
+    if not isinstance(threads, list):
+        problems.append(f"{where}.threads: expected an array")
+        return
+    for k, thread in enumerate(threads):
+        twhere = f"{where}.threads[{k}]"
+        if not isinstance(thread, dict):
+            problems.append(f"{twhere}: expected an object")
+            continue
+        _check_optional_str(thread, "name", twhere, problems)
+        _check_snowflake(thread, "channelId", twhere, problems, required=True)
+        _check_path(thread, "projectPath", twhere, problems, required=False)
+        _check_bool(thread, "startup", twhere, problems)
+        _check_thread_settings(thread, twhere, problems)
+
+
+def _check_thread_settings(obj: dict, where: str, problems: list[str]) -> None:
+    _check_optional_str(obj, "model", where, problems)
+    _check_choice(obj, "permission", PERMISSION_MODES, where, problems)
+    _check_choice(obj, "isolation", ISOLATION_MODES, where, problems)
+
+
+def _check_limits(limits: object, problems: list[str]) -> None:
+    if limits is None:
+        return
+    if not isinstance(limits, dict):
+        problems.append("attachments: expected an object with maxDownloadBytes / maxUploadBytes")
+        return
+    for key in ("maxDownloadBytes", "maxUploadBytes"):
+        if key not in limits:
+            continue
+        value = limits[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            problems.append(f"attachments.{key}: expected a positive number of bytes")
+
+
+def _check_sections(raw: dict, problems: list[str]) -> None:
+    """``prompts``, ``replies`` and ``notifications``: optional objects of known keys."""
+    for section, hint in (
+        ("prompts", "timeoutSeconds, onTimeout"),
+        ("replies", "footer, attachAfterMessages"),
+        ("notifications", "mentionOwner"),
+    ):
+        value = raw.get(section)
+        if value is not None and not isinstance(value, dict):
+            problems.append(f"{section}: expected an object ({hint})")
+    prompts = raw.get("prompts")
+    if isinstance(prompts, dict):
+        timeout = prompts.get("timeoutSeconds", DEFAULT_PROMPT_TIMEOUT)
+        if not _is_number(timeout) or not 10 <= timeout <= 86400:
+            problems.append("prompts.timeoutSeconds: expected seconds between 10 and 86400")
+        _check_choice(prompts, "onTimeout", PROMPT_TIMEOUT_OUTCOMES, "prompts", problems)
+    replies = raw.get("replies")
+    if isinstance(replies, dict):
+        _check_bool(replies, "footer", "replies", problems)
+        after = replies.get("attachAfterMessages", DEFAULT_ATTACH_AFTER)
+        if not isinstance(after, int) or isinstance(after, bool) or after < 1:
+            problems.append("replies.attachAfterMessages: expected a whole number of messages ≥ 1")
+    notifications = raw.get("notifications")
+    if isinstance(notifications, dict):
+        _check_bool(notifications, "mentionOwner", "notifications", problems)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_unique_channels(servers: list, problems: list[str]) -> None:
+    seen: dict[str, str] = {}
+
+    def see(channel: object, where: str) -> None:
+        if not isinstance(channel, str):
+            return
+        if channel in seen:
+            problems.append(f"{where}: channel {channel} is already used by {seen[channel]}")
+        else:
+            seen[channel] = where
+
+    for i, server in enumerate(servers):
+        see(server.get("generalChannelId"), f"servers[{i}].generalChannelId")
+        for j, project in enumerate(server["projects"]):
+            see(project.get("channelId"), f"servers[{i}].projects[{j}].channelId")
+            for k, thread in enumerate(project.get("threads", [])):
+                see(thread.get("channelId"), f"servers[{i}].projects[{j}].threads[{k}].channelId")
+
+
+def _check_project_paths(servers: list, problems: list[str]) -> None:
+    """Two projects may not share or nest directories: a hook could not tell them apart."""
+    paths: list[tuple[str, str]] = []
+    for i, server in enumerate(servers):
+        for j, project in enumerate(server["projects"]):
+            paths.append((norm_path(project["projectPath"]), f"servers[{i}].projects[{j}]"))
+    for a, (path_a, where_a) in enumerate(paths):
+        for path_b, where_b in paths[a + 1 :]:
+            if contains(path_a, path_b) or contains(path_b, path_a):
+                problems.append(
+                    f"{where_b}.projectPath: {path_b} overlaps {where_a}.projectPath ({path_a}); "
+                    "give each project its own directory"
+                )
+
+
+def _is_snowflake(value: object) -> bool:
+    return isinstance(value, str) and value.isascii() and value.isdigit() and 15 <= len(value) <= 21
+
+
+def _check_snowflake(obj: dict, key: str, where: str, problems: list, required=False) -> None:
+    if key not in obj or obj[key] is None:
+        if required:
+            problems.append(f"{where}.{key}: missing; expected a snowflake string of digits")
+        return
+    if not _is_snowflake(obj[key]):
+        problems.append(
+            f"{where}.{key}: expected a snowflake string of digits (got {obj[key]!r}); "
+            "copy the id with Discord's developer mode and quote it"
+        )
+
+
+def _check_name(obj: dict, key: str, where: str, problems: list, required: bool) -> None:
+    value = obj.get(key)
+    if value is None and not required:
+        return
+    # tmux reads ':' and '.' in targets, ';' as a command separator, tabs split our listings.
+    ok = isinstance(value, str) and value.strip() and not any(c in value for c in FORBIDDEN)
+    if not ok:
+        problems.append(
+            f"{where}.{key}: expected a non-empty name without : . ; quotes, tabs or newlines"
+        )
+
+
+def _check_path(obj: dict, key: str, where: str, problems: list, required: bool) -> None:
+    value = obj.get(key)
+    if value is None and not required:
+        return
+    if not isinstance(value, str) or not os.path.isabs(os.path.expanduser(value)):
+        problems.append(f"{where}.{key}: expected an absolute directory path (got {value!r})")
+
+
+def _check_optional_str(obj: dict, key: str, where: str, problems: list) -> None:
+    if key not in obj:
+        return
+    value = obj[key]
+    if not isinstance(value, str) or not value.strip():
+        problems.append(f"{_join(where, key)}: expected a non-empty string")
+
+
+def _check_str_list(obj: dict, key: str, where: str, problems: list) -> None:
+    if key not in obj:
+        return
+    value = obj[key]
+    if not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
+        problems.append(f"{_join(where, key)}: expected an array of strings")
+
+
+def _check_bool(obj: dict, key: str, where: str, problems: list) -> None:
+    if key in obj and not isinstance(obj[key], bool):
+        problems.append(f"{where}.{key}: expected true or false")
+
+
+def _check_choice(obj: dict, key: str, choices: tuple, where: str, problems: list) -> None:
+    if key in obj and obj[key] not in choices:
+        problems.append(f"{where}.{key}: expected one of {', '.join(choices)} (got {obj[key]!r})")
+
+
+def _check_url(obj: dict, key: str, schemes: tuple, where: str, problems: list) -> None:
+    value = obj.get(key)
+    if value is not None and not (isinstance(value, str) and value.startswith(schemes)):
+        problems.append(f"{where}.{key}: expected a URL starting with {' or '.join(schemes)}")
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
