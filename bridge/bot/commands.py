@@ -25,7 +25,8 @@ from bridge.state import session_record, session_state
 from bridge.tmux import TmuxError
 
 if TYPE_CHECKING:
-    from bridge.sessions.manager import SessionManager, SessionTarget
+    from bridge.sessions.manager import SessionManager
+    from bridge.sessions.targets import SessionTarget
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bridge.claude.screen import is_busy, mode_on_screen
-from bridge.sessions.manager import SessionTarget
+from bridge.sessions.targets import SessionTarget
 from bridge.state import session_record, session_state
 
 if TYPE_CHECKING:

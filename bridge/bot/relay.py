@@ -20,8 +20,9 @@ import discord
 
 from bridge.bot.downloads import save_attachments
 from bridge.config import BridgeConfig, Server
-from bridge.sessions.manager import SessionManager, SessionTarget
+from bridge.sessions.manager import SessionManager
 from bridge.sessions.pane_input import NoInputBox
+from bridge.sessions.targets import SessionTarget
 from bridge.sessions.typed_text import sanitize_prompt
 from bridge.state import runtime
 

@@ -16,6 +16,7 @@ import os
 import sys
 
 from bridge import config, fastjson
+from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
 from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
@@ -23,9 +24,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from bridge.discord.rest import DiscordREST, Post
-
-ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"
-ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"
 
 
 class HookContext:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import time
 
-from bridge.handlers.context import ENV_CHANNEL, HookContext
+from bridge.claude.launch import ENV_CHANNEL
+from bridge.handlers.context import HookContext
 from bridge.state import session_record
 
 FIELDS = ("session_id", "transcript_path", "cwd", "source", "model")

@@ -17,89 +17,20 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
-from bridge import config, fastjson
+from bridge import config
+from bridge.claude import launch
+from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
 from bridge.claude.screen import input_box
 from bridge.config import ENV_API_BASE, ENV_TMUX_SOCKET, BridgeConfig, Project, Server
-from bridge.discord.render.attachments import format_size
-from bridge.handlers.context import ENV_CHANNEL, ENV_THREAD
 from bridge.sessions import pane_input, worktrees
+from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_state
 from bridge.tmux import PaneInfo, TmuxSessions
 
 log = logging.getLogger(__name__)
 
 READY_TIMEOUT = 60.0  # seconds for a fresh Claude Code to show its prompt box
-
-SYSTEM_PROMPT = """\
-You are being driven from Discord through discord-bridge: the user reads your final replies \
-in a Discord channel, often on a phone.
-- Files the user attaches in Discord are saved under {uploads} and their paths appear in the \
-prompt as "Attached file: /path".
-- To send a file to the user, save it inside {outputs} and put the marker \
-[DISCORD_ATTACH: <name relative to that folder>] on its own line in your reply, e.g. \
-[DISCORD_ATTACH: report.txt]. Up to {limit} per file; the marker is removed from the text."""
-
-
-WINDOW_LABEL_MAX = 24  # characters of a thread's name in its tmux window name
-
-
-@dataclass(frozen=True)
-class SessionTarget:
-    """One session: a project's channel or a thread under it, with its merged settings.
-
-    ``key`` (the channel id, or the thread id) tags the tmux window and names the state,
-    uploads and outputs entries of the session.
-    """
-
-    project: Project
-    key: str
-    thread_id: str | None
-    thread_name: str
-    model: str | None
-    permission: str | None
-    isolation: str
-    path: str
-
-    @classmethod
-    def for_project(cls, project: Project) -> SessionTarget:
-        return cls(project, project.channel_id, None, "", project.model, project.permission,
-                   "none", project.path)  # fmt: skip
-
-    @classmethod
-    def for_thread(
-        cls, project: Project, thread_id: str, name: str, entry: dict | None
-    ) -> SessionTarget:
-        merged = config.thread_settings(project, entry)
-        return cls(project, thread_id, thread_id, clean_thread_name(name), merged["model"],
-                   merged["permission"], merged["isolation"], merged["projectPath"])  # fmt: skip
-
-    @property
-    def window_name(self) -> str:
-        if self.thread_id is None:
-            return self.project.name
-        return f"{self.project.name}-{window_label(self.thread_name, self.thread_id)}"
-
-    @property
-    def label(self) -> str:
-        """How Discord messages name the session."""
-        if self.thread_id is None:
-            return self.project.name
-        return f"{self.project.name} › {self.thread_name or self.thread_id}"
-
-
-def clean_thread_name(name: str) -> str:
-    """A thread name as stored in the config and shown: no control characters, ≤ 100."""
-    return "".join(c for c in name if c.isprintable()).strip()[:100]
-
-
-def window_label(name: str, thread_id: str) -> str:
-    """A thread name reduced to what is safe in a tmux window name (letters, digits, ``-``,
-    ``_``): tmux reads ``:``, ``.`` and ``;`` in targets and ``#`` in formats."""
-    label = "".join(c if c.isalnum() or c in "-_" else "-" for c in name)
-    label = "-".join(part for part in label.split("-") if part)[:WINDOW_LABEL_MAX].strip("-")
-    return label or thread_id[-6:]
 
 
 class SessionManager:
@@ -370,22 +301,10 @@ class SessionManager:
         project = target.project
         uploads = self.runtime.channel_dir("uploads", target.key)
         outputs = self.runtime.channel_dir("outputs", target.key)
-        argv = [project.claude_command]
-        if target.model:
-            argv += ["--model", target.model]
-        if target.permission:
-            argv += ["--permission-mode", target.permission]
-        if resume:
-            argv += ["--resume", resume]
-        # Not --add-dir: for a directory it has not seen, that raises a trust dialog whose
-        # default answer exits Claude Code. additionalDirectories in a session settings layer
-        # grants the same access without asking.
-        extra_dirs = {"permissions": {"additionalDirectories": [uploads, outputs]}}
-        argv += ["--settings", fastjson.dumps(extra_dirs)]
-        limit = format_size(self.upload_limit)
-        prompt = SYSTEM_PROMPT.format(uploads=uploads, outputs=outputs, limit=limit)
-        argv += ["--append-system-prompt", prompt]
-        return argv + project.claude_args
+        return launch.claude_argv(
+            project.claude_command, target.model, target.permission, resume,
+            uploads, outputs, self.upload_limit, project.claude_args,
+        )  # fmt: skip
 
     def pane_env(self, target: SessionTarget | Project) -> dict[str, str]:
         """Env vars on the pane: they reach every hook of that Claude Code session. A thread's

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from bridge.config import BridgeConfig
-from bridge.sessions.manager import SessionManager, SessionTarget, window_label
+from bridge.sessions.manager import SessionManager
+from bridge.sessions.targets import SessionTarget, window_label
 from bridge.state import runtime, session_state
 
 PARENT, LISTED, NEW = "100000000000000003", "100000000000000004", "100000000000000077"

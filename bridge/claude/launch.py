@@ -1,0 +1,53 @@
+"""How Claude Code is started for a bridge session: its command line and its pane's marker env.
+
+Hooks find their session's channel from the env vars set here (``ENV_CHANNEL``, ``ENV_THREAD``);
+the appended system prompt tells Claude where attachments arrive and how to send files back.
+"""
+
+from __future__ import annotations
+
+from bridge import fastjson
+
+ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"  # on panes the bot starts: the project's channel
+ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"  # and, for a thread's session, the thread
+
+SYSTEM_PROMPT = """\
+You are being driven from Discord through discord-bridge: the user reads your final replies \
+in a Discord channel, often on a phone.
+- Files the user attaches in Discord are saved under {uploads} and their paths appear in the \
+prompt as "Attached file: /path".
+- To send a file to the user, save it inside {outputs} and put the marker \
+[DISCORD_ATTACH: <name relative to that folder>] on its own line in your reply, e.g. \
+[DISCORD_ATTACH: report.txt]. Up to {limit} per file; the marker is removed from the text."""
+
+
+def claude_argv(
+    command: str,
+    model: str | None,
+    permission: str | None,
+    resume: str | None,
+    uploads: str,
+    outputs: str,
+    upload_limit: int,
+    extra_args: list[str],
+) -> list[str]:
+    """``claude`` with the session's model, permission mode, conversation to resume, access to
+    its uploads/outputs folders and the bridge's system prompt, then the user's own args."""
+    from bridge.discord.render.attachments import format_size
+
+    argv = [command]
+    if model:
+        argv += ["--model", model]
+    if permission:
+        argv += ["--permission-mode", permission]
+    if resume:
+        argv += ["--resume", resume]
+    # Not --add-dir: for a directory it has not seen, that raises a trust dialog whose
+    # default answer exits Claude Code. additionalDirectories in a session settings layer
+    # grants the same access without asking.
+    extra_dirs = {"permissions": {"additionalDirectories": [uploads, outputs]}}
+    argv += ["--settings", fastjson.dumps(extra_dirs)]
+    limit = format_size(upload_limit)
+    prompt = SYSTEM_PROMPT.format(uploads=uploads, outputs=outputs, limit=limit)
+    argv += ["--append-system-prompt", prompt]
+    return argv + extra_args
