@@ -1,6 +1,6 @@
 """One live status message per turn, edited in place, with an ⏹ Interrupt button.
 
-Hooks append progress events to ``progress/<channel>.jsonl`` (``bridge/progress.py``); this
+Hooks append progress events to ``progress/<channel>.jsonl`` (``bridge/handlers/progress.py``); this
 module watches that folder, folds each channel's events into a ``TurnProgress`` and edits the
 turn's status message at most once per ``MIN_EDIT_INTERVAL`` however fast Claude streams.
 A turn that ends within ``STATUS_AFTER`` seconds never gets a status message (its reply is
@@ -21,9 +21,8 @@ import discord
 
 from bridge import fastjson
 from bridge.claude import transcript
-from bridge.handlers import progress
-from bridge.handlers.progress import TurnProgress
-from bridge.state import decisions, runtime
+from bridge.discord.render.turn_status import TurnProgress
+from bridge.state import decisions, progress_log, runtime
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +173,7 @@ class ProgressReporter:
 
     def _feed(self, key: str) -> None:
         channel = self.channels.setdefault(key, _Channel(key, 0))
-        events, channel.offset = progress.read_events(self._path(key), channel.offset)
+        events, channel.offset = progress_log.read_events(self._path(key), channel.offset)
         for event in events:
             if event.get("server") == self.server_name:
                 self._apply(channel, event)
@@ -299,7 +298,7 @@ class ProgressReporter:
             log.warning("could not rotate %s: %s", path, err)
 
     def _feed_old(self, channel: _Channel, old: str) -> None:
-        events, _ = progress.read_events(old, channel.offset)
+        events, _ = progress_log.read_events(old, channel.offset)
         channel.offset = 0
         os.unlink(old)
         for event in events:

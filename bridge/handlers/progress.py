@@ -2,8 +2,9 @@
 
 Hooks never talk to Discord for progress: each appends one JSON line to
 ``progress/<channel>.jsonl`` (a few microseconds, no network on the hot path of every tool
-call), and the bot (``bot/progress.py``) reads the lines, folds them into a
-:class:`TurnProgress` and edits a single status message at most once per 1.5 s.
+call, ``bridge.state.progress_log``), and the bot (``bot/progress.py``) folds them into a
+``TurnProgress`` (``bridge.discord.render.turn_status``) and edits a single status message at
+most once per 1.5 s.
 
 Events (``kind``): ``turn`` (UserPromptSubmit), ``text`` (MessageDisplay delta), ``tool``
 (PreToolUse), ``tool_done`` (PostToolUse / PostToolUseFailure), ``done`` (Stop, after the
@@ -12,18 +13,15 @@ reply was posted), ``failed`` (StopFailure: an API error ended the turn, no Stop
 
 from __future__ import annotations
 
-import os
 import time
 
-from bridge import fastjson
+from bridge.state import progress_log
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from bridge.handlers.context import HookContext
 
-TEXT_SHOWN = 400  # characters of the streaming text kept in the status message
 SUMMARY = 80
-MAX_BYTES = 4 << 20  # a progress file nobody drains (bot stopped) never grows past this
 
 
 def record(context: HookContext, kind: str, **fields: object) -> None:
@@ -32,18 +30,7 @@ def record(context: HookContext, kind: str, **fields: object) -> None:
         return
     event = {"kind": kind, "t": time.time(), "server": context.server.name, **fields}
     event["session"] = context.event.get("session_id")
-    path = os.path.join(context.runtime.progress, f"{context.channel_id}.jsonl")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
-    try:
-        fd = os.open(path, flags, 0o600)
-    except FileNotFoundError:  # the bot never ran (no runtime dir yet): nobody would read it
-        return
-    try:
-        if os.fstat(fd).st_size > MAX_BYTES:  # the bot has not read it for long: start afresh
-            os.ftruncate(fd, 0)
-        os.write(fd, (fastjson.dumps(event) + "\n").encode())  # one write: appends stay whole
-    finally:
-        os.close(fd)
+    progress_log.append(context.runtime, context.channel_id, event)
 
 
 def tool_summary(tool: str, tool_input: object) -> str:
@@ -56,118 +43,3 @@ def tool_summary(tool: str, tool_input: object) -> str:
             line = " ".join(value.split())
             return line if len(line) <= SUMMARY else line[: SUMMARY - 1] + "…"
     return ""
-
-
-class TurnProgress:
-    """One turn of one session as the status message shows it."""
-
-    def __init__(self, started: float) -> None:
-        self.started = started
-        self.tools = 0
-        self.tool: tuple[str, str, float] | None = None  # name, summary, since: the latest
-        self.tool_running = False
-        self.text = ""
-        self.message_id: str | None = None  # of the streaming assistant message
-        self.from_display = False  # MessageDisplay seen: no need for the transcript
-        self.transcript: str | None = None
-        self.ended: float | None = None
-        self.outcome = ""  # "", "done", "interrupted", "failed"
-        self.error = ""  # what StopFailure reported
-        self.interrupted_by: str | None = None
-        self.waiting = False  # a Discord prompt of this session is open
-
-    def apply(self, event: dict) -> None:
-        kind = event.get("kind")
-        if event.get("transcript"):
-            self.transcript = str(event["transcript"])
-        if kind == "text":
-            self._add_text(event)
-        elif kind == "tool":
-            self.tools += 1
-            self.tool = (str(event.get("name")), str(event.get("summary") or ""), event["t"])
-            self.tool_running = True
-        elif kind == "tool_done":
-            self.tool_running = False
-        elif kind == "done":
-            self.finish("done", event["t"])
-        elif kind == "failed" and not self.outcome:
-            details = " ".join(str(event.get("details") or "").split())[:200]
-            self.error = str(event.get("error") or "unknown") + (f": {details}" if details else "")
-            self.finish("failed", event["t"])
-
-    def _add_text(self, event: dict) -> None:
-        self.from_display = True
-        if event.get("message_id") != self.message_id:
-            self.message_id = event.get("message_id")
-            self.text = ""
-        self.text = (self.text + str(event.get("delta") or ""))[-4 * TEXT_SHOWN :]
-
-    def show_transcript_text(self, text: str) -> bool:
-        """Text read from the transcript before a tool call (no MessageDisplay): shown with
-        🔄 unless it is what is already shown. True if it changed the message."""
-        text = text.strip()
-        if not text or self.from_display or self.text == "🔄 " + text:
-            return False
-        self.text = "🔄 " + text
-        return True
-
-    def finish(self, outcome: str, when: float, by: str | None = None) -> None:
-        if self.outcome:
-            return
-        self.outcome, self.ended, self.interrupted_by = outcome, when, by
-        self.tool_running = False
-
-    def render(self, now: float) -> str:
-        tools = f"{self.tools} tool{'s' if self.tools != 1 else ''}"
-        if self.outcome == "done":
-            return f"✅ Done in {_seconds(self.ended - self.started)} · {tools}"
-        if self.outcome == "interrupted":
-            by = f" by <@{self.interrupted_by}>" if self.interrupted_by else ""
-            return f"⏹ Interrupted{by} after {_seconds(self.ended - self.started)} · {tools}"
-        if self.outcome == "failed":
-            error = self.error.replace("`", "'")
-            took = _seconds(self.ended - self.started)
-            return f"⚠️ Stopped by an API error ({error}) after {took} · {tools}"
-        if self.outcome == "ended":
-            return f"⏹ The session ended after {_seconds(self.ended - self.started)} · {tools}"
-        state = "⏸ **Waiting for your answer**" if self.waiting else "⏳ **Working**"
-        lines = [f"{state} · {_seconds(now - self.started)} · {tools}"]
-        if self.text.strip():
-            shown = self.text.strip()
-            if len(shown) > TEXT_SHOWN:
-                shown = "…" + shown[-TEXT_SHOWN:]
-            lines.append("> " + shown.replace("\n", "\n> "))
-        if self.tool:
-            name, summary, since = self.tool
-            shown = summary.replace("`", "'")
-            about = f": `{shown}`" if summary else ""
-            state = f"· {_seconds(now - since)}" if self.tool_running else "✓"
-            lines.append(f"🔧 {name}{about} {state}")
-        return "\n".join(lines)
-
-
-def _seconds(value: float) -> str:
-    value = max(0, int(value))
-    return f"{value} s" if value < 90 else f"{value // 60} min {value % 60:02d} s"
-
-
-def read_events(path: str, offset: int) -> tuple[list[dict], int]:
-    """New whole lines of a progress file from ``offset``; returns them and the new offset."""
-    from bridge.state import runtime
-
-    try:
-        data = runtime.read_private(path)
-    except OSError:
-        return [], offset
-    if len(data) < offset:  # rotated
-        offset = 0
-    end = data.rfind(b"\n", offset) + 1
-    events = []
-    for line in data[offset:end].splitlines():
-        try:
-            event = fastjson.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict) and isinstance(event.get("t"), int | float):
-            events.append(event)
-    return events, max(offset, end)

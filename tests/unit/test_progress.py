@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 
+from bridge.discord.render.turn_status import TurnProgress
 from bridge.handlers import progress
-from bridge.handlers.progress import TurnProgress
+from bridge.state import progress_log
 
 
 def test_a_turn_shows_streamed_text_the_running_tool_and_ends_closed() -> None:
@@ -65,14 +66,14 @@ def test_read_events_takes_whole_lines_only_and_survives_rotation(tmp_path) -> N
     path = tmp_path / "p.jsonl"
     path.write_bytes(b'{"kind":"turn","t":1}\nnot json\n{"kind":"tool","t":2}\n{"kind":"te')
     os.chmod(path, 0o600)
-    events, offset = progress.read_events(str(path), 0)
+    events, offset = progress_log.read_events(str(path), 0)
     assert [e["kind"] for e in events] == ["turn", "tool"]
     with open(path, "ab") as handle:
         handle.write(b'xt","t":3}\n')
-    events, offset = progress.read_events(str(path), offset)
+    events, offset = progress_log.read_events(str(path), offset)
     assert [e["kind"] for e in events] == ["text"]
     path.write_bytes(b'{"kind":"done","t":4}\n')  # rotated: shorter than the offset
-    events, _ = progress.read_events(str(path), offset)
+    events, _ = progress_log.read_events(str(path), offset)
     assert [e["kind"] for e in events] == ["done"]
 
 
