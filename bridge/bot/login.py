@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
@@ -62,7 +63,8 @@ def describe(err: BaseException) -> str:
     if isinstance(err, aiohttp.ClientConnectorDNSError):
         return f"cannot resolve {err.host}"
     if isinstance(err, aiohttp.ClientConnectorError):
-        reason = err.os_error.strerror or type(err.os_error).__name__
+        code = err.os_error.errno
+        reason = os.strerror(code) if code else (err.os_error.strerror or "failed")
         return f"cannot connect to {err.host}:{err.port}: {reason}"
     if isinstance(err, asyncio.TimeoutError | aiohttp.ServerTimeoutError):
         return "timed out"
