@@ -94,7 +94,7 @@ class BridgeBot(discord.Client):
     async def serve(self) -> None:
         """Log in (waiting for Discord as long as it takes), then stay connected."""
         await login_retry.login(self, self.server.token, self.server.index, self.server.name)
-        await self.connect(reconnect=True)
+        await login_retry.connect(self, self.server.name)
 
     async def close(self) -> None:
         self.progress.stop()

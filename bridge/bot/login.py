@@ -5,7 +5,8 @@ raises with a long aiohttp traceback. :func:`login` retries instead, with capped
 backoff (1, 2, 4 … 60 s) on connection and DNS errors, timeouts and 5xx answers, one log line
 per attempt, until Discord answers. A rejected token is not retried: it raises
 :class:`TokenRejected`, which names the config entry to fix. Once logged in, discord.py's own
-gateway reconnect loop takes over; :class:`OneLineReconnects` keeps its log to one line too.
+gateway reconnect loop takes over (:func:`connect` covers its first connection);
+:class:`OneLineReconnects` keeps its log to one line too.
 """
 
 from __future__ import annotations
@@ -103,6 +104,30 @@ async def login(
         if attempt > 1:
             log.info("%s: Discord answered at login attempt %d", name, attempt)
         return
+
+
+async def connect(
+    bot: discord.Client,
+    name: str,
+    delays: Iterator[float] | None = None,
+    sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+) -> None:
+    """``bot.connect(reconnect=True)``, surviving a gateway that cannot be reached at first.
+
+    discord.py retries a failed gateway connection itself (one log line each, see
+    :class:`OneLineReconnects`), except the very first one after login: with no websocket yet
+    it fails with ``AttributeError`` ('NoneType' object has no attribute 'sequence', seen
+    with discord.py 2.7). Then connect again, after a capped backoff of our own.
+    """
+    for delay in delays or backoff():
+        try:
+            await bot.connect(reconnect=True)
+            return
+        except AttributeError:
+            if bot.ws is not None or bot.is_closed():
+                raise
+            log.debug("%s: gateway not reached yet; connecting again in %g s", name, delay)
+            await sleep(delay)
 
 
 async def _reset_http(bot: discord.Client) -> None:

@@ -109,3 +109,39 @@ def test_reconnect_log_lines_lose_their_traceback(caplog: pytest.LogCaptureFixtu
         "Attempting a reconnect in 2.50s (ConnectionResetError: [Errno 104] Connection reset "
         "by peer)"
     )
+
+
+def test_a_gateway_unreachable_right_after_login_is_connected_again(
+    discord_at: Emulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    """REST answered, then the network went: discord.py's first gateway connect fails (it
+    cannot retry that one itself); :func:`login.connect` connects again once it is back."""
+    emu = discord_at
+    login.quiet_reconnect_tracebacks()
+    caplog.set_level(logging.WARNING)
+    slept: list[float] = []
+
+    async def sleep(delay: float) -> None:
+        slept.append(delay)
+        if len(slept) == 2:
+            await asyncio.to_thread(emu.client.set_outage, None)
+
+    async def main() -> bool:
+        client = discord.Client(intents=discord.Intents.none())
+        await login.login(client, emu.bot_token, 0, "main")
+        await asyncio.to_thread(emu.client.set_outage, "refuse")
+        task = asyncio.create_task(login.connect(client, "main", sleep=sleep))
+        try:
+            await asyncio.wait_for(client.wait_until_ready(), 60)
+            return client.is_ready()
+        finally:
+            await client.close()
+            await asyncio.wait_for(task, 10)
+
+    since = emu.client.mark()
+    assert asyncio.run(main())
+    assert slept == [1, 2]
+    emu.client.wait(since=since, kind="gateway_ready", timeout=1)
+    reconnects = [r for r in caplog.records if r.name == "discord.client"]
+    assert len(reconnects) == 2 and all(r.exc_info is None for r in reconnects)
+    assert "Connection refused" in reconnects[0].getMessage()
