@@ -25,6 +25,10 @@ log = logging.getLogger(__name__)
 
 FIRST_DELAY = 1.0
 MAX_DELAY = 60.0
+# discord.py sets no timeout on its login request (aiohttp's default is 5 min), so a network
+# that drops packets instead of refusing would stall one attempt that long. 30 s leaves room
+# for discord.py's own retries of a 502 (1 + 3 + 5 + 7 s).
+PROBE_TIMEOUT = 30.0
 # What "Discord is not there yet" looks like: refused or reset connections and DNS failures
 # (OSError, aiohttp.ClientConnectorError), timeouts, and Discord's own 5xx answers.
 RETRYABLE = (OSError, aiohttp.ClientError, asyncio.TimeoutError, discord.DiscordServerError)
@@ -80,6 +84,7 @@ async def login(
     name: str,
     delays: Iterator[float] | None = None,
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    probe_timeout: float = PROBE_TIMEOUT,
 ) -> None:
     """``bot.login(token)``, retried until Discord answers; :class:`TokenRejected` on a 401.
 
@@ -90,6 +95,7 @@ async def login(
     for delay in delays or backoff():
         attempt += 1
         try:
+            await _probe(bot, token, probe_timeout)
             await bot.login(token)
         except discord.LoginFailure as err:
             raise TokenRejected(index, name) from err
@@ -128,6 +134,14 @@ async def connect(
                 raise
             log.debug("%s: gateway not reached yet; connecting again in %g s", name, delay)
             await sleep(delay)
+
+
+async def _probe(bot: discord.Client, token: str, timeout: float) -> None:
+    """discord.py's login request (``GET /users/@me``) within ``timeout`` seconds."""
+    try:
+        await asyncio.wait_for(bot.http.static_login(token), timeout)
+    finally:
+        await _reset_http(bot)  # login() opens its own session
 
 
 async def _reset_http(bot: discord.Client) -> None:

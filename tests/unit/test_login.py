@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
+import time
 from itertools import islice
 
 import aiohttp
@@ -145,3 +147,42 @@ def test_a_gateway_unreachable_right_after_login_is_connected_again(
     reconnects = [r for r in caplog.records if r.name == "discord.client"]
     assert len(reconnects) == 2 and all(r.exc_info is None for r in reconnects)
     assert "Connection refused" in reconnects[0].getMessage()
+
+
+def test_a_server_that_never_answers_times_out_and_is_retried(
+    discord_at: Emulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A network that swallows packets: the TCP connection is accepted (a listening socket
+    nobody reads), the login request never gets an answer."""
+    emu = discord_at
+    caplog.set_level(logging.INFO, logger="bridge.bot.login")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        discord.http.Route.BASE = f"http://127.0.0.1:{silent.getsockname()[1]}/api/v10"
+        slept: list[float] = []
+
+        async def sleep(delay: float) -> None:
+            slept.append(delay)
+            if len(slept) == 2:
+                discord.http.Route.BASE = emu.api_base  # the network is back
+
+        async def main() -> str:
+            client = discord.Client(intents=discord.Intents.none())
+            try:
+                await login.login(client, emu.bot_token, 0, "main", sleep=sleep,
+                                  probe_timeout=0.5)  # fmt: skip
+                return str(client.user.id) if client.user else ""
+            finally:
+                await client.close()
+
+        started = time.monotonic()
+        assert asyncio.run(main()) == emu.ids["bot_id"]
+    assert time.monotonic() - started < 10
+    assert slept == [1, 2]
+    failed = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING
+              and r.name == "bridge.bot.login"]  # fmt: skip
+    assert failed == [
+        "main: Discord not reachable (timed out); login attempt 1 failed, next in 1 s",
+        "main: Discord not reachable (timed out); login attempt 2 failed, next in 2 s",
+    ]
