@@ -113,8 +113,10 @@ def cmd_service(args: argparse.Namespace) -> int:
         print("\n".join(lines))
         return 0 if healthy else 1
     try:
-        done = service.install(path, start=not args.no_start) if args.action == "install" else (
-            service.uninstall())  # fmt: skip
+        if args.action == "install":
+            done = service.install(path, start=not args.no_start)
+        else:
+            done = service.uninstall()
     except OSError as err:
         print(f"discord-bridge: {err}", file=sys.stderr)
         return 1

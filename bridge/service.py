@@ -103,8 +103,8 @@ def unit_text(config_file: str, env: dict[str, str] | None = None,
         MARK,
         "[Unit]",
         "Description=discord-bridge: Claude Code sessions in tmux, driven from Discord",
-        "Wants=network-online.target",
-        "After=network-online.target",
+        # No After=network-online.target: a user manager has no such unit. The bot waits for
+        # Discord itself (capped backoff), so starting before the network is fine.
         # At most 10 starts in 10 minutes, then systemd stops trying (status says why).
         "StartLimitIntervalSec=600",
         "StartLimitBurst=10",
@@ -196,6 +196,8 @@ def install(config_file: str, start: bool = True) -> Outcome:
     runtime.write_atomic(path, unit_text(config_file, version=systemd_version()).encode(), 0o644)
     result.say(f"wrote {path}")
     result.say(f"  runs: {' '.join(command(config_file))}")
+    if not os.path.exists(config_file):
+        result.say(f"note: {config_file} does not exist yet; the bot needs it to start")
     reachable = manager_reachable()
     if reachable:
         systemctl("daemon-reload")  # read the new file

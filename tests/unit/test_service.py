@@ -54,7 +54,7 @@ def test_the_unit_runs_this_interpreter_with_the_config_and_restarts_on_failure(
     assert not any("SECRET" in line for line in keys)  # only what the bot needs
     for wanted in ("Restart=on-failure", "RestartSec=5", "RestartPreventExitStatus=2",
                    "KillMode=process", "StartLimitBurst=10", "StartLimitIntervalSec=600",
-                   "WantedBy=default.target", "After=network-online.target"):  # fmt: skip
+                   "WantedBy=default.target"):  # fmt: skip
         assert wanted in keys, wanted
     assert "RestartSteps" not in text  # unknown before systemd 254
     newer = service.unit_text("/c.json", env={}, version=256)
