@@ -2,7 +2,19 @@
 # One-command set-up for discord-bridge: checks prerequisites, creates a virtualenv, installs
 # the package, registers the Claude Code hooks, creates the config file, runs the doctor.
 # Safe to run again: every step checks what is already there.
+#   --service      also install the login/boot service (discord-bridge service install)
+#   --no-service   do not ask about it (without either, it asks only when run from a terminal)
 set -euo pipefail
+
+service=ask
+for arg in "$@"; do
+  case "$arg" in
+    --service) service=yes ;;
+    --no-service) service=no ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) printf 'error: unknown option %s (try --help)\n' "$arg" >&2; exit 2 ;;
+  esac
+done
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 home_dir="${DISCORD_BRIDGE_HOME:-$HOME/.discord-bridge}"
@@ -59,6 +71,18 @@ if [ ! -e "$config" ]; then
   (umask 077 && cp "$here/config.example.json" "$config")
 fi
 chmod 600 "$config"
+
+# --- service (start at login/boot) -----------------------------------------------------
+if [ "$service" = ask ] && [ -t 0 ]; then
+  read -r -p "Start discord-bridge at login/boot as a user service (systemd/launchd)? [y/N] " answer || true
+  case "${answer:-}" in [yY]|[yY][eE][sS]) service=yes ;; esac
+fi
+if [ "$service" = yes ]; then
+  say "installing the login/boot service"
+  "$venv/bin/discord-bridge" service install || printf 'warning: the service was not installed (see above)\n' >&2
+else
+  printf 'note: to start the bot at login/boot and restart it on failure: discord-bridge service install\n'
+fi
 
 # --- check ------------------------------------------------------------------------------
 say "running discord-bridge doctor"

@@ -25,11 +25,19 @@ def main(argv: list[str] | None = None) -> int:
 
     commands.add_parser("doctor", help="check the set-up, one line per check")
 
+    service = commands.add_parser(
+        "service", help="start the bot at login/boot (systemd user unit; launchd on macOS)"
+    )
+    service.add_argument("action", choices=["install", "uninstall", "status"])
+    service.add_argument("--no-start", action="store_true", help="install without starting it")
+
     args = parser.parse_args(argv)
     if args.command == "run":
         return cmd_run(args)
     if args.command == "hooks":
         return cmd_hooks(args)
+    if args.command == "service":
+        return cmd_service(args)
     from bridge.doctor import run_checks
 
     return run_checks(args.config)
@@ -42,6 +50,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     logging.getLogger("discord").setLevel(logging.INFO if args.verbose else logging.WARNING)
     logging.getLogger("watchfiles").setLevel(logging.WARNING)  # one line per file change
+    from bridge import placeholders
+    from bridge.state import runtime
+
+    path = args.config or runtime.config_path()
+    found = placeholders.find_in_file(path)
+    if found:  # the example config: say what to fill in instead of trying the network
+        print(f"discord-bridge: {placeholders.explain(path, found)}", file=sys.stderr)
+        return 2
     try:
         cfg = config.load(args.config)
     except config.ConfigError as err:
@@ -50,6 +66,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import discord
 
     from bridge.bot.app import run_bridge
+    from bridge.bot.login import TokenRejected
     from bridge.state.runtime import UnsafeRuntimeDir
 
     try:
@@ -57,10 +74,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except UnsafeRuntimeDir as err:
         print(f"discord-bridge: runtime directory refused: {err}", file=sys.stderr)
         return 2
-    except discord.LoginFailure as err:
-        print(f"discord-bridge: Discord refused the bot token ({err}); copy it again from "
-              "the Developer Portal (Bot → Reset Token)", file=sys.stderr)  # fmt: skip
-        return 1
+    except TokenRejected as err:
+        print(f"discord-bridge: {err.explain(cfg.path)}", file=sys.stderr)
+        return 2
     except discord.PrivilegedIntentsRequired:
         print("discord-bridge: enable the Message Content Intent for the bot in the Developer "
               "Portal (Bot → Privileged Gateway Intents)", file=sys.stderr)  # fmt: skip
@@ -86,6 +102,26 @@ def cmd_hooks(args: argparse.Namespace) -> int:
         return 1
     print(f"discord-bridge hooks {verb} {path}")
     return 0
+
+
+def cmd_service(args: argparse.Namespace) -> int:
+    from bridge import service
+
+    path = service.config_file(args.config)
+    if args.action == "status":
+        healthy, lines = service.describe(service.status(path))
+        print("\n".join(lines))
+        return 0 if healthy else 1
+    try:
+        if args.action == "install":
+            done = service.install(path, start=not args.no_start)
+        else:
+            done = service.uninstall()
+    except OSError as err:
+        print(f"discord-bridge: {err}", file=sys.stderr)
+        return 1
+    print("\n".join(done.lines))
+    return done.code
 
 
 if __name__ == "__main__":

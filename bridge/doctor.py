@@ -9,7 +9,7 @@ import stat
 import subprocess
 import sys
 
-from bridge import config
+from bridge import config, placeholders
 from bridge.claude import settings as claude_settings
 from bridge.state import runtime
 
@@ -25,17 +25,21 @@ class Report:
         self.failures += 1
         print(f"✗ {what}\n    fix: {fix}")
 
+    def info(self, what: str) -> None:
+        print(f"· {what}")
+
 
 def run_checks(config_path: str | None = None) -> int:
     report = Report()
     check_python(report)
     check_tmux(report)
-    cfg = check_config(report, config_path or runtime.config_path())
+    cfg, has_placeholders = check_config(report, config_path or runtime.config_path())
     check_claude(report, cfg)
-    if cfg is not None:
+    if cfg is not None and not has_placeholders:  # no network call with an example token
         check_discord(report, cfg)
     check_hooks(report)
     check_runtime(report)
+    check_service(report, config_path or runtime.config_path())
     print("all checks passed" if not report.failures else f"{report.failures} check(s) failed")
     return 1 if report.failures else 0
 
@@ -60,22 +64,39 @@ def check_tmux(report: Report) -> None:
         report.fail(f"{out or 'tmux'} is too old", "install tmux 3.0 or newer")
 
 
-def check_config(report: Report, path: str) -> config.BridgeConfig | None:
+def check_config(report: Report, path: str) -> tuple[config.BridgeConfig | None, bool]:
+    """The loaded config (None if unusable), and whether it holds example placeholders."""
+    found = placeholders.find_in_file(path)
+    for where, what in found:  # the example config: no network check until they are replaced
+        report.fail(f"config {path}: {where} is still the example's value", f"put {what}")
     try:
         cfg = config.load(path)
     except config.ConfigError as err:
         report.fail(f"config {path}", "\n    ".join(err.problems))
-        return None
+        return None, bool(found)
     report.ok(f"config {path}: {len(cfg.servers)} server(s), {len(cfg.projects())} project(s)")
     mode = stat.S_IMODE(os.stat(path).st_mode)
     if mode & 0o077:
         report.fail(f"config mode is {oct(mode)}: it holds bot tokens", f"chmod 600 {path}")
     else:
         report.ok("config mode 0600")
-    for project in cfg.projects():
-        if not os.path.isdir(project.path):
-            report.fail(f"project {project.name}: {project.path} is missing", "create it or fix")
-    return cfg
+    for i, project in enumerate(cfg.projects()):
+        if not os.path.isdir(project.path) and not placeholders.is_placeholder_path(project.path):
+            where = _project_where(cfg, project) or f"projects[{i}]"
+            report.fail(
+                f"project {project.name}: {project.path} does not exist",
+                f"create the directory (mkdir -p {project.path}), or set {where}.projectPath "
+                f"in {path} to the project's existing directory",
+            )
+    return cfg, bool(found)
+
+
+def _project_where(cfg: config.BridgeConfig, project: config.Project) -> str:
+    for i, server in enumerate(cfg.servers):
+        for j, candidate in enumerate(server.projects):
+            if candidate is project:
+                return f"servers[{i}].projects[{j}]"
+    return ""
 
 
 def check_claude(report: Report, cfg: config.BridgeConfig | None) -> None:
@@ -145,3 +166,20 @@ def check_runtime(report: Report) -> None:
         report.fail(f"runtime dir: {err}", "remove it or set DISCORD_BRIDGE_RUNTIME_DIR")
         return
     report.ok(f"runtime dir {rt.root} is private")
+
+
+def check_service(report: Report, config_file: str) -> None:
+    from bridge import service
+
+    try:
+        healthy, lines = service.describe(service.status(service.config_file(config_file)))
+    except OSError as err:
+        report.fail(f"service: {err}", "discord-bridge service install")
+        return
+    what = "\n    ".join(lines)
+    if not healthy:
+        report.fail(what, "as shown above, or run: discord-bridge service install")
+    elif lines[0].startswith("service: not installed"):
+        report.info(what)
+    else:
+        report.ok(what)

@@ -44,9 +44,11 @@ def install_env(tmp: Path, emu: Emulator) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("DISCORD_BRIDGE_", "CLAUDE_"))
-        and k not in {"VIRTUAL_ENV", "PYTHONPATH"}
+        if not k.startswith(("DISCORD_BRIDGE_", "CLAUDE_", "XDG_"))
+        and k not in {"VIRTUAL_ENV", "PYTHONPATH", "DBUS_SESSION_BUS_ADDRESS"}
     }
+    xdg_runtime = tmp / "xdg-runtime"  # empty: no user service manager, as in a container
+    xdg_runtime.mkdir(mode=0o700, exist_ok=True)
     tmux = shutil.which("tmux")
     assert tmux, "tmux is required (./scripts/test.sh installs it)"
     env.update(
@@ -58,14 +60,16 @@ def install_env(tmp: Path, emu: Emulator) -> dict[str, str]:
         PYTHON=base_python(),
         PATH=os.pathsep.join(dict.fromkeys([os.path.dirname(tmux), "/usr/bin", "/bin"])),
         LANG="C.UTF-8",
+        XDG_RUNTIME_DIR=str(xdg_runtime),
     )
     return env
 
 
-def run_install(checkout: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+def run_install(checkout: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["./install.sh"], cwd=checkout, env=env, capture_output=True, text=True, timeout=400
-    )
+        ["./install.sh", *args], cwd=checkout, env=env, capture_output=True, text=True,
+        stdin=subprocess.DEVNULL, timeout=400,
+    )  # fmt: skip
 
 
 @pytest.mark.timeout(900)
@@ -88,6 +92,7 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     first_seconds = time.monotonic() - started
     output = first.stdout + first.stderr
     assert first.returncode == 0, output
+    assert "project.license" not in output and "BuildBackendWarning" not in output, output
 
     # virtualenv with the package, and the command linked into the bin dir
     assert os.access(venv_python, os.X_OK), output
@@ -114,18 +119,30 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     )
     assert (hook.returncode, hook.stdout) == (0, ""), hook.stderr
 
-    # the doctor ran, against the emulator, and told the user what to fix
+    # the doctor ran and named the example's placeholders, without sending them to Discord
     assert "==> running discord-bridge doctor" in first.stdout
     assert "✓ Python" in first.stdout and f"✓ hooks installed in {settings_file}" in first.stdout
-    assert "✗ main: bot token rejected" in first.stdout and "401" in first.stdout
+    assert "servers[0].discord.botToken is still the example's value" in first.stdout
+    assert "servers[0].projects[0].projectPath is still the example's value" in first.stdout
     assert "Some checks failed" in first.stdout
-    assert emulator.client.counters().get("401 GET /users/@me") == 1
+    assert emulator.client.counters().get("401 GET /users/@me") is None
+    # no terminal, no --service: the service is only mentioned
+    assert "note: to start the bot at login/boot" in first.stdout
+    assert not (home / ".config" / "systemd").exists()
     if shutil.which("claude", path=env["PATH"]) is None:
         assert "claude CLI is not on PATH" in first.stderr
 
     # --- a second run: the user's config and settings stay as they are ----------------------
-    edited = config_file.read_text().replace("PASTE-YOUR-BOT-TOKEN-HERE", "MY-REAL-TOKEN")
-    assert edited != config_file.read_text()
+    edited = config_file.read_text()
+    for placeholder, value in {
+        "PASTE-YOUR-BOT-TOKEN-HERE": "MY-REAL-TOKEN",
+        "100000000000000001": emulator.ids["guild_id"],
+        "100000000000000002": emulator.ids["alice"],
+        "100000000000000003": emulator.ids["project-a"],
+        "/home/you/code/my-project": str(home),
+    }.items():
+        assert placeholder in edited
+        edited = edited.replace(placeholder, value)
     config_file.write_text(edited)
     settings_before = settings_file.read_bytes()
     with open(checkout / "hooks" / "stop.py", "a") as source:  # an update of the checkout
@@ -133,7 +150,7 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     settings_mtime = os.stat(settings_file).st_mtime_ns
 
     started = time.monotonic()
-    second = run_install(checkout, env)
+    second = run_install(checkout, env, "--service")
     second_seconds = time.monotonic() - started
     assert second.returncode == 0, second.stdout + second.stderr
     assert "creating virtualenv" not in second.stdout
@@ -145,6 +162,15 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     assert os.stat(settings_file).st_mtime_ns == settings_mtime
     assert not Path(str(settings_file) + ".discord-bridge.bak").exists()
     assert "==> running discord-bridge doctor" in second.stdout
+    assert "✗ main: bot token rejected" in second.stdout and "401" in second.stdout
+    assert emulator.client.counters().get("401 GET /users/@me") == 1
+    # --service: the unit runs the new virtualenv's interpreter with the config file
+    unit = home / ".config" / "systemd" / "user" / "discord-bridge.service"
+    assert "==> installing the login/boot service" in second.stdout, second.stdout
+    assert f'"{venv_python}" "-m" "bridge.cli" "--config" "{config_file}" "run"' in (
+        unit.read_text()
+    )
+    assert f"✓ service: installed ({unit})" in second.stdout
     stop_script = shlex.split(installed["Stop"].removesuffix(claude_settings.MARK))[-1]
     assert Path(stop_script).read_text().endswith("# updated checkout\n")  # reinstalled
 

@@ -16,6 +16,7 @@ import discord
 import yarl
 
 from bridge.bot import control
+from bridge.bot import login as login_retry
 from bridge.bot.interactions import (
     PromptButton,
     PromptDesk,
@@ -57,8 +58,10 @@ class BridgeBot(discord.Client):
         self._progress_task: asyncio.Task | None = None
         self._http_session: aiohttp.ClientSession | None = None
         self._startup: asyncio.Task | None = None
+        self.setup_started = False  # login retries only what comes before setup_hook
 
     async def setup_hook(self) -> None:
+        self.setup_started = True
         self._http_session = aiohttp.ClientSession()
         self.relay = Relay(self.cfg, self.server, self.sessions, self.runtime, self._http_session)
         self.add_dynamic_items(PromptButton, PromptSelect, InterruptButton)  # survive restarts
@@ -88,6 +91,11 @@ class BridgeBot(discord.Client):
         if self.panel is not None:
             await self.panel.on_raw_message_delete(payload)  # the panel is posted again
 
+    async def serve(self) -> None:
+        """Log in (waiting for Discord as long as it takes), then stay connected."""
+        await login_retry.login(self, self.server.token, self.server.index, self.server.name)
+        await login_retry.connect(self, self.server.name)
+
     async def close(self) -> None:
         self.progress.stop()
         if self._http_session is not None:
@@ -114,7 +122,10 @@ async def run_bridge(cfg: BridgeConfig) -> None:
         loop.add_signal_handler(sig, stop.set)
 
     bots = [BridgeBot(cfg, server, rt) for server in cfg.servers]
-    tasks = [asyncio.create_task(bot.start(bot.server.token), name=bot.server.name) for bot in bots]
+    login_retry.quiet_reconnect_tracebacks()
+    # Each server logs in on its own: one waiting for the network does not hold up the others;
+    # a rejected token (TokenRejected) ends the process, like any other config error.
+    tasks = [asyncio.create_task(bot.serve(), name=bot.server.name) for bot in bots]
     tasks.append(asyncio.create_task(OutboxDrainer(cfg, Outbox(rt.outbox)).run(stop)))
     stopper = asyncio.create_task(stop.wait())
     done, _ = await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
@@ -127,4 +138,4 @@ async def run_bridge(cfg: BridgeConfig) -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
     for task in done:
         if task is not stopper and task.exception():
-            raise task.exception()  # a bot that could not log in ends the process
+            raise task.exception()  # a rejected token or intent ends the process

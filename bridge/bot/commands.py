@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import re
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -312,18 +313,41 @@ class Commands:
 
     async def keys(self, pane_id: str, keys: str) -> str:
         sent = []
-        for word in keys.split():
-            key = KEY_ALIASES.get(word.lower()) or KEY_NAMES.get(word.lower())
-            if key is not None:
-                await asyncio.to_thread(self.tmux.press, pane_id, key)
-                sent.append(key)
-                continue
-            text = sanitize_prompt(word)  # no control characters or escape sequences
-            if text:
-                await asyncio.to_thread(self.tmux.type_literal, pane_id, text)
-                sent.append(repr(text))
+        for kind, value in parse_keys(keys):
+            if kind == "key":
+                await asyncio.to_thread(self.tmux.press, pane_id, value)
+                sent.append(value)
+            else:
+                await asyncio.to_thread(self.tmux.type_literal, pane_id, value)
+                sent.append(repr(value))
             await asyncio.sleep(0.05)
         return "Sent: " + (" ".join(sent) or "nothing")
+
+
+def parse_keys(keys: str) -> list[tuple[str, str]]:
+    """``/keys`` argument → ``("key", tmux key name)`` and ``("text", literal)`` steps: a key
+    name is a key; the words between key names are one piece of text, spaces kept
+    (``hello there Enter`` types ``hello there``, then presses Enter)."""
+    steps: list[tuple[str, str]] = []
+    text = ""
+
+    def flush() -> None:
+        typed = sanitize_prompt(text)  # no control characters or escape sequences
+        if typed:
+            steps.append(("text", typed))
+
+    for token in re.findall(r"\S+|\s+", keys):
+        key = KEY_ALIASES.get(token.lower()) or KEY_NAMES.get(token.lower())
+        if key is not None:
+            flush()  # the spaces around a key name only separate it
+            steps.append(("key", key))
+            text = ""
+        elif not token.isspace():
+            text += token
+        elif text:
+            text += " " * len(token)  # a tab or newline would be a key of its own
+    flush()
+    return steps
 
 
 def live_status(rt: Any, key: str) -> dict:

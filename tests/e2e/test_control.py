@@ -3,7 +3,7 @@ Anthropic API."""
 
 from __future__ import annotations
 
-from bridge.claude.screen import is_busy, is_prompt_ready
+from bridge.claude.screen import input_box, is_busy, is_prompt_ready
 from bridge_testkit import wait_until
 from fake_anthropic import echo, text
 
@@ -111,3 +111,21 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     rig.post("which model now")
     rig.wait_bot_message(content_contains="which model now", timeout=60)
     assert rig.api.requests[-1]["model"] == "claude-test-model"
+
+
+def test_keys_types_words_with_their_spaces_and_presses_key_names(rig) -> None:
+    rig.api.script(echo())
+    rig.start_bot()
+    assert command(rig, "start").startswith("Started **project-a**")
+    wait_until(lambda: is_prompt_ready(rig.screen()), what="the input box")
+
+    answer = command(rig, "keys", {"keys": "hello there,  world"})
+    assert answer == "Sent: 'hello there,  world'"
+    wait_until(lambda: input_box(rig.screen()) == "hello there,  world",
+               timeout=10, what="the words, spaces kept, in the input box")  # fmt: skip
+
+    # Key names stay keys: C-u clears the line, then text, then Enter submits it.
+    answer = command(rig, "keys", {"keys": "C-u two words Enter"})
+    assert answer == "Sent: C-u 'two words' Enter"
+    reply = rig.wait_bot_message(content_contains="Model saw: two words", timeout=60)
+    assert "hello" not in reply["content"]
