@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge import service, service_launchd
+from bridge import service
+from bridge.service import launchd as service_launchd
 from discord_emulator import Emulator
 from tests.unit.test_cli import Setup, lines
 

@@ -14,7 +14,7 @@ import plistlib
 import shutil
 import subprocess
 
-from bridge.service import Outcome, Status, command, environment
+from bridge.service.common import Outcome, Status, command, environment
 from bridge.state import runtime
 
 LABEL = "io.github.discord-bridge"
