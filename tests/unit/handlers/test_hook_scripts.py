@@ -18,7 +18,7 @@ import pytest
 from bridge.claude import settings as claude_settings
 from bridge.state import decisions, runtime
 
-HOOKS = Path(__file__).resolve().parents[2] / "hooks"
+HOOKS = Path(__file__).resolve().parents[3] / "hooks"
 CHANNEL = "100000000000000003"
 SESSION = "cbe55835-1c2d-4e5f-8a9b-0123456789ab"
 OTHER_SESSION = "8eee36f1-e3c7-4476-b0d3-591be9f4b59b"

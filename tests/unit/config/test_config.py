@@ -143,7 +143,7 @@ def test_save_refuses_invalid_config(tmp_path) -> None:
 
 def test_example_config_is_valid() -> None:
     here = os.path.dirname(__file__)
-    with open(os.path.join(here, "..", "..", "config.example.json")) as handle:
+    with open(os.path.join(here, "..", "..", "..", "config.example.json")) as handle:
         assert config.validate(json.load(handle)) == []
 
 

@@ -13,7 +13,7 @@ from bridge import placeholders
 from discord_emulator import Emulator
 from tests.unit.test_cli import Setup, lines
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLE = json.loads((REPO / "config.example.json").read_text())
 EXAMPLE_PATHS = [
     "servers[0].discord.botToken",

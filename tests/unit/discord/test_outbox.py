@@ -25,7 +25,7 @@ from bridge.state.runtime import Runtime
 from discord_emulator import Emulator
 
 MESSAGES = "POST /channels/{channel_id}/messages"
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
