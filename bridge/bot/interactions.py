@@ -14,6 +14,7 @@ import re
 
 import discord
 
+from bridge.claude.permissions import SCOPES, next_scope
 from bridge.discord.render import decisions as views
 from bridge.state import decisions
 
@@ -142,7 +143,7 @@ class PromptDesk:
             decision = {"outcome": "allow", **who}
         elif action == "deny":
             decision = {"outcome": "deny", "message": f"Denied from Discord by {name}.", **who}
-        elif parts[0] == "always" and len(parts) == 3 and parts[2] in views.SCOPES:
+        elif parts[0] == "always" and len(parts) == 3 and parts[2] in SCOPES:
             decision = {"outcome": "always", "suggestion": int(parts[1]), "scope": parts[2], **who}
         elif action in ("plan:auto", "plan:review"):
             mode = "acceptEdits" if action == "plan:auto" else "default"
@@ -153,10 +154,10 @@ class PromptDesk:
         await self._decide(interaction, request, decision)
 
     async def _cycle_scope(self, interaction: discord.Interaction, request: dict, scope: str):
-        if scope not in views.SCOPES:
+        if scope not in SCOPES:
             await _ephemeral(interaction, NO_LONGER_PENDING)
             return
-        rows = views.permission_components(request, views.next_scope(scope))
+        rows = views.permission_components(request, next_scope(scope))
         await interaction.response.edit_message(view=view_from_rows(rows))
 
     # --- questions --------------------------------------------------------------------------

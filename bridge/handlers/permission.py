@@ -259,7 +259,7 @@ def cli_answer(request: dict, decision: dict) -> dict | None:
 
 
 def _decision(request: dict, decision: dict) -> dict | None:
-    from bridge.discord.render.decisions import applied_suggestion
+    from bridge.claude.permissions import applied_suggestion
 
     outcome = decision.get("outcome")
     if outcome == "allow":

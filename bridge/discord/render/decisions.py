@@ -19,6 +19,8 @@ from __future__ import annotations
 import difflib
 import json
 
+from bridge.claude.permissions import is_scoped, rule_text
+
 CONTENT_LIMIT = 2000
 BODY_LIMIT = 1700  # leaves room for the decision line appended when the prompt is answered
 BUTTON_LABEL_LIMIT = 80
@@ -30,15 +32,13 @@ SUMMARY_HEADER, SUMMARY_ANSWER = 60, 300  # the answers so far, shown under the 
 BUTTON, SELECT, ROW = 2, 3, 1
 PRIMARY, SECONDARY, SUCCESS, DANGER = 1, 2, 3, 4
 
-# "Always allow" destinations, cycled by the scope button: code -> (settings destination, label)
-SCOPES = {
-    "s": ("session", "this session"),
-    "l": ("localSettings", "this project (just me)"),
-    "p": ("projectSettings", "this project (shared)"),
-    "u": ("userSettings", "all projects"),
-}
-SCOPE_ORDER = "slpu"
 OTHER = "other"
+SCOPE_LABELS = {  # how each "always allow" destination (bridge.claude.permissions) reads
+    "s": "this session",
+    "l": "this project (just me)",
+    "p": "this project (shared)",
+    "u": "all projects",
+}
 
 
 def custom_id(request_id: str, *action: str | int, select: bool = False) -> str:
@@ -76,22 +76,18 @@ def permission_components(request: dict, scope: str) -> list[dict]:
         if isinstance(s, dict)
     ]
     if always:
-        if any(_scoped(s) for s in suggestions[:4] if isinstance(s, dict)):
-            label = f"Scope: {SCOPES[scope][1]} ↻"
+        if any(is_scoped(s) for s in suggestions[:4] if isinstance(s, dict)):
+            label = f"Scope: {SCOPE_LABELS[scope]} ↻"
             always.append(_button(label, custom_id(rid, "scope", scope), SECONDARY))
         rows.append(_row(*always))
     return rows
-
-
-def next_scope(scope: str) -> str:
-    return SCOPE_ORDER[(SCOPE_ORDER.index(scope) + 1) % len(SCOPE_ORDER)]
 
 
 def suggestion_label(suggestion: dict, scope: str) -> str:
     """What the button will allow, e.g. "Always allow Bash(npm test:*)"."""
     kind = suggestion.get("type")
     if kind == "addRules":
-        rules = ", ".join(_rule_text(r) for r in suggestion.get("rules") or [])
+        rules = ", ".join(rule_text(r) for r in suggestion.get("rules") or [])
         behavior = suggestion.get("behavior", "allow")
         verb = {"allow": "Always allow", "ask": "Always ask for", "deny": "Always deny"}.get(
             behavior, f"Always {behavior}"
@@ -103,24 +99,7 @@ def suggestion_label(suggestion: dict, scope: str) -> str:
         return _label(f"{_mode_phrase(suggestion.get('mode'))} for this session")
     else:
         text = f"Always allow ({kind})"
-    return _label(f"{text} · {SCOPES[scope][1]}")
-
-
-def applied_suggestion(suggestion: dict, scope: str) -> dict:
-    """The ``updatedPermissions`` entry for a suggestion at the chosen scope."""
-    entry = dict(suggestion)
-    if _scoped(suggestion):
-        entry["destination"] = SCOPES[scope][0]
-    return entry
-
-
-def _scoped(suggestion: dict) -> bool:
-    return suggestion.get("type") != "setMode"  # a mode switch only makes sense for the session
-
-
-def _rule_text(rule: dict) -> str:
-    content = rule.get("ruleContent")
-    return f"{rule.get('toolName')}({content})" if content else str(rule.get("toolName"))
+    return _label(f"{text} · {SCOPE_LABELS[scope]}")
 
 
 def _mode_phrase(mode: object) -> str:

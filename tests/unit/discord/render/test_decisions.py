@@ -9,6 +9,7 @@ import re
 import pytest
 
 from bridge.bot import interactions
+from bridge.claude import permissions
 from bridge.discord.render import decisions as views
 
 RID = "abc123def456"
@@ -163,7 +164,7 @@ HOSTILE_PERMISSIONS = {
 def test_permission_prompts_are_valid_for_discord(case: str) -> None:
     payload = views.permission_prompt(HOSTILE_PERMISSIONS[case])
     assert_discord_valid(payload)
-    for scope in views.SCOPE_ORDER:  # the scope button re-renders the row
+    for scope in permissions.SCOPE_ORDER:  # the scope button re-renders the row
         rows = views.permission_components(HOSTILE_PERMISSIONS[case], scope)
         assert_discord_valid({"content": "x", "components": rows})
 
@@ -413,11 +414,11 @@ def test_suggestion_labels_say_what_they_allow_and_where() -> None:
 
 
 def test_scope_cycles_session_local_project_user() -> None:
-    assert [views.next_scope(s) for s in "slpu"] == ["l", "p", "u", "s"]
+    assert [permissions.next_scope(s) for s in "slpu"] == ["l", "p", "u", "s"]
     scope, seen = "s", []
     for _ in range(5):
         seen.append(scope)
-        scope = views.next_scope(scope)
+        scope = permissions.next_scope(scope)
     assert seen == ["s", "l", "p", "u", "s"]
 
 
@@ -454,8 +455,8 @@ def test_applied_suggestion_sets_the_destination_except_for_set_mode() -> None:
         ("p", "projectSettings"),
         ("u", "userSettings"),
     ):
-        assert views.applied_suggestion(rules, scope) == {**rules, "destination": destination}
-        assert views.applied_suggestion(SET_MODE, scope) == SET_MODE
+        assert permissions.applied_suggestion(rules, scope) == {**rules, "destination": destination}
+        assert permissions.applied_suggestion(SET_MODE, scope) == SET_MODE
     assert rules["destination"] == "session"  # the request's own copy is left alone
 
 
