@@ -106,6 +106,9 @@ class DiscordREST:
         ]
         return self.request("POST", path, data={"payload_json": json.dumps(payload)}, files=files)
 
+    def edit_message(self, channel_id: str, message_id: str, payload: dict) -> dict:
+        return self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", json=payload)
+
     def get(self, path: str) -> dict:
         return self.request("GET", path)
 

@@ -174,11 +174,7 @@ def _close_message(context: HookContext, request: dict, content: str, decision: 
     try:
         with context.rest() as rest:
             rest.budget = min(rest.budget, EDIT_BUDGET)
-            rest.request(
-                "PATCH",
-                f"/channels/{context.channel_id}/messages/{request['message_id']}",
-                json=body,
-            )
+            rest.edit_message(context.channel_id, request["message_id"], body)
     except Exception as err:
         runtime.append_log(context.runtime.hook_log, f"could not close prompt message: {err}")
 

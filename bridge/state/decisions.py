@@ -62,7 +62,7 @@ def write_request(rt: runtime.Runtime, request: dict) -> None:
 
 
 def read_request(rt: runtime.Runtime, request_id: str) -> dict | None:
-    return _read_json(_path(rt, request_id, REQUEST)) if is_valid_id(request_id) else None
+    return runtime.read_json(_path(rt, request_id, REQUEST)) if is_valid_id(request_id) else None
 
 
 def open_prompts(rt: runtime.Runtime) -> list[dict]:
@@ -116,7 +116,7 @@ def decide(rt: runtime.Runtime, request_id: str, decision: dict) -> bool:
 
 
 def read_decision(rt: runtime.Runtime, request_id: str) -> dict | None:
-    return _read_json(_path(rt, request_id, DECISION))
+    return runtime.read_json(_path(rt, request_id, DECISION))
 
 
 def decision_path(rt: runtime.Runtime, request_id: str) -> str:
@@ -170,8 +170,7 @@ def _is_later(event: dict, request: dict) -> bool:
 
 
 def read_answers(rt: runtime.Runtime, request_id: str) -> dict:
-    answers = _read_json(_path(rt, request_id, ANSWERS))
-    return answers if isinstance(answers, dict) else {}
+    return runtime.read_json(_path(rt, request_id, ANSWERS)) or {}
 
 
 def write_answers(rt: runtime.Runtime, request_id: str, answers: dict) -> None:
@@ -187,14 +186,6 @@ def _request_ids(rt: runtime.Runtime) -> list[str]:
     except FileNotFoundError:
         return []
     return [n[: -len(REQUEST)] for n in names if n.endswith(REQUEST) and not n.startswith(".")]
-
-
-def _read_json(path: str) -> dict | None:
-    try:
-        value = fastjson.loads(runtime.read_private(path))
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _alive(pid: int) -> bool:

@@ -22,11 +22,7 @@ def _path(rt: runtime.Runtime, key: str) -> str:
 
 
 def load(rt: runtime.Runtime, key: str) -> dict | None:
-    try:
-        record = fastjson.loads(runtime.read_private(_path(rt, key)))
-    except (OSError, ValueError):
-        return None
-    return record if isinstance(record, dict) else None
+    return runtime.read_json(_path(rt, key))
 
 
 def save(rt: runtime.Runtime, key: str, record: dict) -> dict:
@@ -76,11 +72,7 @@ def resumable_session(rt: runtime.Runtime, key: str) -> str | None:
 
 def load_panel(rt: runtime.Runtime, channel_id: str) -> dict:
     """The control panel's record in ``channel_id``: ``{"message_id": …}`` or empty."""
-    try:
-        record = fastjson.loads(runtime.read_private(_panel_path(rt, channel_id)))
-    except (OSError, ValueError):
-        return {}
-    return record if isinstance(record, dict) else {}
+    return runtime.read_json(_panel_path(rt, channel_id)) or {}
 
 
 def save_panel(rt: runtime.Runtime, channel_id: str, record: dict) -> None:
