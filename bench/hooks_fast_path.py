@@ -109,6 +109,7 @@ def setup(tmp: str) -> tuple[dict[str, str], str]:
         "HOME": tmp,
         "DISCORD_BRIDGE_HOME": home,
         "DISCORD_BRIDGE_RUNTIME_DIR": os.path.join(tmp, "runtime"),
+        "DISCORD_BRIDGE_STATE_DIR": os.path.join(tmp, "runtime"),
         # Unroutable: a hook that tried the network on these paths would stall and show.
         "DISCORD_BRIDGE_API_BASE": "http://127.0.0.1:9/api/v10",
     }

@@ -163,9 +163,12 @@ def check_runtime(report: Report) -> None:
     try:
         rt = runtime.Runtime().ensure()
     except (runtime.UnsafeRuntimeDir, OSError) as err:
-        report.fail(f"runtime dir: {err}", "remove it or set DISCORD_BRIDGE_RUNTIME_DIR")
+        report.fail(
+            f"runtime/state dir: {err}",
+            "remove it, or set DISCORD_BRIDGE_RUNTIME_DIR / DISCORD_BRIDGE_STATE_DIR",
+        )
         return
-    report.ok(f"runtime dir {rt.root} is private")
+    report.ok(f"runtime dir {rt.root} (volatile) and state dir {rt.state_root} are private")
 
 
 def check_service(report: Report, config_file: str) -> None:

@@ -19,10 +19,12 @@ def private_bridge_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
     """Nothing in the suite may touch a real bridge's config or runtime dir on this machine:
     code that forgets to pass its own gets these throwaway ones."""
     saved = {
-        key: os.environ.get(key) for key in ("DISCORD_BRIDGE_HOME", "DISCORD_BRIDGE_RUNTIME_DIR")
+        key: os.environ.get(key)
+        for key in ("DISCORD_BRIDGE_HOME", "DISCORD_BRIDGE_RUNTIME_DIR", "DISCORD_BRIDGE_STATE_DIR")
     }
     os.environ["DISCORD_BRIDGE_HOME"] = str(tmp_path_factory.mktemp("bridge-home"))
     os.environ["DISCORD_BRIDGE_RUNTIME_DIR"] = str(tmp_path_factory.mktemp("bridge-runtime"))
+    os.environ["DISCORD_BRIDGE_STATE_DIR"] = str(tmp_path_factory.mktemp("bridge-state"))
     yield
     for key, value in saved.items():
         if value is None:

@@ -56,6 +56,7 @@ def install_env(tmp: Path, emu: Emulator) -> dict[str, str]:
         DISCORD_BRIDGE_HOME=str(tmp / ".discord-bridge"),
         DISCORD_BRIDGE_BIN_DIR=str(tmp / "bin"),
         DISCORD_BRIDGE_RUNTIME_DIR=str(tmp / "runtime"),
+        DISCORD_BRIDGE_STATE_DIR=str(tmp / "state"),
         DISCORD_BRIDGE_API_BASE=emu.api_base,
         PYTHON=base_python(),
         PATH=os.pathsep.join(dict.fromkeys([os.path.dirname(tmux), "/usr/bin", "/bin"])),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 
 import aiohttp
@@ -109,8 +110,23 @@ def point_discord_py_at(api_base: str, gateway_url: str) -> None:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
-async def run_bridge(cfg: BridgeConfig) -> None:
+def prepare_directories() -> runtime.Runtime:
+    """The runtime and state directories, created private; durable files an older bridge
+    kept in the runtime directory move to the state directory."""
     rt = runtime.Runtime().ensure()
+    if rt.root == runtime.tmp_fallback_path():
+        log.warning("/tmp/discord-bridge-%d belongs to someone else or is not private; using %s",
+                    os.getuid(), rt.root)  # fmt: skip
+    moved = rt.move_legacy_state()
+    if moved:
+        log.info("moved %d file(s) of durable state from %s to %s", len(moved), rt.root,
+                 rt.state_root)  # fmt: skip
+    log.info("runtime dir %s, state dir %s", rt.root, rt.state_root)
+    return rt
+
+
+async def run_bridge(cfg: BridgeConfig) -> None:
+    rt = prepare_directories()
     first = cfg.servers[0]
     if any(s.api_base != first.api_base for s in cfg.servers):
         log.warning("servers use different apiBaseUrl values; all use %s", first.api_base)

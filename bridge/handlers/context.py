@@ -44,7 +44,7 @@ class HookContext:
         self.project = project
         self.thread_id = thread_id
         self.channel_id = thread_id or project.channel_id  # where messages are posted
-        self.runtime = runtime.Runtime(runtime.runtime_dir_path(env))
+        self.runtime = runtime.Runtime.from_env(env)
 
     @property
     def server(self) -> config.Server:

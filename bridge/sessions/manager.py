@@ -316,6 +316,7 @@ class SessionManager:
             runtime.ENV_CONFIG: self.config_path,
             runtime.ENV_HOME: runtime.bridge_home(),
             runtime.ENV_RUNTIME_DIR: self.runtime.root,
+            runtime.ENV_STATE_DIR: self.runtime.state_root,
             "DISCORD_BRIDGE_OUTPUT_DIR": self.runtime.path("outputs", target.key),
         }
         if target.thread_id is not None:

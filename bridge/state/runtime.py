@@ -1,16 +1,25 @@
-"""The private runtime directory: where it is, that it is safe, and atomic file I/O inside it.
+"""The bridge's private directories: where they are, that they are safe, atomic file I/O.
 
-Layout (all 0700 directories, 0600 files)::
+State is split by lifetime. What a user would miss after a reboot lives in the **state
+directory** on disk; what only matters while the machine is up lives in the **runtime
+directory** (often a tmpfs the OS empties at reboot or logout). Both are 0700, files 0600::
 
-    $DISCORD_BRIDGE_RUNTIME_DIR/
+    $DISCORD_BRIDGE_STATE_DIR/ (durable; default $XDG_STATE_HOME/discord-bridge,
+                                else ~/.local/state/discord-bridge)
       uploads/<channel>/      files downloaded from Discord messages (Claude reads them)
       outputs/<channel>/      files Claude wants to send ([DISCORD_ATTACH: name] resolves here)
       outbox/                 messages a hook could not deliver; the bot drains them in order
-      sessions/<channel>.json what a session's SessionStart hook reported (session id, cwd)
-      status/<session>.json   model, context and cost the statusLine command last saw (footer)
+      sessions/<channel>.json what a session's SessionStart hook reported (what --resume needs)
       state/<channel>.json    the bot's record per channel/thread: pane, worktree, wanted state
       state/panel-<ch>.json   the control panel's message id
       logs/hooks.log          errors and notes from hook processes
+
+    $DISCORD_BRIDGE_RUNTIME_DIR/ (volatile; default $XDG_RUNTIME_DIR/discord-bridge,
+                                  else /tmp/discord-bridge-<uid>)
+      prompts/                open Discord prompts and their decisions
+      progress/               turn events for the status messages
+      waits/                  "the owner was pinged for this wait"
+      status/<session>.json   model, context and cost the statusLine command last saw (footer)
 
 Only the standard library's ``os`` is used: hooks import this module on their fast path.
 """
@@ -23,19 +32,11 @@ import stat
 ENV_HOME = "DISCORD_BRIDGE_HOME"
 ENV_CONFIG = "DISCORD_BRIDGE_CONFIG"  # set by `run --config` on the panes it starts
 ENV_RUNTIME_DIR = "DISCORD_BRIDGE_RUNTIME_DIR"
+ENV_STATE_DIR = "DISCORD_BRIDGE_STATE_DIR"
 
-SUBDIRS = (
-    "uploads",
-    "outputs",
-    "outbox",
-    "sessions",
-    "prompts",
-    "progress",
-    "waits",
-    "status",
-    "state",
-    "logs",
-)
+DURABLE = ("uploads", "outputs", "outbox", "sessions", "state", "logs")  # survive a reboot
+VOLATILE = ("prompts", "progress", "waits", "status")
+SUBDIRS = DURABLE + VOLATILE
 
 
 class UnsafeRuntimeDir(Exception):
@@ -55,13 +56,53 @@ def config_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
 
 
 def runtime_dir_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
-    """Where the runtime directory lives; see the module docstring for the order."""
+    """Where the runtime directory lives; see the module docstring for the order.
+
+    Without ``XDG_RUNTIME_DIR`` the default is in the shared ``/tmp``, where another local user
+    can create ``/tmp/discord-bridge-<uid>`` first: then (the name is taken by someone else or
+    is not private) a private directory under the user's own home is used instead. The bot and
+    every hook compute the same answer.
+    """
     env = os.environ if env is None else env
     if env.get(ENV_RUNTIME_DIR):
         return env[ENV_RUNTIME_DIR]
     if env.get("XDG_RUNTIME_DIR"):
         return os.path.join(env["XDG_RUNTIME_DIR"], "discord-bridge")
-    return f"/tmp/discord-bridge-{os.getuid()}"
+    shared = f"/tmp/discord-bridge-{os.getuid()}"
+    return shared if _usable(shared) else tmp_fallback_path(env)
+
+
+def tmp_fallback_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
+    """The runtime directory used when ``/tmp/discord-bridge-<uid>`` is someone else's."""
+    return os.path.join(_home(env), ".cache", "discord-bridge", "runtime")
+
+
+def state_dir_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
+    """``$DISCORD_BRIDGE_STATE_DIR``, else ``$XDG_STATE_HOME/discord-bridge``, else
+    ``~/.local/state/discord-bridge``: the state that must survive a reboot."""
+    env = os.environ if env is None else env
+    if env.get(ENV_STATE_DIR):
+        return env[ENV_STATE_DIR]
+    if env.get("XDG_STATE_HOME"):
+        return os.path.join(env["XDG_STATE_HOME"], "discord-bridge")
+    return os.path.join(_home(env), ".local", "state", "discord-bridge")
+
+
+def _home(env: dict[str, str] | os._Environ[str] | None) -> str:
+    env = os.environ if env is None else env
+    return env.get("HOME") or os.path.expanduser("~")
+
+
+def _usable(path: str) -> bool:
+    """Missing (we will create it), or a private directory of ours (not a symlink)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    private = not info.st_mode & 0o077 and info.st_uid == os.geteuid()
+    return stat.S_ISDIR(info.st_mode) and private
 
 
 def ensure_private_dir(path: str) -> str:
@@ -85,22 +126,45 @@ def ensure_private_dir(path: str) -> str:
 
 
 class Runtime:
-    """Paths inside the runtime directory. Call :meth:`ensure` before writing anything."""
+    """Paths inside the runtime and state directories. Call :meth:`ensure` before writing.
 
-    def __init__(self, root: str | None = None) -> None:
+    ``Runtime()`` uses the configured locations (environment, then defaults). ``Runtime(root)``
+    alone keeps everything in ``root`` (tests, tools); ``Runtime(root, state_root)`` splits.
+    """
+
+    def __init__(self, root: str | None = None, state_root: str | None = None) -> None:
         self.root = root or runtime_dir_path()
+        self.state_root = state_root or (self.root if root else state_dir_path())
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | os._Environ[str] | None = None) -> Runtime:
+        return cls(runtime_dir_path(env), state_dir_path(env))
 
     def ensure(self) -> Runtime:
-        parent = os.path.dirname(self.root.rstrip("/"))
-        if parent and not os.path.isdir(parent):
-            os.makedirs(parent, 0o700, exist_ok=True)
-        ensure_private_dir(self.root)
+        for root in {self.root, self.state_root}:
+            parent = os.path.dirname(root.rstrip("/"))
+            if parent and not os.path.isdir(parent):
+                os.makedirs(parent, 0o700, exist_ok=True)
+            ensure_private_dir(root)
         for name in SUBDIRS:
-            ensure_private_dir(os.path.join(self.root, name))
+            ensure_private_dir(self.path(name))
         return self
 
     def path(self, *parts: str) -> str:
-        return os.path.join(self.root, *parts)
+        durable = bool(parts) and parts[0] in DURABLE
+        return os.path.join(self.state_root if durable else self.root, *parts)
+
+    def move_legacy_state(self) -> list[str]:
+        """Durable files an older bridge kept in the runtime directory move to the state
+        directory (once: the old folders are gone afterwards). Returns what was moved."""
+        if os.path.realpath(self.root) == os.path.realpath(self.state_root):
+            return []
+        moved = []
+        for name in DURABLE:
+            old = os.path.join(self.root, name)
+            if os.path.isdir(old) and not os.path.islink(old):
+                moved += _move_tree(old, self.path(name))
+        return moved
 
     @property
     def uploads(self) -> str:
@@ -147,6 +211,30 @@ class Runtime:
         if not (channel_id.isascii() and channel_id.isdigit()):
             raise ValueError(f"not a channel id: {channel_id!r}")
         return ensure_private_dir(self.path(kind, channel_id))
+
+
+def _move_tree(source: str, target: str) -> list[str]:
+    """Move every regular file under ``source`` into ``target`` (across file systems: copied
+    to a temporary name, synced, renamed, then the original removed), keeping files already
+    at ``target``; then remove ``source``. Symlinks are dropped, never followed."""
+    import shutil
+
+    moved = []
+    for folder, dirs, files in os.walk(source):
+        relative = os.path.relpath(folder, source)
+        destination = os.path.normpath(os.path.join(target, relative))
+        os.makedirs(destination, 0o700, exist_ok=True)
+        for name in files:
+            old, new = os.path.join(folder, name), os.path.join(destination, name)
+            if os.path.islink(old) or os.path.lexists(new):
+                continue
+            with open(old, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                write_atomic(new, handle.read(), info.st_mode & 0o700 or 0o600)
+            moved.append(new)
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+    shutil.rmtree(source, ignore_errors=True)
+    return moved
 
 
 _counter = 0

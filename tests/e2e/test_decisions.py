@@ -325,7 +325,7 @@ def test_discord_unreachable_leaves_the_terminal_dialog(rig) -> None:
     try:
         rig.post("make a file")
         wait_screen(rig, "Do you want to proceed?", timeout=30)
-        hook_log = rig.runtime_dir / "logs" / "hooks.log"
+        hook_log = rig.state_dir / "logs" / "hooks.log"
         deadline = time.monotonic() + 15
         while "not posted" not in (hook_log.read_text() if hook_log.exists() else ""):
             assert time.monotonic() < deadline, rig.diagnostics()

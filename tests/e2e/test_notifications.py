@@ -38,7 +38,7 @@ def run_notification_hook(rig, event: dict) -> None:
 
 
 def session_of(rig) -> dict:
-    path = rig.runtime_dir / "sessions" / f"{rig.ids['project-a']}.json"
+    path = rig.state_dir / "sessions" / f"{rig.ids['project-a']}.json"
     return json.loads(path.read_text())
 
 
@@ -91,7 +91,7 @@ def test_open_permission_prompt_gets_no_duplicate_notice(rig) -> None:
     assert len(records) == 1, [r["message"]["content"] for r in records]
     assert pings_owner(rig, records[0])
     time.sleep(8.0)  # Claude Code's permission_prompt notice comes ~6.3 s after the dialog
-    log = rig.runtime_dir / "logs" / "hooks.log"
+    log = rig.state_dir / "logs" / "hooks.log"
     assert [r["message"]["id"] for r in bot_records(rig, mark, channel)] == [prompt["id"]], (
         log.read_text() if log.exists() else ""
     )

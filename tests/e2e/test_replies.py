@@ -70,7 +70,7 @@ def test_owner_attachment_reaches_prompt_as_path_with_same_bytes(rig) -> None:
     first_line, attachment_line = prompt.split("\n")
     assert first_line == "what is in this file?"
     path = re.fullmatch(r"Attached file: (/\S+)", attachment_line)[1]
-    assert path.startswith(str(rig.runtime_dir / "uploads" / rig.ids["project-a"]) + "/")
+    assert path.startswith(str(rig.state_dir / "uploads" / rig.ids["project-a"]) + "/")
     assert ".." not in path and path.endswith("evil_name.bin")
     with open(path, "rb") as handle:
         assert handle.read() == data
@@ -81,7 +81,7 @@ def test_owner_attachment_reaches_prompt_as_path_with_same_bytes(rig) -> None:
 def test_reply_during_discord_outage_is_delivered_once_after_recovery(rig, outage: str) -> None:
     rig.api.script(text("reply written while Discord was down"))
     rig.start_bot()
-    outbox = rig.runtime_dir / "outbox" / rig.ids["project-a"]
+    outbox = rig.state_dir / "outbox" / rig.ids["project-a"]
     rig.discord.set_outage(outage)
     try:
         rig.post("do the thing")
@@ -120,6 +120,6 @@ def test_hooks_ignore_sessions_outside_every_project(rig, tmp_path) -> None:
         )  # fmt: skip
         assert (result.returncode, result.stdout) == (0, ""), (command, result.stderr)
     assert rig.discord.counters() == {}
-    assert not (rig.runtime_dir / "outbox").exists() or not any(
-        (rig.runtime_dir / "outbox").rglob("*.json")
+    assert not (rig.state_dir / "outbox").exists() or not any(
+        (rig.state_dir / "outbox").rglob("*.json")
     )

@@ -50,6 +50,7 @@ class Setup:
             "LANG": "C.UTF-8",
             "DISCORD_BRIDGE_HOME": str(self.bridge_home),
             "DISCORD_BRIDGE_RUNTIME_DIR": str(self.runtime),
+            "DISCORD_BRIDGE_STATE_DIR": str(self.runtime),  # one folder for both, as before
             "DISCORD_BRIDGE_RETRY_SECONDS": "2",
         }
 
@@ -312,7 +313,7 @@ def test_doctor_passes_on_a_good_setup(setup: Setup) -> None:
     assert "main: channel of project-a is visible" in ok
     assert "config mode 0600" in ok
     assert f"hooks installed in {setup.settings}" in ok
-    assert f"runtime dir {setup.runtime} is private" in ok
+    assert f"runtime dir {setup.runtime} (volatile) and state dir {setup.runtime} are private" in ok
     assert "claude: " in ok and "tmux " in ok
     assert done.stdout.rstrip().endswith("all checks passed")
 

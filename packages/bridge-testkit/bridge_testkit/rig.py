@@ -60,7 +60,8 @@ class BridgeRig:
         self.ids = emu.ids
         self.claude_home = tmp / "home"
         self.bridge_home = tmp / "bridge-home"
-        self.runtime_dir = tmp / "runtime"
+        self.runtime_dir = tmp / "runtime"  # volatile: prompts, progress, waits, status
+        self.state_dir = tmp / "state"  # durable: outbox, sessions, state, uploads, outputs, logs
         self.socket = f"dbe2e-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.projects = {name: tmp / name for name in ("project-a", "project-b")}
         self.bot: subprocess.Popen | None = None
@@ -77,6 +78,7 @@ class BridgeRig:
             {
                 "DISCORD_BRIDGE_HOME": str(self.bridge_home),
                 "DISCORD_BRIDGE_RUNTIME_DIR": str(self.runtime_dir),
+                "DISCORD_BRIDGE_STATE_DIR": str(self.state_dir),
                 "DISCORD_BRIDGE_TMUX_SOCKET": self.socket,
                 "DISCORD_BRIDGE_RETRY_SECONDS": "3",
             },
@@ -196,7 +198,7 @@ class BridgeRig:
             since = record["seq"]
 
     def diagnostics(self, project: str = "project-a") -> str:
-        hook_log = self.runtime_dir / "logs" / "hooks.log"
+        hook_log = self.state_dir / "logs" / "hooks.log"
         hooks = hook_log.read_text() if hook_log.exists() else "(no hook log)"
         return (
             f"--- screen of {project} ---\n{self.screen(project)}\n"
@@ -231,7 +233,7 @@ class BridgeRig:
         return self.tmux.capture(pane.pane_id) if pane else ""
 
     def outputs_dir(self, project: str = "project-a") -> Path:
-        return self.runtime_dir / "outputs" / self.ids[project]
+        return self.state_dir / "outputs" / self.ids[project]
 
     def close(self) -> None:
         self.stop_bot()

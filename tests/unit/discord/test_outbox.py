@@ -394,6 +394,7 @@ def hook_env(tmp_path: Path, emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> 
     return {
         "DISCORD_BRIDGE_HOME": str(home),
         "DISCORD_BRIDGE_RUNTIME_DIR": str(tmp_path / "hook-runtime"),
+        "DISCORD_BRIDGE_STATE_DIR": str(tmp_path / "hook-runtime"),
         "DISCORD_BRIDGE_CHANNEL_ID": emu.ids["project-a"],
     }
 

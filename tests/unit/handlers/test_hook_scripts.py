@@ -65,6 +65,7 @@ class Bridge:
             "HOME": str(tmp_path),
             "DISCORD_BRIDGE_HOME": str(home),
             "DISCORD_BRIDGE_RUNTIME_DIR": self.runtime.root,
+            "DISCORD_BRIDGE_STATE_DIR": self.runtime.root,
         }
 
     def run(

@@ -29,6 +29,7 @@ def start(tmp_path, monkeypatch, session_id: str, marker: bool) -> None:
     env = {
         runtime.ENV_CONFIG: write_config(tmp_path),
         runtime.ENV_RUNTIME_DIR: str(tmp_path / "rt"),
+        runtime.ENV_STATE_DIR: str(tmp_path / "state"),
         "TMUX_PANE": "%7",
     }
     if marker:
@@ -48,7 +49,7 @@ def test_a_session_the_bridge_did_not_start_never_replaces_the_resume_record(
     tmp_path, monkeypatch
 ) -> None:
     start(tmp_path, monkeypatch, "bridge-session", marker=True)
-    rt = runtime.Runtime(str(tmp_path / "rt"))
+    rt = runtime.Runtime(str(tmp_path / "rt"), str(tmp_path / "state"))
     assert session_record.read_record(rt, CHANNEL)["session_id"] == "bridge-session"
     # The owner runs their own `claude` in the project directory (no marker on that process):
     # the hooks find the project by cwd, but a restart must still resume the bridge's session.

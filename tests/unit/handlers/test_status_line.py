@@ -115,6 +115,7 @@ def bridge_env(tmp_path: Path) -> dict[str, str]:
         "HOME": str(tmp_path),
         "DISCORD_BRIDGE_HOME": str(home),
         "DISCORD_BRIDGE_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "DISCORD_BRIDGE_STATE_DIR": str(tmp_path / "runtime"),
     }
 
 

@@ -80,3 +80,67 @@ def test_fastjson_round_trips_like_json(value) -> None:
 def test_fastjson_rejects_bad_input(bad: str) -> None:
     with pytest.raises(ValueError):
         fastjson.loads(bad)
+
+
+def test_durable_state_lives_in_the_state_dir_and_volatile_state_in_the_runtime_dir(
+    tmp_path,
+) -> None:
+    rt = runtime.Runtime(str(tmp_path / "run"), str(tmp_path / "state")).ensure()
+    for name in runtime.DURABLE:
+        assert rt.path(name) == str(tmp_path / "state" / name)
+        assert os.stat(rt.path(name)).st_mode & 0o777 == 0o700
+    for name in runtime.VOLATILE:
+        assert rt.path(name) == str(tmp_path / "run" / name)
+    assert rt.outbox.startswith(str(tmp_path / "state"))
+    assert rt.hook_log.startswith(str(tmp_path / "state"))
+    assert rt.prompts.startswith(str(tmp_path / "run"))
+    assert rt.channel_dir("uploads", "123").startswith(str(tmp_path / "state"))
+
+
+def test_state_dir_location_order(tmp_path) -> None:
+    assert runtime.state_dir_path({"DISCORD_BRIDGE_STATE_DIR": "/s"}) == "/s"
+    assert runtime.state_dir_path({"XDG_STATE_HOME": "/h/.st"}) == "/h/.st/discord-bridge"
+    assert runtime.state_dir_path({"HOME": "/home/u"}) == "/home/u/.local/state/discord-bridge"
+    env = {"DISCORD_BRIDGE_RUNTIME_DIR": str(tmp_path / "r"), "HOME": str(tmp_path)}
+    rt = runtime.Runtime.from_env(env)
+    assert (rt.root, rt.state_root) == (str(tmp_path / "r"), runtime.state_dir_path(env))
+
+
+def test_durable_files_of_an_older_bridge_move_from_the_runtime_dir_once(tmp_path) -> None:
+    old = runtime.Runtime(str(tmp_path / "run")).ensure()  # everything in one folder, as before
+    entry = os.path.join(old.outbox, "555", "0001-1-1.json")
+    os.makedirs(os.path.dirname(entry), mode=0o700)
+    runtime.write_atomic(entry, b'{"payload": {"content": "spooled"}}')
+    runtime.write_atomic(os.path.join(old.sessions, "555.json"), b'{"session_id": "s"}')
+    runtime.write_atomic(os.path.join(old.prompts, "abc.json"), b"{}")  # volatile: stays
+    os.symlink("/etc/passwd", os.path.join(old.state, "evil.json"))  # never followed
+
+    rt = runtime.Runtime(str(tmp_path / "run"), str(tmp_path / "state")).ensure()
+    moved = rt.move_legacy_state()
+
+    assert sorted(os.path.relpath(p, rt.state_root) for p in moved) == [
+        "outbox/555/0001-1-1.json",
+        "sessions/555.json",
+    ]
+    with open(os.path.join(rt.outbox, "555", "0001-1-1.json"), "rb") as handle:
+        assert fastjson.loads(handle.read())["payload"]["content"] == "spooled"
+    assert not os.path.exists(os.path.join(rt.state, "evil.json"))
+    assert not os.path.exists(str(tmp_path / "run" / "outbox"))
+    assert os.path.exists(os.path.join(rt.prompts, "abc.json"))
+    assert rt.move_legacy_state() == []  # once: nothing left to move
+
+
+def test_a_tmp_dir_another_user_created_first_is_not_used(tmp_path, monkeypatch) -> None:
+    shared = f"/tmp/discord-bridge-{os.getuid()}"
+    if os.path.lexists(shared):
+        pytest.skip(f"{shared} exists on this machine")
+    env = {"HOME": str(tmp_path)}
+    assert runtime.runtime_dir_path(env) == shared  # free: the usual place
+    os.mkdir(shared, 0o755)  # as another local user would leave it: not private
+    try:
+        path = runtime.runtime_dir_path(env)
+        assert path == str(tmp_path / ".cache" / "discord-bridge" / "runtime")
+        rt = runtime.Runtime(path, str(tmp_path / "state")).ensure()
+        assert os.stat(rt.root).st_mode & 0o777 == 0o700
+    finally:
+        os.rmdir(shared)
