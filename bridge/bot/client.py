@@ -70,7 +70,7 @@ class BridgeClient(discord.Client):
     progress: Interrupter
     threads: WorktreeDecider
     panel: PanelActions | None  # None without ``generalChannelId``
-    tree: app_commands.CommandTree
+    tree: app_commands.CommandTree[BridgeClient]
 
 
 BotInteraction = discord.Interaction[BridgeClient]  # what every callback of the bot receives

@@ -37,7 +37,7 @@ NOT_RUNNING = "No Claude Code is running here; /start or send a message first."
 PEEK_INLINE = 1900  # characters of screen shown in a code block; longer → a .txt attachment
 
 
-class BridgeCommandTree(app_commands.CommandTree):
+class BridgeCommandTree(app_commands.CommandTree[BridgeClient]):
     """Refuses everyone but the owner and ``allowedUserIds`` before any command runs."""
 
     async def interaction_check(self, interaction: BotInteraction) -> bool:
