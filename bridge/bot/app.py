@@ -16,18 +16,21 @@ import aiohttp
 import discord
 import yarl
 
-from bridge.bot import control
 from bridge.bot import login as login_retry
+from bridge.bot.client import BotInteraction, BridgeClient
+from bridge.bot.commands import BridgeCommandTree, build_tree, sync
 from bridge.bot.interactions import (
+    PromptAnswerer,
     PromptButton,
-    PromptDesk,
     PromptSelect,
     answer_orphan_click,
     route_modal_submit,
 )
 from bridge.bot.outbox_drain import OutboxDrainer
+from bridge.bot.panel import ControlPanel, PanelButton, PanelSelect
 from bridge.bot.progress import InterruptButton, ProgressReporter
 from bridge.bot.relay import Relay
+from bridge.bot.threads import ThreadEvents, WorktreeButton
 from bridge.config import BridgeConfig, Server
 from bridge.discord.outbox import Outbox
 from bridge.sessions.manager import SessionManager
@@ -35,9 +38,14 @@ from bridge.state import runtime
 
 log = logging.getLogger(__name__)
 
+# Every DynamicItem the bot answers: registered at start, they match custom ids posted before
+# a restart too (bridge/discord/custom_ids.py).
+DYNAMIC_ITEMS = (PromptButton, PromptSelect, InterruptButton, WorktreeButton, PanelButton,
+                 PanelSelect)  # fmt: skip
 
-class BridgeBot(discord.Client):
-    """The Discord side of one configured server."""
+
+class BridgeBot(BridgeClient):
+    """The Discord side of one configured server: every part it holds is built here."""
 
     def __init__(self, cfg: BridgeConfig, server: Server, rt: runtime.Runtime) -> None:
         intents = discord.Intents.none()
@@ -53,9 +61,19 @@ class BridgeBot(discord.Client):
         self.server = server
         self.runtime = rt
         self.sessions = SessionManager(cfg, server, rt)
-        self.relay: Relay | None = None
-        self.prompt_desk = PromptDesk(server, rt)  # answers prompt buttons (bot/interactions.py)
-        self.progress = ProgressReporter(self, server.name, rt)  # live status per turn
+        self.prompts: PromptAnswerer = PromptAnswerer(rt)  # prompt buttons, selects and modals
+        self.progress: ProgressReporter = ProgressReporter(self, server.name, rt)  # per turn
+        self.threads: ThreadEvents = ThreadEvents(self, self.sessions)  # archive/delete, worktrees
+        self.sessions.notify = self.threads.notify
+        channel = server.general_channel_id
+        self.panel: ControlPanel | None = (
+            ControlPanel(self, self.sessions, channel) if channel else None
+        )
+        if self.panel is not None:
+            self.sessions.on_change = self.panel.request_refresh
+        self.tree: BridgeCommandTree = build_tree(self, self.sessions)  # the slash commands
+        self.relay: Relay | None = None  # built in setup_hook: it needs the HTTP session
+        self.control_tasks: list[asyncio.Task] = []  # the worktree watcher and the panel
         self._progress_task: asyncio.Task | None = None
         self._http_session: aiohttp.ClientSession | None = None
         self._startup: asyncio.Task | None = None
@@ -65,12 +83,27 @@ class BridgeBot(discord.Client):
         self.setup_started = True
         self._http_session = aiohttp.ClientSession()
         self.relay = Relay(self.cfg, self.server, self.sessions, self.runtime, self._http_session)
-        self.add_dynamic_items(PromptButton, PromptSelect, InterruptButton)  # survive restarts
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
         self._progress_task = asyncio.create_task(self.progress.run())
-        await control.setup(self)  # threads, worktree buttons, control panel, slash commands
+        try:
+            await sync(self.tree, self.server.guild_id)
+        except Exception:
+            log.exception("%s: could not register the slash commands", self.server.name)
+        self.control_tasks.append(asyncio.create_task(self.threads.watch_worktrees()))
+        if self.panel is not None:
+            self.control_tasks.append(asyncio.create_task(_start_panel(self.panel)))
         await self.sessions.adopt_running()
         # Started in the background: on_message works meanwhile and waits on the same locks.
-        self._startup = asyncio.create_task(control.start_sessions(self))
+        self._startup = asyncio.create_task(self._start_sessions())
+
+    async def _start_sessions(self) -> None:
+        """At bot start: close sessions of threads archived or deleted meanwhile, then bring
+        back the others and start ``startup: true`` projects and threads."""
+        try:
+            await self.threads.reconcile()
+        except Exception:
+            log.exception("%s: could not check threads closed while away", self.server.name)
+        await self.sessions.start_startup_projects()
 
     async def on_ready(self) -> None:
         log.info("%s: logged in as %s", self.server.name, self.user)
@@ -79,7 +112,7 @@ class BridgeBot(discord.Client):
         if self.relay is not None:
             await self.relay.on_message(message, self.user.id if self.user else None)
 
-    async def on_interaction(self, interaction: discord.Interaction) -> None:
+    async def on_interaction(self, interaction: BotInteraction) -> None:
         await route_modal_submit(interaction) or await answer_orphan_click(interaction)
 
     async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
@@ -102,6 +135,13 @@ class BridgeBot(discord.Client):
         if self._http_session is not None:
             await self._http_session.close()
         await super().close()
+
+
+async def _start_panel(panel: ControlPanel) -> None:
+    try:
+        await panel.start()
+    except Exception:
+        log.exception("could not show the control panel in %s", panel.channel_id)
 
 
 def point_discord_py_at(api_base: str, gateway_url: str) -> None:

@@ -3,8 +3,9 @@
 ``/status /start /stop /esc /peek /mode /model /new /resume /clear /compact /keys``. Only the
 owner and ``allowedUserIds`` may use them (everyone else gets an ephemeral refusal and nothing
 changes); replies are ephemeral. Every command that touches tmux acknowledges first (Discord
-allows 3 s), then works. Text from Discord reaches the pane only as literal keys through tmux
-argv, never a shell; ``/keys`` accepts an allow-list of key names and plain text.
+allows 3 s), then works; the keys themselves are ``bridge/sessions/pane_ops.py``'s. Text from
+Discord reaches the pane only as literal keys through tmux argv, never a shell; ``/keys``
+accepts an allow-list of key names and plain text.
 """
 
 from __future__ import annotations
@@ -12,17 +13,17 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-import re
 from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 
+from bridge.bot.client import BotInteraction, BridgeClient, allowed
 from bridge.bot.relay import target_of
-from bridge.claude.screen import input_box, is_busy, mode_on_screen
 from bridge.config import PERMISSION_MODES
-from bridge.sessions.typed_text import sanitize_prompt
+from bridge.sessions import pane_ops
 from bridge.state import session_record, session_state
+from bridge.state.status_cache import read_status
 from bridge.tmux import TmuxError
 
 if TYPE_CHECKING:
@@ -31,38 +32,19 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REFUSED = "Only the owner of this bridge can use its commands."
 UNMAPPED = "This channel is not mapped to a project (use a project's channel or a thread in it)."
 NOT_RUNNING = "No Claude Code is running here; /start or send a message first."
 PEEK_INLINE = 1900  # characters of screen shown in a code block; longer → a .txt attachment
-SWITCH_MODEL = "Switch model?"  # Claude Code's confirmation when a conversation is cached
-MODE_CYCLE = 6  # BTab presses tried before /mode gives up (the cycle has 4–5 modes)
-MODE_SETTLE = 0.4  # seconds for the footer to show the new mode after BTab
-# Key names /keys sends as keys (tmux names); any other word is typed as text.
-KEY_NAMES = {
-    name.lower(): name
-    for name in (
-        "Enter", "Escape", "Tab", "BTab", "Up", "Down", "Left", "Right", "Space", "BSpace",
-        "Home", "End", "PageUp", "PageDown", "C-c", "C-u", "C-d", "C-l", "C-o", "C-r", "C-t",
-    )
-}  # fmt: skip
-KEY_ALIASES = {"esc": "Escape", "return": "Enter", "shift-tab": "BTab", "backspace": "BSpace"}
 
 
-class BridgeCommandTree(app_commands.CommandTree):
+class BridgeCommandTree(app_commands.CommandTree[BridgeClient]):
     """Refuses everyone but the owner and ``allowedUserIds`` before any command runs."""
 
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        client: Any = interaction.client
-        if client.server.may_act(interaction.user.id):
-            return True
-        await interaction.response.send_message(REFUSED, ephemeral=True)
-        log.info("refused /%s from %s", getattr(interaction.command, "name", "?"),
-                 interaction.user.id)  # fmt: skip
-        return False
+    async def interaction_check(self, interaction: BotInteraction) -> bool:
+        return await allowed(interaction)
 
     async def on_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+        self, interaction: BotInteraction, error: app_commands.AppCommandError
     ) -> None:
         if isinstance(error, app_commands.CheckFailure):
             return
@@ -70,7 +52,7 @@ class BridgeCommandTree(app_commands.CommandTree):
         await _say(interaction, f"⚠️ {_short(error)}")
 
 
-def build_tree(client: discord.Client, sessions: SessionManager) -> BridgeCommandTree:
+def build_tree(client: BridgeClient, sessions: SessionManager) -> BridgeCommandTree:
     """The command tree with every bridge command, bound to this bot's sessions."""
     tree = BridgeCommandTree(client)
     commands = Commands(sessions)
@@ -98,53 +80,53 @@ class Commands:
         @app_commands.command(
             name="status", description="This session: state, model, mode, worktree, pane"
         )
-        async def status(interaction: discord.Interaction) -> None:
+        async def status(interaction: BotInteraction) -> None:
             await self.run(interaction, self.status, running=False)
 
         @app_commands.command(name="start", description="Start this channel's Claude Code session")
-        async def start(interaction: discord.Interaction) -> None:
+        async def start(interaction: BotInteraction) -> None:
             await self.run(interaction, self.start, running=False)
 
         @app_commands.command(
             name="stop", description="Stop this session: Claude exits, pane closed"
         )
-        async def stop(interaction: discord.Interaction) -> None:
+        async def stop(interaction: BotInteraction) -> None:
             await self.run(interaction, self.stop, running=False)
 
         @app_commands.command(name="esc", description="Interrupt Claude now (Escape)")
-        async def esc(interaction: discord.Interaction) -> None:
+        async def esc(interaction: BotInteraction) -> None:
             await self.run(interaction, self.esc)
 
         @app_commands.command(name="peek", description="Show the pane's screen as text")
         @app_commands.describe(lines="lines from the bottom (default: the screen)")
         async def peek(
-            interaction: discord.Interaction, lines: app_commands.Range[int, 1, 500] | None = None
+            interaction: BotInteraction, lines: app_commands.Range[int, 1, 500] | None = None
         ) -> None:
             await self.run(interaction, lambda t, p: self.peek(t, p, lines or 0))
 
         @app_commands.command(name="mode", description="Switch the permission mode")
         @app_commands.choices(mode=mode_choices)
-        async def mode(interaction: discord.Interaction, mode: app_commands.Choice[str]) -> None:
+        async def mode(interaction: BotInteraction, mode: app_commands.Choice[str]) -> None:
             await self.run(interaction, lambda t, p: self.mode(t, p, mode.value))
 
         @app_commands.command(name="model", description="Switch the model of this session")
-        async def model(interaction: discord.Interaction, name: str) -> None:
+        async def model(interaction: BotInteraction, name: str) -> None:
             await self.run(interaction, lambda t, p: self.model(t, p, name))
 
         @app_commands.command(name="new", description="A fresh conversation in the same place")
-        async def new(interaction: discord.Interaction) -> None:
+        async def new(interaction: BotInteraction) -> None:
             await self.run(interaction, self.new, running=False)
 
         @app_commands.command(name="resume", description="Continue the last conversation")
-        async def resume(interaction: discord.Interaction) -> None:
+        async def resume(interaction: BotInteraction) -> None:
             await self.run(interaction, self.resume, running=False)
 
         @app_commands.command(name="clear", description="Claude Code's /clear")
-        async def clear(interaction: discord.Interaction) -> None:
+        async def clear(interaction: BotInteraction) -> None:
             await self.run(interaction, lambda t, p: self.slash(p, "/clear"))
 
         @app_commands.command(name="compact", description="Claude Code's /compact")
-        async def compact(interaction: discord.Interaction) -> None:
+        async def compact(interaction: BotInteraction) -> None:
             await self.run(interaction, lambda t, p: self.slash(p, "/compact"))
 
         @app_commands.command(
@@ -153,16 +135,14 @@ class Commands:
         @app_commands.describe(
             keys="space-separated: key names (Enter, Escape, Down, C-c…) or text"
         )
-        async def keys(interaction: discord.Interaction, keys: str) -> None:
+        async def keys(interaction: BotInteraction, keys: str) -> None:
             await self.run(interaction, lambda t, p: self.keys(p, keys))
 
         return [status, start, stop, esc, peek, mode, model, new, resume, clear, compact, keys]
 
     # --- plumbing --------------------------------------------------------------------
 
-    async def run(
-        self, interaction: discord.Interaction, action: Any, running: bool = True
-    ) -> None:
+    async def run(self, interaction: BotInteraction, action: Any, running: bool = True) -> None:
         """Find the channel's session, acknowledge, run ``action(target, pane_id)`` under the
         session's lock and send its answer as an ephemeral follow-up."""
         target = target_of(self.sessions, interaction.channel)
@@ -184,9 +164,6 @@ class Commands:
         else:
             await interaction.followup.send(str(answer)[:2000], ephemeral=True)
 
-    async def screen(self, pane_id: str, history: int = 0) -> str:
-        return await asyncio.to_thread(self.tmux.capture, pane_id, history)
-
     # --- the commands ----------------------------------------------------------------
 
     async def status(self, target: SessionTarget, pane_id: str | None) -> str:
@@ -198,9 +175,9 @@ class Commands:
         if pane_id is None:
             lines.append("state: stopped")
         else:
-            screen = await self.screen(pane_id)
-            mode = mode_on_screen(screen) or mode
-            lines.append(f"state: {'working' if is_busy(screen) else 'idle'}")
+            seen = await asyncio.to_thread(pane_ops.glance, self.tmux, pane_id)
+            mode = seen.mode or mode
+            lines.append(f"state: {'working' if seen.busy else 'idle'}")
         live = live_status(self.sessions.runtime, target.key)
         model = record.get("model") or live.get("model_id") or target.model or "default"
         lines.append(f"model: {model}")
@@ -230,42 +207,25 @@ class Commands:
         return f"Stopped **{target.label}**." if stopped else "It was not running."
 
     async def esc(self, target: SessionTarget, pane_id: str) -> str:
-        """Escape interrupts; after an interrupted stream Claude Code puts the prompt back in
-        the input box, so the line is cleared for the next message."""
-        await asyncio.to_thread(self.tmux.press, pane_id, "Escape")
-        await asyncio.sleep(0.5)
-        screen = await self.screen(pane_id)
-        if input_box(screen):
-            await asyncio.to_thread(self.tmux.press, pane_id, "C-e", "C-u")
+        await asyncio.to_thread(pane_ops.interrupt, self.tmux, pane_id)
         return "Interrupted (Escape sent)."
 
     async def peek(self, target: SessionTarget, pane_id: str, lines: int) -> str | discord.File:
-        """The screen as text: runs of blank lines (the empty middle of a short conversation)
-        collapse to one, so ``lines`` counts lines that say something."""
-        screen = await self.screen(pane_id, history=max(0, lines - 20))
-        kept: list[str] = []
-        for line in screen.splitlines():
-            line = line.rstrip()
-            if line or (kept and kept[-1]):
-                kept.append(line)
-        text = "\n".join(kept[-lines:] if lines else kept).strip("\n")
+        """The screen as text (``lines`` from the bottom that say something; 0: all), inline
+        while it fits a code block, else as a .txt attachment."""
+        text = await asyncio.to_thread(pane_ops.peek, self.tmux, pane_id, lines)
         if len(text) <= PEEK_INLINE and "```" not in text:
             return f"```\n{text}\n```"
         return discord.File(io.BytesIO(text.encode()), filename=f"{target.window_name}-screen.txt")
 
     async def mode(self, target: SessionTarget, pane_id: str, wanted: str) -> str:
-        """Shift+Tab cycles the modes; read the footer after each press until it shows
-        ``wanted`` (the mode Claude Code itself reports), or give up after a full cycle."""
-        for _ in range(MODE_CYCLE):
-            current = mode_on_screen(await self.screen(pane_id))
-            if current == wanted:
-                await asyncio.to_thread(
-                    session_state.update, self.sessions.runtime, target.key, mode=wanted
-                )
-                return f"Mode is now **{wanted}** (read back from Claude Code)."
-            await asyncio.to_thread(self.tmux.press, pane_id, "BTab")
-            await asyncio.sleep(MODE_SETTLE)
-        current = mode_on_screen(await self.screen(pane_id))
+        """Cycle the modes until Claude Code's footer shows ``wanted``, or give up."""
+        current = await asyncio.to_thread(pane_ops.cycle_mode, self.tmux, pane_id, wanted)
+        if current == wanted:
+            await asyncio.to_thread(
+                session_state.update, self.sessions.runtime, target.key, mode=wanted
+            )
+            return f"Mode is now **{wanted}** (read back from Claude Code)."
         hint = (
             " (bypassPermissions is only offered when started with it)"
             if wanted == "bypassPermissions"
@@ -277,18 +237,9 @@ class Commands:
         name = name.strip()
         if not name or not all(c.isalnum() or c in "-_.:[]/" for c in name):
             return "⚠️ A model name is letters, digits and - _ . : [ ] / only."
-        await self.slash(pane_id, f"/model {name}")
-        # Mid-conversation Claude Code asks "Switch model?" (the cache is lost): /model is
-        # the owner's explicit answer, so confirm it (dialogs ignore keys for ~0.3 s).
-        screen = await asyncio.to_thread(
-            self.tmux.wait_for, pane_id, lambda s: SWITCH_MODEL in s or input_box(s) == "", 5.0
-        )
-        if SWITCH_MODEL in screen:
-            await asyncio.sleep(0.5)
-            await asyncio.to_thread(self.tmux.press, pane_id, "1")
-            await asyncio.to_thread(
-                self.tmux.wait_for, pane_id, lambda s: input_box(s) is not None, 5.0
-            )
+        # Mid-conversation Claude Code asks "Switch model?": /model is the user's explicit
+        # answer, so pane_ops confirms it.
+        await asyncio.to_thread(pane_ops.switch_model, self.tmux, pane_id, name)
         await asyncio.to_thread(session_state.update, self.sessions.runtime, target.key, model=name)
         return f"Model set to **{name}**."
 
@@ -312,42 +263,8 @@ class Commands:
         return f"Sent `{command}`."
 
     async def keys(self, pane_id: str, keys: str) -> str:
-        sent = []
-        for kind, value in parse_keys(keys):
-            if kind == "key":
-                await asyncio.to_thread(self.tmux.press, pane_id, value)
-                sent.append(value)
-            else:
-                await asyncio.to_thread(self.tmux.type_literal, pane_id, value)
-                sent.append(repr(value))
-            await asyncio.sleep(0.05)
+        sent = await asyncio.to_thread(pane_ops.send_keys, self.tmux, pane_id, keys)
         return "Sent: " + (" ".join(sent) or "nothing")
-
-
-def parse_keys(keys: str) -> list[tuple[str, str]]:
-    """``/keys`` argument → ``("key", tmux key name)`` and ``("text", literal)`` steps: a key
-    name is a key; the words between key names are one piece of text, spaces kept
-    (``hello there Enter`` types ``hello there``, then presses Enter)."""
-    steps: list[tuple[str, str]] = []
-    text = ""
-
-    def flush() -> None:
-        typed = sanitize_prompt(text)  # no control characters or escape sequences
-        if typed:
-            steps.append(("text", typed))
-
-    for token in re.findall(r"\S+|\s+", keys):
-        key = KEY_ALIASES.get(token.lower()) or KEY_NAMES.get(token.lower())
-        if key is not None:
-            flush()  # the spaces around a key name only separate it
-            steps.append(("key", key))
-            text = ""
-        elif not token.isspace():
-            text += token
-        elif text:
-            text += " " * len(token)  # a tab or newline would be a key of its own
-    flush()
-    return steps
 
 
 def live_status(rt: Any, key: str) -> dict:
@@ -355,16 +272,12 @@ def live_status(rt: Any, key: str) -> dict:
     use), when that cache exists (``bridge.state.status_cache``, the reply footer's source)."""
     session_id = (session_record.read_record(rt, key) or {}).get("session_id")
     try:
-        from bridge.state.status_cache import read_status
-    except ImportError:
-        return {}
-    try:
         return read_status(rt, session_id) or {}
     except Exception:
         return {}
 
 
-async def _say(interaction: discord.Interaction, text: str) -> None:
+async def _say(interaction: BotInteraction, text: str) -> None:
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

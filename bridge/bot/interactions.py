@@ -14,21 +14,21 @@ import re
 
 import discord
 
+from bridge.bot.client import BotInteraction, allowed
 from bridge.claude.permissions import SCOPES, next_scope
+from bridge.discord import custom_ids
 from bridge.discord.render import decisions as views
-from bridge.state import decisions
+from bridge.state import decisions, runtime
 
 log = logging.getLogger(__name__)
 
-_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
-BUTTON_TEMPLATE = "db:p:" + _ACTION
-SELECT_TEMPLATE = "db:s:" + _ACTION
+BUTTON_TEMPLATE = custom_ids.PROMPT_BUTTON_TEMPLATE
+SELECT_TEMPLATE = custom_ids.PROMPT_SELECT_TEMPLATE
 _MODAL = re.compile(BUTTON_TEMPLATE)
 _QUESTION = re.compile(r"q(?P<i>[0-3])(?::(?P<what>o\d+|other)(?::(?P<picked>[\d.]*))?)?")
 
 NO_LONGER_PENDING = "This prompt is no longer pending: it was answered, timed out or closed."
-NOT_ALLOWED = "Only the bridge's owner can answer Claude's prompts."
-TEXT_FIELD = "text"
+TEXT_FIELD = custom_ids.MODAL_TEXT
 
 
 class PromptButton(discord.ui.DynamicItem[discord.ui.Button], template=BUTTON_TEMPLATE):
@@ -39,12 +39,12 @@ class PromptButton(discord.ui.DynamicItem[discord.ui.Button], template=BUTTON_TE
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str]
+        cls, interaction: BotInteraction, item: discord.ui.Item, match: re.Match[str]
     ) -> PromptButton:
         return cls(item, match["rid"], match["action"])  # type: ignore[arg-type]
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await _desk(interaction).on_button(interaction, self.request_id, self.action)
+    async def callback(self, interaction: BotInteraction) -> None:
+        await interaction.client.prompts.on_button(interaction, self.request_id, self.action)
 
 
 class PromptSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_TEMPLATE):
@@ -55,29 +55,26 @@ class PromptSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_TE
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str]
+        cls, interaction: BotInteraction, item: discord.ui.Item, match: re.Match[str]
     ) -> PromptSelect:
         return cls(item, match["rid"], match["action"])  # type: ignore[arg-type]
 
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: BotInteraction) -> None:
         values = [str(v) for v in (interaction.data or {}).get("values", [])]
-        await _desk(interaction).on_select(interaction, self.request_id, self.action, values)
+        prompts = interaction.client.prompts
+        await prompts.on_select(interaction, self.request_id, self.action, values)
 
 
-def _desk(interaction: discord.Interaction) -> PromptDesk:
-    return interaction.client.prompt_desk  # type: ignore[attr-defined]
+class PromptAnswerer:
+    """Turns one user's clicks, selects and modal text on a prompt message into at most one
+    decision (the decision file the waiting hook reads)."""
 
-
-class PromptDesk:
-    """Turns one user's interaction with a prompt into at most one decision."""
-
-    def __init__(self, server: object, rt: object) -> None:
-        self.server = server
+    def __init__(self, rt: runtime.Runtime) -> None:
         self.runtime = rt
 
     # --- entry points -----------------------------------------------------------------------
 
-    async def on_button(self, interaction: discord.Interaction, rid: str, action: str) -> None:
+    async def on_button(self, interaction: BotInteraction, rid: str, action: str) -> None:
         request = await self._pending(interaction, rid)
         if request is None:
             return
@@ -91,7 +88,7 @@ class PromptDesk:
             await self._decide_button(interaction, request, action)
 
     async def on_select(
-        self, interaction: discord.Interaction, rid: str, action: str, values: list[str]
+        self, interaction: BotInteraction, rid: str, action: str, values: list[str]
     ) -> None:
         request = await self._pending(interaction, rid)
         if request is None:
@@ -112,7 +109,7 @@ class PromptDesk:
             return
         await self._record_answer(interaction, request, index, ", ".join(labels))  # type: ignore[arg-type]
 
-    async def on_modal(self, interaction: discord.Interaction, custom_id: str) -> None:
+    async def on_modal(self, interaction: BotInteraction, custom_id: str) -> None:
         match = _MODAL.fullmatch(custom_id)
         if match is None:
             return
@@ -135,7 +132,7 @@ class PromptDesk:
 
     # --- permission and plan ----------------------------------------------------------------
 
-    async def _decide_button(self, interaction: discord.Interaction, request: dict, action: str):
+    async def _decide_button(self, interaction: BotInteraction, request: dict, action: str):
         who = self._who(interaction)
         name = interaction.user.display_name
         parts = action.split(":")
@@ -153,7 +150,7 @@ class PromptDesk:
             return
         await self._decide(interaction, request, decision)
 
-    async def _cycle_scope(self, interaction: discord.Interaction, request: dict, scope: str):
+    async def _cycle_scope(self, interaction: BotInteraction, request: dict, scope: str):
         if scope not in SCOPES:
             await _ephemeral(interaction, NO_LONGER_PENDING)
             return
@@ -162,7 +159,7 @@ class PromptDesk:
 
     # --- questions --------------------------------------------------------------------------
 
-    async def _answer_option(self, interaction: discord.Interaction, request: dict, action: str):
+    async def _answer_option(self, interaction: BotInteraction, request: dict, action: str):
         match = _QUESTION.fullmatch(action)
         label = (
             match and match["what"] and views.option_label(request, int(match["i"]), match["what"])
@@ -201,25 +198,24 @@ class PromptDesk:
 
     # --- shared steps -----------------------------------------------------------------------
 
-    async def _pending(self, interaction: discord.Interaction, rid: str) -> dict | None:
+    async def _pending(self, interaction: BotInteraction, rid: str) -> dict | None:
         """The request, if this user may answer it and it still waits; else say why."""
-        if not self.server.may_act(interaction.user.id):  # type: ignore[attr-defined]
-            await _ephemeral(interaction, NOT_ALLOWED)
+        if not await allowed(interaction):
             return None
-        request = decisions.read_request(self.runtime, rid)  # type: ignore[arg-type]
+        request = decisions.read_request(self.runtime, rid)
         here = str(interaction.channel_id)
         if request is None or request.get("channel_id") != here:
             await _ephemeral(interaction, NO_LONGER_PENDING)
             return None
-        if not decisions.is_pending(self.runtime, request):  # type: ignore[arg-type]
+        if not decisions.is_pending(self.runtime, request):
             await _ephemeral(interaction, NO_LONGER_PENDING)
             return None
         return request
 
     async def _decide(
-        self, interaction: discord.Interaction, request: dict, decision: dict, body: str = ""
+        self, interaction: BotInteraction, request: dict, decision: dict, body: str = ""
     ) -> None:
-        if not decisions.decide(self.runtime, request["id"], decision):  # type: ignore[arg-type]
+        if not decisions.decide(self.runtime, request["id"], decision):
             await _ephemeral(interaction, NO_LONGER_PENDING)  # a double click, or the terminal
             return
         log.info("prompt %s: %s by %s", request["id"], decision["outcome"], decision.get("by"))
@@ -229,7 +225,7 @@ class PromptDesk:
             content=views.closed_content(original, line), view=None
         )
 
-    async def _open_modal(self, interaction: discord.Interaction, request: dict, action: str):
+    async def _open_modal(self, interaction: BotInteraction, request: dict, action: str):
         title, label, placeholder = _modal_text(request, action)
         modal = discord.ui.Modal(title=title, custom_id=views.custom_id(request["id"], action))
         modal.add_item(
@@ -245,7 +241,7 @@ class PromptDesk:
         modal.stop()  # submits are routed by custom_id (on_interaction), also after a restart
 
     @staticmethod
-    def _who(interaction: discord.Interaction) -> dict:
+    def _who(interaction: BotInteraction) -> dict:
         return {"by": str(interaction.user.id), "by_name": interaction.user.display_name}
 
 
@@ -273,7 +269,7 @@ def _question_content(request: dict, answers: dict) -> str:
     return views.closed_content(base, summary) if summary else base  # within 2,000
 
 
-def _submitted_text(interaction: discord.Interaction) -> str:
+def _submitted_text(interaction: BotInteraction) -> str:
     for row in (interaction.data or {}).get("components", []):
         children = row.get("components") or ([row["component"]] if "component" in row else [])
         for child in children:
@@ -282,13 +278,13 @@ def _submitted_text(interaction: discord.Interaction) -> str:
     return ""
 
 
-async def _ephemeral(interaction: discord.Interaction, text: str) -> None:
+async def _ephemeral(interaction: BotInteraction, text: str) -> None:
     await interaction.response.send_message(text, ephemeral=True)
 
 
 def view_from_rows(rows: list[dict]) -> discord.ui.View:
-    """discord.py components from the Discord JSON that ``render/decisions.py`` builds, wrapped
-    as dynamic items so the view needs no registration and survives restarts."""
+    """discord.py components from the Discord JSON that ``bridge/discord/render/decisions.py``
+    builds, wrapped as dynamic items so the view needs no registration and survives restarts."""
     view = discord.ui.View(timeout=None)
     for row_index, row in enumerate(rows):
         for component in row["components"]:
@@ -324,25 +320,26 @@ def _dynamic_item(component: dict, row: int) -> discord.ui.Item:
     return PromptButton(button, match["rid"], match["action"])  # type: ignore[index]
 
 
-async def route_modal_submit(interaction: discord.Interaction) -> bool:
+async def route_modal_submit(interaction: BotInteraction) -> bool:
     """Handle a prompt modal's submit; False if the interaction is not one of ours."""
     if interaction.type is not discord.InteractionType.modal_submit:
         return False
     custom = str((interaction.data or {}).get("custom_id", ""))
-    if not custom.startswith("db:p:"):
+    if not custom.startswith(custom_ids.PROMPT_BUTTON):
         return False
-    await _desk(interaction).on_modal(interaction, custom)
+    await interaction.client.prompts.on_modal(interaction, custom)
     return True
 
 
-async def answer_orphan_click(interaction: discord.Interaction) -> bool:
+async def answer_orphan_click(interaction: BotInteraction) -> bool:
     """A click on a prompt button the message no longer has (a double click, a stale
     client) never reaches a DynamicItem: discord.py only dispatches components it finds
     in the message. Answer it here, so every interaction is acknowledged."""
     if interaction.type is not discord.InteractionType.component:
         return False
     custom = str((interaction.data or {}).get("custom_id", ""))
-    if not custom.startswith(("db:p:", "db:s:")) or _shows(interaction.message, custom):
+    prompt_ids = (custom_ids.PROMPT_BUTTON, custom_ids.PROMPT_SELECT)
+    if not custom.startswith(prompt_ids) or _shows(interaction.message, custom):
         return False
     await _ephemeral(interaction, NO_LONGER_PENDING)
     return True

@@ -5,7 +5,8 @@ permission mode, worktree, last activity) with Start / Stop per project and Refr
 message id is kept in the runtime dir, so a bot restart edits the same message; it is posted
 again only if it was deleted. Refreshes are debounced and skipped when nothing changed, so
 the panel stays within Discord's (tight) edit rate limits. Buttons are ``DynamicItem``s with
-``db:panel:`` custom ids, so they work after a restart; only the owner may use them.
+``db:panel:`` custom ids (``bridge/discord/custom_ids.py``), so they work after a restart;
+only the owner and ``allowedUserIds`` may use them.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bridge.claude.screen import is_busy, mode_on_screen
+from bridge.bot.client import BotInteraction, allowed
+from bridge.discord import custom_ids
+from bridge.sessions import pane_ops
 from bridge.sessions.targets import SessionTarget
 from bridge.state import session_record, session_state
+from bridge.state.decisions import open_prompts
 
 if TYPE_CHECKING:
     from bridge.sessions.manager import SessionManager
@@ -31,7 +35,6 @@ DEBOUNCE_SECONDS = 1.0  # state changes within this window make one edit
 PERIODIC_SECONDS = 30.0  # re-read working/idle even without events (edits only on change)
 BUTTON_ROWS = 4  # projects shown as button rows; more → a select menu (row 5 is Refresh)
 SELECT_MAX = 25  # options per select menu; more projects → pages
-REFUSED = "Only the owner of this bridge can use the control panel."
 ICONS = {"stopped": "⚫", "idle": "🟢", "working": "🟡", "waiting for you": "🔔"}
 MODE_NAMES = {"default": "manual", "acceptEdits": "accept edits", "bypassPermissions": "bypass"}
 
@@ -77,6 +80,43 @@ class ControlPanel:
 
     def request_refresh(self) -> None:
         self._dirty.set()
+
+    async def act(self, interaction: BotInteraction, action: str, arg: str) -> None:
+        """A click on this panel (its user already allowed), acknowledged before any slow
+        work (Discord allows 3 s)."""
+        sessions = self.sessions
+        target = sessions.target_for(arg) if action in ("start", "stop", "stopnow") else None
+        if action in ("start", "stop", "stopnow") and target is None:
+            await interaction.response.send_message(
+                "That project is no longer configured.", ephemeral=True
+            )
+            return
+        if action == "stop" and await _mid_turn(sessions, arg):
+            view = discord.ui.View(timeout=None)
+            view.add_item(PanelButton("stopnow", arg, "Stop anyway"))
+            await interaction.response.send_message(
+                f"Claude is in the middle of a turn in **{target.label}**. Stop it anyway?",
+                view=view, ephemeral=True,
+            )  # fmt: skip
+            return
+        await interaction.response.defer()
+        if action == "page":
+            self.page = int(arg)
+        try:
+            if action == "start":
+                async with sessions.lock(target.key):
+                    await sessions.ensure_running(target)
+            elif action in ("stop", "stopnow"):
+                async with sessions.lock(target.key):
+                    await sessions.stop(target.key)
+                if action == "stopnow":
+                    await interaction.edit_original_response(
+                        content=f"Stopped **{target.label}**.", view=None
+                    )
+        except Exception as err:
+            log.exception("panel %s %s failed", action, arg)
+            await interaction.followup.send(f"⚠️ {action} failed: {err}"[:1900], ephemeral=True)
+        await self.refresh(force=action in ("refresh", "page"))
 
     async def _loop(self) -> None:
         while True:
@@ -159,12 +199,12 @@ class ControlPanel:
         if pane is None or pane.dead:
             status = "stopped"
         else:
-            screen = self.sessions.tmux.capture(pane.pane_id)
-            mode = mode_on_screen(screen) or mode
+            seen = pane_ops.glance(self.sessions.tmux, pane.pane_id)
+            mode = seen.mode or mode
             if target.key in waiting:
                 status = "waiting for you"
             else:
-                status = "working" if is_busy(screen) else "idle"
+                status = "working" if seen.busy else "idle"
         worktree = (record.get("worktree") or {}).get("name")
         model = record.get("model") or target.model or "default model"
         return Row(
@@ -174,10 +214,6 @@ class ControlPanel:
 
 def waiting_channels(rt: Any) -> set[str]:
     """Channels and threads with an open prompt (a decision the owner has not made yet)."""
-    try:
-        from bridge.state.decisions import open_prompts  # issue 3's prompts; absent in older builds
-    except ImportError:
-        return set()
     try:
         return {str(p.get("channel_id")) for p in open_prompts(rt)}
     except Exception:
@@ -259,7 +295,7 @@ def panel_view(rows: list[Row], page: int) -> discord.ui.View:
 
 class PanelButton(
     discord.ui.DynamicItem[discord.ui.Button],
-    template=r"db:panel:(?P<action>start|stop|stopnow|refresh|page):(?P<arg>[0-9]{1,21})",
+    template=custom_ids.PANEL_TEMPLATE,
 ):
     def __init__(
         self, action: str, arg: str, label: str = "", enabled: bool = True, row: int | None = None
@@ -270,7 +306,7 @@ class PanelButton(
             "stopnow": discord.ButtonStyle.danger,
         }.get(action, discord.ButtonStyle.secondary)
         button = discord.ui.Button(
-            label=label or action, style=style, custom_id=f"db:panel:{action}:{arg}",
+            label=label or action, style=style, custom_id=custom_ids.panel(action, arg),
             disabled=not enabled, row=row,
         )  # fmt: skip
         super().__init__(button)
@@ -279,84 +315,51 @@ class PanelButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: Any
     ) -> PanelButton:
         return cls(match["action"], match["arg"])
 
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: BotInteraction) -> None:
         await act(interaction, self.action, self.arg)
 
 
 class PanelSelect(
-    discord.ui.DynamicItem[discord.ui.Select], template=r"db:panel:pick:(?P<page>[0-9]{1,4})"
+    discord.ui.DynamicItem[discord.ui.Select], template=custom_ids.PANEL_PICK_TEMPLATE
 ):
     def __init__(self, page: int, options: list[discord.SelectOption] | None = None) -> None:
         select = discord.ui.Select(
-            custom_id=f"db:panel:pick:{page}", placeholder="Start or stop a project…",
+            custom_id=custom_ids.panel_pick(page), placeholder="Start or stop a project…",
             options=options or [discord.SelectOption(label="-", value="refresh:0")], row=0,
         )  # fmt: skip
         super().__init__(select)
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: Any
     ) -> PanelSelect:
         return cls(int(match["page"]))
 
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: BotInteraction) -> None:
         values = (interaction.data or {}).get("values") or []
         action, _, arg = (values[0] if values else "refresh:0").partition(":")
         if action in ("start", "stop", "refresh") and arg.isdigit():
             await act(interaction, action, arg)
 
 
-async def act(interaction: discord.Interaction, action: str, arg: str) -> None:
-    """A panel click: owner only; acknowledged before any slow work (3 s deadline)."""
-    client: Any = interaction.client
-    panel: ControlPanel | None = getattr(client, "panel", None)
-    if not client.server.may_act(interaction.user.id):
-        await interaction.response.send_message(REFUSED, ephemeral=True)
+async def act(interaction: BotInteraction, action: str, arg: str) -> None:
+    """A panel click: allowed users only, and only while this bot shows a panel."""
+    if not await allowed(interaction):
         return
+    panel = interaction.client.panel
     if panel is None:
         await interaction.response.send_message("The control panel is not running.", ephemeral=True)
         return
-    sessions: SessionManager = panel.sessions
-    target = sessions.target_for(arg) if action in ("start", "stop", "stopnow") else None
-    if action in ("start", "stop", "stopnow") and target is None:
-        await interaction.response.send_message(
-            "That project is no longer configured.", ephemeral=True
-        )
-        return
-    if action == "stop" and await _mid_turn(sessions, arg):
-        view = discord.ui.View(timeout=None)
-        view.add_item(PanelButton("stopnow", arg, "Stop anyway"))
-        await interaction.response.send_message(
-            f"Claude is in the middle of a turn in **{target.label}**. Stop it anyway?",
-            view=view, ephemeral=True,
-        )  # fmt: skip
-        return
-    await interaction.response.defer()
-    if action == "page":
-        panel.page = int(arg)
-    try:
-        if action == "start":
-            async with sessions.lock(target.key):
-                await sessions.ensure_running(target)
-        elif action in ("stop", "stopnow"):
-            async with sessions.lock(target.key):
-                await sessions.stop(target.key)
-            if action == "stopnow":
-                await interaction.edit_original_response(
-                    content=f"Stopped **{target.label}**.", view=None
-                )
-    except Exception as err:
-        log.exception("panel %s %s failed", action, arg)
-        await interaction.followup.send(f"⚠️ {action} failed: {err}"[:1900], ephemeral=True)
-    await panel.refresh(force=action in ("refresh", "page"))
+    await panel.act(interaction, action, arg)
 
 
 async def _mid_turn(sessions: SessionManager, key: str) -> bool:
     pane_id = await sessions.live_pane(key)
     if pane_id is None:
         return False
-    return is_busy(await asyncio.to_thread(sessions.tmux.capture, pane_id))
+    seen = await asyncio.to_thread(pane_ops.glance, sessions.tmux, pane_id)
+    return seen.busy

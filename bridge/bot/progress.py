@@ -1,11 +1,12 @@
 """One live status message per turn, edited in place, with an ⏹ Interrupt button.
 
-Hooks append progress events to ``progress/<channel>.jsonl`` (``bridge/handlers/progress.py``); this
-module watches that folder, folds each channel's events into a ``TurnProgress`` and edits the
-turn's status message at most once per ``MIN_EDIT_INTERVAL`` however fast Claude streams.
-A turn that ends within ``STATUS_AFTER`` seconds never gets a status message (its reply is
-all the user needs). An interrupt produces no Stop: the bridge's own ⏹ closes the message at
-once, and an Escape or terminal "No" is seen in the transcript.
+Hooks append progress events to ``progress/<channel>.jsonl`` (``bridge/handlers/progress.py``
+writes them, ``bridge/state/progress_log.py`` keeps the file); this module watches that folder,
+folds each channel's events into a ``TurnProgress`` (``bridge/discord/render/turn_status.py``)
+and edits the turn's status message at most once per ``MIN_EDIT_INTERVAL`` however fast Claude
+streams. A turn that ends within ``STATUS_AFTER`` seconds never gets a status message (its
+reply is all the user needs). An interrupt produces no Stop: the bridge's own ⏹ closes the
+message at once, and an Escape or terminal "No" is seen in the transcript.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import time
 import discord
 
 from bridge import fastjson
+from bridge.bot.client import BotInteraction, allowed
 from bridge.claude import transcript
+from bridge.discord import custom_ids
 from bridge.discord.render.turn_status import TurnProgress
 from bridge.state import decisions, progress_log, runtime
 
@@ -34,14 +37,15 @@ ELAPSED_REFRESH = 5.0  # refresh the shown elapsed time this often while nothing
 ROTATE_BYTES = 64 * 1024
 OPEN = ".open"  # progress/<channel>.open: the status message still showing "Working"
 RESTARTED = "⏹ The bridge restarted during this turn; its progress is no longer shown here."
-INTERRUPT_TEMPLATE = r"db:int:(?P<key>[0-9]{15,21})"
 
 
-class InterruptButton(discord.ui.DynamicItem[discord.ui.Button], template=INTERRUPT_TEMPLATE):
-    """⏹ Interrupt: Escape into the session's pane (owner only); works after a restart."""
+class InterruptButton(
+    discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.INTERRUPT_TEMPLATE
+):
+    """⏹ Interrupt: Escape into the session's pane (allowed users only); works after a restart."""
 
     def __init__(self, key: str) -> None:
-        custom = f"db:int:{key}"
+        custom = custom_ids.interrupt(key)
         style = discord.ButtonStyle.danger
         button = discord.ui.Button(label="Interrupt", emoji="⏹", style=style, custom_id=custom)
         super().__init__(button)
@@ -49,12 +53,12 @@ class InterruptButton(discord.ui.DynamicItem[discord.ui.Button], template=INTERR
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str]
+        cls, interaction: BotInteraction, item: discord.ui.Item, match: re.Match[str]
     ) -> InterruptButton:
         return cls(match["key"])
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await interaction.client.progress.interrupt(interaction, self.key)  # type: ignore[attr-defined]
+    async def callback(self, interaction: BotInteraction) -> None:
+        await interaction.client.progress.interrupt(interaction, self.key)
 
 
 class _Status:
@@ -307,12 +311,8 @@ class ProgressReporter:
 
     # --- the ⏹ button -----------------------------------------------------------------------
 
-    async def interrupt(self, interaction: discord.Interaction, key: str) -> None:
-        server = interaction.client.server  # type: ignore[attr-defined]
-        if not server.may_act(interaction.user.id):
-            await interaction.response.send_message(
-                "Only the bridge's owner can interrupt Claude.", ephemeral=True
-            )
+    async def interrupt(self, interaction: BotInteraction, key: str) -> None:
+        if not await allowed(interaction):
             return
         channel = self.channels.get(key)
         status = channel.status if channel else None
@@ -331,7 +331,7 @@ class ProgressReporter:
             self._remember_open(key, None)
         else:
             self._changed(channel)  # the button was on an older message: close this one too
-        sessions = interaction.client.sessions  # type: ignore[attr-defined]
+        sessions = interaction.client.sessions
         pane = await sessions.live_pane(key)
         if pane is not None:
             await sessions.interrupt(pane)

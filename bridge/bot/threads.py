@@ -4,7 +4,8 @@ worktree is removed only when nothing would be lost.
 A dirty worktree (uncommitted changes, or commits no other branch holds) is kept and the
 thread — or, if the thread was deleted, its parent channel — gets a message listing what
 removing it would lose, with **Remove anyway** / **Keep** buttons. The buttons are
-``DynamicItem``s (``db:wt:<action>:<thread id>``): they still work after a bot restart.
+``DynamicItem``s (``db:wt:<action>:<thread id>``, ``bridge/discord/custom_ids.py``): they still
+work after a bot restart.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bridge.bot.client import BotInteraction, allowed
+from bridge.discord import custom_ids
 from bridge.sessions import worktrees
 from bridge.state import session_state
 
@@ -25,7 +28,6 @@ log = logging.getLogger(__name__)
 
 WORKTREE_CHECK_SECONDS = 30.0  # how often worktrees removed outside the bridge are noticed
 LIST_MAX = 10  # lines of git output shown per kind of loss
-REFUSED = "Only the owner of this bridge can do that."
 
 
 class ThreadEvents:
@@ -181,7 +183,7 @@ def _code(line: str) -> str:
 
 class WorktreeButton(
     discord.ui.DynamicItem[discord.ui.Button],
-    template=r"db:wt:(?P<action>remove|keep):(?P<key>[0-9]{15,21})",
+    template=custom_ids.WORKTREE_TEMPLATE,
 ):
     """Remove anyway / Keep on a kept worktree's message; works after a bot restart."""
 
@@ -191,24 +193,24 @@ class WorktreeButton(
             if action == "remove"
             else ("Keep", discord.ButtonStyle.secondary)
         )
-        button = discord.ui.Button(label=label, style=style, custom_id=f"db:wt:{action}:{key}")
+        button = discord.ui.Button(
+            label=label, style=style, custom_id=custom_ids.worktree(action, key)
+        )
         super().__init__(button)
         self.action = action
         self.key = key
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: Any
     ) -> WorktreeButton:
         return cls(match["action"], match["key"])
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        client: Any = interaction.client
-        if not client.server.may_act(interaction.user.id):
-            await interaction.response.send_message(REFUSED, ephemeral=True)
+    async def callback(self, interaction: BotInteraction) -> None:
+        if not await allowed(interaction):
             return
         await interaction.response.defer()  # git may take a moment; ack within 3 s
-        text = await client.threads.decide(self.key, self.action)
+        text = await interaction.client.threads.decide(self.key, self.action)
         await interaction.edit_original_response(content=text, view=None)
 
 

@@ -4,8 +4,8 @@ A *wait* starts when Claude stops with a reply and ends with the user's next (hu
 The reply itself mentions the owner, so the phone notifies at once; ``waits/<session>``
 remembers that, so the ``idle_prompt`` notice Claude Code sends 60 s later, or the extra Stop
 of a background task, pings nobody again. A prompt that asks for a decision mentions the
-owner in its own message (``asking.py``); the ``permission_prompt`` notice about the same
-dialog is then dropped rather than posted twice.
+owner in its own message (``bridge/handlers/permission.py``); the ``permission_prompt``
+notice about the same dialog is then dropped rather than posted twice.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The hook side of a decision: ask on Discord, wait for the answer, tell Claude Code.
 
 Walk: PermissionRequest → :func:`on_permission_request` writes the request file and posts
-the prompt (``render/decisions.py``) → waits on the decision file with watchfiles ← the bot
-writes it on a click (``bot/interactions.py``) → :func:`cli_answer` turns the user's choice
-into the JSON Claude Code reads → the hook prints it.
+the prompt (``bridge/discord/render/decisions.py``) → waits on the decision file with
+watchfiles ← the bot writes it on a click (``bridge/bot/interactions.py``) → :func:`cli_answer`
+turns the user's choice into the JSON Claude Code reads → the hook prints it.
 
 The terminal dialog stays usable meanwhile (Claude Code shows it in parallel): if it is
 answered there first, the session's next hook event marks the prompt stale

@@ -26,7 +26,8 @@ REQUEST = ".json"
 DECISION = ".decision"
 ANSWERS = ".answers"  # a question prompt's partial answers, kept by the bot between clicks
 
-# Who decided, besides the user's own choices (see bridge.decisions for those).
+# Who decided, besides the user's own choices (``cli_answer`` in bridge/handlers/permission.py
+# reads those).
 ANSWERED_ELSEWHERE = "answered_elsewhere"  # the terminal answered first
 TIMED_OUT = "timeout"
 

@@ -8,6 +8,7 @@ from bridge_testkit import wait_until
 from fake_anthropic import echo, text
 
 STOPPED = "⚫ **project-a** · stopped"
+REFUSED = "Only this bridge's owner and its allowed users can do that."  # every refusal
 
 
 def panel_edit(rig, message_id: str, since: int, contains: str, timeout: float = 60.0) -> dict:
@@ -56,7 +57,7 @@ def test_control_panel_is_one_message_edited_across_start_stop_and_restart(rig) 
 
     # Someone else's click is refused and starts nothing.
     refused = rig.discord.click(panel["id"], start_a, user="bob")
-    assert refused["ephemeral"] and "Only the owner" in refused["message"]["content"]
+    assert refused["ephemeral"] and refused["message"]["content"] == REFUSED
     assert rig.pane("project-a") is None
 
     since = rig.discord.mark()
@@ -86,7 +87,7 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     rig.api.script(echo(), text("never finishes in time", delay=60), echo())
     rig.start_bot()
     assert "no claude code is running here" in command(rig, "peek").lower()
-    assert "Only the owner" in command(rig, "start", user="bob")
+    assert command(rig, "start", user="bob") == REFUSED
     assert rig.pane("project-a") is None
 
     assert command(rig, "start").startswith("Started **project-a**")
@@ -98,7 +99,7 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     assert "Mode is now **plan**" in command(rig, "mode", {"mode": "plan"})
     assert "plan mode on" in rig.screen()
     assert "mode: plan" in command(rig, "status")
-    assert "Only the owner" in command(rig, "mode", {"mode": "default"}, user="bob")
+    assert command(rig, "mode", {"mode": "default"}, user="bob") == REFUSED
     assert "plan mode on" in rig.screen()
 
     # /esc interrupts a turn that is still waiting for the model.

@@ -14,6 +14,7 @@ import time
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use
 
 PERMISSION = "Claude wants to use"
+REFUSED = "Only this bridge's owner and its allowed users can do that."  # every refusal
 
 
 def components(message: dict) -> list[dict]:
@@ -289,7 +290,7 @@ def test_only_the_owner_decides_and_a_double_click_decides_once(rig) -> None:
 
     refused = rig.discord.click(prompt["id"], deny, user="bob")
     assert refused["response_type"] == 4 and refused["ephemeral"]
-    assert "Only the bridge's owner" in refused["message"]["content"]
+    assert refused["message"]["content"] == REFUSED
     assert current_message(rig, prompt)["components"]  # still open: nothing was decided
     modal = rig.discord.click(prompt["id"], custom_id(prompt, "Tell Claude"), user="bob")
     assert modal["response_type"] == 4 and not modal["modal"]

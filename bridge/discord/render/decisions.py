@@ -20,6 +20,7 @@ import difflib
 import json
 
 from bridge.claude.permissions import is_scoped, rule_text
+from bridge.discord import custom_ids
 
 CONTENT_LIMIT = 2000
 BODY_LIMIT = 1700  # leaves room for the decision line appended when the prompt is answered
@@ -42,7 +43,7 @@ SCOPE_LABELS = {  # how each "always allow" destination (bridge.claude.permissio
 
 
 def custom_id(request_id: str, *action: str | int, select: bool = False) -> str:
-    return ":".join(["db", "s" if select else "p", request_id, *map(str, action)])
+    return custom_ids.prompt(request_id, *action, select=select)  # one home for the format
 
 
 # --- permission -----------------------------------------------------------------------------

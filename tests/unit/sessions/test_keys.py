@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.bot.commands import parse_keys
+from bridge.sessions.pane_ops import parse_keys
 
 
 @pytest.mark.parametrize(

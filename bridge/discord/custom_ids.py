@@ -1,0 +1,57 @@
+"""Every ``custom_id`` the bridge puts on Discord buttons, selects and modals, in one place.
+
+These are wire formats: ids already posted on Discord must keep matching after a restart or an
+upgrade (the bot answers them with discord.py ``DynamicItem``s), so a format here never changes,
+it only gains new kinds. ``*_TEMPLATE`` are the regular expressions (as strings) the
+``DynamicItem``s match; the functions build the ids.
+
+    db:p:<request id>:<action>      a prompt's button, and the modal it opens (bot/interactions.py)
+    db:s:<request id>:q<i>          a prompt question's select menu
+    db:int:<channel or thread id>   ⏹ Interrupt on a turn's status message (bot/progress.py)
+    db:wt:remove|keep:<thread id>   Remove anyway / Keep on a kept worktree (bot/threads.py)
+    db:panel:<action>:<argument>    the control panel's buttons (bot/panel.py)
+    db:panel:pick:<page>            the control panel's project select menu
+
+No imports: the permission hook builds prompt ids on its fast path
+(``bridge/discord/render/decisions.py``).
+"""
+
+from __future__ import annotations
+
+PROMPT_BUTTON = "db:p:"
+PROMPT_SELECT = "db:s:"
+INTERRUPT = "db:int:"
+WORKTREE = "db:wt:"
+PANEL = "db:panel:"
+PANEL_PICK = PANEL + "pick:"
+MODAL_TEXT = "text"  # the one text input of a prompt's modal
+
+_REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
+_SNOWFLAKE = r"[0-9]{15,21}"
+PROMPT_BUTTON_TEMPLATE = PROMPT_BUTTON + _REQUEST_ACTION
+PROMPT_SELECT_TEMPLATE = PROMPT_SELECT + _REQUEST_ACTION
+INTERRUPT_TEMPLATE = INTERRUPT + rf"(?P<key>{_SNOWFLAKE})"
+WORKTREE_TEMPLATE = WORKTREE + rf"(?P<action>remove|keep):(?P<key>{_SNOWFLAKE})"
+PANEL_TEMPLATE = PANEL + r"(?P<action>start|stop|stopnow|refresh|page):(?P<arg>[0-9]{1,21})"
+PANEL_PICK_TEMPLATE = PANEL_PICK + r"(?P<page>[0-9]{1,4})"
+
+
+def prompt(request_id: str, *action: str | int, select: bool = False) -> str:
+    """``db:p:<id>:<action…>`` (a button or modal) or ``db:s:<id>:<action…>`` (a select)."""
+    return (PROMPT_SELECT if select else PROMPT_BUTTON) + ":".join([request_id, *map(str, action)])
+
+
+def interrupt(key: str) -> str:
+    return INTERRUPT + key
+
+
+def worktree(action: str, thread_id: str) -> str:
+    return f"{WORKTREE}{action}:{thread_id}"
+
+
+def panel(action: str, arg: str) -> str:
+    return f"{PANEL}{action}:{arg}"
+
+
+def panel_pick(page: int) -> str:
+    return f"{PANEL_PICK}{page}"

@@ -1,0 +1,135 @@
+"""The controls a user drives a Claude Code pane with, as keys: interrupt, cycle the permission
+mode, switch the model, raw keys, and reading the screen back.
+
+Discord-free and blocking (the bot runs each in a worker thread, under the session's lock).
+Keys go through tmux argv only (``bridge/tmux.py``), never a shell; what Claude Code shows is
+read with ``bridge/claude/screen.py``. Typing a whole prompt is ``pane_input.py``'s job.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from bridge.claude.screen import input_box, is_busy, mode_on_screen
+from bridge.sessions import pane_input
+from bridge.sessions.typed_text import sanitize_prompt
+from bridge.tmux import TmuxSessions
+
+INTERRUPT_SETTLE = 0.5  # seconds for Claude Code to put an interrupted prompt back in the box
+MODE_CYCLE = 6  # BTab presses tried before cycle_mode gives up (the cycle has 4–5 modes)
+MODE_SETTLE = 0.4  # seconds for the footer to show the new mode after BTab
+SWITCH_MODEL = "Switch model?"  # Claude Code's confirmation when a conversation is cached
+DIALOG_SETTLE = 0.5  # dialogs ignore keys for ~0.3 s after they open
+MODEL_WAIT = 5.0  # seconds for the model dialog, or the box, to show
+KEY_PAUSE = 0.05  # seconds after each key or piece of text of send_keys
+# Key names send_keys sends as keys (tmux names); any other word is typed as text.
+KEY_NAMES = {
+    name.lower(): name
+    for name in (
+        "Enter", "Escape", "Tab", "BTab", "Up", "Down", "Left", "Right", "Space", "BSpace",
+        "Home", "End", "PageUp", "PageDown", "C-c", "C-u", "C-d", "C-l", "C-o", "C-r", "C-t",
+    )
+}  # fmt: skip
+KEY_ALIASES = {"esc": "Escape", "return": "Enter", "shift-tab": "BTab", "backspace": "BSpace"}
+
+
+@dataclass(frozen=True)
+class Glance:
+    """What the pane shows right now: busy with a turn or not, and the footer's mode."""
+
+    busy: bool
+    mode: str | None
+
+
+def glance(tmux: TmuxSessions, pane_id: str) -> Glance:
+    screen = tmux.capture(pane_id)
+    return Glance(is_busy(screen), mode_on_screen(screen))
+
+
+def interrupt(tmux: TmuxSessions, pane_id: str) -> None:
+    """Escape stops the turn; after an interrupted stream Claude Code puts the prompt back in
+    the input box, so the line is cleared for the next message."""
+    tmux.press(pane_id, "Escape")
+    time.sleep(INTERRUPT_SETTLE)
+    if input_box(tmux.capture(pane_id)):
+        tmux.press(pane_id, "C-e", "C-u")
+
+
+def cycle_mode(tmux: TmuxSessions, pane_id: str, wanted: str) -> str | None:
+    """Shift+Tab cycles the modes: read the footer after each press until it shows ``wanted``
+    (the mode Claude Code itself reports), or give up after a full cycle. Returns the mode
+    shown at the end (``wanted`` on success)."""
+    for _ in range(MODE_CYCLE):
+        if mode_on_screen(tmux.capture(pane_id)) == wanted:
+            return wanted
+        tmux.press(pane_id, "BTab")
+        time.sleep(MODE_SETTLE)
+    return mode_on_screen(tmux.capture(pane_id))
+
+
+def switch_model(tmux: TmuxSessions, pane_id: str, name: str) -> None:
+    """Type ``/model <name>`` (only into an empty input box). Mid-conversation Claude Code
+    asks "Switch model?" (the cache is lost): the command is the user's explicit answer, so
+    confirm it. ``name`` must already be checked (letters, digits and ``-_.:[]/``)."""
+    pane_input.clear_input(tmux, pane_id)
+    pane_input.type_prompt(tmux, pane_id, f"/model {name}")
+    screen = tmux.wait_for(pane_id, lambda s: SWITCH_MODEL in s or input_box(s) == "", MODEL_WAIT)
+    if SWITCH_MODEL in screen:
+        time.sleep(DIALOG_SETTLE)
+        tmux.press(pane_id, "1")
+        tmux.wait_for(pane_id, lambda s: input_box(s) is not None, MODEL_WAIT)
+
+
+def parse_keys(keys: str) -> list[tuple[str, str]]:
+    """``/keys`` argument → ``("key", tmux key name)`` and ``("text", literal)`` steps: a key
+    name is a key; the words between key names are one piece of text, spaces kept
+    (``hello there Enter`` types ``hello there``, then presses Enter)."""
+    steps: list[tuple[str, str]] = []
+    text = ""
+
+    def flush() -> None:
+        typed = sanitize_prompt(text)  # no control characters or escape sequences
+        if typed:
+            steps.append(("text", typed))
+
+    for token in re.findall(r"\S+|\s+", keys):
+        key = KEY_ALIASES.get(token.lower()) or KEY_NAMES.get(token.lower())
+        if key is not None:
+            flush()  # the spaces around a key name only separate it
+            steps.append(("key", key))
+            text = ""
+        elif not token.isspace():
+            text += token
+        elif text:
+            text += " " * len(token)  # a tab or newline would be a key of its own
+    flush()
+    return steps
+
+
+def send_keys(tmux: TmuxSessions, pane_id: str, keys: str) -> list[str]:
+    """Press the key names of ``keys`` and type the text between them (:func:`parse_keys`).
+    Returns what was sent, as ``/keys`` reports it."""
+    sent = []
+    for kind, value in parse_keys(keys):
+        if kind == "key":
+            tmux.press(pane_id, value)
+            sent.append(value)
+        else:
+            tmux.type_literal(pane_id, value)
+            sent.append(repr(value))
+        time.sleep(KEY_PAUSE)
+    return sent
+
+
+def peek(tmux: TmuxSessions, pane_id: str, lines: int = 0) -> str:
+    """The screen as text: runs of blank lines (the empty middle of a short conversation)
+    collapse to one, so ``lines`` (0: the whole screen) counts lines that say something."""
+    screen = tmux.capture(pane_id, max(0, lines - 20))
+    kept: list[str] = []
+    for line in screen.splitlines():
+        line = line.rstrip()
+        if line or (kept and kept[-1]):
+            kept.append(line)
+    return "\n".join(kept[-lines:] if lines else kept).strip("\n")

@@ -1,0 +1,69 @@
+"""Custom ids are wire formats: ids already posted on Discord (before a restart, before an
+upgrade) must still reach the DynamicItem that answers them. These literal ids are what the
+bridge has been posting; every builder and template is checked against them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bridge.bot.interactions import PromptButton, PromptSelect
+from bridge.bot.panel import PanelButton, PanelSelect
+from bridge.bot.progress import InterruptButton
+from bridge.bot.threads import WorktreeButton
+from bridge.discord import custom_ids
+from bridge.discord.render import decisions as views
+
+RID = "abc123def456"
+KEY = "100000000000000003"
+
+POSTED = [  # (DynamicItem, an id as posted on Discord)
+    (PromptButton, f"db:p:{RID}:allow"),
+    (PromptButton, f"db:p:{RID}:always:1:l"),
+    (PromptButton, f"db:p:{RID}:scope:p"),
+    (PromptButton, f"db:p:{RID}:q0:o2"),
+    (PromptButton, f"db:p:{RID}:q1:other:0.2"),
+    (PromptButton, f"db:p:{RID}:plan:keep"),
+    (PromptSelect, f"db:s:{RID}:q3"),
+    (InterruptButton, f"db:int:{KEY}"),
+    (WorktreeButton, f"db:wt:remove:{KEY}"),
+    (WorktreeButton, f"db:wt:keep:{KEY}"),
+    (PanelButton, f"db:panel:start:{KEY}"),
+    (PanelButton, f"db:panel:stopnow:{KEY}"),
+    (PanelButton, "db:panel:refresh:0"),
+    (PanelButton, "db:panel:page:2"),
+    (PanelSelect, "db:panel:pick:1"),
+]
+
+
+@pytest.mark.parametrize(("item", "posted"), POSTED)
+def test_ids_posted_before_still_match_exactly_one_dynamic_item(item, posted) -> None:
+    matching = [i for i, _ in POSTED if re.fullmatch(i.__discord_ui_compiled_template__, posted)]
+    assert set(matching) == {item}, posted
+
+
+def test_builders_make_the_posted_formats() -> None:
+    assert custom_ids.prompt(RID, "always", 1, "l") == f"db:p:{RID}:always:1:l"
+    assert custom_ids.prompt(RID, "q3", select=True) == f"db:s:{RID}:q3"
+    assert custom_ids.interrupt(KEY) == f"db:int:{KEY}"
+    assert custom_ids.worktree("remove", KEY) == f"db:wt:remove:{KEY}"
+    assert custom_ids.panel("stop", KEY) == f"db:panel:stop:{KEY}"
+    assert custom_ids.panel_pick(4) == "db:panel:pick:4"
+
+
+def test_the_items_and_the_rendered_prompts_use_those_builders() -> None:
+    """What the bot attaches (discord.py) and what the hook posts (REST JSON) agree."""
+    assert InterruptButton(KEY).item.custom_id == f"db:int:{KEY}"
+    assert WorktreeButton("keep", KEY).item.custom_id == f"db:wt:keep:{KEY}"
+    assert PanelButton("refresh", "0").item.custom_id == "db:panel:refresh:0"
+    assert PanelSelect(2).item.custom_id == "db:panel:pick:2"
+    assert views.custom_id(RID, "plan", "auto") == f"db:p:{RID}:plan:auto"
+    assert views.custom_id(RID, "q0", select=True) == f"db:s:{RID}:q0"
+
+
+def test_custom_ids_stays_free_of_imports_for_the_hooks_fast_path() -> None:
+    with open(custom_ids.__file__, encoding="utf-8") as file:
+        source = file.read()
+    imports = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
+    assert imports == ["from __future__ import annotations"]
