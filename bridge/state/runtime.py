@@ -20,6 +20,8 @@ directory** (often a tmpfs the OS empties at reboot or logout). Both are 0700, f
       progress/               turn events for the status messages
       waits/                  "the owner was pinged for this wait"
       status/<session>.json   model, context and cost the statusLine command last saw (footer)
+      receipts/               message ids of handed-off posts (bridge.discord.handoff)
+      bot.sock                the running bot's wake-up socket (hooks hand messages to it)
 
 Only the standard library's ``os`` is used: hooks import this module on their fast path.
 """
@@ -35,7 +37,7 @@ ENV_RUNTIME_DIR = "DISCORD_BRIDGE_RUNTIME_DIR"
 ENV_STATE_DIR = "DISCORD_BRIDGE_STATE_DIR"
 
 DURABLE = ("uploads", "outputs", "outbox", "sessions", "state", "logs")  # survive a reboot
-VOLATILE = ("prompts", "progress", "waits", "status")
+VOLATILE = ("prompts", "progress", "waits", "status", "receipts")
 SUBDIRS = DURABLE + VOLATILE
 
 

@@ -1,0 +1,83 @@
+"""Handing a hook's messages to the running bot, which posts them on its warm connection.
+
+A hook process that posts itself pays for importing httpx and opening a TLS connection on every
+reply (~100–250 ms). The bot already holds a warm HTTP session and the one rate-limit state of
+its token, so while it runs a hook only spools its messages to the outbox (as it would when
+Discord is down), wakes the bot with a datagram on ``bot.sock`` in the runtime dir, and waits
+until the bot has taken them (their entries are gone). The bot listens on that socket only
+while it runs: no listener means no bot, and the hook posts directly at once.
+
+Exactly once: an entry carries its nonce (``enforce_nonce``) and leaves the outbox only after
+Discord accepted it; whoever posts it — the bot, or the hook when the bot did not take it within
+:data:`HANDOFF_WAIT` — posts it under the channel's outbox lock, so never both at once; a crash
+at any point leaves the entry in the outbox for the next drain.
+
+Receipts: an entry that asks for one (a prompt, whose message the hook edits later) gets
+``receipts/<entry>.json`` with the posted message's id, written before the entry is removed.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from bridge.state import runtime
+
+SOCKET_NAME = "bot.sock"
+HANDOFF_WAIT = 2.0  # seconds the bot has to take a message before the hook posts it itself
+POLL = 0.002  # seconds between looks at the entries a hook handed off
+_MAX_SOCKET_PATH = 100  # sockaddr_un holds 108 bytes; a longer runtime dir skips the hand-off
+
+
+def socket_path(rt: runtime.Runtime) -> str:
+    return rt.path(SOCKET_NAME)
+
+
+def wake_bot(rt: runtime.Runtime, channel_id: str) -> bool:
+    """Tell the running bot that ``channel_id`` has messages to post. False: no bot listens."""
+    import _socket  # the C module: ``socket`` would import enum, selectors… (milliseconds)
+
+    path = socket_path(rt)
+    if len(path) > _MAX_SOCKET_PATH:
+        return False
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_DGRAM)
+    try:
+        sock.sendto(channel_id.encode(), path)
+    except OSError:  # no socket (no bot), refused (a dead bot's leftover), full queue
+        return False
+    finally:
+        sock.close()
+    return True
+
+
+def wait_taken(paths: list[str], until: float) -> bool:
+    """Wait until every entry in ``paths`` left the outbox (posted), or ``until`` passes."""
+    while True:
+        if not any(os.path.lexists(path) for path in paths):
+            return True
+        if time.monotonic() >= until:
+            return False
+        time.sleep(POLL)
+
+
+def receipt_path(rt: runtime.Runtime, entry_path: str) -> str:
+    name = os.path.basename(entry_path)
+    return rt.path("receipts", name)
+
+
+def read_receipt(rt: runtime.Runtime, entry_path: str) -> dict | None:
+    """The posted message (``{"id": …}``) the bot recorded for an entry; removed once read."""
+    path = receipt_path(rt, entry_path)
+    record = runtime.read_json(path)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    return record
+
+
+def write_receipt(rt: runtime.Runtime, entry_path: str, message: dict) -> None:
+    from bridge import fastjson
+
+    record = {"id": str(message.get("id", "")), "channel_id": str(message.get("channel_id", ""))}
+    runtime.write_atomic(receipt_path(rt, entry_path), fastjson.dumps(record).encode())
