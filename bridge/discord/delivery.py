@@ -60,7 +60,7 @@ def deliver(
     from bridge.discord.rest import DiscordREST
 
     deadline = time.monotonic() + budget
-    outbox = Outbox(rt.outbox)
+    outbox = Outbox(rt.ensure().outbox)  # a notice may come before any reply
     spool = _Spool(outbox, rt, server.name, channel)
     with outbox.locked(channel, until=deadline) as locked:
         if not locked:  # the bot is draining a backlog right now: queue behind it
