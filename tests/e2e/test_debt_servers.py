@@ -1,0 +1,68 @@
+"""Two servers in one config, run by one ``discord-bridge run``: each has its own owner, tmux
+session and channels; each relays only its own channel and its replies go back there.
+
+The emulator knows one bot token, so both servers use it (as two bots in one guild would
+both see every message); what tells them apart is the config: owner, projects, tmux."""
+
+from __future__ import annotations
+
+import subprocess
+
+from tests.e2e.rig import TMUX_SESSION, wait_until
+from tests.fake_anthropic import echo, last_user_text
+
+SECOND_SESSION = "bridge-e2e-second"
+
+
+def windows(rig) -> set[tuple[str, str]]:
+    """(tmux session, window name) of every pane on the rig's tmux server."""
+    listed = subprocess.run(
+        ["tmux", "-L", rig.socket, "list-panes", "-a", "-F", "#{session_name} #{window_name}"],
+        capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    return {tuple(line.split(" ", 1)) for line in listed.splitlines()}
+
+
+def test_two_servers_each_relay_their_own_channel(rig) -> None:
+    raw = rig.config()
+    first = raw["servers"][0]
+    project_a, project_b = first["projects"]
+    first["projects"] = [project_a]
+    second = {
+        "name": "second",
+        "discord": {**first["discord"], "ownerUserId": rig.ids["bob"]},
+        "tmux": {"session": SECOND_SESSION},
+        "projects": [project_b],
+    }
+    raw["servers"].append(second)
+    rig.write_config(raw)
+    rig.api.script(echo(), echo())
+    since = rig.discord.mark()
+    rig.start_bot()
+    wait_until(
+        lambda: len(rig.discord.records(since=since, kind="gateway_ready")) >= 2,
+        20, "both servers to connect",
+    )  # fmt: skip
+
+    # Each server's owner only: these two are ignored (bob is not the first server's owner,
+    # alice not the second's) ...
+    wrong_a = rig.post("bob in a", "project-a", user="bob")
+    wrong_b = rig.post("alice in b", "project-b", user="alice")
+    # ... these are typed, each into its own server's tmux session, answered in its channel.
+    right_a = rig.post("alice in a", "project-a", user="alice")
+    right_b = rig.post("bob in b", "project-b", user="bob")
+    reply_a = rig.wait_bot_message("project-a", content_contains="Model saw:", timeout=60)
+    reply_b = rig.wait_bot_message("project-b", content_contains="Model saw:", timeout=60)
+    assert reply_a["content"] == "Model saw: alice in a", reply_a["content"]
+    assert reply_b["content"] == "Model saw: bob in b", reply_b["content"]
+    for message in (right_a, right_b):
+        rig.wait_reaction(message)
+    for message in (wrong_a, wrong_b):
+        assert "✅" not in rig.discord.reactions(message["channel_id"], message["id"])
+    sent = sorted(last_user_text(r) for r in rig.api.requests)
+    assert sent == ["alice in a", "bob in b"], sent
+    assert not any("bob in a" in str(r) or "alice in b" in str(r) for r in rig.api.requests)
+
+    assert windows(rig) == {(TMUX_SESSION, "project-a"), (SECOND_SESSION, "project-b")}
+    assert [m["content"] for m in rig.bot_messages("project-a")] == ["Model saw: alice in a"]
+    assert [m["content"] for m in rig.bot_messages("project-b")] == ["Model saw: bob in b"]
