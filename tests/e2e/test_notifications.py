@@ -6,9 +6,8 @@ import json
 import os
 import subprocess
 import sys
-import time
 
-from bridge_testkit import REPO, is_status
+from bridge_testkit import REPO, is_status, wait_until
 from fake_anthropic import echo, text, tool_use
 
 
@@ -67,8 +66,13 @@ def test_idle_after_a_reply_pings_the_owner_once_per_wait(rig) -> None:
     }  # fmt: skip
     after_reply = rig.discord.mark()
     run_notification_hook(rig, idle)  # Claude Code sends this 60 s after the reply
-    time.sleep(0.5)
-    assert bot_records(rig, after_reply, channel) == []  # the reply already pinged
+    # A notice of another kind afterwards is posted: when it is there, the idle one was not.
+    run_notification_hook(
+        rig, {**idle, "message": "Signed in", "notification_type": "auth_success"}
+    )
+    rig.wait_bot_message(content_contains="🔔 Signed in", since=after_reply)
+    posted = [r["message"]["content"] for r in bot_records(rig, after_reply, channel)]
+    assert posted == ["🔔 Signed in"]  # the reply already pinged for this wait
 
     mark = rig.discord.mark()
     rig.post("again")  # the user came back: a new wait, a new ping
@@ -82,6 +86,13 @@ def test_open_permission_prompt_gets_no_duplicate_notice(rig) -> None:
     rig.api.script(
         tool_use("Bash", {"command": "touch noticed.txt", "description": "Create"}), echo()
     )
+    noticed = rig.tmp / "notification-hook-done"
+    settings_path = rig.claude_home / ".claude" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    hook = settings["hooks"]["Notification"][0]["hooks"][0]
+    # The bridge's own hook, then a mark that it has finished.
+    hook["command"] = hook["command"].replace(" # ", f"; touch {noticed} # ", 1)
+    settings_path.write_text(json.dumps(settings))
     rig.start_bot()
     channel = rig.ids["project-a"]
     mark = rig.discord.mark()
@@ -90,7 +101,8 @@ def test_open_permission_prompt_gets_no_duplicate_notice(rig) -> None:
     records = bot_records(rig, mark, channel)
     assert len(records) == 1, [r["message"]["content"] for r in records]
     assert pings_owner(rig, records[0])
-    time.sleep(8.0)  # Claude Code's permission_prompt notice comes ~6.3 s after the dialog
+    # Claude Code's permission_prompt notice comes ~6.3 s after the dialog.
+    wait_until(noticed.exists, 30, "the Notification hook to run")
     log = rig.state_dir / "logs" / "hooks.log"
     assert [r["message"]["id"] for r in bot_records(rig, mark, channel)] == [prompt["id"]], (
         log.read_text() if log.exists() else ""
