@@ -38,8 +38,13 @@ def test_a_stopped_startup_project_stays_stopped_after_a_bot_restart(rig) -> Non
     stopped = command(rig, "stop", channel="project-b")
     assert "stop" in stopped.lower(), stopped
     rig.stop_bot()
+    # project-a now starts too, after project-b in start-up order: once it is up, project-b
+    # has been passed over (start-up sessions are started one after the other).
+    raw["servers"][0]["projects"] = [raw["servers"][0]["projects"][i] for i in (1, 0)]
+    raw["servers"][0]["projects"][1]["startup"] = True
+    rig.write_config(raw)
     rig.start_bot()
-    time.sleep(3.0)  # startup projects are started in the background right after login
+    wait_started(rig, "project-a")
     pane = rig.pane("project-b")
     assert pane is None or pane.dead, rig.bot_output()
 

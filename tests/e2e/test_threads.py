@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from pathlib import Path
 
 from bridge.claude.screen import is_prompt_ready
@@ -211,8 +210,14 @@ def test_threads_archived_or_deleted_while_the_bot_was_down_end_their_sessions(r
     rig.tmux.kill(rig.tmux.find(deleted["id"]).pane_id)  # dead pane: would be resumed
     rig.discord.archive_thread(archived["id"])  # live pane: would be adopted
     rig.discord.delete_thread(deleted["id"])
+    # At start the bot resumes sessions first, then starts startup projects: project-b up
+    # means a resume of the deleted thread would have happened.
+    raw = json.loads((rig.bridge_home / "config.json").read_text())
+    raw["servers"][0]["projects"][1]["startup"] = True
+    rig.write_config(raw)
     rig.start_bot()
     wait_until(lambda: rig.tmux.find(archived["id"]) is None, 30, "the archived thread's pane")
-    time.sleep(3)  # a resume would have started by now
+    project_b = wait_until(lambda: rig.pane("project-b"), 30, "project-b to start")
+    rig.tmux.wait_for(project_b.pane_id, is_prompt_ready, 60)
     assert rig.tmux.find(deleted["id"]) is None, rig.bot_output()
     assert rig.tmux.find(archived["id"]) is None
