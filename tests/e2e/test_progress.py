@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import time
 
-from bridge_testkit import is_status
+from bridge_testkit import is_status, wait_until
 from fake_anthropic import error, text, tool_use
 
 EDITS = "PATCH /channels/{channel_id}/messages/{message_id}"
@@ -125,7 +125,14 @@ def test_progress_false_posts_no_status(rig) -> None:
     rig.start_bot()
     rig.post("be quiet")
     rig.wait_bot_message(content_contains="quiet done", timeout=60)
-    time.sleep(1.0)
+    # project-b (progress on) next: once its status is closed, project-a's events were read.
+    rig.api.script(text("loud done", delay=2.5))
+    rig.post("be loud", "project-b")
+    rig.wait_bot_message("project-b", content_contains="loud done", timeout=60)
+    wait_until(
+        lambda: any(m["content"].startswith("✅ Done") for m in status_messages(rig, "project-b")),
+        30, "project-b's status to close",
+    )  # fmt: skip
     assert status_messages(rig) == []
 
 
