@@ -191,7 +191,7 @@ def _send_as_bot(
 def test_login_and_ready(emu: Emulator, bot: Bot) -> None:
     assert bot.user is not None and str(bot.user.id) == emu.ids["bot_id"]
     guild = bot.get_guild(int(emu.ids["guild_id"]))
-    assert guild is not None and guild.member_count == 4
+    assert guild is not None and guild.member_count == 5  # three users, two bots
     assert {c.name for c in guild.text_channels} >= {"general", "project-a"}
     kinds = [r["kind"] for r in emu.client.records()]
     assert "gateway_ready" in kinds and "commands_update" in kinds
@@ -517,3 +517,14 @@ def test_wait_timeout_lists_recent_records(emu: Emulator) -> None:
     emu.client.post_message(emu.ids["general"], "hello")
     with pytest.raises(TimeoutError, match="hello"):
         emu.client.wait(since=0, timeout=0.2)
+
+
+def test_second_bot_token_acts_as_the_second_bot(emu: Emulator) -> None:
+    url = f"{emu.api_base}/channels/{emu.ids['general']}/messages"
+    for token, bot in ((emu.bot_token, "bot_id"), (emu.second_bot_token, "second_bot_id")):
+        auth = {"Authorization": f"Bot {token}"}
+        me = httpx.get(f"{emu.api_base}/users/@me", headers=auth).json()
+        posted = httpx.post(url, headers=auth, json={"content": "hi"}).json()
+        assert me["id"] == posted["author"]["id"] == emu.ids[bot]
+    refused = httpx.post(url, headers={"Authorization": "Bot nope"}, json={"content": "hi"})
+    assert refused.status_code == 401

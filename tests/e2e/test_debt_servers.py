@@ -1,14 +1,12 @@
-"""Two servers in one config, run by one ``discord-bridge run``: each has its own owner, tmux
-session and channels; each relays only its own channel and its replies go back there.
-
-The emulator knows one bot token, so both servers use it (as two bots in one guild would
-both see every message); what tells them apart is the config: owner, projects, tmux."""
+"""Two servers in one config, run by one ``discord-bridge run``: two bots (two tokens) in the
+emulator's guild, each with its own owner, tmux session and channels. Each relays only its
+own channel (both bots see every message) and its replies go back there, posted by it."""
 
 from __future__ import annotations
 
 import subprocess
 
-from tests.e2e.rig import TMUX_SESSION, wait_until
+from tests.e2e.rig import TMUX_SESSION, is_status, wait_until
 from tests.fake_anthropic import echo, last_user_text
 
 SECOND_SESSION = "bridge-e2e-second"
@@ -30,7 +28,11 @@ def test_two_servers_each_relay_their_own_channel(rig) -> None:
     first["projects"] = [project_a]
     second = {
         "name": "second",
-        "discord": {**first["discord"], "ownerUserId": rig.ids["bob"]},
+        "discord": {
+            **first["discord"],
+            "botToken": rig.emu.second_bot_token,
+            "ownerUserId": rig.ids["bob"],
+        },
         "tmux": {"session": SECOND_SESSION},
         "projects": [project_b],
     }
@@ -52,7 +54,13 @@ def test_two_servers_each_relay_their_own_channel(rig) -> None:
     right_a = rig.post("alice in a", "project-a", user="alice")
     right_b = rig.post("bob in b", "project-b", user="bob")
     reply_a = rig.wait_bot_message("project-a", content_contains="Model saw:", timeout=60)
-    reply_b = rig.wait_bot_message("project-b", content_contains="Model saw:", timeout=60)
+    reply_b = rig.discord.wait(
+        since=rig.last_post_mark,
+        channel_id=rig.ids["project-b"],
+        content_contains="Model saw:",
+        author_id=rig.ids["second_bot_id"],
+        timeout=60,
+    )["message"]  # the second server's reply, posted with its own token
     assert reply_a["content"] == "Model saw: alice in a", reply_a["content"]
     assert reply_b["content"] == "Model saw: bob in b", reply_b["content"]
     for message in (right_a, right_b):
@@ -65,4 +73,10 @@ def test_two_servers_each_relay_their_own_channel(rig) -> None:
 
     assert windows(rig) == {(TMUX_SESSION, "project-a"), (SECOND_SESSION, "project-b")}
     assert [m["content"] for m in rig.bot_messages("project-a")] == ["Model saw: alice in a"]
-    assert [m["content"] for m in rig.bot_messages("project-b")] == ["Model saw: bob in b"]
+    second_bot = rig.ids["second_bot_id"]
+    in_b = [
+        (m["author"]["id"], m["content"])
+        for m in rig.discord.messages(rig.ids["project-b"])
+        if m["author"].get("bot") and not is_status(m)
+    ]
+    assert in_b == [(second_bot, "Model saw: bob in b")], in_b

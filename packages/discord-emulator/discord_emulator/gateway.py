@@ -31,6 +31,7 @@ class Session:
     ws: web.WebSocketResponse | None = None
     zlib: Any = None
     queue: asyncio.Queue[dict[str, Any] | None] = field(default_factory=asyncio.Queue)
+    bot: dict[str, Any] = field(default_factory=dict)  # the bot user this session is
 
 
 def required_intent(event: str, data: dict[str, Any]) -> int:
@@ -69,8 +70,9 @@ class GatewayHub:
         if event not in ("MESSAGE_CREATE", "MESSAGE_UPDATE") or session.intents & MESSAGE_CONTENT:
             return data
         author = (data.get("author") or {}).get("id")
-        mentioned = any(u.get("id") == self.st.ids["bot_id"] for u in data.get("mentions", []))
-        if not data.get("guild_id") or author == self.st.ids["bot_id"] or mentioned:
+        me = session.bot.get("id") or self.st.ids["bot_id"]
+        mentioned = any(u.get("id") == me for u in data.get("mentions", []))
+        if not data.get("guild_id") or author == me or mentioned:
             return data
         blank = copy.deepcopy(data)
         blank.update(content="", embeds=[], attachments=[], components=[])
@@ -196,14 +198,15 @@ class _Connection:
 
     async def identify(self, data: dict[str, Any]) -> None:
         self.st.record("gateway_identify", intents=data.get("intents"))
-        if data.get("token") != self.st.token:
+        bot = self.st.bots.get(str(data.get("token")))
+        if bot is None:
             await self.ws.close(code=4004, message=b"Authentication failed.")
             return
         intents = int(data.get("intents") or 0)
         if intents & PRIVILEGED & ~self.st.privileged_intents:
             await self.ws.close(code=4014, message=b"Disallowed intent(s).")
             return
-        session = Session(id=secrets.token_hex(16), intents=intents)
+        session = Session(id=secrets.token_hex(16), intents=intents, bot=bot)
         self.hub.sessions[session.id] = session
         self.attach(session)
         self.hub._send_event(session, "READY", self.ready_payload(session))
@@ -214,14 +217,14 @@ class _Connection:
         st = self.st
         return {
             "v": 10,
-            "user": {**st.bot_user, "verified": True, "mfa_enabled": False},
+            "user": {**session.bot, "verified": True, "mfa_enabled": False},
             "guilds": [{"id": st.ids["guild_id"], "unavailable": True}],
             "session_id": session.id,
             "session_type": "normal",
             # Without this discord.py fails start-up with a KeyError (pitfall 8).
             "resume_gateway_url": st.base_url.replace("http", "ws", 1) + "/gateway",
             "shard": [0, 1],
-            "application": {"id": st.ids["bot_id"], "flags": 0},
+            "application": {"id": session.bot["id"], "flags": 0},
             "private_channels": [],
             "relationships": [],
             "presences": [],
@@ -231,7 +234,7 @@ class _Connection:
 
     async def resume(self, data: dict[str, Any]) -> None:
         session = self.hub.sessions.get(str(data.get("session_id")))
-        if session is None or data.get("token") != self.st.token:
+        if session is None or self.st.bots.get(str(data.get("token"))) is not session.bot:
             await self.send({"op": 9, "d": False})
             return
         self.attach(session)

@@ -9,7 +9,7 @@ from typing import Any
 
 from aiohttp import web
 
-from .responses import AFTER_FLUSH, json_response, route_key
+from .responses import AFTER_FLUSH, BOT_KEY, json_response, route_key
 from .state import State
 from .validation import ApiError
 
@@ -72,7 +72,11 @@ def _authorized(request: web.Request, st: State, route: str) -> bool:
     path = route.split(" ", 1)[1]
     if path.startswith(TOKEN_ROUTES):
         return True
-    return request.headers.get("Authorization") == f"Bot {st.token}"
+    header = request.headers.get("Authorization") or ""
+    bot = st.bots.get(header[4:]) if header.startswith("Bot ") else None
+    if bot is not None:
+        request[BOT_KEY] = bot
+    return bot is not None
 
 
 def _too_many(retry_after: float, global_: bool, scope: str, route: str) -> web.Response:

@@ -15,6 +15,7 @@ JSON_TYPE = "application/json"
 STATE_KEY = web.AppKey("state", State)
 OUTAGE_KEY = web.AppKey("set_outage", Callable[[str | None], Awaitable[None]])
 AFTER_FLUSH = web.RequestKey("after_flush", list)
+BOT_KEY = web.RequestKey("bot", dict)  # the bot user whose token authorised the request
 _VERSION_PREFIX = re.compile(r"^/api/v(\{version\}|\d+)")
 
 

@@ -10,7 +10,7 @@ from aiohttp import web
 from . import messages as m
 from . import payloads as p
 from .gateway import guild_payload
-from .responses import STATE_KEY, defer, json_response, no_content, read_json
+from .responses import BOT_KEY, STATE_KEY, defer, json_response, no_content, read_json
 from .state import State
 from .validation import ApiError, FormErrors, unknown, validate_command
 
@@ -22,15 +22,20 @@ def _st(request: web.Request) -> State:
 # ----- identity ----------------------------------------------------------------------------
 
 
+def _bot(request: web.Request) -> dict[str, Any]:
+    """The bot user whose token made the request (the first bot for token routes)."""
+    return request.get(BOT_KEY) or _st(request).bot_user
+
+
 async def get_me(request: web.Request) -> web.Response:
-    st = _st(request)
-    return json_response({**st.bot_user, "verified": True, "mfa_enabled": False})
+    return json_response({**_bot(request), "verified": True, "mfa_enabled": False})
 
 
-def _application(st: State) -> dict[str, Any]:
+def _application(st: State, bot: dict[str, Any] | None = None) -> dict[str, Any]:
     # discord.py reads these fields at login (pitfall 7); app id == bot user id.
+    bot = bot or st.bot_user
     return {
-        "id": st.ids["bot_id"],
+        "id": bot["id"],
         "name": "emulator-bot",
         "description": "",
         "icon": None,
@@ -40,14 +45,14 @@ def _application(st: State) -> dict[str, Any]:
         "owner": st.users[st.ids["alice"]],
         "flags": 0,
         "team": None,
-        "bot": st.bot_user,
+        "bot": bot,
         "summary": "",
         "rpc_origins": [],
     }
 
 
 async def get_application(request: web.Request) -> web.Response:
-    return json_response(_application(_st(request)))
+    return json_response(_application(_st(request), _bot(request)))
 
 
 async def get_gateway(request: web.Request) -> web.Response:
@@ -215,12 +220,13 @@ async def post_message(request: web.Request) -> web.Response:
     st = _st(request)
     channel = m.get_channel(st, request.match_info["channel_id"])
     body, uploads = await m.read_body(request)
-    original = m.nonce_hit(st, channel["id"], st.ids["bot_id"], body)
+    author = _bot(request)
+    original = m.nonce_hit(st, channel["id"], author["id"], body)
     if original is not None:
         # enforce_nonce resend: answer with the original, create nothing (exactly-once).
         st.counters["nonce_dedup"] += 1
         return json_response(original)
-    msg = m.create_message(st, channel, st.bot_user, body, uploads)
+    msg = m.create_message(st, channel, author, body, uploads)
     extra = {
         "source": "rest",
         "allowed_mentions": body.get("allowed_mentions"),

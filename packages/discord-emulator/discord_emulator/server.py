@@ -30,6 +30,7 @@ class Emulator:
         self.state = State(seed=seed, max_file_size=max_file_size)
         self.ids: dict[str, str] = dict(self.state.ids)
         self.bot_token: str = self.state.token
+        self.second_bot_token: str = self.state.second_token  # ids["second_bot_id"]
         self.port = 0
         self.control_port = 0
         self._loop: asyncio.AbstractEventLoop | None = None

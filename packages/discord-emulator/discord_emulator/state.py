@@ -60,7 +60,9 @@ class State:
         self.max_file_size = max_file_size
         self.flakes = Snowflakes(seed)
         self.ids = seed_ids(self.flakes)
+        self.ids["second_bot_id"] = self.flakes.next()  # another bot (token) in the same guild
         self.token = make_token(self.ids["bot_id"], seed)
+        self.second_token = make_token(self.ids["second_bot_id"], seed)
         self.base_url = ""  # set once the server listens
         self.gateway: Any = None  # GatewayHub, set by the server
         self.privileged_intents = (1 << 1) | (1 << 8) | (1 << 15)  # all enabled by default
@@ -73,7 +75,14 @@ class State:
     def _build_world(self) -> None:
         ids = self.ids
         self.bot_user = p.user_obj(ids["bot_id"], "emulator-bot", bot=True)
-        self.users: dict[str, dict[str, Any]] = {ids["bot_id"]: self.bot_user}
+        self.second_bot_user = p.user_obj(ids["second_bot_id"], "emulator-bot-2", bot=True)
+        self.users: dict[str, dict[str, Any]] = {
+            ids["bot_id"]: self.bot_user,
+            ids["second_bot_id"]: self.second_bot_user,
+        }
+        # Every token the emulator accepts, and the bot user it logs in as. The second bot
+        # can log in, read, post and edit; interactions and commands belong to the first.
+        self.bots = {self.token: self.bot_user, self.second_token: self.second_bot_user}
         for name in USER_NAMES:
             self.users[ids[name]] = p.user_obj(ids[name], name)
         self.guild: dict[str, Any] = {
