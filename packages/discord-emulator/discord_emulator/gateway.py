@@ -60,9 +60,12 @@ class GatewayHub:
 
     def dispatch(self, event: str, data: dict[str, Any]) -> None:
         need = required_intent(event, data)
+        app_id = data.get("application_id") if event == "INTERACTION_CREATE" else None
         for session in list(self.sessions.values()):
             if need and not session.intents & need:
                 continue
+            if app_id and session.bot.get("id", app_id) != app_id:
+                continue  # an interaction reaches only its own application
             self._send_event(session, event, self._filtered(session, event, data))
 
     def _filtered(self, session: Session, event: str, data: dict[str, Any]) -> dict[str, Any]:

@@ -42,9 +42,12 @@ def create_interaction(
 ) -> InteractionState:
     """Build and dispatch an INTERACTION_CREATE with every field discord.py needs (pitfall 5)."""
     iid, token = st.flakes.next(), "aW50ZXJhY3Rpb24" + secrets.token_urlsafe(48)
+    # A click goes to the bot whose message it is; slash commands belong to the first bot.
+    author = ((message or {}).get("author") or {}).get("id")
+    app_id = author if author in {bot["id"] for bot in st.bots.values()} else st.ids["bot_id"]
     payload: dict[str, Any] = {
         "id": iid,
-        "application_id": st.ids["bot_id"],
+        "application_id": app_id,
         "type": kind,
         "data": data,
         "channel_id": channel["id"],
