@@ -11,7 +11,8 @@ import subprocess
 import sys
 import uuid
 
-from tests.e2e.rig import REPO
+from tests.e2e.rig import REPO, wait_until
+from tests.fake_anthropic import tool_use
 
 
 def notify(rig, kind: str, message: str) -> None:
@@ -59,3 +60,26 @@ def test_other_notices_arrive_as_bells_and_only_waits_ping(rig) -> None:
     record = notice(rig, since, "🔔 Claude needs your permission to use Bash")
     assert record["message"]["content"].endswith(alice)
     assert record["allowed_mentions"]["users"] == [rig.ids["alice"]]
+
+
+def test_cli_permission_notice_for_a_prompt_discord_never_got_is_forwarded(rig) -> None:
+    """Claude Code's own notice (~6.3 s after its dialog) reaches Discord when the prompt
+    itself could not be posted: the owner still learns that Claude waits."""
+    raw = rig.config()
+    raw["notifications"] = {"mentionOwner": True}
+    rig.write_config(raw)
+    rig.api.script(tool_use("Bash", {"command": "touch x.txt", "description": "Create"}))
+    rig.start_bot()
+    log = rig.runtime_dir / "logs" / "hooks.log"
+    since = rig.discord.mark()
+    rig.discord.set_outage("refuse")
+    try:
+        rig.post("make a file")
+        wait_until(
+            lambda: log.exists() and "not posted" in log.read_text(), 30, "the prompt to fail"
+        )
+    finally:
+        rig.discord.set_outage(None)
+    record = notice(rig, since, "🔔 Claude needs your permission")
+    assert record["message"]["content"].endswith(f"<@{rig.ids['alice']}>")
+    assert "Do you want to proceed?" in rig.screen()  # the terminal dialog is the one to use
