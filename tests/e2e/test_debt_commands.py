@@ -9,7 +9,7 @@ import json
 from tests.claude_cli import screen_is_idle
 from tests.e2e.rig import wait_until
 from tests.e2e.test_control import command
-from tests.fake_anthropic import COMPACTION_SUMMARY, Turn, last_user_text
+from tests.fake_anthropic import COMPACTION_SUMMARY, Turn, last_user_text, side_kind
 
 SUMMARY = "FAKE SUMMARY"
 assert SUMMARY in COMPACTION_SUMMARY
@@ -51,7 +51,10 @@ def test_compact_clear_keys_new_and_resume(rig) -> None:
 
     # /compact: Claude Code summarises (a compaction request), the summary replaces the past.
     assert command(rig, "compact") == "Sent `/compact`."
-    wait_until(lambda: rig.api.side_requests, 60, "the compaction request")
+    wait_until(
+        lambda: any(side_kind(r) == "compaction" for r in rig.api.side_requests),
+        60, "the compaction request",
+    )  # fmt: skip
     idle(rig)
     sent = ask(rig, "after compact")
     assert SUMMARY in sent, sent
