@@ -3,9 +3,9 @@ buttons, slash commands, the panel); a stranger is refused with a text that name
 
 from __future__ import annotations
 
+from fake_anthropic import echo, last_user_text, tool_use
 from tests.e2e.test_control import command
 from tests.e2e.test_decisions import custom_id, model_saw, wait_closed, wait_prompt
-from tests.fake_anthropic import echo, last_user_text, tool_use
 
 ALLOWED = "allowed users"  # every refusal names them, not only the owner
 

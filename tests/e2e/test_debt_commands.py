@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from tests.claude_cli import screen_is_idle
-from tests.e2e.rig import wait_until
+from bridge_testkit import wait_until
+from fake_anthropic import COMPACTION_SUMMARY, Turn, last_user_text, side_kind
+from fake_anthropic.claude_cli import screen_is_idle
 from tests.e2e.test_control import command
-from tests.fake_anthropic import COMPACTION_SUMMARY, Turn, last_user_text, side_kind
 
 SUMMARY = "FAKE SUMMARY"
 assert SUMMARY in COMPACTION_SUMMARY

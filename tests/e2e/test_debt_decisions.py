@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from fake_anthropic import text, tool_use
 from tests.e2e.test_decisions import (
     PERMISSION,
     custom_id,
@@ -14,7 +15,6 @@ from tests.e2e.test_decisions import (
     wait_prompt,
     write_plan,
 )
-from tests.fake_anthropic import text, tool_use
 
 
 def test_plan_approved_with_review_each_edit_asks_for_the_next_edit(rig) -> None:

@@ -11,8 +11,8 @@ import subprocess
 import sys
 import uuid
 
-from tests.e2e.rig import REPO, wait_until
-from tests.fake_anthropic import tool_use
+from bridge_testkit import REPO, wait_until
+from fake_anthropic import tool_use
 
 
 def notify(rig, kind: str, message: str) -> None:

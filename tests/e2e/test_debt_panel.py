@@ -3,11 +3,11 @@ Stop in the middle of a turn (asks first, then stops)."""
 
 from __future__ import annotations
 
-from tests.claude_cli import BUSY_MARKER
-from tests.e2e.rig import wait_until
+from bridge_testkit import wait_until
+from fake_anthropic import text, tool_use
+from fake_anthropic.claude_cli import BUSY_MARKER
 from tests.e2e.test_control import STOPPED, panel_edit
 from tests.e2e.test_decisions import custom_id, model_saw, wait_prompt
-from tests.fake_anthropic import text, tool_use
 
 WAITING = "🔔 **project-a** · waiting for you"
 WORKING = "🟡 **project-a** · working"

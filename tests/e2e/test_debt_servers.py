@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import subprocess
 
-from tests.e2e.rig import TMUX_SESSION, is_status, wait_until
-from tests.fake_anthropic import echo, last_user_text
+from bridge_testkit import TMUX_SESSION, is_status, wait_until
+from fake_anthropic import echo, last_user_text
 
 SECOND_SESSION = "bridge-e2e-second"
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tests.claude_cli import screen_is_ready
-from tests.e2e.rig import wait_until
+from bridge_testkit import wait_until
+from fake_anthropic import echo
+from fake_anthropic.claude_cli import screen_is_ready
 from tests.e2e.test_threads import wait_reply
-from tests.fake_anthropic import echo
 
 
 def test_thread_entry_with_startup_starts_with_the_bot(rig) -> None:
