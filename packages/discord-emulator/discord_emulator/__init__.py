@@ -27,6 +27,9 @@ Things to know:
   can close the main port: new TCP connects to ``base_url`` fail (ECONNREFUSED) and requests on
   already-open keep-alive connections are aborted (counted as ``REFUSED <route>``). Existing
   gateway websockets stay up; new gateway connects fail until ``set_outage(None)``.
+* A second bot is in the guild: ``emu.second_bot_token`` logs in (READY, ``/users/@me``) and
+  posts and edits as ``ids["second_bot_id"]``; a click goes to the bot whose message it is.
+  Slash commands belong to the first bot only (the second one's registration gets 404).
 """
 
 from .client import EmulatorClient
