@@ -40,7 +40,7 @@ def idle(rig) -> None:
 
 
 def conversation_id(rig) -> str:
-    path = rig.runtime_dir / "sessions" / f"{rig.ids['project-a']}.json"
+    path = rig.state_dir / "sessions" / f"{rig.ids['project-a']}.json"
     return json.loads(path.read_text())["session_id"]
 
 

@@ -70,7 +70,7 @@ def test_cli_permission_notice_for_a_prompt_discord_never_got_is_forwarded(rig) 
     rig.write_config(raw)
     rig.api.script(tool_use("Bash", {"command": "touch x.txt", "description": "Create"}))
     rig.start_bot()
-    log = rig.runtime_dir / "logs" / "hooks.log"
+    log = rig.state_dir / "logs" / "hooks.log"
     since = rig.discord.mark()
     rig.discord.set_outage("refuse")
     try:
