@@ -14,16 +14,21 @@ but whitespace.  Opener lines longer than a quarter of the limit are treated as
 text, because re-opening them in every chunk would leave no room for content.
 
 The algorithm is a single forward pass over the lines (every line is examined
-at most twice), so long replies split in linear time.
+at most twice), so long replies split in linear time.  A hard split never backs
+off more than half a window; where a cut cannot avoid leaving a run of backticks
+or tildes at the start of the next chunk (a run longer than a message), that
+chunk starts with a zero-width space so the run cannot open or close a fence.
+An optional ``deadline`` bounds the work: past it, :class:`SplitTimeout`.
 """
 
 from __future__ import annotations
 
 import re
+import time
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["DISCORD_MESSAGE_LIMIT", "close_open_fence", "split_message"]
+__all__ = ["DISCORD_MESSAGE_LIMIT", "SplitTimeout", "close_open_fence", "split_message"]
 
 DISCORD_MESSAGE_LIMIT = 2000
 _MIN_LIMIT = 20
@@ -33,6 +38,13 @@ _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 # Text that would read as a fence if a hard split put it at the start of a line.
 _FENCE_START = re.compile(r" {0,3}(?:```|~~~)")
 _LEADING_BLANK_LINES = re.compile(r"(?:[ \t\r]*\n)+")
+# Starts a chunk that begins inside a line at a fence-like run (see the module notes).
+_DEFUSE = "\u200b"
+
+
+class SplitTimeout(Exception):
+    """Splitting took longer than the caller's deadline allows."""
+
 
 # Preference of split points; higher is better.
 _SCORE_AFTER_OPENER = 0  # would leave an empty code block behind
@@ -68,7 +80,9 @@ class _Lines:
     table: list[bool]
 
 
-def split_message(text: str, limit: int = DISCORD_MESSAGE_LIMIT) -> list[str]:
+def split_message(
+    text: str, limit: int = DISCORD_MESSAGE_LIMIT, deadline: float | None = None
+) -> list[str]:
     """Split ``text`` into chunks of at most ``limit`` characters (code points).
 
     Splits at paragraph boundaries near the end of the window where possible,
@@ -76,17 +90,23 @@ def split_message(text: str, limit: int = DISCORD_MESSAGE_LIMIT) -> list[str]:
     space where one is near).  Code fences are closed at the end of a chunk and
     reopened at the start of the next.  Whitespace at split points is dropped;
     no chunk is empty or has trailing whitespace.  Empty input gives ``[]``.
+    ``deadline`` (a ``time.monotonic()`` value) raises :class:`SplitTimeout` once passed.
     """
     if limit < _MIN_LIMIT:
         raise ValueError(f"limit must be at least {_MIN_LIMIT}, got {limit}")
     if not text.strip():
         return []
-    lines = _scan_lines(text, max_opener=limit // 4)
+    lines = _scan_lines(text, max_opener=limit // 4, deadline=deadline)
     chunks: list[str] = []
     pos, li = 0, 0
     while li < len(lines.start):
+        if deadline is not None and len(chunks) % 64 == 0 and time.monotonic() > deadline:
+            raise SplitTimeout(f"split into {len(chunks)} messages so far")
         end, next_li = _next_split(text, lines, pos, li, limit)
-        chunk = _render_chunk(text, lines, pos, li, end, next_li)
+        defuse = _needs_defusing(text, lines, pos, li, next_li)
+        if defuse and _closes_fence(lines, li) and next_li > li + 1:
+            end, next_li = lines.end[li], li + 1  # the defused closer must not close: stop here
+        chunk = _render_chunk(text, lines, pos, li, end, next_li, defuse)
         if chunk:
             chunks.append(chunk)
         pos, li = end, next_li
@@ -102,12 +122,14 @@ def close_open_fence(text: str, limit: int = DISCORD_MESSAGE_LIMIT) -> str:
     return text if fence is None else f"{text.rstrip()}\n{fence.close}"
 
 
-def _scan_lines(text: str, max_opener: int) -> _Lines:
+def _scan_lines(text: str, max_opener: int, deadline: float | None = None) -> _Lines:
     """Record line boundaries and the fence state around every line."""
     lines = _Lines([], [], [], [], [], [], [])
     fence: _Fence | None = None
     pos = 0
     while pos < len(text):
+        if deadline is not None and len(lines.start) % 4096 == 0 and time.monotonic() > deadline:
+            raise SplitTimeout(f"scanned {len(lines.start)} lines so far")
         nl = text.find("\n", pos)
         content_end = len(text) if nl < 0 else nl
         end = len(text) if nl < 0 else nl + 1
@@ -153,6 +175,10 @@ def _next_split(text: str, lines: _Lines, pos: int, li: int, limit: int) -> tupl
     """
     opening = lines.before[li]
     avail = limit - (len(opening.reopen) + 1 if opening else 0)
+    if _FENCE_START.match(text, pos):
+        avail -= len(_DEFUSE)  # in case this chunk must be defused
+        if pos > lines.start[li] and _closes_fence(lines, li):
+            avail -= _suffix_cost(lines.before[li])  # and closed (see _render_chunk)
     best: tuple[int, int] | None = None  # (score, line index), in the back half
     last: int | None = None
     for j in range(li, len(lines.start)):
@@ -194,10 +220,21 @@ def _hard_split(text: str, lines: _Lines, pos: int, li: int, avail: int) -> int:
         cut = space + 1  # the space ends this chunk and is stripped there
     cut = _avoid_breaking_cluster(text, pos, cut)
     # A remainder beginning with ``` or ~~~ would turn into a fence line in the
-    # next chunk; move the cut back until it no longer does.
-    while cut > pos + 1 and _FENCE_START.match(text, cut):
-        cut -= 1
-    return cut
+    # next chunk; move the cut back until it no longer does, but never by more
+    # than half the window (stepping back through a long run one character per
+    # chunk made splitting quadratic). Past that, the next chunk is defused.
+    floor = max(pos + 1, cut - max(1, budget // 2))
+    back = cut
+    while back > floor and _FENCE_START.match(text, back):
+        back -= 1
+    return cut if _FENCE_START.match(text, back) else back
+
+
+def _needs_defusing(text: str, lines: _Lines, pos: int, li: int, next_li: int) -> bool:
+    """A piece of a hard-split line that starts like a fence line could open or close a
+    fence its line never did; such a chunk starts with a zero-width space."""
+    hard_split = next_li == li or pos > lines.start[li]
+    return hard_split and _FENCE_START.match(text, pos) is not None
 
 
 def _avoid_breaking_cluster(text: str, pos: int, cut: int) -> int:
@@ -222,7 +259,13 @@ def _continues_cluster(ch: str) -> bool:
     )
 
 
-def _render_chunk(text: str, lines: _Lines, pos: int, li: int, end: int, next_li: int) -> str:
+def _closes_fence(lines: _Lines, li: int) -> bool:
+    return lines.before[li] is not None and lines.after[li] is None
+
+
+def _render_chunk(
+    text: str, lines: _Lines, pos: int, li: int, end: int, next_li: int, defuse: bool = False
+) -> str:
     """Build one message: reopened fence + trimmed content + closing fence."""
     body = text[pos:end]
     m = _LEADING_BLANK_LINES.match(body)
@@ -231,10 +274,14 @@ def _render_chunk(text: str, lines: _Lines, pos: int, li: int, end: int, next_li
     body = body.rstrip()
     if not body:
         return ""
+    if defuse:
+        body = _DEFUSE + body
     opening = lines.before[li]
     # A chunk that ends on a complete line takes that line's state; a hard
     # split stays in the state the line started in.
     closing = lines.after[next_li - 1] if next_li > li else lines.before[li]
+    if defuse and next_li == li + 1 and _closes_fence(lines, li):
+        closing = lines.before[li]  # the closer's defused tail does not close: we do
     head = opening.reopen + "\n" if opening else ""
     tail = "\n" + closing.close if closing else ""
     return head + body + tail

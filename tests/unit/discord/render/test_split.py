@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 from bridge.discord.render.split import split_message
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+ZWSP = "\u200b"
 
 
-def _scan_fences(text: str) -> tuple[list[str], str | None]:
-    """Fence lines by CommonMark rules (independent of the code), and the marker left open."""
+def _scan_fences(text: str, max_opener: int | None = None) -> tuple[list[str], str | None]:
+    """Fence lines by CommonMark rules (independent of the code), and the marker left open.
+    ``max_opener``: longer lines never open a fence (the splitter's rule for huge lines)."""
     found: list[str] = []
     open_marker: str | None = None
     for line in text.split("\n"):
@@ -24,6 +26,8 @@ def _scan_fences(text: str) -> tuple[list[str], str | None]:
             continue
         marker, info = m.groups()
         if open_marker is None:
+            if max_opener is not None and len(line.rstrip()) > max_opener:
+                continue
             if marker[0] == "`" and "`" in info:
                 continue
             open_marker = marker
@@ -34,19 +38,19 @@ def _scan_fences(text: str) -> tuple[list[str], str | None]:
     return found, open_marker
 
 
-def is_balanced(chunk: str) -> bool:
-    return len(_scan_fences(chunk)[0]) % 2 == 0
+def is_balanced(chunk: str, max_opener: int | None = None) -> bool:
+    return len(_scan_fences(chunk, max_opener)[0]) % 2 == 0
 
 
-def _inside_fence(text: str, end: int) -> bool:
+def _inside_fence(text: str, end: int, max_opener: int | None = None) -> bool:
     """Fence state at ``end``; mid-line (a hard split) counts as the line's start."""
     rest_of_line = text[end:].split("\n", 1)[0]
     if rest_of_line.strip():
         end = text.rfind("\n", 0, end) + 1
-    return _scan_fences(text[:end])[1] is not None
+    return _scan_fences(text[:end], max_opener)[1] is not None
 
 
-def assert_round_trip(original: str, chunks: list[str]) -> None:
+def assert_round_trip(original: str, chunks: list[str], max_opener: int | None = None) -> None:
     """The chunks, minus added fence lines, give back the original (whitespace at cuts aside).
 
     An opening line was added iff the original is inside a fence where the chunk
@@ -55,13 +59,19 @@ def assert_round_trip(original: str, chunks: list[str]) -> None:
     cursor = 0
     for chunk in chunks:
         lines = chunk.split("\n")
-        if _inside_fence(original, cursor):
+        if _inside_fence(original, cursor, max_opener):
             lines = lines[1:]
+        defused = bool(lines) and lines[0].startswith(ZWSP)
+        if defused:  # a piece of a run of backticks or tildes, which is then closed here
+            lines[0] = lines[0].removeprefix(ZWSP)
         for body, added_close in (("\n".join(lines), False), ("\n".join(lines[:-1]), True)):
             idx = original.find(body, cursor) if body else -1
             if idx < 0 or original[cursor:idx].strip():
                 continue
-            if _inside_fence(original, idx + len(body)) == added_close:
+            closed = _inside_fence(original, idx + len(body), max_opener)
+            # a defused piece of a closing line is closed by the splitter instead
+            closed_here = defused and added_close and _inside_fence(original, idx, max_opener)
+            if closed == added_close or closed_here:
                 cursor = idx + len(body)
                 break
         else:
@@ -217,3 +227,57 @@ def test_close_open_fence_closes_only_an_open_block() -> None:
     closed = "text\n```\ncode\n```\nafter"
     assert close_open_fence(closed) == closed
     assert close_open_fence("inline ```code``` only") == "inline ```code``` only"
+
+
+def check_runs(original: str, chunks: list[str], limit: int) -> None:
+    """check_chunks for text with runs of fence characters longer than a message: lines
+    over a quarter of the limit never open a fence (the splitter's rule), and a chunk that
+    starts inside such a run begins with a zero-width space, so it neither opens nor closes
+    one."""
+    for chunk in chunks:
+        assert 0 < len(chunk) <= limit
+        assert chunk.strip() and chunk == chunk.rstrip()
+        assert is_balanced(chunk, limit // 4), chunk
+    # Nothing lost or reordered: the text is a subsequence of the chunks (which add fence lines).
+    shown = iter("".join("".join(chunks).replace(ZWSP, "").split()))
+    assert all(ch in shown for ch in "".join(original.split()))
+
+
+@pytest.mark.parametrize("char", ["`", "~"])
+def test_100_000_backticks_or_tildes_split_in_well_under_a_second(char: str) -> None:
+    # Regression: the hard split stepped back through the run one character at a time, for
+    # every one-character chunk: 100,000 backticks took 66 s and the Stop hook was killed.
+    for text in (char * 100_000, "Look:\n" + char * 100_000 + "\nafter", "```\n" + char * 100_000):
+        start = time.perf_counter()
+        chunks = split_message(text)
+        elapsed = time.perf_counter() - start
+        assert elapsed < 1.0, f"{elapsed:.1f} s"
+        assert len(chunks) < 60
+        check_runs(text, chunks, 2000)
+        assert_round_trip(text, chunks, 2000 // 4)
+
+
+def test_a_deadline_stops_a_split_that_takes_too_long() -> None:
+    from bridge.discord.render.split import SplitTimeout
+
+    with pytest.raises(SplitTimeout):
+        split_message("line\n" * 400_000, deadline=time.monotonic())
+
+
+_RUN = st.builds(
+    lambda ch, n, before, after: before + ch * n + after,
+    st.sampled_from("`~"),
+    st.integers(0, 700),
+    st.sampled_from(["", " ", "   ", "x", "a b "]),
+    st.sampled_from(["", " ", "py", "x`", " ~", "\t"]),
+)
+_RUN_LINE = st.one_of(_RUN, _TEXT_LINE, st.sampled_from(["", "```", "```python", "~~~", "````"]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(_RUN_LINE, max_size=30), limit=st.integers(40, 300))
+def test_property_runs_of_fence_characters(lines: list[str], limit: int) -> None:
+    text = "\n".join(lines)
+    chunks = split_message(text, limit=limit)
+    check_runs(text, chunks, limit)
+    assert (chunks == []) == (not text.strip())
