@@ -2,7 +2,8 @@
 
 The marker text is model output, and model output can be steered by prompt
 injection, so a marker is treated as an untrusted request to upload a file.
-Only regular files inside the outputs folder qualify.  The file is opened
+Only regular files inside the outputs folder qualify, and only with a single
+link: a hard link in the folder to a file elsewhere is refused.  The file is opened
 component by component relative to a descriptor of that folder with
 ``O_NOFOLLOW``, then checked with ``fstat`` and read through the same
 descriptor: there is no window between check and read in which a path could be
@@ -225,6 +226,9 @@ def _read_regular(fd: int, max_bytes: int) -> bytes:
         raise _Refusal("is a folder, not a file")
     if not stat.S_ISREG(st.st_mode):
         raise _Refusal("not a regular file")
+    if st.st_nlink > 1:
+        # A hard link made inside outputs/ to a file elsewhere would upload that file.
+        raise _Refusal("has other hard links, so it may be a file from outside outputs")
     if st.st_size > max_bytes:
         raise _Refusal(_too_large(st.st_size, max_bytes))
     chunks: list[bytes] = []

@@ -117,6 +117,24 @@ def test_symlink_to_outside_is_refused(outputs: Path, tmp_path: Path) -> None:
     assert reason(resolve(outputs, "link.txt")) == "is a symlink"
 
 
+def test_hard_link_to_a_file_outside_is_refused_and_the_reply_says_why(
+    outputs: Path, tmp_path: Path
+) -> None:
+    # Regression: a hard link made inside outputs/ to a file elsewhere was uploaded.
+    from bridge.handlers.reply import build_posts
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("secret")
+    os.link(secret, outputs / "link.txt")
+    assert "other hard links" in reason(resolve(outputs, "link.txt"))
+    posts = build_posts("Here it is. [DISCORD_ATTACH: link.txt]", str(outputs), 10 * MiB)
+    assert [p.files for p in posts] == [[]]
+    assert posts[0].payload["content"] == (
+        "Here it is.\n\n⚠️ Not attached: `link.txt` (has other hard links,"
+        " so it may be a file from outside outputs)"
+    )
+
+
 def test_symlinked_subdirectory_is_refused(outputs: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
