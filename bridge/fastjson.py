@@ -40,7 +40,8 @@ class JSONDecodeError(ValueError):
 
 
 def loads(text: str | bytes) -> object:
-    """Parse one JSON document, like :func:`json.loads`."""
+    """Parse one JSON document, like :func:`json.loads`; nesting too deep for the decoder is
+    a :class:`JSONDecodeError` too (not a ``RecursionError``)."""
     if isinstance(text, bytes | bytearray):
         text = text.decode("utf-8-sig")
     if _scan is None:  # pragma: no cover
@@ -69,6 +70,8 @@ def _describe_error(text: str) -> str:
         json.loads(text)
     except ValueError as err:
         return str(err)
+    except RecursionError:
+        return "nested too deeply"
     return "invalid JSON"
 
 

@@ -13,43 +13,96 @@ from bridge import fastjson
 
 INTERRUPTED = b"[Request interrupted by user"  # transcript line of an Esc / terminal "No"
 READ_LIMIT = 1 << 20  # bytes read past an offset when looking for an interrupt
+TAIL_LIMIT = 32 << 20  # bytes read from a transcript's end when looking for the reply
 
 
 def reply_text(event: dict) -> str:
     """``last_assistant_message``; the transcript only when the event lacks that key (an
     empty message is an answer: the transcript could still hold an older one)."""
+    return reply_and_note(event)[0]
+
+
+def reply_and_note(event: dict) -> tuple[str, str]:
+    """:func:`reply_text`, and a note for the channel when the transcript was too large to
+    read whole (only its last :data:`TAIL_LIMIT` bytes are), empty otherwise."""
     text = event.get("last_assistant_message")
     if text is not None:
-        return text if isinstance(text, str) else ""
-    return last_assistant_text(event.get("transcript_path"))
+        return (text if isinstance(text, str) else ""), ""
+    text, cut = _last_assistant_text(event.get("transcript_path"))
+    if not cut:
+        return text, ""
+    limit = f"{TAIL_LIMIT >> 20} MiB"
+    if not text:
+        return "", f"⚠️ The reply could not be read: the transcript's last {limit} hold none."
+    return text, f"⚠️ The transcript is over {limit}: the start of this reply may be missing."
 
 
 def last_assistant_text(transcript_path: object) -> str:
-    """Texts of the newest main-thread assistant message (blocks share ``message.id``)."""
+    """Texts of the newest main-thread assistant message (blocks share ``message.id``), from
+    the last :data:`TAIL_LIMIT` bytes of the transcript (a regular file, or nothing)."""
+    return _last_assistant_text(transcript_path)[0]
+
+
+def _last_assistant_text(transcript_path: object) -> tuple[str, bool]:
+    """The text, and whether it may be cut: the file's start was not read and the message
+    may have begun there."""
     if not isinstance(transcript_path, str) or not transcript_path:
-        return ""
-    try:
-        with open(transcript_path, "rb") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return ""
-    current_id, texts = None, []
+        return "", False
+    data, cut = _read_tail(transcript_path, TAIL_LIMIT)
+    lines = data.splitlines()
+    if cut and lines:
+        lines = lines[1:]  # starts mid-line
+    current_id, texts, first_id = None, [], None
     for line in lines:
         try:
             record = fastjson.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue  # the last line may still be being written
         if not isinstance(record, dict) or record.get("type") != "assistant":
             continue
         if record.get("isSidechain"):
             continue
-        message = record.get("message") or {}
+        message = record.get("message")
+        message = message if isinstance(message, dict) else {}
+        if first_id is None:
+            first_id = message.get("id", "")
         if message.get("id") != current_id:
             current_id, texts = message.get("id"), []
-        for block in message.get("content") or []:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
             if isinstance(block, dict) and block.get("type") == "text":
-                texts.append(block.get("text", ""))
-    return "\n".join(texts)
+                block_text = block.get("text", "")
+                texts.append(block_text if isinstance(block_text, str) else "")
+    return "\n".join(texts), cut and (not texts or current_id == first_id)
+
+
+def _read_tail(path: str, limit: int) -> tuple[bytes, bool]:
+    """The last ``limit`` bytes of a regular file (never a device or FIFO), and whether
+    anything before them was left out."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError:
+        return b"", False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return b"", False
+        start = max(0, st.st_size - limit)
+        os.lseek(fd, start, os.SEEK_SET)
+        chunks, total = [], 0
+        while total < limit:  # the file may grow while we read: never past the limit
+            block = os.read(fd, min(1 << 20, limit - total))
+            if not block:
+                break
+            chunks.append(block)
+            total += len(block)
+        return b"".join(chunks), start > 0
+    except OSError:
+        return b"", False
+    finally:
+        os.close(fd)
 
 
 def size(path: object) -> int:

@@ -11,7 +11,7 @@ does not take now.
 
 from __future__ import annotations
 
-from bridge.claude.transcript import reply_text
+from bridge.claude.transcript import reply_and_note
 from bridge.discord.delivery import allowed, message_payload
 from bridge.handlers.context import HookContext
 from bridge.state import runtime
@@ -24,11 +24,20 @@ if TYPE_CHECKING:
 MAX_ATTACHMENTS = 20  # markers honoured per reply; each file is read into memory
 FULL_REPLY_NAME = "reply.md"
 FULL_REPLY_NOTE = "📎 The full reply is attached as `reply.md`."
+SLOW_REPLY_NOTE = (
+    "⚠️ This reply could not be laid out for Discord in time: it is attached as `reply.md`."
+)
+FORMAT_BUDGET = (
+    10.0  # seconds for build_posts; delivery gets 40 more, the Stop hook's timeout is 60
+)
+LONG_REPLY_CHARS = (
+    256 * 1024
+)  # beyond this (and 4x what attachAfterMessages shows), lay out the start only
 
 
 def on_stop(context: HookContext) -> None:
-    text = reply_text(context.event)
-    if not text.strip():
+    text, note = reply_and_note(context.event)
+    if not text.strip() and not note:
         return
     rt = context.runtime.ensure()
     outputs = rt.channel_dir("outputs", context.channel_id)
@@ -37,7 +46,7 @@ def on_stop(context: HookContext) -> None:
     mention = _owner_mention(context)
     if mention:
         footer = f"{footer} · 🔔 {mention}" if footer else f"-# 🔔 {mention}"
-    posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer)
+    posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer, note=note)
     if mention:  # only the footer's mention may ping (the model's text never does)
         footer_post = next(p for p in reversed(posts) if mention in p.payload.get("content", ""))
         footer_post.payload["allowed_mentions"] = allowed(mention)
@@ -69,34 +78,38 @@ def reply_footer(rt: runtime.Runtime, session_id: object) -> str:
 
 
 def build_posts(
-    text: str, outputs_dir: str, upload_limit: int, attach_after: int = 4, footer: str = ""
+    text: str,
+    outputs_dir: str,
+    upload_limit: int,
+    attach_after: int = 4,
+    footer: str = "",
+    budget: float = FORMAT_BUDGET,
+    note: str = "",
 ) -> list[Post]:
     """Messages for one reply: text chunks first, files attached from the last chunk on.
 
-    Refusal notes and ``footer`` end the last message. A reply that would take more than
-    ``attach_after`` messages posts ``attach_after - 1`` of them, then a note with the whole
-    reply attached as ``reply.md`` (unless that file is over ``upload_limit``: then all of it
-    is posted).
+    ``note`` (what was cut reading the reply), refusal notes and ``footer`` end the last
+    message. A reply that would take more than ``attach_after`` messages posts
+    ``attach_after - 1`` of them, then a note with the whole reply attached as ``reply.md``
+    (cut at ``upload_limit``, and the note says so). Laying the reply out may take ``budget``
+    seconds; past that, the reply is only attached, with a note.
     """
+    import time
+
     from bridge.discord.render.attachments import extract_markers, format_refusals, plan_uploads
-    from bridge.discord.render.split import close_open_fence, split_message
+    from bridge.discord.render.split import SplitTimeout, split_message
     from bridge.discord.rest import Post
 
+    deadline = time.monotonic() + budget
     body, names = extract_markers(text)
     files, refused = _resolve_files(outputs_dir, names, upload_limit)
-    tail = _paragraphs(format_refusals(refused), footer)
-    shown = body
-    if "|" in body:  # only then can there be a table to render (and its module to import)
-        from bridge.discord.render.tables import render_tables
-
-        shown = render_tables(body)
-    if tail:
-        shown = close_open_fence(shown)  # the footer must not end up inside a code block
-    chunks = split_message(_paragraphs(shown, tail))
-    full = _full_reply(body, upload_limit) if len(chunks) > max(attach_after, 1) else None
+    tail = _paragraphs(note, format_refusals(refused), footer)
+    try:
+        chunks, full = _lay_out(body, tail, upload_limit, attach_after, deadline)
+    except SplitTimeout:  # pathological text: attach it rather than lose it to the hook's timeout
+        full, cut_note = _full_reply(body, upload_limit)
+        chunks = split_message(_paragraphs(SLOW_REPLY_NOTE, cut_note, tail))
     if full is not None:
-        head = split_message(shown)[: attach_after - 1]
-        chunks = head + split_message(_paragraphs(FULL_REPLY_NOTE, tail))
         files.insert(0, full)
     posts = [Post(message_payload(chunk)) for chunk in chunks]
     for i, batch in enumerate(plan_uploads(files)):
@@ -106,6 +119,32 @@ def build_posts(
         else:
             posts.append(Post(message_payload(""), uploads))
     return posts
+
+
+def _lay_out(
+    body: str, tail: str, upload_limit: int, attach_after: int, deadline: float
+) -> tuple[list[str], OutputFile | None]:
+    """The reply's message texts, and ``reply.md`` when the reply is too long to post."""
+    from bridge.discord.render.split import DISCORD_MESSAGE_LIMIT, close_open_fence, split_message
+
+    keep = max(attach_after, 1)
+    # Far more text than ``attach_after`` messages hold: only its start is ever shown, so
+    # only the start is laid out (a 50 MB reply must not be rendered and split whole).
+    huge = len(body) > max(LONG_REPLY_CHARS, 4 * keep * DISCORD_MESSAGE_LIMIT)
+    shown = body[: 2 * (keep + 2) * DISCORD_MESSAGE_LIMIT] if huge else body
+    if "|" in shown:  # only then can there be a table to render (and its module to import)
+        from bridge.discord.render.tables import render_tables
+
+        shown = render_tables(shown)
+    if tail:
+        shown = close_open_fence(shown)  # the footer must not end up inside a code block
+    if not huge:
+        chunks = split_message(_paragraphs(shown, tail), deadline=deadline)
+        if len(chunks) <= keep:
+            return chunks, None
+    full, cut_note = _full_reply(body, upload_limit)
+    head = split_message(shown, deadline=deadline)[: attach_after - 1]
+    return head + split_message(_paragraphs(FULL_REPLY_NOTE, cut_note, tail)), full
 
 
 def _resolve_files(outputs_dir: str, names: list[str], upload_limit: int) -> tuple[list, list]:
@@ -121,14 +160,21 @@ def _resolve_files(outputs_dir: str, names: list[str], upload_limit: int) -> tup
     return files, refused
 
 
-def _full_reply(body: str, upload_limit: int) -> OutputFile | None:
-    """The reply as Claude wrote it (markers removed, tables as Markdown), as ``reply.md``."""
-    from bridge.discord.render.attachments import OutputFile
+def _full_reply(body: str, upload_limit: int) -> tuple[OutputFile, str]:
+    """The reply as Claude wrote it (markers removed, tables as Markdown), as ``reply.md``,
+    cut to ``upload_limit`` bytes; the second value says what was cut (empty if nothing)."""
+    from bridge.discord.render.attachments import OutputFile, format_size
 
     data = body.encode()
+    note = ""
     if len(data) > upload_limit:
-        return None
-    return OutputFile(name=FULL_REPLY_NAME, upload_name=FULL_REPLY_NAME, data=data)
+        note = (
+            f"⚠️ The reply is {format_size(len(data))}, over the {format_size(upload_limit)}"
+            f" upload limit: `reply.md` holds its first {format_size(upload_limit)},"
+            " the rest was cut."
+        )
+        data = data[:upload_limit].decode(errors="ignore").encode()  # whole characters only
+    return OutputFile(name=FULL_REPLY_NAME, upload_name=FULL_REPLY_NAME, data=data), note
 
 
 def _paragraphs(*parts: str) -> str:

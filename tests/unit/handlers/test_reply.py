@@ -4,13 +4,14 @@ with the whole of it attached as reply.md."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
 
 from bridge import fastjson
 from bridge.discord.render.footer import footer_line, summary
-from bridge.handlers.reply import FULL_REPLY_NOTE, build_posts, reply_footer
+from bridge.handlers.reply import FULL_REPLY_NOTE, SLOW_REPLY_NOTE, build_posts, reply_footer
 from bridge.state import runtime
 from bridge.state.runtime import Runtime
 
@@ -127,11 +128,45 @@ def test_attach_after_one_posts_only_the_note_with_the_file(outputs) -> None:
     assert posts[0].files[0][0] == "reply.md"
 
 
-def test_reply_too_large_to_attach_is_posted_in_full(outputs) -> None:
+def test_reply_beyond_the_upload_limit_is_cut_and_the_channel_is_told(outputs) -> None:
+    # Regression: a reply over attachments.maxUploadBytes was posted in full (50 MB -> ~25,000
+    # messages). Now its start is posted, reply.md holds what fits, and a note says what was cut.
     text = long_reply()
     posts = build_posts(text, outputs, 1000, 4, FOOTER)  # upload limit below the text's size
-    assert len(posts) > 4 and not any(p.files for p in posts)
-    assert contents(posts)[-1].endswith(FOOTER)
+    assert len(posts) == 4
+    last = contents(posts)[-1]
+    assert last.startswith(FULL_REPLY_NOTE) and last.endswith(FOOTER)
+    size = f"{len(text.encode()) / 1024:.1f} KiB"
+    assert f"The reply is {size}, over the 1000 bytes upload limit" in last
+    assert "the rest was cut" in last
+    assert posts[-1].files == [("reply.md", text.encode()[:1000])]
+
+
+def test_a_50_mb_reply_takes_a_few_messages_and_little_time(outputs) -> None:
+    text = ("A line of a very long reply, with | pipes | in it.\n" * 1_000_000)[: 50 << 20]
+    start = time.perf_counter()
+    posts = build_posts(text, outputs, 10 << 20, 4, FOOTER)
+    elapsed = time.perf_counter() - start
+    assert len(posts) == 4 and elapsed < 5, elapsed
+    assert "over the 10 MiB upload limit" in contents(posts)[-1]
+    name, data = posts[-1].files[0]
+    assert name == "reply.md" and len(data) == 10 << 20 and text.encode().startswith(data)
+    assert contents(posts)[0].startswith("A line of a very long reply")
+
+
+def test_a_reply_that_cannot_be_laid_out_in_time_is_attached(outputs) -> None:
+    text = "`" * 100_000 + "\n\nDone."
+    posts = build_posts(text, outputs, 1 << 20, 4, FOOTER, budget=0)
+    assert contents(posts) == [f"{SLOW_REPLY_NOTE}\n\n{FOOTER}"]
+    assert posts[0].files == [("reply.md", text.encode())]
+
+
+def test_a_reply_of_100_000_backticks_is_built_well_within_the_hooks_timeout(outputs) -> None:
+    for char in "`~":
+        start = time.perf_counter()
+        posts = build_posts(char * 100_000, outputs, 1 << 20, 4, FOOTER)
+        assert time.perf_counter() - start < 1.0
+        assert len(posts) == 4 and posts[-1].files[0][0] == "reply.md"
 
 
 def test_reply_md_keeps_markdown_tables_and_comes_before_claudes_files(outputs) -> None:
