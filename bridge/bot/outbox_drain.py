@@ -1,7 +1,8 @@
 """The bot's side of the outbox: deliver what hooks could not, as soon as Discord answers.
 
-Watches ``outbox/`` with watchfiles, drains each channel in order, and while Discord is
-unreachable retries with a growing pause (up to a minute). Channels a hook is draining right
+Watches ``outbox/`` with watchfiles, drains each channel in order (channels independently:
+one that fails does not hold up the others), and while Discord is unreachable retries with a
+growing pause (up to a minute). Channels a hook is draining right
 now (it holds the lock) are skipped and looked at again on the next round.
 """
 
@@ -62,12 +63,13 @@ class OutboxDrainer:
         """One pass over every channel; True when nothing is left waiting."""
         all_sent = True
         for channel in self.outbox.channels():
-            with self.outbox.locked(channel, wait=False) as acquired:
-                if not acquired:
-                    all_sent = False
-                    continue
-                if not self.outbox.drain(channel, self._send):
-                    all_sent = False
+            try:  # one channel's trouble must not keep the others waiting
+                with self.outbox.locked(channel, wait=False) as acquired:
+                    if not acquired or not self.outbox.drain(channel, self._send):
+                        all_sent = False
+            except Exception:
+                log.exception("draining the outbox of #%s failed; trying again later", channel)
+                all_sent = False
         return all_sent
 
     def _send(self, entry: dict, post: Post) -> None:

@@ -62,28 +62,40 @@ def deliver(
     deadline = time.monotonic() + budget
     outbox = Outbox(rt.ensure().outbox)  # a notice may come before any reply
     spool = _Spool(outbox, rt, server.name, channel)
-    with outbox.locked(channel, until=deadline) as locked:
-        if not locked:  # the bot is draining a backlog right now: queue behind it
-            spool(posts, "the channel's outbox is being drained")
-            return
-        with DiscordREST(server.api_base, server.token) as rest:
-            sender = _Sender(rest, channel, deadline, rt)
-            if outbox.pending(channel) and not outbox.drain(channel, sender.send_entry, deadline):
-                spool(posts, "older messages are still waiting")
+    unsent = list(posts)  # what is still ours to deliver or spool, whatever happens below
+    try:
+        with outbox.locked(channel, until=deadline) as locked:
+            if not locked:  # the bot is draining a backlog right now: queue behind it
+                spool(unsent, "the channel's outbox is being drained")
                 return
-            for i, post in enumerate(posts):
-                if not sender.send(post):
-                    spool(posts[i:], "Discord did not answer in time")
+            with DiscordREST(server.api_base, server.token) as rest:
+                sender = _Sender(rest, channel, deadline, rt)
+                if outbox.pending(channel) and not outbox.drain(
+                    channel, sender.send_entry, deadline
+                ):
+                    spool(unsent, "older messages are still waiting")
                     return
+                while unsent:
+                    if not sender.send(unsent[0]):
+                        spool(unsent, "Discord did not answer in time")
+                        return
+                    unsent.pop(0)
+    except Exception as err:  # never lose a reply to a surprise (a broken outbox entry …)
+        log(rt, f"delivering to #{channel} failed: {err!r}")
+        if unsent and not spool.done:
+            spool(unsent, "delivery failed")
 
 
 class _Spool:
     def __init__(self, outbox: Outbox, rt: runtime.Runtime, server_name: str, channel: str):
         self.outbox, self.rt, self.server_name, self.channel = outbox, rt, server_name, channel
 
+        self.done = False
+
     def __call__(self, posts: list[Post], why: str) -> None:
         for post in posts:
             self.outbox.enqueue(self.channel, self.server_name, post)
+        self.done = True
         log(self.rt, f"{why}: {len(posts)} message(s) for #{self.channel} queued")
 
 
@@ -135,9 +147,17 @@ def send_post(rest: DiscordREST, channel: str, post: Post) -> None:
             raise
         if post.payload.get("content"):
             rest.create_message(channel, Post(post.payload))  # same nonce, without the files
-        names = ", ".join(f"`{name}`" for name, _ in post.files)[:1800]
-        note = f"⚠️ Discord refused the attached files {names} ({err.status or 'error'})"
-        rest.create_message(channel, Post(message_payload(note)))
+        rest.create_message(channel, Post(message_payload(refused_files_note(post, err))))
+
+
+def refused_files_note(post: Post, err: Exception) -> str:
+    """What the channel is told when Discord refused a message's files."""
+    names = ", ".join(f"`{name}`" for name, _ in post.files)[:1500]
+    status, code = getattr(err, "status", None), getattr(err, "code", None)
+    if status == 403:
+        why = "the bot lacks the **Attach Files** permission in this channel"
+        return f"⚠️ Not attached: {names} ({why}; {status}/{code or '?'})"
+    return f"⚠️ Discord refused the attached files {names} ({status or 'error'})"
 
 
 def log(rt: runtime.Runtime, line: str) -> None:

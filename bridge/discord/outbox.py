@@ -24,6 +24,8 @@ from bridge.discord.rest import DeliveryError, Post
 from bridge.state import runtime
 
 _sequence = 0
+MAX_AGE = 24 * 3600.0  # seconds an entry may wait; older ones are dropped and the channel told
+MAX_ENTRY_BYTES = 1 << 20  # an entry is a payload of at most a few KiB
 
 
 class Outbox:
@@ -71,11 +73,10 @@ class Outbox:
         return [os.path.join(directory, n) for n in sorted(names) if n.endswith(".json")]
 
     def load(self, path: str) -> tuple[dict, Post]:
-        entry = fastjson.loads(runtime.read_private(path))
-        files = [
-            (f["filename"], runtime.read_private(f["path"], 64 << 20))
-            for f in entry.get("files", [])
-        ]
+        """The entry and its post; ValueError for anything not shaped like what
+        :meth:`enqueue` writes (the file may have been written by someone else)."""
+        entry = _valid_entry(fastjson.loads(runtime.read_private(path, MAX_ENTRY_BYTES)), path)
+        files = [(f["filename"], runtime.read_private(f["path"], 64 << 20)) for f in entry["files"]]
         return entry, Post(entry["payload"], files)
 
     def remove(self, path: str) -> None:
@@ -99,31 +100,57 @@ class Outbox:
             os.close(fd)  # closing releases the lock
 
     def drain(
-        self, channel_id: str, send: Callable[[dict, Post], None], until: float | None = None
+        self,
+        channel_id: str,
+        send: Callable[[dict, Post], None],
+        until: float | None = None,
+        max_age: float = MAX_AGE,
     ) -> bool:
         """Send the channel's entries in order (caller holds the lock). True when all went out.
 
-        A permanent refusal (e.g. the channel was deleted) sets that entry aside as
-        ``.failed`` with a note in ``logs/outbox.log``; anything retryable, or reaching the
-        ``until`` deadline, stops the drain so that order is kept.
+        An entry that cannot be read, or that Discord refuses for good (e.g. the channel was
+        deleted), is set aside as ``.failed`` with a note in ``logs/outbox.log``; so is one
+        older than ``max_age`` seconds, and the channel is told what was dropped. Anything
+        retryable, or reaching the ``until`` deadline, stops the drain so that order is kept.
         """
-        for path in self.pending(channel_id):
-            if until is not None and time.monotonic() > until:
-                return False
-            try:
-                entry, post = self.load(path)
-            except (OSError, ValueError, KeyError) as err:
-                self._quarantine(path, f"unreadable entry: {err}")
-                continue
-            try:
-                send(entry, post)
-            except DeliveryError as err:
-                if err.retryable:
+        expired: list[dict] = []
+        try:
+            for path in self.pending(channel_id):
+                if until is not None and time.monotonic() > until:
                     return False
-                self._quarantine(path, str(err))
-                continue
-            self.remove(path)
-        return True
+                try:
+                    entry, post = self.load(path)
+                except (OSError, ValueError, RecursionError) as err:
+                    self._quarantine(path, f"unreadable entry: {err}")
+                    continue
+                if time.time() - entry["queued_at"] > max_age:
+                    self._quarantine(path, f"not delivered within {max_age / 3600:g} h")
+                    expired.append(entry)
+                    continue
+                try:
+                    send(entry, post)
+                except DeliveryError as err:
+                    if err.retryable:
+                        return False
+                    self._quarantine(path, str(err))
+                    continue
+                self.remove(path)
+            return True
+        finally:
+            if expired:
+                self._tell_dropped(channel_id, expired, max_age)
+
+    def _tell_dropped(self, channel_id: str, expired: list[dict], max_age: float) -> None:
+        """Queue a note for the channel about entries dropped for age (it goes out with the
+        channel's next delivery, in order)."""
+        from bridge.discord.delivery import message_payload
+
+        since = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(expired[0]["queued_at"]))
+        note = (
+            f"⚠️ {len(expired)} message(s) queued since {since} could not be delivered within"
+            f" {max_age / 3600:g} h and were dropped (kept as `.failed` in the bridge's outbox)."
+        )
+        self.enqueue(channel_id, expired[0]["server"], Post(message_payload(note)))
 
     # --- plumbing --------------------------------------------------------------------
 
@@ -135,11 +162,42 @@ class Outbox:
 
     def _quarantine(self, path: str, why: str) -> None:
         """Move an undeliverable entry aside (``.failed``) rather than lose it silently."""
-        os.rename(path, path[: -len(".json")] + ".failed")
+        try:
+            os.rename(path, path[: -len(".json")] + ".failed")
+        except OSError:
+            shutil.rmtree(path, ignore_errors=True)  # a directory named like an entry …
+            if os.path.lexists(path):
+                os.unlink(path)
         runtime.append_log(
             os.path.join(os.path.dirname(self.root), "logs", "outbox.log"),
             f"dropped {os.path.basename(path)}: {why}",
         )
+
+
+def _valid_entry(entry: object, path: str) -> dict:
+    """``entry`` if it has the shape :meth:`Outbox.enqueue` writes, else ValueError. Staged
+    files must lie in the entry's own ``.files`` folder: an entry names no other file."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"not an object but {type(entry).__name__}")
+    channel = os.path.basename(os.path.dirname(path))
+    if entry.get("channel_id") != channel:
+        raise ValueError("channel_id does not match the entry's folder")
+    if not isinstance(entry.get("server"), str) or not isinstance(entry.get("payload"), dict):
+        raise ValueError("server or payload missing")
+    queued_at = entry.get("queued_at")
+    if not isinstance(queued_at, int | float) or isinstance(queued_at, bool):
+        raise ValueError("queued_at missing")
+    files_dir = path[: -len(".json")] + ".files"
+    files = entry.get("files")
+    if not isinstance(files, list) or len(files) > 10:
+        raise ValueError("files is not a list of at most 10")
+    for f in files:
+        if not isinstance(f, dict) or not isinstance(f.get("filename"), str):
+            raise ValueError("a file without a name")
+        staged = f.get("path")
+        if not isinstance(staged, str) or os.path.dirname(staged) != files_dir:
+            raise ValueError("a file outside the entry's own folder")
+    return entry
 
 
 def _acquire(fd: int, wait: bool, until: float | None) -> bool:

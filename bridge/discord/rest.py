@@ -25,10 +25,13 @@ USER_AGENT = "DiscordBot (https://github.com/discord-bridge/discord-bridge, 0.1.
 class DeliveryError(Exception):
     """A request failed. ``retryable`` says whether trying later can succeed."""
 
-    def __init__(self, message: str, retryable: bool, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, retryable: bool, status: int | None = None, code: int | None = None
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
+        self.code = code  # Discord's JSON error code (50013: Missing Permissions), if any
 
 
 class Post:
@@ -146,19 +149,20 @@ class DiscordREST:
             return _retry_after(response), "rate limited"
         if status >= 500:
             return _backoff(attempt), f"Discord answered {status}"
-        if status in (401, 403):
-            # A rejected token or a missing permission: retrying now only counts against
-            # Discord's invalid-request limit, but the message must not be lost either. The
-            # caller keeps it in the outbox until the config is fixed.
+        if status == 401:
+            # A rejected token: the message must not be lost, and retrying now only counts
+            # against Discord's invalid-request limit. The caller keeps it in the outbox until
+            # the config is fixed (or the entry grows too old).
             raise DeliveryError(
-                f"Discord refused the bot ({status}): check the token and channel permissions",
-                retryable=True,
-                status=status,
+                "Discord refused the bot's token (401): check the token", retryable=True, status=401
             )
+        # Anything else (403 Missing Permissions / Access, 404, 400 …) will not change by
+        # retrying the same request: the caller decides what to send instead.
         raise DeliveryError(
             f"Discord refused the request: {status} {response.text[:300]}",
             retryable=False,
             status=status,
+            code=_error_code(response),
         )
 
     def _wait_for_bucket(self, route: str, deadline: float) -> None:
@@ -192,6 +196,14 @@ def _retry_after(response: httpx.Response) -> float:
             return float(response.headers.get("Retry-After", "1"))
         except ValueError:
             return 1.0
+
+
+def _error_code(response: httpx.Response) -> int | None:
+    try:
+        code = response.json().get("code")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    return code if isinstance(code, int) else None
 
 
 def _backoff(attempt: int) -> float:

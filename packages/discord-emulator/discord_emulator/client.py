@@ -116,6 +116,10 @@ class EmulatorClient:
         """max_file_size, interaction_deadline, privileged_intents."""
         self._post("/_test/settings", values)
 
+    def deny_attach_files(self, channel_id: str, deny: bool = True) -> None:
+        """Posts with files to that channel (or its threads) get 403 Missing Permissions."""
+        self._post("/_test/attach_files", {"channel_id": channel_id, "deny": deny})
+
     def reset(self) -> None:
         self._post("/_test/reset", {})
 

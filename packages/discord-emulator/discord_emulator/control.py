@@ -153,6 +153,18 @@ async def settings(request: web.Request) -> web.Response:
     return json_response({"ok": True})
 
 
+async def attach_files(request: web.Request) -> web.Response:
+    """Deny or grant the bot Attach Files in a channel: {"channel_id": …, "deny": true}."""
+    st = _st(request)
+    body = await read_json(request)
+    channel_id = str(body["channel_id"])
+    if body.get("deny", True):
+        st.no_attach_files.add(channel_id)
+    else:
+        st.no_attach_files.discard(channel_id)
+    return json_response({"ok": True, "denied": sorted(st.no_attach_files)})
+
+
 async def gateway(request: web.Request) -> web.Response:
     st = _st(request)
     body = await read_json(request)
@@ -393,6 +405,7 @@ def add_routes(app: web.Application) -> None:
     r.add_post("/_test/buckets", buckets)
     r.add_post("/_test/outage", outage)
     r.add_post("/_test/settings", settings)
+    r.add_post("/_test/attach_files", attach_files)
     r.add_post("/_test/gateway", gateway)
     r.add_post("/_test/messages", post_message)
     r.add_post("/_test/react", react)

@@ -122,6 +122,8 @@ def create_message(
     """Validate, build and store a message. Dispatch is up to the caller."""
     if validate:
         validate_message(body, len(uploads))
+        if uploads and st.denies_attach_files(channel):
+            raise ApiError(403, 50013, "Missing Permissions")
     check_thread_writable(st, channel)
     msg = p.message_obj(st.flakes.next(), channel, author, body)
     msg["attachments"] = store_uploads(st, channel["id"], uploads, body.get("attachments") or [])

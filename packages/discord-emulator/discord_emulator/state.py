@@ -98,6 +98,10 @@ class State:
             ch = p.channel_obj(ids[name], name, ids["guild_id"], category["id"], pos)
             self.base_channels[ch["id"]] = ch
 
+    def denies_attach_files(self, channel: dict[str, Any]) -> bool:
+        """Whether the bot lacks Attach Files there (a thread inherits its parent's)."""
+        return bool({channel["id"], channel.get("parent_id")} & self.no_attach_files)
+
     def reset(self) -> None:
         """Forget everything that tests create; keep seeded ids."""
         self.channels = {cid: dict(ch) for cid, ch in self.base_channels.items()}
@@ -114,6 +118,7 @@ class State:
         self.forced: dict[str, Forced429] = {}
         self.buckets: dict[str, Bucket] = {}
         self.outage: str | None = None
+        self.no_attach_files: set[str] = set()  # channels where the bot lacks Attach Files
         self.interactions: dict[str, InteractionState] = {}
         self.interaction_by_token: dict[str, InteractionState] = {}
         # Registered commands survive reset: the bot registers them once in setup_hook.

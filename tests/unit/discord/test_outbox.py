@@ -208,6 +208,60 @@ def test_unreadable_entry_is_quarantined(
     assert "unreadable entry" in Path(rt.path("logs", "outbox.log")).read_text()
 
 
+def test_entries_of_the_wrong_shape_are_set_aside_and_the_rest_delivered(
+    emu: Emulator, outbox: Outbox, rest: DiscordREST, rt: Runtime, tmp_path: Path
+) -> None:
+    # Regression: valid JSON of the wrong shape ([] or deep nesting) made drain raise, and the
+    # channel's later replies were lost.
+    channel = emu.ids["project-a"]
+    outbox.enqueue(channel, "main", post("first"))
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for Discord")
+    bad = {
+        "list": b"[]",
+        "deep": b"[" * 100_000 + b"]" * 100_000,
+        "other-channel": json.dumps({"channel_id": emu.ids["project-b"], "server": "main",
+                                     "payload": {"content": "x"}, "files": [],
+                                     "queued_at": time.time()}).encode(),
+        "foreign-file": json.dumps({"channel_id": channel, "server": "main",
+                                    "payload": {"content": "x"}, "queued_at": time.time(),
+                                    "files": [{"filename": "s", "path": str(secret)}]}).encode(),
+    }  # fmt: skip
+    paths = {}
+    for name, data in bad.items():
+        paths[name] = outbox.enqueue(channel, "main", post(name))
+        Path(paths[name]).write_bytes(data)
+    outbox.enqueue(channel, "main", post("last"))
+    with outbox.locked(channel):
+        assert outbox.drain(channel, sender(rest)) is True
+    assert contents(emu, channel) == ["first", "last"]
+    assert emu.client.messages(emu.ids["project-b"]) == []
+    for path in paths.values():
+        assert os.path.exists(path[: -len(".json")] + ".failed")
+    log = Path(rt.path("logs", "outbox.log")).read_text()
+    assert log.count("unreadable entry") == 4 and "nested too deeply" in log
+
+
+def test_an_entry_older_than_a_day_is_dropped_and_the_channel_told(
+    emu: Emulator, outbox: Outbox, rest: DiscordREST, rt: Runtime
+) -> None:
+    channel = emu.ids["project-a"]
+    old = outbox.enqueue(channel, "main", post("from yesterday"))
+    entry = json.loads(Path(old).read_text())
+    entry["queued_at"] = time.time() - 25 * 3600
+    Path(old).write_text(json.dumps(entry))
+    outbox.enqueue(channel, "main", post("recent"))
+    with outbox.locked(channel):
+        assert outbox.drain(channel, sender(rest)) is True
+        assert outbox.drain(channel, sender(rest)) is True  # the note, queued meanwhile
+    texts = contents(emu, channel)
+    assert texts[0] == "recent"
+    assert texts[1].startswith("⚠️ 1 message(s) queued since ")
+    assert "could not be delivered within 24 h and were dropped" in texts[1]
+    assert os.path.exists(old[: -len(".json")] + ".failed")
+    assert "not delivered within 24 h" in Path(rt.path("logs", "outbox.log")).read_text()
+
+
 def test_drain_of_an_empty_or_unknown_channel(outbox: Outbox) -> None:
     def send(entry: dict, p: Post) -> None:
         raise AssertionError("nothing to send")
@@ -518,6 +572,44 @@ def test_refused_files_do_not_take_the_text_down_with_them(
     assert texts[0] == "report below"
     assert texts[1].startswith("⚠️ Discord refused the attached files `big.bin`")
     assert Outbox(context.runtime.outbox).pending(channel) == []
+
+
+def test_files_refused_for_lack_of_attach_files_post_the_text_with_a_note(
+    emu: Emulator, hook_env: dict[str, str]
+) -> None:
+    # Regression: a 403 on a post with files was "retry later": the entry blocked the
+    # channel for ever, and every later reply queued behind it.
+    channel = emu.ids["project-a"]
+    context = stop_context(hook_env)
+    emu.client.deny_attach_files(channel)
+    context.deliver([Post(delivery.message_payload("chart below"), [("chart.png", b"png")])])
+    context.deliver([Post(delivery.message_payload("the next reply"))])
+    texts = contents(emu, channel)
+    assert texts[0] == "chart below"
+    assert texts[1] == (
+        "⚠️ Not attached: `chart.png` (the bot lacks the **Attach Files** permission in this"
+        " channel; 403/50013)"
+    )
+    assert texts[2] == "the next reply"
+    assert Outbox(context.runtime.outbox).pending(channel) == []
+
+
+def test_deliver_spools_the_reply_when_the_outbox_fails_unexpectedly(
+    emu: Emulator, hook_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    channel = emu.ids["project-a"]
+    context = stop_context(hook_env)
+    outbox = Outbox(context.runtime.outbox)
+    outbox.enqueue(channel, "main", post("waiting"))
+
+    def broken_drain(*_args: object, **_kwargs: object) -> bool:
+        raise RuntimeError("a surprise")
+
+    monkeypatch.setattr(Outbox, "drain", broken_drain)
+    context.deliver([Post(delivery.message_payload("must not be lost"))])
+    monkeypatch.undo()
+    assert len(outbox.pending(channel)) == 2
+    assert "a surprise" in Path(context.runtime.hook_log).read_text()
 
 
 def test_deliver_spools_instead_of_waiting_on_a_held_lock(

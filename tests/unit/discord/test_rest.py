@@ -283,3 +283,14 @@ def test_budget_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     assert budget_from_env() == 20.0
     monkeypatch.delenv("DISCORD_BRIDGE_RETRY_SECONDS")
     assert budget_from_env() == 20.0
+
+
+def test_missing_attach_files_is_a_permanent_403_with_its_code(emu: Emulator, channel: str) -> None:
+    # Regression: every 403 was "retry later", so a post with files blocked its channel.
+    emu.client.deny_attach_files(channel)
+    with rest_for(emu) as rest, pytest.raises(DeliveryError) as caught:
+        rest.create_message(channel, Post({"content": "x"}, [("a.txt", b"a")]))
+    assert (caught.value.retryable, caught.value.status, caught.value.code) == (False, 403, 50013)
+    with rest_for(emu) as rest:
+        rest.create_message(channel, Post({"content": "text alone is fine"}))
+    assert contents(emu, channel) == ["text alone is fine"]
