@@ -123,3 +123,59 @@ def test_hooks_ignore_sessions_outside_every_project(rig, tmp_path) -> None:
     assert not (rig.state_dir / "outbox").exists() or not any(
         (rig.state_dir / "outbox").rglob("*.json")
     )
+
+
+def test_broken_outbox_entries_do_not_cost_a_channel_or_the_others_their_replies(rig) -> None:
+    # Regression: valid JSON of the wrong shape in one channel's outbox made the bot's drain
+    # raise: that channel's later replies and every channel sorted after it were never sent.
+    from bridge.discord.delivery import message_payload
+    from bridge.discord.outbox import Outbox
+    from bridge.discord.rest import Post
+    from bridge.state.runtime import Runtime
+
+    first, second = sorted([rig.ids["project-a"], rig.ids["project-b"]])
+    outbox = Outbox(Runtime(str(rig.runtime_dir)).ensure().outbox)
+    outbox.enqueue(first, "e2e", Post(message_payload("queued before the broken ones")))
+    broken = []
+    for data in (b"[]", b"[" * 100_000 + b"]" * 100_000, b'{"channel_id": 5}'):
+        path = outbox.enqueue(first, "e2e", Post(message_payload("to be overwritten")))
+        with open(path, "wb") as handle:  # a spool file someone else wrote
+            handle.write(data)
+        broken.append(path)
+    outbox.enqueue(first, "e2e", Post(message_payload("queued after the broken ones")))
+    outbox.enqueue(second, "e2e", Post(message_payload("queued for the other channel")))
+
+    rig.start_bot()
+    project = {rig.ids[name]: name for name in ("project-a", "project-b")}
+    since = 0
+    rig.wait_bot_message(project[second], since=since, content_regex="^queued for the other")
+    rig.wait_bot_message(project[first], since=since, content_regex="^queued after the broken")
+    assert [m["content"] for m in rig.bot_messages(project[first])] == [
+        "queued before the broken ones",
+        "queued after the broken ones",
+    ]
+    for path in broken:
+        assert os.path.exists(path[: -len(".json")] + ".failed")
+    outbox_log = (rig.runtime_dir / "logs" / "outbox.log").read_text()
+    assert outbox_log.count("unreadable entry") == 3
+    assert "Traceback" not in rig.bot_output()
+
+
+def test_files_refused_by_a_channel_without_attach_files_leave_the_text_and_a_note(rig) -> None:
+    # Regression: Discord's 403 on a post with files was "retry later": the reply stayed in
+    # the outbox for ever and every later reply of the channel queued behind it.
+    rig.discord.deny_attach_files(rig.ids["project-a"])
+    rig.start_bot()
+    outputs = rig.outputs_dir()
+    outputs.mkdir(mode=0o700, exist_ok=True)
+    (outputs / "chart.png").write_bytes(b"\x89PNG not really")
+    rig.api.script(text("Here is the chart.\n[DISCORD_ATTACH: chart.png]"), text("Next reply."))
+    rig.post("draw me a chart")
+    rig.wait_bot_message(content_regex=r"^Here is the chart\.$", timeout=60)
+    note = rig.wait_bot_message(content_regex=r"^⚠️ Not attached: `chart.png`", timeout=30)
+    assert "lacks the **Attach Files** permission" in note["content"]
+    rig.post("and now?")
+    rig.wait_bot_message(content_regex=r"^Next reply\.", timeout=60)
+    outbox = rig.runtime_dir / "outbox" / rig.ids["project-a"]
+    assert not list(outbox.glob("*.json"))
+    assert all(not m["attachments"] for m in rig.bot_messages())
