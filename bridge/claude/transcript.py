@@ -14,6 +14,7 @@ from bridge import fastjson
 INTERRUPTED = b"[Request interrupted by user"  # transcript line of an Esc / terminal "No"
 READ_LIMIT = 1 << 20  # bytes read past an offset when looking for an interrupt
 TAIL_LIMIT = 32 << 20  # bytes read from a transcript's end when looking for the reply
+USAGE_TAIL = 1 << 20  # bytes read from its end when looking for the last API usage
 
 
 def reply_text(event: dict) -> str:
@@ -103,6 +104,63 @@ def _read_tail(path: str, limit: int) -> tuple[bytes, bool]:
         return b"", False
     finally:
         os.close(fd)
+
+
+def last_usage(transcript_path: object, tail: int = USAGE_TAIL) -> dict | None:
+    """Model, text, context tokens and time (epoch seconds) of the newest main-thread
+    assistant record with ``usage``, from the transcript's last ``tail`` bytes; None if none.
+
+    Context tokens are what the request sent (input + cache creation + cache reads), as the
+    CLI counts them for its statusLine's ``used_percentage``.
+    """
+    if not isinstance(transcript_path, str) or not transcript_path:
+        return None
+    data, _cut = _read_tail(transcript_path, tail)
+    for line in reversed(data.splitlines()):
+        if b'"assistant"' not in line or b'"usage"' not in line:
+            continue
+        try:
+            record = fastjson.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict) or record.get("type") != "assistant":
+            continue
+        message = record.get("message")
+        if record.get("isSidechain") or not isinstance(message, dict):
+            continue
+        usage = message.get("usage")
+        if not isinstance(usage, dict):
+            continue
+        keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        tokens = [usage.get(key) for key in keys]
+        if not any(isinstance(n, int) and not isinstance(n, bool) for n in tokens):
+            continue
+        model = message.get("model")
+        content = message.get("content")
+        texts = [
+            block["text"]
+            for block in (content if isinstance(content, list) else ())
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        ]
+        return {
+            "model": model if isinstance(model, str) else None,
+            "text": "\n".join(texts),
+            "context_tokens": sum(n for n in tokens if isinstance(n, int) and n > 0),
+            "at": _epoch(record.get("timestamp")),
+        }
+    return None
+
+
+def _epoch(stamp: object) -> float | None:
+    """``2026-11-21T23:58:04.591Z`` as epoch seconds (None if it is not such a time)."""
+    if not isinstance(stamp, str):
+        return None
+    from datetime import datetime  # the C module; no re
+
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def size(path: object) -> int:

@@ -24,15 +24,11 @@ if TYPE_CHECKING:
 MAX_ATTACHMENTS = 20  # markers honoured per reply; each file is read into memory
 FULL_REPLY_NAME = "reply.md"
 FULL_REPLY_NOTE = "📎 The full reply is attached as `reply.md`."
-SLOW_REPLY_NOTE = (
-    "⚠️ This reply could not be laid out for Discord in time: it is attached as `reply.md`."
-)
-FORMAT_BUDGET = (
-    10.0  # seconds for build_posts; delivery gets 40 more, the Stop hook's timeout is 60
-)
-LONG_REPLY_CHARS = (
-    256 * 1024
-)  # beyond this (and 4x what attachAfterMessages shows), lay out the start only
+SLOW_REPLY_NOTE = "⚠️ This reply could not be laid out in time: it is attached as `reply.md`."
+FORMAT_BUDGET = 10.0  # seconds for build_posts; delivery gets 40 more; the hook's timeout: 60
+LONG_REPLY_CHARS = 256 * 1024  # beyond this (and 4x attachAfterMessages), lay out the start only
+FOOTER_WAIT = 3.0  # seconds the Stop hook may wait for this reply's record in the transcript
+DEFAULT_CONTEXT_WINDOW = 200_000  # tokens, when no statusLine ever said (it says per model)
 
 
 def on_stop(context: HookContext) -> None:
@@ -42,7 +38,10 @@ def on_stop(context: HookContext) -> None:
     rt = context.runtime.ensure()
     outputs = rt.channel_dir("outputs", context.channel_id)
     cfg = context.cfg
-    footer = reply_footer(rt, context.event.get("session_id")) if cfg.footer else ""
+    event = context.event
+    footer = ""
+    if cfg.footer:
+        footer = reply_footer(rt, event.get("session_id"), event.get("transcript_path"), text)
     mention = _owner_mention(context)
     if mention:
         footer = f"{footer} · 🔔 {mention}" if footer else f"-# 🔔 {mention}"
@@ -61,20 +60,77 @@ def _owner_mention(context: HookContext) -> str:
     return mention if mention and claim_wait(context) else ""
 
 
-def reply_footer(rt: runtime.Runtime, session_id: object) -> str:
+def reply_footer(
+    rt: runtime.Runtime,
+    session_id: object,
+    transcript_path: object = None,
+    reply: str = "",
+    wait: float = FOOTER_WAIT,
+) -> str:
     """``-# Opus 5.5 · ctx 12% · $0.43`` from what the statusLine command cached for this
-    session; empty when it has not run for it (not installed, or no refresh yet).
+    session, with model and context taken from the transcript's record of this reply when
+    the cache is older than that. The CLI refreshes its statusLine after the response, often
+    after the Stop hook ran (a session's first reply had no footer at all), and it writes the
+    reply's record to the transcript up to about half a second after the hook starts: the
+    hook waits for that record (the one ending ``reply``) for at most ``wait`` seconds.
 
-    A record without context usage predates the session's first API response: its cost
-    ($0.00) would be wrong for the reply it ends, so there is no footer until one arrives.
+    Empty when neither source says how full the context is. A cache from before the
+    session's first API response has no cost worth showing ($0.00): it is left out then.
     """
-    from bridge.discord.render.footer import footer_line
-    from bridge.state.status_cache import read_status
+    import os
 
-    record = read_status(rt, session_id)
-    if not record or record.get("context_percent") is None:
+    from bridge.discord.render.footer import footer_line
+    from bridge.state.status_cache import read_status, status_path
+
+    record = read_status(rt, session_id) or {}
+    usage = _this_turns_usage(transcript_path, reply, wait)
+    if usage is not None:
+        try:
+            cached_at = os.stat(status_path(rt, session_id)).st_mtime if record else None
+        except OSError:
+            cached_at = None
+        stale = cached_at is None or (usage["at"] is not None and cached_at < usage["at"])
+        if stale or record.get("context_percent") is None:
+            record = _from_usage(record, usage)
+    if record.get("context_percent") is None:
         return ""
     return footer_line(record)
+
+
+def _this_turns_usage(transcript_path: object, reply: str, wait: float) -> dict | None:
+    """The transcript's last usage, once it is the record of ``reply`` (or after ``wait``
+    seconds: whatever it is then, if it is that record)."""
+    import time
+
+    from bridge.claude.transcript import last_usage
+
+    if not isinstance(transcript_path, str) or not transcript_path:
+        return None
+    expected = reply.rstrip()
+    deadline = time.monotonic() + (wait if expected else 0)
+    while True:
+        usage = last_usage(transcript_path)
+        text = (usage or {}).get("text", "").rstrip()
+        if usage is not None and (not expected or (text and expected.endswith(text))):
+            return usage
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.05)
+
+
+def _from_usage(record: dict, usage: dict) -> dict:
+    """The cached record with model and context % of the transcript's last usage."""
+    updated = dict(record)
+    if record.get("context_percent") is None:
+        updated.pop("cost_usd", None)  # the cache predates the first response: $0.00
+    model = usage["model"]
+    if model and model != record.get("model_id"):  # switched (/model) since the cache
+        updated["model_id"], updated["model_name"] = model, None
+    window = record.get("context_window_size")
+    if not isinstance(window, int | float) or isinstance(window, bool) or window <= 0:
+        window = DEFAULT_CONTEXT_WINDOW
+    updated["context_percent"] = min(100.0, usage["context_tokens"] * 100 / window)
+    return updated
 
 
 def build_posts(

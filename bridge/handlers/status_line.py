@@ -121,6 +121,7 @@ def status_record(event: dict) -> dict:
         "model_name": _str(model.get("display_name")),
         "context_percent": _number(context.get("used_percentage")),
         "cost_usd": _number(cost.get("total_cost_usd")),
+        "context_window_size": _number(context.get("context_window_size")),
     }
     limits = {}  # only sent to Claude.ai subscribers: {"five_hour": {"used_percentage": …}}
     for window, usage in _dict(event.get("rate_limits")).items():

@@ -139,3 +139,27 @@ def test_very_long_reply_posts_its_start_and_attaches_the_whole(rig) -> None:
     assert "The full reply is attached as `reply.md`" in last["content"]
     assert [a["filename"] for a in last["attachments"]] == ["reply.md"]
     assert rig.discord.file_bytes(last["attachments"][0]) == reply.encode()
+
+
+def test_the_first_reply_of_a_fresh_session_ends_with_model_and_context(rig) -> None:
+    # Regression: the CLI refreshes its statusLine after the Stop hook has run, so a session's
+    # first reply never had a footer (and a later one sometimes lacked it). The footer now
+    # takes model and context from the transcript's last API usage when the cache is older.
+    rig.install_hooks()
+    raw = rig.config()
+    raw["replies"] = {"footer": True}
+    rig.write_config(raw)
+    rig.api.script(text("the very first answer"))
+    rig.start_bot()
+    rig.post("first question of this session")
+    reply = rig.wait_bot_message(content_regex=r"^the very first answer", timeout=60)
+
+    body, footer = reply["content"].rsplit("\n", 1)
+    assert body.rstrip() == "the very first answer"
+    match = re.match(r"-# (Opus 5\.5|claude-opus-5-5) · ctx (\d+)%", footer)
+    assert match, reply["content"]
+    # The same figure the CLI itself reports for this turn, once its statusLine refreshes.
+    wait_until(lambda: cached_with_context(rig), 30, "a statusLine refresh with context %", rig)
+    reported = cached_with_context(rig)[0]
+    assert int(match[2]) == round(reported["context_percent"])
+    assert match[1] in (reported["model_name"], reported["model_id"])

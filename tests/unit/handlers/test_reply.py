@@ -3,6 +3,7 @@ with the whole of it attached as reply.md."""
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -56,6 +57,52 @@ def test_reply_footer_reads_the_session_cache(tmp_path) -> None:
     assert reply_footer(rt, "sess-2") == ""
     assert reply_footer(rt, None) == ""
     assert reply_footer(rt, "../status/sess-1") == ""
+
+
+def transcript_with(path: Path, text: str, tokens: int, at: str, model: str = "claude-opus-5-5"):
+    usage = {
+        "input_tokens": tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 12,
+    }
+    record = {"type": "assistant", "isSidechain": False, "timestamp": at,
+              "message": {"id": "m1", "model": model, "usage": usage,
+                          "content": [{"type": "text", "text": text}]}}  # fmt: skip
+    with path.open("a") as handle:
+        handle.write(fastjson.dumps(record) + "\n")
+    return str(path)
+
+
+def test_footer_of_a_first_reply_comes_from_the_transcript(tmp_path) -> None:
+    # Regression: the statusLine refreshes after the Stop hook: a first reply had no footer.
+    rt = Runtime(str(tmp_path / "runtime")).ensure()
+    before_any_answer = {**RECORD, "context_percent": None, "cost_usd": 0,
+                         "context_window_size": 1_000_000}  # fmt: skip
+    runtime.write_atomic(f"{rt.status}/sess-0.json", fastjson.dumps(before_any_answer).encode())
+    path = transcript_with(tmp_path / "t.jsonl", "Hello!", 14_293, "2026-01-01T00:00:00Z")
+    assert reply_footer(rt, "sess-0", path, "Hello!") == "-# Opus 5.5 · ctx 1%"
+    # no statusLine at all: the model's id, a 200k window
+    assert reply_footer(rt, "sess-9", path, "Hello!") == "-# claude-opus-5-5 · ctx 7%"
+
+
+def test_footer_prefers_a_cache_newer_than_the_reply_and_replaces_a_stale_one(tmp_path) -> None:
+    rt = Runtime(str(tmp_path / "runtime")).ensure()
+    cache = f"{rt.status}/sess-1.json"
+    runtime.write_atomic(cache, fastjson.dumps({**RECORD, "context_window_size": 100_000}).encode())
+    path = transcript_with(tmp_path / "t.jsonl", "Second.", 50_000, "2030-01-01T00:00:00Z")
+    # the cache predates this reply's record: model and context from the transcript
+    assert reply_footer(rt, "sess-1", path, "Second.") == "-# Opus 5.5 · ctx 50% · $0.43"
+    os.utime(cache, (2e9, 2e9))  # refreshed after the reply: the CLI's own figures
+    assert reply_footer(rt, "sess-1", path, "Second.") == "-# Opus 5.5 · ctx 12% · $0.43"
+
+
+def test_footer_waits_only_briefly_for_a_record_that_never_comes(tmp_path) -> None:
+    rt = Runtime(str(tmp_path / "runtime")).ensure()
+    path = transcript_with(tmp_path / "t.jsonl", "An older reply.", 9_000, "2026-01-01T00:00:00Z")
+    start = time.monotonic()
+    assert reply_footer(rt, "sess-3", path, "This reply.", wait=0.3) == ""
+    assert 0.3 <= time.monotonic() - start < 2
 
 
 # --- build_posts: tables, footer, long replies --------------------------------------------------

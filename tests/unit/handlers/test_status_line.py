@@ -170,6 +170,7 @@ def test_bridge_session_is_cached_by_marker_or_by_cwd(tmp_path, bridge_env) -> N
         "model_name": "Opus 5.5",
         "context_percent": 2,
         "cost_usd": 2.7232160000000007,
+        "context_window_size": 1000000,
     }
     assert cache_file(bridge_env).stat().st_mode & 0o777 == 0o600
 
@@ -225,6 +226,7 @@ def test_record_takes_typed_fields_and_rate_limits() -> None:
         "model_name": None,
         "context_percent": None,
         "cost_usd": None,
+        "context_window_size": None,
         "rate_limits": {"five_hour": 23.5, "seven_day": 41.2},
     }
 
