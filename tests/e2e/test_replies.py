@@ -134,7 +134,7 @@ def test_broken_outbox_entries_do_not_cost_a_channel_or_the_others_their_replies
     from bridge.state.runtime import Runtime
 
     first, second = sorted([rig.ids["project-a"], rig.ids["project-b"]])
-    outbox = Outbox(Runtime(str(rig.runtime_dir)).ensure().outbox)
+    outbox = Outbox(Runtime(str(rig.runtime_dir), str(rig.state_dir)).ensure().outbox)
     outbox.enqueue(first, "e2e", Post(message_payload("queued before the broken ones")))
     broken = []
     for data in (b"[]", b"[" * 100_000 + b"]" * 100_000, b'{"channel_id": 5}'):
@@ -156,7 +156,7 @@ def test_broken_outbox_entries_do_not_cost_a_channel_or_the_others_their_replies
     ]
     for path in broken:
         assert os.path.exists(path[: -len(".json")] + ".failed")
-    outbox_log = (rig.runtime_dir / "logs" / "outbox.log").read_text()
+    outbox_log = (rig.state_dir / "logs" / "outbox.log").read_text()
     assert outbox_log.count("unreadable entry") == 3
     assert "Traceback" not in rig.bot_output()
 
@@ -176,6 +176,6 @@ def test_files_refused_by_a_channel_without_attach_files_leave_the_text_and_a_no
     assert "lacks the **Attach Files** permission" in note["content"]
     rig.post("and now?")
     rig.wait_bot_message(content_regex=r"^Next reply\.", timeout=60)
-    outbox = rig.runtime_dir / "outbox" / rig.ids["project-a"]
+    outbox = rig.state_dir / "outbox" / rig.ids["project-a"]
     assert not list(outbox.glob("*.json"))
     assert all(not m["attachments"] for m in rig.bot_messages())
