@@ -114,7 +114,8 @@ def check_claude(report: Report, cfg: config.BridgeConfig | None) -> None:
 
 
 def check_discord(report: Report, cfg: config.BridgeConfig) -> None:
-    from bridge.discord.rest import DeliveryError, DiscordREST
+    from bridge.discord.post import DeliveryError
+    from bridge.discord.rest import DiscordREST
 
     for server in cfg.servers:
         with DiscordREST(server.api_base, server.token, budget=5.0) as rest:

@@ -21,7 +21,7 @@ import discord
 from discord.http import Route
 
 from bridge.discord.handoff import socket_path
-from bridge.discord.rest import DeliveryError, Post
+from bridge.discord.post import DeliveryError, Post
 from bridge.state import runtime
 
 log = logging.getLogger(__name__)

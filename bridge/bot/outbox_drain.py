@@ -16,7 +16,8 @@ import watchfiles
 from bridge.config import BridgeConfig
 from bridge.discord.delivery import send_post
 from bridge.discord.outbox import Outbox
-from bridge.discord.rest import DiscordREST, Post
+from bridge.discord.post import Post
+from bridge.discord.rest import DiscordREST
 
 log = logging.getLogger(__name__)
 

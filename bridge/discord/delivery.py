@@ -11,37 +11,17 @@ from __future__ import annotations
 
 import time
 
+from bridge.discord.post import message_payload
 from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
     from bridge.config import Server
     from bridge.discord.outbox import Outbox
-    from bridge.discord.rest import DiscordREST, Post
+    from bridge.discord.post import Post
+    from bridge.discord.rest import DiscordREST
 
-NO_MENTIONS = {"parse": []}  # model output must never ping @everyone, roles or users
 HOOK_BUDGET = 40.0  # seconds for all delivery (deliver's default); the Stop hook's timeout is 60
-
-
-def mention(user_id: str) -> str:
-    """Discord's mention syntax for a user."""
-    return f"<@{user_id}>"
-
-
-def allowed(owner_mention: str) -> dict:
-    """allowed_mentions that let exactly that mention ping (nothing else in the text can)."""
-    if not owner_mention:
-        return dict(NO_MENTIONS)
-    return {"parse": [], "users": [owner_mention.strip("<@>")]}
-
-
-def message_payload(content: str) -> dict:
-    from bridge.discord.rest import new_nonce
-
-    payload = {"allowed_mentions": NO_MENTIONS, "nonce": new_nonce(), "enforce_nonce": True}
-    if content:
-        payload["content"] = content
-    return payload
 
 
 def deliver(
@@ -110,7 +90,7 @@ class _Sender:
         self.rt = rt
 
     def send(self, post: Post) -> bool:
-        from bridge.discord.rest import DeliveryError
+        from bridge.discord.post import DeliveryError
 
         remaining = self.deadline - time.monotonic()
         if remaining < 1.0:
@@ -129,7 +109,7 @@ class _Sender:
 
     def send_entry(self, _entry: dict, post: Post) -> None:
         """For :meth:`Outbox.drain`, which wants a DeliveryError when a post must wait."""
-        from bridge.discord.rest import DeliveryError
+        from bridge.discord.post import DeliveryError
 
         if not self.send(post):
             raise DeliveryError("not sent yet", retryable=True)
@@ -138,7 +118,7 @@ class _Sender:
 def send_post(rest: DiscordREST, channel: str, post: Post) -> None:
     """Create the message; if Discord refuses its files (too large for this server, …),
     send the text anyway with a note rather than lose both."""
-    from bridge.discord.rest import DeliveryError, Post
+    from bridge.discord.post import DeliveryError, Post
 
     try:
         rest.create_message(channel, post)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from bridge import fastjson
-from bridge.discord.rest import DeliveryError, Post
+from bridge.discord.post import DeliveryError, Post
 from bridge.state import runtime
 
 _sequence = 0
@@ -143,7 +143,7 @@ class Outbox:
     def _tell_dropped(self, channel_id: str, expired: list[dict], max_age: float) -> None:
         """Queue a note for the channel about entries dropped for age (it goes out with the
         channel's next delivery, in order)."""
-        from bridge.discord.delivery import message_payload
+        from bridge.discord.post import message_payload
 
         since = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(expired[0]["queued_at"]))
         note = (

@@ -21,35 +21,7 @@ DEFAULT_BUDGET = 20.0  # seconds a caller may spend on one request, retries incl
 ENV_BUDGET = "DISCORD_BRIDGE_RETRY_SECONDS"
 USER_AGENT = "DiscordBot (https://github.com/discord-bridge/discord-bridge, 0.1.0)"
 
-
-class DeliveryError(Exception):
-    """A request failed. ``retryable`` says whether trying later can succeed."""
-
-    def __init__(
-        self, message: str, retryable: bool, status: int | None = None, code: int | None = None
-    ) -> None:
-        super().__init__(message)
-        self.retryable = retryable
-        self.status = status
-        self.code = code  # Discord's JSON error code (50013: Missing Permissions), if any
-
-
-class Post:
-    """One message to create: the JSON payload and the files to upload with it."""
-
-    __slots__ = ("files", "payload")
-
-    def __init__(self, payload: dict, files: list[tuple[str, bytes]] | None = None) -> None:
-        self.payload = payload
-        self.files = files or []
-
-    def __repr__(self) -> str:
-        return f"<Post {len(self.payload.get('content') or '')} chars, {len(self.files)} files>"
-
-
-def new_nonce() -> str:
-    """A nonce for ``enforce_nonce``: Discord returns the original message for a resend."""
-    return os.urandom(10).hex()  # 20 characters; Discord allows 25
+from bridge.discord.post import DeliveryError, Post  # noqa: E402  (re-exported)
 
 
 def load_site_packages() -> None:

@@ -23,7 +23,8 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from bridge.discord.rest import DiscordREST, Post
+    from bridge.discord.post import Post
+    from bridge.discord.rest import DiscordREST
 
 
 class HookContext:

@@ -23,7 +23,7 @@ def mention_for(context: HookContext) -> str:
     """``<@owner>`` if the owner should be pinged now, else ""."""
     if not context.cfg.mention_owner:
         return ""
-    from bridge.discord.delivery import mention
+    from bridge.discord.post import mention
 
     return mention(context.server.owner_id)
 
@@ -89,8 +89,7 @@ def _prompt_open(context: HookContext) -> bool:
 
 
 def _post(context: HookContext, content: str, mention: str) -> None:
-    from bridge.discord.delivery import allowed, message_payload
-    from bridge.discord.rest import Post
+    from bridge.discord.post import Post, allowed, message_payload
 
     payload = message_payload(content)
     payload["allowed_mentions"] = allowed(mention)

@@ -151,8 +151,7 @@ def render(request: dict) -> tuple[dict, bytes | None]:
 
 
 def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
-    from bridge.discord.delivery import allowed, message_payload
-    from bridge.discord.rest import Post
+    from bridge.discord.post import Post, allowed, message_payload
     from bridge.handlers.notify import mention_for
 
     mention = mention_for(context)  # a decision is needed: ping the owner's phone

@@ -12,14 +12,14 @@ does not take now.
 from __future__ import annotations
 
 from bridge.claude.transcript import reply_and_note
-from bridge.discord.delivery import allowed, message_payload
+from bridge.discord.post import allowed, message_payload
 from bridge.handlers.context import HookContext
 from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
+    from bridge.discord.post import Post
     from bridge.discord.render.attachments import OutputFile
-    from bridge.discord.rest import Post
 
 MAX_ATTACHMENTS = 20  # markers honoured per reply; each file is read into memory
 FULL_REPLY_NAME = "reply.md"
@@ -152,9 +152,9 @@ def build_posts(
     """
     import time
 
+    from bridge.discord.post import Post
     from bridge.discord.render.attachments import extract_markers, format_refusals, plan_uploads
     from bridge.discord.render.split import SplitTimeout, split_message
-    from bridge.discord.rest import Post
 
     deadline = time.monotonic() + budget
     body, names = extract_markers(text)

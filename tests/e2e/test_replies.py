@@ -128,9 +128,8 @@ def test_hooks_ignore_sessions_outside_every_project(rig, tmp_path) -> None:
 def test_broken_outbox_entries_do_not_cost_a_channel_or_the_others_their_replies(rig) -> None:
     # Regression: valid JSON of the wrong shape in one channel's outbox made the bot's drain
     # raise: that channel's later replies and every channel sorted after it were never sent.
-    from bridge.discord.delivery import message_payload
     from bridge.discord.outbox import Outbox
-    from bridge.discord.rest import Post
+    from bridge.discord.post import Post, message_payload
     from bridge.state.runtime import Runtime
 
     first, second = sorted([rig.ids["project-a"], rig.ids["project-b"]])

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge.discord import delivery
 from bridge.discord.outbox import Outbox
-from bridge.discord.rest import DeliveryError, DiscordREST, Post, new_nonce
+from bridge.discord.post import DeliveryError, Post, message_payload, new_nonce
+from bridge.discord.rest import DiscordREST
 from bridge.handlers import context as hook_context
 from bridge.state.runtime import Runtime
 from discord_emulator import Emulator
@@ -470,7 +470,7 @@ def test_deliver_spools_during_an_outage_and_catches_up_in_order(
 
     emu.client.set_outage("503")
     started = time.monotonic()
-    context.deliver([Post(delivery.message_payload("spooled during the outage"))])
+    context.deliver([Post(message_payload("spooled during the outage"))])
     assert time.monotonic() - started < 3.0  # bounded by DISCORD_BRIDGE_RETRY_SECONDS=1
     assert emu.client.counters()[f"503 {MESSAGES}"] >= 1
     assert len(outbox.pending(channel)) == 1
@@ -479,7 +479,7 @@ def test_deliver_spools_during_an_outage_and_catches_up_in_order(
 
     emu.client.set_outage(None)
     assert emu.client.messages(channel) == []
-    context.deliver([Post(delivery.message_payload("the next reply"))])
+    context.deliver([Post(message_payload("the next reply"))])
 
     msgs = emu.client.messages(channel)
     assert [m["content"] for m in msgs] == ["spooled during the outage", "the next reply"]
@@ -494,13 +494,13 @@ def test_deliver_keeps_spooling_behind_a_backlog(emu: Emulator, hook_env: dict[s
     context = stop_context(hook_env)
     outbox = Outbox(context.runtime.outbox)
     emu.client.set_outage("503")
-    context.deliver([Post(delivery.message_payload("one"))])
+    context.deliver([Post(message_payload("one"))])
     context.deliver(
-        [Post(delivery.message_payload("two")), Post(delivery.message_payload("three"))],
+        [Post(message_payload("two")), Post(message_payload("three"))],
     )
     assert len(outbox.pending(channel)) == 3
     emu.client.set_outage(None)
-    context.deliver([Post(delivery.message_payload("four"))])
+    context.deliver([Post(message_payload("four"))])
     assert contents(emu, channel) == ["one", "two", "three", "four"]
 
 
@@ -510,9 +510,9 @@ def test_deliver_skips_a_refused_chunk_and_posts_the_rest(
     channel = emu.ids["project-a"]
     context = stop_context(hook_env)
     posts = [
-        Post(delivery.message_payload("ok 1")),
-        Post(delivery.message_payload("y" * 2001)),
-        Post(delivery.message_payload("ok 2")),
+        Post(message_payload("ok 1")),
+        Post(message_payload("y" * 2001)),
+        Post(message_payload("ok 2")),
     ]
     context.deliver(posts)
     assert contents(emu, channel) == ["ok 1", "ok 2"]
@@ -527,11 +527,11 @@ def test_deliver_keeps_a_reply_while_the_token_is_rejected(
     config_file = Path(hook_env["DISCORD_BRIDGE_HOME"]) / "config.json"
     good = config_file.read_text()
     config_file.write_text(good.replace(emu.bot_token, "reset.in.the.portal"))
-    stop_context(hook_env).deliver([Post(delivery.message_payload("keep me"))])
+    stop_context(hook_env).deliver([Post(message_payload("keep me"))])
     assert emu.client.counters()[f"401 {MESSAGES}"] == 1
 
     config_file.write_text(good)  # the user pastes the new token
-    stop_context(hook_env).deliver([Post(delivery.message_payload("after the fix"))])
+    stop_context(hook_env).deliver([Post(message_payload("after the fix"))])
     assert contents(emu, channel) == ["keep me", "after the fix"]
 
 
@@ -562,7 +562,7 @@ def test_refused_files_do_not_take_the_text_down_with_them(
 ) -> None:
     channel = emu.ids["project-a"]
     context = stop_context(hook_env)
-    post = Post(delivery.message_payload("report below"), [("big.bin", b"x" * 5000)])
+    post = Post(message_payload("report below"), [("big.bin", b"x" * 5000)])
     emu.client.settings(max_file_size=1000)
     try:
         context.deliver([post])
@@ -582,8 +582,8 @@ def test_files_refused_for_lack_of_attach_files_post_the_text_with_a_note(
     channel = emu.ids["project-a"]
     context = stop_context(hook_env)
     emu.client.deny_attach_files(channel)
-    context.deliver([Post(delivery.message_payload("chart below"), [("chart.png", b"png")])])
-    context.deliver([Post(delivery.message_payload("the next reply"))])
+    context.deliver([Post(message_payload("chart below"), [("chart.png", b"png")])])
+    context.deliver([Post(message_payload("the next reply"))])
     texts = contents(emu, channel)
     assert texts[0] == "chart below"
     assert texts[1] == (
@@ -606,7 +606,7 @@ def test_deliver_spools_the_reply_when_the_outbox_fails_unexpectedly(
         raise RuntimeError("a surprise")
 
     monkeypatch.setattr(Outbox, "drain", broken_drain)
-    context.deliver([Post(delivery.message_payload("must not be lost"))])
+    context.deliver([Post(message_payload("must not be lost"))])
     monkeypatch.undo()
     assert len(outbox.pending(channel)) == 2
     assert "a surprise" in Path(context.runtime.hook_log).read_text()
@@ -625,7 +625,7 @@ def test_deliver_spools_instead_of_waiting_on_a_held_lock(
     try:
         assert holder.stdout.readline() == b"locked\n"
         started = time.monotonic()
-        context.deliver([Post(delivery.message_payload("while the bot drains"))], budget=1.0)
+        context.deliver([Post(message_payload("while the bot drains"))], budget=1.0)
         assert time.monotonic() - started < 3.0
         assert len(outbox.pending(channel)) == 1
         assert contents(emu, channel) == []

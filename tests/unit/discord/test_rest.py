@@ -13,7 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bridge.discord.rest import DeliveryError, DiscordREST, Post, budget_from_env, new_nonce
+from bridge.discord.post import DeliveryError, Post, new_nonce
+from bridge.discord.rest import DiscordREST, budget_from_env
 from discord_emulator import Emulator
 
 MESSAGES = "POST /channels/{channel_id}/messages"
