@@ -1,9 +1,9 @@
 """Thread lifecycle → sessions: archiving or deleting a thread ends its session, and its
 worktree is removed only when nothing would be lost.
 
-A dirty worktree (uncommitted changes, or commits no other branch holds) is kept and the
-thread — or, if the thread was deleted, its parent channel — gets a message listing what
-removing it would lose, with **Remove anyway** / **Keep** buttons. The buttons are
+A dirty worktree (uncommitted changes, files git ignores, or commits no other branch holds)
+is kept and the thread — or, if the thread was deleted, its parent channel — gets a message
+listing what removing it would lose, with **Remove anyway** / **Keep** buttons. The buttons are
 ``DynamicItem``s (``db:wt:<action>:<thread id>``, ``bridge/discord/custom_ids.py``): they still
 work after a bot restart.
 """
@@ -172,6 +172,10 @@ def describe_loss(worktree: dict, loss: worktrees.Loss, deleted: bool) -> str:
                      "branch:**")  # fmt: skip
         lines += [f"- `{_code(line)}`" for line in loss.unmerged[:LIST_MAX]]
         lines += [f"- … and {len(loss.unmerged) - LIST_MAX} more"] * (len(loss.unmerged) > LIST_MAX)
+    if loss.ignored:
+        lines.append(f"**{len(loss.ignored)} file(s) git ignores** (.env, databases, builds):")
+        lines += [f"- `{_code(line)}`" for line in loss.ignored[:LIST_MAX]]
+        lines += [f"- … and {len(loss.ignored) - LIST_MAX} more"] * (len(loss.ignored) > LIST_MAX)
     text = "\n".join(lines)
     return text if len(text) <= 1900 else text[:1897] + "…"
 
