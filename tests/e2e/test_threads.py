@@ -90,10 +90,14 @@ def test_thread_is_its_own_session_and_replies_stay_apart(rig) -> None:
     assert env["DISCORD_BRIDGE_THREAD_ID"] == thread["id"]
     assert env["DISCORD_BRIDGE_CHANNEL_ID"] == parent
     assert "DISCORD_BRIDGE_THREAD_ID" not in pane_env(rig, parent)
-    # The thread was appended to the project's threads[] in the config file.
+    # The thread was appended to the project's threads[] with its effective settings.
     saved = json.loads((rig.bridge_home / "config.json").read_text())
     threads = saved["servers"][0]["projects"][0]["threads"]
-    assert threads == [{"name": "fix: the login #1", "channelId": thread["id"]}]
+    path = str(rig.projects["project-a"])
+    assert threads == [
+        {"name": "fix: the login #1", "channelId": thread["id"], "projectPath": path,
+         "isolation": "none"}
+    ]  # fmt: skip
 
 
 def test_three_threads_at_once_each_answer_in_their_own_thread(rig) -> None:
