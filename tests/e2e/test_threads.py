@@ -200,31 +200,38 @@ def test_killed_thread_pane_is_resumed_after_a_bot_restart(rig) -> None:
 
 
 def test_threads_archived_or_deleted_while_the_bot_was_down_end_their_sessions(rig) -> None:
-    rig.api.script(*[echo() for _ in range(2)])
+    rig.api.script(*[echo() for _ in range(3)])
     rig.start_bot()
     archived = rig.discord.create_thread(rig.ids["project-a"], "done here")
     deleted = rig.discord.create_thread(rig.ids["project-a"], "gone too")
+    idle = rig.discord.create_thread(rig.ids["project-a"], "went quiet")
     since = rig.discord.mark()
     rig.discord.post_message(archived["id"], "first task")
     rig.discord.post_message(deleted["id"], "second task")
+    rig.discord.post_message(idle["id"], "third task")
     wait_reply(rig, archived["id"], "Model saw: first task", since)
     wait_reply(rig, deleted["id"], "Model saw: second task", since)
+    wait_reply(rig, idle["id"], "Model saw: third task", since)
 
     rig.stop_bot()
     rig.tmux.kill(rig.tmux.find(deleted["id"]).pane_id)  # dead pane: would be resumed
     rig.discord.archive_thread(archived["id"])  # live pane: would be adopted
     rig.discord.delete_thread(deleted["id"])
+    rig.discord.archive_thread(idle["id"], user=None)  # Discord's auto-archive: not the owner
     # At start the bot resumes sessions first, then starts startup projects: project-b up
     # means a resume of the deleted thread would have happened.
     raw = json.loads((rig.bridge_home / "config.json").read_text())
     raw["servers"][0]["projects"][1]["startup"] = True
     rig.write_config(raw)
+    since = rig.discord.mark()
     rig.start_bot()
     wait_until(lambda: rig.tmux.find(archived["id"]) is None, 30, "the archived thread's pane")
+    wait_reply(rig, idle["id"], "by Discord after inactivity", since, timeout=30)
     project_b = wait_until(lambda: rig.pane("project-b"), 30, "project-b to start")
     rig.tmux.wait_for(project_b.pane_id, is_prompt_ready, 60)
     assert rig.tmux.find(deleted["id"]) is None, rig.bot_output()
     assert rig.tmux.find(archived["id"]) is None
+    assert rig.tmux.find(idle["id"]) is not None  # kept running, the owner asked
 
 
 def buttons_of(message: dict) -> list[str]:
