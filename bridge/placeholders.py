@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 
+from bridge.config import legacy
+
 # config.example.json's ids are 1000000000000000NN: a 1, zeros and a counter, made up on
 # purpose (a real snowflake's digits come from a timestamp and random-looking low bits).
 _EXAMPLE_ID = re.compile(r"^10{14,16}\d{1,2}$")
@@ -50,6 +52,10 @@ def is_placeholder_path(value: object) -> bool:
 def find(raw: object) -> list[tuple[str, str]]:
     """``(JSON path, what to put there)`` for each placeholder value left in ``raw``."""
     found: list[tuple[str, str]] = []
+    if legacy.is_v1(raw):  # schemaVersion 1: one bot at the top level, named as it is written
+        assert isinstance(raw, dict)
+        upgraded = find(legacy.upgrade(raw))
+        return [(where.removeprefix("servers[0]."), what) for where, what in upgraded]
     if not isinstance(raw, dict) or not isinstance(raw.get("servers"), list):
         return found
     for i, server in enumerate(raw["servers"]):

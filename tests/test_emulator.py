@@ -528,3 +528,35 @@ def test_second_bot_token_acts_as_the_second_bot(emu: Emulator) -> None:
         assert me["id"] == posted["author"]["id"] == emu.ids[bot]
     refused = httpx.post(url, headers={"Authorization": "Bot nope"}, json={"content": "hi"})
     assert refused.status_code == 401
+
+
+def test_audit_log_says_who_archived_a_thread_and_auto_archive_is_not_in_it(emu: Emulator) -> None:
+    c = emu.client
+    url = f"{emu.api_base}/guilds/{emu.ids['guild_id']}/audit-logs"
+    headers = {"Authorization": f"Bot {emu.bot_token}"}
+
+    def entries() -> list[dict]:
+        resp = httpx.get(url, params={"action_type": 111}, headers=headers, timeout=5)
+        assert resp.status_code == 200, resp.text
+        return resp.json()["audit_log_entries"]
+
+    by_bob = c.create_thread(emu.ids["project-a"], "bob archives")
+    auto = c.create_thread(emu.ids["project-a"], "goes idle")
+    before = time.time()
+    c.archive_thread(by_bob["id"], user="bob")
+    c.archive_thread(auto["id"], user=None)  # Discord's inactivity auto-archive
+    (entry,) = entries()
+    assert entry["user_id"] == emu.ids["bob"] and entry["target_id"] == by_bob["id"]
+    assert entry["changes"] == [{"key": "archived", "old_value": False, "new_value": True}]
+    made = ((int(entry["id"]) >> 22) + 1420070400000) / 1000  # its id holds the real time
+    assert before - 1 <= made <= time.time() + 1
+    # The bot's own archive (REST PATCH) is logged as the bot's.
+    thread = c.create_thread(emu.ids["project-a"], "bot archives")
+    resp = httpx.patch(
+        f"{emu.api_base}/channels/{thread['id']}", json={"archived": True}, headers=headers
+    )
+    assert resp.status_code == 200
+    assert entries()[0]["user_id"] == emu.ids["bot_id"]
+    c.settings(audit_log_access=False)  # no View Audit Log
+    resp = httpx.get(url, headers=headers, timeout=5)
+    assert resp.status_code == 403 and resp.json()["code"] == 50013

@@ -30,7 +30,7 @@ from bridge.bot.outbox_drain import OutboxDrainer
 from bridge.bot.panel import ControlPanel, PanelButton, PanelSelect
 from bridge.bot.progress import InterruptButton, ProgressReporter
 from bridge.bot.relay import Relay
-from bridge.bot.threads import ThreadEvents, WorktreeButton
+from bridge.bot.threads import ArchiveButton, ThreadEvents, WorktreeButton
 from bridge.config import BridgeConfig, Server
 from bridge.discord.outbox import Outbox
 from bridge.sessions.manager import SessionManager
@@ -40,8 +40,8 @@ log = logging.getLogger(__name__)
 
 # Every DynamicItem the bot answers: registered at start, they match custom ids posted before
 # a restart too (bridge/discord/custom_ids.py).
-DYNAMIC_ITEMS = (PromptButton, PromptSelect, InterruptButton, WorktreeButton, PanelButton,
-                 PanelSelect)  # fmt: skip
+DYNAMIC_ITEMS = (PromptButton, PromptSelect, InterruptButton, WorktreeButton, ArchiveButton,
+                 PanelButton, PanelSelect)  # fmt: skip
 
 
 class BridgeBot(BridgeClient):

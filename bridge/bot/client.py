@@ -48,9 +48,12 @@ class Interrupter(Protocol):
 
 
 class WorktreeDecider(Protocol):
-    """Remove anyway / Keep on a kept worktree (``threads.ThreadEvents``)."""
+    """Remove anyway / Keep on a kept worktree, and Stop / Remove worktree / Keep after an
+    archive that was not the owner's (``threads.ThreadEvents``)."""
 
     async def decide(self, thread_id: str, action: str) -> str: ...
+
+    async def decide_archive(self, thread_id: str, action: str) -> str: ...
 
 
 class PanelActions(Protocol):

@@ -1,9 +1,16 @@
-"""Thread lifecycle → sessions: archiving or deleting a thread ends its session, and its
-worktree is removed only when nothing would be lost.
+"""Thread lifecycle → sessions: the owner archiving or anyone deleting a thread ends its
+session, and its worktree is removed only when nothing would be lost.
 
-A dirty worktree (uncommitted changes, or commits no other branch holds) is kept and the
-thread — or, if the thread was deleted, its parent channel — gets a message listing what
-removing it would lose, with **Remove anyway** / **Keep** buttons. The buttons are
+Only the owner's archive ends anything. Discord's THREAD_UPDATE does not say who archived;
+the guild's audit log does (a user's archive is logged, Discord's inactivity auto-archive is
+not), so the bridge reads it. An archive by anyone else — the thread's creator, a moderator,
+Discord itself — or by someone the bridge cannot tell (no View Audit Log permission) keeps the
+session and its worktree, and the thread gets **Stop session** / **Stop and remove worktree**
+/ **Keep** buttons (``db:arch:<action>:<thread id>``), once until they are answered.
+
+A dirty worktree (uncommitted changes, files git ignores, or commits no other branch holds)
+is kept and the thread — or, if the thread was deleted, its parent channel — gets a message
+listing what removing it would lose, with **Remove anyway** / **Keep** buttons. The buttons are
 ``DynamicItem``s (``db:wt:<action>:<thread id>``, ``bridge/discord/custom_ids.py``): they still
 work after a bot restart.
 """
@@ -11,6 +18,7 @@ work after a bot restart.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +36,9 @@ log = logging.getLogger(__name__)
 
 WORKTREE_CHECK_SECONDS = 30.0  # how often worktrees removed outside the bridge are noticed
 LIST_MAX = 10  # lines of git output shown per kind of loss
+AUDIT_THREAD_UPDATE = 111  # audit-log action_type of a thread's archive, lock or rename
+AUDIT_LAG_SECONDS = 2.0  # an audit-log entry may be readable a moment after the gateway event
+AUDIT_MATCH_SECONDS = 120.0  # an entry this close to the archive time is that archive's
 
 
 class ThreadEvents:
@@ -37,14 +48,132 @@ class ThreadEvents:
         self.client = client
         self.sessions = sessions
         self.runtime = sessions.runtime
+        self._audit_warned = False
 
     async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
         meta = payload.data.get("thread_metadata") or {}
         if meta.get("archived"):
-            await self.closed(str(payload.thread_id), str(payload.parent_id), deleted=False)
+            archived_at = discord.utils.parse_time(meta.get("archive_timestamp"))
+            await self.archived(
+                str(payload.thread_id), str(payload.parent_id), payload.guild_id, archived_at
+            )
 
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         await self.closed(str(payload.thread_id), str(payload.parent_id), deleted=True)
+
+    async def archived(
+        self,
+        thread_id: str,
+        parent_id: str,
+        guild_id: int | None,
+        archived_at: datetime.datetime | None,
+    ) -> None:
+        """The owner's archive ends the session (:meth:`closed`); anyone else's, Discord's
+        auto-archive or an archive by someone unknown ends nothing: the owner is asked."""
+        record = await asyncio.to_thread(session_state.load, self.runtime, thread_id)
+        if record is None or record.get("server") != self.sessions.server.name:
+            return  # never a session of ours
+        actor, entry = await self.archived_by(guild_id, thread_id, archived_at)
+        if entry is not None:
+            if entry == record.get("archive_entry"):
+                actor = None  # an archive already acted on: this one is not logged (auto)
+            else:
+                async with self.sessions.lock(thread_id):
+                    await asyncio.to_thread(
+                        session_state.update, self.runtime, thread_id, archive_entry=entry
+                    )
+        if actor is not None and self.sessions.server.may_act(actor):
+            log.info("thread %s archived by its owner %s", thread_id, actor)
+            await self.closed(thread_id, parent_id, deleted=False)
+        else:
+            log.info("thread %s archived by %s: its session is kept", thread_id,
+                     actor or "Discord or someone unknown")  # fmt: skip
+            await self.ask_after_archive(thread_id, actor)
+
+    async def archived_by(
+        self, guild_id: int | None, thread_id: str, archived_at: datetime.datetime | None
+    ) -> tuple[str | None, str | None]:
+        """Who archived the thread at ``archived_at`` and the audit-log entry that says so;
+        ``(None, None)`` for Discord's auto-archive (not logged) or when the log cannot be
+        read. An archive entry is the newest of its thread made within a moment of it."""
+        if guild_id is None or archived_at is None:
+            return None, None
+        for attempt in range(2):
+            try:
+                data = await self.client.http.get_audit_logs(
+                    guild_id,
+                    limit=50,
+                    action_type=AUDIT_THREAD_UPDATE,  # type: ignore[arg-type]
+                )
+            except discord.Forbidden:
+                if not self._audit_warned:
+                    self._audit_warned = True
+                    log.warning(
+                        "cannot read the audit log (give the bot View Audit Log): every thread "
+                        "archive counts as someone else's; the owner is asked in the thread"
+                    )
+                return None, None
+            except discord.HTTPException as err:
+                log.warning("could not read the audit log: %s", err)
+                return None, None
+            for entry in data.get("audit_log_entries") or []:
+                if str(entry.get("target_id")) != thread_id or not _archives(entry):
+                    continue
+                made = discord.utils.snowflake_time(int(entry["id"]))
+                if abs((made - archived_at).total_seconds()) <= AUDIT_MATCH_SECONDS:
+                    user = entry.get("user_id")
+                    return (str(user) if user else None), str(entry["id"])
+                break  # the thread's newest archive in the log is an older one
+            if attempt == 0:
+                await asyncio.sleep(AUDIT_LAG_SECONDS)
+        return None, None
+
+    async def ask_after_archive(self, thread_id: str, actor: str | None) -> None:
+        """Keep the session and its worktree; post Stop / Remove worktree / Keep in the thread
+        (posting un-archives it), once until answered."""
+        async with self.sessions.lock(thread_id):
+            record = await asyncio.to_thread(session_state.load, self.runtime, thread_id) or {}
+            if record.get("archive_question"):
+                return  # asked already (an auto-archive again while the question is open)
+            running = record.get("wanted") == "running" or bool(
+                await self.sessions.live_pane(thread_id)
+            )
+            worktree = record.get("worktree")
+            if not running and not worktree:
+                return  # nothing to end, nothing to keep
+            try:
+                message = await self.client.get_partial_messageable(int(thread_id)).send(
+                    describe_archive(actor, running, worktree),
+                    view=archive_view(thread_id, running, bool(worktree)),
+                )
+            except discord.HTTPException as err:
+                log.warning("could not ask about archived thread %s: %s", thread_id, err)
+                return
+            await asyncio.to_thread(
+                session_state.update, self.runtime, thread_id, archive_question=str(message.id)
+            )
+
+    async def decide_archive(self, thread_id: str, action: str) -> str:
+        """Carry out a Stop session / Stop and remove worktree / Keep click; returns the
+        message's new text."""
+        if action == "keep":
+            async with self.sessions.lock(thread_id):
+                await asyncio.to_thread(
+                    session_state.update, self.runtime, thread_id, archive_question=None
+                )
+            return "📌 Kept: the session and its worktree stay."
+        async with self.sessions.lock(thread_id):
+            record = await asyncio.to_thread(session_state.load, self.runtime, thread_id) or {}
+            stopped = await self.sessions.stop(thread_id)
+            await asyncio.to_thread(
+                session_state.update, self.runtime, thread_id, archive_question=None
+            )
+            outcome = ""
+            if action == "remove":
+                parent_id = str(record.get("parent_id") or "")
+                outcome = await self._clean_worktree(thread_id, parent_id, deleted=False)
+        text = "🛑 Session stopped." if stopped else "🛑 No session was running."
+        return f"{text} {outcome}".strip()
 
     async def closed(self, thread_id: str, parent_id: str, deleted: bool) -> None:
         """End the thread's session; remove a clean worktree, ask about a dirty one. All under
@@ -56,13 +185,20 @@ class ThreadEvents:
         async with self.sessions.lock(thread_id):
             if await self.sessions.stop(thread_id):
                 log.info("thread %s closed: its session ended", thread_id)
+            if record.get("archive_question"):
+                await asyncio.to_thread(
+                    session_state.update, self.runtime, thread_id, archive_question=None
+                )
             await self._clean_worktree(thread_id, parent_id, deleted)
 
-    async def _clean_worktree(self, thread_id: str, parent_id: str, deleted: bool) -> None:
+    async def _clean_worktree(self, thread_id: str, parent_id: str, deleted: bool) -> str:
+        """Remove a clean worktree, ask about a dirty one; returns what happened, in words."""
         record = await asyncio.to_thread(session_state.load, self.runtime, thread_id) or {}
         worktree = record.get("worktree")
-        if not worktree or record.get("worktree_question"):
-            return  # nothing to clean, or already asked (the thread was archived again)
+        if not worktree:
+            return ""
+        if record.get("worktree_question"):
+            return "Its worktree is kept until its question above is answered."
         try:
             loss = await asyncio.to_thread(worktrees.inspect, worktree)
             if not loss.exists or loss.clean:
@@ -72,7 +208,7 @@ class ThreadEvents:
                 await asyncio.to_thread(
                     session_state.update, self.runtime, thread_id, worktree=None
                 )
-                return
+                return f"Removed its worktree `{worktree['path']}` (nothing in it was lost)."
         except worktrees.WorktreeError as err:
             log.warning("worktree %s of thread %s: %s", worktree["path"], thread_id, err)
             loss = worktrees.Loss(True, [f"(git could not inspect it: {err})"], [])
@@ -84,10 +220,11 @@ class ThreadEvents:
             )
         except discord.HTTPException as err:
             log.warning("could not ask about worktree %s: %s", worktree["path"], err)
-            return
+            return f"Its worktree `{worktree['path']}` was kept: it holds work."
         await asyncio.to_thread(
             session_state.update, self.runtime, thread_id, worktree_question=str(message.id)
         )
+        return f"Its worktree `{worktree['path']}` holds work: see below."
 
     async def reconcile(self) -> None:
         """At bot start, before sessions are adopted or resumed: threads archived or deleted
@@ -112,7 +249,7 @@ class ThreadEvents:
                 log.warning("could not check thread %s: %s", key, err)
                 continue
             if isinstance(thread, discord.Thread) and thread.archived:
-                await self.closed(key, parent_id, deleted=False)
+                await self.archived(key, parent_id, thread.guild.id, thread.archive_timestamp)
 
     async def decide(self, thread_id: str, action: str) -> str:
         """Carry out a Remove anyway / Keep click; returns the message's new text."""
@@ -172,8 +309,34 @@ def describe_loss(worktree: dict, loss: worktrees.Loss, deleted: bool) -> str:
                      "branch:**")  # fmt: skip
         lines += [f"- `{_code(line)}`" for line in loss.unmerged[:LIST_MAX]]
         lines += [f"- … and {len(loss.unmerged) - LIST_MAX} more"] * (len(loss.unmerged) > LIST_MAX)
+    if loss.ignored:
+        lines.append(f"**{len(loss.ignored)} file(s) git ignores** (.env, databases, builds):")
+        lines += [f"- `{_code(line)}`" for line in loss.ignored[:LIST_MAX]]
+        lines += [f"- … and {len(loss.ignored) - LIST_MAX} more"] * (len(loss.ignored) > LIST_MAX)
     text = "\n".join(lines)
     return text if len(text) <= 1900 else text[:1897] + "…"
+
+
+def describe_archive(actor: str | None, running: bool, worktree: dict | None) -> str:
+    """The message after an archive that was not the owner's."""
+    who = (
+        f"by <@{actor}>"
+        if actor
+        else "by Discord after inactivity, or by someone the bridge cannot tell"
+    )
+    kept = ["its Claude Code session keeps running"] if running else []
+    if worktree:
+        kept.append(f"its worktree `{worktree['path']}` stays")
+    return (
+        f"🗄️ This thread was archived {who}, not by the bridge's owner, so "
+        f"{' and '.join(kept)}. Only the owner's archive ends them; or choose here."
+    )
+
+
+def _archives(entry: dict) -> bool:
+    """True when an audit-log entry's changes set ``archived`` to true."""
+    changes = entry.get("changes") or []
+    return any(c.get("key") == "archived" and c.get("new_value") is True for c in changes)
 
 
 def _code(line: str) -> str:
@@ -218,4 +381,50 @@ def worktree_view(thread_id: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(WorktreeButton("remove", thread_id))
     view.add_item(WorktreeButton("keep", thread_id))
+    return view
+
+
+class ArchiveButton(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=custom_ids.ARCHIVE_TEMPLATE,
+):
+    """Stop session / (Stop and) remove worktree / Keep, after an archive that was not the
+    owner's; works after a bot restart."""
+
+    def __init__(self, action: str, key: str, label: str = "") -> None:
+        defaults = {
+            "stop": ("Stop session", discord.ButtonStyle.danger),
+            "remove": ("Stop and remove worktree", discord.ButtonStyle.danger),
+            "keep": ("Keep", discord.ButtonStyle.secondary),
+        }
+        default_label, style = defaults[action]
+        button = discord.ui.Button(
+            label=label or default_label, style=style, custom_id=custom_ids.archive(action, key)
+        )
+        super().__init__(button)
+        self.action = action
+        self.key = key
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: Any
+    ) -> ArchiveButton:
+        return cls(match["action"], match["key"])
+
+    async def callback(self, interaction: BotInteraction) -> None:
+        if not await allowed(interaction):
+            return
+        await interaction.response.defer()  # stopping and git may take a moment
+        text = await interaction.client.threads.decide_archive(self.key, self.action)
+        await interaction.edit_original_response(content=text, view=None)
+
+
+def archive_view(thread_id: str, running: bool, has_worktree: bool) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    if running:
+        view.add_item(ArchiveButton("stop", thread_id))
+    if has_worktree:
+        label = "" if running else "Remove worktree"
+        view.add_item(ArchiveButton("remove", thread_id, label))
+    view.add_item(ArchiveButton("keep", thread_id))
     return view

@@ -8,6 +8,7 @@ from __future__ import annotations
 import _thread
 
 from bridge import fastjson
+from bridge.config import legacy
 from bridge.config.defaults import ConfigError, norm_path
 from bridge.config.model import BridgeConfig, Project, Server
 from bridge.config.validate import validate
@@ -100,9 +101,12 @@ def append_thread(path: str, server_index: int, project_name: str, entry: dict) 
 
 def _append_thread(path: str, server_index: int, project_name: str, entry: dict) -> bool:
     with open(path, "rb") as handle:
-        raw = fastjson.loads(handle.read())
+        original = handle.read()
+    raw = fastjson.loads(original)
     if not isinstance(raw, dict):
         raise ConfigError(["(top level): expected a JSON object"], path)
+    old_format = legacy.is_v1(raw)
+    raw = legacy.upgrade(raw)  # written back as schemaVersion 2
     try:
         server = raw["servers"][server_index]
         project = next(p for p in server["projects"] if p.get("name") == project_name)
@@ -112,5 +116,24 @@ def _append_thread(path: str, server_index: int, project_name: str, entry: dict)
     if any(t.get("channelId") == entry.get("channelId") for t in threads):
         return False
     threads.append(entry)
+    if old_format:
+        _keep_v1_original(path, original, raw)
     save_raw(path, raw)
     return True
+
+
+def _keep_v1_original(path: str, original: bytes, upgraded: dict) -> None:
+    """Before a schemaVersion 1 file is rewritten as v2: keep its bytes as a backup, and say so
+    in the log."""
+    import logging
+
+    problems = validate(upgraded)
+    if problems:
+        raise ConfigError(problems, path)  # nothing is written, the backup neither
+    backup = legacy.backup_path(path)
+    runtime.write_atomic(backup, original, 0o600)
+    logging.getLogger(__name__).warning(
+        "%s was a schemaVersion 1 config: rewrote it as schemaVersion 2 to add a thread; "
+        "the original is kept as %s",
+        path, backup,
+    )  # fmt: skip

@@ -23,6 +23,7 @@ from bridge.config.defaults import (
     contains,
     norm_path,
 )
+from bridge.config.legacy import upgrade
 from bridge.config.validate import validate
 
 
@@ -145,6 +146,7 @@ class BridgeConfig:
 
     def __init__(self, raw: dict, path: str = "", env: dict | None = None) -> None:
         env = dict(os.environ) if env is None else env
+        raw = upgrade(raw)  # schemaVersion 1 is read as its v2 equivalent
         problems = validate(raw)
         if problems:
             raise ConfigError(problems, path)

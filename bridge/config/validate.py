@@ -11,7 +11,6 @@ from bridge.config.defaults import (
     ISOLATION_MODES,
     PERMISSION_MODES,
     PROMPT_TIMEOUT_OUTCOMES,
-    contains,
     norm_path,
 )
 
@@ -190,18 +189,20 @@ def _check_unique_channels(servers: list, problems: list[str]) -> None:
 
 
 def _check_project_paths(servers: list, problems: list[str]) -> None:
-    """Two projects may not share or nest directories: a hook could not tell them apart."""
-    paths: list[tuple[str, str]] = []
+    """Two projects may not share a directory: a hook could not tell them apart. Nesting is
+    allowed (gnsrtk's "global" project at ``~`` with projects inside it): a hook without the
+    bridge's markers posts to the project whose path is the longest prefix of its cwd."""
+    seen: dict[str, str] = {}
     for i, server in enumerate(servers):
         for j, project in enumerate(server["projects"]):
-            paths.append((norm_path(project["projectPath"]), f"servers[{i}].projects[{j}]"))
-    for a, (path_a, where_a) in enumerate(paths):
-        for path_b, where_b in paths[a + 1 :]:
-            if contains(path_a, path_b) or contains(path_b, path_a):
+            path, where = norm_path(project["projectPath"]), f"servers[{i}].projects[{j}]"
+            if path in seen:
                 problems.append(
-                    f"{where_b}.projectPath: {path_b} overlaps {where_a}.projectPath ({path_a}); "
+                    f"{where}.projectPath: {path} is also {seen[path]}.projectPath; "
                     "give each project its own directory"
                 )
+            else:
+                seen[path] = where
 
 
 def _is_snowflake(value: object) -> bool:

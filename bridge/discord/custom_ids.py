@@ -9,6 +9,8 @@ it only gains new kinds. ``*_TEMPLATE`` are the regular expressions (as strings)
     db:s:<request id>:q<i>          a prompt question's select menu
     db:int:<channel or thread id>   ⏹ Interrupt on a turn's status message (bot/progress.py)
     db:wt:remove|keep:<thread id>   Remove anyway / Keep on a kept worktree (bot/threads.py)
+    db:arch:stop|remove|keep:<thread id>  Stop / remove worktree / Keep after an archive that
+                                    was not the owner's (bot/threads.py)
     db:panel:<action>:<argument>    the control panel's buttons (bot/panel.py)
     db:panel:pick:<page>            the control panel's project select menu
 
@@ -22,6 +24,7 @@ PROMPT_BUTTON = "db:p:"
 PROMPT_SELECT = "db:s:"
 INTERRUPT = "db:int:"
 WORKTREE = "db:wt:"
+ARCHIVE = "db:arch:"
 PANEL = "db:panel:"
 PANEL_PICK = PANEL + "pick:"
 MODAL_TEXT = "text"  # the one text input of a prompt's modal
@@ -32,6 +35,7 @@ PROMPT_BUTTON_TEMPLATE = PROMPT_BUTTON + _REQUEST_ACTION
 PROMPT_SELECT_TEMPLATE = PROMPT_SELECT + _REQUEST_ACTION
 INTERRUPT_TEMPLATE = INTERRUPT + rf"(?P<key>{_SNOWFLAKE})"
 WORKTREE_TEMPLATE = WORKTREE + rf"(?P<action>remove|keep):(?P<key>{_SNOWFLAKE})"
+ARCHIVE_TEMPLATE = ARCHIVE + rf"(?P<action>stop|remove|keep):(?P<key>{_SNOWFLAKE})"
 PANEL_TEMPLATE = PANEL + r"(?P<action>start|stop|stopnow|refresh|page):(?P<arg>[0-9]{1,21})"
 PANEL_PICK_TEMPLATE = PANEL_PICK + r"(?P<page>[0-9]{1,4})"
 
@@ -47,6 +51,10 @@ def interrupt(key: str) -> str:
 
 def worktree(action: str, thread_id: str) -> str:
     return f"{WORKTREE}{action}:{thread_id}"
+
+
+def archive(action: str, thread_id: str) -> str:
+    return f"{ARCHIVE}{action}:{thread_id}"
 
 
 def panel(action: str, arg: str) -> str:

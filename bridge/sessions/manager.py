@@ -87,10 +87,15 @@ class SessionManager:
         return SessionTarget.for_thread(project, key, record.get("thread_name") or "", None)
 
     async def register_thread(self, target: SessionTarget) -> None:
-        """List a thread first used from Discord in the project's ``threads[]`` (atomic)."""
+        """List a thread first used from Discord in the project's ``threads[]`` (atomic), with
+        its effective settings, as gnsrtk does: a later change of the project's defaults does
+        not change a thread that already runs with them."""
         if target.thread_id is None or config.find_channel(self.server, target.key):
             return
         entry = {"name": target.thread_name or target.key, "channelId": target.key}
+        settings = {"model": target.model, "projectPath": target.path,
+                    "permission": target.permission, "isolation": target.isolation}  # fmt: skip
+        entry.update((key, value) for key, value in settings.items() if value is not None)
         async with self._config_lock:
             if config.find_channel(self.server, target.key):
                 return  # listed meanwhile by another message of the same thread

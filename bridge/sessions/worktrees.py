@@ -4,7 +4,8 @@ The bridge creates the worktree itself (``git worktree add``) at
 ``<repo>/.claude/worktrees/<name>`` on branch ``worktree-<name>`` — the place Claude Code's own
 ``-w`` uses — with a name derived from the thread, so it always knows the path and the base
 commit without polling. Removal never loses work silently: :func:`inspect` lists uncommitted
-changes and commits that no other branch holds, and only a clean worktree is removed without
+changes, ignored files (``.env``, local databases: ``git worktree remove`` deletes them without
+a word) and commits that no other branch holds, and only a clean worktree is removed without
 ``force``. Every git call is an argv list (no shell); names are reduced to ``[a-z0-9-]``.
 """
 
@@ -31,10 +32,11 @@ class Loss:
     exists: bool = True
     uncommitted: list[str] = field(default_factory=list)  # `git status --porcelain` lines
     unmerged: list[str] = field(default_factory=list)  # `<sha> <subject>` of commits
+    ignored: list[str] = field(default_factory=list)  # paths git ignores (a directory ends in /)
 
     @property
     def clean(self) -> bool:
-        return not self.uncommitted and not self.unmerged
+        return not self.uncommitted and not self.unmerged and not self.ignored
 
 
 def worktree_name(thread_name: str, thread_id: str) -> str:
@@ -84,24 +86,37 @@ def add(project_path: str, name: str) -> dict:
 
 
 def inspect(worktree: dict) -> Loss:
-    """Uncommitted changes (untracked files included) and commits reachable from the worktree
-    but from no other local branch nor its base: what removing it would lose."""
+    """Uncommitted changes (untracked files included), ignored files and commits reachable
+    from the worktree but from no other local branch nor its base: what removing it would
+    lose."""
     path = worktree["path"]
     if not os.path.isdir(path):
         return Loss(exists=False)
-    status = _git(path, "status", "--porcelain", "--untracked-files=all")
+    # --ignored=matching: an ignored directory (node_modules/) is one line, not its contents.
+    status = _git(path, "status", "--porcelain", "--untracked-files=all", "--ignored=matching")
+    lines = status.splitlines()
     commits = _git(
         path, "log", "--format=%h %s", "HEAD", "--not", worktree["base"],
         f"--exclude={worktree['branch']}", "--branches",  # the pattern omits refs/heads/
     )  # fmt: skip
-    return Loss(True, status.splitlines(), commits.splitlines())
+    return Loss(
+        True,
+        [line for line in lines if not line.startswith("!! ")],
+        commits.splitlines(),
+        [line[3:] for line in lines if line.startswith("!! ")],
+    )
 
 
 def remove(worktree: dict, force: bool = False) -> None:
     """Remove the worktree and its branch. Without ``force`` git refuses a dirty worktree and
-    ``branch -d`` an unmerged branch, so nothing is lost by accident."""
+    ``branch -d`` an unmerged branch, and ignored files (which git would delete) are refused
+    here, so nothing is lost by accident."""
     repo = worktree["repo"]
     if os.path.isdir(worktree["path"]):
+        if not force:
+            ignored = _git(worktree["path"], "status", "--porcelain", "--ignored=matching")
+            if any(line.startswith("!! ") for line in ignored.splitlines()):
+                raise WorktreeError(f"{worktree['path']} holds ignored files; not removed")
         _git(repo, "worktree", "remove", *(["--force"] if force else []), "--", worktree["path"])
     else:
         _git(repo, "worktree", "prune")

@@ -90,10 +90,14 @@ def test_thread_is_its_own_session_and_replies_stay_apart(rig) -> None:
     assert env["DISCORD_BRIDGE_THREAD_ID"] == thread["id"]
     assert env["DISCORD_BRIDGE_CHANNEL_ID"] == parent
     assert "DISCORD_BRIDGE_THREAD_ID" not in pane_env(rig, parent)
-    # The thread was appended to the project's threads[] in the config file.
+    # The thread was appended to the project's threads[] with its effective settings.
     saved = json.loads((rig.bridge_home / "config.json").read_text())
     threads = saved["servers"][0]["projects"][0]["threads"]
-    assert threads == [{"name": "fix: the login #1", "channelId": thread["id"]}]
+    path = str(rig.projects["project-a"])
+    assert threads == [
+        {"name": "fix: the login #1", "channelId": thread["id"], "projectPath": path,
+         "isolation": "none"}
+    ]  # fmt: skip
 
 
 def test_three_threads_at_once_each_answer_in_their_own_thread(rig) -> None:
@@ -196,28 +200,128 @@ def test_killed_thread_pane_is_resumed_after_a_bot_restart(rig) -> None:
 
 
 def test_threads_archived_or_deleted_while_the_bot_was_down_end_their_sessions(rig) -> None:
-    rig.api.script(*[echo() for _ in range(2)])
+    rig.api.script(*[echo() for _ in range(3)])
     rig.start_bot()
     archived = rig.discord.create_thread(rig.ids["project-a"], "done here")
     deleted = rig.discord.create_thread(rig.ids["project-a"], "gone too")
+    idle = rig.discord.create_thread(rig.ids["project-a"], "went quiet")
     since = rig.discord.mark()
     rig.discord.post_message(archived["id"], "first task")
     rig.discord.post_message(deleted["id"], "second task")
+    rig.discord.post_message(idle["id"], "third task")
     wait_reply(rig, archived["id"], "Model saw: first task", since)
     wait_reply(rig, deleted["id"], "Model saw: second task", since)
+    wait_reply(rig, idle["id"], "Model saw: third task", since)
 
     rig.stop_bot()
     rig.tmux.kill(rig.tmux.find(deleted["id"]).pane_id)  # dead pane: would be resumed
     rig.discord.archive_thread(archived["id"])  # live pane: would be adopted
     rig.discord.delete_thread(deleted["id"])
+    rig.discord.archive_thread(idle["id"], user=None)  # Discord's auto-archive: not the owner
     # At start the bot resumes sessions first, then starts startup projects: project-b up
     # means a resume of the deleted thread would have happened.
     raw = json.loads((rig.bridge_home / "config.json").read_text())
     raw["servers"][0]["projects"][1]["startup"] = True
     rig.write_config(raw)
+    since = rig.discord.mark()
     rig.start_bot()
     wait_until(lambda: rig.tmux.find(archived["id"]) is None, 30, "the archived thread's pane")
+    wait_reply(rig, idle["id"], "by Discord after inactivity", since, timeout=30)
     project_b = wait_until(lambda: rig.pane("project-b"), 30, "project-b to start")
     rig.tmux.wait_for(project_b.pane_id, is_prompt_ready, 60)
     assert rig.tmux.find(deleted["id"]) is None, rig.bot_output()
     assert rig.tmux.find(archived["id"]) is None
+    assert rig.tmux.find(idle["id"]) is not None  # kept running, the owner asked
+
+
+def buttons_of(message: dict) -> list[str]:
+    return [c["custom_id"] for row in message["components"] for c in row["components"]]
+
+
+def ignore_env_files(repo: Path) -> None:
+    (repo / ".gitignore").write_text(".env\n*.sqlite\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-qm", "ignore local files")
+
+
+def test_archive_by_someone_else_or_by_discord_keeps_the_session_and_asks(rig) -> None:
+    repo = rig.projects["project-a"]
+    make_repo(repo)
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["thread"] = {"isolation": "worktree"}
+    rig.write_config(raw)
+    rig.api.script(*[echo() for _ in range(3)])
+    rig.start_bot()
+    thread = rig.discord.create_thread(rig.ids["project-a"], "Shared work", user="bob")
+    key = thread["id"]
+    since = rig.discord.mark()
+    rig.discord.post_message(key, "start the work")
+    wait_reply(rig, key, "Model saw: start the work", since)
+    path = repo / ".claude" / "worktrees" / f"shared-work-{key}"
+    pane = rig.tmux.find(key).pane_id
+
+    # The thread's creator (not an owner) archives it: nothing ends, the owner is asked.
+    since = rig.discord.mark()
+    rig.discord.archive_thread(key, user="bob")
+    question = wait_reply(rig, key, "archived by", since, timeout=30)
+    assert f"<@{rig.ids['bob']}>" in question["content"]
+    assert "keeps running" in question["content"] and str(path) in question["content"]
+    assert buttons_of(question) == [f"db:arch:{a}:{key}" for a in ("stop", "remove", "keep")]
+    assert rig.tmux.find(key).pane_id == pane and path.is_dir()
+    rig.discord.click(question["id"], f"db:arch:keep:{key}")
+    rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
+                     content_contains="Kept")  # fmt: skip
+
+    # Discord's inactivity auto-archive (no audit-log entry): nothing ends either.
+    since = rig.discord.mark()
+    rig.discord.archive_thread(key, user=None)
+    question = wait_reply(rig, key, "by Discord after inactivity", since, timeout=30)
+    assert rig.tmux.find(key).pane_id == pane and path.is_dir()
+    refused = rig.discord.click(question["id"], f"db:arch:remove:{key}", user="bob")
+    assert refused["ephemeral"] and rig.tmux.find(key) is not None
+    rig.discord.click(question["id"], f"db:arch:stop:{key}")  # the owner decides
+    rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
+                     content_contains="Session stopped")  # fmt: skip
+    assert rig.tmux.find(key) is None and path.is_dir()  # stopped; the worktree stays
+
+    # Without View Audit Log even the owner's archive cannot be told apart: asked, not ended.
+    since = rig.discord.mark()
+    rig.discord.post_message(key, "back to it")
+    wait_reply(rig, key, "Model saw: back to it", since)
+    rig.discord.settings(audit_log_access=False)
+    since = rig.discord.mark()
+    rig.discord.archive_thread(key)  # by alice, the owner
+    question = wait_reply(rig, key, "someone the bridge cannot tell", since, timeout=30)
+    assert rig.tmux.find(key) is not None and path.is_dir()
+    assert "View Audit Log" in rig.bot_output()
+    rig.discord.click(question["id"], f"db:arch:remove:{key}")
+    rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
+                     content_contains="Removed its worktree")  # fmt: skip
+    assert rig.tmux.find(key) is None and not path.exists()
+
+
+def test_owner_archive_keeps_a_worktree_holding_ignored_files(rig) -> None:
+    repo = rig.projects["project-a"]
+    make_repo(repo)
+    ignore_env_files(repo)
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["thread"] = {"isolation": "worktree"}
+    rig.write_config(raw)
+    rig.api.script(echo())
+    rig.start_bot()
+    thread = rig.discord.create_thread(rig.ids["project-a"], "Local secrets")
+    since = rig.discord.mark()
+    rig.discord.post_message(thread["id"], "set things up")
+    wait_reply(rig, thread["id"], "Model saw: set things up", since)
+    path = repo / ".claude" / "worktrees" / f"local-secrets-{thread['id']}"
+    (path / ".env").write_text("API_KEY=only-copy\n")
+    (path / "dev.sqlite").write_bytes(b"SQLite format 3\0")
+    assert git(path, "status", "--porcelain", "--untracked-files=all") == ""  # looks clean
+
+    since = rig.discord.mark()
+    rig.discord.archive_thread(thread["id"])  # by the owner: the session ends
+    question = wait_reply(rig, thread["id"], "would lose", since, timeout=30)
+    assert ".env" in question["content"] and "dev.sqlite" in question["content"]
+    assert rig.tmux.find(thread["id"]) is None
+    assert (path / ".env").read_text() == "API_KEY=only-copy\n"
+    assert buttons_of(question) == [f"db:wt:remove:{thread['id']}", f"db:wt:keep:{thread['id']}"]

@@ -113,7 +113,8 @@ class EmulatorClient:
         self._post("/_test/outage", {"mode": mode})
 
     def settings(self, **values: Any) -> None:
-        """max_file_size, interaction_deadline, privileged_intents."""
+        """max_file_size, interaction_deadline, privileged_intents, audit_log_access (False:
+        the bot lacks View Audit Log; reset grants it again)."""
         self._post("/_test/settings", values)
 
     def deny_attach_files(self, channel_id: str, deny: bool = True) -> None:
@@ -186,8 +187,12 @@ class EmulatorClient:
     def create_thread(self, channel_id: str, name: str, user: str = "alice") -> dict[str, Any]:
         return self._post("/_test/threads", {"channel_id": channel_id, "name": name, "user": user})
 
-    def archive_thread(self, thread_id: str, locked: bool = False) -> dict[str, Any]:
-        return self._post(f"/_test/threads/{thread_id}/archive", {"locked": locked})
+    def archive_thread(
+        self, thread_id: str, locked: bool = False, user: str | None = "alice"
+    ) -> dict[str, Any]:
+        """Archive as ``user`` (logged in the audit log), or with ``user=None`` as Discord's
+        inactivity auto-archive (logged nowhere)."""
+        return self._post(f"/_test/threads/{thread_id}/archive", {"locked": locked, "user": user})
 
     def delete_thread(self, thread_id: str) -> dict[str, Any]:
         return self._call("DELETE", f"/_test/threads/{thread_id}")

@@ -144,10 +144,11 @@ async def outage(request: web.Request) -> web.Response:
 
 
 async def settings(request: web.Request) -> web.Response:
-    """Tune limits at runtime: max_file_size, interaction_deadline, privileged_intents."""
+    """Tune limits at runtime: max_file_size, interaction_deadline, privileged_intents,
+    audit_log_access."""
     st = _st(request)
     body = await read_json(request)
-    for key in ("max_file_size", "interaction_deadline", "privileged_intents"):
+    for key in ("max_file_size", "interaction_deadline", "privileged_intents", "audit_log_access"):
         if key in body:
             setattr(st, key, type(getattr(st, key))(body[key]))
     return json_response({"ok": True})
@@ -238,9 +239,16 @@ async def thread_action(request: web.Request) -> web.Response:
         return json_response(thread)
     body = await read_json(request)
     meta = thread["thread_metadata"]
-    meta["archived"] = bool(body.get("archived", True))
-    meta["locked"] = bool(body.get("locked", meta["locked"]))
+    update = {"archived": bool(body.get("archived", True)), "locked": body.get("locked")}
+    update["locked"] = meta["locked"] if update["locked"] is None else bool(update["locked"])
+    # A user's archive is in the audit log; Discord's inactivity auto-archive (user: null)
+    # is not. THREAD_UPDATE itself never says who archived.
+    by = body.get("user", "alice")
+    changes = rest.thread_changes(meta, update)
+    meta.update(update)
     meta["archive_timestamp"] = p.iso_now()
+    if by is not None and changes:
+        st.audit(st.user(str(by))["id"], p.AUDIT_THREAD_UPDATE, thread["id"], changes)
     st.gateway.dispatch("THREAD_UPDATE", copy.deepcopy(thread))
     st.record(
         "thread_update",

@@ -24,6 +24,15 @@ class Snowflakes:
         return str((self._ms << 22) | self._inc)
 
 
+def snowflake_now(increment: int) -> str:
+    """A snowflake of the real current time, as Discord gives audit-log entries (a bot reads
+    when an entry was made from its id)."""
+    import time
+
+    ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+    return str((ms << 22) | (increment % 4096))
+
+
 USER_NAMES = ("alice", "bob", "carol")
 CHANNEL_NAMES = ("general", "project-a", "project-b", "project-c")
 

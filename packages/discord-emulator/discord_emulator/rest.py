@@ -162,15 +162,58 @@ async def patch_channel(request: web.Request) -> web.Response:
         if key in body:
             channel[key] = body[key]
     if meta is not None:
+        changes = thread_changes(meta, body)
         for key in ("archived", "locked", "auto_archive_duration"):
             if key in body:
                 meta[key] = body[key]
         if "archived" in body:
             meta["archive_timestamp"] = p.iso_now()
+        if changes:
+            st.audit(_bot(request)["id"], p.AUDIT_THREAD_UPDATE, channel["id"], changes)
     snapshot = copy.deepcopy(channel)
     kind = "thread_update" if meta is not None else "channel_update"
     defer(request, lambda: _announce_channel(st, kind, snapshot, "rest"))
     return json_response(channel)
+
+
+def thread_changes(meta: dict[str, Any], body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The audit-log ``changes`` of a thread update (archived / locked, as Discord logs)."""
+    return [
+        {"key": key, "old_value": meta[key], "new_value": bool(body[key])}
+        for key in ("archived", "locked")
+        if key in body and bool(body[key]) != meta[key]
+    ]
+
+
+async def audit_logs(request: web.Request) -> web.Response:
+    """``GET /guilds/{id}/audit-logs``: newest first; ``action_type``, ``user_id``, ``before``,
+    ``limit`` (1-100) as Discord takes them. Without View Audit Log: 403 / 50013."""
+    st = _guild(request)
+    if not st.audit_log_access:
+        raise ApiError(403, 50013, "Missing Permissions")
+    query = request.query
+    limit = max(1, min(100, int(query.get("limit") or 50)))
+    entries = [
+        e
+        for e in reversed(st.audit_log)
+        if ("action_type" not in query or str(e["action_type"]) == query["action_type"])
+        and ("user_id" not in query or e["user_id"] == query["user_id"])
+        and ("before" not in query or int(e["id"]) < int(query["before"]))
+    ][:limit]
+    users = [st.user(uid) for uid in dict.fromkeys(e["user_id"] for e in entries)]
+    threads = [st.channels[e["target_id"]] for e in entries if e["target_id"] in st.channels]
+    return json_response(
+        {
+            "audit_log_entries": entries,
+            "users": users,
+            "threads": threads,
+            "integrations": [],
+            "webhooks": [],
+            "guild_scheduled_events": [],
+            "application_commands": [],
+            "auto_moderation_rules": [],
+        }
+    )
 
 
 def _announce_channel(st: State, kind: str, channel: dict[str, Any], source: str) -> None:
@@ -472,6 +515,7 @@ def add_routes(app: web.Application) -> None:
         ("GET", guild + "/members", guild_members),
         ("GET", guild + "/members/{user_id}", guild_member),
         ("GET", guild + "/threads/active", active_threads),
+        ("GET", guild + "/audit-logs", audit_logs),
         ("GET", ch, get_channel),
         ("PATCH", ch, patch_channel),
         ("DELETE", ch, delete_channel),

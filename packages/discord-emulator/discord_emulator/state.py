@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import payloads as p
-from .ids import CHANNEL_NAMES, USER_NAMES, Snowflakes, make_token, seed_ids
+from .ids import CHANNEL_NAMES, USER_NAMES, Snowflakes, make_token, seed_ids, snowflake_now
 
 MAX_RECORDS = 20000
 
@@ -124,6 +124,8 @@ class State:
         # Registered commands survive reset: the bot registers them once in setup_hook.
         self.commands: dict[str, list[dict[str, Any]]] = getattr(self, "commands", {})
         self.modals: list[tuple[InteractionState, dict[str, Any]]] = []
+        self.audit_log: list[dict[str, Any]] = []  # newest last
+        self.audit_log_access = True  # False: the bot lacks View Audit Log (403 / 50013)
 
     def user(self, ref: str) -> dict[str, Any]:
         """A user by seeded name or raw id; unknown ids become plain users."""
@@ -152,6 +154,20 @@ class State:
     def add_channel(self, channel: dict[str, Any]) -> None:
         self.channels[channel["id"]] = channel
         self.messages.setdefault(channel["id"], [])
+
+    def audit(
+        self, user_id: str, action_type: int, target_id: str, changes: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Add an audit-log entry (its id carries the real time, as Discord's do)."""
+        entry = {
+            "id": snowflake_now(len(self.audit_log)),
+            "user_id": user_id,
+            "target_id": target_id,
+            "action_type": action_type,
+            "changes": changes,
+        }
+        self.audit_log.append(entry)
+        return entry
 
     # ----- records -----------------------------------------------------------------------
 

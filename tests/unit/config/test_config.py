@@ -69,10 +69,46 @@ def test_duplicate_channel_ids_are_caught() -> None:
     assert "threads[0]" in problem
 
 
-@pytest.mark.parametrize("path", ["/srv/alpha", "/srv/alpha/sub", "/srv/alpha/"])
-def test_overlapping_project_paths_are_caught(path: str) -> None:
+@pytest.mark.parametrize("path", ["/srv/alpha", "/srv/alpha/", "/srv/./alpha"])
+def test_identical_project_paths_are_caught(path: str) -> None:
     (problem,) = problems_of(lambda r: r["servers"][0]["projects"][1].update(projectPath=path))
-    assert "servers[0].projects[1].projectPath" in problem and "overlaps" in problem
+    assert problem.startswith("servers[0].projects[1].projectPath: /srv/alpha is also ")
+    assert "servers[0].projects[0].projectPath" in problem
+
+
+def test_nested_projects_are_allowed_and_the_longest_prefix_wins() -> None:
+    # gnsrtk's own example: a "global" project at the home directory and projects inside it.
+    def nest(raw: dict) -> None:
+        raw["servers"][0]["projects"][1]["projectPath"] = "/srv"
+        raw["servers"][0]["projects"].append(
+            {"name": "deep", "channelId": "100000000000000006", "projectPath": "/srv/alpha/deep"}
+        )
+
+    raw = copy.deepcopy(GOOD)
+    nest(raw)
+    assert config.validate(raw) == []
+    cfg = config.BridgeConfig(raw, env={})
+    assert cfg.project_for_cwd("/srv/alpha/src").name == "alpha"
+    assert cfg.project_for_cwd("/srv/alpha/deep/x").name == "deep"
+    assert cfg.project_for_cwd("/srv/alphabet").name == "beta"
+    assert cfg.project_for_cwd("/srv").name == "beta"
+    assert cfg.project_for_cwd("/elsewhere") is None
+
+
+def test_schema_version_1_is_read_as_its_v2_equivalent() -> None:
+    server = copy.deepcopy(GOOD["servers"][0])
+    del server["name"]
+    v1 = {"schemaVersion": 1, **server, "someFutureKey": {"kept": True}}
+    cfg = config.BridgeConfig(copy.deepcopy(v1), env={})
+    assert cfg.raw == {"schemaVersion": 2, "servers": [server], "someFutureKey": {"kept": True}}
+    (only,) = cfg.servers
+    assert [p.name for p in only.projects] == ["alpha", "beta"]
+    assert only.tmux_session == "bridge" and only.permission_tools == ["Bash"]
+    assert only.general_channel_id == "100000000000000009"
+    # A v1 file with a mistake names it like any other.
+    v1["projects"][0]["channelId"] = 5
+    with pytest.raises(config.ConfigError, match=r"servers\[0\]\.projects\[0\]\.channelId"):
+        config.BridgeConfig(v1, env={})
 
 
 def test_sibling_paths_with_common_prefix_do_not_overlap() -> None:

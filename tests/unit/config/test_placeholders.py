@@ -39,6 +39,14 @@ def test_every_placeholder_of_the_example_is_found() -> None:
     assert "directory" in what["servers[0].projects[0].projectPath"]
 
 
+def test_placeholders_of_a_schema_version_1_file_are_named_where_they_are() -> None:
+    server = json.loads(json.dumps(EXAMPLE["servers"][0]))
+    v1 = {"schemaVersion": 1, **server}
+    assert [where for where, _ in placeholders.find(v1)] == [
+        path.removeprefix("servers[0].") for path in EXAMPLE_PATHS
+    ]
+
+
 def test_a_filled_in_config_has_none(setup: Setup) -> None:
     assert placeholders.find(setup.config()) == []
     real = json.loads(json.dumps(EXAMPLE))

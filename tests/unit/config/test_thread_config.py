@@ -96,6 +96,29 @@ def test_append_thread_adds_one_entry_and_keeps_the_rest_of_the_file(tmp_path) -
     assert path.read_text() == text
 
 
+def test_append_thread_to_a_v1_file_writes_v2_and_keeps_the_original(tmp_path, caplog) -> None:
+    server = copy.deepcopy(RAW["servers"][0])
+    del server["name"]
+    v1 = {"schemaVersion": 1, **server, "unknownTop": "kept"}
+    path = tmp_path / "config.json"
+    text = json.dumps(v1, indent=4)
+    path.write_text(text)
+    entry = {"name": "new", "channelId": "100000000000000007"}
+    with caplog.at_level("WARNING"):
+        assert config.append_thread(str(path), 0, "alpha", entry)
+    saved = json.loads(path.read_text())
+    assert saved["schemaVersion"] == 2
+    assert list(saved) == ["schemaVersion", "servers", "userKey", "unknownTop"]  # order kept
+    assert saved["servers"][0]["projects"][0]["threads"][-1] == entry
+    assert saved["userKey"] == {"kept": [1, 2]}  # unknown keys stay where they were
+    backup = tmp_path / "config.json.v1.bak"
+    assert backup.read_text() == text
+    assert str(backup) in caplog.text and "schemaVersion 1" in caplog.text
+    # Written once: the next thread finds v2 and makes no second backup.
+    assert config.append_thread(str(path), 0, "alpha", {"channelId": "100000000000000008"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json", "config.json.v1.bak"]
+
+
 def test_append_thread_refuses_an_unknown_project(tmp_path) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(RAW))

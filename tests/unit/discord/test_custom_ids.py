@@ -11,7 +11,7 @@ import pytest
 from bridge.bot.interactions import PromptButton, PromptSelect
 from bridge.bot.panel import PanelButton, PanelSelect
 from bridge.bot.progress import InterruptButton
-from bridge.bot.threads import WorktreeButton
+from bridge.bot.threads import ArchiveButton, WorktreeButton
 from bridge.discord import custom_ids
 from bridge.discord.render import decisions as views
 
@@ -29,6 +29,9 @@ POSTED = [  # (DynamicItem, an id as posted on Discord)
     (InterruptButton, f"db:int:{KEY}"),
     (WorktreeButton, f"db:wt:remove:{KEY}"),
     (WorktreeButton, f"db:wt:keep:{KEY}"),
+    (ArchiveButton, f"db:arch:stop:{KEY}"),
+    (ArchiveButton, f"db:arch:remove:{KEY}"),
+    (ArchiveButton, f"db:arch:keep:{KEY}"),
     (PanelButton, f"db:panel:start:{KEY}"),
     (PanelButton, f"db:panel:stopnow:{KEY}"),
     (PanelButton, "db:panel:refresh:0"),
@@ -48,6 +51,7 @@ def test_builders_make_the_posted_formats() -> None:
     assert custom_ids.prompt(RID, "q3", select=True) == f"db:s:{RID}:q3"
     assert custom_ids.interrupt(KEY) == f"db:int:{KEY}"
     assert custom_ids.worktree("remove", KEY) == f"db:wt:remove:{KEY}"
+    assert custom_ids.archive("stop", KEY) == f"db:arch:stop:{KEY}"
     assert custom_ids.panel("stop", KEY) == f"db:panel:stop:{KEY}"
     assert custom_ids.panel_pick(4) == "db:panel:pick:4"
 
@@ -56,6 +60,7 @@ def test_the_items_and_the_rendered_prompts_use_those_builders() -> None:
     """What the bot attaches (discord.py) and what the hook posts (REST JSON) agree."""
     assert InterruptButton(KEY).item.custom_id == f"db:int:{KEY}"
     assert WorktreeButton("keep", KEY).item.custom_id == f"db:wt:keep:{KEY}"
+    assert ArchiveButton("remove", KEY).item.custom_id == f"db:arch:remove:{KEY}"
     assert PanelButton("refresh", "0").item.custom_id == "db:panel:refresh:0"
     assert PanelSelect(2).item.custom_id == "db:panel:pick:2"
     assert views.custom_id(RID, "plan", "auto") == f"db:p:{RID}:plan:auto"

@@ -75,6 +75,29 @@ def test_dirty_and_unmerged_worktrees_list_what_would_be_lost(repo: Path) -> Non
     assert worktrees.inspect(wt).clean  # merged into main: nothing would be lost
 
 
+def test_ignored_files_count_as_loss_and_are_not_removed_without_force(repo: Path) -> None:
+    # `status --untracked-files=all` omits ignored files and `git worktree remove` deletes
+    # them: a worktree holding only a .env and a local database looked clean and lost both.
+    (repo / ".gitignore").write_text(".env\n*.sqlite\nnode_modules/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-qm", "ignore secrets")
+    wt = worktrees.add(str(repo), "ignored-1")
+    path = Path(wt["path"])
+    (path / ".env").write_text("API_KEY=secret\n")
+    (path / "data.sqlite").write_bytes(b"SQLite format 3\0")
+    (path / "node_modules" / "pkg").mkdir(parents=True)
+    (path / "node_modules" / "pkg" / "index.js").write_text("x\n")
+    loss = worktrees.inspect(wt)
+    assert not loss.clean
+    assert loss.uncommitted == [] and loss.unmerged == []
+    assert sorted(loss.ignored) == [".env", "data.sqlite", "node_modules/"]  # a dir is one line
+    with pytest.raises(worktrees.WorktreeError, match="ignored files"):
+        worktrees.remove(wt)
+    assert (path / ".env").read_text() == "API_KEY=secret\n"
+    worktrees.remove(wt, force=True)  # Remove anyway
+    assert not path.exists()
+
+
 def test_force_removes_a_dirty_worktree(repo: Path) -> None:
     wt = worktrees.add(str(repo), "forced")
     (Path(wt["path"]) / "new.txt").write_text("x\n")
