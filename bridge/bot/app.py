@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import signal
+from collections.abc import Callable
 
 import aiohttp
 import discord
@@ -32,7 +33,6 @@ from bridge.bot.progress import InterruptButton, ProgressReporter
 from bridge.bot.relay import Relay
 from bridge.bot.threads import ArchiveButton, ThreadEvents, WorktreeButton
 from bridge.config import BridgeConfig, Server
-from bridge.discord.outbox import Outbox
 from bridge.sessions.manager import SessionManager
 from bridge.state import runtime
 
@@ -165,6 +165,19 @@ def prepare_directories() -> runtime.Runtime:
     return rt
 
 
+def _logged_in_http(bots: list[BridgeBot]) -> Callable[[str], discord.http.HTTPClient | None]:
+    """Server name → that bot's discord.py HTTP client, once it has logged in."""
+    by_name = {bot.server.name: bot for bot in bots}
+
+    def http_for(server_name: str) -> discord.http.HTTPClient | None:
+        bot = by_name.get(server_name)
+        if bot is None or bot.user is None or bot.is_closed():
+            return None
+        return bot.http
+
+    return http_for
+
+
 async def run_bridge(cfg: BridgeConfig) -> None:
     rt = prepare_directories()
     first = cfg.servers[0]
@@ -182,7 +195,8 @@ async def run_bridge(cfg: BridgeConfig) -> None:
     # Each server logs in on its own: one waiting for the network does not hold up the others;
     # a rejected token (TokenRejected) ends the process, like any other config error.
     tasks = [asyncio.create_task(bot.serve(), name=bot.server.name) for bot in bots]
-    tasks.append(asyncio.create_task(OutboxDrainer(cfg, Outbox(rt.outbox)).run(stop)))
+    drainer = OutboxDrainer(cfg, rt, warm_http=_logged_in_http(bots))
+    tasks.append(asyncio.create_task(drainer.run(stop)))
     stopper = asyncio.create_task(stop.wait())
     done, _ = await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
     stop.set()

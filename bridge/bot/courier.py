@@ -20,8 +20,9 @@ from collections.abc import Callable
 import discord
 from discord.http import Route
 
+from bridge.discord.delivery import refused_files_note
 from bridge.discord.handoff import socket_path
-from bridge.discord.post import DeliveryError, Post
+from bridge.discord.post import DeliveryError, Post, message_payload
 from bridge.state import runtime
 
 log = logging.getLogger(__name__)
@@ -94,3 +95,19 @@ async def create_message(http: discord.http.HTTPClient, channel_id: str, post: P
         ) from err
     except (TimeoutError, OSError) as err:
         raise DeliveryError(f"cannot reach Discord ({type(err).__name__})", True) from err
+
+
+async def send_post_async(http: discord.http.HTTPClient, channel_id: str, post: Post) -> dict:
+    """:func:`bridge.discord.delivery.send_post` on the bot's session: if Discord refuses the
+    files, the text goes anyway (same nonce) with a note saying what was not attached."""
+    try:
+        return await create_message(http, channel_id, post)
+    except DeliveryError as err:
+        if err.retryable or not post.files:
+            raise
+        message: dict = {}
+        if post.payload.get("content"):
+            message = await create_message(http, channel_id, Post(post.payload))
+        note = Post(message_payload(refused_files_note(post, err)))
+        note_message = await create_message(http, channel_id, note)
+        return message or note_message

@@ -4,13 +4,15 @@ Every message the hooks send is built by :func:`message_payload` (no mentions un
 granted, a nonce with ``enforce_nonce`` so a retry never posts twice) and delivered by
 :func:`deliver`: in order, after anything already waiting in the channel's outbox, within a
 time budget below the hook's timeout; whatever Discord does not take now is spooled to the
-outbox, which the bot drains when Discord answers again.
+outbox, which the bot drains when Discord answers again. While the bot runs, messages are handed
+to it instead (:func:`hand_off`): it posts them on its warm connection.
 """
 
 from __future__ import annotations
 
 import time
 
+from bridge.discord import handoff
 from bridge.discord.post import message_payload
 from bridge.state import runtime
 
@@ -44,6 +46,13 @@ def deliver(
     spool = _Spool(outbox, rt, server.name, channel)
     unsent = list(posts)  # what is still ours to deliver or spool, whatever happens below
     try:
+        if unsent and hand_off(rt, outbox, server.name, channel, unsent) is not None:
+            return  # the running bot posted them
+    except NotTaken:
+        unsent = []  # in the outbox now: drained below, in order
+    except Exception as err:  # e.g. a full disk: post directly (same nonces, never twice)
+        log(rt, f"handing messages for #{channel} to the bot failed: {err!r}")
+    try:
         with outbox.locked(channel, until=deadline) as locked:
             if not locked:  # the bot is draining a backlog right now: queue behind it
                 spool(unsent, "the channel's outbox is being drained")
@@ -66,6 +75,31 @@ def deliver(
             spool(unsent, "delivery failed")
 
 
+def hand_off(
+    rt: runtime.Runtime, outbox: Outbox, server_name: str, channel: str, posts: list[Post],
+    receipt: bool = False, wait: float = handoff.HANDOFF_WAIT,
+) -> list[str] | None:  # fmt: skip
+    """Give ``posts`` to the running bot (see :mod:`bridge.discord.handoff`). Returns their
+    outbox entries once the bot has posted them; None when no bot listens (nothing was
+    spooled) — or, when it did not take them within ``wait``, raises :class:`NotTaken`
+    carrying the entries, which are in the outbox for the caller to post itself."""
+    if not handoff.bot_listening(rt):
+        return None
+    paths = [outbox.enqueue(channel, server_name, post, receipt) for post in posts]
+    woken = handoff.wake_bot(rt, channel)
+    if woken and handoff.wait_taken(paths, time.monotonic() + wait):
+        return paths
+    raise NotTaken(paths)
+
+
+class NotTaken(Exception):
+    """The bot did not take handed-off entries in time; they wait in the outbox."""
+
+    def __init__(self, paths: list[str]) -> None:
+        super().__init__(f"{len(paths)} message(s) not taken by the bot")
+        self.paths = paths
+
+
 class _Spool:
     def __init__(self, outbox: Outbox, rt: runtime.Runtime, server_name: str, channel: str):
         self.outbox, self.rt, self.server_name, self.channel = outbox, rt, server_name, channel
@@ -73,6 +107,8 @@ class _Spool:
         self.done = False
 
     def __call__(self, posts: list[Post], why: str) -> None:
+        if not posts:
+            return
         for post in posts:
             self.outbox.enqueue(self.channel, self.server_name, post)
         self.done = True
@@ -115,19 +151,21 @@ class _Sender:
             raise DeliveryError("not sent yet", retryable=True)
 
 
-def send_post(rest: DiscordREST, channel: str, post: Post) -> None:
-    """Create the message; if Discord refuses its files (too large for this server, …),
-    send the text anyway with a note rather than lose both."""
+def send_post(rest: DiscordREST, channel: str, post: Post) -> dict:
+    """Create the message (returns it); if Discord refuses its files (too large for this
+    server, …), send the text anyway with a note rather than lose both."""
     from bridge.discord.post import DeliveryError, Post
 
     try:
-        rest.create_message(channel, post)
+        return rest.create_message(channel, post)
     except DeliveryError as err:
         if err.retryable or not post.files:
             raise
+        message = {}
         if post.payload.get("content"):
-            rest.create_message(channel, Post(post.payload))  # same nonce, without the files
-        rest.create_message(channel, Post(message_payload(refused_files_note(post, err))))
+            message = rest.create_message(channel, Post(post.payload))  # same nonce, no files
+        note = rest.create_message(channel, Post(message_payload(refused_files_note(post, err))))
+        return message or note
 
 
 def refused_files_note(post: Post, err: Exception) -> str:

@@ -13,7 +13,7 @@ Discord accepted it; whoever posts it — the bot, or the hook when the bot did 
 at any point leaves the entry in the outbox for the next drain.
 
 Receipts: an entry that asks for one (a prompt, whose message the hook edits later) gets
-``receipts/<entry>.json`` with the posted message's id, written before the entry is removed.
+``receipts/<nonce>.json`` with the posted message's id, written before the entry is removed.
 """
 
 from __future__ import annotations
@@ -31,6 +31,13 @@ _MAX_SOCKET_PATH = 100  # sockaddr_un holds 108 bytes; a longer runtime dir skip
 
 def socket_path(rt: runtime.Runtime) -> str:
     return rt.path(SOCKET_NAME)
+
+
+def bot_listening(rt: runtime.Runtime) -> bool:
+    """A bot's socket is there (it may still be a crashed bot's leftover: :func:`wake_bot`
+    tells)."""
+    path = socket_path(rt)
+    return len(path) <= _MAX_SOCKET_PATH and os.path.exists(path)
 
 
 def wake_bot(rt: runtime.Runtime, channel_id: str) -> bool:
@@ -60,14 +67,18 @@ def wait_taken(paths: list[str], until: float) -> bool:
         time.sleep(POLL)
 
 
-def receipt_path(rt: runtime.Runtime, entry_path: str) -> str:
-    name = os.path.basename(entry_path)
-    return rt.path("receipts", name)
+def receipt_path(rt: runtime.Runtime, nonce: object) -> str | None:
+    """``receipts/<nonce>.json``; None for a nonce that is not what :func:`new_nonce` makes."""
+    if not isinstance(nonce, str) or not 0 < len(nonce) <= 25 or not nonce.isalnum():
+        return None
+    return rt.path("receipts", nonce + ".json")
 
 
-def read_receipt(rt: runtime.Runtime, entry_path: str) -> dict | None:
-    """The posted message (``{"id": …}``) the bot recorded for an entry; removed once read."""
-    path = receipt_path(rt, entry_path)
+def read_receipt(rt: runtime.Runtime, nonce: str) -> dict | None:
+    """The posted message (``{"id": …}``) the bot recorded for a nonce; removed once read."""
+    path = receipt_path(rt, nonce)
+    if path is None:
+        return None
     record = runtime.read_json(path)
     try:
         os.unlink(path)
@@ -76,8 +87,11 @@ def read_receipt(rt: runtime.Runtime, entry_path: str) -> dict | None:
     return record
 
 
-def write_receipt(rt: runtime.Runtime, entry_path: str, message: dict) -> None:
+def write_receipt(rt: runtime.Runtime, nonce: object, message: dict) -> None:
     from bridge import fastjson
 
+    path = receipt_path(rt, nonce)
+    if path is None:
+        return
     record = {"id": str(message.get("id", "")), "channel_id": str(message.get("channel_id", ""))}
-    runtime.write_atomic(receipt_path(rt, entry_path), fastjson.dumps(record).encode())
+    runtime.write_atomic(path, fastjson.dumps(record).encode())

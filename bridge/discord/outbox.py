@@ -34,10 +34,9 @@ class Outbox:
 
     # --- writing ---------------------------------------------------------------------
 
-    def enqueue(self, channel_id: str, server: str, post: Post) -> str:
-        """Spool one post for ``channel_id``; returns the entry's path."""
-        import json
-
+    def enqueue(self, channel_id: str, server: str, post: Post, receipt: bool = False) -> str:
+        """Spool one post for ``channel_id``; returns the entry's path. ``receipt``: whoever
+        posts it records the message's id for the hook that spooled it (a prompt)."""
         directory = self._channel_dir(channel_id, create=True)
         name = _entry_name(self.pending(channel_id))
         files = []
@@ -50,8 +49,10 @@ class Outbox:
         entry = {"channel_id": channel_id, "server": server, "payload": post.payload}
         entry["files"] = files
         entry["queued_at"] = time.time()
+        if receipt:
+            entry["receipt"] = True
         path = os.path.join(directory, name + ".json")
-        runtime.write_atomic(path, json.dumps(entry).encode())
+        runtime.write_atomic(path, fastjson.dumps(entry).encode())
         return path
 
     # --- reading ---------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import time
 
+from bridge.discord.post import Post
 from bridge.handlers.context import HookContext
 from bridge.state import decisions, runtime
 
@@ -151,7 +152,7 @@ def render(request: dict) -> tuple[dict, bytes | None]:
 
 
 def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
-    from bridge.discord.post import Post, allowed, message_payload
+    from bridge.discord.post import allowed, message_payload
     from bridge.handlers.notify import mention_for
 
     mention = mention_for(context)  # a decision is needed: ping the owner's phone
@@ -159,9 +160,36 @@ def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
     if mention:
         body["content"] = f"{mention} {payload['content']}"
     files = [("plan.md", plan_file)] if plan_file else None
-    with context.rest() as rest:
-        rest.budget = min(rest.budget, POST_BUDGET)
-        return rest.create_message(context.channel_id, Post(body, files))
+    post = Post(body, files)
+    message = _hand_to_bot(context, post)
+    if message is not None:
+        return message
+    with context.rest() as rest:  # no bot, or it did not post in time: the same nonce, so
+        rest.budget = min(rest.budget, POST_BUDGET)  # a post the bot made returns as is
+        return rest.create_message(context.channel_id, post)
+
+
+def _hand_to_bot(context: HookContext, post: Post) -> dict | None:
+    """The prompt's message, posted by the running bot; None when there is no bot or it did
+    not post within the hand-off wait (the entry is then taken back, so it never shows up
+    later when the terminal already decided)."""
+    from bridge.discord import handoff
+    from bridge.discord.delivery import NotTaken, hand_off
+    from bridge.discord.outbox import Outbox
+
+    rt, channel = context.runtime, context.channel_id
+    outbox = Outbox(rt.outbox)
+    try:
+        paths = hand_off(rt, outbox, context.server.name, channel, [post], receipt=True)
+    except NotTaken as err:
+        with outbox.locked(channel, until=time.monotonic() + 0.5) as locked:
+            for path in err.paths if locked else []:
+                if os.path.lexists(path):
+                    outbox.remove(path)
+        return None
+    if paths is None:
+        return None
+    return handoff.read_receipt(rt, post.payload["nonce"])
 
 
 def _close_message(context: HookContext, request: dict, content: str, decision: dict) -> None:
