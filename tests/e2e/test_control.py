@@ -107,6 +107,8 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     # /esc interrupts a turn that is still waiting for the model.
     rig.post("a slow question")
     wait_until(lambda: is_busy(rig.screen()), what="the turn to start")
+    rig.api.wait_requests(2, timeout=60)  # at the model: an earlier Escape would cancel the
+    # prompt before it is sent, and "which model now" would get the slow answer instead
     assert command(rig, "esc").startswith("Interrupted")
     wait_until(lambda: not is_busy(rig.screen()), timeout=15, what="the turn to stop")
 
