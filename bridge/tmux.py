@@ -71,19 +71,23 @@ class TmuxSessions:
         3.2, and tmux would override PATH/TERM given that way). The window is tagged with its
         channel and set to remain on exit in the same tmux command sequence that creates it:
         a command that dies at once (a wrong ``claudeCommand``) then leaves its last screen
-        behind instead of racing the options.
+        behind instead of racing the options. tmux expands formats in the session and window
+        names and the ``-c`` directory (``#(cmd)`` runs a shell command, ``#{pane_id}`` is
+        replaced): those go through :func:`no_format`; the command's own arguments are taken
+        as they are (measured with tmux 3.3a).
         """
         command = ["env", *(f"{key}={value}" for key, value in env.items()), *argv]
         with self._start_lock:  # window indexes and the session are shared by all channels
             if self._has_session():
                 target = ["-t", f"{self._target()}:{self._free_index()}"]
-                create = ["new-window", "-d", *target, "-n", literal(window_name)]
+                create = ["new-window", "-d", *target, "-n", no_format(window_name)]
             else:
                 target = []  # the new session's only window is the sequence's current one
-                create = ["new-session", "-d", "-s", self.session_name, "-n", literal(window_name)]
+                create = ["new-session", "-d", "-s", no_format(self.session_name)]
+                create += ["-n", no_format(window_name)]
                 create += ["-x", "200", "-y", "50"]
             self._run(
-                *create, "-c", literal(cwd), *map(literal, command),
+                *create, "-c", no_format(cwd), *map(literal, command),
                 ";", "set-option", "-w", *target, CHANNEL_OPTION, channel_id,
                 ";", "set-option", "-w", *target, "remain-on-exit", "on",
             )  # fmt: skip
@@ -172,3 +176,10 @@ def literal(argument: str) -> str:
     """tmux takes an argument ending in ``;`` as a command separator and drops the ``;``;
     ``\\;`` keeps it literal (measured with tmux 3.3a)."""
     return argument[:-1] + "\\;" if argument.endswith(";") else argument
+
+
+def no_format(argument: str) -> str:
+    """An argument tmux expands as a format (``new-session -s``, ``new-window -n``, ``-c``),
+    made literal: ``##`` is tmux's escape for a ``#``, so ``#(cmd)`` never runs and
+    ``#{…}`` is never replaced (measured with tmux 3.3a). Also :func:`literal`."""
+    return literal(argument.replace("#", "##"))

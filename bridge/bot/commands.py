@@ -3,9 +3,11 @@
 ``/status /start /stop /esc /peek /mode /model /new /resume /clear /compact /keys``. Only the
 owner and ``allowedUserIds`` may use them (everyone else gets an ephemeral refusal and nothing
 changes); replies are ephemeral. Every command that touches tmux acknowledges first (Discord
-allows 3 s), then works; the keys themselves are ``bridge/sessions/pane_ops.py``'s. Text from
-Discord reaches the pane only as literal keys through tmux argv, never a shell; ``/keys``
-accepts an allow-list of key names and plain text.
+allows 3 s), then works; the keys themselves are ``bridge/sessions/pane_ops.py``'s, pressed only
+while Claude Code shows its input box (``/esc``, ``/mode`` and ``/model`` answer with a warning
+while a dialog is open). Text from Discord reaches the pane only as literal keys through tmux
+argv, never a shell; ``/keys`` accepts an allow-list of key names and plain text, and is the
+one raw path: it presses what the user names, dialog or not.
 """
 
 from __future__ import annotations

@@ -25,7 +25,9 @@ from bridge.bot.client import BotInteraction, allowed
 from bridge.claude import transcript
 from bridge.discord import custom_ids
 from bridge.discord.render.turn_status import TurnProgress
+from bridge.sessions import pane_ops
 from bridge.state import decisions, progress_log, runtime
+from bridge.tmux import TmuxError
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +44,8 @@ RESTARTED = "⏹ The bridge restarted during this turn; its progress is no longe
 class InterruptButton(
     discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.INTERRUPT_TEMPLATE
 ):
-    """⏹ Interrupt: Escape into the session's pane (allowed users only); works after a restart."""
+    """⏹ Interrupt: Escape into the session's pane (allowed users only; never into a dialog);
+    works after a restart."""
 
     def __init__(self, key: str) -> None:
         custom = custom_ids.interrupt(key)
@@ -320,7 +323,17 @@ class ProgressReporter:
             await interaction.response.send_message("Claude is not working on a turn here.",
                                                     ephemeral=True)  # fmt: skip
             return
-        # Acknowledge first (Discord allows 3 s); finding the pane waits for a worker thread.
+        # Only while Claude Code shows its input box: in a dialog (permission, question, plan)
+        # Escape would answer it ("No"). Reading the screen is quick; Discord allows 3 s.
+        sessions = interaction.client.sessions
+        pane = await sessions.live_pane(key)
+        if pane is not None:
+            try:
+                await asyncio.to_thread(pane_ops.require_input_box, sessions.tmux, pane,
+                                        "the interrupt (Escape)")  # fmt: skip
+            except TmuxError as err:
+                await interaction.response.send_message(f"⚠️ {err}", ephemeral=True)
+                return
         turn = status.turn
         turn.finish("interrupted", time.time(), str(interaction.user.id))
         content = turn.render(time.time())
@@ -331,10 +344,13 @@ class ProgressReporter:
             self._remember_open(key, None)
         else:
             self._changed(channel)  # the button was on an older message: close this one too
-        sessions = interaction.client.sessions
-        pane = await sessions.live_pane(key)
         if pane is not None:
-            await sessions.interrupt(pane)
+            try:  # the screen is read again right before the key
+                await asyncio.to_thread(pane_ops.interrupt, sessions.tmux, pane)
+            except TmuxError as err:
+                log.warning("did not interrupt %s: %s", key, err)
+                await interaction.followup.send(f"⚠️ {err}", ephemeral=True)
+                return
         log.info("interrupted %s for %s", key, interaction.user.id)
 
 

@@ -126,7 +126,13 @@ def defuse_prefix(text: str) -> str:
     and ``&`` from switching modes; Claude Code trims it before looking for slash commands,
     so a ``/command`` gets a backslash instead (``\\/model`` reaches the model as text). A
     path such as ``/etc/hosts …`` is left alone: Claude Code does not take it for a command.
+
+    Claude Code's trim is JavaScript's: every Unicode space (NBSP, U+3000 …) and line break,
+    so ``"\\u00a0/model x"`` is the command ``/model x``. Leading whitespace of every kind
+    (``str.isspace``, a superset of JavaScript's) goes first, so the check sees the first
+    character Claude Code sees.
     """
+    text = text.lstrip()
     if text.startswith("/"):
         first_word = text.split(maxsplit=1)[0]
         return "\\" + text if "/" not in first_word[1:] else text

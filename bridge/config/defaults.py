@@ -14,7 +14,9 @@ ISOLATION_MODES = ("none", "worktree")
 DEFAULT_PROMPT_TIMEOUT = 900.0  # seconds a Discord prompt waits before its timeout outcome
 PROMPT_TIMEOUT_OUTCOMES = ("deny", "terminal")  # deny with a message / leave it to the terminal
 DEFAULT_ATTACH_AFTER = 4  # a reply longer than this many messages is attached as a .md file
-FORBIDDEN = ":.;'\"\\\t\n"  # in tmux session, socket and window names
+# Not in tmux session, socket and window names: tmux reads ':' and '.' in targets, ';' as a
+# command separator and '#' as the start of a format ('#(cmd)' runs a shell command).
+FORBIDDEN = ":.;#'\"\\\t\n"
 
 ENV_API_BASE = "DISCORD_BRIDGE_API_BASE"
 ENV_GATEWAY_URL = "DISCORD_BRIDGE_GATEWAY_URL"

@@ -225,11 +225,12 @@ def _check_name(obj: dict, key: str, where: str, problems: list, required: bool)
     value = obj.get(key)
     if value is None and not required:
         return
-    # tmux reads ':' and '.' in targets, ';' as a command separator, tabs split our listings.
+    # tmux reads ':' and '.' in targets, ';' as a command separator, '#' as a format (``#(cmd)``
+    # runs a command); tabs split our listings.
     ok = isinstance(value, str) and value.strip() and not any(c in value for c in FORBIDDEN)
     if not ok:
         problems.append(
-            f"{where}.{key}: expected a non-empty name without : . ; quotes, tabs or newlines"
+            f"{where}.{key}: expected a non-empty name without : . ; # quotes, tabs or newlines"
         )
 
 

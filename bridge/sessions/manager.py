@@ -21,7 +21,6 @@ from collections.abc import Awaitable, Callable
 from bridge import config
 from bridge.claude import launch
 from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
-from bridge.claude.screen import input_box
 from bridge.config import ENV_API_BASE, ENV_TMUX_SOCKET, BridgeConfig, Project, Server
 from bridge.sessions import pane_input, worktrees
 from bridge.sessions.targets import SessionTarget
@@ -203,15 +202,6 @@ class SessionManager:
     async def live_pane(self, key: str) -> str | None:
         pane = await asyncio.to_thread(self.tmux.find, key)
         return pane.pane_id if pane is not None and not pane.dead else None
-
-    async def interrupt(self, pane_id: str) -> None:
-        """Escape stops the turn; after an interrupted stream Claude Code puts the prompt
-        back in the input box, so the line is cleared for the next message."""
-        await asyncio.to_thread(self.tmux.press, pane_id, "Escape")
-        await asyncio.sleep(0.5)
-        screen = await asyncio.to_thread(self.tmux.capture, pane_id)
-        if input_box(screen):
-            await asyncio.to_thread(self.tmux.press, pane_id, "C-e", "C-u")
 
     async def type_prompt(self, pane_id: str, text: str) -> None:
         """Type ``text`` as one prompt: only into an input box, never into a dialog."""

@@ -4,6 +4,14 @@ mode, switch the model, raw keys, and reading the screen back.
 Discord-free and blocking (the bot runs each in a worker thread, under the session's lock).
 Keys go through tmux argv only (``bridge/tmux.py``), never a shell; what Claude Code shows is
 read with ``bridge/claude/screen.py``. Typing a whole prompt is ``pane_input.py``'s job.
+
+Every key the bridge presses on its own (Escape, Shift+Tab, the ``/model`` text) is pressed
+only while Claude Code shows its input box, read off the screen right before the key: a
+dialog (permission, question, plan) replaces the box, and there Shift+Tab picks "Yes, allow
+all edits", Escape picks "No" and digits pick options. The box is also shown while a turn
+runs, so Escape still interrupts a busy Claude and Shift+Tab still switches its mode.
+Otherwise :class:`NoInputBox` says why nothing was sent. ``/keys`` (:func:`send_keys`) is the
+one raw path, by design: the user names every key.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from dataclasses import dataclass
 
 from bridge.claude.screen import input_box, is_busy, mode_on_screen
 from bridge.sessions import pane_input
+from bridge.sessions.pane_input import NoInputBox
 from bridge.sessions.typed_text import sanitize_prompt
 from bridge.tmux import TmuxSessions
 
@@ -21,6 +30,8 @@ INTERRUPT_SETTLE = 0.5  # seconds for Claude Code to put an interrupted prompt b
 MODE_CYCLE = 6  # BTab presses tried before cycle_mode gives up (the cycle has 4–5 modes)
 MODE_SETTLE = 0.4  # seconds for the footer to show the new mode after BTab
 SWITCH_MODEL = "Switch model?"  # Claude Code's confirmation when a conversation is cached
+SWITCH_YES = "1. Yes, switch to"  # its first answer
+DIALOG_EDGE = "▔▔▔"  # the top edge of a dialog at the bottom of the screen (2.1.330)
 DIALOG_SETTLE = 0.5  # dialogs ignore keys for ~0.3 s after they open
 MODEL_WAIT = 5.0  # seconds for the model dialog, or the box, to show
 KEY_PAUSE = 0.05  # seconds after each key or piece of text of send_keys
@@ -48,9 +59,24 @@ def glance(tmux: TmuxSessions, pane_id: str) -> Glance:
     return Glance(is_busy(screen), mode_on_screen(screen))
 
 
+def require_input_box(tmux: TmuxSessions, pane_id: str, what: str) -> str:
+    """The screen, if Claude Code shows its input box (idle or busy with a turn); else
+    :class:`NoInputBox`, saying that ``what`` (the keys about to be pressed) was not sent."""
+    screen = tmux.capture(pane_id)
+    if input_box(screen) is None:
+        raise NoInputBox(
+            f"Claude Code is showing a dialog (permission, question or plan), not its input "
+            f"box: {what} was not sent, so it cannot answer the dialog. Answer the dialog "
+            "first (its Discord prompt or the terminal); /keys sends keys as they are."
+        )
+    return screen
+
+
 def interrupt(tmux: TmuxSessions, pane_id: str) -> None:
     """Escape stops the turn; after an interrupted stream Claude Code puts the prompt back in
-    the input box, so the line is cleared for the next message."""
+    the input box, so the line is cleared for the next message. Only while the input box is
+    on screen: in a dialog Escape would answer it ("No")."""
+    require_input_box(tmux, pane_id, "the interrupt (Escape)")
     tmux.press(pane_id, "Escape")
     time.sleep(INTERRUPT_SETTLE)
     if input_box(tmux.capture(pane_id)):
@@ -60,9 +86,11 @@ def interrupt(tmux: TmuxSessions, pane_id: str) -> None:
 def cycle_mode(tmux: TmuxSessions, pane_id: str, wanted: str) -> str | None:
     """Shift+Tab cycles the modes: read the footer after each press until it shows ``wanted``
     (the mode Claude Code itself reports), or give up after a full cycle. Returns the mode
-    shown at the end (``wanted`` on success)."""
+    shown at the end (``wanted`` on success). Every press needs the input box on screen: in
+    an edit dialog Shift+Tab picks "Yes, allow all edits"."""
     for _ in range(MODE_CYCLE):
-        if mode_on_screen(tmux.capture(pane_id)) == wanted:
+        screen = require_input_box(tmux, pane_id, "the mode switch (Shift+Tab)")
+        if mode_on_screen(screen) == wanted:
             return wanted
         tmux.press(pane_id, "BTab")
         time.sleep(MODE_SETTLE)
@@ -73,13 +101,27 @@ def switch_model(tmux: TmuxSessions, pane_id: str, name: str) -> None:
     """Type ``/model <name>`` (only into an empty input box). Mid-conversation Claude Code
     asks "Switch model?" (the cache is lost): the command is the user's explicit answer, so
     confirm it. ``name`` must already be checked (letters, digits and ``-_.:[]/``)."""
+    require_input_box(tmux, pane_id, "the /model command")
     pane_input.clear_input(tmux, pane_id)
     pane_input.type_prompt(tmux, pane_id, f"/model {name}")
-    screen = tmux.wait_for(pane_id, lambda s: SWITCH_MODEL in s or input_box(s) == "", MODEL_WAIT)
-    if SWITCH_MODEL in screen:
+    screen = tmux.wait_for(pane_id, lambda s: asks_switch(s) or input_box(s) == "", MODEL_WAIT)
+    if asks_switch(screen):
         time.sleep(DIALOG_SETTLE)
-        tmux.press(pane_id, "1")
+        if asks_switch(tmux.capture(pane_id)):  # still that dialog, and no other, under "1"
+            tmux.press(pane_id, "1")
         tmux.wait_for(pane_id, lambda s: input_box(s) is not None, MODEL_WAIT)
+
+
+def asks_switch(screen: str) -> bool:
+    """Claude Code's "Switch model?" dialog is what the screen shows: no input box, and the
+    question with its "1. Yes, switch to …" answer in the dialog at the bottom (below its
+    ``▔▔▔`` top edge; 2.1.330). The same words in the conversation are not the dialog."""
+    if input_box(screen) is not None:
+        return False
+    lines = screen.splitlines()
+    edges = [i for i, line in enumerate(lines) if line.lstrip().startswith(DIALOG_EDGE)]
+    dialog = "\n".join(lines[edges[-1] + 1 :] if edges else lines)
+    return SWITCH_MODEL in dialog and SWITCH_YES in dialog
 
 
 def parse_keys(keys: str) -> list[tuple[str, str]]:

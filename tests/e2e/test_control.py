@@ -3,9 +3,11 @@ Anthropic API."""
 
 from __future__ import annotations
 
+import time
+
 from bridge.claude.screen import input_box, is_busy, is_prompt_ready
 from bridge_testkit import wait_until
-from fake_anthropic import echo, text
+from fake_anthropic import echo, last_user_text, text, tool_use
 
 STOPPED = "⚫ **project-a** · stopped"
 REFUSED = "Only this bridge's owner and its allowed users can do that."  # every refusal
@@ -105,6 +107,8 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     # /esc interrupts a turn that is still waiting for the model.
     rig.post("a slow question")
     wait_until(lambda: is_busy(rig.screen()), what="the turn to start")
+    rig.api.wait_requests(2, timeout=60)  # at the model: an earlier Escape would cancel the
+    # prompt before it is sent, and "which model now" would get the slow answer instead
     assert command(rig, "esc").startswith("Interrupted")
     wait_until(lambda: not is_busy(rig.screen()), timeout=15, what="the turn to stop")
 
@@ -130,3 +134,52 @@ def test_keys_types_words_with_their_spaces_and_presses_key_names(rig) -> None:
     assert answer == "Sent: C-u 'two words' Enter"
     reply = rig.wait_bot_message(content_contains="Model saw: two words", timeout=60)
     assert "hello" not in reply["content"]
+
+
+def test_mode_model_and_esc_refuse_to_press_keys_into_an_open_dialog(rig) -> None:
+    """In Claude Code's Write dialog Shift+Tab picks "Yes, allow all edits" and Escape picks
+    "No": /mode once wrote the file and answered "Mode is now plan". Every command that
+    presses keys reads the screen first and refuses while a dialog replaces the input box."""
+    written = rig.projects["project-a"] / "dialog.txt"
+    rig.api.script(
+        tool_use("Write", {"file_path": str(written), "content": "hello\n"}), echo(prefix="Saw: ")
+    )
+    rig.start_bot()
+    rig.post("write dialog.txt")
+    prompt = rig.wait_bot_message(content_contains="Claude wants to use", timeout=60)
+    wait_until(lambda: "Do you want to create" in rig.screen(), what="the Write dialog")
+    time.sleep(0.6)  # dialogs ignore keys for ~0.3 s after they render
+
+    for name, options in (("mode", {"mode": "plan"}), ("esc", None), ("model", {"name": "x"})):
+        answer = command(rig, name, options)
+        assert answer.startswith("⚠️") and "dialog" in answer, (name, answer)
+    # The ⏹ Interrupt button of the turn's status message refuses too.
+    status = wait_until(lambda: interrupt_button(rig), what="the status message's ⏹ button")
+    clicked = rig.discord.click(*status)
+    assert clicked["ephemeral"] and "dialog" in clicked["message"]["content"], clicked
+    screen = rig.screen()
+    assert "Do you want to create" in screen and "plan mode on" not in screen
+    assert not written.exists()
+
+    # The dialog is still open and still the owner's to answer: Allow from Discord writes it.
+    allow = next(
+        c["custom_id"]
+        for row in prompt["components"]
+        for c in row["components"]
+        if c.get("label", "").startswith("Allow")
+    )
+    rig.discord.click(prompt["id"], allow)
+    rig.wait_bot_message(content_contains="Saw: ", timeout=60)
+    assert written.read_text() == "hello\n"
+    assert "plan mode on" not in rig.screen()
+    assert len(rig.api.requests) == 2 and "[tool_result" in last_user_text(rig.api.requests[1])
+
+
+def interrupt_button(rig) -> tuple[str, str] | None:
+    """(message id, custom id) of the ⏹ button on the channel's status message, if shown."""
+    for message in rig.bot_messages(status=True):
+        for row in message.get("components") or []:
+            for component in row["components"]:
+                if component.get("custom_id", "").startswith("db:int:"):
+                    return message["id"], component["custom_id"]
+    return None

@@ -117,6 +117,22 @@ def test_text_survives_tmux_separators_and_leading_newlines_do_not_unlock_comman
     assert second["model"] == first["model"]
 
 
+def test_a_slash_command_behind_a_unicode_space_reaches_the_model_as_text(rig) -> None:
+    """Claude Code trims every Unicode space (NBSP, U+3000 …) before it looks for a slash
+    command: ``"\\u00a0/model haiku"`` once switched the model and saved it as the default."""
+    rig.api.script(text("one"), text("two"))
+    rig.start_bot()
+    rig.post("\u00a0/model haiku")
+    rig.wait_bot_message(content_contains="one", timeout=60)
+    rig.post("\u3000 \u2003/model sonnet")
+    rig.wait_bot_message(content_contains="two", timeout=60)
+    first, second = rig.api.wait_requests(2)
+    assert last_user_text(first).strip() == "\\/model haiku"
+    assert last_user_text(second).strip() == "\\/model sonnet"
+    assert first["model"] == second["model"]
+    assert "haiku" not in first["model"] and "sonnet" not in first["model"]
+
+
 def test_two_projects_started_at_once_each_answer_in_their_channel(rig) -> None:
     rig.api.script(echo(prefix="Saw: "), echo(prefix="Saw: "))
     rig.start_bot()

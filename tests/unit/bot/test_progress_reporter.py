@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import time
+import uuid
+from pathlib import Path
 from types import SimpleNamespace
+
+import pytest
 
 from bridge.bot import progress as reporter_module
 from bridge.bot.progress import ProgressReporter
+from bridge.sessions import pane_ops
 from bridge.state import runtime
+from bridge.tmux import TmuxSessions
 
 CHANNEL = "100000000000000003"
 OWNER = "100000000000000001"
@@ -119,41 +127,101 @@ class FakeResponse:
         self.sent.append(text)
 
 
-def test_interrupt_from_an_older_status_message_still_closes_the_current_one(tmp_path, monkeypatch):
+BOX = ("────", "❯ ", "────", "  ⏵⏵ accept edits on")  # Claude Code's input box, drawn
+DIALOG = ("Do you want to create x.txt?", "❯ 1. Yes", "  2. Yes, allow all edits", "  3. No")
+
+
+@pytest.fixture
+def tmux_pane(tmp_path):
+    """A real tmux pane (private socket) that draws ``lines`` like Claude Code's screen, then
+    echoes every key it gets visibly (``cat -v``: Escape shows as ``^[``)."""
+    socket = f"dbunit-{uuid.uuid4().hex[:8]}"
+    tmux = TmuxSessions("unit", socket)
+
+    def start(lines: tuple[str, ...]) -> str:
+        drawing = "printf '%s\\n' " + " ".join(f"'{line}'" for line in lines) + "; exec cat -v"
+        pane = tmux.start(CHANNEL, "ui", str(tmp_path), ["sh", "-c", drawing], {}).pane_id
+        tmux.wait_for(pane, lambda screen: lines[-1].strip() in screen, 5.0)
+        return pane
+
+    yield tmux, start
+    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+    Path(f"/tmp/tmux-{os.getuid()}/{socket}").unlink(missing_ok=True)
+
+
+def click_interrupt(progress, tmux, pane: str, message_id: int) -> FakeResponse:
+    async def live_pane(key: str) -> str:
+        return pane
+
+    response = FakeResponse()
+    interaction = SimpleNamespace(
+        user=SimpleNamespace(id=int(OWNER)),
+        message=SimpleNamespace(id=message_id),
+        response=response,
+        client=SimpleNamespace(
+            server=SimpleNamespace(may_act=lambda user: str(user) == OWNER),
+            sessions=SimpleNamespace(live_pane=live_pane, tmux=tmux),
+        ),
+    )
+    asyncio.get_running_loop().create_task(progress.interrupt(interaction, CHANNEL))
+    return response
+
+
+def keys_seen(tmux, pane: str) -> str:
+    """What reached the pane after its drawing: a marker typed last shows everything did."""
+    tmux.type_literal(pane, "END")
+    screen = tmux.wait_for(pane, lambda s: "END" in s, 5.0)
+    return screen.split(DIALOG[-1] if DIALOG[-1] in screen else BOX[-1])[-1].strip()
+
+
+def test_interrupt_from_an_older_status_message_still_closes_the_current_one(
+    tmp_path, monkeypatch, tmux_pane
+):
     """⏹ on a status message that is not the turn's current one (posted before a bot
     restart): the turn is interrupted, and its current status message must say so too."""
+    monkeypatch.setattr(pane_ops, "INTERRUPT_SETTLE", 0.05)
+    tmux, start = tmux_pane
+    pane = start(BOX)
 
     async def scenario() -> None:
         progress, bot = reporter(tmp_path, monkeypatch)
-        interrupted: list[str] = []
-
-        async def live_pane(key: str) -> str:
-            return "%1"
-
-        async def interrupt(pane: str) -> None:
-            interrupted.append(pane)
-
         channel = progress.channels.setdefault(CHANNEL, reporter_module._Channel(CHANNEL, 0))
-        now = time.time()
-        progress._apply(channel, event("turn", now - 30))
+        progress._apply(channel, event("turn", time.time() - 30))
         await settle(progress)
         current = bot.messages[0]
-        response = FakeResponse()
-        interaction = SimpleNamespace(
-            user=SimpleNamespace(id=int(OWNER)),
-            message=SimpleNamespace(id=999),  # an older status message of this channel
-            response=response,
-            client=SimpleNamespace(
-                server=SimpleNamespace(may_act=lambda user: str(user) == OWNER),
-                sessions=SimpleNamespace(live_pane=live_pane, interrupt=interrupt),
-            ),
-        )
-        await progress.interrupt(interaction, CHANNEL)  # type: ignore[arg-type]
+        response = click_interrupt(progress, tmux, pane, 999)  # an older status message
+        await asyncio.to_thread(tmux.wait_for, pane, lambda s: "^[" in s, 5.0)
         await settle(progress)
-        assert interrupted == ["%1"]
         assert response.edits and response.edits[0]["content"].startswith("⏹ Interrupted")
         assert current.contents[-1].startswith("⏹ Interrupted"), current.contents
         assert current.views[-1] is None
+        assert await asyncio.to_thread(keys_seen, tmux, pane) == "^[END"  # Escape, once
+
+    asyncio.run(scenario())
+
+
+def test_interrupt_refuses_while_a_dialog_replaces_the_input_box(tmp_path, monkeypatch, tmux_pane):
+    """In a permission dialog Escape answers "No": ⏹ sends nothing, says why, and the turn's
+    status message stays open."""
+    tmux, start = tmux_pane
+    pane = start(DIALOG)
+
+    async def scenario() -> None:
+        progress, bot = reporter(tmp_path, monkeypatch)
+        channel = progress.channels.setdefault(CHANNEL, reporter_module._Channel(CHANNEL, 0))
+        progress._apply(channel, event("turn", time.time() - 30))
+        await settle(progress)
+        response = click_interrupt(progress, tmux, pane, bot.messages[0].id)
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if response.sent:
+                break
+        await settle(progress)
+        (refusal,) = response.sent
+        assert refusal.startswith("⚠️") and "dialog" in refusal and "Escape" in refusal
+        assert response.edits == [] and channel.status.turn.outcome == ""
+        assert bot.messages[0].views[-1] is not None  # ⏹ still offered
+        assert await asyncio.to_thread(keys_seen, tmux, pane) == "END"  # no Escape reached it
 
     asyncio.run(scenario())
 

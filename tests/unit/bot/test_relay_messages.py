@@ -6,8 +6,9 @@ import asyncio
 from types import SimpleNamespace
 
 import discord
+import pytest
 
-from bridge.bot.relay import Relay
+from bridge.bot.relay import Relay, defuse_prefix
 
 OWNER, CHANNEL = 100000000000000002, 100000000000000003
 
@@ -59,3 +60,24 @@ def test_system_messages_such_as_thread_created_are_never_typed() -> None:
     asyncio.run(relay.on_message(message("hello", discord.MessageType.default), 9))
     asyncio.run(relay.on_message(message("answer", discord.MessageType.reply), 9))
     assert sessions.typed == ["hello", "answer"]
+
+
+SPACES = ["", " ", "\u00a0", "\u3000", "\u2003", "\u202f", "\t", "\n", " \u00a0\u3000\u2028 "]
+
+
+@pytest.mark.parametrize("space", SPACES, ids=repr)
+def test_a_slash_command_is_defused_behind_any_leading_unicode_space(space: str) -> None:
+    """Claude Code trims every Unicode space before looking for a slash command, so the
+    message's first character is the one after them: ``\\/model`` reaches the model as text."""
+    assert defuse_prefix(space + "/model opus") == "\\/model opus"
+
+
+@pytest.mark.parametrize("space", SPACES, ids=repr)
+@pytest.mark.parametrize("prefix", ["!", "#", "&"])
+def test_mode_prefixes_are_defused_behind_any_leading_unicode_space(space, prefix) -> None:
+    assert defuse_prefix(f"{space}{prefix}echo hi") == f" {prefix}echo hi"
+
+
+def test_a_path_and_plain_text_are_left_alone_but_lose_leading_spaces() -> None:
+    assert defuse_prefix("\u00a0/etc/hosts is odd") == "/etc/hosts is odd"
+    assert defuse_prefix("\u3000hello") == "hello"

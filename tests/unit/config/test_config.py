@@ -202,3 +202,19 @@ def test_prompt_reply_and_notification_settings_have_defaults_and_are_checked() 
         "replies.footer: expected true or false",
         "replies.attachAfterMessages: expected a whole number of messages ≥ 1",
     ]
+
+
+@pytest.mark.parametrize(
+    ("where", "mutate"),
+    [
+        ("servers[0].tmux.session", lambda r: r["servers"][0]["tmux"].update(session="b#(id)")),
+        (
+            "servers[0].projects[1].name",
+            lambda r: r["servers"][0]["projects"][1].update(name="b#{x}"),
+        ),
+    ],
+)
+def test_a_hash_in_a_tmux_name_is_refused_naming_the_key(where, mutate) -> None:
+    """tmux expands ``#(cmd)`` / ``#{…}`` in session and window names as formats."""
+    (problem,) = problems_of(mutate)
+    assert problem.startswith(f"{where}: expected a non-empty name without") and "#" in problem

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bridge.sessions import pane_ops
+from bridge.sessions.pane_input import NoInputBox
 from bridge.tmux import TmuxSessions
 
 CHANNEL = "100000000000000009"
@@ -43,12 +44,80 @@ def test_peek_collapses_blank_runs_and_counts_lines_that_say_something(pane) -> 
     assert pane_ops.peek(tmux, pane_id, 2) == "two\ntwo"
 
 
-def test_interrupt_sends_escape_and_leaves_a_pane_without_an_input_box_alone(pane) -> None:
+BOX = ("────", "❯ ", "────", "  ⏸ plan mode on")  # Claude Code's input box and footer
+DIALOG = ("Do you want to create x.txt?", "❯ 1. Yes", "  2. Yes, allow all edits", "  3. No")
+
+
+def draw(tmux: TmuxSessions, lines: tuple[str, ...], tmp_path) -> str:
+    """A second pane that draws ``lines`` like Claude Code's screen, then echoes every key
+    it gets (``cat -v``: Escape shows as ``^[``, Shift+Tab as ``^[[Z``)."""
+    drawing = "printf '%s\\n' " + " ".join(f"'{line}'" for line in lines) + "; exec cat -v"
+    pane = tmux.start("100000000000000008", "ui", str(tmp_path), ["sh", "-c", drawing], {})
+    tmux.wait_for(pane.pane_id, lambda screen: lines[-1].strip() in screen, 5.0)
+    return pane.pane_id
+
+
+def keys_seen(tmux: TmuxSessions, pane_id: str, lines: tuple[str, ...]) -> str:
+    """What reached the pane after its drawing: a marker typed last shows everything did."""
+    tmux.type_literal(pane_id, "END")
+    screen = tmux.wait_for(pane_id, lambda s: "END" in s, 5.0)
+    return screen.split(lines[-1])[-1].strip()
+
+
+def test_interrupt_presses_escape_only_while_the_input_box_shows(pane, tmp_path) -> None:
+    tmux, _ = pane
+    box = draw(tmux, BOX, tmp_path)
+    pane_ops.interrupt(tmux, box)
+    assert keys_seen(tmux, box, BOX) == "^[END"  # Escape; the empty box needs no C-e C-u
+
+
+@pytest.mark.parametrize("lines", [DIALOG, ()], ids=["dialog", "plain pane"])
+def test_no_key_is_pressed_into_a_dialog_or_a_screen_without_input_box(
+    pane, tmp_path, lines
+) -> None:
+    """In Claude Code's Write dialog Shift+Tab picks "Yes, allow all edits" and Escape picks
+    "No": interrupt, cycle_mode and switch_model refuse and press nothing."""
     tmux, pane_id = pane
-    pane_ops.interrupt(tmux, pane_id)
-    tmux.press(pane_id, "Enter")
-    screen = tmux.wait_for(pane_id, lambda s: s.count("^[") == 2, 5.0)
-    assert screen.strip().splitlines() == ["^[", "^["]  # no C-e C-u: no Claude input box here
+    target = draw(tmux, lines, tmp_path) if lines else pane_id
+    for action, what in (
+        (lambda: pane_ops.interrupt(tmux, target), "Escape"),
+        (lambda: pane_ops.cycle_mode(tmux, target, "default"), "Shift+Tab"),
+        (lambda: pane_ops.switch_model(tmux, target, "opus"), "/model"),
+    ):
+        with pytest.raises(NoInputBox, match="dialog") as refused:
+            action()
+        assert what in str(refused.value)
+    if lines:
+        assert keys_seen(tmux, target, lines) == "END"
+    else:
+        tmux.type_literal(target, "END")
+        assert tmux.wait_for(target, lambda s: "END" in s, 5.0).strip() == "END"
+
+
+def test_cycle_mode_reads_the_mode_off_the_footer_without_a_key(pane, tmp_path) -> None:
+    tmux, _ = pane
+    box = draw(tmux, BOX, tmp_path)
+    assert pane_ops.cycle_mode(tmux, box, "plan") == "plan"
+    assert keys_seen(tmux, box, BOX) == "END"
+
+
+def test_only_the_switch_model_dialog_itself_is_confirmed() -> None:
+    dialog = "\n".join([
+        "● earlier the model said: Switch model? 1. Yes, switch to x",
+        "▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔ ctrl+y to paste deleted text ▔",
+        "  Switch model?",
+        "  ❯ 1. Yes, switch to claude-test-model",
+        "    2. No, go back",
+    ])  # fmt: skip
+    assert pane_ops.asks_switch(dialog)
+    permission = "\n".join([
+        "● earlier the model said: Switch model? 1. Yes, switch to x",
+        "▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔",
+        " Do you want to create x.txt?",
+        " ❯ 1. Yes",
+    ])  # fmt: skip
+    assert not pane_ops.asks_switch(permission)
+    assert not pane_ops.asks_switch("Switch model?\n1. Yes, switch to x\n" + "\n".join(BOX))
 
 
 def test_glance_reads_no_mode_and_not_busy_off_a_plain_pane(pane) -> None:
