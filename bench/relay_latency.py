@@ -12,7 +12,8 @@ never overlap; a warm-up message per size (it also starts Claude Code) is not co
 (2) Stop → Discord: the installed Stop hook command run as Claude Code runs it (``sh -c``,
 the Stop event on stdin, the pane's channel marker in the env, cwd the project), from just
 before the spawn until the emulator's ``message_create`` record for that reply. No Claude
-Code and no bot are involved.
+Code is involved; first with no bot (the hook posts itself), then with the bot running (the
+hook hands the reply to it and the bot posts it on its warm session).
 
     .venv/bin/python bench/relay_latency.py [--runs 20] [--stop-runs 30]   (≈ 1 min on 2 cores)
 """
@@ -44,14 +45,15 @@ def main() -> None:
     if not claude_available():
         raise SystemExit("the pinned Claude Code CLI is missing (./scripts/test.sh installs it)")
     with bench_rig("relay-bench-") as rig:
-        stop_rows = bench_stop_hook(rig, args.stop_runs)
+        stop_rows = bench_stop_hook(rig, args.stop_runs, "no bot: direct")
         rig.start_bot()
+        stop_rows += bench_stop_hook(rig, args.stop_runs, "bot running: hand-off")
         pane_rows = bench_pane(rig, args.runs)
 
-        print(f"{'path':<36} {'n':>3} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+        print(f"{'path':<52} {'n':>3} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
         for name, values in pane_rows + stop_rows:
             p50, p95 = percentile(values, 50), percentile(values, 95)
-            print(f"{name:<36} {len(values):>3} {p50:8.0f} {p95:8.0f} {max(values):8.0f}")
+            print(f"{name:<52} {len(values):>3} {p50:8.0f} {p95:8.0f} {max(values):8.0f}")
 
 
 # --- (1) Discord → pane ---------------------------------------------------------------------
@@ -152,7 +154,7 @@ def wait_pane(rig: BridgeRig, timeout: float = 90.0) -> str:
 # --- (2) Stop → Discord ---------------------------------------------------------------------
 
 
-def bench_stop_hook(rig: BridgeRig, runs: int) -> list[tuple[str, list[float]]]:
+def bench_stop_hook(rig: BridgeRig, runs: int, label: str) -> list[tuple[str, list[float]]]:
     settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
     (command,) = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
     channel = rig.ids[PROJECT]
@@ -189,9 +191,9 @@ def bench_stop_hook(rig: BridgeRig, runs: int) -> list[tuple[str, list[float]]]:
             exited.append((end - start) * 1000)
             baseline.append((end_base - start_base) * 1000)
     return [
-        ("Stop hook → Discord message", posted),
-        ("Stop hook, spawn → exit", exited),
-        ("baseline: python -I -c pass", baseline),
+        (f"Stop hook → Discord ({label})", posted),
+        (f"Stop hook, spawn → exit ({label})", exited),
+        (f"baseline: python -I -c pass ({label})", baseline),
     ]
 
 
