@@ -1,0 +1,120 @@
+"""Hooks hand their messages to the running bot; whatever happens, each is posted exactly once.
+
+The real Stop hook command (as Claude Code runs it: ``sh -c``, the event on stdin), the real
+bot process, the emulator. The bot is frozen (SIGSTOP) or killed (SIGKILL) and the hook killed
+at the moments that matter; a message counts as delivered when the emulator stored it, and
+``enforce_nonce`` makes a resend return the original message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+
+from bridge.discord.outbox import Outbox
+from bridge.discord.post import Post, message_payload
+from bridge.discord.rest import DiscordREST
+from bridge.state.runtime import Runtime
+from bridge_testkit import wait_until
+
+PROJECT = "project-a"
+
+
+def stop_hook(rig, content: str) -> subprocess.Popen:
+    settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
+    (command,) = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
+    event = {
+        "session_id": "handoff-test", "transcript_path": "/nonexistent.jsonl",
+        "cwd": str(rig.projects[PROJECT]), "hook_event_name": "Stop",
+        "stop_hook_active": False, "last_assistant_message": content,
+    }  # fmt: skip
+    env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids[PROJECT]}
+    hook = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, env=env,
+                            cwd=rig.projects[PROJECT], start_new_session=True)  # fmt: skip
+    hook.stdin.write(json.dumps(event).encode())
+    hook.stdin.close()
+    return hook
+
+
+def copies(rig, content: str) -> int:
+    return sum(m.get("content") == content for m in rig.discord.messages(rig.ids[PROJECT]))
+
+
+def outbox_entries(rig) -> list:
+    return list((rig.state_dir / "outbox" / rig.ids[PROJECT]).glob("*.json"))
+
+
+def unique(what: str) -> str:
+    return f"{what} {uuid.uuid4().hex[:8]}"
+
+
+def test_with_the_bot_running_the_bot_posts_the_hooks_reply_once(rig) -> None:
+    rig.start_bot()
+    content = unique("handed to the bot")
+    started = time.monotonic()
+    assert stop_hook(rig, content).wait(30) == 0
+    assert time.monotonic() - started < 10
+    wait_until(lambda: copies(rig, content) == 1, 10, "the reply")
+    assert "delivered a queued message" in rig.bot_output()  # the bot posted it, not the hook
+    assert outbox_entries(rig) == []
+
+
+def test_with_no_bot_the_hook_posts_itself_at_once(rig) -> None:
+    content = unique("no bot here")
+    started = time.monotonic()
+    assert stop_hook(rig, content).wait(30) == 0
+    assert time.monotonic() - started < 5  # no hand-off wait: nobody listens on bot.sock
+    assert copies(rig, content) == 1 and outbox_entries(rig) == []
+
+
+def test_a_frozen_bot_leaves_the_post_to_the_hook_and_never_posts_it_again(rig) -> None:
+    rig.start_bot()
+    os.kill(rig.bot.pid, signal.SIGSTOP)
+    try:
+        content = unique("the bot is frozen")
+        assert stop_hook(rig, content).wait(30) == 0  # after the 2 s hand-off wait
+        assert copies(rig, content) == 1 and outbox_entries(rig) == []
+    finally:
+        os.kill(rig.bot.pid, signal.SIGCONT)
+    later = unique("after the bot thawed")
+    assert stop_hook(rig, later).wait(30) == 0  # a positive signal: the bot works again
+    wait_until(lambda: copies(rig, later) == 1, 10, "the next reply")
+    assert copies(rig, content) == 1
+
+
+def test_a_hook_killed_after_the_hand_off_still_gets_its_reply_posted_once(rig) -> None:
+    rig.start_bot()
+    os.kill(rig.bot.pid, signal.SIGSTOP)  # the bot cannot take it before the hook dies
+    try:
+        content = unique("the hook died waiting")
+        hook = stop_hook(rig, content)
+        wait_until(lambda: outbox_entries(rig), 20, "the hand-off entry")
+        os.killpg(hook.pid, signal.SIGKILL)
+        hook.wait(10)
+    finally:
+        os.kill(rig.bot.pid, signal.SIGCONT)
+    wait_until(lambda: copies(rig, content) == 1, 20, "the bot to post the reply")
+    wait_until(lambda: outbox_entries(rig) == [], 10, "the entry to be removed")
+    time.sleep(1)  # the drainer's next round has come and gone
+    assert copies(rig, content) == 1
+
+
+def test_a_bot_killed_after_posting_but_before_removing_the_entry_posts_nothing_twice(
+    rig,
+) -> None:
+    """The crash window of the bot: the message is at Discord, its entry still in the outbox.
+    The next bot resends it with the same nonce and Discord returns the original."""
+    content = unique("posted just before the crash")
+    post = Post(message_payload(content))
+    rt = Runtime(str(rig.runtime_dir), str(rig.state_dir)).ensure()  # as the hook found it
+    Outbox(rt.outbox).enqueue(rig.ids[PROJECT], "e2e", post)
+    with DiscordREST(rig.emu.api_base, rig.emu.bot_token) as rest:  # what the bot had posted
+        rest.create_message(rig.ids[PROJECT], post)
+    assert copies(rig, content) == 1
+    rig.start_bot()
+    wait_until(lambda: outbox_entries(rig) == [], 20, "the bot to drain the entry")
+    assert copies(rig, content) == 1
