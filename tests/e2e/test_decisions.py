@@ -11,7 +11,12 @@ import json
 import re
 import time
 
+import pytest
+
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use
+
+# Each test runs on every tested Claude Code version (bridge/claude/versions.py).
+pytestmark = pytest.mark.claude_versions
 
 PERMISSION = "Claude wants to use"
 
