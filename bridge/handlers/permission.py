@@ -121,6 +121,7 @@ def new_request(context: HookContext) -> dict:
     tool = event.get("tool_name")
     kind = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool, "permission")
     now = time.time()
+    transcript = event.get("transcript_path")
     return {
         "id": decisions.new_id(),
         "kind": kind,
@@ -131,7 +132,11 @@ def new_request(context: HookContext) -> dict:
         "tool_name": tool,
         "tool_input": event.get("tool_input") or {},
         "permission_suggestions": event.get("permission_suggestions") or [],
-        "transcript_path": event.get("transcript_path"),
+        "transcript_path": transcript,
+        # Where an interrupt would be written from now on: taken before the prompt is posted,
+        # so an Esc in the terminal right after it appears (while this hook still starts its
+        # wait) is not missed.
+        "transcript_offset": _transcript_size(transcript),
         "created": now,
         "deadline": now + context.cfg.prompt_timeout,
         "timeout": context.cfg.prompt_timeout,
@@ -190,7 +195,7 @@ def wait_for_decision(rt: runtime.Runtime, request: dict) -> dict:
     load_site_packages()
     import watchfiles
 
-    transcript = _Transcript(request.get("transcript_path"))
+    transcript = _Transcript(request.get("transcript_path"), request.get("transcript_offset"))
     parent = os.getppid()
     paths = [rt.prompts, *transcript.watch_paths()]
     watcher = watchfiles.watch(
@@ -230,9 +235,11 @@ def _settled(
 class _Transcript:
     """Watches the session transcript for an interrupt written after the prompt opened."""
 
-    def __init__(self, path: object) -> None:
+    def __init__(self, path: object, offset: object = None) -> None:
         self.path = path if isinstance(path, str) and os.path.isfile(path) else None
-        self.offset = os.path.getsize(self.path) if self.path else 0
+        if not isinstance(offset, int):
+            offset = _transcript_size(self.path)
+        self.offset = offset
 
     def watch_paths(self) -> list[str]:
         return [self.path] if self.path else []
@@ -241,6 +248,12 @@ class _Transcript:
         from bridge.claude.transcript import interrupted_since
 
         return interrupted_since(self.path, self.offset)
+
+
+def _transcript_size(path: object) -> int:
+    from bridge.claude.transcript import size
+
+    return size(path)
 
 
 # --- the answer Claude Code reads -----------------------------------------------------------

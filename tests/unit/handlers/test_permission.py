@@ -342,6 +342,19 @@ def test_an_interrupt_in_the_transcript_ends_the_wait(rt, tmp_path) -> None:
     assert decision == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
 
 
+def test_an_interrupt_written_before_the_wait_started_still_ends_it(rt, tmp_path) -> None:
+    """Under load the hook can reach its wait after the user already pressed Esc: the
+    transcript offset is the one taken when the request was made, before the prompt went out."""
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text('{"type":"user","text":"make a file"}\n')
+    offset = transcript.stat().st_size
+    request = waiting(rt, transcript_path=str(transcript), transcript_offset=offset)
+    with open(transcript, "a") as handle:  # the Esc lands while the prompt is being posted
+        handle.write('{"type":"user","text":"[Request interrupted by user for tool use]"}\n')
+    decision = permission.wait_for_decision(rt, request)
+    assert decision == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
+
+
 # --- the whole PermissionRequest walk, Discord stubbed --------------------------------------
 
 
