@@ -1,8 +1,9 @@
 """The Claude Code CLI versions the bridge is tested against: the one place that says so.
 
-CI (``scripts/test.sh``) installs every version in :data:`TESTED` and runs the relay, decision
-and slash-command end-to-end tests on each; ``discord-bridge doctor`` warns when the installed
-CLI is outside ``[OLDEST, PINNED]``. Keep the README's requirements line in step.
+CI (``scripts/test.sh``) installs every version in :data:`TESTED` and runs the end-to-end tests
+marked ``claude_versions`` (relay, slash commands, the CLI-dependent decisions) on each;
+``discord-bridge doctor`` warns when the installed CLI is outside ``[OLDEST, PINNED]``. Keep the
+README's requirements line in step.
 """
 
 from __future__ import annotations
