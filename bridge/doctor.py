@@ -1,4 +1,5 @@
-"""``discord-bridge doctor``: one line per check, ✓ or ✗ with the fix."""
+"""``discord-bridge doctor``: one line per check, ✓ or ✗ with the fix (! for a warning that
+does not fail the run)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 
 from bridge import config, placeholders
 from bridge.claude import settings as claude_settings
+from bridge.claude import versions
 from bridge.state import runtime
 
 
@@ -24,6 +26,10 @@ class Report:
     def fail(self, what: str, fix: str) -> None:
         self.failures += 1
         print(f"✗ {what}\n    fix: {fix}")
+
+    def warn(self, what: str, hint: str) -> None:
+        """Worth knowing, but it does not fail the run."""
+        print(f"! {what}\n    note: {hint}")
 
     def info(self, what: str) -> None:
         print(f"· {what}")
@@ -108,9 +114,30 @@ def check_claude(report: Report, cfg: config.BridgeConfig | None) -> None:
             continue
         try:
             out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20)
-            report.ok(f"{command}: {out.stdout.strip() or out.stderr.strip()}")
         except (OSError, subprocess.TimeoutExpired) as err:
             report.fail(f"{command} --version failed: {err}", "reinstall Claude Code")
+            continue
+        check_claude_version(report, command, out.stdout.strip() or out.stderr.strip())
+
+
+def check_claude_version(report: Report, command: str, printed: str) -> None:
+    """``claude --version``'s output against the tested range: outside it is a warning."""
+    tested = f"{versions.OLDEST} to {versions.PINNED}"
+    version = versions.parse(printed)
+    if version is None:
+        what = f"{command}: cannot read a version from {printed[:80]!r}"
+        report.warn(what, f"the bridge is tested with Claude Code {tested}")
+    elif versions.in_tested_range(version):
+        report.ok(f"{command}: {printed} (tested range {tested})")
+    else:
+        newer = version > (versions.parse(versions.PINNED) or ())
+        what = f"{command}: {printed} is {'newer' if newer else 'older'} than the tested range"
+        hint = (
+            f"the bridge is tested with Claude Code {tested}; if prompts, /mode or /status "
+            f"misbehave, install one of those (npm install -g @anthropic-ai/claude-code@"
+            f"{versions.PINNED})"
+        )
+        report.warn(what, hint)
 
 
 def check_discord(report: Report, cfg: config.BridgeConfig) -> None:

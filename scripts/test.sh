@@ -3,12 +3,14 @@
 #   - a virtualenv in .venv with the package (editable), its test extras and the test packages
 #     in packages/ (editable)
 #   - tmux (apt-get, when missing and run as root)
-#   - the pinned Claude Code CLI from the npm registry, in .cache/claude-code (not global)
+#   - the Claude Code CLI versions the bridge is tested with, from the npm registry (not
+#     global): the pinned one in .cache/claude-code, the oldest tested one in
+#     .cache/claude-code-<version>. The versions are defined once, in bridge/claude/versions.py
+#     (PINNED, OLDEST); tests marked claude_versions run on both (ids [claude-<version>]).
 # Extra arguments go to pytest, e.g. ./scripts/test.sh -k relay -x
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-CLAUDE_CODE_VERSION="2.1.330"
 python="${PYTHON:-python3}"
 
 if [ ! -x .venv/bin/python ]; then
@@ -35,12 +37,21 @@ if ! command -v tmux >/dev/null 2>&1; then
   fi
 fi
 
-claude=.cache/claude-code/node_modules/.bin/claude
-if ! "$claude" --version 2>/dev/null | grep -q "^$CLAUDE_CODE_VERSION"; then
-  command -v npm >/dev/null 2>&1 || { echo "npm is required to fetch the Claude Code CLI" >&2; exit 1; }
-  mkdir -p .cache/claude-code
-  npm install --silent --no-audit --no-fund --prefix .cache/claude-code \
-    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >/dev/null
-fi
+# "PINNED OLDEST" from bridge/claude/versions.py (a plain module: no import of the package)
+read -r pinned oldest < <(.venv/bin/python -c '
+import runpy
+v = runpy.run_path("bridge/claude/versions.py")
+print(v["PINNED"], v["OLDEST"])')
+[ -n "${oldest:-}" ] || { echo "cannot read the tested versions from bridge/claude/versions.py" >&2; exit 1; }
+for version in "$pinned" "$oldest"; do
+  prefix=.cache/claude-code
+  [ "$version" = "$pinned" ] || prefix=".cache/claude-code-$version"
+  if ! "$prefix/node_modules/.bin/claude" --version 2>/dev/null | grep -q "^$version "; then
+    command -v npm >/dev/null 2>&1 || { echo "npm is required to fetch the Claude Code CLI" >&2; exit 1; }
+    mkdir -p "$prefix"
+    npm install --silent --no-audit --no-fund --prefix "$prefix" \
+      "@anthropic-ai/claude-code@$version" >/dev/null
+  fi
+done
 
 exec .venv/bin/python -m pytest "$@"

@@ -1,5 +1,10 @@
 """Shared fixtures: one Discord emulator and one fake Anthropic API per test session (reset
-between tests), and a fresh end-to-end rig (config, HOME, tmux socket, bot) per test."""
+between tests), and a fresh end-to-end rig (config, HOME, tmux socket, bot) per test.
+
+A test (or module, via ``pytestmark``) marked ``claude_versions`` runs its rig once per Claude
+Code version in ``bridge.claude.versions.TESTED`` (ids ``[claude-2.1.197]``...); every other
+rig runs the pinned version. ``--claude-version X`` narrows those runs to one version.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,40 @@ from collections.abc import Iterator
 
 import pytest
 
+from bridge.claude import versions
 from discord_emulator import Emulator
 from fake_anthropic import FakeAnthropic
 from fake_anthropic.claude_cli import claude_available
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--claude-version",
+        action="append",
+        choices=versions.TESTED,
+        help="run the claude_versions-marked e2e tests on this CLI version only (repeatable)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "claude_versions: run the rig on every tested Claude Code version"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "claude_version" not in metafunc.fixturenames:
+        return
+    if metafunc.definition.get_closest_marker("claude_versions") is None:
+        return
+    chosen = metafunc.config.getoption("--claude-version") or versions.TESTED
+    metafunc.parametrize("claude_version", list(chosen), indirect=True, ids=lambda v: f"claude-{v}")
+
+
+@pytest.fixture
+def claude_version(request: pytest.FixtureRequest) -> str:
+    """The Claude Code version the rig runs: a parameter for ``claude_versions`` tests."""
+    return getattr(request, "param", versions.PINNED)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -55,15 +91,15 @@ def emu(emulator: Emulator) -> Iterator[Emulator]:
 
 
 @pytest.fixture
-def rig(tmp_path, emulator: Emulator, fake_api: FakeAnthropic):
+def rig(tmp_path, emulator: Emulator, fake_api: FakeAnthropic, claude_version: str):
     if shutil.which("tmux") is None:
         pytest.fail("tmux is required for end-to-end tests (./scripts/test.sh installs it)")
-    if not claude_available():
-        pytest.fail("the pinned Claude Code CLI is missing (./scripts/test.sh installs it)")
+    if not claude_available(claude_version):
+        pytest.fail(f"Claude Code {claude_version} is missing (./scripts/test.sh installs it)")
     from bridge_testkit import BridgeRig
 
     emulator.client.reset()
     fake_api.reset()
-    bridge = BridgeRig(tmp_path, emulator, fake_api)
+    bridge = BridgeRig(tmp_path, emulator, fake_api, claude_version)
     yield bridge
     bridge.close()

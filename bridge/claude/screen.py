@@ -3,7 +3,8 @@
 The bridge types into a pane only when Claude Code shows its input box: every dialog
 (permission, question, plan, folder trust) replaces the box, and digits or Enter typed there
 would answer it. These functions read a captured screen (plain text); nothing here talks to
-tmux. Markers are measured on Claude Code 2.1.330.
+tmux. Markers are measured on Claude Code 2.1.330 and 2.1.197 (the tested range,
+``bridge.claude.versions``); where they differ both are read.
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ def input_box(screen: str) -> str | None:
     return "" if text in PLACEHOLDERS else text
 
 
-BUSY_MARKER = "esc to interrupt"  # Claude Code's footer while a turn runs
+BUSY_MARKER = "esc to interrupt"  # Claude Code's footer while a turn runs (not always, below)
+# The spinner line above the input box while a turn runs: a glyph, a verb, an ellipsis, then
+# maybe "(3s · ↓ 14 tokens)" ("✻ Crunched for 0s" after the turn has no ellipsis). 2.1.197
+# with a statusLine shows only this: its footer then drops "esc to interrupt".
+SPINNER_GLYPHS = "·✢✳✶✻✽*"
 # Footer text of each permission mode (2.1.330; "manual" is what hooks call "default").
 MODE_MARKERS = (
     ("manual mode on", "default"),
@@ -43,19 +48,46 @@ MODE_MARKERS = (
     ("bypass permissions on", "bypassPermissions"),
     ("don't ask mode on", "dontAsk"),
 )
+# 2.1.197 shows no marker in default (manual) mode; its footer then holds only these hints.
+PLAIN_FOOTER_HINTS = ("? for shortcuts", "← for agents", "esc to interrupt")
 
 
 def is_busy(screen: str) -> bool:
-    """A turn is running: the footer offers to interrupt it."""
-    return BUSY_MARKER in screen
+    """A turn is running: the footer offers to interrupt it, or the spinner line sits right
+    above the input box."""
+    return BUSY_MARKER in screen or _spinner_above_box(screen)
+
+
+def _spinner_above_box(screen: str) -> bool:
+    lines = screen.splitlines()
+    rules = [i for i, line in enumerate(lines) if line.strip().startswith(RULE)]
+    if len(rules) < 2:
+        return False
+    above = [line.strip() for line in lines[: rules[-2]] if line.strip()][-3:]
+    return any(_is_spinner(line) for line in above)
+
+
+def _is_spinner(line: str) -> bool:
+    if len(line) < 4 or line[0] not in SPINNER_GLYPHS or line[1] != " ":
+        return False
+    head = line[2:].split(" (", 1)[0]  # "Honking… (1s · ↓ 14 tokens)" -> "Honking…"
+    return head.endswith("…") and len(head) <= 60
 
 
 def mode_on_screen(screen: str) -> str | None:
-    """The permission mode Claude Code's footer shows, as hooks name it, or None."""
-    tail = "\n".join(screen.splitlines()[-4:]).lower()
+    """The permission mode Claude Code's footer shows, as hooks name it, or None (no input
+    box, or a footer that says nothing about the mode)."""
+    lines = screen.splitlines()
+    tail = "\n".join(lines[-4:]).lower()
     for marker, mode in MODE_MARKERS:
         if marker in tail:
             return mode
+    if input_box(screen) is None:
+        return None
+    rules = [i for i, line in enumerate(lines) if line.strip().startswith(RULE)]
+    footer = "\n".join(lines[rules[-1] + 1 :])
+    if any(hint in footer for hint in PLAIN_FOOTER_HINTS):
+        return "default"  # 2.1.197: no "manual mode on"; a plain footer is the default mode
     return None
 
 

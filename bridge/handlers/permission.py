@@ -66,27 +66,33 @@ def on_permission_request(context: HookContext) -> dict | None:
     request = new_request(context)
     payload, plan_file = render(request)
     decisions.write_request(rt, request)
-    try:
-        message = _post(context, payload, plan_file)
-    except Exception as err:  # Discord unreachable or refusing: the terminal dialog decides
-        decisions.close(rt, request["id"])
-        runtime.append_log(rt.hook_log, f"prompt for #{context.channel_id} not posted: {err}")
-        return None
-    request["message_id"] = message.get("id")
-    decisions.write_request(rt, request)
-    try:
-        with _CancelledBySignals():
+    # Claude Code stops the hook with SIGTERM (often twice) soon after an Esc or a terminal
+    # "No"; under load that can land while the prompt is still being posted, or while it is
+    # being closed. Signals are caught for the whole walk: they cancel only the wait.
+    with _CancelledBySignals() as signals:
+        try:
+            message = _post(context, payload, plan_file)
+        except Exception as err:  # Discord unreachable or refusing: the terminal dialog decides
+            decisions.close(rt, request["id"])
+            runtime.append_log(rt.hook_log, f"prompt for #{context.channel_id} not posted: {err}")
+            return None
+        request["message_id"] = message.get("id")
+        decisions.write_request(rt, request)
+        try:
+            signals.arm()
             decision = wait_for_decision(rt, request)
-    except (_Cancelled, KeyboardInterrupt):  # Claude Code stopped the hook: Esc, or "No"
-        interrupted = {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
-        decisions.decide(rt, request["id"], interrupted)
-        decision = decisions.read_decision(rt, request["id"]) or interrupted
-    try:
-        if decision.get("outcome") in (decisions.ANSWERED_ELSEWHERE, decisions.TIMED_OUT):
-            _close_message(context, request, payload["content"], decision)
-    finally:
-        decisions.close(rt, request["id"])
-    return cli_answer(request, decision)
+        except (_Cancelled, KeyboardInterrupt):  # Claude Code stopped the hook: Esc, or "No"
+            interrupted = {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
+            decisions.decide(rt, request["id"], interrupted)
+            decision = decisions.read_decision(rt, request["id"]) or interrupted
+        finally:
+            signals.disarm()
+        try:
+            if decision.get("outcome") in (decisions.ANSWERED_ELSEWHERE, decisions.TIMED_OUT):
+                _close_message(context, request, payload["content"], decision)
+        finally:
+            decisions.close(rt, request["id"])
+        return cli_answer(request, decision)
 
 
 class _Cancelled(Exception):
@@ -94,21 +100,43 @@ class _Cancelled(Exception):
 
 
 class _CancelledBySignals:
-    """Turn SIGTERM/SIGHUP/SIGINT into an exception, so a hook Claude Code stops closes
-    its Discord prompt on the way out instead of leaving live buttons behind."""
+    """Catch SIGTERM/SIGHUP/SIGINT, so a hook Claude Code stops closes its Discord prompt on
+    the way out instead of leaving live buttons behind. While armed (the wait), the first
+    signal raises :class:`_Cancelled`; otherwise signals are only recorded, and :meth:`arm`
+    raises at once for one that came before it. Only one signal ever raises."""
 
     SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
 
-    def __enter__(self) -> None:
+    def __init__(self) -> None:
+        self.armed = False
+        self.pending = False
+        self.raised = False
+        self.previous: dict = {}
+
+    def __enter__(self) -> _CancelledBySignals:
         import signal
 
-        def cancel(_signum: int, _frame: object) -> None:
-            raise _Cancelled
-
-        self.previous = {}
         for name in self.SIGNALS:
             number = getattr(signal, name)
-            self.previous[number] = signal.signal(number, cancel)
+            self.previous[number] = signal.signal(number, self._on_signal)
+        return self
+
+    def _on_signal(self, _signum: int, _frame: object) -> None:
+        self.pending = True
+        if self.armed and not self.raised:
+            self.armed = False
+            self.raised = True
+            raise _Cancelled
+
+    def arm(self) -> None:
+        """From now on a signal cancels; one that already came cancels at once."""
+        if self.pending and not self.raised:
+            self.raised = True
+            raise _Cancelled
+        self.armed = not self.raised
+
+    def disarm(self) -> None:
+        self.armed = False
 
     def __exit__(self, *_: object) -> None:
         import signal
@@ -122,6 +150,7 @@ def new_request(context: HookContext) -> dict:
     tool = event.get("tool_name")
     kind = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool, "permission")
     now = time.time()
+    transcript = event.get("transcript_path")
     return {
         "id": decisions.new_id(),
         "kind": kind,
@@ -132,7 +161,11 @@ def new_request(context: HookContext) -> dict:
         "tool_name": tool,
         "tool_input": event.get("tool_input") or {},
         "permission_suggestions": event.get("permission_suggestions") or [],
-        "transcript_path": event.get("transcript_path"),
+        "transcript_path": transcript,
+        # Where an interrupt would be written from now on: taken before the prompt is posted,
+        # so an Esc in the terminal right after it appears (while this hook still starts its
+        # wait) is not missed.
+        "transcript_offset": _transcript_size(transcript),
         "created": now,
         "deadline": now + context.cfg.prompt_timeout,
         "timeout": context.cfg.prompt_timeout,
@@ -217,7 +250,7 @@ def wait_for_decision(rt: runtime.Runtime, request: dict) -> dict:
     load_site_packages()
     import watchfiles
 
-    transcript = _Transcript(request.get("transcript_path"))
+    transcript = _Transcript(request.get("transcript_path"), request.get("transcript_offset"))
     parent = os.getppid()
     paths = [rt.prompts, *transcript.watch_paths()]
     watcher = watchfiles.watch(
@@ -257,17 +290,27 @@ def _settled(
 class _Transcript:
     """Watches the session transcript for an interrupt written after the prompt opened."""
 
-    def __init__(self, path: object) -> None:
-        self.path = path if isinstance(path, str) and os.path.isfile(path) else None
-        self.offset = os.path.getsize(self.path) if self.path else 0
+    def __init__(self, path: object, offset: object = None) -> None:
+        # Kept even when the file is not there yet: Claude Code 2.1.197 creates the transcript
+        # lazily (seen after the first prompt's permission dialog); it is then read each poll.
+        self.path = path if isinstance(path, str) and path else None
+        if not isinstance(offset, int):
+            offset = _transcript_size(self.path)
+        self.offset = offset
 
     def watch_paths(self) -> list[str]:
-        return [self.path] if self.path else []
+        return [self.path] if self.path and os.path.isfile(self.path) else []
 
     def interrupted(self) -> bool:
         from bridge.claude.transcript import interrupted_since
 
         return interrupted_since(self.path, self.offset)
+
+
+def _transcript_size(path: object) -> int:
+    from bridge.claude.transcript import size
+
+    return size(path)
 
 
 # --- the answer Claude Code reads -----------------------------------------------------------

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from bridge.claude.screen import input_box, is_busy, is_prompt_ready
 from bridge_testkit import wait_until
 from fake_anthropic import echo, last_user_text, text, tool_use
@@ -85,6 +87,7 @@ def test_control_panel_is_one_message_edited_across_start_stop_and_restart(rig) 
     assert posted == [panel["id"]]
 
 
+@pytest.mark.claude_versions
 def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     rig.api.script(echo(), text("never finishes in time", delay=60), echo())
     rig.start_bot()
@@ -109,8 +112,14 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     wait_until(lambda: is_busy(rig.screen()), what="the turn to start")
     rig.api.wait_requests(2, timeout=60)  # at the model: an earlier Escape would cancel the
     # prompt before it is sent, and "which model now" would get the slow answer instead
+    assert "state: working" in command(rig, "status")
     assert command(rig, "esc").startswith("Interrupted")
     wait_until(lambda: not is_busy(rig.screen()), timeout=15, what="the turn to stop")
+    assert "state: idle" in command(rig, "status")
+
+    # Back to the default mode, read back from the footer (2.1.197 shows no marker for it).
+    assert "Mode is now **default**" in command(rig, "mode", {"mode": "default"})
+    assert "mode: default" in command(rig, "status")
 
     assert "claude-test-model" in command(rig, "model", {"name": "claude-test-model"})
     rig.post("which model now")
@@ -118,6 +127,7 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     assert rig.api.requests[-1]["model"] == "claude-test-model"
 
 
+@pytest.mark.claude_versions
 def test_keys_types_words_with_their_spaces_and_presses_key_names(rig) -> None:
     rig.api.script(echo())
     rig.start_bot()

@@ -11,7 +11,15 @@ import json
 import re
 import time
 
+import pytest
+
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use
+
+# Tests marked claude_versions run on every tested Claude Code version (bridge/claude/versions.py):
+# those whose outcome depends on the CLI (hook outputs it applies, its dialogs, its interrupt).
+# Those that exercise only the bridge's side (owner check, timeout, restart, Discord outage,
+# two sessions) run on the pinned version alone, to keep the suite's time down.
+VERSIONED = pytest.mark.claude_versions
 
 PERMISSION = "Claude wants to use"
 REFUSED = "Only this bridge's owner and its allowed users can do that."  # every refusal
@@ -61,6 +69,7 @@ def model_saw(rig, n: int) -> str:
     return last_user_text(rig.api.wait_requests(n, timeout=60)[n - 1])
 
 
+@VERSIONED
 def test_allow_deny_and_tell_claude_reach_the_model(rig) -> None:
     project = rig.projects["project-a"]
     rig.api.script(
@@ -103,6 +112,7 @@ def test_allow_deny_and_tell_claude_reach_the_model(rig) -> None:
     assert "use make told instead" in wait_closed(rig, prompt)["content"]
 
 
+@VERSIONED
 def test_always_allow_for_this_project_writes_local_settings(rig) -> None:
     project = rig.projects["project-a"]
     rig.api.script(
@@ -177,6 +187,7 @@ QUESTIONS = {
 }
 
 
+@VERSIONED
 def test_questions_answered_by_select_and_other_reach_the_model_exactly(rig) -> None:
     rig.api.script(tool_use("AskUserQuestion", QUESTIONS), echo())
     rig.start_bot()
@@ -215,6 +226,7 @@ def write_plan(plan: str, delay: float = 0.0) -> Turn:
     return Turn(build=build, stop_reason="tool_use", delay=delay)
 
 
+@VERSIONED
 def test_plan_keep_planning_then_approve_with_auto_accept(rig) -> None:
     raw = rig.config()
     raw["servers"][0]["projects"][0]["permission"] = "plan"
@@ -251,6 +263,7 @@ def bash_prompt_script(name: str) -> tuple:
     return (tool_use("Bash", {"command": f"touch {name}", "description": "Create"}), echo())
 
 
+@VERSIONED
 def test_terminal_answer_first_closes_the_discord_prompt(rig) -> None:
     rig.api.script(*bash_prompt_script("by-terminal.txt"))
     rig.start_bot()
@@ -268,6 +281,7 @@ def test_terminal_answer_first_closes_the_discord_prompt(rig) -> None:
     assert "no longer pending" in late["message"]["content"]
 
 
+@VERSIONED
 def test_terminal_no_interrupts_and_closes_the_prompt(rig) -> None:
     rig.api.script(*bash_prompt_script("refused.txt"))
     rig.start_bot()

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from fake_anthropic import echo, last_user_text, text, tool_use
+
+# Each test runs on every tested Claude Code version (bridge/claude/versions.py).
+pytestmark = pytest.mark.claude_versions
 
 
 def test_owner_prompt_reaches_model_and_reply_comes_back(rig) -> None:

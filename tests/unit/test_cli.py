@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from bridge.claude import settings as claude_settings
+from bridge.claude import versions
 from discord_emulator import Emulator
-from fake_anthropic.claude_cli import ClaudeNotInstalled, claude_binary
+from fake_anthropic.claude_cli import ClaudeNotInstalled, claude_available, claude_binary
 
 REPO = Path(__file__).resolve().parents[2]
 STOP_HOOK = REPO / "hooks" / "stop.py"
@@ -376,3 +377,41 @@ def test_doctor_flags_a_prompt_timeout_longer_than_the_hook_timeout(setup: Setup
     assert "PermissionRequest hook's timeout is not above prompts.timeoutSeconds" in failed
     setup.install_hooks()  # the fix the doctor names
     assert setup.cli("doctor").returncode == 0
+
+
+def put_claude_first(setup: Setup, directory: str) -> None:
+    setup.env["PATH"] = os.pathsep.join([directory, setup.env["PATH"]])
+
+
+@pytest.mark.parametrize("version", versions.TESTED)
+def test_doctor_reports_a_tested_claude_version(setup: Setup, version: str) -> None:
+    if not claude_available(version):
+        pytest.fail(f"Claude Code {version} is missing (./scripts/test.sh installs it)")
+    put_claude_first(setup, os.path.dirname(claude_binary(version)))
+    setup.write_config(setup.config())
+    setup.install_hooks()
+    done = setup.cli("doctor")
+    assert done.returncode == 0, done.stdout + done.stderr
+    tested = f"tested range {versions.OLDEST} to {versions.PINNED}"
+    assert f"✓ claude: {version} (Claude Code) ({tested})" in done.stdout
+    assert lines(done.stdout, "!") == []
+
+
+@pytest.mark.parametrize(("printed", "word"), [("2.1.100", "older"), ("2.3.0", "newer")])
+def test_doctor_warns_about_a_claude_outside_the_tested_range(
+    setup: Setup, printed: str, word: str
+) -> None:
+    fake = setup.tmp / "other-claude"
+    fake.mkdir()
+    script = fake / "claude"
+    script.write_text(f"#!/bin/sh\necho '{printed} (Claude Code)'\n")
+    script.chmod(0o755)
+    put_claude_first(setup, str(fake))
+    setup.write_config(setup.config())
+    setup.install_hooks()
+    done = setup.cli("doctor")
+    assert done.returncode == 0, done.stdout  # a warning, not a failure
+    (warned,) = lines(done.stdout, "!")
+    assert warned == f"! claude: {printed} (Claude Code) is {word} than the tested range"
+    assert f"tested with Claude Code {versions.OLDEST} to {versions.PINNED}" in done.stdout
+    assert done.stdout.rstrip().endswith("all checks passed")

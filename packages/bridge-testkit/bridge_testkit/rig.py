@@ -52,8 +52,13 @@ def is_status(message: dict) -> bool:
 
 
 class BridgeRig:
-    def __init__(self, tmp: Path, emu: Emulator, api: FakeAnthropic) -> None:
+    def __init__(
+        self, tmp: Path, emu: Emulator, api: FakeAnthropic, claude_version: str | None = None
+    ) -> None:
+        """``claude_version``: which installed Claude Code CLI the panes run (default: the
+        pinned one); ``claude`` on the bot's and the panes' PATH is that version."""
         self.tmp = tmp
+        self.claude_version = claude_version
         self.emu = emu
         self.discord = emu.client
         self.api = api
@@ -70,7 +75,7 @@ class BridgeRig:
         for path in self.projects.values():
             path.mkdir()
         self.bridge_home.mkdir(mode=0o700)
-        prepare_home(self.claude_home, list(self.projects.values()))
+        prepare_home(self.claude_home, list(self.projects.values()), version=claude_version)
         self.env = claude_env(
             self.claude_home,
             api.base_url,
@@ -82,6 +87,7 @@ class BridgeRig:
                 "DISCORD_BRIDGE_TMUX_SOCKET": self.socket,
                 "DISCORD_BRIDGE_RETRY_SECONDS": "3",
             },
+            version=claude_version,
         )
         self.install_hooks()
         self.write_config()

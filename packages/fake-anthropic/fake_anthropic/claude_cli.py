@@ -17,32 +17,42 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-CLAUDE_VERSION = "2.1.330"
+CLAUDE_VERSION = "2.1.330"  # the pinned version (bridge/claude/versions.py: PINNED)
 NPM_CACHE = Path(".cache") / "claude-code"  # where a checkout keeps its pinned CLI
 # The real Bun-compiled binary is hundreds of MB; a skipped postinstall leaves a tiny stub.
 _MIN_REAL_BINARY = 10 * 1024 * 1024
 
 
-def npm_prefix() -> Path:
-    """The npm prefix holding the pinned CLI: ``$CLAUDE_CODE_PREFIX``, else the first
-    ``.cache/claude-code`` found in the current directory or one of its parents, else in a
-    parent of this package (an editable install in a checkout), else ``./.cache/claude-code``."""
+def cache_dir(version: str | None = None) -> Path:
+    """The relative npm prefix of a version: ``.cache/claude-code`` for the pinned one,
+    ``.cache/claude-code-<version>`` for another (scripts/test.sh installs them there)."""
+    if version is None or version == CLAUDE_VERSION:
+        return NPM_CACHE
+    return NPM_CACHE.with_name(f"claude-code-{version}")
+
+
+def npm_prefix(version: str | None = None) -> Path:
+    """The npm prefix holding the CLI (the pinned one unless ``version`` names another): for
+    the pinned one ``$CLAUDE_CODE_PREFIX`` wins; else the first :func:`cache_dir` found in the
+    current directory or one of its parents, else in a parent of this package (an editable
+    install in a checkout), else the one in the current directory."""
     override = os.environ.get("CLAUDE_CODE_PREFIX")
-    if override:
+    if override and (version is None or version == CLAUDE_VERSION):
         return Path(override)
+    relative = cache_dir(version)
     cwd = Path.cwd()
     here = Path(__file__).resolve().parent
     for folder in (cwd, *cwd.parents, *here.parents):
-        if (folder / NPM_CACHE).is_dir():
-            return folder / NPM_CACHE
-    return cwd / NPM_CACHE
+        if (folder / relative).is_dir():
+            return folder / relative
+    return cwd / relative
 
 
-def install_hint() -> str:
-    """The command that installs the pinned CLI where :func:`claude_binary` looks."""
+def install_hint(version: str | None = None) -> str:
+    """The command that installs the CLI where :func:`claude_binary` looks."""
     return (
-        f"npm install --prefix {npm_prefix()} @anthropic-ai/claude-code@{CLAUDE_VERSION}"
-        " (or set CLAUDE_BIN)"
+        f"npm install --prefix {npm_prefix(version)}"
+        f" @anthropic-ai/claude-code@{version or CLAUDE_VERSION} (or set CLAUDE_BIN)"
     )
 
 
@@ -50,14 +60,15 @@ class ClaudeNotInstalled(RuntimeError):
     """The pinned CLI binary is missing."""
 
 
-def claude_binary() -> str:
-    """Path of the claude binary: $CLAUDE_BIN, the npm wrapper, or the platform package binary."""
+def claude_binary(version: str | None = None) -> str:
+    """Path of the claude binary (pinned unless ``version`` names another): $CLAUDE_BIN (pinned
+    only), the npm wrapper, or the platform package binary."""
     override = os.environ.get("CLAUDE_BIN")
-    if override:
+    if override and (version is None or version == CLAUDE_VERSION):
         if not os.access(override, os.X_OK):
             raise ClaudeNotInstalled(f"CLAUDE_BIN={override} is not executable")
         return override
-    modules = npm_prefix() / "node_modules"
+    modules = npm_prefix(version) / "node_modules"
     candidates = [
         modules / ".bin" / "claude",
         modules / "@anthropic-ai" / "claude-code-linux-x64" / "claude",
@@ -66,7 +77,8 @@ def claude_binary() -> str:
         if _is_real_binary(candidate):
             return str(candidate)
     raise ClaudeNotInstalled(
-        f"claude {CLAUDE_VERSION} not found under {modules}; run: {install_hint()}"
+        f"claude {version or CLAUDE_VERSION} not found under {modules};"
+        f" run: {install_hint(version)}"
     )
 
 
@@ -78,9 +90,9 @@ def _is_real_binary(path: Path) -> bool:
     return real.stat().st_size >= _MIN_REAL_BINARY and os.access(real, os.X_OK)
 
 
-def claude_available() -> bool:
+def claude_available(version: str | None = None) -> bool:
     try:
-        claude_binary()
+        claude_binary(version)
     except ClaudeNotInstalled:
         return False
     return True
@@ -109,12 +121,12 @@ def _project_entry() -> dict[str, Any]:
     }
 
 
-def claude_json(projects: list[Path], api_key: str) -> dict[str, Any]:
+def claude_json(projects: list[Path], api_key: str, version: str | None = None) -> dict[str, Any]:
     """The ``$HOME/.claude.json`` keys that skip every first-run screen (§2.2)."""
     return {
         "hasCompletedOnboarding": True,
-        "lastOnboardingVersion": CLAUDE_VERSION,
-        "lastReleaseNotesSeen": CLAUDE_VERSION,
+        "lastOnboardingVersion": version or CLAUDE_VERSION,
+        "lastReleaseNotesSeen": version or CLAUDE_VERSION,
         "theme": "dark",
         "autoUpdates": False,
         "numStartups": 2,
@@ -136,7 +148,9 @@ SETTINGS_ENV = {
 }
 
 
-def prepare_home(home: Path, projects: list[Path], api_key: str = "sk-test") -> None:
+def prepare_home(
+    home: Path, projects: list[Path], api_key: str = "sk-test", version: str | None = None
+) -> None:
     """Write ``.claude.json`` and merge ``.claude/settings.json`` so claude starts with no dialogs.
 
     Both files are merged into existing content (the bridge's ``hooks install`` writes hooks into
@@ -145,7 +159,7 @@ def prepare_home(home: Path, projects: list[Path], api_key: str = "sk-test") -> 
     home.mkdir(parents=True, exist_ok=True)
     config_path = home / ".claude.json"
     config = _read_json(config_path)
-    fresh = claude_json(projects, api_key)
+    fresh = claude_json(projects, api_key, version)
     projects_map = {**config.get("projects", {}), **fresh.pop("projects")}
     _write_json(config_path, {**config, **fresh, "projects": projects_map})
     settings_path = home / ".claude" / "settings.json"
@@ -163,12 +177,17 @@ def merge_settings(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def claude_env(
-    home: Path, api_base_url: str, tmpdir: Path, extra: Mapping[str, str] | None = None
+    home: Path,
+    api_base_url: str,
+    tmpdir: Path,
+    extra: Mapping[str, str] | None = None,
+    version: str | None = None,
 ) -> dict[str, str]:
-    """A clean environment for the CLI (only PATH comes from the parent process)."""
+    """A clean environment for the CLI (only PATH comes from the parent process); ``claude``
+    on its PATH is the pinned CLI, or ``version``."""
     runtime = tmpdir / f"claude-runtime-{uuid.uuid4().hex[:8]}"
     runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
-    bin_dir = str(Path(claude_binary()).parent)
+    bin_dir = str(Path(claude_binary(version)).parent)
     env = {
         "HOME": str(home),
         "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", os.defpath)]),

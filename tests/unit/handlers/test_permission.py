@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import os
+import signal
 import threading
 import time
 
@@ -340,6 +341,59 @@ def test_an_interrupt_in_the_transcript_ends_the_wait(rt, tmp_path) -> None:
     finally:
         timer.cancel()
     assert decision == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
+
+
+def test_an_interrupt_written_before_the_wait_started_still_ends_it(rt, tmp_path) -> None:
+    """Under load the hook can reach its wait after the user already pressed Esc: the
+    transcript offset is the one taken when the request was made, before the prompt went out."""
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text('{"type":"user","text":"make a file"}\n')
+    offset = transcript.stat().st_size
+    request = waiting(rt, transcript_path=str(transcript), transcript_offset=offset)
+    with open(transcript, "a") as handle:  # the Esc lands while the prompt is being posted
+        handle.write('{"type":"user","text":"[Request interrupted by user for tool use]"}\n')
+    decision = permission.wait_for_decision(rt, request)
+    assert decision == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
+
+
+def test_an_interrupt_in_a_transcript_created_after_the_prompt_ends_the_wait(rt, tmp_path) -> None:
+    """Claude Code 2.1.197 writes the transcript lazily: it may not exist when the hook starts."""
+    transcript = tmp_path / "late.jsonl"
+    request = waiting(rt, transcript_path=str(transcript), transcript_offset=0)
+
+    def interrupt() -> None:
+        transcript.write_text(
+            '{"type":"user","text":"[Request interrupted by user for tool use]"}\n'
+        )
+
+    timer = threading.Timer(0.2, interrupt)
+    timer.start()
+    try:
+        decision = permission.wait_for_decision(rt, request)
+    finally:
+        timer.cancel()
+    assert decision == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
+
+
+def test_signals_cancel_only_the_wait_once_and_never_kill_the_hook() -> None:
+    """Claude Code sends SIGTERM, often twice, after an Esc: one that lands while the prompt is
+    still being posted cancels the wait as soon as it starts, and later ones are ignored so the
+    hook can close its Discord message."""
+    with permission._CancelledBySignals() as signals:
+        os.kill(os.getpid(), signal.SIGTERM)  # during the post: recorded only
+        with pytest.raises(permission._Cancelled):
+            signals.arm()
+        os.kill(os.getpid(), signal.SIGTERM)  # while closing the message: ignored
+        os.kill(os.getpid(), signal.SIGHUP)
+        signals.arm()  # cancelled once already: never again
+        signals.disarm()
+    with permission._CancelledBySignals() as signals:
+        signals.arm()
+        with pytest.raises(permission._Cancelled):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)  # the handler runs at the next bytecode
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
 # --- the whole PermissionRequest walk, Discord stubbed --------------------------------------

@@ -1,0 +1,97 @@
+"""Reading Claude Code's screen on both tested versions (bridge.claude.versions.TESTED).
+
+The screens are real captures (tmux capture-pane, trimmed to their last lines and rules
+shortened) of 2.1.330 and 2.1.197, both with the bridge's statusLine ("Opus ctx 2%").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bridge.claude.screen import is_busy, is_prompt_ready, mode_on_screen
+
+RULE = "─" * 60
+
+
+def screen(*lines: str) -> str:
+    return "\n".join(lines) + "\n"
+
+
+BOX = (RULE, "❯ ", RULE)
+
+# 2.1.330: the footer always names the mode and says "esc to interrupt" while a turn runs.
+NEW_IDLE = screen("● Model saw: hello", "", *BOX, "  Opus ctx 2%",
+                  "  ⏸ manual mode on · ? for shortcuts · ← for agents")  # fmt: skip
+NEW_BUSY = screen("✻ Metamorphosing…", "", *BOX, "  Opus ctx 2%",
+                  "  ⏸ manual mode on · esc to interrupt · ← for agents")  # fmt: skip
+NEW_PLAN_BUSY = screen("* Precipitating… (3s · ↓ 36 tokens)",
+                       "  ⎿  Tip: Start small, ask Claude for a plan, and check its edits", "",
+                       *BOX, "  Opus ctx 2%",
+                       "  ⏸ plan mode on (shift+tab to cycle) · esc to interrupt")  # fmt: skip
+# 2.1.197: no marker in the default mode, and with a statusLine no "esc to interrupt" either.
+OLD_IDLE = screen("● Model saw: hello", "", "✻ Crunched for 0s", "", *BOX, "  Opus ctx 2%",
+                  "  ← for agents")  # fmt: skip
+OLD_IDLE_NO_STATUSLINE = screen("● Model saw: hello", "", *BOX,
+                                "  ? for shortcuts · ← for agents     ● high")  # fmt: skip
+OLD_BUSY = screen("❯ slow one", "", "✢ Swooping…", "", *BOX, "  Opus ctx 2%", "  ← for agents")
+OLD_TOOL_BUSY = screen("● Bash(sleep 5; echo hi)", "  ⎿  Running… (3s)",
+                       "     (ctrl+b ctrl+b (twice) to run in background)", "",
+                       "· Honking… (4s · ↓ 30 tokens)",
+                       "  ⎿  Tip: Start with small features or bug fixes, tell Claude to propose",
+                       "", *BOX, "  Opus ctx 2%", "  ← for agents")  # fmt: skip
+OLD_PLAN_BUSY = screen("· Simmering…", "  ⎿  Tip: Start with small features", "", *BOX,
+                       "  Opus 4.8 (1M context) · ctx 2% · $0.12",
+                       "  ⏸ plan mode on (shift+tab to cycle) · ← for agents")  # fmt: skip
+OLD_ACCEPT = screen(*BOX, "  ⏵⏵ accept edits on (shift+tab to cycle) · ← for agents")
+DIALOG = screen(RULE, " Bash command", "   rm -rf build", " Do you want to proceed?",
+                " ❯ 1. Yes", "   2. No", "", " Esc to cancel · Tab to amend")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "busy"),
+    [
+        (NEW_IDLE, False),
+        (NEW_BUSY, True),
+        (NEW_PLAN_BUSY, True),
+        (OLD_IDLE, False),
+        (OLD_IDLE_NO_STATUSLINE, False),
+        (OLD_BUSY, True),
+        (OLD_TOOL_BUSY, True),
+        (OLD_PLAN_BUSY, True),
+    ],
+)
+def test_busy_is_read_from_the_footer_or_the_spinner(text: str, busy: bool) -> None:
+    assert is_busy(text) is busy
+
+
+def test_a_finished_turns_summary_or_a_bullet_in_the_reply_is_not_a_spinner() -> None:
+    reply = screen(
+        "● Steps:", "* Loading… the data", "✻ Crunched for 2s", "", *BOX, "  ← for agents"
+    )
+    assert not is_busy(reply)
+
+
+@pytest.mark.parametrize(
+    ("text", "mode"),
+    [
+        (NEW_IDLE, "default"),
+        (NEW_PLAN_BUSY, "plan"),
+        (OLD_IDLE, "default"),
+        (OLD_IDLE_NO_STATUSLINE, "default"),
+        (OLD_BUSY, "default"),
+        (OLD_PLAN_BUSY, "plan"),
+        (OLD_ACCEPT, "acceptEdits"),
+        (DIALOG, None),  # no input box: nothing to read
+    ],
+)
+def test_mode_is_read_on_both_versions(text: str, mode: str | None) -> None:
+    assert mode_on_screen(text) == mode
+
+
+def test_a_footer_without_hints_says_nothing_about_the_mode() -> None:
+    assert mode_on_screen(screen(*BOX, "  Press Ctrl-C again to exit")) is None
+
+
+def test_the_empty_box_reads_ready_on_both_versions() -> None:
+    assert is_prompt_ready(OLD_IDLE) and is_prompt_ready(NEW_IDLE)
+    assert not is_prompt_ready(DIALOG)
