@@ -127,12 +127,14 @@ def decision_path(rt: runtime.Runtime, request_id: str) -> str:
 def mark_stale(rt: runtime.Runtime, event: dict) -> list[str]:
     """A later hook event of a session means its open prompts were answered in the terminal.
 
-    PostToolUse / PostToolUseFailure only count for the same tool call (tool name and input;
-    a question's input comes back with its answers added, a plan's as the model's ``{}``):
-    a parallel read-only tool finishing must not close a pending prompt. A background
-    subagent's events (same session, an ``agent_id``) only close that subagent's prompts, and
-    the main thread's only its own: both run at once. Returns the ids of the prompts this
-    call closed. Costs one ``listdir`` when nothing is open.
+    What counts is tied to the prompt's own tool call: its PostToolUse / PostToolUseFailure
+    (tool name and input; a question's input comes back with its answers added, a plan's as
+    the model's ``{}``), or the end of the turn or a new one (Stop, StopFailure,
+    UserPromptSubmit). Another tool call starting or finishing (PreToolUse, a parallel
+    read-only tool) closes nothing: the dialog may still be open. A background subagent's
+    events (same session, an ``agent_id``) only close that subagent's prompts, and the main
+    thread's only its own: both run at once. Returns the ids of the prompts this call closed.
+    Costs one ``listdir`` when nothing is open.
     """
     session = event.get("session_id")
     closed = []
@@ -152,10 +154,16 @@ def mark_stale(rt: runtime.Runtime, event: dict) -> list[str]:
     return closed
 
 
+TURN_EVENTS = ("UserPromptSubmit", "Stop", "StopFailure")  # the prompt's turn is over
+TOOL_DONE_EVENTS = ("PostToolUse", "PostToolUseFailure")
+
+
 def _is_later(event: dict, request: dict) -> bool:
     name = event.get("hook_event_name")
-    if name not in ("PostToolUse", "PostToolUseFailure"):
+    if name in TURN_EVENTS:
         return True
+    if name not in TOOL_DONE_EVENTS:
+        return False  # PreToolUse (another call starting), or anything unknown
     tool = event.get("tool_name")
     if tool != request.get("tool_name"):
         return False

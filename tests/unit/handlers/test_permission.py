@@ -231,16 +231,15 @@ def test_permission_tools_always_ask(tmp_path) -> None:
         assert permission.on_pre_tool_use(make_context(tmp_path, pre_tool_use(tool), tools)) is None
 
 
-def test_pre_tool_use_closes_the_prompts_the_terminal_answered(tmp_path) -> None:
+def test_pre_tool_use_of_another_call_leaves_the_prompt_open(tmp_path) -> None:
+    """Issue 13.13: a Read starting while the Bash dialog waits says nothing about it."""
     context = make_context(tmp_path, pre_tool_use("Read"), ())
     rt = context.runtime.ensure()
     request = {**req(), "deadline": time.time() + 60, "pid": os.getpid()}
     decisions.write_request(rt, request)
     assert permission.on_pre_tool_use(context) is None
-    assert decisions.read_decision(rt, request["id"]) == {
-        "outcome": decisions.ANSWERED_ELSEWHERE,
-        "event": "PreToolUse",
-    }
+    assert decisions.read_decision(rt, request["id"]) is None
+    assert decisions.is_pending(rt, request)
 
 
 def test_new_request_records_what_the_bot_and_the_hook_need(tmp_path) -> None:
@@ -324,14 +323,22 @@ def test_a_click_that_landed_at_the_deadline_wins(rt) -> None:
     assert permission.wait_for_decision(rt, request) == {"outcome": "allow"}
 
 
+def interrupt_record(text: str = "[Request interrupted by user for tool use]") -> str:
+    """The user line Claude Code 2.1.330 appends on Esc / a terminal "No" (captured)."""
+    content = [{"type": "text", "text": text}]
+    record = {"type": "user", "isSidechain": False, "sessionId": SESSION,
+              "message": {"role": "user", "content": content}}  # fmt: skip
+    return fastjson.dumps(record) + "\n"
+
+
 def test_an_interrupt_in_the_transcript_ends_the_wait(rt, tmp_path) -> None:
     transcript = tmp_path / "session.jsonl"
-    transcript.write_text('{"type":"user","text":"[Request interrupted by user] earlier"}\n')
+    transcript.write_text(interrupt_record("[Request interrupted by user]"))  # an earlier turn
     request = waiting(rt, transcript_path=str(transcript))
 
     def interrupt() -> None:
         with open(transcript, "a") as handle:
-            handle.write('{"type":"user","text":"[Request interrupted by user for tool use]"}\n')
+            handle.write(interrupt_record())
 
     timer = threading.Timer(0.2, interrupt)
     timer.start()
@@ -340,6 +347,37 @@ def test_an_interrupt_in_the_transcript_ends_the_wait(rt, tmp_path) -> None:
     finally:
         timer.cancel()
     assert decision == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
+
+
+def test_the_interrupt_words_in_a_tool_result_do_not_end_the_wait(rt, tmp_path) -> None:
+    """Issue 13.12: a parallel tool's result that echoes a file holding the words (or the
+    model quoting them) is not the CLI's interrupt record; the click that follows decides."""
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("")
+    request = waiting(rt, transcript_path=str(transcript))
+    echoed = "log.txt:\n[Request interrupted by user]\n"
+    block = {"type": "tool_result", "tool_use_id": "toolu_1", "content": echoed}
+    result = {"type": "user", "toolUseResult": {"stdout": echoed},
+              "message": {"role": "user", "content": [block]}}  # fmt: skip
+    quoted = {"type": "assistant", "message": {"id": "msg_1", "content": [
+        {"type": "text", "text": "[Request interrupted by user]"}]}}  # fmt: skip
+
+    def echo() -> None:
+        with open(transcript, "a") as handle:
+            handle.write(fastjson.dumps(result) + "\n" + fastjson.dumps(quoted) + "\n")
+
+    def click() -> None:
+        decisions.decide(rt, request["id"], {"outcome": "allow", "by": "1"})
+
+    timers = [threading.Timer(0.2, echo), threading.Timer(1.5, click)]
+    for timer in timers:
+        timer.start()
+    try:
+        decision = permission.wait_for_decision(rt, request)
+    finally:
+        for timer in timers:
+            timer.cancel()
+    assert decision == {"outcome": "allow", "by": "1"}
 
 
 # --- the whole PermissionRequest walk, Discord stubbed --------------------------------------

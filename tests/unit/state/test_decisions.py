@@ -312,7 +312,7 @@ def test_post_tool_use_closes_only_the_same_tool_call(rt, name: str) -> None:
     assert decisions.mark_stale(rt, same) == []  # already decided: decided once
 
 
-@pytest.mark.parametrize("name", ["PreToolUse", "UserPromptSubmit", "Stop"])
+@pytest.mark.parametrize("name", ["UserPromptSubmit", "Stop", "StopFailure"])
 def test_a_later_event_closes_every_prompt_of_its_session_only(rt, name: str) -> None:
     mine = [request(rt), request(rt, tool_name="Write", tool_input={"file_path": "/p/a"})]
     theirs = request(rt, session_id=OTHER_SESSION)
@@ -322,7 +322,7 @@ def test_a_later_event_closes_every_prompt_of_its_session_only(rt, name: str) ->
     assert closed_by(rt, theirs) is None and decisions.is_pending(rt, theirs)
 
 
-@pytest.mark.parametrize("name", ["PreToolUse", "UserPromptSubmit", "Stop"])
+@pytest.mark.parametrize("name", ["UserPromptSubmit", "Stop"])
 def test_a_background_subagent_and_the_main_thread_never_close_each_others_prompts(
     rt, name: str
 ) -> None:
@@ -337,6 +337,23 @@ def test_a_background_subagent_and_the_main_thread_never_close_each_others_promp
     other_sub = request(rt, agent_id="b000000000000000b")
     assert decisions.mark_stale(rt, event(name, tool_name="Read")) == [main["id"]]
     assert closed_by(rt, sub_again) is None and closed_by(rt, other_sub) is None
+
+
+def test_another_tool_call_starting_closes_nothing(rt) -> None:
+    """Issue 13.13: PreToolUse of another call (a parallel tool, the next call queued behind
+    the dialog) must not close the prompt; its own PostToolUse, or the turn's end, does."""
+    bash = request(rt)
+    for tool, tool_input in (("Read", {"file_path": "/x"}), ("Bash", {"command": "ls"}),
+                             ("Bash", dict(BASH_INPUT))):  # fmt: skip
+        starting = event("PreToolUse", tool_name=tool, tool_input=tool_input, tool_use_id="t9")
+        assert decisions.mark_stale(rt, starting) == []
+    assert closed_by(rt, bash) is None and decisions.is_pending(rt, bash)
+    done = event("PostToolUse", tool_name="Bash", tool_input=dict(BASH_INPUT))
+    assert decisions.mark_stale(rt, done) == [bash["id"]]
+    assert closed_by(rt, bash) == "PostToolUse"
+    later = request(rt, tool_name="Write", tool_input={"file_path": "/p/a"})
+    assert decisions.mark_stale(rt, event("PreToolUse", tool_name="Read")) == []
+    assert decisions.mark_stale(rt, event("Stop")) == [later["id"]]
 
 
 def test_a_decision_already_made_is_not_overwritten(rt) -> None:
