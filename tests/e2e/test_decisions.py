@@ -11,7 +11,7 @@ import json
 import re
 import time
 
-from fake_anthropic import Turn, echo, last_user_text, text, tool_use
+from fake_anthropic import Turn, echo, last_user_text, text, tool_use, tool_uses
 
 PERMISSION = "Claude wants to use"
 REFUSED = "Only this bridge's owner and its allowed users can do that."  # every refusal
@@ -406,3 +406,34 @@ def test_crafted_custom_ids_are_refused_answered_and_decide_nothing(rig) -> None
     assert (project / "crafted.txt").exists()
     assert f"Allowed** by <@{rig.ids['alice']}>" in wait_closed(rig, prompt)["content"]
     assert "acceptEdits" not in rig.screen() and "accept edits on" not in rig.screen()
+
+
+def test_two_reads_at_once_each_prompt_is_answered_on_its_own(rig) -> None:
+    """Two reads outside the project in one response (read-only tools run at once): each
+    prompt stays open until it is answered on Discord, and both answers reach the model.
+    (Issue 13.13's regression tests are the unit and hook-script ones: with this CLI the
+    second call's PreToolUse did not land inside the first prompt's wait here.)"""
+    outside = rig.tmp / "outside"
+    outside.mkdir()
+    for name in ("a", "b"):
+        (outside / f"{name}.txt").write_text(f"content of {name}\n")
+    reads = [("Read", {"file_path": str(outside / f"{n}.txt")}) for n in ("a", "b")]
+    rig.api.script(tool_uses(reads), echo())
+    rig.start_bot()
+    rig.post("read both files")
+    first = wait_prompt(rig)
+    time.sleep(3)  # the second call starts meanwhile (its PreToolUse fires)
+    answered = rig.discord.click(first["id"], custom_id(first, "Allow"))
+    assert answered["response_type"] == 7, answered  # still open: decided here, not "no longer"
+    assert "Allowed** by" in wait_closed(rig, first)["content"]
+    second = None
+    deadline = time.monotonic() + 60
+    while second is None:
+        assert time.monotonic() < deadline, rig.diagnostics()
+        others = [m for m in rig.bot_messages("project-a")
+                  if PERMISSION in m["content"] and m["id"] != first["id"]]  # fmt: skip
+        second = others[0] if others else None
+        time.sleep(0.1)
+    rig.discord.click(second["id"], custom_id(second, "Allow"))
+    saw = model_saw(rig, 2)
+    assert "content of a" in saw and "content of b" in saw
