@@ -76,7 +76,8 @@ def main() -> None:
                     command, baseline, stdin, case_env, cwd, runs, output=tool == ASKING_TOOL
                 )
                 if request_id:
-                    assert decisions.is_pending(rt, decisions.read_request(rt, request_id))
+                    still = decisions.read_request(rt, request_id)
+                    assert still is not None and decisions.is_pending(rt, still)
                     decisions.close(rt, request_id)
                 report(f"{event} {tool}", case, figures)
 
@@ -130,10 +131,10 @@ def tool_event(event: str, cwd: str, tool: str) -> dict:
 def pending_elsewhere(rt: runtime.Runtime) -> str:
     """A prompt of another session, waiting (this process stands in for its hook)."""
     request_id = decisions.new_id()
-    decisions.write_request(rt, {"id": request_id, "kind": "permission", "session_id": "other",
-                               "channel_id": CHANNEL, "tool_name": "Bash",
-                               "tool_input": {"command": "rm -rf build"},
-                               "deadline": time.time() + 3600, "pid": os.getpid()})  # fmt: skip
+    decisions.write_request(rt, decisions.Request(
+        id=request_id, kind="permission", session_id="other", channel_id=CHANNEL,
+        tool_name="Bash", tool_input={"command": "rm -rf build"},
+        deadline=time.time() + 3600, pid=os.getpid()))  # fmt: skip
     return request_id
 
 

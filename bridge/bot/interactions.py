@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Coroutine
+from typing import Any
 
 import discord
 
@@ -19,6 +21,7 @@ from bridge.claude.permissions import SCOPES, next_scope
 from bridge.discord import custom_ids
 from bridge.discord.render import decisions as views
 from bridge.state import decisions, runtime
+from bridge.state.decisions import Decision, Request
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +31,9 @@ _MODAL = re.compile(BUTTON_TEMPLATE)
 _QUESTION = re.compile(r"q(?P<i>[0-3])(?::(?P<what>o\d+|other)(?::(?P<picked>[\d.]*))?)?")
 
 NO_LONGER_PENDING = "This prompt is no longer pending: it was answered, timed out or closed."
+NOT_VALID = "That is not valid for this prompt: nothing was decided."
+OUT_OF_DATE = "That button is out of date: use the prompt's current buttons."
+FAILED = "Something went wrong with that click: nothing was decided (see the bot's log)."
 TEXT_FIELD = custom_ids.MODAL_TEXT
 
 
@@ -44,7 +50,8 @@ class PromptButton(discord.ui.DynamicItem[discord.ui.Button], template=BUTTON_TE
         return cls(item, match["rid"], match["action"])  # type: ignore[arg-type]
 
     async def callback(self, interaction: BotInteraction) -> None:
-        await interaction.client.prompts.on_button(interaction, self.request_id, self.action)
+        prompts = interaction.client.prompts
+        await _answered(interaction, prompts.on_button(interaction, self.request_id, self.action))
 
 
 class PromptSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_TEMPLATE):
@@ -62,7 +69,9 @@ class PromptSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_TE
     async def callback(self, interaction: BotInteraction) -> None:
         values = [str(v) for v in (interaction.data or {}).get("values", [])]
         prompts = interaction.client.prompts
-        await prompts.on_select(interaction, self.request_id, self.action, values)
+        await _answered(
+            interaction, prompts.on_select(interaction, self.request_id, self.action, values)
+        )
 
 
 class PromptAnswerer:
@@ -77,6 +86,9 @@ class PromptAnswerer:
     async def on_button(self, interaction: BotInteraction, rid: str, action: str) -> None:
         request = await self._pending(interaction, rid)
         if request is None:
+            return
+        if not views.accepts(request, action, views.BUTTON_CLICK):
+            await _ephemeral(interaction, NOT_VALID)
             return
         if action in ("tell", "plan:keep") or action.endswith(":other"):
             await self._open_modal(interaction, request, action)
@@ -94,14 +106,14 @@ class PromptAnswerer:
         if request is None:
             return
         match = _QUESTION.fullmatch(action)
-        if match is None or not values:
-            await _ephemeral(interaction, NO_LONGER_PENDING)
+        if match is None or not values or not views.accepts(request, action, views.SELECT_PICK):
+            await _ephemeral(interaction, NOT_VALID)
             return
         index = int(match["i"])
         picked = [v for v in values if v != views.OTHER]
         labels = [views.option_label(request, index, v) for v in picked]
         if None in labels:
-            await _ephemeral(interaction, NO_LONGER_PENDING)
+            await _ephemeral(interaction, NOT_VALID)
             return
         if views.OTHER in values:  # free text too: ask for it, remembering what was picked
             chosen = ".".join(v[1:] for v in picked)
@@ -111,68 +123,78 @@ class PromptAnswerer:
 
     async def on_modal(self, interaction: BotInteraction, custom_id: str) -> None:
         match = _MODAL.fullmatch(custom_id)
-        if match is None:
+        if match is None:  # not a shape the bot builds: still answered
+            if await allowed(interaction):
+                await _ephemeral(interaction, NOT_VALID)
             return
         request = await self._pending(interaction, match["rid"])
         if request is None:
             return
-        text = _submitted_text(interaction).strip()
         action = match["action"]
+        if not views.accepts(request, action, views.MODAL_SUBMIT):
+            await _ephemeral(interaction, NOT_VALID)
+            return
+        text = _submitted_text(interaction).strip()
         if not text:
             await _ephemeral(interaction, "Nothing was typed, so nothing was sent.")
             return
         who = self._who(interaction)
         if action == "tell":
-            await self._decide(interaction, request, {"outcome": "tell", "message": text, **who})
+            await self._decide(interaction, request, Decision(outcome="tell", message=text, **who))
         elif action == "plan:keep":
-            decision = {"outcome": "keep_planning", "message": text, **who}
+            decision = Decision(outcome="keep_planning", message=text, **who)
             await self._decide(interaction, request, decision)
         else:
             await self._answer_other(interaction, request, action, text)
 
     # --- permission and plan ----------------------------------------------------------------
 
-    async def _decide_button(self, interaction: BotInteraction, request: dict, action: str):
+    async def _decide_button(
+        self, interaction: BotInteraction, request: Request, action: str
+    ) -> None:
+        """allow, deny, always:<n>:<scope>, plan:auto, plan:review (checked by ``accepts``)."""
         who = self._who(interaction)
         name = interaction.user.display_name
         parts = action.split(":")
         if action == "allow":
-            decision = {"outcome": "allow", **who}
+            decision = Decision(outcome="allow", **who)
         elif action == "deny":
-            decision = {"outcome": "deny", "message": f"Denied from Discord by {name}.", **who}
+            decision = Decision(outcome="deny", message=f"Denied from Discord by {name}.", **who)
         elif parts[0] == "always" and len(parts) == 3 and parts[2] in SCOPES:
-            decision = {"outcome": "always", "suggestion": int(parts[1]), "scope": parts[2], **who}
+            decision = Decision(outcome="always", suggestion=int(parts[1]), scope=parts[2], **who)
         elif action in ("plan:auto", "plan:review"):
             mode = "acceptEdits" if action == "plan:auto" else "default"
-            decision = {"outcome": "approve", "mode": mode, **who}
+            decision = Decision(outcome="approve", mode=mode, **who)
         else:
-            await _ephemeral(interaction, NO_LONGER_PENDING)
+            await _ephemeral(interaction, NOT_VALID)
             return
         await self._decide(interaction, request, decision)
 
-    async def _cycle_scope(self, interaction: BotInteraction, request: dict, scope: str):
+    async def _cycle_scope(self, interaction: BotInteraction, request: Request, scope: str):
         if scope not in SCOPES:
-            await _ephemeral(interaction, NO_LONGER_PENDING)
+            await _ephemeral(interaction, NOT_VALID)
             return
         rows = views.permission_components(request, next_scope(scope))
         await interaction.response.edit_message(view=view_from_rows(rows))
 
     # --- questions --------------------------------------------------------------------------
 
-    async def _answer_option(self, interaction: BotInteraction, request: dict, action: str):
+    async def _answer_option(self, interaction: BotInteraction, request: Request, action: str):
         match = _QUESTION.fullmatch(action)
         label = (
             match and match["what"] and views.option_label(request, int(match["i"]), match["what"])
         )
         if not label:
-            await _ephemeral(interaction, NO_LONGER_PENDING)
+            await _ephemeral(interaction, NOT_VALID)
             return
         await self._record_answer(interaction, request, int(match["i"]), label)  # type: ignore[index]
 
-    async def _answer_other(self, interaction, request: dict, action: str, text: str) -> None:
+    async def _answer_other(
+        self, interaction: BotInteraction, request: Request, action: str, text: str
+    ) -> None:
         match = _QUESTION.fullmatch(action)
         if match is None or match["what"] != views.OTHER:
-            await _ephemeral(interaction, NO_LONGER_PENDING)
+            await _ephemeral(interaction, NOT_VALID)
             return
         index = int(match["i"])
         picked = [p for p in (match["picked"] or "").split(".") if p]
@@ -180,31 +202,33 @@ class PromptAnswerer:
         answer = ", ".join([*(label for label in labels if label), text])
         await self._record_answer(interaction, request, index, answer)
 
-    async def _record_answer(self, interaction, request: dict, index: int, answer: str) -> None:
+    async def _record_answer(
+        self, interaction: BotInteraction, request: Request, index: int, answer: str
+    ) -> None:
         if index >= views.question_count(request):
-            await _ephemeral(interaction, NO_LONGER_PENDING)
+            await _ephemeral(interaction, NOT_VALID)
             return
-        answers = decisions.read_answers(self.runtime, request["id"])
+        answers = decisions.read_answers(self.runtime, request.id)
         answers[str(index)] = answer
         if len(answers) < views.question_count(request):
-            decisions.write_answers(self.runtime, request["id"], answers)
+            decisions.write_answers(self.runtime, request.id, answers)
             content = _question_content(request, answers)
             view = view_from_rows(views.question_components(request, answers))
             await interaction.response.edit_message(content=content, view=view)
             return
         by_text = {views.question_text(request, int(i)): a for i, a in answers.items()}
-        decision = {"outcome": "answers", "answers": by_text, **self._who(interaction)}
+        decision = Decision(outcome="answers", answers=by_text, **self._who(interaction))
         await self._decide(interaction, request, decision, _question_content(request, answers))
 
     # --- shared steps -----------------------------------------------------------------------
 
-    async def _pending(self, interaction: BotInteraction, rid: str) -> dict | None:
+    async def _pending(self, interaction: BotInteraction, rid: str) -> Request | None:
         """The request, if this user may answer it and it still waits; else say why."""
         if not await allowed(interaction):
             return None
         request = decisions.read_request(self.runtime, rid)
         here = str(interaction.channel_id)
-        if request is None or request.get("channel_id") != here:
+        if request is None or request.channel_id != here:
             await _ephemeral(interaction, NO_LONGER_PENDING)
             return None
         if not decisions.is_pending(self.runtime, request):
@@ -213,21 +237,21 @@ class PromptAnswerer:
         return request
 
     async def _decide(
-        self, interaction: BotInteraction, request: dict, decision: dict, body: str = ""
+        self, interaction: BotInteraction, request: Request, decision: Decision, body: str = ""
     ) -> None:
-        if not decisions.decide(self.runtime, request["id"], decision):
+        if not decisions.decide(self.runtime, request.id, decision):
             await _ephemeral(interaction, NO_LONGER_PENDING)  # a double click, or the terminal
             return
-        log.info("prompt %s: %s by %s", request["id"], decision["outcome"], decision.get("by"))
+        log.info("prompt %s: %s by %s", request.id, decision.outcome, decision.by)
         original = body or (interaction.message.content if interaction.message else "")
-        line = views.outcome_line(request, decision, float(request.get("timeout", 900)))
+        line = views.outcome_line(request, decision, request.timeout)
         await interaction.response.edit_message(
             content=views.closed_content(original, line), view=None
         )
 
-    async def _open_modal(self, interaction: BotInteraction, request: dict, action: str):
+    async def _open_modal(self, interaction: BotInteraction, request: Request, action: str):
         title, label, placeholder = _modal_text(request, action)
-        modal = discord.ui.Modal(title=title, custom_id=views.custom_id(request["id"], action))
+        modal = discord.ui.Modal(title=title, custom_id=views.custom_id(request.id, action))
         modal.add_item(
             discord.ui.TextInput(
                 label=label,
@@ -241,11 +265,11 @@ class PromptAnswerer:
         modal.stop()  # submits are routed by custom_id (on_interaction), also after a restart
 
     @staticmethod
-    def _who(interaction: BotInteraction) -> dict:
+    def _who(interaction: BotInteraction) -> dict[str, str]:
         return {"by": str(interaction.user.id), "by_name": interaction.user.display_name}
 
 
-def _modal_text(request: dict, action: str) -> tuple[str, str, str]:
+def _modal_text(request: Request, action: str) -> tuple[str, str, str]:
     if action == "tell":
         return (
             "Tell Claude what to do instead",
@@ -263,7 +287,7 @@ def _modal_text(request: dict, action: str) -> tuple[str, str, str]:
     return spec["title"], spec["label"], spec["placeholder"]
 
 
-def _question_content(request: dict, answers: dict) -> str:
+def _question_content(request: Request, answers: dict) -> str:
     base = views.question_prompt(request)["content"]
     summary = views.answers_summary(request, answers)
     return views.closed_content(base, summary) if summary else base  # within 2,000
@@ -280,6 +304,17 @@ def _submitted_text(interaction: BotInteraction) -> str:
 
 async def _ephemeral(interaction: BotInteraction, text: str) -> None:
     await interaction.response.send_message(text, ephemeral=True)
+
+
+async def _answered(interaction: BotInteraction, handling: Coroutine[Any, Any, None]) -> None:
+    """Run a prompt interaction's handler; whatever it raises, the user still gets an answer
+    (an unanswered interaction shows "This interaction failed" and teaches nothing)."""
+    try:
+        await handling
+    except Exception:
+        log.exception("prompt interaction %s failed", (interaction.data or {}).get("custom_id"))
+        if not interaction.response.is_done():
+            await _ephemeral(interaction, FAILED)
 
 
 def view_from_rows(rows: list[dict]) -> discord.ui.View:
@@ -327,7 +362,7 @@ async def route_modal_submit(interaction: BotInteraction) -> bool:
     custom = str((interaction.data or {}).get("custom_id", ""))
     if not custom.startswith(custom_ids.PROMPT_BUTTON):
         return False
-    await interaction.client.prompts.on_modal(interaction, custom)
+    await _answered(interaction, interaction.client.prompts.on_modal(interaction, custom))
     return True
 
 
@@ -341,8 +376,21 @@ async def answer_orphan_click(interaction: BotInteraction) -> bool:
     prompt_ids = (custom_ids.PROMPT_BUTTON, custom_ids.PROMPT_SELECT)
     if not custom.startswith(prompt_ids) or _shows(interaction.message, custom):
         return False
-    await _ephemeral(interaction, NO_LONGER_PENDING)
+    await _ephemeral(interaction, _orphan_reply(interaction.client.runtime, custom))
     return True
+
+
+def _orphan_reply(rt: runtime.Runtime, custom: str) -> str:
+    """Why a click on a button the message does not show decides nothing: the prompt is
+    closed (a double click), the client shows an older version of its buttons (the scope
+    control changed them), or the custom_id was never one this prompt offered (crafted)."""
+    select = custom.startswith(custom_ids.PROMPT_SELECT)
+    match = re.fullmatch(SELECT_TEMPLATE if select else BUTTON_TEMPLATE, custom)
+    request = decisions.read_request(rt, match["rid"]) if match else None
+    if request is None or not decisions.is_pending(rt, request):
+        return NO_LONGER_PENDING if match else NOT_VALID
+    where = views.SELECT_PICK if select else views.BUTTON_CLICK
+    return OUT_OF_DATE if views.accepts(request, match["action"], where) else NOT_VALID  # type: ignore[index]
 
 
 def _shows(message: discord.Message | None, custom: str) -> bool:

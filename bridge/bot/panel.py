@@ -215,7 +215,7 @@ class ControlPanel:
 def waiting_channels(rt: Any) -> set[str]:
     """Channels and threads with an open prompt (a decision the owner has not made yet)."""
     try:
-        return {str(p.get("channel_id")) for p in open_prompts(rt)}
+        return {str(p.channel_id) for p in open_prompts(rt)}
     except Exception:
         log.exception("could not read open prompts")
         return set()

@@ -228,7 +228,7 @@ class ProgressReporter:
         active = [c for c in self.channels.values() if c.turn and not c.turn.outcome]
         if not active:
             return
-        asking = {p.get("channel_id") for p in decisions.open_prompts(self.runtime)}
+        asking = {p.channel_id for p in decisions.open_prompts(self.runtime)}
         for channel in active:
             turn = channel.turn
             if turn.waiting != (channel.key in asking):

@@ -11,7 +11,8 @@ import os
 
 from bridge import fastjson
 
-INTERRUPTED = b"[Request interrupted by user"  # transcript line of an Esc / terminal "No"
+INTERRUPTED = "[Request interrupted by user"  # the text of the CLI's interrupt record
+_INTERRUPTED_BYTES = INTERRUPTED.encode()
 READ_LIMIT = 1 << 20  # bytes read past an offset when looking for an interrupt
 TAIL_LIMIT = 32 << 20  # bytes read from a transcript's end when looking for the reply
 USAGE_TAIL = 1 << 20  # bytes read from its end when looking for the last API usage
@@ -172,7 +173,13 @@ def size(path: object) -> int:
 
 
 def interrupted_since(path: object, offset: int) -> bool:
-    """Whether the transcript records an interrupt written after ``offset``."""
+    """Whether the transcript records an interrupt written after ``offset``.
+
+    Only the CLI's own record counts: a whole line whose record is a user message made of
+    exactly one text block ``[Request interrupted by user]`` / ``[Request interrupted by user
+    for tool use]`` (Esc, or "No" in a terminal dialog). The same words anywhere else — a tool
+    result echoing a file, a quoted prompt — are not an interrupt.
+    """
     if not isinstance(path, str) or not path:
         return False
     try:
@@ -181,4 +188,34 @@ def interrupted_since(path: object, offset: int) -> bool:
             new = handle.read(READ_LIMIT)
     except OSError:
         return False
-    return INTERRUPTED in new
+    if _INTERRUPTED_BYTES not in new:
+        return False  # the usual case: no line to parse
+    for line in new.split(b"\n")[:-1]:  # whole lines only: the last may still be written
+        if _INTERRUPTED_BYTES in line and is_interrupt_record(line):
+            return True
+    return False
+
+
+def is_interrupt_record(line: bytes) -> bool:
+    """Whether one transcript line is the CLI's interrupt record (see :func:`interrupted_since`)."""
+    try:
+        record = fastjson.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(record, dict) or record.get("type") != "user":
+        return False
+    if "toolUseResult" in record:
+        return False  # a tool's result, whatever its text says
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        if len(content) != 1 or not isinstance(content[0], dict):
+            return False
+        if content[0].get("type") != "text":
+            return False
+        content = content[0].get("text")
+    return isinstance(content, str) and _is_interrupt_text(content)
+
+
+def _is_interrupt_text(text: str) -> bool:
+    return text.startswith(INTERRUPTED) and text.endswith("]") and "\n" not in text

@@ -3,7 +3,9 @@
 These are wire formats: ids already posted on Discord must keep matching after a restart or an
 upgrade (the bot answers them with discord.py ``DynamicItem``s), so a format here never changes,
 it only gains new kinds. ``*_TEMPLATE`` are the regular expressions (as strings) the
-``DynamicItem``s match; the functions build the ids.
+``DynamicItem``s match; the functions build the ids. A matching id is not yet a valid one: a
+prompt's action is checked against the prompt's kind and contents before it is used
+(``bridge/discord/render/decisions.accepts``), since a client can send any id.
 
     db:p:<request id>:<action>      a prompt's button, and the modal it opens (bot/interactions.py)
     db:s:<request id>:q<i>          a prompt question's select menu

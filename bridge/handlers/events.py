@@ -3,9 +3,10 @@
 Kept in one place so the whole life of a turn reads straight: a prompt arrives
 (UserPromptSubmit), tools start and finish (PreToolUse, PostToolUse*), text streams
 (MessageDisplay), permission dialogs ask Discord (PermissionRequest, in ``permission.py``), the
-turn ends with the reply (Stop) or with an API error (StopFailure). Every event of a session
-also closes the Discord prompts the terminal answered meanwhile. The fast path of each is a
-few file operations, no network.
+turn ends with the reply (Stop) or with an API error (StopFailure). A prompt's own PostToolUse
+and the turn's end (or a new prompt) also close the Discord prompts the terminal answered
+meanwhile (``state/decisions.mark_stale``). The fast path of each is a few file operations, no
+network.
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def on_notification(context: HookContext) -> None:
 def _prompt_open(context: HookContext) -> bool:
     session = context.event.get("session_id")
     rt = context.runtime
-    return any(r.get("session_id") == session for r in decisions.open_prompts(rt))
+    return any(r.session_id == session for r in decisions.open_prompts(rt))
 
 
 def _post(context: HookContext, content: str, mention: str) -> None:

@@ -6,10 +6,10 @@ watchfiles ← the bot writes it on a click (``bridge/bot/interactions.py``) →
 turns the user's choice into the JSON Claude Code reads → the hook prints it.
 
 The terminal dialog stays usable meanwhile (Claude Code shows it in parallel): if it is
-answered there first, the session's next hook event marks the prompt stale
-(:func:`on_session_event`), and the waiting hook edits the Discord message and exits without
-a decision. If Discord cannot be reached, the hook gives no decision at once, so the terminal
-dialog is the fallback.
+answered there first, the prompt's own PostToolUse or the turn's end marks it stale
+(:func:`on_session_event`), or the waiting hook sees Claude Code's interrupt record in the
+transcript; it then edits the Discord message and exits without a decision. If Discord
+cannot be reached, the hook gives no decision at once, so the terminal dialog is the fallback.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import time
 from bridge.discord.post import Post
 from bridge.handlers.context import HookContext
 from bridge.state import decisions, runtime
+from bridge.state.decisions import Decision, Request
 
 POST_BUDGET = 3.0  # seconds to get the prompt onto Discord before leaving it to the terminal
 EDIT_BUDGET = 5.0
@@ -31,7 +32,8 @@ NEVER_ASK = ("AskUserQuestion", "ExitPlanMode")  # these always show their own d
 
 
 def on_pre_tool_use(context: HookContext) -> dict | None:
-    """Close prompts the terminal answered; make ``permissionTools`` always ask."""
+    """Make ``permissionTools`` always ask. Another call starting closes no prompt; only
+    requests whose hook was killed are cleared here (``mark_stale``)."""
     on_session_event(context)
     tool = context.event.get("tool_name")
     if not isinstance(tool, str) or tool in NEVER_ASK or not _listed(tool, context):
@@ -46,7 +48,7 @@ def on_pre_tool_use(context: HookContext) -> dict | None:
 
 
 def on_session_event(context: HookContext) -> None:
-    """A later event of the session: its open prompts were answered in the terminal."""
+    """Close the open prompts this event shows were answered in the terminal."""
     if os.path.isdir(context.runtime.prompts):
         decisions.mark_stale(context.runtime, context.event)
 
@@ -73,25 +75,26 @@ def on_permission_request(context: HookContext) -> dict | None:
         try:
             message = _post(context, payload, plan_file)
         except Exception as err:  # Discord unreachable or refusing: the terminal dialog decides
-            decisions.close(rt, request["id"])
+            decisions.close(rt, request.id)
             runtime.append_log(rt.hook_log, f"prompt for #{context.channel_id} not posted: {err}")
             return None
-        request["message_id"] = message.get("id")
+        message_id = message.get("id")
+        request.message_id = message_id if isinstance(message_id, str) else None
         decisions.write_request(rt, request)
         try:
             signals.arm()
             decision = wait_for_decision(rt, request)
         except (_Cancelled, KeyboardInterrupt):  # Claude Code stopped the hook: Esc, or "No"
-            interrupted = {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
-            decisions.decide(rt, request["id"], interrupted)
-            decision = decisions.read_decision(rt, request["id"]) or interrupted
+            interrupted = Decision(outcome=decisions.ANSWERED_ELSEWHERE, event="interrupted")
+            decisions.decide(rt, request.id, interrupted)
+            decision = decisions.read_decision(rt, request.id) or interrupted
         finally:
             signals.disarm()
         try:
-            if decision.get("outcome") in (decisions.ANSWERED_ELSEWHERE, decisions.TIMED_OUT):
+            if decision.outcome in (decisions.ANSWERED_ELSEWHERE, decisions.TIMED_OUT):
                 _close_message(context, request, payload["content"], decision)
         finally:
-            decisions.close(rt, request["id"])
+            decisions.close(rt, request.id)
         return cli_answer(request, decision)
 
 
@@ -145,41 +148,45 @@ class _CancelledBySignals:
             signal.signal(number, handler)
 
 
-def new_request(context: HookContext) -> dict:
+def new_request(context: HookContext) -> Request:
+    """The request for the event's dialog. What Claude Code sent is kept only where it has
+    the expected type (a field of another type is left empty, never a crash)."""
     event = context.event
-    tool = event.get("tool_name")
-    kind = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool, "permission")
+    tool = _text(event.get("tool_name"))
+    kind = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool or "", "permission")
+    tool_input, suggestions = event.get("tool_input"), event.get("permission_suggestions")
     now = time.time()
-    transcript = event.get("transcript_path")
-    return {
-        "id": decisions.new_id(),
-        "kind": kind,
-        "session_id": event.get("session_id"),
-        "agent_id": event.get("agent_id"),  # a background subagent's dialog (None: main thread)
-        "channel_id": context.channel_id,
-        "project": context.project.name,
-        "tool_name": tool,
-        "tool_input": event.get("tool_input") or {},
-        "permission_suggestions": event.get("permission_suggestions") or [],
-        "transcript_path": transcript,
-        # Where an interrupt would be written from now on: taken before the prompt is posted,
-        # so an Esc in the terminal right after it appears (while this hook still starts its
-        # wait) is not missed.
-        "transcript_offset": _transcript_size(transcript),
-        "created": now,
-        "deadline": now + context.cfg.prompt_timeout,
-        "timeout": context.cfg.prompt_timeout,
-        "on_timeout": context.cfg.prompt_timeout_outcome,
-        "pid": os.getpid(),
-    }
+    transcript = _text(event.get("transcript_path"))
+    return Request(
+        id=decisions.new_id(),
+        kind=kind,
+        session_id=_text(event.get("session_id")),
+        agent_id=_text(event.get("agent_id")),  # a background subagent's dialog (None: main)
+        channel_id=context.channel_id,
+        project=context.project.name,
+        tool_name=tool,
+        tool_input=tool_input if isinstance(tool_input, dict) else {},
+        permission_suggestions=suggestions if isinstance(suggestions, list) else [],
+        transcript_path=transcript,
+        transcript_offset=_transcript_size(transcript),
+        created=now,
+        deadline=now + context.cfg.prompt_timeout,
+        timeout=context.cfg.prompt_timeout,
+        on_timeout=context.cfg.prompt_timeout_outcome,
+        pid=os.getpid(),
+    )
 
 
-def render(request: dict) -> tuple[dict, bytes | None]:
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def render(request: Request) -> tuple[dict, bytes | None]:
     from bridge.discord.render import decisions as views
 
-    if request["kind"] == "question":
+    if request.kind == "question":
         return views.question_prompt(request), None
-    if request["kind"] == "plan":
+    if request.kind == "plan":
         return views.plan_prompt(request)
     return views.permission_prompt(request), None
 
@@ -225,16 +232,18 @@ def _hand_to_bot(context: HookContext, post: Post) -> dict | None:
     return handoff.read_receipt(rt, post.payload["nonce"])
 
 
-def _close_message(context: HookContext, request: dict, content: str, decision: dict) -> None:
+def _close_message(
+    context: HookContext, request: Request, content: str, decision: Decision
+) -> None:
     """The prompt can no longer be answered: say why and remove its buttons."""
     from bridge.discord.render.decisions import closed_content, outcome_line
 
-    line = outcome_line(request, decision, request["timeout"])
+    line = outcome_line(request, decision, request.timeout)
     body = {"content": closed_content(content, line), "components": []}
     try:
         with context.rest() as rest:
             rest.budget = min(rest.budget, EDIT_BUDGET)
-            rest.edit_message(context.channel_id, request["message_id"], body)
+            rest.edit_message(context.channel_id, str(request.message_id), body)
     except Exception as err:
         runtime.append_log(context.runtime.hook_log, f"could not close prompt message: {err}")
 
@@ -242,7 +251,7 @@ def _close_message(context: HookContext, request: dict, content: str, decision: 
 # --- waiting --------------------------------------------------------------------------------
 
 
-def wait_for_decision(rt: runtime.Runtime, request: dict) -> dict:
+def wait_for_decision(rt: runtime.Runtime, request: Request) -> Decision:
     """Block until the decision file exists (watchfiles, not a sleep loop), the deadline
     passes, Claude Code goes away, or the transcript shows the turn was interrupted."""
     from bridge.discord.rest import load_site_packages
@@ -250,7 +259,7 @@ def wait_for_decision(rt: runtime.Runtime, request: dict) -> dict:
     load_site_packages()
     import watchfiles
 
-    transcript = _Transcript(request.get("transcript_path"), request.get("transcript_offset"))
+    transcript = _Transcript(request.transcript_path, request.transcript_offset)
     parent = os.getppid()
     paths = [rt.prompts, *transcript.watch_paths()]
     watcher = watchfiles.watch(
@@ -267,20 +276,20 @@ def wait_for_decision(rt: runtime.Runtime, request: dict) -> dict:
 
 
 def _settled(
-    rt: runtime.Runtime, request: dict, transcript: _Transcript, parent: int
-) -> dict | None:
-    request_id = request["id"]
+    rt: runtime.Runtime, request: Request, transcript: _Transcript, parent: int
+) -> Decision | None:
+    request_id = request.id
     decision = decisions.read_decision(rt, request_id)
     if decision is not None:
         return decision
     stale = None
     if os.getppid() != parent:
-        stale = {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "session ended"}
+        stale = Decision(outcome=decisions.ANSWERED_ELSEWHERE, event="session ended")
     elif transcript.interrupted():
-        stale = {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
-    elif time.time() >= float(request["deadline"]):
-        left = request.get("on_timeout") == "terminal"
-        stale = {"outcome": decisions.TIMED_OUT, "left_to_terminal": left}
+        stale = Decision(outcome=decisions.ANSWERED_ELSEWHERE, event="interrupted")
+    elif time.time() >= request.deadline:
+        left = request.on_timeout == "terminal"
+        stale = Decision(outcome=decisions.TIMED_OUT, left_to_terminal=left)
     if stale is None:
         return None
     decisions.decide(rt, request_id, stale)  # loses to a click that landed just now
@@ -316,7 +325,7 @@ def _transcript_size(path: object) -> int:
 # --- the answer Claude Code reads -----------------------------------------------------------
 
 
-def cli_answer(request: dict, decision: dict) -> dict | None:
+def cli_answer(request: Request, decision: Decision) -> dict | None:
     """The PermissionRequest hook output for the user's choice (None: no decision)."""
     behavior = _decision(request, decision)
     if behavior is None:
@@ -324,30 +333,30 @@ def cli_answer(request: dict, decision: dict) -> dict | None:
     return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": behavior}}
 
 
-def _decision(request: dict, decision: dict) -> dict | None:
+def _decision(request: Request, decision: Decision) -> dict | None:
     from bridge.claude.permissions import applied_suggestion
 
-    outcome = decision.get("outcome")
+    outcome = decision.outcome
     if outcome == "allow":
         return {"behavior": "allow"}
     if outcome == "always":
-        suggestions = request.get("permission_suggestions") or []
-        index = int(decision.get("suggestion", -1))
-        if not 0 <= index < len(suggestions):
+        suggestions = request.permission_suggestions
+        index = decision.suggestion if decision.suggestion is not None else -1
+        if not 0 <= index < len(suggestions) or not isinstance(suggestions[index], dict):
             return None
-        entry = applied_suggestion(suggestions[index], decision.get("scope", "s"))
+        entry = applied_suggestion(suggestions[index], decision.scope or "s")
         return {"behavior": "allow", "updatedPermissions": [entry]}
     if outcome in ("deny", "tell", "keep_planning"):
-        return {"behavior": "deny", "message": decision.get("message") or "Denied from Discord."}
+        return {"behavior": "deny", "message": decision.message or "Denied from Discord."}
     if outcome == "answers":
-        updated = {**(request.get("tool_input") or {}), "answers": decision.get("answers") or {}}
+        updated = {**request.tool_input, "answers": decision.answers or {}}
         return {"behavior": "allow", "updatedInput": updated}
     if outcome == "approve":
-        mode = {"type": "setMode", "mode": decision.get("mode"), "destination": "session"}
+        mode = {"type": "setMode", "mode": decision.mode, "destination": "session"}
         return {"behavior": "allow", "updatedInput": {}, "updatedPermissions": [mode]}
-    if outcome == decisions.TIMED_OUT and not decision.get("left_to_terminal"):
+    if outcome == decisions.TIMED_OUT and not decision.left_to_terminal:
         from bridge.discord.render.decisions import duration
 
-        waited = duration(float(request.get("timeout", 900)))
+        waited = duration(request.timeout)
         return {"behavior": "deny", "message": f"No answer from Discord within {waited}."}
     return None  # answered in the terminal, or left to it

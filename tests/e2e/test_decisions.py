@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from fake_anthropic import Turn, echo, last_user_text, text, tool_use
+from fake_anthropic import Turn, echo, last_user_text, text, tool_use, tool_uses
 
 # Tests marked claude_versions run on every tested Claude Code version (bridge/claude/versions.py):
 # those whose outcome depends on the CLI (hook outputs it applies, its dialogs, its interrupt).
@@ -372,3 +372,82 @@ def test_two_sessions_waiting_at_once_get_their_own_answers(rig) -> None:
     assert "[tool_result]" in reply_a["content"] and "is_error" not in reply_a["content"]
     assert (rig.projects["project-a"] / "a.txt").exists(), (reply_a, rig.diagnostics())
     assert not (rig.projects["project-b"] / "b.txt").exists()
+
+
+NOT_VALID = "not valid for this prompt"
+
+
+def test_crafted_custom_ids_are_refused_answered_and_decide_nothing(rig) -> None:
+    """Issue 13.15: an allowed user's crafted custom_id — another kind's action, a malformed
+    one, a modal the bot never opened — is checked against the prompt's kind and shape: it
+    always gets an ephemeral answer and decides nothing; the real Allow then still works."""
+    project = rig.projects["project-a"]
+    rig.api.script(*bash_prompt_script("crafted.txt"))
+    rig.start_bot()
+    rig.post("make a file")
+    prompt = wait_prompt(rig)
+    rid = custom_id(prompt, "Allow").split(":")[2]
+
+    for crafted in (
+        f"db:p:{rid}:plan:keep",  # "keep planning" on a Bash prompt: decided a denial before
+        f"db:p:{rid}:q3:other",
+        f"db:p:{rid}",  # malformed: no action at all, never answered before
+        "db:p:not-a-request:tell",
+    ):
+        submitted = rig.discord.submit_crafted_modal(prompt["id"], crafted, {"text": "x"})
+        assert submitted["response_type"] == 4 and submitted["ephemeral"], (crafted, submitted)
+        assert NOT_VALID in submitted["message"]["content"], crafted
+
+    for crafted in (
+        f"db:p:{rid}:plan:auto",  # a plan's approval on a Bash prompt: allow + acceptEdits
+        f"db:p:{rid}:always:x:s",  # malformed: int("x") raised, the click went unanswered
+        f"db:p:{rid}:always:7:u",  # a suggestion the prompt does not have
+        f"db:p:{rid}:q0:o0",  # a question's option
+        f"db:s:{rid}:q0",  # a question's select
+    ):
+        answered = (
+            rig.discord.select(prompt["id"], crafted, ["o0"])
+            if crafted.startswith("db:s:")
+            else rig.discord.click(prompt["id"], crafted)
+        )
+        assert answered["response_type"] == 4 and answered["ephemeral"], (crafted, answered)
+        assert NOT_VALID in answered["message"]["content"], crafted
+
+    assert current_message(rig, prompt)["components"]  # still open: nothing was decided
+    allowed = rig.discord.click(prompt["id"], custom_id(prompt, "Allow"))
+    assert allowed["response_type"] == 7
+    assert "[tool_result]" in model_saw(rig, 2)
+    assert (project / "crafted.txt").exists()
+    assert f"Allowed** by <@{rig.ids['alice']}>" in wait_closed(rig, prompt)["content"]
+    assert "acceptEdits" not in rig.screen() and "accept edits on" not in rig.screen()
+
+
+def test_two_reads_at_once_each_prompt_is_answered_on_its_own(rig) -> None:
+    """Two reads outside the project in one response (read-only tools run at once): each
+    prompt stays open until it is answered on Discord, and both answers reach the model.
+    (Issue 13.13's regression tests are the unit and hook-script ones: with this CLI the
+    second call's PreToolUse did not land inside the first prompt's wait here.)"""
+    outside = rig.tmp / "outside"
+    outside.mkdir()
+    for name in ("a", "b"):
+        (outside / f"{name}.txt").write_text(f"content of {name}\n")
+    reads = [("Read", {"file_path": str(outside / f"{n}.txt")}) for n in ("a", "b")]
+    rig.api.script(tool_uses(reads), echo())
+    rig.start_bot()
+    rig.post("read both files")
+    first = wait_prompt(rig)
+    time.sleep(3)  # the second call starts meanwhile (its PreToolUse fires)
+    answered = rig.discord.click(first["id"], custom_id(first, "Allow"))
+    assert answered["response_type"] == 7, answered  # still open: decided here, not "no longer"
+    assert "Allowed** by" in wait_closed(rig, first)["content"]
+    second = None
+    deadline = time.monotonic() + 60
+    while second is None:
+        assert time.monotonic() < deadline, rig.diagnostics()
+        others = [m for m in rig.bot_messages("project-a")
+                  if PERMISSION in m["content"] and m["id"] != first["id"]]  # fmt: skip
+        second = others[0] if others else None
+        time.sleep(0.1)
+    rig.discord.click(second["id"], custom_id(second, "Allow"))
+    saw = model_saw(rig, 2)
+    assert "content of a" in saw and "content of b" in saw

@@ -183,3 +183,23 @@ def test_a_status_left_open_by_a_bot_restart_is_closed_by_the_next_bot(rig) -> N
     closed = wait_status(rig, "⏹ The bridge restarted")
     assert closed["id"] == working["id"] and closed["components"] == []
     rig.wait_bot_message(content_contains="slow answer", timeout=30)  # the turn itself goes on
+
+
+def test_a_tool_result_holding_the_interrupt_words_is_not_an_interrupt(rig) -> None:
+    """Issue 13.12: a file that holds "[Request interrupted by user]", read by Claude, put
+    those words into the transcript as a tool result; the status said ⏹ Interrupted while
+    the turn went on. Only Claude Code's own interrupt record counts."""
+    notes = rig.projects["project-a"] / "notes.txt"
+    marks = "[Request interrupted by user]\n[Request interrupted by user for tool use]\n"
+    notes.write_text("log of yesterday:\n" + marks)
+    rig.api.script(
+        tool_use("Read", {"file_path": str(notes)}, delay=1.0),
+        text("read the notes", delay=4.0),
+    )
+    rig.start_bot()
+    rig.post("read my notes")
+    rig.wait_bot_message(content_contains="read the notes", timeout=60)
+    closed = wait_status(rig, "✅ Done")
+    shown = [r["message"]["content"] for r in records_of(rig, "message_create", closed["id"])]
+    shown += [r["message"]["content"] for r in records_of(rig, "message_update", closed["id"])]
+    assert not any("Interrupted" in content for content in shown), shown

@@ -21,6 +21,7 @@ import json
 
 from bridge.claude.permissions import is_scoped, rule_text
 from bridge.discord import custom_ids
+from bridge.state.decisions import Decision, Request
 
 CONTENT_LIMIT = 2000
 BODY_LIMIT = 1700  # leaves room for the decision line appended when the prompt is answered
@@ -49,11 +50,11 @@ def custom_id(request_id: str, *action: str | int, select: bool = False) -> str:
 # --- permission -----------------------------------------------------------------------------
 
 
-def permission_prompt(request: dict) -> dict:
+def permission_prompt(request: Request) -> dict:
     """The message for a permission dialog: what will happen, and the buttons."""
-    tool = request.get("tool_name") or "tool"
+    tool = request.tool_name or "tool"
     body = f"🔐 **Claude wants to use {_inline(tool)}**\n" + describe_tool_call(
-        tool, request.get("tool_input") or {}
+        tool, request.tool_input
     )
     return {
         "content": _fit(body),
@@ -61,8 +62,8 @@ def permission_prompt(request: dict) -> dict:
     }
 
 
-def permission_components(request: dict, scope: str) -> list[dict]:
-    rid = request["id"]
+def permission_components(request: Request, scope: str) -> list[dict]:
+    rid = request.id
     rows = [
         _row(
             _button("Allow", custom_id(rid, "allow"), SUCCESS),
@@ -70,7 +71,7 @@ def permission_components(request: dict, scope: str) -> list[dict]:
             _button("Tell Claude what to do instead…", custom_id(rid, "tell"), SECONDARY),
         )
     ]
-    suggestions = request.get("permission_suggestions") or []
+    suggestions = request.permission_suggestions
     always = [
         _button(suggestion_label(s, scope), custom_id(rid, "always", n, scope), PRIMARY)
         for n, s in enumerate(suggestions[:4])
@@ -144,7 +145,7 @@ def _compact_diff(tool_input: dict) -> str:
 # --- questions ------------------------------------------------------------------------------
 
 
-def question_prompt(request: dict) -> dict:
+def question_prompt(request: Request) -> dict:
     questions = _questions(request)
     title = "❓ **Claude has a question**" if len(questions) == 1 else "❓ **Claude has questions**"
     parts = [title]
@@ -156,9 +157,9 @@ def question_prompt(request: dict) -> dict:
     }
 
 
-def question_components(request: dict, answers: dict) -> list[dict]:
+def question_components(request: Request, answers: dict) -> list[dict]:
     """One row per question still unanswered (``answers`` maps question index → answer)."""
-    rid = request["id"]
+    rid = request.id
     rows = []
     for i, question in enumerate(_questions(request)):
         if str(i) in answers:
@@ -214,32 +215,32 @@ def _question_text(i: int, question: dict, count: int) -> str:
     return "\n".join(lines)
 
 
-def option_label(request: dict, question_index: int, value: str) -> str | None:
+def option_label(request: Request, question_index: int, value: str) -> str | None:
     """The label of option ``o<j>`` of a question, or None if there is no such option."""
     questions = _questions(request)
     if not (0 <= question_index < len(questions)) or not value.startswith("o"):
         return None
-    options = questions[question_index].get("options") or []
-    j = value[1:]
-    if not j.isdigit() or int(j) >= len(options):
+    options = [o for o in questions[question_index].get("options") or [] if isinstance(o, dict)]
+    j = _index(value[1:])
+    if j is None or j >= len(options):
         return None
-    return str(options[int(j)].get("label"))
+    return str(options[j].get("label"))
 
 
-def question_count(request: dict) -> int:
+def question_count(request: Request) -> int:
     return len(_questions(request))
 
 
-def question_text(request: dict, index: int) -> str:
+def question_text(request: Request, index: int) -> str:
     return str(_questions(request)[index].get("question") or "")
 
 
-def question_header(request: dict, index: int) -> str:
+def question_header(request: Request, index: int) -> str:
     question = _questions(request)[index]
     return _one_line(question.get("header") or question.get("question") or f"Question {index + 1}")
 
 
-def answers_summary(request: dict, answers: dict) -> str:
+def answers_summary(request: Request, answers: dict) -> str:
     lines = []
     for i in range(question_count(request)):
         if str(i) in answers:
@@ -248,22 +249,24 @@ def answers_summary(request: dict, answers: dict) -> str:
     return "\n".join(lines)
 
 
-def _questions(request: dict) -> list[dict]:
-    questions = (request.get("tool_input") or {}).get("questions") or []
+def _questions(request: Request) -> list[dict]:
+    questions = request.tool_input.get("questions")
+    if not isinstance(questions, list):
+        return []
     return [q for q in questions if isinstance(q, dict)][:4]
 
 
 # --- plan -----------------------------------------------------------------------------------
 
 
-def plan_prompt(request: dict) -> tuple[dict, bytes | None]:
+def plan_prompt(request: Request) -> tuple[dict, bytes | None]:
     """The plan message, and the full plan as a file when it is too long to show."""
-    plan = str((request.get("tool_input") or {}).get("plan") or "").strip() or "(empty plan)"
+    plan = str(request.tool_input.get("plan") or "").strip() or "(empty plan)"
     head = "📋 **Claude's plan is ready for review**\n"
     attach = len(plan) > BODY_LIMIT - len(head) - 40
     excerpt = _balance_fences(plan[:PLAN_EXCERPT].rstrip() if attach else plan)
     body = excerpt + "\n…\n*(full plan attached: plan.md)*" if attach else excerpt
-    rid = request["id"]
+    rid = request.id
     payload = {
         "content": _fit(head + body),
         "components": [
@@ -275,6 +278,76 @@ def plan_prompt(request: dict) -> tuple[dict, bytes | None]:
         ],
     }
     return payload, (plan.encode() if attach else None)
+
+
+# --- which actions a prompt has -------------------------------------------------------------
+
+BUTTON_CLICK, SELECT_PICK, MODAL_SUBMIT = "button", "select", "modal"
+PLAN_ACTIONS = ("plan:auto", "plan:review", "plan:keep")
+
+
+def accepts(request: Request, action: str, where: str) -> bool:
+    """Whether ``action`` (a custom_id's part after the request id) is one this prompt's own
+    message could have sent: a ``where`` (button, select or modal) of the prompt's kind, of
+    the right shape, naming a suggestion, question or option the request has. A click the
+    bot did not render (a crafted custom_id) is refused before anything reads its parts."""
+    if request.kind == "permission":
+        return _permission_accepts(request, action, where)
+    if request.kind == "plan":
+        return action in PLAN_ACTIONS if where == BUTTON_CLICK else action == "plan:keep"
+    if request.kind == "question":
+        return _question_accepts(request, action, where)
+    return False
+
+
+def _permission_accepts(request: Request, action: str, where: str) -> bool:
+    if where == MODAL_SUBMIT:
+        return action == "tell"
+    if where != BUTTON_CLICK:
+        return False
+    if action in ("allow", "deny", "tell"):
+        return True
+    parts = action.split(":")
+    shown = request.permission_suggestions[:4]  # the buttons number them in this list
+    if parts[0] == "always" and len(parts) == 3:
+        n = _index(parts[1])
+        offered = n is not None and n < len(shown) and isinstance(shown[n], dict)
+        return offered and parts[2] in SCOPE_LABELS
+    if parts[0] == "scope" and len(parts) == 2:
+        scoped = any(is_scoped(s) for s in shown if isinstance(s, dict))
+        return scoped and parts[1] in SCOPE_LABELS
+    return False
+
+
+def _question_accepts(request: Request, action: str, where: str) -> bool:
+    parts = action.split(":")
+    index = _index(parts[0][1:]) if parts[0].startswith("q") else None
+    questions = _questions(request)
+    if index is None or index >= len(questions):
+        return False
+    options = [o for o in questions[index].get("options") or [] if isinstance(o, dict)]
+    if where == SELECT_PICK:
+        return len(parts) == 1
+    if where == BUTTON_CLICK:
+        if len(parts) != 2:
+            return False
+        if parts[1] == OTHER:
+            return True
+        option = _index(parts[1][1:]) if parts[1].startswith("o") else None
+        return option is not None and option < len(options)
+    if where == MODAL_SUBMIT:
+        if len(parts) == 2:
+            return parts[1] == OTHER
+        if len(parts) != 3 or parts[1] != OTHER:
+            return False
+        picked = [_index(p) for p in parts[2].split(".") if p]
+        return all(p is not None and p < len(options) for p in picked)
+    return False
+
+
+def _index(text: str) -> int | None:
+    """A small non-negative decimal (a question, option or suggestion number), else None."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else None
 
 
 # --- after the decision ---------------------------------------------------------------------
@@ -340,19 +413,19 @@ def _fit(text: str) -> str:
     return text if len(text) <= BODY_LIMIT else text[: BODY_LIMIT - 1] + "…"
 
 
-def outcome_line(request: dict, decision: dict, timeout: float = 900.0) -> str:
+def outcome_line(request: Request, decision: Decision, timeout: float = 900.0) -> str:
     """One line saying who decided what, appended to the prompt when it closes."""
-    who = f"<@{decision['by']}>" if decision.get("by") else "someone"
-    said = _quote(decision.get("message"))
-    outcome = decision.get("outcome")
+    who = f"<@{decision.by}>" if decision.by else "someone"
+    said = _quote(decision.message)
+    outcome = decision.outcome
     if outcome == "allow":
         return f"✅ **Allowed** by {who}"
     if outcome == "always":
-        suggestions = request.get("permission_suggestions") or []
-        index = int(decision.get("suggestion", -1))
+        suggestions = request.permission_suggestions
+        index = decision.suggestion if decision.suggestion is not None else -1
         what = (
-            suggestion_label(suggestions[index], decision.get("scope", "s"))
-            if 0 <= index < len(suggestions)
+            suggestion_label(suggestions[index], scope_of(decision))
+            if 0 <= index < len(suggestions) and isinstance(suggestions[index], dict)
             else "always"
         )
         return f"✅ **{what}** — by {who}"
@@ -363,14 +436,14 @@ def outcome_line(request: dict, decision: dict, timeout: float = 900.0) -> str:
     if outcome == "answers":
         return f"✅ **Answered** by {who}"
     if outcome == "approve":
-        how = "auto-accept edits" if decision.get("mode") == "acceptEdits" else "review each edit"
+        how = "auto-accept edits" if decision.mode == "acceptEdits" else "review each edit"
         return f"✅ **Plan approved** by {who} — {how}"
     if outcome == "keep_planning":
         return f"✏️ {who} asked Claude to **keep planning**: {said}"
     if outcome == "timeout":
         waited = duration(timeout)
         return f"⏱ **No answer within {waited}** — {_timeout_result(request, decision)}"
-    event = decision.get("event")
+    event = decision.event
     if event == "interrupted":
         return "⏹ **Interrupted** in the terminal — this prompt is closed"
     if event == "session ended":
@@ -387,8 +460,13 @@ def duration(seconds: float) -> str:
     return f"{round(seconds / 3600)} h"
 
 
-def _timeout_result(request: dict, decision: dict) -> str:
-    return "left to the terminal" if decision.get("left_to_terminal") else "denied"
+def _timeout_result(request: Request, decision: Decision) -> str:
+    return "left to the terminal" if decision.left_to_terminal else "denied"
+
+
+def scope_of(decision: Decision) -> str:
+    """An "always" decision's destination, one of :data:`SCOPE_LABELS` (session if unknown)."""
+    return decision.scope if decision.scope in SCOPE_LABELS else "s"  # type: ignore[return-value]
 
 
 def _quote(text: object) -> str:

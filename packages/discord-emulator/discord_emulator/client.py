@@ -248,6 +248,20 @@ class EmulatorClient:
         body.update(values=values, user=user, timeout=timeout)
         return self._post("/_test/modal", body, timeout)
 
+    def submit_crafted_modal(
+        self,
+        message_id: str,
+        custom_id: str,
+        values: dict[str, Any],
+        user: str = "alice",
+        timeout: float = 5.0,
+    ) -> dict[str, Any]:
+        """Send a modal submit the bot never opened (any ``custom_id``, on ``message_id``), as
+        a crafted client could; ``click``/``select`` already take any ``custom_id``."""
+        body = {"crafted": True, "message_id": message_id, "custom_id": custom_id,
+                "values": values, "user": user, "timeout": timeout}  # fmt: skip
+        return self._post("/_test/modal", body, timeout)
+
     def run_command(
         self,
         channel_id: str,

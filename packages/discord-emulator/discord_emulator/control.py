@@ -335,9 +335,32 @@ def _mirror(layout: list[dict[str, Any]], values: dict[str, Any]) -> list[dict[s
     return out
 
 
+async def _crafted_modal_submit(st: State, body: dict[str, Any]) -> web.Response:
+    """A MODAL_SUBMIT the bot never opened a modal for: any custom_id, on a given message,
+    its text inputs (custom_id → value) in one row each. Only a crafted client sends this:
+    a bot must refuse it cleanly and still answer it."""
+    msg = st.message_index.get(str(body.get("message_id") or ""))
+    if msg is None:
+        raise _bad("unknown message", 404)
+    values = body.get("values") or {}
+    data = {
+        "custom_id": str(body.get("custom_id") or ""),
+        "components": [
+            {"type": 1, "components": [{"type": 4, "custom_id": cid, "value": str(value)}]}
+            for cid, value in values.items()
+        ],
+    }
+    channel = m.get_channel(st, msg["channel_id"])
+    ist = itx.create_interaction(st, itx.MODAL_SUBMIT, _author(st, body), channel, data, msg)
+    ist.message_id = msg["id"]
+    return json_response(await _settle_and_await(st, ist, float(body.get("timeout", 5.0))))
+
+
 async def submit_modal(request: web.Request) -> web.Response:
     st = _st(request)
     body = await read_json(request)
+    if body.get("crafted"):
+        return await _crafted_modal_submit(st, body)
     wanted = body.get("custom_id")
     found = [
         (ist, modal)

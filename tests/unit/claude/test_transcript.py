@@ -1,10 +1,16 @@
-"""Reading the reply from Claude Code's transcript when the Stop event lacks it: bounded."""
+"""Reading Claude Code's transcript: the reply when the Stop event lacks it (bounded), and
+interrupts (only the CLI's own record counts: issue 13, item 12).
+
+The interrupt records below are shaped as Claude Code 2.1.330 writes them (captured from a
+real session in the e2e rig: "No" in a terminal permission dialog, then Esc)."""
 
 from __future__ import annotations
 
 import json
 import time
 from pathlib import Path
+
+import pytest
 
 from bridge.claude import transcript
 from bridge.claude.transcript import TAIL_LIMIT, reply_and_note
@@ -56,3 +62,110 @@ def test_deeply_nested_lines_are_skipped(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text(assistant("m1", "ok") + "[" * 100_000 + "]" * 100_000 + "\n")
     assert reply_and_note({"transcript_path": str(path)}) == ("ok", "")
+
+
+# --- interrupts ----------------------------------------------------------------------------
+
+INTERRUPT_FOR_TOOL = {
+    "parentUuid": "89a0e3dc-5b8c-4045-a389-1fe1922cb6e2",
+    "isSidechain": False,
+    "promptId": "ec58aa24-f76e-4896-a9aa-9fdca24a0135",
+    "type": "user",
+    "message": {
+        "role": "user",
+        "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}],
+    },
+    "uuid": "5c5483f9-5d11-4f91-8675-fcc1691909fb",
+    "timestamp": "2026-11-23T17:53:24.982Z",
+    "sessionId": "e7a63d09-3241-4c22-bf86-2e3112bf2c30",
+    "version": "2.1.330",
+}
+MARKER = "[Request interrupted by user]"
+INTERRUPT = {
+    **INTERRUPT_FOR_TOOL,
+    "message": {"role": "user", "content": [{"type": "text", "text": MARKER}]},
+}
+ECHOED = "notes.txt says: [Request interrupted by user]\n"
+TOOL_RESULT_ECHO = {  # a Read/Bash result that shows a file holding the words
+    "type": "user",
+    "message": {
+        "role": "user",
+        "content": [{"tool_use_id": "toolu_1", "type": "tool_result", "content": ECHOED}],
+    },
+    "toolUseResult": {"stdout": ECHOED, "stderr": "", "interrupted": False},
+}
+TOOL_RESULT_EXACT = {  # even a result whose whole text is the marker is not an interrupt
+    "type": "user",
+    "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2",
+                "content": [{"type": "text", "text": "[Request interrupted by user]"}]}]},
+    "toolUseResult": {"stdout": "[Request interrupted by user]"},
+}  # fmt: skip
+ASSISTANT_QUOTE = {
+    "type": "assistant",
+    "message": {"id": "msg_1", "content": [{"type": "text", "text": MARKER}]},
+}
+TYPED_MENTION = {"type": "user", "message": {"role": "user",
+                 "content": "why did I see [Request interrupted by user] earlier?"}}  # fmt: skip
+
+
+def write(path, *records: object, tail: str = "") -> None:
+    with open(path, "a") as handle:
+        for record in records:
+            handle.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
+        handle.write(tail)
+
+
+@pytest.mark.parametrize("record", [INTERRUPT, INTERRUPT_FOR_TOOL])
+def test_the_clis_interrupt_record_is_an_interrupt(tmp_path, record: dict) -> None:
+    path = tmp_path / "t.jsonl"
+    write(path, {"type": "assistant", "message": {"id": "m", "content": []}})
+    offset = path.stat().st_size
+    assert not transcript.interrupted_since(str(path), offset)
+    write(path, record)
+    assert transcript.interrupted_since(str(path), offset)
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        TOOL_RESULT_ECHO,
+        TOOL_RESULT_EXACT,
+        ASSISTANT_QUOTE,
+        TYPED_MENTION,
+        {"type": "user", "text": "[Request interrupted by user]"},  # not a message at all
+        {
+            "type": "user",
+            "message": {
+                "content": [
+                    {"type": "text", "text": "[Request interrupted by user]"},
+                    {"type": "text", "text": "x"},
+                ]
+            },
+        },  # two blocks: not the CLI's record
+        '{"type":"user","message":{"content":"x"}} [Request interrupted by user]',  # not JSON
+        "[Request interrupted by user]",  # bare text on a line
+    ],
+)
+def test_the_words_anywhere_else_are_not_an_interrupt(tmp_path, record: object) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text("")
+    write(path, record)
+    assert not transcript.interrupted_since(str(path), 0)
+
+
+def test_only_whole_lines_count_and_only_after_the_offset(tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    write(path, INTERRUPT)  # before the offset: an earlier turn's interrupt
+    offset = path.stat().st_size
+    assert not transcript.interrupted_since(str(path), offset)
+    line = json.dumps(INTERRUPT_FOR_TOOL)
+    write(path, tail=line)  # still being written: no newline yet
+    assert not transcript.interrupted_since(str(path), offset)
+    write(path, tail="\n")
+    assert transcript.interrupted_since(str(path), offset)
+
+
+def test_no_transcript_is_no_interrupt(tmp_path) -> None:
+    assert not transcript.interrupted_since(None, 0)
+    assert not transcript.interrupted_since(str(tmp_path / "missing.jsonl"), 0)
+    assert not transcript.interrupted_since(str(tmp_path), 0)  # a directory

@@ -175,7 +175,7 @@ def test_without_a_bridge_config_nothing_happens(bridge: Bridge, tmp_path) -> No
 # --- a later event closes its own session's prompts -----------------------------------------
 
 
-def pending(bridge: Bridge, session: str = SESSION, **fields) -> dict:
+def pending(bridge: Bridge, session: str = SESSION, **fields) -> decisions.Request:
     rt = bridge.runtime.ensure()
     now = time.time()
     request = {
@@ -191,8 +191,10 @@ def pending(bridge: Bridge, session: str = SESSION, **fields) -> dict:
         "pid": os.getpid(),  # a live process: this test's
         **fields,
     }
-    decisions.write_request(rt, request)
-    return request
+    record = decisions.Request.from_dict(request)
+    assert record is not None
+    decisions.write_request(rt, record)
+    return record
 
 
 def test_post_tool_use_closes_the_same_call_of_the_same_session(bridge: Bridge) -> None:
@@ -200,11 +202,11 @@ def test_post_tool_use_closes_the_same_call_of_the_same_session(bridge: Bridge) 
     post = tool_event("PostToolUse", bridge.project, "Bash", BASH_INPUT,
                       tool_response={"stdout": "", "stderr": "", "interrupted": False})  # fmt: skip
     quiet(bridge.run("session_event.py", post))
-    assert decisions.read_decision(bridge.runtime, mine["id"]) == {
-        "outcome": decisions.ANSWERED_ELSEWHERE,
-        "event": "PostToolUse",
-    }
-    assert decisions.read_decision(bridge.runtime, theirs["id"]) is None
+    assert decisions.read_decision(bridge.runtime, mine.id) == decisions.Decision(
+        outcome=decisions.ANSWERED_ELSEWHERE,
+        event="PostToolUse",
+    )
+    assert decisions.read_decision(bridge.runtime, theirs.id) is None
     assert decisions.is_pending(bridge.runtime, theirs)
     assert bridge.hook_log() == ""
 
@@ -225,12 +227,17 @@ def test_user_prompt_submit_closes_every_prompt_of_its_session(bridge: Bridge) -
     assert decisions.is_pending(bridge.runtime, theirs)
 
 
-def test_pre_tool_use_closes_its_session_prompts_and_still_asks(bridge: Bridge) -> None:
+def test_pre_tool_use_of_another_call_leaves_the_prompt_open_and_still_asks(
+    bridge: Bridge,
+) -> None:
+    """Issue 13.13: another tool call starting says nothing about the open dialog."""
     mine, theirs = pending(bridge), pending(bridge, OTHER_SESSION)
     result = bridge.run("pre_tool_use.py", tool_event("PreToolUse", bridge.project, "Bash", {}))
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
-    assert decisions.read_decision(bridge.runtime, mine["id"])["event"] == "PreToolUse"
-    assert decisions.is_pending(bridge.runtime, theirs)
+    assert decisions.read_decision(bridge.runtime, mine.id) is None
+    assert decisions.is_pending(bridge.runtime, mine) and decisions.is_pending(
+        bridge.runtime, theirs
+    )
 
 
 # --- PermissionRequest with Discord unreachable ---------------------------------------------

@@ -16,6 +16,7 @@ from bridge import config, fastjson
 from bridge.handlers import permission
 from bridge.handlers.context import HookContext
 from bridge.state import decisions, runtime
+from bridge.state.decisions import Decision, Request
 
 SESSION = "cbe55835-1c2d-4e5f-8a9b-0123456789ab"
 CHANNEL = "100000000000000003"
@@ -45,8 +46,8 @@ RULES = {
 SET_MODE = {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
 
 
-def req(tool: str = "Bash", tool_input: dict | None = None, **fields) -> dict:
-    return {
+def req(tool: str = "Bash", tool_input: dict | None = None, **fields) -> Request:
+    request = Request.from_dict({
         "id": decisions.new_id(),
         "kind": {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool, "permission"),
         "session_id": SESSION,
@@ -55,7 +56,20 @@ def req(tool: str = "Bash", tool_input: dict | None = None, **fields) -> dict:
         "permission_suggestions": [RULES, SET_MODE],
         "timeout": 900.0,
         **fields,
-    }
+    })  # fmt: skip
+    assert request is not None
+    return request
+
+
+def D(raw: dict) -> Decision:
+    """A decision as the bot, a later hook event or the timeout writes it."""
+    decision = Decision.from_dict(raw)
+    assert decision is not None, raw
+    return decision
+
+
+def cli_answer(request: Request, decision: dict) -> dict | None:
+    return permission.cli_answer(request, D(decision))
 
 
 def answer(decision: dict) -> dict:
@@ -66,9 +80,7 @@ def answer(decision: dict) -> dict:
 
 
 def test_allow() -> None:
-    assert permission.cli_answer(req(), {"outcome": "allow", "by": "1"}) == answer(
-        {"behavior": "allow"}
-    )
+    assert cli_answer(req(), {"outcome": "allow", "by": "1"}) == answer({"behavior": "allow"})
 
 
 @pytest.mark.parametrize(
@@ -78,7 +90,7 @@ def test_allow() -> None:
 def test_always_allow_adds_the_rule_at_the_chosen_destination(scope: str, destination: str):
     request = req()
     decision = {"outcome": "always", "suggestion": 0, "scope": scope, "by": "1"}
-    assert permission.cli_answer(request, decision) == answer(
+    assert cli_answer(request, decision) == answer(
         {
             "behavior": "allow",
             "updatedPermissions": [
@@ -91,50 +103,48 @@ def test_always_allow_adds_the_rule_at_the_chosen_destination(scope: str, destin
             ],
         }
     )
-    assert request["permission_suggestions"][0]["destination"] == "session"  # not mutated
+    assert request.permission_suggestions[0]["destination"] == "session"  # not mutated
 
 
 def test_always_with_a_set_mode_suggestion_stays_for_the_session() -> None:
     decision = {"outcome": "always", "suggestion": 1, "scope": "u"}
-    assert permission.cli_answer(req(), decision) == answer(
+    assert cli_answer(req(), decision) == answer(
         {"behavior": "allow", "updatedPermissions": [SET_MODE]}
     )
 
 
 @pytest.mark.parametrize("index", [-1, 2, 99])
 def test_always_with_no_such_suggestion_gives_no_decision(index: int) -> None:
-    assert permission.cli_answer(req(), {"outcome": "always", "suggestion": index}) is None
-    assert permission.cli_answer(req(permission_suggestions=[]), {"outcome": "always"}) is None
+    assert cli_answer(req(), {"outcome": "always", "suggestion": index}) is None
+    assert cli_answer(req(permission_suggestions=[]), {"outcome": "always"}) is None
 
 
 def test_deny_and_tell_claude_what_to_do_instead() -> None:
     deny = {"outcome": "deny", "message": "Denied from Discord by Ann.", "by": "1"}
-    assert permission.cli_answer(req(), deny) == answer(
+    assert cli_answer(req(), deny) == answer(
         {"behavior": "deny", "message": "Denied from Discord by Ann."}
     )
-    assert permission.cli_answer(req(), {"outcome": "deny"}) == answer(
+    assert cli_answer(req(), {"outcome": "deny"}) == answer(
         {"behavior": "deny", "message": "Denied from Discord."}
     )
     tell = {"outcome": "tell", "message": "run the tests first", "by": "1"}
-    assert permission.cli_answer(req(), tell) == answer(
-        {"behavior": "deny", "message": "run the tests first"}
-    )
+    assert cli_answer(req(), tell) == answer({"behavior": "deny", "message": "run the tests first"})
 
 
 def test_answers_are_the_original_input_plus_the_answers_map() -> None:
     request = req("AskUserQuestion", copy.deepcopy(QUESTIONS), permission_suggestions=[])
     answers = {"Which database should we use?": "Mongo", "Which extras?": "Docs, Tests"}
-    result = permission.cli_answer(request, {"outcome": "answers", "answers": answers, "by": "1"})
+    result = cli_answer(request, {"outcome": "answers", "answers": answers, "by": "1"})
     assert result == answer(
         {"behavior": "allow", "updatedInput": {**QUESTIONS, "answers": answers}}
     )
-    assert request["tool_input"] == QUESTIONS  # the request itself is left as it was
+    assert request.tool_input == QUESTIONS  # the request itself is left as it was
 
 
 def test_plan_approval_is_allow_with_empty_input_and_the_mode() -> None:
     request = req("ExitPlanMode", PLAN, permission_suggestions=[])
     for mode in ("acceptEdits", "default"):
-        assert permission.cli_answer(request, {"outcome": "approve", "mode": mode}) == answer(
+        assert cli_answer(request, {"outcome": "approve", "mode": mode}) == answer(
             {
                 "behavior": "allow",
                 "updatedInput": {},
@@ -146,30 +156,30 @@ def test_plan_approval_is_allow_with_empty_input_and_the_mode() -> None:
 def test_keep_planning_is_deny_with_the_feedback() -> None:
     request = req("ExitPlanMode", PLAN, permission_suggestions=[])
     decision = {"outcome": "keep_planning", "message": "add tests first", "by": "1"}
-    assert permission.cli_answer(request, decision) == answer(
+    assert cli_answer(request, decision) == answer(
         {"behavior": "deny", "message": "add tests first"}
     )
 
 
 def test_timeout_denies_with_a_message_the_model_reads_unless_left_to_the_terminal() -> None:
-    assert permission.cli_answer(
-        req(), {"outcome": "timeout", "left_to_terminal": False}
-    ) == answer({"behavior": "deny", "message": "No answer from Discord within 15 min."})
-    assert permission.cli_answer(req(timeout=90), {"outcome": "timeout"}) == answer(
+    assert cli_answer(req(), {"outcome": "timeout", "left_to_terminal": False}) == answer(
+        {"behavior": "deny", "message": "No answer from Discord within 15 min."}
+    )
+    assert cli_answer(req(timeout=90), {"outcome": "timeout"}) == answer(
         {"behavior": "deny", "message": "No answer from Discord within 90 s."}
     )
-    assert permission.cli_answer(req(), {"outcome": "timeout", "left_to_terminal": True}) is None
+    assert cli_answer(req(), {"outcome": "timeout", "left_to_terminal": True}) is None
 
 
 @pytest.mark.parametrize("event", ["PostToolUse", "Stop", "interrupted", "session ended"])
 def test_answered_elsewhere_gives_no_decision(event: str) -> None:
     decision = {"outcome": decisions.ANSWERED_ELSEWHERE, "event": event}
-    assert permission.cli_answer(req(), decision) is None
+    assert cli_answer(req(), decision) is None
 
 
 def test_an_unknown_outcome_gives_no_decision() -> None:
-    assert permission.cli_answer(req(), {"outcome": "maybe"}) is None
-    assert permission.cli_answer(req(), {}) is None
+    assert cli_answer(req(), {"outcome": "maybe"}) is None
+    assert Decision.from_dict({}) is None  # no outcome: not a decision, so nothing to answer
 
 
 def test_every_answer_is_plain_json() -> None:
@@ -178,7 +188,7 @@ def test_every_answer_is_plain_json() -> None:
         {"outcome": "approve", "mode": "acceptEdits"},
         {"outcome": "answers", "answers": {"Which database should we use?": "ü 🚀"}},
     ):
-        result = permission.cli_answer(req("AskUserQuestion", QUESTIONS), decision)
+        result = cli_answer(req("AskUserQuestion", QUESTIONS), decision)
         assert fastjson.loads(fastjson.dumps(result)) == result
 
 
@@ -232,16 +242,15 @@ def test_permission_tools_always_ask(tmp_path) -> None:
         assert permission.on_pre_tool_use(make_context(tmp_path, pre_tool_use(tool), tools)) is None
 
 
-def test_pre_tool_use_closes_the_prompts_the_terminal_answered(tmp_path) -> None:
+def test_pre_tool_use_of_another_call_leaves_the_prompt_open(tmp_path) -> None:
+    """Issue 13.13: a Read starting while the Bash dialog waits says nothing about it."""
     context = make_context(tmp_path, pre_tool_use("Read"), ())
     rt = context.runtime.ensure()
-    request = {**req(), "deadline": time.time() + 60, "pid": os.getpid()}
+    request = req(deadline=time.time() + 60, pid=os.getpid())
     decisions.write_request(rt, request)
     assert permission.on_pre_tool_use(context) is None
-    assert decisions.read_decision(rt, request["id"]) == {
-        "outcome": decisions.ANSWERED_ELSEWHERE,
-        "event": "PreToolUse",
-    }
+    assert decisions.read_decision(rt, request.id) is None
+    assert decisions.is_pending(rt, request)
 
 
 def test_new_request_records_what_the_bot_and_the_hook_need(tmp_path) -> None:
@@ -255,28 +264,28 @@ def test_new_request_records_what_the_bot_and_the_hook_need(tmp_path) -> None:
     context = make_context(tmp_path, event, timeoutSeconds=120, onTimeout="terminal")
     before = time.time()
     request = permission.new_request(context)
-    assert decisions.is_valid_id(request["id"])
-    assert request["kind"] == "plan" and request["tool_input"] == PLAN
-    assert request["permission_suggestions"] == []  # no key in the event for plans
-    assert (request["session_id"], request["channel_id"], request["project"]) == (
+    assert decisions.is_valid_id(request.id)
+    assert request.kind == "plan" and request.tool_input == PLAN
+    assert request.permission_suggestions == []  # no key in the event for plans
+    assert (request.session_id, request.channel_id, request.project) == (
         SESSION,
         CHANNEL,
         "p",
     )
-    assert request["pid"] == os.getpid() and request["transcript_path"] == "/t.jsonl"
-    assert before <= request["created"] <= time.time()
-    assert request["deadline"] == request["created"] + 120
-    assert (request["timeout"], request["on_timeout"]) == (120, "terminal")
-    assert request["agent_id"] is None  # the main thread's
+    assert request.pid == os.getpid() and request.transcript_path == "/t.jsonl"
+    assert before <= request.created <= time.time()
+    assert request.deadline == request.created + 120
+    assert (request.timeout, request.on_timeout) == (120, "terminal")
+    assert request.agent_id is None  # the main thread's
     context.event["agent_id"] = "a4a29fb14da70c8bc"  # a subagent's dialog
-    assert permission.new_request(context)["agent_id"] == "a4a29fb14da70c8bc"
+    assert permission.new_request(context).agent_id == "a4a29fb14da70c8bc"
     for tool, kind in (
         ("AskUserQuestion", "question"),
         ("Bash", "permission"),
         (None, "permission"),
     ):
         context.event["tool_name"] = tool
-        assert permission.new_request(context)["kind"] == kind
+        assert permission.new_request(context).kind == kind
 
 
 # --- waiting for the decision ---------------------------------------------------------------
@@ -288,24 +297,24 @@ def rt(tmp_path) -> runtime.Runtime:
 
 
 def waiting(rt: runtime.Runtime, **fields) -> dict:
-    request = {**req(), "deadline": time.time() + 30, "pid": os.getpid(), **fields}
+    request = req(**{"deadline": time.time() + 30, "pid": os.getpid(), **fields})
     decisions.write_request(rt, request)
     return request
 
 
 def test_a_decision_made_before_the_wait_is_returned_at_once(rt) -> None:
     request = waiting(rt)
-    decisions.decide(rt, request["id"], {"outcome": "allow", "by": "1"})
-    assert permission.wait_for_decision(rt, request) == {"outcome": "allow", "by": "1"}
+    decisions.decide(rt, request.id, D({"outcome": "allow", "by": "1"}))
+    assert permission.wait_for_decision(rt, request) == D({"outcome": "allow", "by": "1"})
 
 
 def test_a_click_wakes_the_waiting_hook_without_polling(rt) -> None:
     request = waiting(rt)
-    timer = threading.Timer(0.2, decisions.decide, (rt, request["id"], {"outcome": "deny"}))
+    timer = threading.Timer(0.2, decisions.decide, (rt, request.id, D({"outcome": "deny"})))
     start = time.monotonic()
     timer.start()
     try:
-        assert permission.wait_for_decision(rt, request) == {"outcome": "deny"}
+        assert permission.wait_for_decision(rt, request) == D({"outcome": "deny"})
     finally:
         timer.cancel()
     assert time.monotonic() - start < 0.2 + permission.POLL_MS / 1000 * 0.6  # well before a poll
@@ -314,25 +323,33 @@ def test_a_click_wakes_the_waiting_hook_without_polling(rt) -> None:
 @pytest.mark.parametrize(("on_timeout", "left"), [("deny", False), ("terminal", True)])
 def test_the_deadline_decides_a_timeout(rt, on_timeout: str, left: bool) -> None:
     request = waiting(rt, deadline=time.time() - 0.01, on_timeout=on_timeout)
-    expected = {"outcome": decisions.TIMED_OUT, "left_to_terminal": left}
+    expected = D({"outcome": decisions.TIMED_OUT, "left_to_terminal": left})
     assert permission.wait_for_decision(rt, request) == expected
-    assert decisions.read_decision(rt, request["id"]) == expected  # a late click loses
+    assert decisions.read_decision(rt, request.id) == expected  # a late click loses
 
 
 def test_a_click_that_landed_at_the_deadline_wins(rt) -> None:
     request = waiting(rt, deadline=time.time() - 0.01)
-    decisions.decide(rt, request["id"], {"outcome": "allow"})
-    assert permission.wait_for_decision(rt, request) == {"outcome": "allow"}
+    decisions.decide(rt, request.id, D({"outcome": "allow"}))
+    assert permission.wait_for_decision(rt, request) == D({"outcome": "allow"})
+
+
+def interrupt_record(text: str = "[Request interrupted by user for tool use]") -> str:
+    """The user line Claude Code 2.1.330 appends on Esc / a terminal "No" (captured)."""
+    content = [{"type": "text", "text": text}]
+    record = {"type": "user", "isSidechain": False, "sessionId": SESSION,
+              "message": {"role": "user", "content": content}}  # fmt: skip
+    return fastjson.dumps(record) + "\n"
 
 
 def test_an_interrupt_in_the_transcript_ends_the_wait(rt, tmp_path) -> None:
     transcript = tmp_path / "session.jsonl"
-    transcript.write_text('{"type":"user","text":"[Request interrupted by user] earlier"}\n')
+    transcript.write_text(interrupt_record("[Request interrupted by user]"))  # an earlier turn
     request = waiting(rt, transcript_path=str(transcript))
 
     def interrupt() -> None:
         with open(transcript, "a") as handle:
-            handle.write('{"type":"user","text":"[Request interrupted by user for tool use]"}\n')
+            handle.write(interrupt_record())
 
     timer = threading.Timer(0.2, interrupt)
     timer.start()
@@ -340,7 +357,44 @@ def test_an_interrupt_in_the_transcript_ends_the_wait(rt, tmp_path) -> None:
         decision = permission.wait_for_decision(rt, request)
     finally:
         timer.cancel()
-    assert decision == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
+    assert decision == D({"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"})
+
+
+def test_the_interrupt_words_in_a_tool_result_do_not_end_the_wait(rt, tmp_path) -> None:
+    """Issue 13.12: a parallel tool's result that echoes a file holding the words (or the
+    model quoting them) is not the CLI's interrupt record; the click that follows decides."""
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("")
+    request = waiting(rt, transcript_path=str(transcript))
+    echoed = "log.txt:\n[Request interrupted by user]\n"
+    block = {"type": "tool_result", "tool_use_id": "toolu_1", "content": echoed}
+    result = {"type": "user", "toolUseResult": {"stdout": echoed},
+              "message": {"role": "user", "content": [block]}}  # fmt: skip
+    quoted = {"type": "assistant", "message": {"id": "msg_1", "content": [
+        {"type": "text", "text": "[Request interrupted by user]"}]}}  # fmt: skip
+
+    def echo() -> None:
+        with open(transcript, "a") as handle:
+            handle.write(fastjson.dumps(result) + "\n" + fastjson.dumps(quoted) + "\n")
+
+    def click() -> None:
+        decisions.decide(rt, request.id, D({"outcome": "allow", "by": "1"}))
+
+    timers = [threading.Timer(0.2, echo), threading.Timer(1.5, click)]
+    for timer in timers:
+        timer.start()
+    try:
+        decision = permission.wait_for_decision(rt, request)
+    finally:
+        for timer in timers:
+            timer.cancel()
+    assert decision == D({"outcome": "allow", "by": "1"})
+
+
+INTERRUPT_LINE = (  # the CLI's own record of an Esc / terminal "No"
+    '{"type":"user","message":{"role":"user","content":'
+    '[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}\n'
+)
 
 
 def test_an_interrupt_written_before_the_wait_started_still_ends_it(rt, tmp_path) -> None:
@@ -351,9 +405,9 @@ def test_an_interrupt_written_before_the_wait_started_still_ends_it(rt, tmp_path
     offset = transcript.stat().st_size
     request = waiting(rt, transcript_path=str(transcript), transcript_offset=offset)
     with open(transcript, "a") as handle:  # the Esc lands while the prompt is being posted
-        handle.write('{"type":"user","text":"[Request interrupted by user for tool use]"}\n')
+        handle.write(INTERRUPT_LINE)
     decision = permission.wait_for_decision(rt, request)
-    assert decision == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
+    assert decision.to_dict() == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
 
 
 def test_an_interrupt_in_a_transcript_created_after_the_prompt_ends_the_wait(rt, tmp_path) -> None:
@@ -362,9 +416,7 @@ def test_an_interrupt_in_a_transcript_created_after_the_prompt_ends_the_wait(rt,
     request = waiting(rt, transcript_path=str(transcript), transcript_offset=0)
 
     def interrupt() -> None:
-        transcript.write_text(
-            '{"type":"user","text":"[Request interrupted by user for tool use]"}\n'
-        )
+        transcript.write_text(INTERRUPT_LINE)
 
     timer = threading.Timer(0.2, interrupt)
     timer.start()
@@ -372,7 +424,7 @@ def test_an_interrupt_in_a_transcript_created_after_the_prompt_ends_the_wait(rt,
         decision = permission.wait_for_decision(rt, request)
     finally:
         timer.cancel()
-    assert decision == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
+    assert decision.to_dict() == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
 
 
 def test_signals_cancel_only_the_wait_once_and_never_kill_the_hook() -> None:
@@ -421,9 +473,9 @@ def test_permission_request_posts_waits_and_answers_the_click(tmp_path, monkeypa
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
             found = decisions.open_prompts(context.runtime)
-            if found and found[0].get("message_id") == "555":
-                decision = {"outcome": "always", "suggestion": 0, "scope": "l", "by": "1"}
-                decisions.decide(context.runtime, found[0]["id"], decision)
+            if found and found[0].message_id == "555":
+                decision = D({"outcome": "always", "suggestion": 0, "scope": "l", "by": "1"})
+                decisions.decide(context.runtime, found[0].id, decision)
                 return
             time.sleep(0.01)
 
@@ -464,6 +516,6 @@ def test_permission_request_timeout_closes_the_message_and_denies(tmp_path, monk
     result = permission.on_permission_request(context)
     assert result == answer({"behavior": "deny", "message": "No answer from Discord within 0 s."})
     ((_, request, content, decision),) = closed
-    assert request["message_id"] == "555" and "touch perm-a.txt" in content
-    assert decision == {"outcome": decisions.TIMED_OUT, "left_to_terminal": False}
+    assert request.message_id == "555" and "touch perm-a.txt" in content
+    assert decision == D({"outcome": decisions.TIMED_OUT, "left_to_terminal": False})
     assert os.listdir(context.runtime.prompts) == []

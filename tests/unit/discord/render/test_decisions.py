@@ -11,6 +11,7 @@ import pytest
 from bridge.bot import interactions
 from bridge.claude import permissions
 from bridge.discord.render import decisions as views
+from bridge.state.decisions import Decision, Request
 
 RID = "abc123def456"
 LONG = "word " * 400  # 2000 characters with spaces
@@ -30,20 +31,33 @@ SET_MODE = {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
 ADD_DIRS = {"type": "addDirectories", "directories": ["/home/dev/proj"], "destination": "session"}
 
 
-def permission(tool: str = "Bash", tool_input: dict | None = None, suggestions=()) -> dict:
-    return {
+def record(raw: dict) -> Request:
+    """A request as the bot reads it from its file."""
+    request = Request.from_dict(raw)
+    assert request is not None, raw
+    return request
+
+
+def D(raw: dict) -> Decision:
+    decision = Decision.from_dict(raw)
+    assert decision is not None, raw
+    return decision
+
+
+def permission(tool: str = "Bash", tool_input: dict | None = None, suggestions=()) -> Request:
+    return record({
         "id": RID,
         "kind": "permission",
         "tool_name": tool,
         "tool_input": {"command": "npm test"} if tool_input is None else tool_input,
         "permission_suggestions": list(suggestions),
         "timeout": 900,
-    }
+    })  # fmt: skip
 
 
-def question(*questions: dict) -> dict:
-    return {"id": RID, "kind": "question", "tool_name": "AskUserQuestion",
-            "tool_input": {"questions": list(questions)}}  # fmt: skip
+def question(*questions: dict) -> Request:
+    return record({"id": RID, "kind": "question", "tool_name": "AskUserQuestion",
+                   "tool_input": {"questions": list(questions)}})  # fmt: skip
 
 
 def q(
@@ -56,9 +70,11 @@ def q(
     return {**found, "header": header} if header is not None else found
 
 
-def plan(text: str) -> dict:
-    return {"id": RID, "kind": "plan", "tool_name": "ExitPlanMode",
-            "tool_input": {"plan": text, "planFilePath": "/p/.claude/plans/x.md"}}  # fmt: skip
+def plan(text: str) -> Request:
+    tool_input = {"plan": text, "planFilePath": "/p/.claude/plans/x.md"}
+    return record(
+        {"id": RID, "kind": "plan", "tool_name": "ExitPlanMode", "tool_input": tool_input}
+    )
 
 
 # --- what Discord accepts -------------------------------------------------------------------
@@ -111,7 +127,7 @@ def assert_discord_valid(payload: dict) -> None:
     assert rebuilt == rows
     # and the message still fits once any outcome is appended to it
     for decision in OUTCOMES:
-        line = views.outcome_line(permission(suggestions=[suggestion_rules(LONG)]), decision)
+        line = views.outcome_line(permission(suggestions=[suggestion_rules(LONG)]), D(decision))
         assert len(views.closed_content(content, line)) <= 2000
 
 
@@ -517,13 +533,14 @@ def test_applied_suggestion_sets_the_destination_except_for_set_mode() -> None:
 )
 def test_outcome_lines(decision: dict, line: str) -> None:
     request = permission(suggestions=[suggestion_rules("npm test:*"), SET_MODE])
-    assert views.outcome_line(request, decision) == line
+    assert views.outcome_line(request, D(decision)) == line
 
 
 def test_outcome_line_quotes_long_text_short_and_uses_the_timeout() -> None:
-    line = views.outcome_line(permission(), {"outcome": "tell", "message": "a" * 1000, "by": "1"})
+    told = D({"outcome": "tell", "message": "a" * 1000, "by": "1"})
+    line = views.outcome_line(permission(), told)
     assert line.endswith("“" + "a" * 300 + "…”")
-    assert "within 90 s" in views.outcome_line(permission(), {"outcome": "timeout"}, 90)
+    assert "within 90 s" in views.outcome_line(permission(), D({"outcome": "timeout"}), 90)
 
 
 def test_closed_content_appends_the_line_and_stays_within_2000() -> None:
@@ -561,3 +578,78 @@ def test_a_question_prompt_edited_after_each_answer_stays_within_2000(case: str)
         content = interactions._question_content(request, answers)
         assert 0 < len(content) <= 2000, len(content)
         assert content.endswith(views.answers_summary(request, answers))
+
+
+# --- which actions a prompt accepts (issue 13.15) -------------------------------------------
+
+
+def rendered_actions(rows: list[dict]) -> list[tuple[str, str]]:
+    """(where, action) of every component a prompt message shows."""
+    found = []
+    for row in rows:
+        for item in row["components"]:
+            where = views.SELECT_PICK if item["type"] == views.SELECT else views.BUTTON_CLICK
+            found.append((where, item["custom_id"].split(":", 3)[3]))
+    return found
+
+
+def test_every_action_a_prompt_renders_is_accepted() -> None:
+    suggestions = [suggestion_rules("npm test:*"), "junk", SET_MODE]
+    request = permission(suggestions=suggestions)
+    for scope in views.SCOPE_LABELS:
+        for where, action in rendered_actions(views.permission_components(request, scope)):
+            assert views.accepts(request, action, where), action
+    asked = question(q("Which?", ["a", "b"]), q("Many?", [str(j) for j in range(7)], multi=True))
+    for where, action in rendered_actions(views.question_components(asked, {})):
+        assert views.accepts(asked, action, where), action
+    payload, _ = views.plan_prompt(plan("# Plan"))
+    for where, action in rendered_actions(payload["components"]):
+        assert views.accepts(plan("# Plan"), action, where), action
+    # and the modals the bot opens from them
+    assert views.accepts(request, "tell", views.MODAL_SUBMIT)
+    assert views.accepts(plan("x"), "plan:keep", views.MODAL_SUBMIT)
+    for action in ("q0:other", "q1:other", "q1:other:0.6", "q1:other:"):
+        assert views.accepts(asked, action, views.MODAL_SUBMIT), action
+
+
+@pytest.mark.parametrize(
+    ("kind", "action", "where"),
+    [
+        ("permission", "plan:auto", "button"),  # another kind's action
+        ("permission", "plan:keep", "modal"),
+        ("permission", "q0:o0", "button"),
+        ("permission", "allow", "select"),
+        ("permission", "allow", "modal"),
+        ("permission", "always:x:s", "button"),  # malformed
+        ("permission", "always:1:s", "button"),  # suggestion 1 is not an object
+        ("permission", "always:3:s", "button"),  # no such suggestion
+        ("permission", "always:0:z", "button"),  # no such scope
+        ("permission", "always:0", "button"),
+        ("permission", "always:-1:s", "button"),
+        ("permission", "always:٠:s", "button"),  # a digit, not an ASCII one
+        ("permission", "scope:x", "button"),
+        ("permission", "allow:", "button"),
+        ("permission", "", "button"),
+        ("plan", "allow", "button"),
+        ("plan", "tell", "modal"),
+        ("plan", "plan:auto", "modal"),
+        ("question", "allow", "button"),
+        ("question", "q2:o0", "button"),  # no third question
+        ("question", "q0:o2", "button"),  # no third option
+        ("question", "q0:o", "button"),
+        ("question", "q0", "button"),
+        ("question", "q0:o0", "select"),
+        ("question", "q0:other:5", "modal"),
+        ("question", "q0:other:x", "modal"),
+        ("question", "q0:o0", "modal"),
+        ("question", "qx:other", "modal"),
+        ("question", "q0:other:0:1", "modal"),
+    ],
+)
+def test_actions_of_another_kind_or_shape_are_refused(kind: str, action: str, where: str) -> None:
+    requests = {
+        "permission": permission(suggestions=[suggestion_rules("npm test:*"), "junk"]),
+        "plan": plan("# Plan"),
+        "question": question(q("Which?", ["a", "b"]), q("Then?", ["x"])),
+    }
+    assert not views.accepts(requests[kind], action, where)
