@@ -560,6 +560,8 @@ def test_each_application_has_its_own_commands_and_interactions(emu: Emulator) -
         assert followup["message"]["content"] == "done thinking"
         default = c.run_command(ids["general"], "echo", {"text": "a"})  # the first bot's
         assert default["message"]["author"]["id"] == ids["bot_id"]
+        delivered = [r["delivered_to"] for r in c.records(since=mark, kind="interaction_create")]
+        assert delivered == [[ids["second_bot_id"]], [ids["second_bot_id"]], [ids["bot_id"]]]
         callbacks = [
             (r["application_id"], r["response_type"])
             for r in c.records(since=mark, kind="interaction_callback")

@@ -77,6 +77,8 @@ def slash(rig: BridgeRig, bot: str, channel: str, name: str = "status") -> dict:
         rig.ids.get(channel, channel), name, application_id=rig.ids[bot], timeout=10
     )
     assert result["application_id"] == rig.ids[bot], result
+    (sent,) = rig.discord.records(since=since, kind="interaction_create")
+    assert sent["delivered_to"] == [rig.ids[bot]], sent  # only that bot's gateway got it
     assert result["ephemeral"] and result["message"]["author"]["id"] == rig.ids[bot], result
     if result["response_type"] == 5:  # "thinking…", then the follow-up edits it
         record = rig.discord.wait(
@@ -152,6 +154,8 @@ def run_two_machines(a: BridgeRig, b: BridgeRig) -> None:
     said(a, "bot_id", ids["project-a"], "Model saw:", since)
     answered = discord.records(since=since, kind="interaction_callback")
     assert {r["application_id"] for r in answered} == {ids["bot_id"]}, answered
+    sent = discord.records(since=since, kind="interaction_create")
+    assert [r["delivered_to"] for r in sent] == [[ids["bot_id"]]], sent  # B never got it
     assert not (b.projects["project-a"] / "by-a.txt").exists()
 
     # /status: each bot's command answers in its own channel and refuses politely elsewhere.

@@ -88,11 +88,12 @@ def create_interaction(
     )
     st.interactions[iid] = ist
     st.interaction_by_token[token] = ist
-    st.gateway.dispatch("INTERACTION_CREATE", payload)
+    delivered_to = st.gateway.dispatch("INTERACTION_CREATE", payload)
     st.record(
         "interaction_create",
         interaction_id=iid,
         application_id=app_id,
+        delivered_to=delivered_to,  # the bots (gateway sessions) that received it
         interaction_type=kind,
         channel_id=channel["id"],
         user_id=user["id"],
