@@ -123,17 +123,18 @@ def point_discord_at(emu: Emulator) -> None:
 class BotRunner:
     """Runs a discord.py client on its own loop in a thread, like a separate process would."""
 
-    def __init__(self, emu: Emulator) -> None:
+    def __init__(self, emu: Emulator, token: str | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self.bot: Bot | None = None
         self.error: list[BaseException] = []
+        self.token = token or emu.bot_token
         self.thread = threading.Thread(target=self._run, args=(emu,), daemon=True)
 
     def _run(self, emu: Emulator) -> None:
         asyncio.set_event_loop(self.loop)
         self.bot = Bot(int(emu.ids["guild_id"]))
         try:
-            self.loop.run_until_complete(self._main(self.bot, emu.bot_token))
+            self.loop.run_until_complete(self._main(self.bot, self.token))
         except BaseException as exc:
             self.error.append(exc)
         finally:
@@ -528,6 +529,66 @@ def test_second_bot_token_acts_as_the_second_bot(emu: Emulator) -> None:
         assert me["id"] == posted["author"]["id"] == emu.ids[bot]
     refused = httpx.post(url, headers={"Authorization": "Bot nope"}, json={"content": "hi"})
     assert refused.status_code == 401
+
+
+def test_each_application_has_its_own_commands_and_interactions(emu: Emulator) -> None:
+    """Two bots register the same command names; a command's interaction reaches only the
+    application that owns it, which answers (and follows up) as its own bot user, and a click
+    reaches only the bot whose message it is."""
+    point_discord_at(emu)
+    first, second = BotRunner(emu), BotRunner(emu, emu.second_bot_token)
+    first.start()
+    second.start()
+    try:
+        c, ids = emu.client, emu.ids
+        wait = {"kind": "commands_update", "timeout": 5}
+        c.wait(since=0, application_id=ids["bot_id"], **wait)
+        c.wait(since=0, application_id=ids["second_bot_id"], **wait)
+        for app in ("bot_id", "second_bot_id"):
+            (names,) = [[cmd["name"] for cmd in cmds] for cmds in c.commands(ids[app]).values()]
+            assert sorted(names) == ["echo", "slow", "think"]
+        mark = c.mark()
+        answer = c.run_command(
+            ids["general"], "echo", {"text": "b"}, application_id="second_bot_id"
+        )
+        assert answer["application_id"] == ids["second_bot_id"]
+        assert answer["message"]["author"]["id"] == ids["second_bot_id"]
+        assert answer["message"]["content"] == "echo: b"
+        thought = c.run_command(ids["general"], "think", application_id=ids["second_bot_id"])
+        assert thought["message"]["author"]["id"] == ids["second_bot_id"]
+        followup = c.wait(since=mark, kind="message_update", source="followup", timeout=5)
+        assert followup["message"]["content"] == "done thinking"
+        default = c.run_command(ids["general"], "echo", {"text": "a"})  # the first bot's
+        assert default["message"]["author"]["id"] == ids["bot_id"]
+        delivered = [r["delivered_to"] for r in c.records(since=mark, kind="interaction_create")]
+        assert delivered == [[ids["second_bot_id"]], [ids["second_bot_id"]], [ids["bot_id"]]]
+        callbacks = [
+            (r["application_id"], r["response_type"])
+            for r in c.records(since=mark, kind="interaction_callback")
+        ]
+        assert callbacks == [
+            (ids["second_bot_id"], 4),
+            (ids["second_bot_id"], 5),
+            (ids["bot_id"], 4),
+        ]
+        # A click on the second bot's message goes to the second bot.
+        since = c.mark()
+        c.post_message(ids["project-b"], "!buttons")
+        both = [
+            c.wait(since=since, kind="message_create", content="choose", author_id=ids[b])
+            for b in ("bot_id", "second_bot_id")
+        ]
+        picked = c.select(both[1]["message"]["id"], "perm:pick", ["b"])
+        assert picked["application_id"] == ids["second_bot_id"]
+        assert picked["message"]["author"]["id"] == ids["second_bot_id"]
+        # One bot cannot register (or read) another application's commands.
+        url = f"{emu.api_base}/applications/{ids['bot_id']}/guilds/{ids['guild_id']}/commands"
+        auth = {"Authorization": f"Bot {emu.second_bot_token}"}
+        assert httpx.put(url, json=[], headers=auth, timeout=5).status_code == 403
+        assert [cmd["name"] for cmd in c.commands()[ids["guild_id"]]] != []
+    finally:
+        second.stop()
+        first.stop()
 
 
 def test_audit_log_says_who_archived_a_thread_and_auto_archive_is_not_in_it(emu: Emulator) -> None:

@@ -34,7 +34,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-UNMAPPED = "This channel is not mapped to a project (use a project's channel or a thread in it)."
+# Also what another machine's bot says in this bot's channels: each bot's commands show
+# everywhere in the guild, only the bot whose channel it is acts (README "Several machines").
+UNMAPPED = (
+    "This channel is not one of this bot's projects (use a project's channel or a thread in "
+    "it; with a bridge per machine, use the commands of the bot whose channel this is)."
+)
 NOT_RUNNING = "No Claude Code is running here; /start or send a message first."
 PEEK_INLINE = 1900  # characters of screen shown in a code block; longer → a .txt attachment
 

@@ -57,7 +57,7 @@ def test_two_servers_each_relay_their_own_channel(rig) -> None:
     reply_b = rig.discord.wait(
         since=rig.last_post_mark,
         channel_id=rig.ids["project-b"],
-        content_contains="Model saw:",
+        content_regex="^Model saw:",  # the reply, not the status message quoting it
         author_id=rig.ids["second_bot_id"],
         timeout=60,
     )["message"]  # the second server's reply, posted with its own token

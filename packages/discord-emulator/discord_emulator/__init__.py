@@ -28,8 +28,13 @@ Things to know:
   already-open keep-alive connections are aborted (counted as ``REFUSED <route>``). Existing
   gateway websockets stay up; new gateway connects fail until ``set_outage(None)``.
 * A second bot is in the guild: ``emu.second_bot_token`` logs in (READY, ``/users/@me``) and
-  posts and edits as ``ids["second_bot_id"]``; a click goes to the bot whose message it is.
-  Slash commands belong to the first bot only (the second one's registration gets 404).
+  posts, edits, reacts and starts threads as ``ids["second_bot_id"]``. Each bot is its own
+  application (app id == bot id) with its own slash commands (registering another
+  application's gets 403). An interaction goes only to its application's gateway sessions
+  (``interaction_create`` records ``application_id`` and ``delivered_to``) and is answered as
+  that bot: a click to the bot whose message it is, a command to the bot that registered it
+  (``run_command(..., application_id=...)`` picks whose; by default the first bot's).
+  ``commands(application_id)`` lists one application's commands.
 """
 
 from .client import EmulatorClient

@@ -76,8 +76,10 @@ class EmulatorClient:
     def reactions(self, channel_id: str, message_id: str) -> list[str]:
         return self._call("GET", f"/_test/reactions/{message_id}")
 
-    def commands(self) -> dict[str, list[dict[str, Any]]]:
-        return self._call("GET", "/_test/commands")
+    def commands(self, application_id: str | None = None) -> dict[str, list[dict[str, Any]]]:
+        """One application's registered commands by scope (default: the first bot's)."""
+        query = f"?application_id={application_id}" if application_id else ""
+        return self._call("GET", "/_test/commands" + query)
 
     # ----- counters and failures ---------------------------------------------------------
 
@@ -269,8 +271,13 @@ class EmulatorClient:
         options: dict[str, Any] | None = None,
         user: str = "alice",
         timeout: float = 5.0,
+        application_id: str | None = None,
     ) -> dict[str, Any]:
-        return self._command(channel_id, name, options, user, timeout)
+        """Use a slash command. With two bots in the guild, ``application_id`` (an id, or a
+        seeded name such as ``"second_bot_id"``) picks whose command, as a user picks one
+        bot's command in Discord's picker; without it the first bot's is used if it has one."""
+        extra = {"application_id": application_id} if application_id else {}
+        return self._command(channel_id, name, options, user, timeout, **extra)
 
     def autocomplete(
         self,

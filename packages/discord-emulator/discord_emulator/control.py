@@ -107,7 +107,10 @@ async def counters(request: web.Request) -> web.Response:
 
 
 async def commands(request: web.Request) -> web.Response:
-    return json_response(_st(request).commands)
+    """One application's commands by scope (the first bot's unless ``?application_id=``)."""
+    st = _st(request)
+    app_id = request.query.get("application_id") or st.ids["bot_id"]
+    return json_response(st.app_commands.get(app_id, {}))
 
 
 # ----- failures ----------------------------------------------------------------------------
@@ -383,11 +386,15 @@ async def submit_modal(request: web.Request) -> web.Response:
     return json_response(await _settle_and_await(st, ist, float(body.get("timeout", 5.0))))
 
 
-def _find_command(st: State, name: str) -> dict[str, Any] | None:
-    for scope in (st.ids["guild_id"], "global"):
-        for cmd in st.commands.get(scope, []):
-            if cmd["name"] == name:
-                return cmd
+def _find_command(st: State, name: str, app_id: str | None) -> dict[str, Any] | None:
+    """The command ``name`` of application ``app_id``; without one, the first bot's, else any
+    other application's (as a user picks one bot's command in Discord's picker)."""
+    apps = [app_id] if app_id else [st.ids["bot_id"], *sorted(st.app_commands)]
+    for app in apps:
+        for scope in (st.ids["guild_id"], "global"):
+            for cmd in st.app_commands.get(app, {}).get(scope, []):
+                if cmd["name"] == name:
+                    return cmd
     return None
 
 
@@ -401,7 +408,8 @@ def _options(cmd: dict[str, Any], options: Any) -> list[dict[str, Any]]:
 async def run_command(request: web.Request) -> web.Response:
     st = _st(request)
     body = await read_json(request)
-    cmd = _find_command(st, body["name"])
+    app_id = st.ids.get(body.get("application_id") or "", body.get("application_id"))
+    cmd = _find_command(st, body["name"], app_id)
     if cmd is None:
         raise _bad(f"command {body['name']!r} was never registered by the bot", 404)
     data: dict[str, Any] = {
@@ -417,7 +425,9 @@ async def run_command(request: web.Request) -> web.Response:
         for opt in data["options"]:
             opt["focused"] = opt["name"] == body["autocomplete"]
     channel = m.get_channel(st, str(body["channel_id"]))
-    ist = itx.create_interaction(st, kind, _author(st, body), channel, data)
+    ist = itx.create_interaction(
+        st, kind, _author(st, body), channel, data, app_id=cmd["application_id"]
+    )
     return json_response(await _settle_and_await(st, ist, float(body.get("timeout", 5.0))))
 
 

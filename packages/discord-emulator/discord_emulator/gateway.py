@@ -58,15 +58,19 @@ class GatewayHub:
 
     # ----- fan-out -------------------------------------------------------------------------
 
-    def dispatch(self, event: str, data: dict[str, Any]) -> None:
+    def dispatch(self, event: str, data: dict[str, Any]) -> list[str]:
+        """Send an event to every session that may see it; returns their bot users' ids."""
         need = required_intent(event, data)
         app_id = data.get("application_id") if event == "INTERACTION_CREATE" else None
+        sent = []
         for session in list(self.sessions.values()):
             if need and not session.intents & need:
                 continue
             if app_id and session.bot.get("id", app_id) != app_id:
                 continue  # an interaction reaches only its own application
             self._send_event(session, event, self._filtered(session, event, data))
+            sent.append(str(session.bot.get("id") or self.st.ids["bot_id"]))
+        return sent
 
     def _filtered(self, session: Session, event: str, data: dict[str, Any]) -> dict[str, Any]:
         """Without MESSAGE_CONTENT, other users' guild messages arrive blank (pitfall 11)."""

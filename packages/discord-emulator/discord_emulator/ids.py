@@ -34,7 +34,7 @@ def snowflake_now(increment: int) -> str:
 
 
 USER_NAMES = ("alice", "bob", "carol")
-CHANNEL_NAMES = ("general", "project-a", "project-b", "project-c")
+CHANNEL_NAMES = ("general", "project-a", "project-b", "project-c", "general-b")
 
 
 def make_token(bot_id: str, seed: int) -> str:

@@ -39,12 +39,17 @@ def create_interaction(
     channel: dict[str, Any],
     data: dict[str, Any],
     message: dict[str, Any] | None = None,
+    app_id: str | None = None,
 ) -> InteractionState:
-    """Build and dispatch an INTERACTION_CREATE with every field discord.py needs (pitfall 5)."""
+    """Build and dispatch an INTERACTION_CREATE with every field discord.py needs (pitfall 5).
+
+    It goes to one application only (the gateway sends it to that bot's sessions alone): a
+    command's to the application that registered it (``app_id``), a click's to the bot whose
+    message it is, as Discord does."""
     iid, token = st.flakes.next(), "aW50ZXJhY3Rpb24" + secrets.token_urlsafe(48)
-    # A click goes to the bot whose message it is; slash commands belong to the first bot.
     author = ((message or {}).get("author") or {}).get("id")
-    app_id = author if author in {bot["id"] for bot in st.bots.values()} else st.ids["bot_id"]
+    if app_id is None:
+        app_id = author if st.is_bot(author) else st.ids["bot_id"]
     payload: dict[str, Any] = {
         "id": iid,
         "application_id": app_id,
@@ -83,10 +88,12 @@ def create_interaction(
     )
     st.interactions[iid] = ist
     st.interaction_by_token[token] = ist
-    st.gateway.dispatch("INTERACTION_CREATE", payload)
+    delivered_to = st.gateway.dispatch("INTERACTION_CREATE", payload)
     st.record(
         "interaction_create",
         interaction_id=iid,
+        application_id=app_id,
+        delivered_to=delivered_to,  # the bots (gateway sessions) that received it
         interaction_type=kind,
         channel_id=channel["id"],
         user_id=user["id"],
@@ -104,6 +111,7 @@ def interaction_result(st: State, ist: InteractionState) -> dict[str, Any]:
 
     return {
         "interaction_id": ist.id,
+        "application_id": ist.application_id,
         "token": ist.token,
         "response_type": ist.response_type,
         "ephemeral": ist.ephemeral,
@@ -172,12 +180,13 @@ def _apply_callback(
     """Perform the response; returns (record kind, message) to announce after the flush."""
     channel = st.channels.get(ist.channel_id) or {}
     flags = int(data.get("flags") or 0)
+    bot = st.users[ist.application_id]  # the application answers as its own bot user
     if rtype == 4:
-        msg = m.create_message(st, channel, st.bot_user, data, uploads)
+        msg = m.create_message(st, channel, bot, data, uploads)
         return _own_response(ist, msg, "message_create")
     if rtype == 5:
         body = {"flags": (flags & m.EPHEMERAL) | m.LOADING}
-        msg = m.create_message(st, channel, st.bot_user, body, [], validate=False)
+        msg = m.create_message(st, channel, bot, body, [], validate=False)
         ist.thinking = True
         return _own_response(ist, msg, "message_create")
     if rtype == 7 and ist.message_id in st.message_index:
@@ -228,6 +237,7 @@ def _publish_callback(
     st.record(
         "interaction_callback",
         interaction_id=ist.id,
+        application_id=ist.application_id,
         response_type=ist.response_type,
         ephemeral=ist.ephemeral,
         channel_id=ist.channel_id,
@@ -258,7 +268,7 @@ def _callback_body(st: State, ist: InteractionState, rtype: int) -> dict[str, An
 def _by_token(st: State, request: web.Request) -> InteractionState:
     mi = request.match_info
     ist = st.interaction_by_token.get(mi["webhook_token"])
-    if ist is None or mi["webhook_id"] != st.ids["bot_id"]:
+    if ist is None or mi["webhook_id"] != ist.application_id:
         raise unknown("webhook")
     if ist.response_type is None:
         raise unknown("webhook")  # follow-ups before the ack do not exist yet
@@ -284,8 +294,8 @@ async def followup(request: web.Request) -> web.Response:
         )
     else:
         channel = st.channels.get(ist.channel_id) or {}
-        msg = m.create_message(st, channel, st.bot_user, body, uploads)
-        msg["webhook_id"] = st.ids["bot_id"]
+        msg = m.create_message(st, channel, st.users[ist.application_id], body, uploads)
+        msg["webhook_id"] = ist.application_id
         ist.followups.append(msg["id"])
         snapshot = copy.deepcopy(msg)
         defer(request, lambda: m.announce(st, snapshot, source="followup", interaction_id=ist.id))

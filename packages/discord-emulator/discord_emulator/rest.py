@@ -36,7 +36,7 @@ def _application(st: State, bot: dict[str, Any] | None = None) -> dict[str, Any]
     bot = bot or st.bot_user
     return {
         "id": bot["id"],
-        "name": "emulator-bot",
+        "name": bot["username"],
         "description": "",
         "icon": None,
         "bot_public": False,
@@ -327,7 +327,8 @@ def _react(request: web.Request, add: bool) -> web.Response:
         mine.append(emoji)
     elif not add and emoji in mine:
         mine.remove(emoji)
-    defer(request, lambda: reaction_event(st, msg, emoji, st.ids["bot_id"], add))
+    user_id = _bot(request)["id"]  # the bot whose token reacted
+    defer(request, lambda: reaction_event(st, msg, emoji, user_id, add))
     return no_content()
 
 
@@ -402,7 +403,7 @@ async def thread_from_message(request: web.Request) -> web.Response:
     if msg["id"] in st.channels:
         raise ApiError(400, 160004, "A thread has already been created for this message")
     # A thread started from a message takes the message's id.
-    thread = start_thread(st, parent, st.ids["bot_id"], await read_json(request), msg["id"])
+    thread = start_thread(st, parent, _bot(request)["id"], await read_json(request), msg["id"])
     msg["thread"] = thread
     defer(request, lambda: announce_thread(st, thread, "rest"))
     return json_response(thread, 201)
@@ -411,7 +412,7 @@ async def thread_from_message(request: web.Request) -> web.Response:
 async def thread_without_message(request: web.Request) -> web.Response:
     st = _st(request)
     parent = m.get_channel(st, request.match_info["channel_id"])
-    thread = start_thread(st, parent, st.ids["bot_id"], await read_json(request))
+    thread = start_thread(st, parent, _bot(request)["id"], await read_json(request))
     defer(request, lambda: announce_thread(st, thread, "rest"))
     return json_response(thread, 201)
 
@@ -427,14 +428,19 @@ async def thread_member(request: web.Request) -> web.Response:
 # ----- application commands ----------------------------------------------------------------
 
 
-def _scope(request: web.Request) -> str:
+def _scope(request: web.Request) -> tuple[str, str]:
+    """(application id, scope) of a command route. Each bot registers only its own
+    application's commands: another application's id is 403, an unknown one 404."""
     st = _st(request)
-    if request.match_info["application_id"] != st.ids["bot_id"]:
+    app_id = request.match_info["application_id"]
+    if not st.is_bot(app_id):
         raise ApiError(404, 10002, "Unknown Application")
-    return request.match_info.get("guild_id", "global")
+    if app_id != _bot(request)["id"]:
+        raise ApiError(403, 50001, "Missing Access")
+    return app_id, request.match_info.get("guild_id", "global")
 
 
-def _command(st: State, scope: str, cmd: dict[str, Any]) -> dict[str, Any]:
+def _command(st: State, app_id: str, scope: str, cmd: dict[str, Any]) -> dict[str, Any]:
     out = {
         "type": 1,
         "description": "",
@@ -445,7 +451,7 @@ def _command(st: State, scope: str, cmd: dict[str, Any]) -> dict[str, Any]:
     }
     out.update(
         id=cmd.get("id") or st.flakes.next(),
-        application_id=st.ids["bot_id"],
+        application_id=app_id,
         version=st.flakes.next(),
     )
     if scope != "global":
@@ -454,32 +460,43 @@ def _command(st: State, scope: str, cmd: dict[str, Any]) -> dict[str, Any]:
 
 
 async def get_commands(request: web.Request) -> web.Response:
-    return json_response(_st(request).commands.get(_scope(request), []))
+    app_id, scope = _scope(request)
+    return json_response(_st(request).app_commands.get(app_id, {}).get(scope, []))
 
 
 async def put_commands(request: web.Request) -> web.Response:
-    st, scope = _st(request), _scope(request)
+    st, (app_id, scope) = _st(request), _scope(request)
     body = await request.json()
     errs = FormErrors()
     for i, cmd in enumerate(body):
         validate_command(errs, i, cmd)
     errs.raise_if_any()
-    st.commands[scope] = [_command(st, scope, c) for c in body]
-    cmds = st.commands[scope]
-    defer(request, lambda: st.record("commands_update", scope=scope, commands=cmds))
+    scopes = st.app_commands.setdefault(app_id, {})
+    scopes[scope] = [_command(st, app_id, scope, c) for c in body]
+    cmds = scopes[scope]
+    defer(
+        request,
+        lambda: st.record("commands_update", scope=scope, application_id=app_id, commands=cmds),
+    )
     return json_response(cmds)
 
 
 async def post_command(request: web.Request) -> web.Response:
-    st, scope = _st(request), _scope(request)
+    st, (app_id, scope) = _st(request), _scope(request)
     body = await read_json(request)
     errs = FormErrors()
     validate_command(errs, 0, body)
     errs.raise_if_any()
-    cmds = [c for c in st.commands.get(scope, []) if c["name"] != body.get("name")]
-    cmd = _command(st, scope, body)
-    st.commands[scope] = [*cmds, cmd]
-    defer(request, lambda: st.record("commands_update", scope=scope, commands=st.commands[scope]))
+    scopes = st.app_commands.setdefault(app_id, {})
+    cmds = [c for c in scopes.get(scope, []) if c["name"] != body.get("name")]
+    cmd = _command(st, app_id, scope, body)
+    scopes[scope] = [*cmds, cmd]
+    defer(
+        request,
+        lambda: st.record(
+            "commands_update", scope=scope, application_id=app_id, commands=scopes[scope]
+        ),
+    )
     return json_response(cmd, 201)
 
 

@@ -51,6 +51,11 @@ class InteractionState:
     expired: bool = False
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
+    @property
+    def application_id(self) -> str:
+        """The application the interaction was sent to (the only one that can answer it)."""
+        return str(self.payload["application_id"])
+
 
 class State:
     """The world (guild, users, channels, messages) plus test bookkeeping."""
@@ -80,8 +85,8 @@ class State:
             ids["bot_id"]: self.bot_user,
             ids["second_bot_id"]: self.second_bot_user,
         }
-        # Every token the emulator accepts, and the bot user it logs in as. The second bot
-        # can log in, read, post and edit; interactions and commands belong to the first.
+        # Every token the emulator accepts, and the bot user it logs in as. Each bot is its own
+        # application (app id == bot user id): its own commands, its own interactions.
         self.bots = {self.token: self.bot_user, self.second_token: self.second_bot_user}
         for name in USER_NAMES:
             self.users[ids[name]] = p.user_obj(ids[name], name)
@@ -122,10 +127,21 @@ class State:
         self.interactions: dict[str, InteractionState] = {}
         self.interaction_by_token: dict[str, InteractionState] = {}
         # Registered commands survive reset: the bot registers them once in setup_hook.
-        self.commands: dict[str, list[dict[str, Any]]] = getattr(self, "commands", {})
+        # Per application, then per scope ("global" or a guild id).
+        self.app_commands: dict[str, dict[str, list[dict[str, Any]]]] = getattr(
+            self, "app_commands", {}
+        )
         self.modals: list[tuple[InteractionState, dict[str, Any]]] = []
         self.audit_log: list[dict[str, Any]] = []  # newest last
         self.audit_log_access = True  # False: the bot lacks View Audit Log (403 / 50013)
+
+    @property
+    def commands(self) -> dict[str, list[dict[str, Any]]]:
+        """The first bot's commands by scope."""
+        return self.app_commands.setdefault(self.ids["bot_id"], {})
+
+    def is_bot(self, user_id: str | None) -> bool:
+        return any(bot["id"] == user_id for bot in self.bots.values())
 
     def user(self, ref: str) -> dict[str, Any]:
         """A user by seeded name or raw id; unknown ids become plain users."""
