@@ -72,9 +72,21 @@ class HookContext:
         delivery.deliver(self.runtime, self.server, self.channel_id, posts, budget)
 
 
+def hook_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str]:
+    """What this hook process may take from its command line and environment: the trusted
+    locations (:func:`runtime.hook_locations`) and the pane's channel and thread markers
+    (checked against the config in :func:`resolve`)."""
+    env = runtime.hook_locations(argv, environ)
+    for name in (ENV_CHANNEL, ENV_THREAD):
+        if environ.get(name):
+            env[name] = environ[name]
+    return env
+
+
 def resolve(event: dict, env: dict | os._Environ[str] | None = None) -> HookContext | None:
-    """The session's context, or None when the event is not for the bridge."""
-    env = os.environ if env is None else env
+    """The session's context, or None when the event is not for the bridge. ``env``: the
+    locations and markers to use, default :func:`hook_env` of this process."""
+    env = hook_env(sys.argv, os.environ) if env is None else env
     marker = env.get(ENV_CHANNEL)
     path = runtime.config_path(env)
     if not marker and not os.path.exists(path):
@@ -146,7 +158,7 @@ def log_error(err: BaseException) -> None:
 
     text = "".join(traceback.format_exception(err))
     try:
-        rt = runtime.Runtime().ensure()
+        rt = runtime.Runtime(runtime.runtime_dir_path(hook_env(sys.argv, os.environ))).ensure()
         runtime.append_log(rt.hook_log, f"{sys.argv[0]}: {text}")
     except Exception as log_err:  # the runtime dir itself may be the problem
         sys.stderr.write(f"discord-bridge hook: {text}\n(log unavailable: {log_err})\n")

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from bridge.claude import settings as claude_settings
+from bridge.state import runtime
 from discord_emulator import Emulator
 from fake_anthropic.claude_cli import ClaudeNotInstalled, claude_binary
 
@@ -102,9 +103,11 @@ class Setup:
         self, script: Path, stdin: str | bytes, **env: str
     ) -> subprocess.CompletedProcess[bytes]:
         data = stdin.encode() if isinstance(stdin, str) else stdin
+        env = {**self.env, **env}
+        # As `hooks install` writes them: a hook takes its locations from its command line.
         return subprocess.run(
-            [sys.executable, "-I", str(script)],
-            input=data, env={**self.env, **env}, cwd=self.project,
+            [sys.executable, "-I", str(script), *runtime.hook_args(env)],
+            input=data, env=env, cwd=self.project,
             capture_output=True, timeout=30,
         )  # fmt: skip
 
