@@ -321,6 +321,19 @@ def test_doctor_passes_on_a_good_setup(setup: Setup) -> None:
     assert done.stdout.rstrip().endswith("all checks passed")
 
 
+def test_doctor_flags_hooks_installed_for_another_runtime_dir(setup: Setup) -> None:
+    setup.write_config(setup.config())
+    setup.install_hooks()  # hooks take their runtime dir from their command line
+    setup.env["DISCORD_BRIDGE_RUNTIME_DIR"] = str(setup.tmp / "moved")
+    done = setup.cli("doctor")
+    assert done.returncode == 1
+    failed = "\n".join(lines(done.stdout, "✗"))
+    assert "installed for another bridge home or runtime dir" in failed
+    assert f"--runtime-dir {setup.runtime}" in failed
+    setup.install_hooks()
+    assert lines(setup.cli("doctor").stdout, "✗") == []
+
+
 def test_doctor_flags_a_wrong_token_with_the_fix(setup: Setup) -> None:
     setup.write_config(setup.config(token="MTIz.wrong.token"))
     setup.install_hooks()
