@@ -92,7 +92,7 @@ def resolve(event: dict, env: dict | os._Environ[str] | None = None) -> HookCont
     if not marker and not os.path.exists(path):
         return None  # someone else's Claude Code session on a machine without our config
     cfg = config.load(path, {})  # endpoints from the file only: never from a hook's env
-    rt = runtime.Runtime(runtime.runtime_dir_path(env))
+    rt = runtime.Runtime.from_env(env)
     project = cfg.project_for_channel(marker) if is_snowflake(marker) else None
     if marker and project is None:
         note(rt, f"ignored {ENV_CHANNEL}={marker[:40]!r}: not a channel of {path}")
@@ -158,7 +158,7 @@ def log_error(err: BaseException) -> None:
 
     text = "".join(traceback.format_exception(err))
     try:
-        rt = runtime.Runtime(runtime.runtime_dir_path(hook_env(sys.argv, os.environ))).ensure()
+        rt = runtime.Runtime.from_env(hook_env(sys.argv, os.environ)).ensure()
         runtime.append_log(rt.hook_log, f"{sys.argv[0]}: {text}")
     except Exception as log_err:  # the runtime dir itself may be the problem
         sys.stderr.write(f"discord-bridge hook: {text}\n(log unavailable: {log_err})\n")

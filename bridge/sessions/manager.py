@@ -303,8 +303,8 @@ class SessionManager:
 
     def private_paths(self) -> list[str]:
         """What Claude's own file tools may not touch: the config (bot tokens) and the bridge
-        home, and every runtime folder but uploads/ and outputs/ (decision files, prompts,
-        records, logs, the outbox)."""
+        home, and every runtime and state folder but uploads/ and outputs/ (decision files,
+        prompts, records, logs, the outbox)."""
         keep = ("uploads", "outputs")
         paths = [self.config_path, runtime.bridge_home()]
         return paths + [self.runtime.path(name) for name in runtime.SUBDIRS if name not in keep]

@@ -90,7 +90,7 @@ def test_a_projects_settings_env_cannot_redirect_the_token_or_escape_the_runtime
 
     assert reply["channel_id"] == rig.ids["project-a"]
     # The hooks saw the hostile env (Claude Code applies the project's env block to them) ...
-    log = (rig.runtime_dir / "logs" / "hooks.log").read_text()
+    log = (rig.state_dir / "logs" / "hooks.log").read_text()
     assert "ignored DISCORD_BRIDGE_THREAD_ID='../../x'" in log
     # ... and neither sent anything to the listener nor wrote outside the runtime dir.
     assert listener.requests == []
@@ -103,7 +103,7 @@ def test_claudes_own_file_tools_cannot_read_or_write_the_bridges_private_files(r
     raw["servers"][0]["projects"][0]["permission"] = "bypassPermissions"  # nothing asks
     rig.write_config(raw)
     channel = rig.ids["project-a"]
-    record = rig.runtime_dir / "state" / f"{channel}.json"
+    record = rig.state_dir / "state" / f"{channel}.json"
     decision = rig.runtime_dir / "prompts" / "forged.decision"
     config_file = rig.bridge_home / "config.json"
     rig.api.script(

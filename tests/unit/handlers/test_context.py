@@ -35,7 +35,8 @@ def home(tmp_path):
 
 
 def trusted(tmp_path, home, **markers: str) -> dict[str, str]:
-    env = {runtime.ENV_HOME: str(home), runtime.ENV_RUNTIME_DIR: str(tmp_path / "rt")}
+    env = {runtime.ENV_HOME: str(home), runtime.ENV_RUNTIME_DIR: str(tmp_path / "rt"),
+           runtime.ENV_STATE_DIR: str(tmp_path / "rt")}  # fmt: skip
     return {**env, **markers}
 
 
@@ -64,7 +65,7 @@ def test_a_thread_marker_that_is_not_a_thread_of_the_project_is_ignored(
 
 
 def test_a_thread_listed_in_the_config_or_recorded_by_the_bot_is_used(tmp_path, home) -> None:
-    rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
+    rt = runtime.Runtime(str(tmp_path / "rt"), str(tmp_path / "rt")).ensure()
     session_state.save(rt, RECORDED, {"project": "alpha", "thread_id": RECORDED})
     for thread in (LISTED, RECORDED):
         env = trusted(tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL,
@@ -121,8 +122,10 @@ def test_hooks_install_writes_the_locations_on_each_command(monkeypatch, tmp_pat
 
     monkeypatch.setenv(runtime.ENV_HOME, str(tmp_path / "h"))
     monkeypatch.setenv(runtime.ENV_RUNTIME_DIR, str(tmp_path / "r"))
+    monkeypatch.setenv(runtime.ENV_STATE_DIR, str(tmp_path / "s"))
     command = claude_settings.hook_command("stop.py")
-    assert f"stop.py --home {tmp_path}/h --runtime-dir {tmp_path}/r # discord-bridge" in command
-    monkeypatch.delenv(runtime.ENV_HOME)
-    monkeypatch.delenv(runtime.ENV_RUNTIME_DIR)
+    flags = f"--home {tmp_path}/h --runtime-dir {tmp_path}/r --state-dir {tmp_path}/s"
+    assert f"stop.py {flags} # discord-bridge" in command
+    for name in (runtime.ENV_HOME, runtime.ENV_RUNTIME_DIR, runtime.ENV_STATE_DIR):
+        monkeypatch.delenv(name)
     assert claude_settings.hook_command("stop.py").endswith("stop.py # discord-bridge")

@@ -113,6 +113,7 @@ def bridge_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str
     (home / "config.json").chmod(0o600)
     monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(home))
     monkeypatch.setenv("DISCORD_BRIDGE_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("DISCORD_BRIDGE_STATE_DIR", str(tmp_path / "runtime"))
     return {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
