@@ -97,7 +97,12 @@ def setup(tmp: str) -> tuple[dict[str, str], str]:
         "servers": [
             {
                 "name": "main",
-                "discord": {"botToken": "unused", "ownerUserId": "100000000000000002"},
+                "discord": {
+                    "botToken": "unused",
+                    "ownerUserId": "100000000000000002",
+                    # Unroutable: a hook that tried the network on these paths would stall.
+                    "apiBaseUrl": "http://127.0.0.1:9/api/v10",
+                },
                 "permissionTools": [ASKING_TOOL],
                 "projects": [{"name": "p", "channelId": CHANNEL, "projectPath": project}],
             }
@@ -111,9 +116,9 @@ def setup(tmp: str) -> tuple[dict[str, str], str]:
         "DISCORD_BRIDGE_HOME": home,
         "DISCORD_BRIDGE_RUNTIME_DIR": os.path.join(tmp, "runtime"),
         "DISCORD_BRIDGE_STATE_DIR": os.path.join(tmp, "runtime"),
-        # Unroutable: a hook that tried the network on these paths would stall and show.
-        "DISCORD_BRIDGE_API_BASE": "http://127.0.0.1:9/api/v10",
     }
+    # hook_command() writes these on the command line, as `hooks install` would.
+    os.environ.update({k: v for k, v in env.items() if k.startswith("DISCORD_BRIDGE_")})
     runtime.Runtime(env["DISCORD_BRIDGE_RUNTIME_DIR"]).ensure()  # the bot made it
     return env, project
 

@@ -63,6 +63,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     except config.ConfigError as err:
         print(f"discord-bridge: {err}", file=sys.stderr)
         return 2
+    try:  # the hooks of the sessions it starts may read this file (DISCORD_BRIDGE_CONFIG)
+        runtime.register_config(path)
+    except OSError as err:
+        print(f"discord-bridge: cannot register {path} for the hooks: {err}", file=sys.stderr)
     import discord
 
     from bridge.bot.app import run_bridge

@@ -173,11 +173,30 @@ def check_hooks(report: Report) -> None:
     if missing:
         what = f"hooks missing in {path}: {', '.join(missing)}"
         report.fail(what, "discord-bridge hooks install")
+    elif _hook_locations(found["Stop"]) != runtime.hook_args():
+        what = (f"the hooks in {path} were installed for another bridge home or runtime dir "
+                f"({' '.join(_hook_locations(found['Stop'])) or 'the defaults'})")  # fmt: skip
+        report.fail(what, "discord-bridge hooks install (with the same DISCORD_BRIDGE_* variables)")
     elif _prompt_timeout_too_short(path):
         what = "the PermissionRequest hook's timeout is not above prompts.timeoutSeconds"
         report.fail(what, "discord-bridge hooks install (again, after changing the timeout)")
     else:
         report.ok(f"hooks installed in {path}")
+
+
+def _hook_locations(command: str) -> list[str]:
+    """The ``--home`` / ``--runtime-dir`` arguments on an installed hook command."""
+    import shlex
+
+    try:
+        argv = shlex.split(command, comments=True)
+    except ValueError:
+        return []
+    found: list[str] = []
+    for flag, _ in runtime.HOOK_FLAGS:
+        if flag in argv[:-1]:
+            found += [flag, argv[argv.index(flag) + 1]]
+    return found
 
 
 def _prompt_timeout_too_short(path: str) -> bool:

@@ -104,10 +104,9 @@ def find_in_file(path: str) -> list[tuple[str, str]]:
     reports that, with the fix)."""
     try:
         with open(path, encoding="utf-8") as handle:
-            raw = json.load(handle)
-    except (OSError, ValueError):
+            return find(json.load(handle))
+    except (OSError, ValueError, RecursionError):
         return []
-    return find(raw)
 
 
 def explain(path: str, found: list[tuple[str, str]]) -> str:

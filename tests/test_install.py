@@ -172,7 +172,8 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
         unit.read_text()
     )
     assert f"✓ service: installed ({unit})" in second.stdout
-    stop_script = shlex.split(installed["Stop"].removesuffix(claude_settings.MARK))[-1]
+    argv = shlex.split(installed["Stop"], comments=True)
+    stop_script = next(arg for arg in argv if arg.endswith("stop.py"))  # locations follow it
     assert Path(stop_script).read_text().endswith("# updated checkout\n")  # reinstalled
 
     print(f"install.sh: first run {first_seconds:.1f} s, second run {second_seconds:.1f} s")

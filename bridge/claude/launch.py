@@ -30,9 +30,13 @@ def claude_argv(
     outputs: str,
     upload_limit: int,
     extra_args: list[str],
+    private: list[str] | tuple[str, ...] = (),
 ) -> list[str]:
     """``claude`` with the session's model, permission mode, conversation to resume, access to
-    its uploads/outputs folders and the bridge's system prompt, then the user's own args."""
+    its uploads/outputs folders and the bridge's system prompt, then the user's own args.
+
+    ``private``: directories and files Claude's own file tools must not touch (the bridge's
+    config, its decision files and records), denied in the same settings layer."""
     from bridge.discord.render.attachments import format_size
 
     argv = [command]
@@ -45,9 +49,29 @@ def claude_argv(
     # Not --add-dir: for a directory it has not seen, that raises a trust dialog whose
     # default answer exits Claude Code. additionalDirectories in a session settings layer
     # grants the same access without asking.
-    extra_dirs = {"permissions": {"additionalDirectories": [uploads, outputs]}}
-    argv += ["--settings", fastjson.dumps(extra_dirs)]
+    permissions: dict = {"additionalDirectories": [uploads, outputs]}
+    if private:
+        permissions["deny"] = deny_rules(private)
+    argv += ["--settings", fastjson.dumps({"permissions": permissions})]
     limit = format_size(upload_limit)
     prompt = SYSTEM_PROMPT.format(uploads=uploads, outputs=outputs, limit=limit)
     argv += ["--append-system-prompt", prompt]
     return argv + extra_args
+
+
+def deny_rules(paths: list[str] | tuple[str, ...]) -> list[str]:
+    """``Read(…)`` and ``Edit(…)`` deny rules for each path and everything below it.
+
+    Claude Code's path rules take an absolute path as ``//path``; ``Edit`` rules cover every
+    built-in tool that writes files (Edit, Write, NotebookEdit), and a path-scoped ``Write(…)``
+    rule is not consulted, so there is none. A deny rule wins over ``additionalDirectories``
+    and over every permission mode. Bash is not covered: see the README's Security section."""
+    import os
+
+    rules: list[str] = []
+    for path in paths:
+        for variant in dict.fromkeys((os.path.abspath(path), os.path.realpath(path))):
+            pattern = "/" + variant.rstrip("/")
+            for tool in ("Read", "Edit"):
+                rules += [f"{tool}({pattern})", f"{tool}({pattern}/**)"]
+    return rules

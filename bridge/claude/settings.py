@@ -51,8 +51,10 @@ def script_path(script: str) -> str:
 
 
 def hook_command(script: str, python: str | None = None) -> str:
-    path = script_path(script)
-    return f"{shlex.quote(python or sys.executable)} -I -S {shlex.quote(path)} {MARK}"
+    """This interpreter, ``-I -S``, the script, and the bridge home and runtime dir when they
+    are not the defaults (:func:`runtime.hook_args`: hooks do not take them from their env)."""
+    argv = [python or sys.executable, "-I", "-S", script_path(script), *runtime.hook_args()]
+    return f"{shlex.join(argv)} {MARK}"
 
 
 def is_ours(entry: object) -> bool:
@@ -188,6 +190,7 @@ def status_line_command(previous: object = _ABSENT, python: str | None = None) -
     """The statusLine command line: this interpreter, ``-I -S``, the script, the saved
     previous statusLine as JSON (when there was one), and the bridge's marker comment."""
     argv = [python or sys.executable, "-I", "-S", script_path(STATUS_LINE_SCRIPT)]
+    argv += runtime.hook_args()
     if previous is not _ABSENT:
         argv += [PREVIOUS_FLAG, json.dumps(previous, ensure_ascii=False, separators=(",", ":"))]
     return f"{shlex.join(argv)} {MARK}"

@@ -6,6 +6,7 @@ Writes are atomic and keep every key the bridge does not know (and their order).
 from __future__ import annotations
 
 import _thread
+import os
 
 from bridge import fastjson
 from bridge.config import legacy
@@ -18,18 +19,42 @@ from bridge.state import runtime
 def load(path: str | None = None, env: dict | None = None) -> BridgeConfig:
     """Read and validate the config file (default ``$DISCORD_BRIDGE_HOME/config.json``)."""
     path = path or runtime.config_path(env)
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise ConfigError(
-            ["file not found: create it from config.example.json (./install.sh does)"], path
-        ) from None
+    text = _read(path)
     try:
         raw = fastjson.loads(text)
     except ValueError as err:
         raise ConfigError([f"not valid JSON: {err}"], path) from None
+    except RecursionError:
+        raise ConfigError(["not valid JSON: nested too deeply"], path) from None
     return BridgeConfig(raw, path, env)  # type: ignore[arg-type]
+
+
+MAX_CONFIG_BYTES = 16 << 20
+
+
+def _read(path: str) -> bytes:
+    """The file's bytes, or a :class:`ConfigError` that says what is wrong with the path."""
+    if "\0" in path:
+        raise ConfigError(["the config path contains a NUL character"], repr(path))
+    try:
+        with open(path, "rb") as handle:
+            import stat
+
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+                raise ConfigError([f"is {kind}: give the path of the config.json file"], path)
+            if info.st_size > MAX_CONFIG_BYTES:
+                raise ConfigError([f"larger than {MAX_CONFIG_BYTES >> 20} MiB"], path)
+            return handle.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(
+            ["file not found: create it from config.example.json (./install.sh does)"], path
+        ) from None
+    except IsADirectoryError:
+        raise ConfigError(["is a directory: give the path of the config.json file"], path) from None
+    except OSError as err:
+        raise ConfigError([f"cannot read it: {err.strerror or err}"], path) from None
 
 
 def save_raw(path: str, raw: dict) -> None:
@@ -40,7 +65,9 @@ def save_raw(path: str, raw: dict) -> None:
     import json
 
     data = (json.dumps(raw, indent=2, ensure_ascii=False) + "\n").encode()
-    runtime.write_atomic(path, data, 0o600)
+    # A config.json that is a symlink (dotfile managers) stays one: the file it points to is
+    # replaced, atomically, in its own directory.
+    runtime.write_atomic(os.path.realpath(path), data, 0o600)
 
 
 # --- threads ----------------------------------------------------------------------------
@@ -100,9 +127,11 @@ def append_thread(path: str, server_index: int, project_name: str, entry: dict) 
 
 
 def _append_thread(path: str, server_index: int, project_name: str, entry: dict) -> bool:
-    with open(path, "rb") as handle:
-        original = handle.read()
-    raw = fastjson.loads(original)
+    original = _read(path)
+    try:
+        raw = fastjson.loads(original)
+    except (ValueError, RecursionError) as err:
+        raise ConfigError([f"not valid JSON: {err}"], path) from None
     if not isinstance(raw, dict):
         raise ConfigError(["(top level): expected a JSON object"], path)
     old_format = legacy.is_v1(raw)

@@ -20,6 +20,9 @@ def validate(raw: object) -> list[str]:
     problems: list[str] = []
     if not isinstance(raw, dict):
         return ["(top level): expected a JSON object"]
+    _check_values(raw, problems)
+    if problems:
+        return problems
     if raw.get("schemaVersion") != 2:
         problems.append('schemaVersion: expected 2 (add "schemaVersion": 2)')
     _check_optional_str(raw, "claudeCommand", "", problems)
@@ -36,6 +39,35 @@ def validate(raw: object) -> list[str]:
         _check_unique_channels(servers, problems)
         _check_project_paths(servers, problems)
     return problems
+
+
+MAX_DEPTH = 64  # the bridge's own keys nest 5 deep; more is a mistake or an attack
+
+
+def _check_values(raw: dict, problems: list[str]) -> None:
+    """Anywhere in the file: no NaN or infinite number (JSON has none; Python's parser takes
+    them), no NUL character in a string (no path, name or argument can hold one), no
+    nesting deeper than :data:`MAX_DEPTH`. Iterative: a deep file cannot exhaust the stack."""
+    stack: list[tuple[object, str, int]] = [(raw, "", 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
+            problems.append(f"{where}: expected a finite number (got {value!r})")
+        elif isinstance(value, str) and "\0" in value:
+            problems.append(f"{where}: contains a NUL character")
+        elif isinstance(value, dict | list):
+            if depth >= MAX_DEPTH:
+                problems.append(f"{where}: nested more than {MAX_DEPTH} levels deep")
+                continue
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if isinstance(key, str) and "\0" in key:
+                    problems.append(f"{_join(where, repr(key))}: the key contains a NUL character")
+                path = f"{where}[{key}]" if isinstance(value, list) else _join(where, key)
+                stack.append((item, path, depth + 1))
+
+
+_INF = float("inf")
 
 
 def _check_server(server: object, where: str, problems: list[str]) -> None:

@@ -8,6 +8,14 @@ process exits 0.
 Target resolution: the pane's env marker (``DISCORD_BRIDGE_CHANNEL_ID``, set by the bot on
 the panes it starts) first; else the project whose ``projectPath`` is the event's ``cwd`` or
 the longest one containing it; no match means the session is not ours: exit 0, no network.
+
+What a hook trusts from its environment: a project's ``.claude/settings.json`` ``env`` block
+(or Claude itself, through ``settings.local.json``) can set any variable a hook sees, and a
+hook cannot tell those from the ones the bot put on the pane. So the Discord endpoints and the
+token come only from the config file (``DISCORD_BRIDGE_API_BASE`` / ``_GATEWAY_URL`` are for
+the bot process), and the channel and thread markers are used only when they are snowflakes
+that the loaded config maps (a thread: listed in the project's ``threads[]`` or recorded by
+the bot for that project); anything else is ignored and logged.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import sys
 
 from bridge import config, fastjson
 from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
-from bridge.state import runtime
+from bridge.state import runtime, session_state
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
@@ -64,21 +72,68 @@ class HookContext:
         delivery.deliver(self.runtime, self.server, self.channel_id, posts, budget)
 
 
+def hook_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str]:
+    """What this hook process may take from its command line and environment: the trusted
+    locations (:func:`runtime.hook_locations`) and the pane's channel and thread markers
+    (checked against the config in :func:`resolve`)."""
+    env = runtime.hook_locations(argv, environ)
+    for name in (ENV_CHANNEL, ENV_THREAD):
+        if environ.get(name):
+            env[name] = environ[name]
+    return env
+
+
 def resolve(event: dict, env: dict | os._Environ[str] | None = None) -> HookContext | None:
-    """The session's context, or None when the event is not for the bridge."""
-    env = os.environ if env is None else env
+    """The session's context, or None when the event is not for the bridge. ``env``: the
+    locations and markers to use, default :func:`hook_env` of this process."""
+    env = hook_env(sys.argv, os.environ) if env is None else env
     marker = env.get(ENV_CHANNEL)
     path = runtime.config_path(env)
     if not marker and not os.path.exists(path):
         return None  # someone else's Claude Code session on a machine without our config
-    cfg = config.load(path, dict(env))
-    project = cfg.project_for_channel(marker) if marker else None
+    cfg = config.load(path, {})  # endpoints from the file only: never from a hook's env
+    rt = runtime.Runtime.from_env(env)
+    project = cfg.project_for_channel(marker) if is_snowflake(marker) else None
+    if marker and project is None:
+        note(rt, f"ignored {ENV_CHANNEL}={marker[:40]!r}: not a channel of {path}")
+    thread_id = None
+    if project is not None:
+        thread_id = env.get(ENV_THREAD) or None
+        if thread_id is not None and not is_thread_of(cfg, rt, project, thread_id):
+            note(rt, f"ignored {ENV_THREAD}={thread_id[:40]!r}: not a thread of {project.name}")
+            thread_id = None
     if project is None:
         cwd = event.get("cwd") or os.getcwd()
         project = cfg.project_for_cwd(cwd) if isinstance(cwd, str) else None
     if project is None:
         return None
-    return HookContext(event, cfg, project, env.get(ENV_THREAD) if marker else None, env)
+    return HookContext(event, cfg, project, thread_id, env)
+
+
+def is_snowflake(value: object) -> bool:
+    """A Discord id: 15-21 ASCII digits (env values become file names and URL parts)."""
+    return isinstance(value, str) and value.isascii() and value.isdigit() and 15 <= len(value) <= 21
+
+
+def is_thread_of(
+    cfg: config.BridgeConfig, rt: runtime.Runtime, project: config.Project, thread_id: str
+) -> bool:
+    """``thread_id`` is a snowflake the config lists under ``project`` or the bot recorded as
+    one of its threads (its entry may not be in the file yet, or could not be written)."""
+    if not is_snowflake(thread_id) or cfg.project_for_channel(thread_id) is not None:
+        return False
+    if any(entry.get("channelId") == thread_id for entry in project.threads):
+        return True
+    record = session_state.load(rt, thread_id) or {}
+    return record.get("thread_id") == thread_id and record.get("project") == project.name
+
+
+def note(rt: runtime.Runtime, line: str) -> None:
+    """A line in the hook log; never raises (a hook must not fail over its log)."""
+    try:
+        runtime.append_log(rt.ensure().hook_log, f"{sys.argv[0]}: {line}")
+    except Exception:
+        pass
 
 
 def run(handler: Callable[[HookContext], dict | None]) -> None:
@@ -103,7 +158,7 @@ def log_error(err: BaseException) -> None:
 
     text = "".join(traceback.format_exception(err))
     try:
-        rt = runtime.Runtime().ensure()
+        rt = runtime.Runtime.from_env(hook_env(sys.argv, os.environ)).ensure()
         runtime.append_log(rt.hook_log, f"{sys.argv[0]}: {text}")
     except Exception as log_err:  # the runtime dir itself may be the problem
         sys.stderr.write(f"discord-bridge hook: {text}\n(log unavailable: {log_err})\n")

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from bridge import config
 from bridge.claude import launch
 from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
-from bridge.config import ENV_API_BASE, ENV_TMUX_SOCKET, BridgeConfig, Project, Server
+from bridge.config import ENV_TMUX_SOCKET, BridgeConfig, Project, Server
 from bridge.sessions import pane_input, worktrees
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_state
@@ -298,8 +298,16 @@ class SessionManager:
         outputs = self.runtime.channel_dir("outputs", target.key)
         return launch.claude_argv(
             project.claude_command, target.model, target.permission, resume,
-            uploads, outputs, self.upload_limit, project.claude_args,
+            uploads, outputs, self.upload_limit, project.claude_args, self.private_paths(),
         )  # fmt: skip
+
+    def private_paths(self) -> list[str]:
+        """What Claude's own file tools may not touch: the config (bot tokens) and the bridge
+        home, and every runtime and state folder but uploads/ and outputs/ (decision files,
+        prompts, records, logs, the outbox)."""
+        keep = ("uploads", "outputs")
+        paths = [self.config_path, runtime.bridge_home()]
+        return paths + [self.runtime.path(name) for name in runtime.SUBDIRS if name not in keep]
 
     def pane_env(self, target: SessionTarget | Project) -> dict[str, str]:
         """Env vars on the pane: they reach every hook of that Claude Code session. A thread's
@@ -316,7 +324,8 @@ class SessionManager:
         }
         if target.thread_id is not None:
             env[ENV_THREAD] = target.thread_id
-        for name in (ENV_API_BASE, ENV_TMUX_SOCKET, "DISCORD_BRIDGE_RETRY_SECONDS"):
+        # Not DISCORD_BRIDGE_API_BASE: hooks take the endpoints from the config file only.
+        for name in (ENV_TMUX_SOCKET, "DISCORD_BRIDGE_RETRY_SECONDS"):
             if os.environ.get(name):
                 env[name] = os.environ[name]
         return env

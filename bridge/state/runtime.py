@@ -40,6 +40,15 @@ DURABLE = ("uploads", "outputs", "outbox", "sessions", "state", "logs")  # survi
 VOLATILE = ("prompts", "progress", "waits", "status", "receipts")
 SUBDIRS = DURABLE + VOLATILE
 
+# A hook cannot trust its environment (a project's .claude/settings.json sets it): it takes
+# the bridge home, runtime and state dirs from its command line, written by `hooks install`.
+HOOK_FLAGS = (
+    ("--home", ENV_HOME),
+    ("--runtime-dir", ENV_RUNTIME_DIR),
+    ("--state-dir", ENV_STATE_DIR),
+)
+RUN_CONFIGS = "run-configs"  # in the bridge home: config files `run --config` was given
+
 
 class UnsafeRuntimeDir(Exception):
     """The runtime directory is a symlink, someone else's, or readable by others."""
@@ -48,7 +57,78 @@ class UnsafeRuntimeDir(Exception):
 def bridge_home(env: dict[str, str] | os._Environ[str] | None = None) -> str:
     """``$DISCORD_BRIDGE_HOME``, default ``~/.discord-bridge``: config and long-lived state."""
     env = os.environ if env is None else env
-    return env.get(ENV_HOME) or os.path.join(os.path.expanduser("~"), ".discord-bridge")
+    home = env.get("HOME") or os.path.expanduser("~")
+    return env.get(ENV_HOME) or os.path.join(home, ".discord-bridge")
+
+
+def user_home() -> str:
+    """The user's home directory from the password database, not from ``$HOME``."""
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return os.path.expanduser("~")
+
+
+def hook_args(env: dict[str, str] | os._Environ[str] | None = None) -> list[str]:
+    """What ``hooks install`` writes on each hook's command line: the bridge home and runtime
+    dir given by ``DISCORD_BRIDGE_HOME`` / ``DISCORD_BRIDGE_RUNTIME_DIR`` when it ran."""
+    env = os.environ if env is None else env
+    args: list[str] = []
+    for flag, name in HOOK_FLAGS:
+        if env.get(name):
+            args += [flag, os.path.abspath(env[name])]
+    return args
+
+
+def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    """The locations a hook process may trust, as an env dict for :func:`config_path`,
+    :func:`runtime_dir_path` and :func:`bridge_home`.
+
+    The bridge home, runtime and state dirs come from the hook's own command line
+    (``--home``, ``--runtime-dir``, ``--state-dir``), else the defaults, with ``~`` from the
+    password database; ``$DISCORD_BRIDGE_CONFIG`` only when it names a file that
+    ``run --config`` registered in that bridge home. ``$XDG_RUNTIME_DIR`` and
+    ``$XDG_STATE_HOME`` are still read for the default dirs (the bot reads them too): they
+    only move where a hook keeps its records (checked private), never where it sends them.
+    """
+    env = {"HOME": user_home()}
+    for flag, name in HOOK_FLAGS:
+        if flag in argv[:-1]:
+            env[name] = argv[argv.index(flag) + 1]
+    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME"):
+        if environ.get(name):
+            env[name] = environ[name]
+    wanted = environ.get(ENV_CONFIG)
+    if wanted and os.path.abspath(wanted) in registered_configs(env):
+        env[ENV_CONFIG] = os.path.abspath(wanted)
+    return env
+
+
+def registered_configs(env: dict[str, str] | os._Environ[str] | None = None) -> list[str]:
+    """Config files the bot was started with (``run --config``), listed in the bridge home."""
+    try:
+        data = read_private(os.path.join(bridge_home(env), RUN_CONFIGS), 1 << 16)
+    except OSError:
+        return []
+    return [line for line in data.decode(errors="replace").splitlines() if line]
+
+
+def register_config(path: str, env: dict[str, str] | os._Environ[str] | None = None) -> None:
+    """Let the hooks of this bridge home read ``path`` (``run --config``); no-op for the
+    default config. The list is private and written atomically."""
+    path = os.path.abspath(path)
+    default = os.path.abspath(config_path({**(env or os.environ), ENV_CONFIG: ""}))
+    if "\n" in path or path == default:
+        return
+    known = registered_configs(env)
+    if path in known:
+        return
+    home = bridge_home(env)
+    os.makedirs(home, 0o700, exist_ok=True)
+    lines = [*known, path][-100:]
+    write_atomic(os.path.join(home, RUN_CONFIGS), ("\n".join(lines) + "\n").encode())
 
 
 def config_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+from bridge.state.runtime import hook_args
 from bridge_testkit import REPO, is_status, wait_until
 from fake_anthropic import echo, text, tool_use
 
@@ -31,7 +32,8 @@ def pings_owner(rig, record: dict) -> bool:
 def run_notification_hook(rig, event: dict) -> None:
     env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids["project-a"]}
     subprocess.run(
-        [sys.executable, "-I", "-S", str(REPO / "hooks" / "notification.py")],
+        # with its locations on its command line, as `hooks install` writes them
+        [sys.executable, "-I", "-S", str(REPO / "hooks" / "notification.py"), *hook_args(env)],
         input=json.dumps(event), env=env, text=True, check=True, timeout=30,
     )  # fmt: skip
 

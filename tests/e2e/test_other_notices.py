@@ -11,6 +11,7 @@ import subprocess
 import sys
 import uuid
 
+from bridge.state.runtime import hook_args
 from bridge_testkit import REPO, wait_until
 from fake_anthropic import tool_use
 
@@ -26,7 +27,9 @@ def notify(rig, kind: str, message: str) -> None:
         "notification_type": kind,
     }
     done = subprocess.run(
-        [sys.executable, "-I", "-S", str(REPO / "hooks" / "notification.py")],
+        # with its locations on its command line, as `hooks install` writes them
+        [sys.executable, "-I", "-S", str(REPO / "hooks" / "notification.py"),
+         *hook_args(rig.env)],
         input=json.dumps(event), env=rig.env, cwd=rig.projects["project-a"],
         capture_output=True, text=True, timeout=30,
     )  # fmt: skip

@@ -19,6 +19,7 @@ import pytest
 
 from bridge.claude import settings as claude_settings
 from bridge.claude import versions
+from bridge.state import runtime
 from discord_emulator import Emulator
 from fake_anthropic.claude_cli import ClaudeNotInstalled, claude_available, claude_binary
 
@@ -103,9 +104,11 @@ class Setup:
         self, script: Path, stdin: str | bytes, **env: str
     ) -> subprocess.CompletedProcess[bytes]:
         data = stdin.encode() if isinstance(stdin, str) else stdin
+        env = {**self.env, **env}
+        # As `hooks install` writes them: a hook takes its locations from its command line.
         return subprocess.run(
-            [sys.executable, "-I", str(script)],
-            input=data, env={**self.env, **env}, cwd=self.project,
+            [sys.executable, "-I", str(script), *runtime.hook_args(env)],
+            input=data, env=env, cwd=self.project,
             capture_output=True, timeout=30,
         )  # fmt: skip
 
@@ -317,6 +320,19 @@ def test_doctor_passes_on_a_good_setup(setup: Setup) -> None:
     assert f"runtime dir {setup.runtime} (volatile) and state dir {setup.runtime} are private" in ok
     assert "claude: " in ok and "tmux " in ok
     assert done.stdout.rstrip().endswith("all checks passed")
+
+
+def test_doctor_flags_hooks_installed_for_another_runtime_dir(setup: Setup) -> None:
+    setup.write_config(setup.config())
+    setup.install_hooks()  # hooks take their runtime dir from their command line
+    setup.env["DISCORD_BRIDGE_RUNTIME_DIR"] = str(setup.tmp / "moved")
+    done = setup.cli("doctor")
+    assert done.returncode == 1
+    failed = "\n".join(lines(done.stdout, "✗"))
+    assert "installed for another bridge home or runtime dir" in failed
+    assert f"--runtime-dir {setup.runtime}" in failed
+    setup.install_hooks()
+    assert lines(setup.cli("doctor").stdout, "✗") == []
 
 
 def test_doctor_flags_a_wrong_token_with_the_fix(setup: Setup) -> None:

@@ -72,10 +72,12 @@ class Bridge:
         self, script: str, stdin: dict | bytes, cwd: Path | None = None, **env: str
     ) -> subprocess.CompletedProcess:
         data = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
+        env = {**self.env, **env}
+        # As `hooks install` writes them: a hook takes its locations from its command line.
         return subprocess.run(
-            [sys.executable, "-I", "-S", str(HOOKS / script)],
+            [sys.executable, "-I", "-S", str(HOOKS / script), *runtime.hook_args(env)],
             input=data,
-            env={**self.env, **env},
+            env=env,
             cwd=cwd or self.project,
             capture_output=True,
             timeout=30,

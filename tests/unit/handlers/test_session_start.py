@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from bridge.handlers import context as hook_context
 from bridge.handlers import session_start
@@ -40,7 +41,7 @@ def start(tmp_path, monkeypatch, session_id: str, marker: bool) -> None:
         monkeypatch.setenv(name, value)
     event = {"session_id": session_id, "transcript_path": "/t.jsonl",
              "cwd": str(tmp_path / "proj"), "source": "startup"}  # fmt: skip
-    context = hook_context.resolve(event)
+    context = hook_context.resolve(event, dict(os.environ))  # as if from its command line
     assert context is not None and context.channel_id == CHANNEL
     session_start.on_session_start(context)
 

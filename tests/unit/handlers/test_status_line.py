@@ -94,8 +94,9 @@ def test_uninstall_leaves_a_statusline_the_user_set_after_install(tmp_path) -> N
 
 
 @pytest.fixture
-def bridge_env(tmp_path: Path) -> dict[str, str]:
-    """A bridge home whose one project is ``tmp/project``; runtime dir in tmp."""
+def bridge_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A bridge home whose one project is ``tmp/project``; runtime dir in tmp. The commands
+    built here carry both on their command line, as `hooks install` writes them."""
     home = tmp_path / "bridge-home"
     home.mkdir(mode=0o700)
     (tmp_path / "project").mkdir()
@@ -110,6 +111,9 @@ def bridge_env(tmp_path: Path) -> dict[str, str]:
     }  # fmt: skip
     (home / "config.json").write_text(json.dumps(cfg))
     (home / "config.json").chmod(0o600)
+    monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(home))
+    monkeypatch.setenv("DISCORD_BRIDGE_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("DISCORD_BRIDGE_STATE_DIR", str(tmp_path / "runtime"))
     return {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),

@@ -1,0 +1,63 @@
+"""How Claude Code is started: the ``--settings`` layer keeps Claude's own file tools out of
+the bridge's config and runtime records (issue 13, "Also")."""
+
+from __future__ import annotations
+
+import json
+
+from bridge.claude import launch
+from bridge.config import BridgeConfig
+from bridge.sessions.manager import SessionManager
+from bridge.state import runtime
+
+CHANNEL = "100000000000000003"
+
+
+def settings_of(argv: list[str]) -> dict:
+    return json.loads(argv[argv.index("--settings") + 1])
+
+
+def test_sessions_are_started_with_deny_rules_for_the_bridges_private_files(
+    tmp_path, monkeypatch
+) -> None:
+    home = tmp_path / "bridge-home"
+    home.mkdir()
+    monkeypatch.setenv(runtime.ENV_HOME, str(home))
+    raw = {
+        "schemaVersion": 2,
+        "servers": [{
+            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+            "projects": [{"name": "alpha", "channelId": CHANNEL,
+                          "projectPath": str(tmp_path / "p")}],
+        }],
+    }  # fmt: skip
+    cfg = BridgeConfig(raw, str(tmp_path / "elsewhere" / "bridge.json"), env={})
+    rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
+    manager = SessionManager(cfg, cfg.servers[0], rt)
+
+    permissions = settings_of(manager.launch_argv(cfg.servers[0].projects[0]))["permissions"]
+    deny = permissions["deny"]
+    for tool in ("Read", "Edit"):
+        for private in (f"{rt.root}/prompts", f"{rt.root}/state", f"{rt.root}/outbox", str(home)):
+            assert f"{tool}(/{private}/**)" in deny
+        assert f"{tool}(/{tmp_path}/elsewhere/bridge.json)" in deny
+    # Claude still reads its uploads and writes its outputs: nothing above them is denied.
+    assert permissions["additionalDirectories"] == [
+        f"{rt.root}/uploads/{CHANNEL}",
+        f"{rt.root}/outputs/{CHANNEL}",
+    ]
+    assert not any(rule.endswith((f"{rt.root})", f"{rt.root}/**)")) for rule in deny)
+    assert not any("/uploads" in rule or "/outputs" in rule for rule in deny)
+
+
+def test_deny_rules_name_absolute_paths_the_way_claude_code_reads_them(tmp_path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    rules = launch.deny_rules([str(tmp_path / "link") + "/"])
+    assert rules == [
+        f"Read(/{tmp_path}/link)", f"Read(/{tmp_path}/link/**)",
+        f"Edit(/{tmp_path}/link)", f"Edit(/{tmp_path}/link/**)",
+        f"Read(/{real})", f"Read(/{real}/**)", f"Edit(/{real})", f"Edit(/{real}/**)",
+    ]  # fmt: skip
+    assert all(rule.split("(", 1)[1].startswith("//") for rule in rules)

@@ -1,0 +1,131 @@
+"""What a hook takes from its environment (issue 13.6): a project's settings can set any of it."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from bridge.handlers import context as hook_context
+from bridge.state import runtime, session_state
+
+CHANNEL, LISTED, RECORDED, OTHER = (
+    "100000000000000003", "100000000000000004", "100000000000000005", "100000000000000009",
+)  # fmt: skip
+
+
+@pytest.fixture
+def home(tmp_path):
+    home = tmp_path / "bridge-home"
+    home.mkdir(mode=0o700)
+    raw = {
+        "schemaVersion": 2,
+        "servers": [{
+            "name": "main",
+            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002",
+                        "apiBaseUrl": "http://127.0.0.1:1/api/v10"},
+            "projects": [{"name": "alpha", "channelId": CHANNEL,
+                          "projectPath": str(tmp_path / "alpha"),
+                          "threads": [{"name": "t", "channelId": LISTED}]}],
+        }],
+    }  # fmt: skip
+    (home / "config.json").write_text(json.dumps(raw))
+    return home
+
+
+def trusted(tmp_path, home, **markers: str) -> dict[str, str]:
+    env = {runtime.ENV_HOME: str(home), runtime.ENV_RUNTIME_DIR: str(tmp_path / "rt"),
+           runtime.ENV_STATE_DIR: str(tmp_path / "rt")}  # fmt: skip
+    return {**env, **markers}
+
+
+def test_endpoints_come_from_the_config_file_not_the_environment(tmp_path, home) -> None:
+    env = trusted(tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL)
+    env["DISCORD_BRIDGE_API_BASE"] = "http://127.0.0.1:9/steal"
+    env["DISCORD_BRIDGE_GATEWAY_URL"] = "ws://127.0.0.1:9/steal"
+    context = hook_context.resolve({"cwd": "/"}, env)
+    assert context is not None
+    assert context.server.api_base == "http://127.0.0.1:1/api/v10"
+    assert context.server.gateway_url == "wss://gateway.discord.gg/"
+
+
+@pytest.mark.parametrize("thread", ["../../x", "1/../../x", "12345", OTHER, CHANNEL, " " + LISTED])
+def test_a_thread_marker_that_is_not_a_thread_of_the_project_is_ignored(
+    tmp_path, home, thread: str
+) -> None:
+    env = trusted(
+        tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL, DISCORD_BRIDGE_THREAD_ID=thread
+    )
+    context = hook_context.resolve({"cwd": "/"}, env)
+    assert context is not None and context.thread_id is None
+    assert context.channel_id == CHANNEL
+    log = (tmp_path / "rt" / "logs" / "hooks.log").read_text()
+    assert "ignored DISCORD_BRIDGE_THREAD_ID" in log
+
+
+def test_a_thread_listed_in_the_config_or_recorded_by_the_bot_is_used(tmp_path, home) -> None:
+    rt = runtime.Runtime(str(tmp_path / "rt"), str(tmp_path / "rt")).ensure()
+    session_state.save(rt, RECORDED, {"project": "alpha", "thread_id": RECORDED})
+    for thread in (LISTED, RECORDED):
+        env = trusted(tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL,
+                      DISCORD_BRIDGE_THREAD_ID=thread)  # fmt: skip
+        context = hook_context.resolve({"cwd": "/"}, env)
+        assert context is not None and context.channel_id == thread
+
+
+@pytest.mark.parametrize("marker", ["../x", OTHER, "1" * 40])
+def test_a_channel_marker_the_config_does_not_map_falls_back_to_the_cwd(
+    tmp_path, home, marker: str
+) -> None:
+    env = trusted(tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=marker, DISCORD_BRIDGE_THREAD_ID=LISTED)
+    assert hook_context.resolve({"cwd": "/"}, env) is None
+    context = hook_context.resolve({"cwd": str(tmp_path / "alpha" / "src")}, env)
+    assert context is not None and context.channel_id == CHANNEL  # the thread marker is not used
+
+
+def test_a_hook_takes_its_locations_from_its_command_line_not_its_env(tmp_path, home) -> None:
+    hostile = {
+        "HOME": str(tmp_path / "evil"),
+        runtime.ENV_HOME: str(tmp_path / "evil"),
+        runtime.ENV_CONFIG: str(tmp_path / "evil" / "config.json"),
+        runtime.ENV_RUNTIME_DIR: str(tmp_path / "evil-rt"),
+        hook_context.ENV_CHANNEL: CHANNEL,
+    }
+    argv = ["stop.py", "--home", str(home), "--runtime-dir", str(tmp_path / "rt")]
+    env = hook_context.hook_env(argv, hostile)
+    assert runtime.config_path(env) == str(home / "config.json")
+    assert runtime.runtime_dir_path(env) == str(tmp_path / "rt")
+    assert env[hook_context.ENV_CHANNEL] == CHANNEL
+    # Without flags: the defaults, with ~ from the password database, not from $HOME.
+    env = hook_context.hook_env(["stop.py"], hostile)
+    assert runtime.config_path(env) == os.path.join(runtime.user_home(), ".discord-bridge",
+                                                    "config.json")  # fmt: skip
+    assert runtime.runtime_dir_path(env) != str(tmp_path / "evil-rt")
+
+
+def test_run_config_is_trusted_only_once_the_bot_registered_it(tmp_path, home) -> None:
+    elsewhere = tmp_path / "elsewhere.json"
+    argv = ["stop.py", "--home", str(home)]
+    environ = {runtime.ENV_CONFIG: str(elsewhere)}
+    assert runtime.config_path(hook_context.hook_env(argv, environ)) == str(home / "config.json")
+    runtime.register_config(str(elsewhere), {runtime.ENV_HOME: str(home)})
+    assert runtime.config_path(hook_context.hook_env(argv, environ)) == str(elsewhere)
+    registry = home / runtime.RUN_CONFIGS
+    assert registry.stat().st_mode & 0o777 == 0o600
+    runtime.register_config(str(home / "config.json"), {runtime.ENV_HOME: str(home)})  # default
+    assert registry.read_text() == f"{elsewhere}\n"
+
+
+def test_hooks_install_writes_the_locations_on_each_command(monkeypatch, tmp_path) -> None:
+    from bridge.claude import settings as claude_settings
+
+    monkeypatch.setenv(runtime.ENV_HOME, str(tmp_path / "h"))
+    monkeypatch.setenv(runtime.ENV_RUNTIME_DIR, str(tmp_path / "r"))
+    monkeypatch.setenv(runtime.ENV_STATE_DIR, str(tmp_path / "s"))
+    command = claude_settings.hook_command("stop.py")
+    flags = f"--home {tmp_path}/h --runtime-dir {tmp_path}/r --state-dir {tmp_path}/s"
+    assert f"stop.py {flags} # discord-bridge" in command
+    for name in (runtime.ENV_HOME, runtime.ENV_RUNTIME_DIR, runtime.ENV_STATE_DIR):
+        monkeypatch.delenv(name)
+    assert claude_settings.hook_command("stop.py").endswith("stop.py # discord-bridge")
