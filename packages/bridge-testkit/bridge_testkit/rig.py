@@ -53,10 +53,18 @@ def is_status(message: dict) -> bool:
 
 class BridgeRig:
     def __init__(
-        self, tmp: Path, emu: Emulator, api: FakeAnthropic, claude_version: str | None = None
+        self,
+        tmp: Path,
+        emu: Emulator,
+        api: FakeAnthropic,
+        claude_version: str | None = None,
+        trust: bool = True,
+        accept_bypass: bool = True,
     ) -> None:
         """``claude_version``: which installed Claude Code CLI the panes run (default: the
-        pinned one); ``claude`` on the bot's and the panes' PATH is that version."""
+        pinned one); ``claude`` on the bot's and the panes' PATH is that version.
+        ``trust=False``: Claude Code asks whether to trust the projects' folders;
+        ``accept_bypass=False``: it warns on the first use of bypass-permissions mode."""
         self.tmp = tmp
         self.claude_version = claude_version
         self.emu = emu
@@ -75,7 +83,10 @@ class BridgeRig:
         for path in self.projects.values():
             path.mkdir()
         self.bridge_home.mkdir(mode=0o700)
-        prepare_home(self.claude_home, list(self.projects.values()), version=claude_version)
+        prepare_home(
+            self.claude_home, list(self.projects.values()), version=claude_version,
+            trust=trust, accept_bypass=accept_bypass,
+        )  # fmt: skip
         self.env = claude_env(
             self.claude_home,
             api.base_url,

@@ -1,0 +1,108 @@
+"""Screens no hook reports, answered from Discord: folder trust, the bypass-permissions warning.
+
+The real CLI in tmux with a HOME that has not trusted the project folder, or has not accepted
+bypass mode: the first Discord message meets the screen, which comes back to the channel as a
+prompt (its question, its options, Show screen, Escape); a click presses the keys, and the held
+message is then typed and answered by the fake model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from fake_anthropic import echo
+from tests.e2e.test_decisions import REFUSED, components, current_message, custom_id, wait_closed
+
+SCREEN = "Claude Code is asking in the terminal"
+
+
+def make_rig(tmp_path, emulator, fake_api, **options) -> Iterator:
+    from bridge_testkit import BridgeRig
+
+    emulator.client.reset()
+    fake_api.reset()
+    bridge = BridgeRig(tmp_path, emulator, fake_api, **options)
+    yield bridge
+    bridge.close()
+
+
+@pytest.fixture
+def untrusted_rig(tmp_path, emulator, fake_api):
+    yield from make_rig(tmp_path, emulator, fake_api, trust=False)
+
+
+@pytest.fixture
+def bypass_rig(tmp_path, emulator, fake_api):
+    yield from make_rig(tmp_path, emulator, fake_api, accept_bypass=False)
+
+
+def labels(message: dict) -> list[str]:
+    return [c["label"] for c in components(message)]
+
+
+def test_folder_trust_is_answered_from_discord(untrusted_rig) -> None:
+    rig = untrusted_rig
+    rig.api.script(echo(prefix="Model saw: "))
+    rig.start_bot()
+    sent = rig.post("hello from a new folder")
+    prompt = rig.wait_bot_message(content_contains=SCREEN, timeout=60)
+    assert "Is this a project you created or one you trust?" in prompt["content"]
+    assert str(rig.projects["project-a"]) in prompt["content"]
+    assert labels(prompt) == ["No, exit", "Yes, I trust this folder", "Show screen", "Escape"]
+    assert "✅" not in rig.discord.reactions(sent["channel_id"], sent["id"])
+    assert "hello from a new folder" not in rig.screen()
+
+    yes = custom_id(prompt, "Yes, I trust")
+    refused = rig.discord.click(prompt["id"], yes, user="bob")
+    assert refused["ephemeral"] and refused["message"]["content"] == REFUSED
+    assert current_message(rig, prompt)["components"]  # nothing pressed
+    assert "Yes, I trust this folder" in rig.screen()
+
+    shown = rig.discord.click(prompt["id"], custom_id(prompt, "Show screen"))
+    assert shown["ephemeral"] and "Yes, I trust this folder" in shown["message"]["content"]
+
+    chosen = rig.discord.click(prompt["id"], yes)
+    assert chosen["response_type"] == 7
+    closed = wait_closed(rig, prompt)
+    assert "**Yes, I trust this folder**, chosen by" in closed["content"]
+    answer = rig.wait_bot_message(content_contains="Model saw:", timeout=60)
+    assert "hello from a new folder" in answer["content"]
+    rig.wait_reaction(sent)
+    assert len(rig.api.requests) == 1  # typed exactly once
+
+
+def test_a_changed_screen_is_not_answered(untrusted_rig) -> None:
+    rig = untrusted_rig
+    rig.api.script(echo(prefix="Model saw: "))
+    rig.start_bot()
+    sent = rig.post("first words")
+    prompt = rig.wait_bot_message(content_contains=SCREEN, timeout=60)
+    rig.tmux.press(rig.pane().pane_id, "Down")  # the owner answers at the terminal…
+    rig.tmux.press(rig.pane().pane_id, "Enter")
+    rig.tmux.wait_for(rig.pane().pane_id, lambda s: "trust this folder" not in s, 30)
+    stale = rig.discord.click(prompt["id"], custom_id(prompt, "No, exit"))  # …then clicks "No"
+    assert stale["response_type"] == 7
+    assert "no longer on display" in wait_closed(rig, prompt)["content"]
+    assert rig.pane() is not None and not rig.pane().dead  # "No, exit" was not pressed
+    rig.wait_reaction(sent)  # the held message went in once the box was back
+    assert "first words" in rig.wait_bot_message(content_contains="Model saw:")["content"]
+
+
+def test_bypass_warning_on_first_use_is_answered_from_discord(bypass_rig) -> None:
+    rig = bypass_rig
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["permission"] = "bypassPermissions"
+    rig.write_config(raw)
+    rig.api.script(echo(prefix="Model saw: "))
+    rig.start_bot()
+    sent = rig.post("go fast")
+    prompt = rig.wait_bot_message(content_contains=SCREEN, timeout=60)
+    assert "Bypass Permissions mode" in prompt["content"]
+    assert labels(prompt) == ["No, exit", "Yes, I accept", "Show screen", "Escape"]
+    rig.discord.click(prompt["id"], custom_id(prompt, "Yes, I accept"))
+    assert "**Yes, I accept**, chosen by" in wait_closed(rig, prompt)["content"]
+    assert "go fast" in rig.wait_bot_message(content_contains="Model saw:", timeout=60)["content"]
+    rig.wait_reaction(sent)
+    assert "bypass permissions on" in rig.screen()
