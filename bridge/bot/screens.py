@@ -137,11 +137,21 @@ class ScreenPrompts:
                     )
                     line = f"⎋ **Escape** pressed by {interaction.user.mention}"
                 else:
-                    label = await asyncio.to_thread(
+                    option = await asyncio.to_thread(
                         screen_keys.choose, self.sessions.tmux, pane_id, fingerprint,
                         int(action[1:]),
                     )  # fmt: skip
-                    line = f"✅ **{_plain(label)}**, chosen by {interaction.user.mention}"
+                    if option.toggles:  # a checkbox: the same dialog, ticked or unticked
+                        dialog = await asyncio.to_thread(
+                            screen_keys.after_toggle, self.sessions.tmux, pane_id, fingerprint,
+                            int(action[1:]), option.label,
+                        )  # fmt: skip
+                        if dialog is not None:
+                            await interaction.response.edit_message(
+                                content=prompt_content(dialog), view=prompt_view(key, dialog)
+                            )
+                            return
+                    line = f"✅ **{_plain(option.label)}**, chosen by {interaction.user.mention}"
             except screen_keys.ScreenChanged as err:
                 log.info("screen click on %s refused: %s", key, err)
                 screen = await asyncio.to_thread(self.sessions.tmux.capture, pane_id)

@@ -25,15 +25,22 @@ from dataclasses import dataclass
 from bridge.claude.screen import RULE, input_box
 
 POINTER = "❯"
+RULES = (RULE, "▔▔▔▔")  # the line above a dialog: a rule, or the top edge of a panel
 INNER_RULE = "╌╌╌╌"  # the dashed lines around a command in a permission dialog
 QUESTION_LIMIT = 1500  # characters of question text kept (a Discord message holds 2,000)
 _NUMBERED = re.compile(r"(?P<n>\d{1,2})\.\s+(?P<label>.+)")
+_CHECKBOX = re.compile(r"^\[[^\]]?\]")  # ``[ ] demo`` / ``[✔] demo`` in a multi-select list
 
 
 @dataclass(frozen=True)
 class Option:
     label: str
     number: int | None  # the number Claude Code shows (``2. No``), None for a plain list
+
+    @property
+    def toggles(self) -> bool:
+        """A checkbox of a multi-select list: Enter ticks or unticks it, the dialog stays."""
+        return _CHECKBOX.match(self.label) is not None
 
 
 @dataclass(frozen=True)
@@ -54,41 +61,37 @@ def read_dialog(screen: str) -> Dialog | None:
     if input_box(screen) is not None:
         return None
     lines = [line.rstrip() for line in screen.splitlines()]
-    rules = [i for i, line in enumerate(lines) if line.strip().startswith(RULE)]
+    rules = [i for i, line in enumerate(lines) if line.strip().startswith(RULES)]
     start = rules[-1] + 1 if rules else 0
     pointers = [i for i in range(start, len(lines)) if lines[i].lstrip().startswith(POINTER)]
     if not pointers:
         return None
     at = pointers[-1]
-    column = lines[at].index(POINTER) + len(POINTER) + 1  # where option labels start
+    column = lines[at].index(POINTER)  # every option line has ❯ or a space here
     first, last = at, at
-    while first - 1 >= start and _continues(lines[first - 1], column):
+    while first - 1 >= start and _in_list(lines[first - 1], column):
         first -= 1
-    while _indent(lines[first]) > column:  # the wrapped tail of a line above the list
-        first += 1
-    while last + 1 < len(lines) and _continues(lines[last + 1], column):
+    while last + 1 < len(lines) and _in_list(lines[last + 1], column):
         last += 1
+    numbered = _NUMBERED.fullmatch(lines[at][column + 1 :].strip()) is not None
     options: list[Option] = []
     selected = 0
     for index in range(first, last + 1):
-        line = lines[index]
-        text = line[column:].strip() if len(line) > column else ""
-        if _indent(line) > column and options:  # a long option wrapped onto the next line
-            previous = options[-1]
-            options[-1] = Option(f"{previous.label} {line.strip()}", previous.number)
+        text = lines[index][column + 1 :].strip()
+        match = _NUMBERED.fullmatch(text)
+        if numbered and match is None:
+            if options:  # a long option wrapped onto the next line
+                previous = options[-1]
+                options[-1] = Option(f"{previous.label} {text}", previous.number)
             continue
         if index == at:
             selected = len(options)
-        match = _NUMBERED.fullmatch(text)
         options.append(Option(match["label"], int(match["n"])) if match else Option(text, None))
     if len(options) < 2:
         return None
-    if any(o.number is not None for o in options) and not all(
-        o.number is not None for o in options
-    ):
-        options = [Option(_label_of(o), None) for o in options]
     question = _question(lines[start:first])
-    digest = hashlib.sha256("\n".join([question, *(o.label for o in options)]).encode()).hexdigest()
+    labels = [_CHECKBOX.sub("[]", o.label) for o in options]  # a toggle is the same dialog
+    digest = hashlib.sha256("\n".join([question, *labels]).encode()).hexdigest()
     return Dialog(question, tuple(options), selected, digest[:12])
 
 
@@ -102,17 +105,14 @@ def keys_for(dialog: Dialog, index: int) -> list[str]:
     return [step] * abs(index - dialog.selected) + ["Enter"]
 
 
-def _continues(line: str, column: int) -> bool:
-    """An option line, or the wrapped tail of one."""
-    return bool(line.strip()) and _indent(line) >= column and not line.strip().startswith(RULE)
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-def _label_of(option: Option) -> str:
-    return f"{option.number}. {option.label}" if option.number is not None else option.label
+def _in_list(line: str, column: int) -> bool:
+    """A line of the option list: blank up to the ❯ column, a space there (the ❯ is on
+    another line), then text."""
+    return (
+        len(line) > column + 1
+        and not line[: column + 1].strip()
+        and bool(line[column + 1 :].strip())
+    )
 
 
 def _question(lines: list[str]) -> str:

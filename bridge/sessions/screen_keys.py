@@ -11,12 +11,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from bridge.claude.dialogs import Dialog, keys_for, read_dialog
+from bridge.claude.dialogs import Dialog, Option, keys_for, read_dialog
 from bridge.claude.screen import is_prompt_ready
 from bridge.sessions.pane_input import DIALOG_SETTLE
 from bridge.tmux import TmuxError, TmuxSessions
 
 KEY_PAUSE = 0.15  # seconds between arrow presses, so the ❯ has moved before the next key
+TOGGLE_WAIT = 2.0  # seconds for a ticked checkbox to show
 SETTLE_TIMEOUT = 45.0  # seconds for Claude Code to show its box (or a next screen) after an answer
 
 
@@ -40,17 +41,18 @@ def current(tmux: TmuxSessions, pane_id: str, fingerprint: str) -> Dialog:
     return dialog
 
 
-def choose(tmux: TmuxSessions, pane_id: str, fingerprint: str, index: int) -> str:
+def choose(tmux: TmuxSessions, pane_id: str, fingerprint: str, index: int) -> Option:
     """Pick option ``index`` of the dialog ``fingerprint``: its digit, or arrows to it, a check
-    that the ❯ is on it, then Enter. Returns the option's label."""
+    that the ❯ is on it, then Enter (which ticks a checkbox of a multi-select list). Returns
+    the option."""
     dialog = current(tmux, pane_id, fingerprint)
     if not 0 <= index < len(dialog.options):
         raise ScreenChanged("that option is not on the screen")
-    label = dialog.options[index].label
+    option = dialog.options[index]
     keys = keys_for(dialog, index)
     if keys[-1] != "Enter":  # a digit picks at once
         tmux.press(pane_id, *keys)
-        return label
+        return option
     for key in keys[:-1]:
         tmux.press(pane_id, key)
         time.sleep(KEY_PAUSE)
@@ -58,7 +60,7 @@ def choose(tmux: TmuxSessions, pane_id: str, fingerprint: str, index: int) -> st
     if moved.selected != index:
         raise ScreenChanged("the highlighted option is not the one chosen; Enter not pressed")
     tmux.press(pane_id, "Enter")
-    return label
+    return option
 
 
 def escape(tmux: TmuxSessions, pane_id: str, fingerprint: str) -> None:
@@ -91,3 +93,18 @@ def settle(
                 return Outcome("dialog", again)
         time.sleep(0.1)
     return Outcome("waiting", screen)
+
+
+def after_toggle(
+    tmux: TmuxSessions, pane_id: str, fingerprint: str, index: int, old: str
+) -> Dialog | None:
+    """The dialog once the checkbox ``index`` (labelled ``old`` before) shows its new tick;
+    None if the dialog went away."""
+    deadline = time.monotonic() + TOGGLE_WAIT
+    while True:
+        dialog = read_dialog(tmux.capture(pane_id))
+        if dialog is None or dialog.fingerprint != fingerprint:
+            return None
+        if dialog.options[index].label != old or time.monotonic() > deadline:
+            return dialog
+        time.sleep(0.05)
