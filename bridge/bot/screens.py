@@ -163,6 +163,7 @@ class ScreenPrompts:
                 await interaction.response.edit_message(
                     content=closed_content(original, f"⚠️ {STALE}"), view=None
                 )
+                await asyncio.to_thread(self._forget_prompt, key)
                 if isinstance(channel, discord.abc.Messageable):
                     await self._resume(key, pane_id, fingerprint, channel)
                 return
@@ -170,8 +171,15 @@ class ScreenPrompts:
             await interaction.response.edit_message(
                 content=closed_content(original, line), view=None
             )
+            await asyncio.to_thread(self._forget_prompt, key)
             if isinstance(channel, discord.abc.Messageable):
                 await self._resume(key, pane_id, fingerprint, channel)
+
+    def _forget_prompt(self, key: str) -> None:
+        """The posted prompt is closed: a next message meeting a screen posts a new one."""
+        record = held_messages.load(self.runtime, key)
+        if record.pop("prompt_message_id", None) is not None:
+            held_messages.save(self.runtime, key, record)
 
     async def _resume(
         self, key: str, pane_id: str, fingerprint: str, channel: discord.abc.Messageable

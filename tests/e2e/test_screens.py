@@ -63,6 +63,8 @@ def test_folder_trust_is_answered_from_discord(untrusted_rig) -> None:
     shown = rig.discord.click(prompt["id"], custom_id(prompt, "Show screen"))
     assert shown["ephemeral"] and "Yes, I trust this folder" in shown["message"]["content"]
 
+    assert rig.stop_bot() == 0  # the prompt and the held message survive a bot restart
+    rig.start_bot()
     chosen = rig.discord.click(prompt["id"], yes)
     assert chosen["response_type"] == 7
     closed = wait_closed(rig, prompt)
@@ -88,6 +90,21 @@ def test_a_changed_screen_is_not_answered(untrusted_rig) -> None:
     assert rig.pane() is not None and not rig.pane().dead  # "No, exit" was not pressed
     rig.wait_reaction(sent)  # the held message went in once the box was back
     assert "first words" in rig.wait_bot_message(content_contains="Model saw:")["content"]
+
+
+def test_escape_on_the_trust_screen_ends_claude_and_says_so(untrusted_rig) -> None:
+    rig = untrusted_rig
+    rig.start_bot()
+    sent = rig.post("never typed")
+    prompt = rig.wait_bot_message(content_contains=SCREEN, timeout=60)
+    since = rig.discord.mark()
+    pressed = rig.discord.click(prompt["id"], custom_id(prompt, "Escape"))
+    assert pressed["response_type"] == 7
+    assert "**Escape** pressed by" in wait_closed(rig, prompt)["content"]
+    notice = rig.wait_bot_message(content_contains="exited", since=since)
+    assert "1 held message(s) were not typed" in notice["content"]
+    assert "✅" not in rig.discord.reactions(sent["channel_id"], sent["id"])
+    assert rig.api.requests == []
 
 
 def test_bypass_warning_on_first_use_is_answered_from_discord(bypass_rig) -> None:
