@@ -29,6 +29,7 @@ from bridge.sessions import pane_ops, screen_keys
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.pane_input import DialogOnScreen, NoInputBox
 from bridge.state import decisions, held_messages, runtime
+from bridge.tmux import TmuxError
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +82,18 @@ class ScreenPrompts:
         dialog = read_dialog(screen)
         if dialog is None:
             return False
-        record = await asyncio.to_thread(
+        record = await asyncio.to_thread(held_messages.load, self.runtime, key)
+        if record.get("fingerprint") != dialog.fingerprint or not record.get("prompt_message_id"):
+            try:
+                await self._post(key, message.channel, dialog)
+            except discord.HTTPException as err:
+                log.warning("could not offer the screen of %s: %s", key, err)
+                return False
+        else:
+            await _reply(message, "📥 Held: it will be typed once the screen above is answered.")
+        await asyncio.to_thread(
             held_messages.hold, self.runtime, key, str(message.id), str(message.channel.id), prompt
         )
-        if record.get("fingerprint") == dialog.fingerprint and record.get("prompt_message_id"):
-            await _reply(message, "⏳ Held: it will be typed once the screen above is answered.")
-            return True
-        await self._post(key, message.channel, dialog)
         return True
 
     async def _covered(self, key: str) -> bool:
@@ -152,6 +158,9 @@ class ScreenPrompts:
                             )
                             return
                     line = f"✅ **{_plain(option.label)}**, chosen by {interaction.user.mention}"
+            except TmuxError as err:  # the pane went away under the click
+                await _ephemeral(interaction, f"Nothing was pressed: {err}")
+                return
             except screen_keys.ScreenChanged as err:
                 log.info("screen click on %s refused: %s", key, err)
                 screen = await asyncio.to_thread(self.sessions.tmux.capture, pane_id)

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from fake_anthropic import echo
+from bridge_testkit.rig import wait_until
+from fake_anthropic import echo, last_user_text
 from tests.e2e.test_decisions import REFUSED, components, current_message, custom_id, wait_closed
 
 SCREEN = "Claude Code is asking in the terminal"
@@ -44,7 +45,7 @@ def labels(message: dict) -> list[str]:
 
 def test_folder_trust_is_answered_from_discord(untrusted_rig) -> None:
     rig = untrusted_rig
-    rig.api.script(echo(prefix="Model saw: "))
+    rig.api.script(echo(prefix="Model saw: "), echo(prefix="Then saw: "))
     rig.start_bot()
     sent = rig.post("hello from a new folder")
     prompt = rig.wait_bot_message(content_contains=SCREEN, timeout=60)
@@ -63,16 +64,23 @@ def test_folder_trust_is_answered_from_discord(untrusted_rig) -> None:
     shown = rig.discord.click(prompt["id"], custom_id(prompt, "Show screen"))
     assert shown["ephemeral"] and "Yes, I trust this folder" in shown["message"]["content"]
 
-    assert rig.stop_bot() == 0  # the prompt and the held message survive a bot restart
+    assert rig.stop_bot() == 0  # the prompt and the held messages survive a bot restart
     rig.start_bot()
+    second = rig.post("and a second one")
+    assert "Held" in rig.wait_bot_message(content_contains="Held")["content"]  # no 2nd prompt
+    assert sum(SCREEN in m["content"] for m in rig.bot_messages()) == 1
+
     chosen = rig.discord.click(prompt["id"], yes)
     assert chosen["response_type"] == 7
     closed = wait_closed(rig, prompt)
     assert "**Yes, I trust this folder**, chosen by" in closed["content"]
-    answer = rig.wait_bot_message(content_contains="Model saw:", timeout=60)
-    assert "hello from a new folder" in answer["content"]
+    answer = rig.wait_bot_message(content_contains="Model saw:", timeout=60, since=0)
+    assert "hello from a new folder" in answer["content"]  # typed first, as sent
     rig.wait_reaction(sent)
-    assert len(rig.api.requests) == 1  # typed exactly once
+    rig.wait_reaction(second)
+    wait_until(lambda: any("and a second one" in str(r) for r in rig.api.requests), 30, "2nd")
+    typed = [r for r in rig.api.requests if "hello from a new folder" in last_user_text(r)]
+    assert len(typed) == 1  # typed exactly once
 
 
 def test_a_changed_screen_is_not_answered(untrusted_rig) -> None:
