@@ -39,6 +39,11 @@ def bypass_rig(tmp_path, emulator, fake_api):
     yield from make_rig(tmp_path, emulator, fake_api, accept_bypass=False)
 
 
+@pytest.fixture
+def key_rig(tmp_path, emulator, fake_api):
+    yield from make_rig(tmp_path, emulator, fake_api, approve_key=False)
+
+
 def labels(message: dict) -> list[str]:
     return [c["label"] for c in components(message)]
 
@@ -131,3 +136,19 @@ def test_bypass_warning_on_first_use_is_answered_from_discord(bypass_rig) -> Non
     assert "go fast" in rig.wait_bot_message(content_contains="Model saw:", timeout=60)["content"]
     rig.wait_reaction(sent)
     assert "bypass permissions on" in rig.screen()
+
+
+def test_api_key_question_is_answered_against_its_default(key_rig) -> None:
+    rig = key_rig
+    rig.api.script(echo(prefix="Model saw: "))
+    rig.start_bot()
+    sent = rig.post("use the key")
+    prompt = rig.wait_bot_message(content_contains=SCREEN, timeout=60)
+    assert "Do you want to use this API key?" in prompt["content"]
+    assert labels(prompt) == ["Yes", "No (recommended)", "Show screen", "Escape"]
+    rig.discord.click(prompt["id"], custom_id(prompt, "Yes"))  # Up, then Enter
+    assert "**Yes**, chosen by" in wait_closed(rig, prompt)["content"]
+    assert (
+        "use the key" in rig.wait_bot_message(content_contains="Model saw:", timeout=60)["content"]
+    )
+    rig.wait_reaction(sent)

@@ -127,10 +127,12 @@ def claude_json(
     version: str | None = None,
     trust: bool = True,
     accept_bypass: bool = True,
+    approve_key: bool = True,
 ) -> dict[str, Any]:
     """The ``$HOME/.claude.json`` keys that skip every first-run screen (§2.2). Without ``trust``
     the projects are not marked trusted (the folder-trust dialog shows); without
-    ``accept_bypass`` bypass-permissions mode shows its warning on first use."""
+    ``accept_bypass`` bypass-permissions mode shows its warning on first use; without
+    ``approve_key`` Claude Code asks whether to use the API key in the environment."""
     config = {
         "hasCompletedOnboarding": True,
         "lastOnboardingVersion": version or CLAUDE_VERSION,
@@ -148,6 +150,8 @@ def claude_json(
     }
     if not accept_bypass:
         del config["bypassPermissionsModeAccepted"]
+    if not approve_key:
+        del config["customApiKeyResponses"]
     return config
 
 
@@ -166,10 +170,11 @@ def prepare_home(
     version: str | None = None,
     trust: bool = True,
     accept_bypass: bool = True,
+    approve_key: bool = True,
 ) -> None:
     """Write ``.claude.json`` and merge ``.claude/settings.json`` so claude starts with no dialogs
     (``trust=False``: the folder-trust dialog for ``projects``; ``accept_bypass=False``: the
-    bypass-permissions warning on first use).
+    bypass-permissions warning on first use; ``approve_key=False``: the API key question).
 
     Both files are merged into existing content (the bridge's ``hooks install`` writes hooks into
     settings.json, and prepare_home may be called again for more projects).
@@ -177,7 +182,7 @@ def prepare_home(
     home.mkdir(parents=True, exist_ok=True)
     config_path = home / ".claude.json"
     config = _read_json(config_path)
-    fresh = claude_json(projects, api_key, version, trust, accept_bypass)
+    fresh = claude_json(projects, api_key, version, trust, accept_bypass, approve_key)
     projects_map = {**config.get("projects", {}), **fresh.pop("projects")}
     _write_json(config_path, {**config, **fresh, "projects": projects_map})
     settings_path = home / ".claude" / "settings.json"
