@@ -163,8 +163,9 @@ def wait_ready(tmux: TmuxSessions, pane_id: str, timeout: float = 30.0, poll: fl
         screen = tmux.capture(pane_id)
         if read_dialog(screen) is not None:
             raise DialogOnScreen(
-                "Claude Code is showing a screen that needs an answer "
-                f"(tmux window {pane_id}); your message was not typed.",
+                f"Claude Code is showing a screen that needs an answer (tmux window {pane_id}): "
+                "send a message in its channel to get the screen there, or answer it in the "
+                "terminal.",
                 screen,
             )
         if time.monotonic() > deadline:
