@@ -135,54 +135,54 @@ class ScreenPrompts:
             await _ephemeral(interaction, f"```\n{shown}\n```")
             return
         channel = interaction.channel
+        # Acknowledged at once: the session's lock may be held by a message being typed.
+        await interaction.response.defer()
         async with self.sessions.lock(key):
             try:
-                if action == "esc":
-                    await asyncio.to_thread(
-                        screen_keys.escape, self.sessions.tmux, pane_id, fingerprint
-                    )
-                    line = f"⎋ **Escape** pressed by {interaction.user.mention}"
-                else:
-                    option = await asyncio.to_thread(
-                        screen_keys.choose, self.sessions.tmux, pane_id, fingerprint,
-                        int(action[1:]),
-                    )  # fmt: skip
-                    if option.toggles:  # a checkbox: the same dialog, ticked or unticked
-                        dialog = await asyncio.to_thread(
-                            screen_keys.after_toggle, self.sessions.tmux, pane_id, fingerprint,
-                            int(action[1:]), option.label,
-                        )  # fmt: skip
-                        if dialog is not None:
-                            await interaction.response.edit_message(
-                                content=prompt_content(dialog), view=prompt_view(key, dialog)
-                            )
-                            return
-                    line = f"✅ **{_plain(option.label)}**, chosen by {interaction.user.mention}"
+                line = await self._press(interaction, key, pane_id, fingerprint, action)
             except TmuxError as err:  # the pane went away under the click
-                await _ephemeral(interaction, f"Nothing was pressed: {err}")
+                await _followup(interaction, f"Nothing was pressed: {err}")
                 return
             except screen_keys.ScreenChanged as err:
                 log.info("screen click on %s refused: %s", key, err)
                 screen = await asyncio.to_thread(self.sessions.tmux.capture, pane_id)
                 still = read_dialog(screen)
                 if still is not None and still.fingerprint == fingerprint:
-                    await _ephemeral(interaction, f"Nothing was confirmed: {err}.")
+                    await _followup(interaction, f"Nothing was confirmed: {err}.")
                     return
-                original = interaction.message.content if interaction.message else HEADER
-                await interaction.response.edit_message(
-                    content=closed_content(original, f"⚠️ {STALE}"), view=None
-                )
-                await asyncio.to_thread(self._forget_prompt, key)
-                if isinstance(channel, discord.abc.Messageable):
-                    await self._resume(key, pane_id, fingerprint, channel)
-                return
+                line = f"⚠️ {STALE}"
+            if line is None:
+                return  # a checkbox ticked: the prompt shows the dialog as it is now
             original = interaction.message.content if interaction.message else HEADER
-            await interaction.response.edit_message(
+            await interaction.edit_original_response(
                 content=closed_content(original, line), view=None
             )
             await asyncio.to_thread(self._forget_prompt, key)
             if isinstance(channel, discord.abc.Messageable):
                 await self._resume(key, pane_id, fingerprint, channel)
+
+    async def _press(
+        self, interaction: BotInteraction, key: str, pane_id: str, fingerprint: str, action: str
+    ) -> str | None:
+        """Press what the click asks for; the line the closed prompt gets, or None when the
+        prompt stays open (a checkbox of a multi-select list, refreshed in place)."""
+        tmux = self.sessions.tmux
+        who = interaction.user.mention
+        if action == "esc":
+            await asyncio.to_thread(screen_keys.escape, tmux, pane_id, fingerprint)
+            return f"⎋ **Escape** pressed by {who}"
+        index = int(action[1:])
+        option = await asyncio.to_thread(screen_keys.choose, tmux, pane_id, fingerprint, index)
+        if option.toggles:  # a checkbox: the same dialog, ticked or unticked
+            dialog = await asyncio.to_thread(
+                screen_keys.after_toggle, tmux, pane_id, fingerprint, index, option.label
+            )
+            if dialog is not None:
+                await interaction.edit_original_response(
+                    content=prompt_content(dialog), view=prompt_view(key, dialog)
+                )
+                return None
+        return f"✅ **{_plain(option.label)}**, chosen by {who}"
 
     def _forget_prompt(self, key: str) -> None:
         """The posted prompt is closed: a next message meeting a screen posts a new one."""
@@ -307,3 +307,7 @@ async def _reply(message: discord.Message, text: str) -> None:
 
 async def _ephemeral(interaction: BotInteraction, text: str) -> None:
     await interaction.response.send_message(text, ephemeral=True)
+
+
+async def _followup(interaction: BotInteraction, text: str) -> None:
+    await interaction.followup.send(text, ephemeral=True)

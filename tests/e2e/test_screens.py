@@ -8,6 +8,7 @@ message is then typed and answered by the fake model.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -76,7 +77,7 @@ def test_folder_trust_is_answered_from_discord(untrusted_rig) -> None:
     assert sum(SCREEN in m["content"] for m in rig.bot_messages()) == 1
 
     chosen = rig.discord.click(prompt["id"], yes)
-    assert chosen["response_type"] == 7
+    assert chosen["response_type"] == 6  # acknowledged at once, the prompt edited after
     closed = wait_closed(rig, prompt)
     assert "**Yes, I trust this folder**, chosen by" in closed["content"]
     answer = rig.wait_bot_message(content_contains="Model saw:", timeout=60, since=0)
@@ -98,7 +99,7 @@ def test_a_changed_screen_is_not_answered(untrusted_rig) -> None:
     rig.tmux.press(rig.pane().pane_id, "Enter")
     rig.tmux.wait_for(rig.pane().pane_id, lambda s: "trust this folder" not in s, 30)
     stale = rig.discord.click(prompt["id"], custom_id(prompt, "No, exit"))  # …then clicks "No"
-    assert stale["response_type"] == 7
+    assert stale["response_type"] == 6
     assert "no longer on display" in wait_closed(rig, prompt)["content"]
     assert rig.pane() is not None and not rig.pane().dead  # "No, exit" was not pressed
     rig.wait_reaction(sent)  # the held message went in once the box was back
@@ -112,7 +113,7 @@ def test_escape_on_the_trust_screen_ends_claude_and_says_so(untrusted_rig) -> No
     prompt = rig.wait_bot_message(content_contains=SCREEN, timeout=60)
     since = rig.discord.mark()
     pressed = rig.discord.click(prompt["id"], custom_id(prompt, "Escape"))
-    assert pressed["response_type"] == 7
+    assert pressed["response_type"] == 6
     assert "**Escape** pressed by" in wait_closed(rig, prompt)["content"]
     notice = rig.wait_bot_message(content_contains="exited", since=since)
     assert "1 held message(s) were not typed" in notice["content"]
@@ -152,3 +153,25 @@ def test_api_key_question_is_answered_against_its_default(key_rig) -> None:
         "use the key" in rig.wait_bot_message(content_contains="Model saw:", timeout=60)["content"]
     )
     rig.wait_reaction(sent)
+
+
+def test_mcp_server_approval_ticks_in_place_then_enables(rig) -> None:
+    servers = {"demo": {"command": "/bin/true"}, "other": {"command": "/bin/true"}}
+    (rig.projects["project-a"] / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    rig.api.script(echo(prefix="Model saw: "))
+    rig.start_bot()
+    sent = rig.post("with servers")
+    prompt = rig.wait_bot_message(content_contains=SCREEN, timeout=60)
+    assert "2 new MCP servers found in this project" in prompt["content"]
+    assert labels(prompt) == ["[✔] demo", "[✔] other", "Enable selected", "Show screen", "Escape"]
+
+    rig.discord.click(prompt["id"], custom_id(prompt, "[✔] other"))  # untick: Down, Enter
+    wait_until(lambda: "[ ] other" in labels(current_message(rig, prompt)), 10, "[ ] other")
+    assert "[ ] other" in rig.screen() and "[✔] demo" in rig.screen()
+    ticked = current_message(rig, prompt)
+    rig.discord.click(prompt["id"], custom_id(ticked, "Enable selected"))
+    assert "**Enable selected**, chosen by" in wait_closed(rig, prompt)["content"]
+    assert "with servers" in rig.wait_bot_message(content_contains="Model saw:")["content"]
+    rig.wait_reaction(sent)
+    local = json.loads((rig.projects["project-a"] / ".claude" / "settings.local.json").read_text())
+    assert local["enabledMcpjsonServers"] == ["demo"], local  # "other" was unticked
