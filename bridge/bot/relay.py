@@ -8,7 +8,9 @@ Only the owner and ``allowedUserIds`` reach a pane; messages from anyone else, f
 from the bot itself type nothing. Text is stripped of control characters and escape
 sequences (newlines and tabs kept) and a leading ``!``, ``/``, ``#`` or ``&`` is defused,
 because Claude Code would run it as a shell command, slash command or other mode switch.
-The user's message gets a ✅ once typed, or a reply saying why it could not be delivered.
+The user's message gets a ✅ once typed, or a reply saying why it could not be delivered; a
+message that meets a Claude Code screen no hook reports is held and the screen offered on
+Discord (``bot/screens.py``), the ✅ coming once it is typed.
 """
 
 from __future__ import annotations
