@@ -31,6 +31,7 @@ from bridge.bot.outbox_drain import OutboxDrainer
 from bridge.bot.panel import ControlPanel, PanelButton, PanelSelect
 from bridge.bot.progress import InterruptButton, ProgressReporter
 from bridge.bot.relay import Relay
+from bridge.bot.screens import ScreenButton, ScreenPrompts
 from bridge.bot.threads import ArchiveButton, ThreadEvents, WorktreeButton
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 # Every DynamicItem the bot answers: registered at start, they match custom ids posted before
 # a restart too (bridge/discord/custom_ids.py).
 DYNAMIC_ITEMS = (PromptButton, PromptSelect, InterruptButton, WorktreeButton, ArchiveButton,
-                 PanelButton, PanelSelect)  # fmt: skip
+                 PanelButton, PanelSelect, ScreenButton)  # fmt: skip
 
 
 class BridgeBot(BridgeClient):
@@ -64,6 +65,7 @@ class BridgeBot(BridgeClient):
         self.prompts: PromptAnswerer = PromptAnswerer(rt)  # prompt buttons, selects and modals
         self.progress: ProgressReporter = ProgressReporter(self, server.name, rt)  # per turn
         self.threads: ThreadEvents = ThreadEvents(self, self.sessions)  # archive/delete, worktrees
+        self.screens: ScreenPrompts = ScreenPrompts(self.sessions, rt)  # dialogs no hook reports
         self.sessions.notify = self.threads.notify
         channel = server.general_channel_id
         self.panel: ControlPanel | None = (
@@ -82,7 +84,9 @@ class BridgeBot(BridgeClient):
     async def setup_hook(self) -> None:
         self.setup_started = True
         self._http_session = aiohttp.ClientSession()
-        self.relay = Relay(self.cfg, self.server, self.sessions, self.runtime, self._http_session)
+        self.relay = Relay(
+            self.cfg, self.server, self.sessions, self.runtime, self._http_session, self.screens
+        )
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         self._progress_task = asyncio.create_task(self.progress.run())
         try:

@@ -62,6 +62,14 @@ class PanelActions(Protocol):
     async def act(self, interaction: BotInteraction, action: str, arg: str) -> None: ...
 
 
+class ScreenAnswers(Protocol):
+    """A click on a Claude Code screen offered on Discord (``screens.ScreenPrompts``)."""
+
+    async def on_click(
+        self, interaction: BotInteraction, key: str, fingerprint: str, action: str
+    ) -> None: ...
+
+
 class BridgeClient(discord.Client):
     """The Discord side of one configured server, as its callbacks see it."""
 
@@ -73,6 +81,7 @@ class BridgeClient(discord.Client):
     progress: Interrupter
     threads: WorktreeDecider
     panel: PanelActions | None  # None without ``generalChannelId``
+    screens: ScreenAnswers
     tree: app_commands.CommandTree[BridgeClient]
 
 

@@ -8,7 +8,9 @@ Only the owner and ``allowedUserIds`` reach a pane; messages from anyone else, f
 from the bot itself type nothing. Text is stripped of control characters and escape
 sequences (newlines and tabs kept) and a leading ``!``, ``/``, ``#`` or ``&`` is defused,
 because Claude Code would run it as a shell command, slash command or other mode switch.
-The user's message gets a ✅ once typed, or a reply saying why it could not be delivered.
+The user's message gets a ✅ once typed, or a reply saying why it could not be delivered; a
+message that meets a Claude Code screen no hook reports is held and the screen offered on
+Discord (``bot/screens.py``), the ✅ coming once it is typed.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import aiohttp
 import discord
 
 from bridge.bot.downloads import save_attachments
+from bridge.bot.screens import ScreenPrompts
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.pane_input import NoInputBox
@@ -43,12 +46,14 @@ class Relay:
         sessions: SessionManager,
         rt: runtime.Runtime,
         http: aiohttp.ClientSession,
+        screens: ScreenPrompts | None = None,
     ) -> None:
         self.cfg = cfg
         self.server = server
         self.sessions = sessions
         self.runtime = rt
         self.http = http
+        self.screens = screens
 
     async def on_message(self, message: discord.Message, bot_user_id: int | None) -> None:
         if message.author.bot or message.author.id == bot_user_id:
@@ -77,15 +82,24 @@ class Relay:
     async def _deliver(self, message: discord.Message, target: SessionTarget) -> bool:
         """Download attachments, then type the prompt. False (and a reply saying why) when
         nothing was typed."""
+        prompt = ""
         try:
             paths = await self._download(message, target)
             prompt = defuse_prefix(compose_prompt(sanitize_prompt(message.content), paths))
             if not prompt.strip():
                 return False
             pane_id = await self.sessions.ensure_running(target)
+            if self.screens is not None:  # messages held behind a screen go first
+                await self.screens.type_held(target.key, pane_id, message.channel)
             await self.sessions.type_prompt(pane_id, prompt)
         except NoInputBox as err:
             log.warning("not typed into %s: %s", target.label, err)
+            # A screen no prompt of ours covers (folder trust, bypass warning…): offered on
+            # Discord, the message held until it is answered.
+            if self.screens is not None and await self.screens.offer(
+                target.key, message, prompt, err
+            ):
+                return False
             await _reply(message, f"⚠️ {err}")
             return False
         except Exception as err:

@@ -1,10 +1,10 @@
 """Reading Claude Code's screen: the input box, the footer's mode and busy markers, dialogs.
 
 The bridge types into a pane only when Claude Code shows its input box: every dialog
-(permission, question, plan, folder trust) replaces the box, and digits or Enter typed there
-would answer it. These functions read a captured screen (plain text); nothing here talks to
-tmux. Markers are measured on Claude Code 2.1.330 and 2.1.197 (the tested range,
-``bridge.claude.versions``); where they differ both are read.
+(permission, question, plan, folder trust: ``bridge.claude.dialogs`` reads them) replaces the
+box, and digits or Enter typed there would answer it. These functions read a captured screen
+(plain text); nothing here talks to tmux. Markers are measured on Claude Code 2.1.330 and
+2.1.197 (the tested range, ``bridge.claude.versions``); where they differ both are read.
 """
 
 from __future__ import annotations
@@ -89,12 +89,6 @@ def mode_on_screen(screen: str) -> str | None:
     if any(hint in footer for hint in PLAIN_FOOTER_HINTS):
         return "default"  # 2.1.197: no "manual mode on"; a plain footer is the default mode
     return None
-
-
-def asks_trust(screen: str) -> bool:
-    """Claude Code's folder-trust dialog (2.1.330: "Is this a project you created or one you
-    trust?"; older versions: "Do you trust the files in this folder?")."""
-    return "one you trust" in screen or "trust the files in this folder" in screen
 
 
 def is_prompt_ready(screen: str) -> bool:

@@ -15,6 +15,8 @@ prompt's action is checked against the prompt's kind and contents before it is u
                                     was not the owner's (bot/threads.py)
     db:panel:<action>:<argument>    the control panel's buttons (bot/panel.py)
     db:panel:pick:<page>            the control panel's project select menu
+    db:scr:<channel or thread id>:<screen fingerprint>:o<i>|show|esc
+                                    a Claude Code screen offered on Discord (bot/screens.py)
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -29,6 +31,7 @@ WORKTREE = "db:wt:"
 ARCHIVE = "db:arch:"
 PANEL = "db:panel:"
 PANEL_PICK = PANEL + "pick:"
+SCREEN = "db:scr:"
 MODAL_TEXT = "text"  # the one text input of a prompt's modal
 
 _REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
@@ -40,6 +43,10 @@ WORKTREE_TEMPLATE = WORKTREE + rf"(?P<action>remove|keep):(?P<key>{_SNOWFLAKE})"
 ARCHIVE_TEMPLATE = ARCHIVE + rf"(?P<action>stop|remove|keep):(?P<key>{_SNOWFLAKE})"
 PANEL_TEMPLATE = PANEL + r"(?P<action>start|stop|stopnow|refresh|page):(?P<arg>[0-9]{1,21})"
 PANEL_PICK_TEMPLATE = PANEL_PICK + r"(?P<page>[0-9]{1,4})"
+SCREEN_TEMPLATE = (
+    SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
+    r"(?P<action>o[0-9]{1,2}|show|esc)"
+)
 
 
 def prompt(request_id: str, *action: str | int, select: bool = False) -> str:
@@ -65,3 +72,8 @@ def panel(action: str, arg: str) -> str:
 
 def panel_pick(page: int) -> str:
     return f"{PANEL_PICK}{page}"
+
+
+def screen(key: str, fingerprint: str, action: str) -> str:
+    """A button of a screen prompt: ``action`` is ``o<option index>``, ``show`` or ``esc``."""
+    return f"{SCREEN}{key}:{fingerprint}:{action}"

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import time
 
-from bridge.claude.screen import asks_trust, box_holds, input_box, is_prompt_ready, signature
+from bridge.claude.dialogs import read_dialog
+from bridge.claude.screen import box_holds, input_box, is_prompt_ready, signature
 from bridge.sessions.typed_text import chunk_for_typing
 from bridge.tmux import TmuxError, TmuxSessions
 
@@ -20,10 +21,24 @@ ECHO_EVERY = 3  # chunks typed between checks that the CLI has taken them in
 SUBMIT_CHECK = 0.3  # seconds after Enter before looking whether the prompt left the box
 SUBMIT_RETRIES = 3
 CLEAR_ROUNDS = 20  # C-u clears one line of a multi-line leftover per round
+DIALOG_SETTLE = 0.5  # seconds a dialog must stay on screen to count (and to take keys)
 
 
 class NoInputBox(TmuxError):
     """Claude Code shows a dialog (permission, question, plan) instead of its input box."""
+
+
+class DialogOnScreen(NoInputBox):
+    """Claude Code shows a dialog we can read (``bridge.claude.dialogs``): ``screen`` is the
+    captured screen, so the bot can offer its options on Discord."""
+
+    def __init__(self, message: str, screen: str) -> None:
+        super().__init__(message)
+        self.screen = screen
+
+
+def _dialog_error(screen: str, message: str) -> NoInputBox:
+    return DialogOnScreen(message, screen) if read_dialog(screen) else NoInputBox(message)
 
 
 def type_prompt(tmux: TmuxSessions, pane_id: str, text: str, chunk: int = TYPE_CHUNK) -> None:
@@ -83,10 +98,12 @@ def _submit(tmux: TmuxSessions, pane_id: str, text: str) -> None:
 
 
 def _require_input_box(tmux: TmuxSessions, pane_id: str) -> None:
-    if input_box(tmux.capture(pane_id)) is None:
-        raise NoInputBox(
+    screen = tmux.capture(pane_id)
+    if input_box(screen) is None:
+        raise _dialog_error(
+            screen,
             "A dialog opened in the terminal while your message was typed; it was not "
-            "sent. Answer the dialog, then send the message again."
+            "sent. Answer the dialog, then send the message again.",
         )
 
 
@@ -112,9 +129,10 @@ def clear_input(tmux: TmuxSessions, pane_id: str, timeout: float = 2.0) -> None:
     try:
         screen = tmux.wait_for(pane_id, lambda s: input_box(s) is not None, timeout)
     except TmuxError:
-        raise NoInputBox(
+        raise _dialog_error(
+            tmux.capture(pane_id),
             "Claude Code is showing a dialog in the terminal (permission, question or plan);"
-            " answer it first. Your message was not typed."
+            " answer it first. Your message was not typed.",
         ) from None
     for _ in range(CLEAR_ROUNDS):
         if not input_box(screen):
@@ -129,12 +147,26 @@ def clear_input(tmux: TmuxSessions, pane_id: str, timeout: float = 2.0) -> None:
 def wait_ready(tmux: TmuxSessions, pane_id: str, timeout: float = 30.0, poll: float = 0.05) -> None:
     """Wait until Claude Code shows its empty prompt box (``❯`` between two rules).
 
-    The folder-trust dialog of a directory Claude Code has not seen is a question only
-    the owner may answer, at the terminal: stop at once and say so.
+    A dialog at start-up (folder trust for a new project, the bypass-permissions warning, an
+    API key approval) is a question for the owner: once it has stayed on screen for
+    :data:`DIALOG_SETTLE` seconds, stop with :class:`DialogOnScreen` (the bot offers it on
+    Discord).
     """
-    screen = tmux.wait_for(pane_id, lambda s: is_prompt_ready(s) or asks_trust(s), timeout)
-    if asks_trust(screen):
-        raise TmuxError(
-            "Claude Code asks whether to trust this folder; answer it once in the terminal "
-            f"(tmux attach, window {pane_id}), then send your message again"
-        )
+    deadline = time.monotonic() + timeout
+    while True:
+        left = max(0.1, deadline - time.monotonic())
+        check = lambda s: is_prompt_ready(s) or read_dialog(s) is not None  # noqa: E731
+        screen = tmux.wait_for(pane_id, check, left, poll)
+        if is_prompt_ready(screen):
+            return
+        time.sleep(DIALOG_SETTLE)
+        screen = tmux.capture(pane_id)
+        if read_dialog(screen) is not None:
+            raise DialogOnScreen(
+                f"Claude Code is showing a screen that needs an answer (tmux window {pane_id}): "
+                "send a message in its channel to get the screen there, or answer it in the "
+                "terminal.",
+                screen,
+            )
+        if time.monotonic() > deadline:
+            raise TmuxError(f"timed out after {timeout:.0f} s; last screen:\n{screen}")

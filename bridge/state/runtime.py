@@ -22,6 +22,7 @@ directory** (often a tmpfs the OS empties at reboot or logout). Both are 0700, f
       status/<session>.json   model, context and cost the statusLine command last saw (footer)
       receipts/               message ids of handed-off posts (bridge.discord.handoff)
       bot.sock                the running bot's wake-up socket (hooks hand messages to it)
+      screens/<channel>.json  messages held back while a Claude Code screen waits for an answer
 
 Only the standard library's ``os`` is used: hooks import this module on their fast path.
 """
@@ -37,7 +38,7 @@ ENV_RUNTIME_DIR = "DISCORD_BRIDGE_RUNTIME_DIR"
 ENV_STATE_DIR = "DISCORD_BRIDGE_STATE_DIR"
 
 DURABLE = ("uploads", "outputs", "outbox", "sessions", "state", "logs")  # survive a reboot
-VOLATILE = ("prompts", "progress", "waits", "status", "receipts")
+VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens")
 SUBDIRS = DURABLE + VOLATILE
 
 # A hook cannot trust its environment (a project's .claude/settings.json sets it): it takes

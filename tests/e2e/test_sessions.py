@@ -111,7 +111,8 @@ def test_config_given_with_run_config_reaches_the_hooks(rig, tmp_path) -> None:
     rig.wait_bot_message(content_contains="found my config", timeout=60)
 
 
-def test_folder_trust_dialog_is_explained_not_answered(rig, tmp_path) -> None:
+def test_folder_trust_dialog_is_offered_not_answered(rig, tmp_path) -> None:
+    """Nothing answers the trust question but the owner's click (tests/e2e/test_screens.py)."""
     untrusted = tmp_path / "never-opened"
     untrusted.mkdir()
     raw = rig.config()
@@ -120,6 +121,7 @@ def test_folder_trust_dialog_is_explained_not_answered(rig, tmp_path) -> None:
     rig.start_bot()
     rig.post("hello")
     reply = rig.wait_bot_message(timeout=60)
-    assert "asks whether to trust this folder" in reply["content"]
+    assert "Claude Code is asking in the terminal" in reply["content"]
+    assert "Is this a project you created or one you trust?" in reply["content"]
     assert "Is this a project you created or one you trust?" in rig.screen()
     assert rig.api.requests == []

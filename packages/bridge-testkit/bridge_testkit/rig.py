@@ -53,10 +53,20 @@ def is_status(message: dict) -> bool:
 
 class BridgeRig:
     def __init__(
-        self, tmp: Path, emu: Emulator, api: FakeAnthropic, claude_version: str | None = None
+        self,
+        tmp: Path,
+        emu: Emulator,
+        api: FakeAnthropic,
+        claude_version: str | None = None,
+        trust: bool = True,
+        accept_bypass: bool = True,
+        approve_key: bool = True,
     ) -> None:
         """``claude_version``: which installed Claude Code CLI the panes run (default: the
-        pinned one); ``claude`` on the bot's and the panes' PATH is that version."""
+        pinned one); ``claude`` on the bot's and the panes' PATH is that version.
+        ``trust=False``: Claude Code asks whether to trust the projects' folders;
+        ``accept_bypass=False``: it warns on the first use of bypass-permissions mode;
+        ``approve_key=False``: it asks whether to use the API key in its environment."""
         self.tmp = tmp
         self.claude_version = claude_version
         self.emu = emu
@@ -75,7 +85,10 @@ class BridgeRig:
         for path in self.projects.values():
             path.mkdir()
         self.bridge_home.mkdir(mode=0o700)
-        prepare_home(self.claude_home, list(self.projects.values()), version=claude_version)
+        prepare_home(
+            self.claude_home, list(self.projects.values()), version=claude_version,
+            trust=trust, accept_bypass=accept_bypass, approve_key=approve_key,
+        )  # fmt: skip
         self.env = claude_env(
             self.claude_home,
             api.base_url,

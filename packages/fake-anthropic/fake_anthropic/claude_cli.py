@@ -121,9 +121,19 @@ def _project_entry() -> dict[str, Any]:
     }
 
 
-def claude_json(projects: list[Path], api_key: str, version: str | None = None) -> dict[str, Any]:
-    """The ``$HOME/.claude.json`` keys that skip every first-run screen (§2.2)."""
-    return {
+def claude_json(
+    projects: list[Path],
+    api_key: str,
+    version: str | None = None,
+    trust: bool = True,
+    accept_bypass: bool = True,
+    approve_key: bool = True,
+) -> dict[str, Any]:
+    """The ``$HOME/.claude.json`` keys that skip every first-run screen (§2.2). Without ``trust``
+    the projects are not marked trusted (the folder-trust dialog shows); without
+    ``accept_bypass`` bypass-permissions mode shows its warning on first use; without
+    ``approve_key`` Claude Code asks whether to use the API key in the environment."""
+    config = {
         "hasCompletedOnboarding": True,
         "lastOnboardingVersion": version or CLAUDE_VERSION,
         "lastReleaseNotesSeen": version or CLAUDE_VERSION,
@@ -136,8 +146,13 @@ def claude_json(projects: list[Path], api_key: str, version: str | None = None) 
         # The CLI remembers approval by the last 20 chars of the trimmed key.
         "customApiKeyResponses": {"approved": [api_key.strip()[-20:]], "rejected": []},
         # Trust is keyed by the realpath of the directory claude starts in.
-        "projects": {os.path.realpath(p): _project_entry() for p in projects},
+        "projects": {os.path.realpath(p): _project_entry() for p in projects} if trust else {},
     }
+    if not accept_bypass:
+        del config["bypassPermissionsModeAccepted"]
+    if not approve_key:
+        del config["customApiKeyResponses"]
+    return config
 
 
 SETTINGS_ENV = {
@@ -149,9 +164,17 @@ SETTINGS_ENV = {
 
 
 def prepare_home(
-    home: Path, projects: list[Path], api_key: str = "sk-test", version: str | None = None
+    home: Path,
+    projects: list[Path],
+    api_key: str = "sk-test",
+    version: str | None = None,
+    trust: bool = True,
+    accept_bypass: bool = True,
+    approve_key: bool = True,
 ) -> None:
-    """Write ``.claude.json`` and merge ``.claude/settings.json`` so claude starts with no dialogs.
+    """Write ``.claude.json`` and merge ``.claude/settings.json`` so claude starts with no dialogs
+    (``trust=False``: the folder-trust dialog for ``projects``; ``accept_bypass=False``: the
+    bypass-permissions warning on first use; ``approve_key=False``: the API key question).
 
     Both files are merged into existing content (the bridge's ``hooks install`` writes hooks into
     settings.json, and prepare_home may be called again for more projects).
@@ -159,7 +182,7 @@ def prepare_home(
     home.mkdir(parents=True, exist_ok=True)
     config_path = home / ".claude.json"
     config = _read_json(config_path)
-    fresh = claude_json(projects, api_key, version)
+    fresh = claude_json(projects, api_key, version, trust, accept_bypass, approve_key)
     projects_map = {**config.get("projects", {}), **fresh.pop("projects")}
     _write_json(config_path, {**config, **fresh, "projects": projects_map})
     settings_path = home / ".claude" / "settings.json"

@@ -11,6 +11,7 @@ import pytest
 from bridge.bot.interactions import PromptButton, PromptSelect
 from bridge.bot.panel import PanelButton, PanelSelect
 from bridge.bot.progress import InterruptButton
+from bridge.bot.screens import ScreenButton
 from bridge.bot.threads import ArchiveButton, WorktreeButton
 from bridge.discord import custom_ids
 from bridge.discord.render import decisions as views
@@ -37,6 +38,9 @@ POSTED = [  # (DynamicItem, an id as posted on Discord)
     (PanelButton, "db:panel:refresh:0"),
     (PanelButton, "db:panel:page:2"),
     (PanelSelect, "db:panel:pick:1"),
+    (ScreenButton, f"db:scr:{KEY}:0123456789ab:o1"),
+    (ScreenButton, f"db:scr:{KEY}:0123456789ab:show"),
+    (ScreenButton, f"db:scr:{KEY}:0123456789ab:esc"),
 ]
 
 
@@ -54,6 +58,7 @@ def test_builders_make_the_posted_formats() -> None:
     assert custom_ids.archive("stop", KEY) == f"db:arch:stop:{KEY}"
     assert custom_ids.panel("stop", KEY) == f"db:panel:stop:{KEY}"
     assert custom_ids.panel_pick(4) == "db:panel:pick:4"
+    assert custom_ids.screen(KEY, "0123456789ab", "o3") == f"db:scr:{KEY}:0123456789ab:o3"
 
 
 def test_the_items_and_the_rendered_prompts_use_those_builders() -> None:

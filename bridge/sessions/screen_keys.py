@@ -1,0 +1,110 @@
+"""Answering a Claude Code dialog with keys, only while it is the dialog the user saw.
+
+Discord-free and blocking (the bot runs these in a worker thread, under the session's lock).
+Every function first reads the screen again (``bridge.claude.dialogs``) and does nothing
+unless the dialog's fingerprint is the one on the button that was clicked: a screen that
+changed meanwhile (answered at the terminal, a different dialog) is never answered blind.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from bridge.claude.dialogs import Dialog, Option, keys_for, read_dialog
+from bridge.claude.screen import is_prompt_ready
+from bridge.sessions.pane_input import DIALOG_SETTLE
+from bridge.tmux import TmuxError, TmuxSessions
+
+KEY_PAUSE = 0.15  # seconds between arrow presses, so the ❯ has moved before the next key
+TOGGLE_WAIT = 2.0  # seconds for a ticked checkbox to show
+SETTLE_TIMEOUT = 45.0  # seconds for Claude Code to show its box (or a next screen) after an answer
+
+
+class ScreenChanged(Exception):
+    """The dialog on screen is not the one the user answered."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the pane shows after an answer: ``ready`` (the empty input box), ``dialog`` (a
+    next screen, in ``screen``), ``gone`` (Claude Code exited) or ``waiting`` (neither yet)."""
+
+    state: str
+    screen: str
+
+
+def current(tmux: TmuxSessions, pane_id: str, fingerprint: str) -> Dialog:
+    dialog = read_dialog(tmux.capture(pane_id))
+    if dialog is None or dialog.fingerprint != fingerprint:
+        raise ScreenChanged("the screen changed since this prompt was posted")
+    return dialog
+
+
+def choose(tmux: TmuxSessions, pane_id: str, fingerprint: str, index: int) -> Option:
+    """Pick option ``index`` of the dialog ``fingerprint``: its digit, or arrows to it, a check
+    that the ❯ is on it, then Enter (which ticks a checkbox of a multi-select list). Returns
+    the option."""
+    dialog = current(tmux, pane_id, fingerprint)
+    if not 0 <= index < len(dialog.options):
+        raise ScreenChanged("that option is not on the screen")
+    option = dialog.options[index]
+    keys = keys_for(dialog, index)
+    if keys[-1] != "Enter":  # a digit picks at once
+        tmux.press(pane_id, *keys)
+        return option
+    for key in keys[:-1]:
+        tmux.press(pane_id, key)
+        time.sleep(KEY_PAUSE)
+    moved = current(tmux, pane_id, fingerprint)
+    if moved.selected != index:
+        raise ScreenChanged("the highlighted option is not the one chosen; Enter not pressed")
+    tmux.press(pane_id, "Enter")
+    return option
+
+
+def escape(tmux: TmuxSessions, pane_id: str, fingerprint: str) -> None:
+    current(tmux, pane_id, fingerprint)
+    tmux.press(pane_id, "Escape")
+
+
+def settle(
+    tmux: TmuxSessions, pane_id: str, fingerprint: str, timeout: float = SETTLE_TIMEOUT
+) -> Outcome:
+    """Wait until the dialog ``fingerprint`` has gone: to the input box, another dialog (one
+    that stays for :data:`DIALOG_SETTLE` seconds), or an exited Claude Code."""
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        try:
+            if tmux.pane_dead(pane_id):
+                return Outcome("gone", screen)
+            screen = tmux.capture(pane_id)
+        except TmuxError:
+            return Outcome("gone", screen)
+        if is_prompt_ready(screen):
+            return Outcome("ready", screen)
+        dialog = read_dialog(screen)
+        if dialog is not None and dialog.fingerprint != fingerprint:
+            time.sleep(DIALOG_SETTLE)
+            again = tmux.capture(pane_id)
+            later = read_dialog(again)
+            if later is not None and later.fingerprint == dialog.fingerprint:
+                return Outcome("dialog", again)
+        time.sleep(0.1)
+    return Outcome("waiting", screen)
+
+
+def after_toggle(
+    tmux: TmuxSessions, pane_id: str, fingerprint: str, index: int, old: str
+) -> Dialog | None:
+    """The dialog once the checkbox ``index`` (labelled ``old`` before) shows its new tick;
+    None if the dialog went away."""
+    deadline = time.monotonic() + TOGGLE_WAIT
+    while True:
+        dialog = read_dialog(tmux.capture(pane_id))
+        if dialog is None or dialog.fingerprint != fingerprint:
+            return None
+        if dialog.options[index].label != old or time.monotonic() > deadline:
+            return dialog
+        time.sleep(0.05)
