@@ -46,6 +46,7 @@ class WakeSocket:
         self.path = socket_path(rt)
         self.on_channel = on_channel
         self._transport: asyncio.DatagramTransport | None = None
+        self._inode = 0
 
     async def open(self) -> bool:
         with contextlib.suppress(FileNotFoundError):
@@ -54,6 +55,7 @@ class WakeSocket:
         try:
             sock.bind(self.path)
             os.chmod(self.path, 0o600)
+            self._inode = os.stat(self.path).st_ino
         except OSError as err:
             sock.close()
             log.warning("hooks will post directly: cannot listen on %s (%s)", self.path, err)
@@ -69,7 +71,8 @@ class WakeSocket:
             self._transport.close()
             self._transport = None
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
+                if os.stat(self.path).st_ino == self._inode:  # not a newer bot's socket
+                    os.unlink(self.path)
 
 
 async def create_message(http: discord.http.HTTPClient, channel_id: str, post: Post) -> dict:

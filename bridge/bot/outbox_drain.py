@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 
 import discord
@@ -29,6 +30,7 @@ from bridge.state import runtime
 log = logging.getLogger(__name__)
 
 BOT_BUDGET = 3.0  # seconds per request: the bot retries on its own schedule instead
+DRAIN_SLICE = 30.0  # seconds one worker drains a channel before it lets the loop look again
 WARM_TIMEOUT = 30.0  # seconds for a post on the warm session (discord.py waits out 429s itself)
 MAX_PAUSE = 60.0
 IDLE_RECHECK = 30.0
@@ -48,31 +50,40 @@ class OutboxDrainer:
         self._clients: dict[str, DiscordREST] = {}
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._active: dict[str, asyncio.Task] = {}  # channel → its draining worker
+        self._again: set[str] = set()
+        self._failed = False
+        self._stopping = False
 
     async def run(self, stop: asyncio.Event) -> None:
         self._loop = asyncio.get_running_loop()
-        wake = WakeSocket(self.runtime, lambda _channel: self._wake.set())
+        wake = WakeSocket(self.runtime, self.kick)  # a hook handed a channel's messages over
         await wake.open()
         watcher = asyncio.create_task(self._watch(stop))
         pause = 1.0
         try:
             while not stop.is_set():
-                self._wake.clear()  # before draining: a spool written meanwhile wakes us again
+                self._wake.clear()  # before looking: a spool written meanwhile wakes us again
+                self._failed = False
                 try:
-                    all_sent = await asyncio.to_thread(self.drain_once)
+                    for channel in await asyncio.to_thread(self.outbox.channels):
+                        self.kick(channel)
+                    await asyncio.gather(*self._active.values(), return_exceptions=True)
                 except Exception:
                     log.exception("draining the outbox failed; trying again later")
-                    all_sent = False
-                pause = 1.0 if all_sent else min(MAX_PAUSE, pause * 2)
-                # Also wake up now and then without an event, in case the watcher missed one.
-                timeout = IDLE_RECHECK if all_sent else pause
+                    self._failed = True
+                pause = min(MAX_PAUSE, pause * 2) if self._failed else 1.0
+                # Also look now and then without an event, in case the watcher missed one.
+                timeout = pause if self._failed else IDLE_RECHECK
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout)
                 except TimeoutError:
                     pass
         finally:
+            self._stopping = True
             wake.close()
             watcher.cancel()
+            await asyncio.gather(*self._active.values(), return_exceptions=True)
             for client in self._clients.values():
                 client.close()
 
@@ -80,18 +91,43 @@ class OutboxDrainer:
         async for _changes in watchfiles.awatch(self.outbox.root, stop_event=stop, debounce=50):
             self._wake.set()
 
+    def kick(self, channel: str) -> None:
+        """Drain ``channel`` now, in a worker of its own: one channel waiting out a rate
+        limit or an outage never holds up the hand-offs of the others."""
+        if channel in self._active:
+            self._again.add(channel)  # a hook added entries while it drains: look once more
+            return
+        self._active[channel] = asyncio.create_task(self._drain_channel(channel))
+
+    async def _drain_channel(self, channel: str) -> None:
+        try:
+            while not self._stopping:
+                self._again.discard(channel)
+                if not await asyncio.to_thread(self.drain_channel, channel):
+                    self._failed = True
+                    self._wake.set()  # the main loop retries it after its pause
+                    return
+                if channel not in self._again:
+                    return
+        finally:
+            self._active.pop(channel, None)
+
+    def drain_channel(self, channel: str) -> bool:
+        """Post the channel's entries in order (a worker thread); True when none is left.
+        A channel a hook is draining right now (it holds the lock) is left to it."""
+        try:  # one channel's trouble must not keep the others waiting
+            with self.outbox.locked(channel, wait=False) as acquired:
+                if not acquired:
+                    return False  # a hook drains it right now: look again after a pause
+                until = time.monotonic() + DRAIN_SLICE  # then yield: a stop is seen soon
+                return self.outbox.drain(channel, self._send, until)
+        except Exception:
+            log.exception("draining the outbox of #%s failed; trying again later", channel)
+            return False
+
     def drain_once(self) -> bool:
-        """One pass over every channel; True when nothing is left waiting."""
-        all_sent = True
-        for channel in self.outbox.channels():
-            try:  # one channel's trouble must not keep the others waiting
-                with self.outbox.locked(channel, wait=False) as acquired:
-                    if not acquired or not self.outbox.drain(channel, self._send):
-                        all_sent = False
-            except Exception:
-                log.exception("draining the outbox of #%s failed; trying again later", channel)
-                all_sent = False
-        return all_sent
+        """One pass over every channel, one after the other; True when nothing is left."""
+        return all([self.drain_channel(channel) for channel in self.outbox.channels()])
 
     def _send(self, entry: dict, post: Post) -> None:
         """Post one entry (from the drain's worker thread): on the bot's warm discord.py
@@ -107,15 +143,20 @@ class OutboxDrainer:
         else:
             message = send_post(self._client_for(server), channel, post)
         if entry.get("receipt"):
-            handoff.write_receipt(self.runtime, post.payload.get("nonce"), message)
+            try:  # the post is made: a lost receipt only makes the hook repost (same nonce)
+                handoff.write_receipt(self.runtime, post.payload.get("nonce"), message)
+            except OSError as err:
+                log.warning("could not record the receipt of a prompt: %s", err)
         log.info("delivered a queued message to #%s", channel)
 
     def _server_for(self, entry: dict) -> Server:
-        server = next((s for s in self.cfg.servers if s.name == entry.get("server")), None)
-        if server is None:
-            project = self.cfg.project_for_channel(entry["channel_id"])
-            server = project.server if project else self.cfg.servers[0]
-        return server
+        """The server whose token posts the entry: the one mapping its channel (names are
+        not unique), else the one it names (a thread's entry), else the first."""
+        project = self.cfg.project_for_channel(entry["channel_id"])
+        if project is not None:
+            return project.server
+        named = (s for s in self.cfg.servers if s.name == entry.get("server"))
+        return next(named, self.cfg.servers[0])
 
     def _client_for(self, server: Server) -> DiscordREST:
         if server.name not in self._clients:

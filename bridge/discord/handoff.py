@@ -48,9 +48,12 @@ def wake_bot(rt: runtime.Runtime, channel_id: str) -> bool:
     if len(path) > _MAX_SOCKET_PATH:
         return False
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_DGRAM)
+    sock.setblocking(False)  # a bot that is alive but not reading must never block a hook
     try:
         sock.sendto(channel_id.encode(), path)
-    except OSError:  # no socket (no bot), refused (a dead bot's leftover), full queue
+    except BlockingIOError:  # its queue is full of wake-ups: it is not reading them either
+        return False
+    except OSError:  # no socket (no bot), refused (a dead bot's leftover)
         return False
     finally:
         sock.close()

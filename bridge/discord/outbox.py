@@ -26,6 +26,9 @@ from bridge.state import runtime
 _sequence = 0
 MAX_AGE = 24 * 3600.0  # seconds an entry may wait; older ones are dropped and the channel told
 MAX_ENTRY_BYTES = 1 << 20  # an entry is a payload of at most a few KiB
+# A prompt handed to the bot that it has not posted by then is dropped: its hook posts it
+# itself (same nonce) or gives up and leaves the decision to the terminal.
+PROMPT_HANDOFF_LIFETIME = 2.5
 
 
 class Outbox:
@@ -45,12 +48,13 @@ class Outbox:
             for i, (filename, data) in enumerate(post.files):
                 staged = os.path.join(files_dir, f"{i}")
                 runtime.write_atomic(staged, data)
-                files.append({"filename": filename, "path": staged})
+                files.append({"filename": filename, "path": f"{i}"})  # in the entry's own folder
         entry = {"channel_id": channel_id, "server": server, "payload": post.payload}
         entry["files"] = files
         entry["queued_at"] = time.time()
-        if receipt:
+        if receipt:  # a prompt: only worth posting while its hook still waits for it
             entry["receipt"] = True
+            entry["not_after"] = entry["queued_at"] + PROMPT_HANDOFF_LIFETIME
         path = os.path.join(directory, name + ".json")
         runtime.write_atomic(path, fastjson.dumps(entry).encode())
         return path
@@ -77,7 +81,11 @@ class Outbox:
         """The entry and its post; ValueError for anything not shaped like what
         :meth:`enqueue` writes (the file may have been written by someone else)."""
         entry = _valid_entry(fastjson.loads(runtime.read_private(path, MAX_ENTRY_BYTES)), path)
-        files = [(f["filename"], runtime.read_private(f["path"], 64 << 20)) for f in entry["files"]]
+        files_dir = path[: -len(".json")] + ".files"
+        files = [
+            (f["filename"], runtime.read_private(os.path.join(files_dir, f["path"]), 64 << 20))
+            for f in entry["files"]
+        ]
         return entry, Post(entry["payload"], files)
 
     def remove(self, path: str) -> None:
@@ -123,6 +131,10 @@ class Outbox:
                     entry, post = self.load(path)
                 except (OSError, ValueError, RecursionError) as err:
                     self._quarantine(path, f"unreadable entry: {err}")
+                    continue
+                not_after = entry.get("not_after")
+                if isinstance(not_after, int | float) and time.time() > not_after:
+                    self.remove(path)  # a prompt whose hook no longer waits for this post
                     continue
                 if time.time() - entry["queued_at"] > max_age:
                     self._quarantine(path, f"not delivered within {max_age / 3600:g} h")
@@ -196,7 +208,12 @@ def _valid_entry(entry: object, path: str) -> dict:
         if not isinstance(f, dict) or not isinstance(f.get("filename"), str):
             raise ValueError("a file without a name")
         staged = f.get("path")
-        if not isinstance(staged, str) or os.path.dirname(staged) != files_dir:
+        if isinstance(staged, str) and "/" in staged:  # an older bridge's absolute path: only
+            folder, staged = os.path.split(staged)  # the name counts, in the entry's own folder
+            if os.path.basename(folder) != os.path.basename(files_dir):
+                raise ValueError("a file outside the entry's own folder")
+            f["path"] = staged
+        if not isinstance(staged, str) or not staged.isdigit():
             raise ValueError("a file outside the entry's own folder")
     return entry
 

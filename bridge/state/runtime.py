@@ -172,8 +172,9 @@ def state_dir_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
 
 
 def _home(env: dict[str, str] | os._Environ[str] | None) -> str:
-    env = os.environ if env is None else env
-    return env.get("HOME") or os.path.expanduser("~")
+    """The home the default dirs are under: from the password database, like the hooks
+    (``$HOME`` can differ between the bot's service and Claude Code's panes)."""
+    return user_home()
 
 
 def _usable(path: str) -> bool:
@@ -303,19 +304,22 @@ def _move_tree(source: str, target: str) -> list[str]:
     import shutil
 
     moved = []
-    for folder, dirs, files in os.walk(source):
+    # Bottom-up: an outbox entry's .files/ arrive before its .json, so a hook draining the new
+    # outbox meanwhile never finds an entry without its files.
+    for folder, _dirs, files in os.walk(source, topdown=False):
         relative = os.path.relpath(folder, source)
         destination = os.path.normpath(os.path.join(target, relative))
         os.makedirs(destination, 0o700, exist_ok=True)
         for name in files:
             old, new = os.path.join(folder, name), os.path.join(destination, name)
-            if os.path.islink(old) or os.path.lexists(new):
+            if os.path.lexists(new):
                 continue
-            with open(old, "rb") as handle:
-                info = os.fstat(handle.fileno())
-                write_atomic(new, handle.read(), info.st_mode & 0o700 or 0o600)
+            try:
+                data = read_private(old, 1 << 30)  # never follows a link, regular files only
+            except OSError:
+                continue
+            write_atomic(new, data)
             moved.append(new)
-        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
     shutil.rmtree(source, ignore_errors=True)
     return moved
 

@@ -118,3 +118,23 @@ def test_a_bot_killed_after_posting_but_before_removing_the_entry_posts_nothing_
     rig.start_bot()
     wait_until(lambda: outbox_entries(rig) == [], 20, "the bot to drain the entry")
     assert copies(rig, content) == 1
+
+
+def test_a_frozen_bot_with_a_full_wake_queue_never_blocks_a_hook(rig) -> None:
+    """A bot that is alive but not reading (Ctrl-Z on `run`): its socket queue fills up after
+    ~10 wake-ups; every further hook must still post at once, never block on the socket."""
+    rig.start_bot()
+    os.kill(rig.bot.pid, signal.SIGSTOP)
+    try:
+        contents = [unique(f"frozen bot, reply {i}") for i in range(13)]
+        for content in contents:
+            started = time.monotonic()
+            assert stop_hook(rig, content).wait(30) == 0
+            assert time.monotonic() - started < 10
+    finally:
+        os.kill(rig.bot.pid, signal.SIGCONT)
+    assert [copies(rig, content) for content in contents] == [1] * len(contents)
+    later = unique("after the bot thawed")
+    assert stop_hook(rig, later).wait(30) == 0
+    wait_until(lambda: copies(rig, later) == 1, 10, "the next reply")
+    assert [copies(rig, content) for content in contents] == [1] * len(contents)

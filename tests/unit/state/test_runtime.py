@@ -100,7 +100,8 @@ def test_durable_state_lives_in_the_state_dir_and_volatile_state_in_the_runtime_
 def test_state_dir_location_order(tmp_path) -> None:
     assert runtime.state_dir_path({"DISCORD_BRIDGE_STATE_DIR": "/s"}) == "/s"
     assert runtime.state_dir_path({"XDG_STATE_HOME": "/h/.st"}) == "/h/.st/discord-bridge"
-    assert runtime.state_dir_path({"HOME": "/home/u"}) == "/home/u/.local/state/discord-bridge"
+    home = runtime.user_home()  # from the password database, as the hooks see it, not $HOME
+    assert runtime.state_dir_path({"HOME": "/elsewhere"}) == (f"{home}/.local/state/discord-bridge")
     env = {"DISCORD_BRIDGE_RUNTIME_DIR": str(tmp_path / "r"), "HOME": str(tmp_path)}
     rt = runtime.Runtime.from_env(env)
     assert (rt.root, rt.state_root) == (str(tmp_path / "r"), runtime.state_dir_path(env))
@@ -134,7 +135,8 @@ def test_a_tmp_dir_another_user_created_first_is_not_used(tmp_path, monkeypatch)
     shared = f"/tmp/discord-bridge-{os.getuid()}"
     if os.path.lexists(shared):
         pytest.skip(f"{shared} exists on this machine")
-    env = {"HOME": str(tmp_path)}
+    monkeypatch.setattr(runtime, "user_home", lambda: str(tmp_path))
+    env: dict[str, str] = {}
     assert runtime.runtime_dir_path(env) == shared  # free: the usual place
     os.mkdir(shared, 0o755)  # as another local user would leave it: not private
     try:
@@ -144,3 +146,22 @@ def test_a_tmp_dir_another_user_created_first_is_not_used(tmp_path, monkeypatch)
         assert os.stat(rt.root).st_mode & 0o777 == 0o700
     finally:
         os.rmdir(shared)
+
+
+def test_a_spooled_reply_with_files_still_loads_after_the_move(tmp_path) -> None:
+    from bridge.discord.outbox import Outbox
+    from bridge.discord.post import Post, message_payload
+
+    old = runtime.Runtime(str(tmp_path / "run")).ensure()
+    post = Post(message_payload("see file"), [("a.txt", b"A")])
+    entry_path = Outbox(old.outbox).enqueue("555", "main", post)
+    with open(entry_path, "rb") as handle:  # as an older bridge wrote it:
+        legacy = fastjson.loads(handle.read())
+    legacy["files"][0]["path"] = entry_path[: -len(".json")] + ".files/0"  # an absolute path
+    runtime.write_atomic(entry_path, fastjson.dumps(legacy).encode())
+    rt = runtime.Runtime(str(tmp_path / "run"), str(tmp_path / "state")).ensure()
+    rt.move_legacy_state()
+    outbox = Outbox(rt.outbox)
+    (path,) = outbox.pending("555")
+    _entry, post = outbox.load(path)
+    assert post.payload["content"] == "see file" and post.files == [("a.txt", b"A")]
