@@ -20,6 +20,7 @@ TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
 ECHO_EVERY = 3  # chunks typed between checks that the CLI has taken them in
 SUBMIT_CHECK = 0.3  # seconds after Enter before looking whether the prompt left the box
 SUBMIT_RETRIES = 3
+BOX_WAIT = 6.0  # seconds for the typed text to show in the box before Enter (a busy machine)
 CLEAR_ROUNDS = 20  # C-u clears one line of a multi-line leftover per round
 DIALOG_SETTLE = 0.5  # seconds a dialog must stay on screen to count (and to take keys)
 
@@ -83,7 +84,7 @@ def _submit(tmux: TmuxSessions, pane_id: str, text: str) -> None:
     """
     _wait_echo(tmux, pane_id, text)
     try:  # a redraw (a session starting next to others, the status line) can hide the box
-        tmux.wait_for(pane_id, lambda screen: box_holds(screen, text), 2.0)
+        tmux.wait_for(pane_id, lambda screen: box_holds(screen, text), BOX_WAIT)
     except TmuxError:
         raise NoInputBox(
             "The input box changed while your message was typed (a dialog opened?); it "

@@ -24,11 +24,12 @@ from bridge.claude.screen import input_box, is_busy, mode_on_screen
 from bridge.sessions import pane_input
 from bridge.sessions.pane_input import NoInputBox
 from bridge.sessions.typed_text import sanitize_prompt
-from bridge.tmux import TmuxSessions
+from bridge.tmux import TmuxError, TmuxSessions
 
 INTERRUPT_SETTLE = 0.5  # seconds for Claude Code to put an interrupted prompt back in the box
+MODE_WAIT = 3.0  # seconds for the footer to show the next mode after one Shift+Tab
 MODE_CYCLE = 6  # BTab presses tried before cycle_mode gives up (the cycle has 4–5 modes)
-MODE_SETTLE = 0.4  # seconds for the footer to show the new mode after BTab
+MODE_SETTLE = 0.15  # seconds more once the footer changed (it may redraw twice)
 SWITCH_MODEL = "Switch model?"  # Claude Code's confirmation when a conversation is cached
 SWITCH_YES = "1. Yes, switch to"  # its first answer
 DIALOG_EDGE = "▔▔▔"  # the top edge of a dialog at the bottom of the screen (2.1.330)
@@ -90,9 +91,16 @@ def cycle_mode(tmux: TmuxSessions, pane_id: str, wanted: str) -> str | None:
     an edit dialog Shift+Tab picks "Yes, allow all edits"."""
     for _ in range(MODE_CYCLE):
         screen = require_input_box(tmux, pane_id, "the mode switch (Shift+Tab)")
-        if mode_on_screen(screen) == wanted:
+        shown = mode_on_screen(screen)
+        if shown == wanted:
             return wanted
         tmux.press(pane_id, "BTab")
+        # One press at a time: a busy CLI that has not redrawn yet would otherwise get several
+        # presses queued and cycle past the wanted mode after we read it.
+        try:
+            tmux.wait_for(pane_id, lambda s, shown=shown: mode_on_screen(s) != shown, MODE_WAIT)
+        except TmuxError:
+            pass  # no change shown in time: the next round reads the footer again
         time.sleep(MODE_SETTLE)
     return mode_on_screen(tmux.capture(pane_id))
 

@@ -197,7 +197,7 @@ def test_100_kb_reply_splits_in_a_few_milliseconds() -> None:
     chunks = split_message(reply)
     elapsed = time.perf_counter() - start
     check_chunks(reply, chunks, 2000)
-    assert elapsed < 0.05
+    assert elapsed < 2.0  # linear: a quadratic splitter took minutes on such input
 
 
 _TEXT_LINE = st.text(alphabet=st.sampled_from("abc xyz|`~é🎉\t\u0301"), max_size=120).filter(
