@@ -30,35 +30,58 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     with bench_rig("decision-bench-") as rig:
+        rows = bench_prompt_without_bot(rig, args.runs)
         rig.start_bot()
-        rows = bench_decisions(rig, args.runs)
-        print(f"{'path':<40} {'n':>3} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+        rows += bench_decisions(rig, args.runs)
+        print(f"{'path':<52} {'n':>3} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
         for name, values in rows:
             p50, p95 = percentile(values, 50), percentile(values, 95)
-            print(f"{name:<40} {len(values):>3} {p50:8.0f} {p95:8.0f} {max(values):8.0f}")
+            print(f"{name:<52} {len(values):>3} {p50:8.0f} {p95:8.0f} {max(values):8.0f}")
 
 
-def bench_decisions(rig: BridgeRig, runs: int) -> list[tuple[str, list[float]]]:
+def _hook(rig: BridgeRig, name: str) -> tuple[subprocess.Popen, float]:
+    """The installed PermissionRequest hook, started on a Bash event; and when it started."""
     settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
     groups = settings["hooks"]["PermissionRequest"]
     (command,) = [h["command"] for g in groups for h in g["hooks"]]
-    channel = rig.ids[PROJECT]
-    env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": channel}
     cwd = rig.projects[PROJECT]
+    env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids[PROJECT]}
+    event = {
+        "session_id": "decision-bench", "transcript_path": "/nonexistent.jsonl",
+        "cwd": str(cwd), "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+        "tool_input": {"command": f"touch {name}", "description": "Create"},
+        "permission_suggestions": [],
+    }  # fmt: skip
+    start = time.monotonic()
+    hook = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            env=env, cwd=cwd, start_new_session=True)  # fmt: skip
+    hook.stdin.write(json.dumps(event).encode())
+    hook.stdin.close()
+    return hook, start
+
+
+def bench_prompt_without_bot(rig: BridgeRig, runs: int) -> list[tuple[str, list[float]]]:
+    """No bot running: the hook posts the prompt itself (then it is stopped)."""
+    channel = rig.ids[PROJECT]
+    posted = []
+    for i in range(runs + 2):  # 2 warm-ups
+        since = rig.discord.mark()
+        hook, start = _hook(rig, f"direct-{i}.txt")
+        record = rig.discord.wait(since=since, kind="message_create", channel_id=channel,
+                                  content_contains=f"direct-{i}.txt", timeout=20)  # fmt: skip
+        hook.terminate()  # as Claude Code does when the terminal answers
+        hook.wait(20)
+        if i >= 2:
+            posted.append((record["t"] - start) * 1000)
+    return [("PermissionRequest hook → prompt (no bot: direct)", posted)]
+
+
+def bench_decisions(rig: BridgeRig, runs: int) -> list[tuple[str, list[float]]]:
+    channel = rig.ids[PROJECT]
     posted, acked, decided = [], [], []
     for i in range(runs + 2):  # 2 warm-ups
-        event = {
-            "session_id": "decision-bench", "transcript_path": "/nonexistent.jsonl",
-            "cwd": str(cwd), "hook_event_name": "PermissionRequest", "tool_name": "Bash",
-            "tool_input": {"command": f"touch bench-{i}.txt", "description": "Create"},
-            "permission_suggestions": [],
-        }  # fmt: skip
         since = rig.discord.mark()
-        start = time.monotonic()
-        hook = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, env=env, cwd=cwd)  # fmt: skip
-        hook.stdin.write(json.dumps(event).encode())
-        hook.stdin.close()
+        hook, start = _hook(rig, f"bench-{i}.txt")
         record = rig.discord.wait(since=since, kind="message_create", channel_id=channel,
                                   content_contains=f"bench-{i}.txt", timeout=20)  # fmt: skip
         message = record["message"]
@@ -77,7 +100,7 @@ def bench_decisions(rig: BridgeRig, runs: int) -> list[tuple[str, list[float]]]:
             acked.append((answered - clicked) * 1000)
             decided.append((done - clicked) * 1000)
     return [
-        ("PermissionRequest hook → prompt at Discord", posted),
+        ("PermissionRequest hook → prompt (bot running: hand-off)", posted),
         ("click → interaction answered", acked),
         ("click → decision printed, hook exited", decided),
     ]

@@ -158,6 +158,7 @@ def prepare_directories() -> runtime.Runtime:
     """The runtime and state directories, created private; durable files an older bridge
     kept in the runtime directory move to the state directory."""
     rt = runtime.Runtime().ensure()
+    runtime.record_locations(rt)
     if rt.root == runtime.tmp_fallback_path():
         log.warning("/tmp/discord-bridge-%d belongs to someone else or is not private; using %s",
                     os.getuid(), rt.root)  # fmt: skip

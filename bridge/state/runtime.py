@@ -49,6 +49,7 @@ HOOK_FLAGS = (
     ("--state-dir", ENV_STATE_DIR),
 )
 RUN_CONFIGS = "run-configs"  # in the bridge home: config files `run --config` was given
+LOCATIONS = "locations.json"  # in the bridge home: the runtime and state dirs the bot uses
 
 
 class UnsafeRuntimeDir(Exception):
@@ -73,14 +74,27 @@ def user_home() -> str:
 
 
 def hook_args(env: dict[str, str] | os._Environ[str] | None = None) -> list[str]:
-    """What ``hooks install`` writes on each hook's command line: the bridge home and runtime
-    dir given by ``DISCORD_BRIDGE_HOME`` / ``DISCORD_BRIDGE_RUNTIME_DIR`` when it ran."""
+    """What ``hooks install`` writes on each hook's command line: always the bridge home (the
+    hooks must find the same config as the bot), and the runtime and state dirs given by
+    ``DISCORD_BRIDGE_RUNTIME_DIR`` / ``DISCORD_BRIDGE_STATE_DIR`` when it ran."""
     env = os.environ if env is None else env
-    args: list[str] = []
-    for flag, name in HOOK_FLAGS:
+    args = ["--home", os.path.abspath(bridge_home(env))]
+    for flag, name in HOOK_FLAGS[1:]:
         if env.get(name):
             args += [flag, os.path.abspath(env[name])]
     return args
+
+
+def record_locations(rt: Runtime, env: dict[str, str] | os._Environ[str] | None = None) -> None:
+    """The bot tells the hooks which runtime and state dirs it uses (hooks installed without
+    ``--runtime-dir`` / ``--state-dir`` read them here, not from their environment)."""
+    from bridge import fastjson
+
+    home = ensure_private_dir(bridge_home(env))
+    record = {"runtime_dir": os.path.abspath(rt.root), "state_dir": os.path.abspath(rt.state_root)}
+    path = os.path.join(home, LOCATIONS)
+    if read_json(path, 1 << 12) != record:
+        write_atomic(path, fastjson.dumps(record).encode())
 
 
 def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
@@ -88,19 +102,23 @@ def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) 
     :func:`runtime_dir_path` and :func:`bridge_home`.
 
     The bridge home, runtime and state dirs come from the hook's own command line
-    (``--home``, ``--runtime-dir``, ``--state-dir``), else the defaults, with ``~`` from the
+    (``--home``, ``--runtime-dir``, ``--state-dir``), else from what the bot recorded in the
+    bridge home when it started (``locations.json``), else the defaults, with ``~`` from the
     password database; ``$DISCORD_BRIDGE_CONFIG`` only when it names a file that
-    ``run --config`` registered in that bridge home. ``$XDG_RUNTIME_DIR`` and
-    ``$XDG_STATE_HOME`` are still read for the default dirs (the bot reads them too): they
-    only move where a hook keeps its records (checked private), never where it sends them.
+    ``run --config`` registered in that bridge home. Nothing else is read from the
+    environment (a project's settings, or Claude itself, can set it).
     """
     env = {"HOME": user_home()}
     for flag, name in HOOK_FLAGS:
         if flag in argv[:-1]:
             env[name] = argv[argv.index(flag) + 1]
-    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME"):
-        if environ.get(name):
-            env[name] = environ[name]
+    # Not $XDG_RUNTIME_DIR / $XDG_STATE_HOME either: the dirs the running bot recorded, so the
+    # hooks' decision files, hand-off socket and records are the ones the bot reads.
+    recorded = read_json(os.path.join(bridge_home(env), LOCATIONS), 1 << 12) or {}
+    for key, name in (("runtime_dir", ENV_RUNTIME_DIR), ("state_dir", ENV_STATE_DIR)):
+        value = recorded.get(key)
+        if name not in env and isinstance(value, str) and os.path.isabs(value):
+            env[name] = value
     wanted = environ.get(ENV_CONFIG)
     if wanted and os.path.abspath(wanted) in registered_configs(env):
         env[ENV_CONFIG] = os.path.abspath(wanted)

@@ -128,4 +128,19 @@ def test_hooks_install_writes_the_locations_on_each_command(monkeypatch, tmp_pat
     assert f"stop.py {flags} # discord-bridge" in command
     for name in (runtime.ENV_HOME, runtime.ENV_RUNTIME_DIR, runtime.ENV_STATE_DIR):
         monkeypatch.delenv(name)
-    assert claude_settings.hook_command("stop.py").endswith("stop.py # discord-bridge")
+    home = runtime.bridge_home()  # always written: the hooks must find the bot's config
+    assert claude_settings.hook_command("stop.py").endswith(
+        f"stop.py --home {home} # discord-bridge"
+    )
+
+
+def test_hooks_without_dir_flags_use_the_dirs_the_bot_recorded_not_their_environment(
+    tmp_path,
+) -> None:
+    home = tmp_path / "home"
+    rt = runtime.Runtime(str(tmp_path / "bot-run"), str(tmp_path / "bot-state")).ensure()
+    runtime.record_locations(rt, {runtime.ENV_HOME: str(home)})
+    hostile = {"XDG_RUNTIME_DIR": ".x", "XDG_STATE_HOME": ".st"}  # a repository's env block
+    env = runtime.hook_locations(["--home", str(home), "-"], hostile)
+    assert runtime.Runtime.from_env(env).root == str(tmp_path / "bot-run")
+    assert runtime.Runtime.from_env(env).state_root == str(tmp_path / "bot-state")
