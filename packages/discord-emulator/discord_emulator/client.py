@@ -113,7 +113,7 @@ class EmulatorClient:
         self._post("/_test/outage", {"mode": mode})
 
     def settings(self, **values: Any) -> None:
-        """max_file_size, interaction_deadline, privileged_intents."""
+        """max_file_size, interaction_deadline, privileged_intents, rate_limits."""
         self._post("/_test/settings", values)
 
     def reset(self) -> None:

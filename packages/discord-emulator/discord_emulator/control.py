@@ -144,10 +144,11 @@ async def outage(request: web.Request) -> web.Response:
 
 
 async def settings(request: web.Request) -> web.Response:
-    """Tune limits at runtime: max_file_size, interaction_deadline, privileged_intents."""
+    """Tune limits at runtime: max_file_size, interaction_deadline, privileged_intents,
+    rate_limits (Discord's global limit and per-resource buckets, off by default)."""
     st = _st(request)
     body = await read_json(request)
-    for key in ("max_file_size", "interaction_deadline", "privileged_intents"):
+    for key in ("max_file_size", "interaction_deadline", "privileged_intents", "rate_limits"):
         if key in body:
             setattr(st, key, type(getattr(st, key))(body[key]))
     return json_response({"ok": True})
