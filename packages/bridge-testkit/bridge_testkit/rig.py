@@ -51,19 +51,34 @@ def is_status(message: dict) -> bool:
     return message["content"].startswith(STATUS_MARKS)
 
 
+def project_names(count: int) -> list[str]:
+    """``project-a``, ``project-b``… (at most 26)."""
+    if not 1 <= count <= 26:
+        raise ValueError(f"1 to 26 projects, not {count}")
+    return [f"project-{chr(ord('a') + i)}" for i in range(count)]
+
+
 class BridgeRig:
-    def __init__(self, tmp: Path, emu: Emulator, api: FakeAnthropic) -> None:
+    def __init__(self, tmp: Path, emu: Emulator, api: FakeAnthropic, projects: int = 2) -> None:
+        """``projects`` mapped channels (project-a, project-b…); channels the emulator does not
+        seed are created in it."""
         self.tmp = tmp
         self.emu = emu
         self.discord = emu.client
         self.api = api
         self.ids = emu.ids
+        names = project_names(projects)
+        if any(name not in self.ids for name in names):
+            self.ids = dict(emu.ids)  # the emulator's own map stays as seeded
+            for name in names:
+                if name not in self.ids:
+                    self.ids[name] = self.discord.create_channel(name)["id"]
         self.claude_home = tmp / "home"
         self.bridge_home = tmp / "bridge-home"
         self.runtime_dir = tmp / "runtime"  # volatile: prompts, progress, waits, status
         self.state_dir = tmp / "state"  # durable: outbox, sessions, state, uploads, outputs, logs
         self.socket = f"dbe2e-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-        self.projects = {name: tmp / name for name in ("project-a", "project-b")}
+        self.projects = {name: tmp / name for name in names}
         self.bot: subprocess.Popen | None = None
         self.last_post_mark: int | None = None
         self.bot_log = tmp / "bot.log"
@@ -132,13 +147,22 @@ class BridgeRig:
 
     # --- the bot ---------------------------------------------------------------------
 
-    def start_bot(self, timeout: float = 20.0, config: Path | None = None) -> None:
+    def start_bot(
+        self,
+        timeout: float = 20.0,
+        config: Path | None = None,
+        checkout: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """``checkout``: run the bot of another checkout of the bridge (a benchmark's "today"),
+        ``env``: extra environment for the bot."""
         since = self.discord.mark()
         log = open(self.bot_log, "ab")  # noqa: SIM115 - owned by the process
         options = ["--config", str(config)] if config else []
         self.bot = subprocess.Popen(
             [sys.executable, "-m", "bridge.cli", *options, "run"],
-            env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+            env={**self.env, **(env or {})}, cwd=checkout or REPO, stdout=log,
+            stderr=subprocess.STDOUT,
         )  # fmt: skip
         log.close()
         try:

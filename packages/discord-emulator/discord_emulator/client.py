@@ -179,6 +179,10 @@ class EmulatorClient:
             },
         )
 
+    def create_channel(self, name: str) -> dict[str, Any]:
+        """A new text channel in the guild (it survives :meth:`reset`)."""
+        return self._post("/_test/channels", {"name": name})
+
     def create_thread(self, channel_id: str, name: str, user: str = "alice") -> dict[str, Any]:
         return self._post("/_test/threads", {"channel_id": channel_id, "name": name, "user": user})
 
