@@ -55,6 +55,7 @@ class Figures:
     busy_rss_mb: float = 0.0
     busy_cpu_pct: float = 0.0
     claude_cpu_pct: float = 0.0  # of one core, all Claude Code processes, during the busy rounds
+    claude_idle_pct: float = 0.0  # the same with every session idle
     burst_s: float = math.nan
     burst_ok: str = ""
     burst_429: str = ""
@@ -93,9 +94,10 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
         print(f"started: p50 {percentile(fig.start_ms, 50):.0f} ms", flush=True)
 
         time.sleep(2)
-        cpu0, t0 = bot_cpu(pid), time.monotonic()
+        cpu0, claude0, t0 = bot_cpu(pid), claude_cpu(rig), time.monotonic()
         time.sleep(args.idle)
         fig.idle_cpu_pct = (bot_cpu(pid) - cpu0) / (time.monotonic() - t0) * 100
+        fig.claude_idle_pct = (claude_cpu(rig) - claude0) / (time.monotonic() - t0) * 100
         fig.idle_rss_mb = rss_mb(pid)
 
         rss, bot_busy, claude_busy, wall = 0.0, 0.0, 0.0, 0.0
@@ -287,6 +289,7 @@ def report(args: argparse.Namespace, runs: list[tuple[str, Figures]]) -> None:
         (f"{n} sessions started at once → ✅, p95 ms", lambda f: pct(f.start_ms, 95), ""),
         ("bot RSS idle, MB", lambda f: f"{f.idle_rss_mb:.0f}", "≤ 150"),
         ("bot CPU idle, % of a core", lambda f: f"{f.idle_cpu_pct:.2f}", "≤ 1"),
+        ("Claude Code CPU idle, % of a core", lambda f: f"{f.claude_idle_pct:.0f}", ""),
         (f"message → ✅, {n} busy, p50 ms", lambda f: pct(f.busy_ms, 50), ""),
         (f"message → ✅, {n} busy, p95 ms", lambda f: pct(f.busy_ms, 95), "≤ 200"),
         ("bot RSS busy, MB (max)", lambda f: f"{f.busy_rss_mb:.0f}", "≤ 150"),

@@ -16,6 +16,7 @@ import libtmux
 from libtmux.exc import LibTmuxException
 
 CHANNEL_OPTION = "@discord-bridge-channel"
+DEAD_CHECK = 0.5  # seconds between "did the pane die?" checks while waiting for a screen
 
 
 class TmuxError(RuntimeError):
@@ -44,12 +45,18 @@ class TmuxSessions:
     # --- finding ---------------------------------------------------------------------
 
     def panes(self) -> list[PaneInfo]:
-        """Every bridge pane of this session (windows without the channel option are skipped)."""
-        if not self._has_session():
-            return []
+        """Every bridge pane of this session (windows without the channel option are skipped).
+
+        One tmux command when the session exists (the relay asks before every message);
+        only when it fails do we ask whether the session is there at all."""
         fields = ("window_id", "window_name", CHANNEL_OPTION, "pane_id", "pane_dead")
         fmt = "\t".join("#{" + field + "}" for field in fields)
-        out = self._run("list-panes", "-s", "-t", self._target(), "-F", fmt)
+        try:
+            out = self._run("list-panes", "-s", "-t", self._target(), "-F", fmt)
+        except TmuxError:
+            if self._has_session():
+                raise
+            return []
         panes = [PaneInfo(line.split("\t")) for line in out if line.count("\t") == 4]
         return [p for p in panes if p.channel_id]
 
@@ -124,15 +131,22 @@ class TmuxSessions:
     def wait_for(
         self, pane_id: str, check: Callable[[str], bool], timeout: float, poll: float = 0.05
     ) -> str:
-        deadline = time.monotonic() + timeout
+        """Capture the pane every ``poll`` seconds until ``check(screen)``; the screen then.
+        Whether the pane died is asked every ``DEAD_CHECK`` seconds (and at the end), not
+        after every capture: each is a tmux command, and 20 busy sessions poll at once."""
+        now = time.monotonic()
+        deadline, next_dead_check = now + timeout, now + DEAD_CHECK
         while True:
             screen = self.capture(pane_id)
             if check(screen):
                 return screen
-            if self.pane_dead(pane_id):
-                raise TmuxError(f"the pane exited before it was ready; last screen:\n{screen}")
-            if time.monotonic() > deadline:
-                raise TmuxError(f"timed out after {timeout:.0f} s; last screen:\n{screen}")
+            now = time.monotonic()
+            if now > deadline or now >= next_dead_check:
+                if self.pane_dead(pane_id):
+                    raise TmuxError(f"the pane exited before it was ready; last screen:\n{screen}")
+                if now > deadline:
+                    raise TmuxError(f"timed out after {timeout:.0f} s; last screen:\n{screen}")
+                next_dead_check = now + DEAD_CHECK
             time.sleep(poll)
 
     # --- plumbing --------------------------------------------------------------------

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import signal
+from concurrent.futures import ThreadPoolExecutor
 
 import aiohttp
 import discord
@@ -37,6 +38,12 @@ from bridge.sessions.manager import SessionManager
 from bridge.state import runtime
 
 log = logging.getLogger(__name__)
+
+# Worker threads for asyncio.to_thread: tmux commands, pane typing, file state. A typing job
+# holds its thread for its whole duration (pauses, echo and submit checks) and a session start
+# for up to READY_TIMEOUT, so asyncio's default pool (min(32, cpus + 4): 6 on 2 cores) queued
+# 20 busy sessions behind each other; the threads mostly wait, so many cost little.
+IO_THREADS = 64
 
 # Every DynamicItem the bot answers: registered at start, they match custom ids posted before
 # a restart too (bridge/discord/custom_ids.py).
@@ -174,6 +181,7 @@ async def run_bridge(cfg: BridgeConfig) -> None:
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(IO_THREADS, thread_name_prefix="bridge-io"))
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
 

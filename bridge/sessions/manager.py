@@ -303,7 +303,7 @@ class SessionManager:
         outputs = self.runtime.channel_dir("outputs", target.key)
         return launch.claude_argv(
             project.claude_command, target.model, target.permission, resume,
-            uploads, outputs, self.upload_limit, project.claude_args,
+            uploads, outputs, self.upload_limit, project.claude_args, project.claude_nice,
         )  # fmt: skip
 
     def pane_env(self, target: SessionTarget | Project) -> dict[str, str]:
