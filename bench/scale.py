@@ -29,6 +29,7 @@ import concurrent.futures
 import math
 import os
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,9 @@ class Figures:
     busy_cpu_pct: float = 0.0
     claude_cpu_pct: float = 0.0  # of one core, all Claude Code processes, during the busy rounds
     claude_idle_pct: float = 0.0  # the same with every session idle
+    tmux_cpu_pct: float = 0.0  # the tmux server (it runs every command the bot sends)
+    start_claude_s: float = 0.0  # CPU seconds all Claude Code processes took to start
+    tmux_cmd_ms: list[float] = field(default_factory=list)  # one tmux command, during busy
     burst_s: float = math.nan
     burst_ok: str = ""
     burst_429: str = ""
@@ -90,6 +94,7 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
         names = list(rig.projects)
 
         fig.start_ms = fire(rig, names, "start", fig.notes)
+        fig.start_claude_s = claude_cpu(rig)  # the tmux server started with the sessions
         settle(rig, names, fig.notes)
         print(f"started: p50 {percentile(fig.start_ms, 50):.0f} ms", flush=True)
 
@@ -100,18 +105,24 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
         fig.claude_idle_pct = (claude_cpu(rig) - claude0) / (time.monotonic() - t0) * 100
         fig.idle_rss_mb = rss_mb(pid)
 
-        rss, bot_busy, claude_busy, wall = 0.0, 0.0, 0.0, 0.0
+        rss, bot_busy, claude_busy, tmux_busy, wall = 0.0, 0.0, 0.0, 0.0, 0.0
+        server = tmux_server_pid(rig)
         for round_ in range(args.rounds):
             cpu0, claude0, t0 = bot_cpu(pid), claude_cpu(rig), time.monotonic()
-            fig.busy_ms += fire(rig, names, f"round {round_ + 1}", fig.notes)
+            tmux0 = bot_cpu(server)
+            with TmuxProbe(rig) as probe:
+                fig.busy_ms += fire(rig, names, f"round {round_ + 1}", fig.notes)
+            fig.tmux_cmd_ms += probe.samples
             wall += time.monotonic() - t0
             bot_busy += bot_cpu(pid) - cpu0
             claude_busy += claude_cpu(rig) - claude0
+            tmux_busy += bot_cpu(server) - tmux0
             rss = max(rss, rss_mb(pid))
             settle(rig, names, fig.notes)
         fig.busy_rss_mb = rss
         fig.busy_cpu_pct = bot_busy / wall * 100
         fig.claude_cpu_pct = claude_busy / wall * 100
+        fig.tmux_cpu_pct = tmux_busy / wall * 100
         print(f"busy: p95 {percentile(fig.busy_ms, 95):.0f} ms", flush=True)
 
         burst(rig, names, fig)
@@ -172,6 +183,31 @@ def settle(rig: BridgeRig, names: list[str], notes: list[str]) -> None:
             rig.tmux.wait_for(pane.pane_id, screen_is_idle, timeout=60, poll=0.2)
         except Exception:
             notes.append(f"{name}: not idle after 60 s")
+
+
+class TmuxProbe:
+    """While busy: the round trip of one tmux command (a process, as the bot runs each one),
+    every 0.2 s from a thread of this process."""
+
+    def __init__(self, rig: BridgeRig) -> None:
+        self.argv = ["tmux", "-L", rig.socket, "display-message", "-p", "-t", TMUX_SESSION, "x"]
+        self.samples: list[float] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self) -> None:
+        while not self.stop.wait(0.2):
+            start = time.monotonic()
+            subprocess.run(self.argv, capture_output=True)
+            self.samples.append((time.monotonic() - start) * 1000)
+
+    def __enter__(self) -> TmuxProbe:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        self.thread.join()
 
 
 # --- burst of replies -------------------------------------------------------------------------
@@ -243,15 +279,18 @@ def rss_mb(pid: int) -> float:
     return math.nan
 
 
-def claude_cpu(rig: BridgeRig) -> float:
-    """CPU seconds of every live process under the rig's tmux server (Claude Code, its hooks
-    and tools), with their reaped children."""
+def tmux_server_pid(rig: BridgeRig) -> int:
     out = subprocess.run(
         ["tmux", "-L", rig.socket, "display-message", "-p", "-t", TMUX_SESSION, "#{pid}"],
         capture_output=True, text=True,
     ).stdout.strip()  # fmt: skip
-    if not out.isdigit():
-        return 0.0
+    return int(out) if out.isdigit() else -1
+
+
+def claude_cpu(rig: BridgeRig) -> float:
+    """CPU seconds of every live process under the rig's tmux server (Claude Code, its hooks
+    and tools), with their reaped children."""
+    server = tmux_server_pid(rig)
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -259,7 +298,7 @@ def claude_cpu(rig: BridgeRig) -> float:
                 children.setdefault(int(stat_fields(int(entry))[1]), []).append(int(entry))
             except (OSError, IndexError):
                 continue
-    total, todo = 0, list(children.get(int(out), []))
+    total, todo = 0, list(children.get(server, []))
     while todo:
         pid = todo.pop()
         todo += children.get(pid, [])
@@ -287,6 +326,7 @@ def report(args: argparse.Namespace, runs: list[tuple[str, Figures]]) -> None:
     rows = [
         (f"{n} sessions started at once → ✅, p50 ms", lambda f: pct(f.start_ms, 50), ""),
         (f"{n} sessions started at once → ✅, p95 ms", lambda f: pct(f.start_ms, 95), ""),
+        ("  Claude Code CPU until then, s", lambda f: f"{f.start_claude_s:.0f}", ""),
         ("bot RSS idle, MB", lambda f: f"{f.idle_rss_mb:.0f}", "≤ 150"),
         ("bot CPU idle, % of a core", lambda f: f"{f.idle_cpu_pct:.2f}", "≤ 1"),
         ("Claude Code CPU idle, % of a core", lambda f: f"{f.claude_idle_pct:.0f}", ""),
@@ -295,6 +335,9 @@ def report(args: argparse.Namespace, runs: list[tuple[str, Figures]]) -> None:
         ("bot RSS busy, MB (max)", lambda f: f"{f.busy_rss_mb:.0f}", "≤ 150"),
         ("bot CPU busy, % of a core", lambda f: f"{f.busy_cpu_pct:.0f}", ""),
         ("Claude Code CPU busy, % of a core", lambda f: f"{f.claude_cpu_pct:.0f}", ""),
+        ("tmux server CPU busy, % of a core", lambda f: f"{f.tmux_cpu_pct:.0f}", ""),
+        ("one tmux command busy, p50 ms", lambda f: pct(f.tmux_cmd_ms, 50), ""),
+        ("one tmux command busy, p95 ms", lambda f: pct(f.tmux_cmd_ms, 95), ""),
         (f"burst of {n * BURST_PER_CHANNEL} replies, s", burst_s, f"≥ {bound:.1f} (bound)"),
         ("burst delivery", lambda f: f.burst_ok, ""),
         ("burst 429s", lambda f: f.burst_429, ""),

@@ -48,15 +48,17 @@ class TmuxSessions:
         """Every bridge pane of this session (windows without the channel option are skipped).
 
         One tmux command when the session exists (the relay asks before every message);
-        only when it fails do we ask whether the session is there at all."""
+        only when it fails do we ask whether the session is there at all (another thread may
+        have just started the server and the session: then ask again)."""
         fields = ("window_id", "window_name", CHANNEL_OPTION, "pane_id", "pane_dead")
         fmt = "\t".join("#{" + field + "}" for field in fields)
+        command = ("list-panes", "-s", "-t", self._target(), "-F", fmt)
         try:
-            out = self._run("list-panes", "-s", "-t", self._target(), "-F", fmt)
+            out = self._run(*command)
         except TmuxError:
-            if self._has_session():
-                raise
-            return []
+            if not self._has_session():
+                return []
+            out = self._run(*command)
         panes = [PaneInfo(line.split("\t")) for line in out if line.count("\t") == 4]
         return [p for p in panes if p.channel_id]
 
