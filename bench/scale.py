@@ -60,6 +60,7 @@ class Figures:
     tmux_cpu_pct: float = 0.0  # the tmux server (it runs every command the bot sends)
     start_claude_s: float = 0.0  # CPU seconds all Claude Code processes took to start
     tmux_cmd_ms: list[float] = field(default_factory=list)  # one tmux command, during busy
+    tmux_control_ms: list[float] = field(default_factory=list)  # the same over ``tmux -C``
     burst_s: float = math.nan
     burst_ok: str = ""
     burst_429: str = ""
@@ -113,6 +114,7 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
             with TmuxProbe(rig) as probe:
                 fig.busy_ms += fire(rig, names, f"round {round_ + 1}", fig.notes)
             fig.tmux_cmd_ms += probe.samples
+            fig.tmux_control_ms += probe.control_samples
             wall += time.monotonic() - t0
             bot_busy += bot_cpu(pid) - cpu0
             claude_busy += claude_cpu(rig) - claude0
@@ -186,20 +188,42 @@ def settle(rig: BridgeRig, names: list[str], notes: list[str]) -> None:
 
 
 class TmuxProbe:
-    """While busy: the round trip of one tmux command (a process, as the bot runs each one),
-    every 0.2 s from a thread of this process."""
+    """While busy: the round trip of one tmux command every 0.2 s from a thread of this
+    process, run as the bot runs each one today (a ``tmux`` process) and, for comparison, over
+    one persistent control-mode connection (``tmux -C``: no process per command)."""
 
     def __init__(self, rig: BridgeRig) -> None:
-        self.argv = ["tmux", "-L", rig.socket, "display-message", "-p", "-t", TMUX_SESSION, "x"]
+        self.base = ["tmux", "-L", rig.socket]
         self.samples: list[float] = []
+        self.control_samples: list[float] = []
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
+        self.control = subprocess.Popen(
+            [*self.base, "-C", "attach", "-t", f"={TMUX_SESSION}"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+        )  # fmt: skip
+        self.command("refresh-client -f no-output")  # no %output of 20 busy panes
+
+    def command(self, line: str) -> None:
+        """Send one command line and read up to its ``%end``/``%error``."""
+        assert self.control.stdin and self.control.stdout
+        self.control.stdin.write(line + "\n")
+        self.control.stdin.flush()
+        begun = False
+        for out in self.control.stdout:
+            begun = begun or out.startswith("%begin")
+            if begun and out.startswith(("%end", "%error")):
+                return
 
     def run(self) -> None:
+        argv = [*self.base, "display-message", "-p", "-t", TMUX_SESSION, "x"]
         while not self.stop.wait(0.2):
             start = time.monotonic()
-            subprocess.run(self.argv, capture_output=True)
+            subprocess.run(argv, capture_output=True)
             self.samples.append((time.monotonic() - start) * 1000)
+            start = time.monotonic()
+            self.command(f"display-message -p -t {TMUX_SESSION} x")
+            self.control_samples.append((time.monotonic() - start) * 1000)
 
     def __enter__(self) -> TmuxProbe:
         self.thread.start()
@@ -208,6 +232,8 @@ class TmuxProbe:
     def __exit__(self, *_: object) -> None:
         self.stop.set()
         self.thread.join()
+        self.control.kill()
+        self.control.wait()
 
 
 # --- burst of replies -------------------------------------------------------------------------
@@ -320,8 +346,8 @@ def report(args: argparse.Namespace, runs: list[tuple[str, Figures]]) -> None:
     n = args.sessions
     bound = burst_bound(n)
 
-    def pct(values: list[float], p: float) -> str:
-        return f"{percentile(values, p):.0f}" if values else "-"
+    def pct(values: list[float], p: float, digits: int = 0) -> str:
+        return f"{percentile(values, p):.{digits}f}" if values else "-"
 
     rows = [
         (f"{n} sessions started at once → ✅, p50 ms", lambda f: pct(f.start_ms, 50), ""),
@@ -338,6 +364,8 @@ def report(args: argparse.Namespace, runs: list[tuple[str, Figures]]) -> None:
         ("tmux server CPU busy, % of a core", lambda f: f"{f.tmux_cpu_pct:.0f}", ""),
         ("one tmux command busy, p50 ms", lambda f: pct(f.tmux_cmd_ms, 50), ""),
         ("one tmux command busy, p95 ms", lambda f: pct(f.tmux_cmd_ms, 95), ""),
+        ("  the same over tmux -C, p50 ms", lambda f: pct(f.tmux_control_ms, 50, 1), ""),
+        ("  the same over tmux -C, p95 ms", lambda f: pct(f.tmux_control_ms, 95, 1), ""),
         (f"burst of {n * BURST_PER_CHANNEL} replies, s", burst_s, f"≥ {bound:.1f} (bound)"),
         ("burst delivery", lambda f: f.burst_ok, ""),
         ("burst 429s", lambda f: f.burst_429, ""),
