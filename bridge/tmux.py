@@ -15,6 +15,8 @@ from collections.abc import Callable
 import libtmux
 from libtmux.exc import LibTmuxException
 
+from bridge.tmux_control import ControlConnection, ControlLost
+
 CHANNEL_OPTION = "@discord-bridge-channel"
 DEAD_CHECK = 0.5  # seconds between "did the pane die?" checks while waiting for a screen
 
@@ -37,10 +39,19 @@ class PaneInfo:
 class TmuxSessions:
     """One tmux session (one Discord server) on one tmux server (socket)."""
 
-    def __init__(self, session_name: str, socket_name: str | None = None) -> None:
+    def __init__(
+        self, session_name: str, socket_name: str | None = None, control: bool = False
+    ) -> None:
+        """``control``: send the frequent bridge-made commands over one persistent control-mode
+        connection (``bridge/tmux_control.py``) instead of a process each; call :meth:`close`."""
         self.session_name = session_name
         self.server = libtmux.Server(socket_name=socket_name)
         self._start_lock = threading.Lock()
+        self._control = ControlConnection(socket_name, session_name) if control else None
+
+    def close(self) -> None:
+        if self._control is not None:
+            self._control.close()
 
     # --- finding ---------------------------------------------------------------------
 
@@ -175,6 +186,18 @@ class TmuxSessions:
         return out[:1] == ["1"]
 
     def _run(self, *args: str) -> list[str]:
+        if self._control is not None and self._control.takes(args):
+            try:
+                reply = self._control.run(args)
+            except ControlLost as err:
+                if args[0] == "send-keys":  # it may have been pressed: never press it twice
+                    raise TmuxError(f"tmux {args[0]}: {err}") from err
+                reply = None  # a read: ask again, as a process
+            if reply is not None:
+                ok, out = reply
+                if not ok:
+                    raise TmuxError(f"tmux {args[0]}: {' '.join(out) or 'failed'}")
+                return out
         try:
             result = self.server.cmd(*args)
         except LibTmuxException as err:
