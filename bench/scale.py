@@ -28,7 +28,9 @@ import argparse
 import concurrent.futures
 import math
 import os
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -129,6 +131,10 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
 
         burst(rig, names, fig)
         print(f"burst: {fig.burst_s:.1f} s ({fig.burst_ok})", flush=True)
+        if fig.notes:  # kept: the rig's directory goes with it
+            kept = Path(tempfile.gettempdir()) / f"scale-bench-bot-{os.getpid()}-{id(fig)}.log"
+            shutil.copy(rig.bot_log, kept)
+            fig.notes.append(f"bot log kept in {kept}")
     return fig
 
 

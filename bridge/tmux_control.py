@@ -1,5 +1,12 @@
 """One persistent tmux control-mode connection (``tmux -C``) for the bot's frequent commands.
 
+NOT USED YET (``TmuxSessions(control=True)`` is opt-in, the bot does not opt in): in a
+20-session run of ``bench/scale.py`` with it on, the bot's typing stalled for minutes once (every
+worker waiting on the connection's lock, a message typed but never submitted) and 3 of 20 first
+messages failed; the cause is not found yet (suspects: a reply that never came, each waited for
+``REPLY_TIMEOUT`` while 20 threads queue on the lock; a block not of ours taken as a reply,
+now skipped by its flags; ``attach-session`` starting a server, now ``-N``).
+
 Each libtmux command is a ``tmux`` process: a few ms on an idle machine, but 200+ ms p50 once
 20 Claude Code sessions keep both cores busy (measured with ``bench/scale.py``), and a typed
 message takes about ten of them. Over a control-mode connection a command is one line written
@@ -84,7 +91,9 @@ class ControlConnection:
             return False
         self._next_attempt = now + RECONNECT_PAUSE
         proc = subprocess.Popen(
-            [*self.base, "-C", "attach-session", "-t", "=" + self.session_name],
+            # -N: attach-session would start a server when there is none, racing the bot's
+            # own new-session; without a server this fails at once instead
+            [*self.base, "-N", "-C", "attach-session", "-t", "=" + self.session_name],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, encoding="utf-8", errors="backslashreplace", bufsize=1,
         )  # fmt: skip
@@ -95,7 +104,7 @@ class ControlConnection:
             assert proc.stdin is not None
             proc.stdin.write("refresh-client -f no-output\n")
             proc.stdin.flush()
-            attached, _ = self._reply()
+            attached, _ = self._reply(any_block=True)
             filtered, _ = self._reply()
         except (OSError, ControlLost):
             attached = filtered = False
@@ -104,9 +113,10 @@ class ControlConnection:
             return False
         return True
 
-    def _reply(self) -> tuple[bool, list[str]]:
+    def _reply(self, any_block: bool = False) -> tuple[bool, list[str]]:
         """Skip notifications up to a ``%begin``, then collect lines up to the ``%end`` or
-        ``%error`` carrying the same time, number and flags."""
+        ``%error`` carrying the same time, number and flags. Only a block with flags 1 (a
+        command this client sent) is the reply, unless ``any_block`` (the attach's own)."""
         deadline = time.monotonic() + REPLY_TIMEOUT
         begin = None
         out: list[str] = []
@@ -122,6 +132,9 @@ class ControlConnection:
                     begin = line[len("%begin ") :]
                 continue
             if line in (f"%end {begin}", f"%error {begin}"):
+                if not (begin.endswith(" 1") or any_block):
+                    begin, out = None, []  # not a command of ours (flags 0): skip the block
+                    continue
                 while out and out[-1] == "":
                     out.pop()
                 return line.startswith("%end"), out

@@ -42,8 +42,7 @@ class SessionManager:
         self.runtime = rt
         self.config_path = os.path.abspath(cfg.path)  # the hooks must read this same file
         self.upload_limit = cfg.upload_limit
-        # frequent commands over one tmux -C connection: no process per capture or key
-        self.tmux = TmuxSessions(server.tmux_session, server.tmux_socket, control=True)
+        self.tmux = TmuxSessions(server.tmux_session, server.tmux_socket)
         self._locks: dict[str, asyncio.Lock] = {}
         self._config_lock = asyncio.Lock()  # config appends are read-modify-write of one file
         # Set by the bot: called after a session starts or stops (the panel refreshes), and
