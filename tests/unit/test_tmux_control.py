@@ -35,7 +35,7 @@ def test_control_mode_reads_like_a_process_and_falls_back(socket: str) -> None:
         start(socket)
         time.sleep(1.1)  # the connection is tried again after a pause
         pane = plain.server.cmd("display-message", "-p", "-t", "s", "#{pane_id}").stdout[0]
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while "last line" not in plain.capture(pane):
             assert time.monotonic() < deadline
             time.sleep(0.05)
@@ -46,7 +46,7 @@ def test_control_mode_reads_like_a_process_and_falls_back(socket: str) -> None:
         assert not control._control.takes(("display-message", "-p", "it's"))
         control.type_literal(pane, "typed as a process")  # user text never goes -C
         control.press(pane, "Enter")  # key names do
-        control.wait_for(pane, lambda s: s.count("typed as a process") == 2, 5)  # cat echoes
+        control.wait_for(pane, lambda s: s.count("typed as a process") == 2, 30)  # cat echoes
         with pytest.raises(TmuxError):
             control.capture("%999")  # an error block is an error
         subprocess.run(["tmux", "-L", socket, "kill-server"], check=True)
