@@ -3,7 +3,8 @@
 A thin layer over libtmux. Windows are found by a window option (``@discord-bridge-channel``)
 holding their Discord channel id, so a renamed window is still found and an unrelated window
 that happens to share a project's name is never touched. Every call blocks on a ``tmux``
-subprocess; the bot calls this module through ``asyncio.to_thread``.
+subprocess (or, opt-in and not used yet, on one control-mode connection:
+``bridge/tmux_control.py``); the bot calls this module through ``asyncio.to_thread``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from collections.abc import Callable
 import libtmux
 from libtmux.exc import LibTmuxException
 
+from bridge.tmux_control import ControlConnection, ControlLost
+
 CHANNEL_OPTION = "@discord-bridge-channel"
+DEAD_CHECK = 0.5  # seconds between "did the pane die?" checks while waiting for a screen
 
 
 class TmuxError(RuntimeError):
@@ -36,20 +40,37 @@ class PaneInfo:
 class TmuxSessions:
     """One tmux session (one Discord server) on one tmux server (socket)."""
 
-    def __init__(self, session_name: str, socket_name: str | None = None) -> None:
+    def __init__(
+        self, session_name: str, socket_name: str | None = None, control: bool = False
+    ) -> None:
+        """``control``: send the frequent bridge-made commands over one persistent control-mode
+        connection (``bridge/tmux_control.py``) instead of a process each; call :meth:`close`."""
         self.session_name = session_name
         self.server = libtmux.Server(socket_name=socket_name)
         self._start_lock = threading.Lock()
+        self._control = ControlConnection(socket_name, session_name) if control else None
+
+    def close(self) -> None:
+        if self._control is not None:
+            self._control.close()
 
     # --- finding ---------------------------------------------------------------------
 
     def panes(self) -> list[PaneInfo]:
-        """Every bridge pane of this session (windows without the channel option are skipped)."""
-        if not self._has_session():
-            return []
+        """Every bridge pane of this session (windows without the channel option are skipped).
+
+        One tmux command when the session exists (the relay asks before every message);
+        only when it fails do we ask whether the session is there at all (another thread may
+        have just started the server and the session: then ask again)."""
         fields = ("window_id", "window_name", CHANNEL_OPTION, "pane_id", "pane_dead")
         fmt = "\t".join("#{" + field + "}" for field in fields)
-        out = self._run("list-panes", "-s", "-t", self._target(), "-F", fmt)
+        command = ("list-panes", "-s", "-t", self._target(), "-F", fmt)
+        try:
+            out = self._run(*command)
+        except TmuxError:
+            if not self._has_session():
+                return []
+            out = self._run(*command)
         panes = [PaneInfo(line.split("\t")) for line in out if line.count("\t") == 4]
         return [p for p in panes if p.channel_id]
 
@@ -128,15 +149,22 @@ class TmuxSessions:
     def wait_for(
         self, pane_id: str, check: Callable[[str], bool], timeout: float, poll: float = 0.05
     ) -> str:
-        deadline = time.monotonic() + timeout
+        """Capture the pane every ``poll`` seconds until ``check(screen)``; the screen then.
+        Whether the pane died is asked every ``DEAD_CHECK`` seconds (and at the end), not
+        after every capture: each is a tmux command, and 20 busy sessions poll at once."""
+        now = time.monotonic()
+        deadline, next_dead_check = now + timeout, now + DEAD_CHECK
         while True:
             screen = self.capture(pane_id)
             if check(screen):
                 return screen
-            if self.pane_dead(pane_id):
-                raise TmuxError(f"the pane exited before it was ready; last screen:\n{screen}")
-            if time.monotonic() > deadline:
-                raise TmuxError(f"timed out after {timeout:.0f} s; last screen:\n{screen}")
+            now = time.monotonic()
+            if now > deadline or now >= next_dead_check:
+                if self.pane_dead(pane_id):
+                    raise TmuxError(f"the pane exited before it was ready; last screen:\n{screen}")
+                if now > deadline:
+                    raise TmuxError(f"timed out after {timeout:.0f} s; last screen:\n{screen}")
+                next_dead_check = now + DEAD_CHECK
             time.sleep(poll)
 
     # --- plumbing --------------------------------------------------------------------
@@ -163,6 +191,18 @@ class TmuxSessions:
         return out[:1] == ["1"]
 
     def _run(self, *args: str) -> list[str]:
+        if self._control is not None and self._control.takes(args):
+            try:
+                reply = self._control.run(args)
+            except ControlLost as err:
+                if args[0] == "send-keys":  # it may have been pressed: never press it twice
+                    raise TmuxError(f"tmux {args[0]}: {err}") from err
+                reply = None  # a read: ask again, as a process
+            if reply is not None:
+                ok, out = reply
+                if not ok:
+                    raise TmuxError(f"tmux {args[0]}: {' '.join(out) or 'failed'}")
+                return out
         try:
             result = self.server.cmd(*args)
         except LibTmuxException as err:

@@ -496,6 +496,41 @@ def test_counting_bucket(emu: Emulator) -> None:
     assert limited.json()["retry_after"] > 0 and limited.json()["global"] is False
 
 
+def test_discord_rate_limits_when_enabled() -> None:
+    """Opt-in: a message-create bucket per channel (5 per 5 s) and the global limit of 50
+    requests/s per bot token, with X-RateLimit-* headers on every response."""
+    with Emulator(rate_limits=True) as emu, httpx.Client(timeout=5) as http:
+        auth = {"Authorization": f"Bot {emu.bot_token}"}
+
+        def post(channel: str) -> httpx.Response:
+            url = f"{emu.api_base}/channels/{emu.ids[channel]}/messages"
+            return http.post(url, json={"content": "r"}, headers=auth)
+
+        sent = [post("general") for _ in range(5)]
+        assert [r.headers["X-RateLimit-Remaining"] for r in sent] == ["4", "3", "2", "1", "0"]
+        assert all(r.headers["X-RateLimit-Limit"] == "5" for r in sent)
+        limited = post("general")
+        assert limited.status_code == 429 and limited.headers["X-RateLimit-Scope"] == "user"
+        assert "X-RateLimit-Global" not in limited.headers
+        assert 4 < limited.json()["retry_after"] <= 5
+        assert post("project-a").status_code == 200  # another channel, another bucket
+        assert len(emu.client.messages(emu.ids["general"])) == 5
+
+        for _ in range(200):  # 50 fit in a second (however slow the machine), then a 429
+            limited = http.get(f"{emu.api_base}/users/@me", headers=auth)
+            if limited.status_code == 429:
+                break
+        assert limited.status_code == 429 and limited.headers["X-RateLimit-Global"] == "true"
+        assert limited.headers["X-RateLimit-Scope"] == "global" and limited.json()["global"]
+        other = {"Authorization": f"Bot {emu.second_bot_token}"}  # per bot token
+        assert http.get(f"{emu.api_base}/users/@me", headers=other).status_code == 200
+        counts = emu.client.counters()
+        assert counts["429 global"] == 1 and counts[f"429 {MESSAGES}"] == 1
+
+    with Emulator() as emu:  # off by default: existing tests see no limits
+        assert all(_send_as_bot(emu, {"content": "x"}).status_code == 200 for _ in range(8))
+
+
 def test_outage_503_and_refuse(emu: Emulator) -> None:
     c = emu.client
     c.set_outage("503")

@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import aiohttp
 import discord
@@ -38,6 +39,12 @@ from bridge.sessions.manager import SessionManager
 from bridge.state import runtime
 
 log = logging.getLogger(__name__)
+
+# Worker threads for asyncio.to_thread: tmux commands, pane typing, file state. A typing job
+# holds its thread for its whole duration (pauses, echo and submit checks) and a session start
+# for up to READY_TIMEOUT, so asyncio's default pool (min(32, cpus + 4): 6 on 2 cores) queued
+# 20 busy sessions behind each other; the threads mostly wait, so many cost little.
+IO_THREADS = 64
 
 # Every DynamicItem the bot answers: registered at start, they match custom ids posted before
 # a restart too (bridge/discord/custom_ids.py).
@@ -192,6 +199,7 @@ async def run_bridge(cfg: BridgeConfig) -> None:
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(IO_THREADS, thread_name_prefix="bridge-io"))
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
 

@@ -15,6 +15,7 @@ Discord (``bot/screens.py``), the ✅ coming once it is typed.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import aiohttp
@@ -106,7 +107,7 @@ class Relay:
             log.exception("delivery to %s failed", target.label)
             await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")
             return False
-        self.sessions.touch(target.key)
+        await asyncio.to_thread(self.sessions.touch, target.key)  # an fsync: off the loop
         log.info("typed message %s into %s (%d chars, %d attachments)",
                  message.id, target.label, len(prompt), len(paths))  # fmt: skip
         return True

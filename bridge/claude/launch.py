@@ -31,15 +31,20 @@ def claude_argv(
     upload_limit: int,
     extra_args: list[str],
     private: list[str] | tuple[str, ...] = (),
+    nice: int = 0,
 ) -> list[str]:
     """``claude`` with the session's model, permission mode, conversation to resume, access to
     its uploads/outputs folders and the bridge's system prompt, then the user's own args.
 
     ``private``: directories and files Claude's own file tools must not touch (the bridge's
-    config, its decision files and records), denied in the same settings layer."""
+    config, its decision files and records), denied in the same settings layer.
+
+    ``nice`` > 0 starts it through ``nice -n``: with many sessions busy, Claude Code's
+    rendering then yields the CPU to the bot typing and reacting (its hooks inherit the
+    niceness, and compete with Claude Code as before)."""
     from bridge.discord.render.attachments import format_size
 
-    argv = [command]
+    argv = ["nice", "-n", str(nice), command] if nice > 0 else [command]
     if model:
         argv += ["--model", model]
     if permission:

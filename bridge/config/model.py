@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from bridge.config.defaults import (
+    CLAUDE_NICE,
     DEFAULT_API_BASE,
     DEFAULT_ATTACH_AFTER,
     DEFAULT_DOWNLOAD_LIMIT,
@@ -34,6 +35,7 @@ class Project:
         "channel_id",
         "claude_args",
         "claude_command",
+        "claude_nice",
         "model",
         "name",
         "path",
@@ -61,6 +63,11 @@ class Project:
         self.claude_command: str = (
             raw.get("claudeCommand") or server.raw.get("claudeCommand") or top.get("claudeCommand")
         ) or "claude"
+        # Claude Code runs this much nicer than the bot, so relays keep a core under load.
+        self.claude_nice: int = next(
+            (int(level["claudeNice"]) for level in (raw, server.raw, top) if "claudeNice" in level),
+            CLAUDE_NICE,
+        )
         self.claude_args: list[str] = list(
             raw.get("claudeArgs", server.raw.get("claudeArgs", top.get("claudeArgs", [])))
         )

@@ -26,6 +26,7 @@ def validate(raw: object) -> list[str]:
     if raw.get("schemaVersion") != 2:
         problems.append('schemaVersion: expected 2 (add "schemaVersion": 2)')
     _check_optional_str(raw, "claudeCommand", "", problems)
+    _check_nice(raw, "", problems)
     _check_str_list(raw, "claudeArgs", "", problems)
     _check_limits(raw.get("attachments"), problems)
     _check_sections(raw, problems)
@@ -101,6 +102,7 @@ def _check_server(server: object, where: str, problems: list[str]) -> None:
     _check_str_list(server, "permissionTools", where, problems)
     _check_snowflake(server, "generalChannelId", where, problems)
     _check_optional_str(server, "claudeCommand", where, problems)
+    _check_nice(server, where, problems)
     _check_str_list(server, "claudeArgs", where, problems)
     projects = server.get("projects")
     if not isinstance(projects, list) or not projects:
@@ -128,6 +130,7 @@ def _check_project(project: object, where: str, problems: list[str]) -> None:
     _check_bool(project, "progress", where, problems)
     _check_choice(project, "permission", PERMISSION_MODES, where, problems)
     _check_optional_str(project, "claudeCommand", where, problems)
+    _check_nice(project, where, problems)
     _check_str_list(project, "claudeArgs", where, problems)
     defaults = project.get("thread", {})
     if not isinstance(defaults, dict):
@@ -288,6 +291,13 @@ def _check_str_list(obj: dict, key: str, where: str, problems: list) -> None:
     value = obj[key]
     if not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
         problems.append(f"{_join(where, key)}: expected an array of strings")
+
+
+def _check_nice(obj: dict, where: str, problems: list) -> None:
+    value = obj.get("claudeNice", 0)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 19:
+        path = f"{where}.claudeNice" if where else "claudeNice"
+        problems.append(f"{path}: expected a niceness from 0 to 19 (a number)")
 
 
 def _check_bool(obj: dict, key: str, where: str, problems: list) -> None:

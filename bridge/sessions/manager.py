@@ -299,6 +299,7 @@ class SessionManager:
         return launch.claude_argv(
             project.claude_command, target.model, target.permission, resume,
             uploads, outputs, self.upload_limit, project.claude_args, self.private_paths(),
+            project.claude_nice,
         )  # fmt: skip
 
     def private_paths(self) -> list[str]:

@@ -18,7 +18,8 @@ from bridge.tmux import TmuxError, TmuxSessions
 TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste
 TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
 ECHO_EVERY = 3  # chunks typed between checks that the CLI has taken them in
-SUBMIT_CHECK = 0.3  # seconds after Enter before looking whether the prompt left the box
+SUBMIT_CHECK = 0.3  # seconds after Enter before pressing it again if the prompt is still there
+SUBMIT_POLL = 0.025  # seconds between looks at the box after Enter
 SUBMIT_RETRIES = 3
 BOX_WAIT = 6.0  # seconds for the typed text to show in the box before Enter (a busy machine)
 CLEAR_ROUNDS = 20  # C-u clears one line of a multi-line leftover per round
@@ -79,8 +80,9 @@ def _submit(tmux: TmuxSessions, pane_id: str, text: str) -> None:
 
     Claude Code 2.1.330 sometimes swallows an Enter (measured: the first prompt of a
     fresh session, or one right after a typed file path, stays in the box; a second Enter
-    sends it). We first wait for the text to show: until then an empty box would read as
-    "submitted", and an Enter that races the echo is the one that gets dropped.
+    sends it, pressed when the text is still there ``SUBMIT_CHECK`` later). We first wait
+    for the text to show: until then an empty box would read as "submitted", and an Enter
+    that races the echo is the one that gets dropped.
     """
     _wait_echo(tmux, pane_id, text)
     try:  # a redraw (a session starting next to others, the status line) can hide the box
@@ -92,10 +94,21 @@ def _submit(tmux: TmuxSessions, pane_id: str, text: str) -> None:
         ) from None
     tmux.press(pane_id, "Enter")
     for _ in range(SUBMIT_RETRIES):
-        time.sleep(SUBMIT_CHECK)
-        if not box_holds(tmux.capture(pane_id), text):
+        if _left_box(tmux, pane_id, text, SUBMIT_CHECK):
             return
         tmux.press(pane_id, "Enter")
+
+
+def _left_box(tmux: TmuxSessions, pane_id: str, text: str, within: float) -> bool:
+    """True as soon as ``text`` is no longer in the input box (submitted), False if it still
+    is after ``within`` seconds: done is known in tens of milliseconds, not a fixed pause."""
+    deadline = time.monotonic() + within
+    while True:
+        time.sleep(SUBMIT_POLL)
+        if not box_holds(tmux.capture(pane_id), text):
+            return True
+        if time.monotonic() >= deadline:
+            return False
 
 
 def _require_input_box(tmux: TmuxSessions, pane_id: str) -> None:

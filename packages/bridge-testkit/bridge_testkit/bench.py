@@ -20,8 +20,10 @@ from .rig import BridgeRig
 
 
 @contextlib.contextmanager
-def bench_rig(prefix: str) -> Iterator[BridgeRig]:
+def bench_rig(prefix: str, projects: int = 2, rate_limits: bool = False) -> Iterator[BridgeRig]:
     """The e2e rig for a benchmark, its header printed, everything torn down after.
+
+    ``projects`` mapped channels; ``rate_limits`` makes the emulator enforce Discord's limits.
 
     Ctrl-C and kill both unwind through the ExitStack: bot, tmux server, servers, tmp dir
     (SIGINT explicitly too: a shell starts background jobs with SIGINT ignored).
@@ -31,9 +33,9 @@ def bench_rig(prefix: str) -> Iterator[BridgeRig]:
     with contextlib.ExitStack() as stack:
         tmp = Path(tempfile.mkdtemp(prefix=prefix))
         stack.callback(remove_tree, tmp)
-        emu = stack.enter_context(Emulator())
+        emu = stack.enter_context(Emulator(rate_limits=rate_limits))
         api = stack.enter_context(FakeAnthropic())
-        rig = BridgeRig(tmp, emu, api)
+        rig = BridgeRig(tmp, emu, api, projects)
         stack.callback(remove_socket, rig.socket)  # runs after rig.close() killed the server
         stack.callback(rig.close)
         print(header(rig))

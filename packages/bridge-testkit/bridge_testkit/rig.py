@@ -51,6 +51,13 @@ def is_status(message: dict) -> bool:
     return message["content"].startswith(STATUS_MARKS)
 
 
+def project_names(count: int) -> list[str]:
+    """``project-a``, ``project-b``… (at most 26)."""
+    if not 1 <= count <= 26:
+        raise ValueError(f"1 to 26 projects, not {count}")
+    return [f"project-{chr(ord('a') + i)}" for i in range(count)]
+
+
 class BridgeRig:
     def __init__(
         self,
@@ -61,24 +68,33 @@ class BridgeRig:
         trust: bool = True,
         accept_bypass: bool = True,
         approve_key: bool = True,
+        projects: int = 2,
     ) -> None:
         """``claude_version``: which installed Claude Code CLI the panes run (default: the
         pinned one); ``claude`` on the bot's and the panes' PATH is that version.
         ``trust=False``: Claude Code asks whether to trust the projects' folders;
         ``accept_bypass=False``: it warns on the first use of bypass-permissions mode;
-        ``approve_key=False``: it asks whether to use the API key in its environment."""
+        ``approve_key=False``: it asks whether to use the API key in its environment.
+        ``projects`` mapped channels (project-a, project-b…); channels the emulator does not
+        seed are created in it."""
         self.tmp = tmp
         self.claude_version = claude_version
         self.emu = emu
         self.discord = emu.client
         self.api = api
         self.ids = emu.ids
+        names = project_names(projects)
+        if any(name not in self.ids for name in names):
+            self.ids = dict(emu.ids)  # the emulator's own map stays as seeded
+            for name in names:
+                if name not in self.ids:
+                    self.ids[name] = self.discord.create_channel(name)["id"]
         self.claude_home = tmp / "home"
         self.bridge_home = tmp / "bridge-home"
         self.runtime_dir = tmp / "runtime"  # volatile: prompts, progress, waits, status
         self.state_dir = tmp / "state"  # durable: outbox, sessions, state, uploads, outputs, logs
         self.socket = f"dbe2e-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-        self.projects = {name: tmp / name for name in ("project-a", "project-b")}
+        self.projects = {name: tmp / name for name in names}
         self.bot: subprocess.Popen | None = None
         self.last_post_mark: int | None = None
         self.bot_log = tmp / "bot.log"
@@ -151,13 +167,22 @@ class BridgeRig:
 
     # --- the bot ---------------------------------------------------------------------
 
-    def start_bot(self, timeout: float = 20.0, config: Path | None = None) -> None:
+    def start_bot(
+        self,
+        timeout: float = 20.0,
+        config: Path | None = None,
+        checkout: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """``checkout``: run the bot of another checkout of the bridge (a benchmark's "today"),
+        ``env``: extra environment for the bot."""
         since = self.discord.mark()
         log = open(self.bot_log, "ab")  # noqa: SIM115 - owned by the process
         options = ["--config", str(config)] if config else []
         self.bot = subprocess.Popen(
             [sys.executable, "-m", "bridge.cli", *options, "run"],
-            env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+            env={**self.env, **(env or {})}, cwd=checkout or REPO, stdout=log,
+            stderr=subprocess.STDOUT,
         )  # fmt: skip
         log.close()
         try:

@@ -115,8 +115,8 @@ class EmulatorClient:
         self._post("/_test/outage", {"mode": mode})
 
     def settings(self, **values: Any) -> None:
-        """max_file_size, interaction_deadline, privileged_intents, audit_log_access (False:
-        the bot lacks View Audit Log; reset grants it again)."""
+        """max_file_size, interaction_deadline, privileged_intents, rate_limits,
+        audit_log_access (False: the bot lacks View Audit Log; reset grants it again)."""
         self._post("/_test/settings", values)
 
     def deny_attach_files(self, channel_id: str, deny: bool = True) -> None:
@@ -185,6 +185,10 @@ class EmulatorClient:
                 "remove": remove,
             },
         )
+
+    def create_channel(self, name: str) -> dict[str, Any]:
+        """A new text channel in the guild (it survives :meth:`reset`)."""
+        return self._post("/_test/channels", {"name": name})
 
     def create_thread(self, channel_id: str, name: str, user: str = "alice") -> dict[str, Any]:
         return self._post("/_test/threads", {"channel_id": channel_id, "name": name, "user": user})

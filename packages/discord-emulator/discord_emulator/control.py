@@ -148,10 +148,13 @@ async def outage(request: web.Request) -> web.Response:
 
 async def settings(request: web.Request) -> web.Response:
     """Tune limits at runtime: max_file_size, interaction_deadline, privileged_intents,
-    audit_log_access."""
+    audit_log_access, rate_limits (Discord's global limit and per-resource buckets, off by
+    default)."""
     st = _st(request)
     body = await read_json(request)
-    for key in ("max_file_size", "interaction_deadline", "privileged_intents", "audit_log_access"):
+    keys = ("max_file_size", "interaction_deadline", "privileged_intents", "audit_log_access",
+            "rate_limits")  # fmt: skip
+    for key in keys:
         if key in body:
             setattr(st, key, type(getattr(st, key))(body[key]))
     return json_response({"ok": True})
@@ -217,6 +220,22 @@ async def react(request: web.Request) -> web.Response:
 
 
 # ----- threads -----------------------------------------------------------------------------
+
+
+async def create_channel(request: web.Request) -> web.Response:
+    """A text channel in the guild's category, kept across resets (CHANNEL_CREATE to a bot
+    already connected; one that connects later sees it in GUILD_CREATE)."""
+    st = _st(request)
+    body = await read_json(request)
+    category = st.ids["category_id"]
+    position = len(st.base_channels)
+    channel = p.channel_obj(st.flakes.next(), str(body["name"]), st.ids["guild_id"], category,
+                            position)  # fmt: skip
+    st.base_channels[channel["id"]] = channel
+    st.channels[channel["id"]] = dict(channel)
+    st.messages[channel["id"]] = []
+    st.gateway.dispatch("CHANNEL_CREATE", channel)
+    return json_response(channel)
 
 
 async def create_thread(request: web.Request) -> web.Response:
@@ -443,6 +462,7 @@ def add_routes(app: web.Application) -> None:
     r.add_route("*", "/_test/counters", counters)
     r.add_get("/_test/commands", commands)
     r.add_post("/_test/force_429", force_429)
+    r.add_post("/_test/channels", create_channel)
     r.add_post("/_test/buckets", buckets)
     r.add_post("/_test/outage", outage)
     r.add_post("/_test/settings", settings)

@@ -10,13 +10,29 @@ from typing import Any
 from aiohttp import web
 
 from .responses import AFTER_FLUSH, BOT_KEY, json_response, route_key
-from .state import State
+from .state import Bucket, State
 from .validation import ApiError
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 UNAUTHORIZED = {"message": "401: Unauthorized", "code": 0}
 # Interaction and webhook-token routes carry their credential in the path (pitfall 4).
 TOKEN_ROUTES = ("/interactions/", "/webhooks/{webhook_id}/{webhook_token}")
+
+# Discord's limits, enforced only when ``State.rate_limits`` is on (``Emulator(rate_limits=True)``
+# or ``client.settings(rate_limits=True)``); ../shared/reference/discord-platform.md §7.
+GLOBAL_LIMIT = (50, 1.0)  # requests per window, per bot token; token routes are exempt
+# Per route *and* top-level resource (the channel, guild or webhook in the path): each channel
+# has its own message-create bucket. Discord does not publish these; they are the commonly
+# observed values (messages ~5/5 s, reactions 1/0.25 s). Other routes get DEFAULT_ROUTE_LIMIT.
+ROUTE_LIMITS = {
+    "POST /channels/{channel_id}/messages": (5, 5.0),
+    "PATCH /channels/{channel_id}/messages/{message_id}": (5, 5.0),
+    "DELETE /channels/{channel_id}/messages/{message_id}": (5, 5.0),
+    "PUT /channels/{channel_id}/messages/{message_id}/reactions/{emoji}/@me": (1, 0.25),
+    "DELETE /channels/{channel_id}/messages/{message_id}/reactions/{emoji}/@me": (1, 0.25),
+}
+DEFAULT_ROUTE_LIMIT = (50, 1.0)
+MAJOR_PARAMS = ("channel_id", "guild_id", "webhook_id", "interaction_id")
 
 
 def _main_port_refused(request: web.Request, st: State, main_port: int) -> bool:
@@ -59,12 +75,18 @@ async def _rest(request: web.Request, handler: Handler, st: State) -> web.Stream
     if not _authorized(request, st, route):
         st.counters[f"401 {route}"] += 1
         return json_response(UNAUTHORIZED, 401)
+    bucket = None
+    if st.rate_limits and route not in st.buckets:
+        bucket = _resource_bucket(request, st, route)
+        limited = _global_429(request, st, route) or _take(bucket, route, st)
+        if limited is not None:
+            return limited
     try:
         response = await handler(request)
     except ApiError as err:
         request.pop(AFTER_FLUSH, None)  # a failed request has no effects
         response = json_response(err.body(), err.status)
-    response.headers.update(_ratelimit_headers(st, route))
+    response.headers.update(_ratelimit_headers(st, route, bucket))
     return response
 
 
@@ -120,12 +142,48 @@ def _bucket_429(st: State, route: str) -> web.Response | None:
     return None
 
 
+def _resource_bucket(request: web.Request, st: State, route: str) -> Bucket:
+    """The bucket of this route for the resource named in the path (its channel, guild…)."""
+    major = next((request.match_info[k] for k in MAJOR_PARAMS if k in request.match_info), "")
+    key = f"{route} {major}"
+    bucket = st.resource_buckets.get(key)
+    if bucket is None:
+        limit, window = ROUTE_LIMITS.get(route, DEFAULT_ROUTE_LIMIT)
+        bucket = st.resource_buckets[key] = Bucket(limit, window)
+    return bucket
+
+
+def _take(bucket: Bucket, route: str, st: State, global_: bool = False) -> web.Response | None:
+    """Count one request against ``bucket``: None, or the 429 once it is spent."""
+    now = time.monotonic()
+    if now >= bucket.reset_at:
+        bucket.remaining, bucket.reset_at = bucket.limit, now + bucket.window
+    if bucket.remaining <= 0:
+        st.counters["429 global" if global_ else f"429 {route}"] += 1
+        scope = "global" if global_ else "user"
+        return _too_many(bucket.reset_at - now, global_, scope, route)
+    bucket.remaining -= 1
+    return None
+
+
+def _global_429(request: web.Request, st: State, route: str) -> web.Response | None:
+    """50 requests/s per bot token, interaction and webhook-token routes not counted."""
+    path = route.split(" ", 1)[1]
+    if path.startswith(TOKEN_ROUTES):
+        return None
+    token = request.headers.get("Authorization", "")
+    bucket = st.global_buckets.get(token)
+    if bucket is None:
+        bucket = st.global_buckets[token] = Bucket(*GLOBAL_LIMIT)
+    return _take(bucket, route, st, global_=True)
+
+
 def _bucket_hash(route: str) -> str:
     return hashlib.sha1(route.encode()).hexdigest()[:16]
 
 
-def _ratelimit_headers(st: State, route: str) -> dict[str, str]:
-    bucket = st.buckets.get(route)
+def _ratelimit_headers(st: State, route: str, resource: Bucket | None) -> dict[str, str]:
+    bucket = st.buckets.get(route) or resource
     if bucket is not None:
         limit, remaining = bucket.limit, bucket.remaining
         reset_after = max(0.0, bucket.reset_at - time.monotonic())

@@ -26,8 +26,12 @@ class Emulator:
     the main listener while tests keep steering the emulator.
     """
 
-    def __init__(self, seed: int = 0, max_file_size: int = 10 * 1024 * 1024) -> None:
-        self.state = State(seed=seed, max_file_size=max_file_size)
+    def __init__(
+        self, seed: int = 0, max_file_size: int = 10 * 1024 * 1024, rate_limits: bool = False
+    ) -> None:
+        """``rate_limits``: enforce Discord's global limit (50 requests/s per bot token) and
+        per-route buckets per channel/guild/webhook (``middleware.ROUTE_LIMITS``)."""
+        self.state = State(seed=seed, max_file_size=max_file_size, rate_limits=rate_limits)
         self.ids: dict[str, str] = dict(self.state.ids)
         self.bot_token: str = self.state.token
         self.second_bot_token: str = self.state.second_token  # ids["second_bot_id"]

@@ -60,9 +60,12 @@ class InteractionState:
 class State:
     """The world (guild, users, channels, messages) plus test bookkeeping."""
 
-    def __init__(self, seed: int = 0, max_file_size: int = 10 * 1024 * 1024) -> None:
+    def __init__(
+        self, seed: int = 0, max_file_size: int = 10 * 1024 * 1024, rate_limits: bool = False
+    ) -> None:
         self.seed = seed
         self.max_file_size = max_file_size
+        self.rate_limits = rate_limits  # Discord's global limit and per-resource buckets
         self.flakes = Snowflakes(seed)
         self.ids = seed_ids(self.flakes)
         self.ids["second_bot_id"] = self.flakes.next()  # another bot (token) in the same guild
@@ -121,7 +124,9 @@ class State:
         self._changed = asyncio.Event()
         self.counters: Counter[str] = Counter()
         self.forced: dict[str, Forced429] = {}
-        self.buckets: dict[str, Bucket] = {}
+        self.buckets: dict[str, Bucket] = {}  # set by a test: one bucket for the whole route
+        self.resource_buckets: dict[str, Bucket] = {}  # rate_limits: per route and resource
+        self.global_buckets: dict[str, Bucket] = {}  # rate_limits: per bot token
         self.outage: str | None = None
         self.no_attach_files: set[str] = set()  # channels where the bot lacks Attach Files
         self.interactions: dict[str, InteractionState] = {}

@@ -218,3 +218,21 @@ def test_a_hash_in_a_tmux_name_is_refused_naming_the_key(where, mutate) -> None:
     """tmux expands ``#(cmd)`` / ``#{…}`` in session and window names as formats."""
     (problem,) = problems_of(mutate)
     assert problem.startswith(f"{where}: expected a non-empty name without") and "#" in problem
+
+
+def test_claude_nice_defaults_to_5_is_inherited_and_checked() -> None:
+    from bridge.claude.launch import claude_argv
+
+    raw = copy.deepcopy(GOOD)
+    alpha, beta = config.BridgeConfig(copy.deepcopy(raw), env={}).servers[0].projects
+    assert alpha.claude_nice == beta.claude_nice == 5
+    raw["claudeNice"] = 10
+    raw["servers"][0]["projects"][0]["claudeNice"] = 0
+    alpha, beta = config.BridgeConfig(raw, env={}).servers[0].projects
+    assert (alpha.claude_nice, beta.claude_nice) == (0, 10)
+    argv = claude_argv("claude", None, None, None, "/u", "/o", 10, ["--x"], nice=beta.claude_nice)
+    assert argv[:4] == ["nice", "-n", "10", "claude"] and argv[-1] == "--x"
+    assert claude_argv("claude", None, None, None, "/u", "/o", 10, [], nice=0)[0] == "claude"
+    for bad in (-1, 20, "5", True):
+        found = problems_of(lambda r, bad=bad: r["servers"][0].update(claudeNice=bad))
+        assert found == ["servers[0].claudeNice: expected a niceness from 0 to 19 (a number)"]
