@@ -101,7 +101,7 @@ class ScreenPrompts:
         answered through it. A hook may still be posting it: give it a moment."""
         for attempt in range(2):
             prompts = await asyncio.to_thread(decisions.open_prompts, self.runtime)
-            if any(p.get("channel_id") == key for p in prompts):
+            if any(p.channel_id == key for p in prompts):
                 return True
             if attempt == 0:
                 await asyncio.sleep(COVER_WAIT)
