@@ -25,7 +25,7 @@ import sys
 
 from bridge import config, fastjson
 from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
-from bridge.state import runtime, session_state
+from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
@@ -124,6 +124,8 @@ def is_thread_of(
         return False
     if any(entry.get("channelId") == thread_id for entry in project.threads):
         return True
+    from bridge.state import session_state
+
     record = session_state.load(rt, thread_id) or {}
     return record.get("thread_id") == thread_id and record.get("project") == project.name
 
@@ -136,15 +138,16 @@ def note(rt: runtime.Runtime, line: str) -> None:
         pass
 
 
-def run(handler: Callable[[HookContext], dict | None]) -> None:
-    """Run ``handler`` for this process's hook event; print its answer; always exit 0."""
+def run(load_handler: Callable[[], Callable[[HookContext], dict | None]]) -> None:
+    """Run the handler ``load_handler`` gives for this process's hook event, if the event is a
+    bridge session's (only then is the handler imported); print its answer; always exit 0."""
     try:
         event = fastjson.loads(sys.stdin.buffer.read() or b"{}")
         if not isinstance(event, dict):
             raise ValueError("hook input is not a JSON object")
         context = resolve(event)
         if context is not None:
-            answer = handler(context)
+            answer = load_handler()(context)
             if answer is not None:
                 sys.stdout.write(fastjson.dumps(answer))
                 sys.stdout.flush()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -19,10 +20,18 @@ def test_a_broken_install_gives_no_decision_and_exit_0(tmp_path, script: str) ->
     for module in ("handlers/events.py", "handlers/permission.py"):
         with open(tmp_path / "bridge" / module, "a") as handle:
             handle.write("\ndef broken(:\n")  # a syntax error, as after a bad upgrade
+    home, project = tmp_path / "home", tmp_path / "project"  # a bridge session: its handler
+    home.mkdir(mode=0o700)  # is imported (a session not the bridge's exits before that)
+    project.mkdir()
+    (home / "config.json").write_text(json.dumps({"schemaVersion": 2, "servers": [{
+        "discord": {"botToken": "t", "ownerUserId": "100000000000000002"},
+        "projects": [{"name": "p", "channelId": "100000000000000003",
+                      "projectPath": str(project)}]}]}))  # fmt: skip
     done = subprocess.run(
-        [sys.executable, "-I", "-S", str(tmp_path / "hooks" / script)],
+        [sys.executable, "-I", "-S", str(tmp_path / "hooks" / script), "--home", str(home),
+         "--runtime-dir", str(tmp_path / "rt"), "--state-dir", str(tmp_path / "st")],
         input=b'{"hook_event_name": "PreToolUse", "tool_name": "Bash"}',
-        capture_output=True, timeout=30,
+        capture_output=True, timeout=30, cwd=project,
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout == b""
     assert b"discord-bridge hook cannot start: SyntaxError" in done.stderr
