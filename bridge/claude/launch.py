@@ -7,9 +7,7 @@ the appended system prompt tells Claude where attachments arrive and how to send
 from __future__ import annotations
 
 from bridge import fastjson
-
-ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"  # on panes the bot starts: the project's channel
-ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"  # and, for a thread's session, the thread
+from bridge.state.runtime import ENV_CHANNEL, ENV_THREAD  # noqa: F401 - the panes' markers
 
 SYSTEM_PROMPT = """\
 You are being driven from Discord through discord-bridge: the user reads your final replies \

@@ -9,7 +9,6 @@ import _thread
 import os
 
 from bridge import fastjson
-from bridge.config import legacy
 from bridge.config.defaults import ConfigError, norm_path
 from bridge.config.model import BridgeConfig, Project, Server
 from bridge.config.validate import validate
@@ -134,6 +133,8 @@ def _append_thread(path: str, server_index: int, project_name: str, entry: dict)
         raise ConfigError([f"not valid JSON: {err}"], path) from None
     if not isinstance(raw, dict):
         raise ConfigError(["(top level): expected a JSON object"], path)
+    from bridge.config import legacy
+
     old_format = legacy.is_v1(raw)
     raw = legacy.upgrade(raw)  # written back as schemaVersion 2
     try:
@@ -155,6 +156,8 @@ def _keep_v1_original(path: str, original: bytes, upgraded: dict) -> None:
     """Before a schemaVersion 1 file is rewritten as v2: keep its bytes as a backup, and say so
     in the log."""
     import logging
+
+    from bridge.config import legacy
 
     problems = validate(upgraded)
     if problems:

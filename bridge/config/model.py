@@ -24,7 +24,6 @@ from bridge.config.defaults import (
     contains,
     norm_path,
 )
-from bridge.config.legacy import upgrade
 from bridge.config.validate import validate
 
 
@@ -153,7 +152,10 @@ class BridgeConfig:
 
     def __init__(self, raw: dict, path: str = "", env: dict | None = None) -> None:
         env = dict(os.environ) if env is None else env
-        raw = upgrade(raw)  # schemaVersion 1 is read as its v2 equivalent
+        if not isinstance(raw, dict) or raw.get("schemaVersion") != 2:
+            from bridge.config.legacy import upgrade  # only then: hooks load v2 on every call
+
+            raw = upgrade(raw)  # schemaVersion 1 is read as its v2 equivalent
         problems = validate(raw)
         if problems:
             raise ConfigError(problems, path)

@@ -24,8 +24,8 @@ import os
 import sys
 
 from bridge import config, fastjson
-from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
 from bridge.state import runtime
+from bridge.state.runtime import ENV_CHANNEL, ENV_THREAD
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:

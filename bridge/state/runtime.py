@@ -36,6 +36,8 @@ ENV_HOME = "DISCORD_BRIDGE_HOME"
 ENV_CONFIG = "DISCORD_BRIDGE_CONFIG"  # set by `run --config` on the panes it starts
 ENV_RUNTIME_DIR = "DISCORD_BRIDGE_RUNTIME_DIR"
 ENV_STATE_DIR = "DISCORD_BRIDGE_STATE_DIR"
+ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"  # on panes the bot starts: the project's channel
+ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"  # and, for a thread's session, the thread
 
 DURABLE = ("uploads", "outputs", "outbox", "sessions", "state", "logs")  # survive a reboot
 VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens")
