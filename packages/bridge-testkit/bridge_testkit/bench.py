@@ -35,7 +35,7 @@ def bench_rig(prefix: str, projects: int = 2, rate_limits: bool = False) -> Iter
         stack.callback(remove_tree, tmp)
         emu = stack.enter_context(Emulator(rate_limits=rate_limits))
         api = stack.enter_context(FakeAnthropic())
-        rig = BridgeRig(tmp, emu, api, projects)
+        rig = BridgeRig(tmp, emu, api, projects=projects)
         stack.callback(remove_socket, rig.socket)  # runs after rig.close() killed the server
         stack.callback(rig.close)
         print(header(rig))
