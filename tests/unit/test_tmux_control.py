@@ -39,8 +39,13 @@ def test_control_mode_reads_like_a_process_and_falls_back(socket: str) -> None:
         while "last line" not in plain.capture(pane):
             assert time.monotonic() < deadline
             time.sleep(0.05)
+        assert control._control is not None
+        deadline = time.monotonic() + 15  # the connection is retried after a pause: until it
+        while control._control._proc is None:  # is up, captures go to a process
+            control.capture(pane)
+            assert time.monotonic() < deadline, "the control connection never came up"
+            time.sleep(0.1)
         assert control.capture(pane) == plain.capture(pane)  # "%end 1 2 0" on screen is text
-        assert control._control is not None and control._control._proc is not None  # used it
         assert control._control.takes(("capture-pane", "-p", "-t", pane))
         assert not control._control.takes(("send-keys", "-t", pane, "-l", "--", "x"))
         assert not control._control.takes(("display-message", "-p", "it's"))
