@@ -76,6 +76,9 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle sampling")
     parser.add_argument("--baseline", type=Path, help="a checkout with today's bridge")
     parser.add_argument("--baseline-only", action="store_true", help="measure only --baseline")
+    parser.add_argument(
+        "--burst-only", action="store_true", help="only the burst (no Claude Code sessions)"
+    )
     args = parser.parse_args()
     if not claude_available():
         raise SystemExit("the pinned Claude Code CLI is missing (./scripts/test.sh installs it)")
@@ -95,6 +98,10 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
         rig.start_bot(checkout=checkout)
         pid = rig.bot.pid
         names = list(rig.projects)
+        if args.burst_only:
+            burst(rig, names, fig)
+            print(f"burst: {fig.burst_s:.1f} s ({fig.burst_ok}, {fig.burst_429})", flush=True)
+            return fig
 
         fig.start_ms = fire(rig, names, "start", fig.notes)
         fig.start_claude_s = claude_cpu(rig)  # the tmux server started with the sessions
@@ -283,10 +290,15 @@ def burst(rig: BridgeRig, names: list[str], fig: Figures) -> None:
 
 
 def burst_bound(channels: int) -> float:
-    """Seconds Discord's limits need at least for the burst (the slower of the two)."""
+    """Seconds Discord's limits need at least for the burst: a channel's messages past its
+    first bucket wait a window after its first one, and all of those wait their turn under
+    the global limit (so at least ``window`` plus the last round's messages at 50/s)."""
     limit, window = CHANNEL_LIMIT
-    per_channel = (math.ceil(BURST_PER_CHANNEL / limit) - 1) * window
-    return max(per_channel, channels * BURST_PER_CHANNEL / GLOBAL_LIMIT)
+    rounds = math.ceil(BURST_PER_CHANNEL / limit)
+    last_round = channels * (BURST_PER_CHANNEL - (rounds - 1) * limit)
+    if rounds == 1:
+        return channels * BURST_PER_CHANNEL / GLOBAL_LIMIT
+    return (rounds - 1) * window + last_round / GLOBAL_LIMIT
 
 
 # --- /proc ------------------------------------------------------------------------------------

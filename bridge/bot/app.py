@@ -29,6 +29,7 @@ from bridge.bot.interactions import (
     route_modal_submit,
 )
 from bridge.bot.outbox_drain import OutboxDrainer
+from bridge.bot.pacing import pace_global_limit
 from bridge.bot.panel import ControlPanel, PanelButton, PanelSelect
 from bridge.bot.progress import InterruptButton, ProgressReporter
 from bridge.bot.relay import Relay
@@ -65,6 +66,7 @@ class BridgeBot(BridgeClient):
             allowed_mentions=discord.AllowedMentions.none(),
             guild_ready_timeout=server.guild_ready_timeout,
         )
+        pace_global_limit(self.http)  # one pace for the drain, reactions, edits, the panel
         self.cfg = cfg
         self.server = server
         self.runtime = rt

@@ -4,13 +4,14 @@ Hooks spool to ``outbox/`` and wake the bot through ``bot.sock`` (:class:`WakeSo
 outbox is also watched with watchfiles, for messages spooled while Discord was down. Each
 channel is drained in order (channels independently: one that fails does not hold up the
 others), through the bot's own discord.py session once it is logged in (one warm connection,
-one rate-limit state), and while Discord is unreachable with a growing pause (up to a minute).
-Channels a hook is draining right now (it holds the lock) are looked at again next round.
+one rate-limit state); a channel Discord refuses, or a hook is draining right now (it holds
+the lock), is tried again after a pause of its own that grows up to a minute.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -52,33 +53,26 @@ class OutboxDrainer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._active: dict[str, asyncio.Task] = {}  # channel → its draining worker
         self._again: set[str] = set()
-        self._failed = False
         self._stopping = False
+        self._stop = asyncio.Event()
 
     async def run(self, stop: asyncio.Event) -> None:
         self._loop = asyncio.get_running_loop()
+        self._stop = stop
         wake = WakeSocket(self.runtime, self.kick)  # a hook handed a channel's messages over
         await wake.open()
         watcher = asyncio.create_task(self._watch(stop))
-        pause = 1.0
         try:
             while not stop.is_set():
                 self._wake.clear()  # before looking: a spool written meanwhile wakes us again
-                self._failed = False
                 try:
                     for channel in await asyncio.to_thread(self.outbox.channels):
                         self.kick(channel)
-                    await asyncio.gather(*self._active.values(), return_exceptions=True)
                 except Exception:
-                    log.exception("draining the outbox failed; trying again later")
-                    self._failed = True
-                pause = min(MAX_PAUSE, pause * 2) if self._failed else 1.0
+                    log.exception("listing the outbox failed; trying again later")
                 # Also look now and then without an event, in case the watcher missed one.
-                timeout = pause if self._failed else IDLE_RECHECK
-                try:
-                    await asyncio.wait_for(self._wake.wait(), timeout)
-                except TimeoutError:
-                    pass
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), IDLE_RECHECK)
         finally:
             self._stopping = True
             wake.close()
@@ -100,13 +94,18 @@ class OutboxDrainer:
         self._active[channel] = asyncio.create_task(self._drain_channel(channel))
 
     async def _drain_channel(self, channel: str) -> None:
+        """Drain one channel until it is empty, pausing after a failure (doubling, up to a
+        minute) without holding up any other channel."""
+        pause = 1.0
         try:
             while not self._stopping:
                 self._again.discard(channel)
                 if not await asyncio.to_thread(self.drain_channel, channel):
-                    self._failed = True
-                    self._wake.set()  # the main loop retries it after its pause
-                    return
+                    with contextlib.suppress(TimeoutError):  # a stop ends the pause
+                        await asyncio.wait_for(self._stop.wait(), pause)
+                    pause = min(MAX_PAUSE, pause * 2)
+                    continue
+                pause = 1.0
                 if channel not in self._again:
                     return
         finally:
@@ -124,10 +123,6 @@ class OutboxDrainer:
         except Exception:
             log.exception("draining the outbox of #%s failed; trying again later", channel)
             return False
-
-    def drain_once(self) -> bool:
-        """One pass over every channel, one after the other; True when nothing is left."""
-        return all([self.drain_channel(channel) for channel in self.outbox.channels()])
 
     def _send(self, entry: dict, post: Post) -> None:
         """Post one entry (from the drain's worker thread): on the bot's warm discord.py

@@ -138,3 +138,29 @@ def test_a_frozen_bot_with_a_full_wake_queue_never_blocks_a_hook(rig) -> None:
     assert stop_hook(rig, later).wait(30) == 0
     wait_until(lambda: copies(rig, later) == 1, 10, "the next reply")
     assert [copies(rig, content) for content in contents] == [1] * len(contents)
+
+
+def test_a_burst_over_many_channels_stays_under_the_global_limit_without_a_429(rig) -> None:
+    """60 replies spooled at once over 12 channels (5 each: every channel's own bucket has
+    room): the bot paces them under Discord's 50 requests/s instead of running into it,
+    and each channel gets its replies once and in order."""
+    channels = [rig.discord.create_channel(f"burst-{i}")["id"] for i in range(12)]
+    rt = Runtime(str(rig.runtime_dir), str(rig.state_dir)).ensure()
+    rig.discord.settings(rate_limits=True)
+    try:
+        rig.start_bot()
+        rig.discord.reset_counters()
+        outbox = Outbox(rt.outbox)
+        wanted = {c: [unique(f"burst {c} {n}") for n in range(5)] for c in channels}
+        for channel, contents in wanted.items():
+            for content in contents:
+                outbox.enqueue(channel, "e2e", Post(message_payload(content)))
+
+        def delivered() -> dict:
+            return {c: [m["content"] for m in rig.discord.messages(c)] for c in channels}
+
+        wait_until(lambda: sum(map(len, delivered().values())) >= 60, 30, "all 60 replies")
+        assert delivered() == wanted
+        assert rig.discord.counters().get("429 global", 0) == 0
+    finally:
+        rig.discord.settings(rate_limits=False)
