@@ -77,6 +77,9 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="a checkout with today's bridge")
     parser.add_argument("--baseline-only", action="store_true", help="measure only --baseline")
     parser.add_argument(
+        "--tmux-control", choices=("on", "off"), help="set tmux.controlMode for the new bot"
+    )
+    parser.add_argument(
         "--burst-only", action="store_true", help="only the burst (no Claude Code sessions)"
     )
     args = parser.parse_args()
@@ -95,6 +98,10 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
     label = checkout or "this checkout"
     with bench_rig("scale-bench-", projects=args.sessions, rate_limits=True) as rig:
         print(f"--- bot of {label}: {args.sessions} sessions", flush=True)
+        if args.tmux_control and checkout is None:
+            raw = rig.config()
+            raw["servers"][0]["tmux"]["controlMode"] = args.tmux_control == "on"
+            rig.write_config(raw)
         rig.start_bot(checkout=checkout)
         pid = rig.bot.pid
         names = list(rig.projects)

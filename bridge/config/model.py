@@ -20,6 +20,7 @@ from bridge.config.defaults import (
     ENV_API_BASE,
     ENV_GATEWAY_URL,
     ENV_TMUX_SOCKET,
+    TMUX_CONTROL_MODE,
     ConfigError,
     contains,
     norm_path,
@@ -91,6 +92,7 @@ class Server:
         "permission_tools",
         "projects",
         "raw",
+        "tmux_control",
         "tmux_session",
         "tmux_socket",
         "token",
@@ -115,6 +117,7 @@ class Server:
         self.guild_ready_timeout: float = float(discord.get("guildReadyTimeout", 2.0))
         self.tmux_session: str = tmux.get("session") or DEFAULT_TMUX_SESSION
         self.tmux_socket: str | None = env.get(ENV_TMUX_SOCKET) or tmux.get("socketName")
+        self.tmux_control: bool = bool(tmux.get("controlMode", TMUX_CONTROL_MODE))
         self.permission_tools: list[str] = list(raw.get("permissionTools", []))
         self.general_channel_id: str | None = raw.get("generalChannelId")
         self.projects = [Project(self, p, top) for p in raw["projects"]]

@@ -99,6 +99,8 @@ def _check_server(server: object, where: str, problems: list[str]) -> None:
     else:
         _check_name(tmux, "session", f"{where}.tmux", problems, required=False)
         _check_name(tmux, "socketName", f"{where}.tmux", problems, required=False)
+        if not isinstance(tmux.get("controlMode", False), bool):
+            problems.append(f"{where}.tmux.controlMode: expected true or false")
     _check_str_list(server, "permissionTools", where, problems)
     _check_snowflake(server, "generalChannelId", where, problems)
     _check_optional_str(server, "claudeCommand", where, problems)

@@ -41,7 +41,7 @@ class SessionManager:
         self.runtime = rt
         self.config_path = os.path.abspath(cfg.path)  # the hooks must read this same file
         self.upload_limit = cfg.upload_limit
-        self.tmux = TmuxSessions(server.tmux_session, server.tmux_socket)
+        self.tmux = TmuxSessions(server.tmux_session, server.tmux_socket, server.tmux_control)
         self._locks: dict[str, asyncio.Lock] = {}
         self._config_lock = asyncio.Lock()  # config appends are read-modify-write of one file
         # Set by the bot: called after a session starts or stops (the panel refreshes), and
