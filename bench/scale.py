@@ -28,11 +28,13 @@ import argparse
 import concurrent.futures
 import math
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,6 +65,7 @@ class Figures:
     start_claude_s: float = 0.0  # CPU seconds all Claude Code processes took to start
     tmux_cmd_ms: list[float] = field(default_factory=list)  # one tmux command, during busy
     tmux_control_ms: list[float] = field(default_factory=list)  # the same over ``tmux -C``
+    phases_ms: dict[str, list[float]] = field(default_factory=dict)  # busy typing, from the log
     burst_s: float = math.nan
     burst_ok: str = ""
     burst_429: str = ""
@@ -123,6 +126,7 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
         fig.idle_rss_mb = rss_mb(pid)
 
         rss, bot_busy, claude_busy, tmux_busy, wall = 0.0, 0.0, 0.0, 0.0, 0.0
+        log_start = rig.bot_log.stat().st_size
         server = tmux_server_pid(rig)
         for round_ in range(args.rounds):
             cpu0, claude0, t0 = bot_cpu(pid), claude_cpu(rig), time.monotonic()
@@ -138,6 +142,7 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
             rss = max(rss, rss_mb(pid))
             settle(rig, names, fig.notes)
         fig.busy_rss_mb = rss
+        fig.phases_ms = typing_phases(rig.bot_log.read_text(errors="replace")[log_start:])
         fig.busy_cpu_pct = bot_busy / wall * 100
         fig.claude_cpu_pct = claude_busy / wall * 100
         fig.tmux_cpu_pct = tmux_busy / wall * 100
@@ -256,6 +261,18 @@ class TmuxProbe:
         self.control.wait()
 
 
+def typing_phases(log: str) -> dict[str, list[float]]:
+    """The bot's "typed message … in N ms (box …, type …, echo …, enter …)" lines: where each
+    busy message's time went (the rest of "total" is finding or starting the pane)."""
+    phases: dict[str, list[float]] = {}
+    for match in re.finditer(r"typed message \d+ into .*? in (\d+) ms \((.*)\)", log):
+        phases.setdefault("total", []).append(float(match[1]))
+        for part in match[2].split(", "):
+            name, _, ms = part.rpartition(" ")
+            phases.setdefault(name, []).append(float(ms))
+    return phases
+
+
 # --- burst of replies -------------------------------------------------------------------------
 
 
@@ -363,6 +380,16 @@ def claude_cpu(rig: BridgeRig) -> float:
 # --- report -----------------------------------------------------------------------------------
 
 
+def phase_figures(phase: str) -> Callable[[Figures], str]:
+    def figures(f: Figures) -> str:
+        values = f.phases_ms.get(phase)
+        if not values:
+            return "-"
+        return f"{percentile(values, 50):.0f} / {percentile(values, 95):.0f}"
+
+    return figures
+
+
 def burst_s(f: Figures) -> str:
     return f"{f.burst_s:.1f}"
 
@@ -391,6 +418,10 @@ def report(args: argparse.Namespace, runs: list[tuple[str, Figures]]) -> None:
         ("one tmux command busy, p95 ms", lambda f: pct(f.tmux_cmd_ms, 95), ""),
         ("  the same over tmux -C, p50 ms", lambda f: pct(f.tmux_control_ms, 50, 1), ""),
         ("  the same over tmux -C, p95 ms", lambda f: pct(f.tmux_control_ms, 95, 1), ""),
+        *(
+            (f"  typing: {phase}, p50 / p95 ms", phase_figures(phase), "")
+            for phase in ("total", "box", "type", "echo", "enter")
+        ),
         (f"burst of {n * BURST_PER_CHANNEL} replies, s", burst_s, f"≥ {bound:.1f} (bound)"),
         ("burst delivery", lambda f: f.burst_ok, ""),
         ("burst 429s", lambda f: f.burst_429, ""),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 import aiohttp
 import discord
@@ -84,6 +85,7 @@ class Relay:
         """Download attachments, then type the prompt. False (and a reply saying why) when
         nothing was typed."""
         prompt = ""
+        started = time.monotonic()
         try:
             paths = await self._download(message, target)
             prompt = defuse_prefix(compose_prompt(sanitize_prompt(message.content), paths))
@@ -92,7 +94,7 @@ class Relay:
             pane_id = await self.sessions.ensure_running(target)
             if self.screens is not None:  # messages held behind a screen go first
                 await self.screens.type_held(target.key, pane_id, message.channel)
-            await self.sessions.type_prompt(pane_id, prompt)
+            timings = await self.sessions.type_prompt(pane_id, prompt)
         except NoInputBox as err:
             log.warning("not typed into %s: %s", target.label, err)
             # A screen no prompt of ours covers (folder trust, bypass warning…): offered on
@@ -108,8 +110,9 @@ class Relay:
             await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")
             return False
         await asyncio.to_thread(self.sessions.touch, target.key)  # an fsync: off the loop
-        log.info("typed message %s into %s (%d chars, %d attachments)",
-                 message.id, target.label, len(prompt), len(paths))  # fmt: skip
+        log.info("typed message %s into %s (%d chars, %d attachments) in %.0f ms (%s)",
+                 message.id, target.label, len(prompt), len(paths),
+                 (time.monotonic() - started) * 1000, timings)  # fmt: skip
         return True
 
     async def _download(self, message: discord.Message, target: SessionTarget) -> list[str]:

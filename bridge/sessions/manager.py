@@ -203,10 +203,17 @@ class SessionManager:
         pane = await asyncio.to_thread(self.tmux.find, key)
         return pane.pane_id if pane is not None and not pane.dead else None
 
-    async def type_prompt(self, pane_id: str, text: str) -> None:
-        """Type ``text`` as one prompt: only into an input box, never into a dialog."""
+    async def type_prompt(self, pane_id: str, text: str) -> pane_input.Timings:
+        """Type ``text`` as one prompt: only into an input box, never into a dialog. Returns
+        where the time went (milliseconds per phase)."""
+        timings = pane_input.Timings()
+        mark = time.monotonic()
         await asyncio.to_thread(pane_input.clear_input, self.tmux, pane_id)
-        await asyncio.to_thread(pane_input.type_prompt, self.tmux, pane_id, text)
+        timings.lap("box", mark)
+        await asyncio.to_thread(
+            pane_input.type_prompt, self.tmux, pane_id, text, pane_input.TYPE_CHUNK, timings
+        )
+        return timings
 
     def touch(self, key: str) -> None:
         """Note activity (a prompt typed) for the panel's "last activity"."""

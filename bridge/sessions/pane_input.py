@@ -43,7 +43,25 @@ def _dialog_error(screen: str, message: str) -> NoInputBox:
     return DialogOnScreen(message, screen) if read_dialog(screen) else NoInputBox(message)
 
 
-def type_prompt(tmux: TmuxSessions, pane_id: str, text: str, chunk: int = TYPE_CHUNK) -> None:
+class Timings(dict[str, float]):
+    """Milliseconds per phase of one typed prompt, for the log: where the time went."""
+
+    def lap(self, phase: str, since: float) -> float:
+        now = time.monotonic()
+        self[phase] = self.get(phase, 0.0) + (now - since) * 1000
+        return now
+
+    def __str__(self) -> str:
+        return ", ".join(f"{phase} {ms:.0f}" for phase, ms in self.items())
+
+
+def type_prompt(
+    tmux: TmuxSessions,
+    pane_id: str,
+    text: str,
+    chunk: int = TYPE_CHUNK,
+    timings: Timings | None = None,
+) -> None:
     """Type ``text`` literally in pieces of ``chunk`` characters, then press Enter.
 
     Claude Code takes input that arrives in one large read for a paste and hands it to
@@ -60,7 +78,9 @@ def type_prompt(tmux: TmuxSessions, pane_id: str, text: str, chunk: int = TYPE_C
     a key (completion), so pieces holding tabs go in as a bracketed paste instead: small
     pastes are inserted as plain text. Pieces never split an emoji or a combining mark.
     """
+    timings = Timings() if timings is None else timings
     typed = ""
+    mark = time.monotonic()
     for index, piece in enumerate(chunk_for_typing(text, chunk)):
         if index:
             time.sleep(TYPE_PAUSE)
@@ -72,10 +92,10 @@ def type_prompt(tmux: TmuxSessions, pane_id: str, text: str, chunk: int = TYPE_C
             tmux.paste(pane_id, piece)
         else:
             tmux.type_literal(pane_id, piece)
-    _submit(tmux, pane_id, text)
+    _submit(tmux, pane_id, text, timings, timings.lap("type", mark))
 
 
-def _submit(tmux: TmuxSessions, pane_id: str, text: str) -> None:
+def _submit(tmux: TmuxSessions, pane_id: str, text: str, timings: Timings, mark: float) -> None:
     """Press Enter, and again while the text is still in the input box.
 
     Claude Code 2.1.330 sometimes swallows an Enter (measured: the first prompt of a
@@ -92,11 +112,14 @@ def _submit(tmux: TmuxSessions, pane_id: str, text: str) -> None:
             "The input box changed while your message was typed (a dialog opened?); it "
             "was not sent. Check the terminal."
         ) from None
+    mark = timings.lap("echo", mark)
     tmux.press(pane_id, "Enter")
     for _ in range(SUBMIT_RETRIES):
         if _left_box(tmux, pane_id, text, SUBMIT_CHECK):
+            timings.lap("enter", mark)
             return
         tmux.press(pane_id, "Enter")
+    timings.lap("enter", mark)
 
 
 def _left_box(tmux: TmuxSessions, pane_id: str, text: str, within: float) -> bool:
