@@ -82,6 +82,7 @@ def main() -> None:
     parser.add_argument(
         "--tmux-control", choices=("on", "off"), help="set tmux.controlMode for the new bot"
     )
+    parser.add_argument("--claude-nice", type=int, help="set claudeNice for the new bot")
     parser.add_argument(
         "--burst-only", action="store_true", help="only the burst (no Claude Code sessions)"
     )
@@ -101,9 +102,12 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
     label = checkout or "this checkout"
     with bench_rig("scale-bench-", projects=args.sessions, rate_limits=True) as rig:
         print(f"--- bot of {label}: {args.sessions} sessions", flush=True)
-        if args.tmux_control and checkout is None:
+        if checkout is None and (args.tmux_control or args.claude_nice is not None):
             raw = rig.config()
-            raw["servers"][0]["tmux"]["controlMode"] = args.tmux_control == "on"
+            if args.tmux_control:
+                raw["servers"][0]["tmux"]["controlMode"] = args.tmux_control == "on"
+            if args.claude_nice is not None:
+                raw["servers"][0]["claudeNice"] = args.claude_nice
             rig.write_config(raw)
         rig.start_bot(checkout=checkout)
         pid = rig.bot.pid
