@@ -24,6 +24,7 @@ import discord
 
 from bridge.bot.downloads import save_attachments
 from bridge.config import BridgeConfig
+from bridge.config.model import VoiceSettings
 from bridge.discord.render.split import split_message
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime
@@ -57,12 +58,15 @@ def is_spoken(message: discord.Message) -> bool:
 class VoicePrompts:
     def __init__(self, cfg: BridgeConfig, http: aiohttp.ClientSession, rt: runtime.Runtime):
         self.cfg = cfg
-        self.settings = cfg.voice
         self.http = http
         self.runtime = rt
         # One thread: a model is used by one thread at a time, and two transcriptions at once
         # would only slow both (and the bot) on a small machine.
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="voice")
+
+    @property
+    def settings(self) -> VoiceSettings:
+        return self.cfg.voice
 
     async def transcript(self, message: discord.Message, target: SessionTarget) -> str | None:
         """The words spoken in ``message``'s audio, echoed in the channel; None (after a

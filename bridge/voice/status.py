@@ -24,11 +24,11 @@ def check(settings: VoiceSettings) -> tuple[str, str, str]:
         return INFO, what, hint
     if engine == "pocketsphinx":
         return OK, "voice messages: pocketsphinx (English model bundled)", ""
-    cached, where = whisper_model_cached(settings.model)
+    cached, where = whisper_model_cached(settings.model)  # else where: why not
     if cached:
         return OK, f"voice messages: faster-whisper, model {settings.model} ({where})", ""
     what = f"voice messages: faster-whisper model {settings.model} is not downloaded yet"
-    return WARN, what, f"it is fetched from Hugging Face on the first voice message ({where})"
+    return WARN, what, "the first voice message fetches it from Hugging Face (then cached)"
 
 
 def _importable(name: str) -> bool:
