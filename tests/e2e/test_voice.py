@@ -36,7 +36,13 @@ def test_voice_message_is_transcribed_echoed_and_typed_as_the_prompt(rig) -> Non
     data, seconds = voice_message("how are you today")
     sent = post_voice(rig, data, seconds)
 
-    echo = rig.wait_bot_message(content_contains=MIC, timeout=60)
+    record = rig.discord.wait(
+        since=rig.last_post_mark, kind="message_create", channel_id=rig.ids["project-a"],
+        author_id=rig.ids["bot_id"], content_contains=MIC, timeout=60,
+    )  # fmt: skip
+    echo = record["message"]
+    assert record["allowed_mentions"]["parse"] == []  # what was heard pings nobody
+    assert not record["allowed_mentions"].get("replied_user")
     heard = echo["content"].removeprefix(MIC).strip()
     assert {"how", "today"} <= set(heard.split()), heard  # what pocketsphinx made of it
     assert echo["message_reference"]["message_id"] == sent["id"]
@@ -82,6 +88,8 @@ def test_without_the_voice_extra_a_voice_message_says_how_to_enable_it(rig, tmp_
     (shadow / "__init__.py").write_text("raise ImportError(\"No module named 'ctranslate2'\")\n")
     rig.start_bot(env={"PYTHONPATH": str(shadow.parent)})
     data, seconds = voice_message("how are you today")
+    # Someone else's voice message is ignored like their text: no reply, no how-to.
+    rig.discord.post_voice_message(rig.ids["project-a"], data, seconds, user="bob")
     sent = post_voice(rig, data, seconds)
 
     reply = rig.wait_bot_message(content_contains="not transcribed")
@@ -90,3 +98,4 @@ def test_without_the_voice_extra_a_voice_message_says_how_to_enable_it(rig, tmp_
     assert reply["message_reference"]["message_id"] == sent["id"]
     assert rig.api.requests == [] and rig.pane() is None
     assert "✅" not in rig.discord.reactions(sent["channel_id"], sent["id"])
+    assert [m["content"] for m in rig.bot_messages()] == [reply["content"]]  # none for bob
