@@ -14,7 +14,7 @@ for arg in "$@"; do
     --voice) voice=yes ;;
     --service) service=yes ;;
     --no-service) service=no ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) printf 'error: unknown option %s (try --help)\n' "$arg" >&2; exit 2 ;;
   esac
 done
