@@ -3,11 +3,11 @@
 A Discord voice message, or a message of audio files and no text, from someone allowed to
 drive the session (``relay.py`` checks that first) is downloaded the way other attachments are
 (same size cap), refused with a reply past ``voice.maxSeconds``, decoded and transcribed on
-one worker thread (off the event loop; one voice message at a time), echoed in the channel as
-``🎙️ <transcript>`` (no mentions) and handed back to the relay, which types it like a text
-message. Without an engine installed, a reply says how to install one: never a silent drop.
-The audio file is deleted once transcribed. A message with text keeps its audio files as
-ordinary attachments.
+one worker thread (off the event loop; one voice message at a time in the process), echoed in
+the channel as ``🎙️ <transcript>`` (no mentions) and handed back to the relay, which types it
+like a text message. Without an engine installed, a reply says how to install one: never a
+silent drop. The audio file is deleted once transcribed. A message with text keeps its audio
+files as ordinary attachments.
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 MARK = "🎙️"
 AUDIO_EXTENSIONS = (".ogg", ".oga", ".opus", ".mp3", ".wav", ".m4a", ".flac", ".webm", ".aac")
 LOAD_NOTICE_AFTER = 3.0  # seconds: a model that takes longer to load gets a note in the channel
+# One thread for the whole process (every server's relay): an engine is used by one thread at
+# a time, and two transcriptions at once would only slow both (and the bot) on a small machine.
+_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="voice")
 
 
 def is_audio(attachment: discord.Attachment) -> bool:
@@ -60,9 +63,7 @@ class VoicePrompts:
         self.cfg = cfg
         self.http = http
         self.runtime = rt
-        # One thread: a model is used by one thread at a time, and two transcriptions at once
-        # would only slow both (and the bot) on a small machine.
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="voice")
+        self._worker = _WORKER
 
     @property
     def settings(self) -> VoiceSettings:
