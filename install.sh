@@ -4,11 +4,14 @@
 # Safe to run again: every step checks what is already there.
 #   --service      also install the login/boot service (discord-bridge service install)
 #   --no-service   do not ask about it (without either, it asks only when run from a terminal)
+#   --voice        also install voice-message transcription (faster-whisper, the [voice] extra)
 set -euo pipefail
 
 service=ask
+voice=no
 for arg in "$@"; do
   case "$arg" in
+    --voice) voice=yes ;;
     --service) service=yes ;;
     --no-service) service=no ;;
     -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
@@ -54,7 +57,12 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 say "installing discord-bridge into $venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet "$here"
+if [ "$voice" = yes ]; then
+  say "with voice messages: faster-whisper (its speech model is fetched on the first voice message)"
+  "$venv/bin/python" -m pip install --quiet "$here[voice]"
+else
+  "$venv/bin/python" -m pip install --quiet "$here"
+fi
 mkdir -p "$bin_dir"
 ln -sf "$venv/bin/discord-bridge" "$bin_dir/discord-bridge"
 case ":$PATH:" in

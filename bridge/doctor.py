@@ -41,6 +41,8 @@ def run_checks(config_path: str | None = None) -> int:
     check_tmux(report)
     cfg, has_placeholders = check_config(report, config_path or runtime.config_path())
     check_claude(report, cfg)
+    if cfg is not None:
+        check_voice(report, cfg)
     if cfg is not None and not has_placeholders:  # no network call with an example token
         check_discord(report, cfg)
     check_hooks(report)
@@ -138,6 +140,20 @@ def check_claude_version(report: Report, command: str, printed: str) -> None:
             f"{versions.PINNED})"
         )
         report.warn(what, hint)
+
+
+def check_voice(report: Report, cfg: config.BridgeConfig) -> None:
+    """The voice-message engine: installed? its model downloaded? Never a failure: the
+    bridge works without it (a voice message then gets a reply saying how to enable it)."""
+    from bridge.voice import status
+
+    level, what, hint = status.check(cfg.voice)
+    if level == status.OK:
+        report.ok(what)
+    elif level == status.WARN:
+        report.warn(what, hint)
+    else:
+        report.info(f"{what}; {hint}")
 
 
 def check_discord(report: Report, cfg: config.BridgeConfig) -> None:

@@ -2,7 +2,7 @@
 # The test command: sets up what the suite needs on a fresh machine, then runs pytest.
 #   - a virtualenv in .venv with the package (editable), its test extras and the test packages
 #     in packages/ (editable)
-#   - tmux (apt-get, when missing and run as root)
+#   - tmux and espeak-ng (apt-get, when missing and run as root)
 #   - the Claude Code CLI versions the bridge is tested with, from the npm registry (not
 #     global): the pinned one in .cache/claude-code, the oldest tested one in
 #     .cache/claude-code-<version>. The versions are defined once, in bridge/claude/versions.py
@@ -29,11 +29,15 @@ if [ ! -e "$stamp" ]; then
   touch "$stamp"
 fi
 
-if ! command -v tmux >/dev/null 2>&1; then
+# tmux runs the sessions; espeak-ng speaks the voice-message tests' audio.
+missing=()
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "tmux is required: install it (apt-get install tmux)" >&2; exit 1
+    echo "${missing[*]} required: install (apt-get install ${missing[*]})" >&2; exit 1
   fi
 fi
 

@@ -8,6 +8,7 @@ Only the owner and ``allowedUserIds`` reach a pane; messages from anyone else, f
 from the bot itself type nothing. Text is stripped of control characters and escape
 sequences (newlines and tabs kept) and a leading ``!``, ``/``, ``#`` or ``&`` is defused,
 because Claude Code would run it as a shell command, slash command or other mode switch.
+A voice message is typed as its transcript (``bot/voice.py``).
 The user's message gets a ✅ once typed, or a reply saying why it could not be delivered; a
 message that meets a Claude Code screen no hook reports is held and the screen offered on
 Discord (``bot/screens.py``), the ✅ coming once it is typed.
@@ -24,6 +25,7 @@ import discord
 
 from bridge.bot.downloads import save_attachments
 from bridge.bot.screens import ScreenPrompts
+from bridge.bot.voice import VoicePrompts, is_spoken
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.pane_input import NoInputBox
@@ -56,6 +58,7 @@ class Relay:
         self.runtime = rt
         self.http = http
         self.screens = screens
+        self.voice = VoicePrompts(cfg, http, rt)  # voice messages → transcripts
 
     async def on_message(self, message: discord.Message, bot_user_id: int | None) -> None:
         if message.author.bot or message.author.id == bot_user_id:
@@ -87,8 +90,14 @@ class Relay:
         prompt = ""
         started = time.monotonic()
         try:
-            paths = await self._download(message, target)
-            prompt = defuse_prefix(compose_prompt(sanitize_prompt(message.content), paths))
+            text, paths = message.content, []
+            if is_spoken(message):  # transcribed and echoed (or refused with a reply)
+                text = await self.voice.transcript(message, target)
+                if text is None:
+                    return False
+            else:
+                paths = await self._download(message, target)
+            prompt = defuse_prefix(compose_prompt(sanitize_prompt(text), paths))
             if not prompt.strip():
                 return False
             pane_id = await self.sessions.ensure_running(target)

@@ -16,6 +16,11 @@ ISOLATION_MODES = ("none", "worktree")
 DEFAULT_PROMPT_TIMEOUT = 900.0  # seconds a Discord prompt waits before its timeout outcome
 PROMPT_TIMEOUT_OUTCOMES = ("deny", "terminal")  # deny with a message / leave it to the terminal
 DEFAULT_ATTACH_AFTER = 4  # a reply longer than this many messages is attached as a .md file
+VOICE_ENGINES = ("faster-whisper", "pocketsphinx")  # speech-to-text for voice messages
+DEFAULT_VOICE_ENGINE = "faster-whisper"
+DEFAULT_VOICE_MODEL = "base"  # faster-whisper's model size (or a local model directory)
+DEFAULT_VOICE_MAX_SECONDS = 300.0  # longer voice messages are refused
+MAX_VOICE_SECONDS = 3600.0
 # Not in tmux session, socket and window names: tmux reads ':' and '.' in targets, ';' as a
 # command separator and '#' as the start of a format ('#(cmd)' runs a shell command).
 FORBIDDEN = ":.;#'\"\\\t\n"

@@ -17,6 +17,9 @@ from bridge.config.defaults import (
     DEFAULT_PROMPT_TIMEOUT,
     DEFAULT_TMUX_SESSION,
     DEFAULT_UPLOAD_LIMIT,
+    DEFAULT_VOICE_ENGINE,
+    DEFAULT_VOICE_MAX_SECONDS,
+    DEFAULT_VOICE_MODEL,
     ENV_API_BASE,
     ENV_GATEWAY_URL,
     ENV_TMUX_SOCKET,
@@ -137,6 +140,21 @@ class Server:
         return f"<Server {self.name} {len(self.projects)} projects>"
 
 
+class VoiceSettings:
+    """``voice``: how voice messages are transcribed (``bridge/voice``)."""
+
+    __slots__ = ("engine", "language", "max_seconds", "model")
+
+    def __init__(self, raw: dict) -> None:
+        self.engine: str = raw.get("engine", DEFAULT_VOICE_ENGINE)
+        self.model: str = raw.get("model", DEFAULT_VOICE_MODEL)
+        self.max_seconds: float = float(raw.get("maxSeconds", DEFAULT_VOICE_MAX_SECONDS))
+        self.language: str | None = raw.get("language")  # None: the engine detects it
+
+    def __repr__(self) -> str:
+        return f"<VoiceSettings {self.engine} {self.model} ≤{self.max_seconds:g}s>"
+
+
 class BridgeConfig:
     """A validated config file. ``raw`` is the parsed JSON, kept whole for saving."""
 
@@ -151,6 +169,7 @@ class BridgeConfig:
         "raw",
         "servers",
         "upload_limit",
+        "voice",
     )
 
     def __init__(self, raw: dict, path: str = "", env: dict | None = None) -> None:
@@ -175,6 +194,7 @@ class BridgeConfig:
         self.attach_after: int = int(replies.get("attachAfterMessages", DEFAULT_ATTACH_AFTER))
         notifications = raw.get("notifications") or {}
         self.mention_owner: bool = bool(notifications.get("mentionOwner", True))
+        self.voice = VoiceSettings(raw.get("voice") or {})
         self.servers = [Server(i, s, raw, env) for i, s in enumerate(raw["servers"])]
 
     def projects(self) -> list[Project]:

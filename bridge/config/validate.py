@@ -9,8 +9,10 @@ from bridge.config.defaults import (
     DEFAULT_PROMPT_TIMEOUT,
     FORBIDDEN,
     ISOLATION_MODES,
+    MAX_VOICE_SECONDS,
     PERMISSION_MODES,
     PROMPT_TIMEOUT_OUTCOMES,
+    VOICE_ENGINES,
     norm_path,
 )
 
@@ -181,6 +183,7 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
         ("prompts", "timeoutSeconds, onTimeout"),
         ("replies", "footer, attachAfterMessages"),
         ("notifications", "mentionOwner"),
+        ("voice", "engine, model, maxSeconds, language"),
     ):
         value = raw.get(section)
         if value is not None and not isinstance(value, dict):
@@ -200,6 +203,16 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
     notifications = raw.get("notifications")
     if isinstance(notifications, dict):
         _check_bool(notifications, "mentionOwner", "notifications", problems)
+    voice = raw.get("voice")
+    if isinstance(voice, dict):
+        _check_choice(voice, "engine", VOICE_ENGINES, "voice", problems)
+        _check_optional_str(voice, "model", "voice", problems)
+        _check_optional_str(voice, "language", "voice", problems)
+        seconds = voice.get("maxSeconds", 1)
+        if not _is_number(seconds) or not 1 <= seconds <= MAX_VOICE_SECONDS:
+            problems.append(
+                f"voice.maxSeconds: expected seconds between 1 and {MAX_VOICE_SECONDS:.0f}"
+            )
 
 
 def _is_number(value: object) -> bool:

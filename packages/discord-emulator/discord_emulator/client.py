@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx
 
+IS_VOICE_MESSAGE = 1 << 13  # message flag
+
 DEFAULT_ROUTE = "POST /channels/{channel_id}/messages"
 
 
@@ -147,14 +149,18 @@ class EmulatorClient:
         channel_id: str,
         content: str,
         user: str = "alice",
-        attachments: list[tuple[str, bytes]] | None = None,
+        attachments: list[tuple[str, bytes]] | list[tuple[str, bytes, dict]] | None = None,
         bot: bool = False,
         reply_to: str | None = None,
+        flags: int = 0,
     ) -> dict[str, Any]:
+        """``attachments``: ``(filename, data)`` or ``(filename, data, extra)``, ``extra``
+        holding ``content_type``, ``duration_secs``, ``waveform`` (a voice message's)."""
         files = [
-            {"filename": name, "data": base64.b64encode(data).decode()}
-            for name, data in attachments or []
-        ]
+            {**(extra[0] if extra else {}), "filename": name,
+             "data": base64.b64encode(data).decode()}
+            for name, data, *extra in attachments or []
+        ]  # fmt: skip
         return self._post(
             "/_test/messages",
             {
@@ -164,8 +170,24 @@ class EmulatorClient:
                 "attachments": files,
                 "bot": bot,
                 "reply_to": reply_to,
+                "flags": flags,
             },
         )
+
+    def post_voice_message(
+        self, channel_id: str, ogg_opus: bytes, duration_secs: float, user: str = "alice"
+    ) -> dict[str, Any]:
+        """A voice message as Discord's clients send one: no text, flags IS_VOICE_MESSAGE,
+        one ``voice-message.ogg`` (audio/ogg, Opus) with its duration and a waveform."""
+        extra = {
+            "content_type": "audio/ogg",
+            "duration_secs": duration_secs,
+            "waveform": base64.b64encode(bytes(range(0, 256, 4))).decode(),
+        }
+        return self.post_message(
+            channel_id, "", user=user, attachments=[("voice-message.ogg", ogg_opus, extra)],
+            flags=IS_VOICE_MESSAGE,
+        )  # fmt: skip
 
     def react(
         self,

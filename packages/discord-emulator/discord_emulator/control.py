@@ -196,11 +196,14 @@ async def post_message(request: web.Request) -> web.Response:
     st = _st(request)
     body = await read_json(request)
     channel = m.get_channel(st, str(body["channel_id"]))
-    uploads = [
-        m.Upload(a["filename"], base64.b64decode(a["data"]), a.get("content_type"))
-        for a in body.get("attachments") or []
-    ]
-    msg_body = {"content": body.get("content", "")}
+    files = body.get("attachments") or []
+    uploads, meta = [], []
+    for i, f in enumerate(files):
+        uploads.append(m.Upload(f["filename"], base64.b64decode(f["data"]), f.get("content_type")))
+        # A voice message's attachment: duration_secs and waveform (flags IS_VOICE_MESSAGE).
+        meta.append({"id": str(i), **{k: f[k] for k in m.VOICE_KEYS if k in f}})
+    flags = int(body.get("flags") or 0)
+    msg_body = {"content": body.get("content", ""), "flags": flags, "attachments": meta}
     if body.get("reply_to"):
         msg_body["message_reference"] = {"message_id": str(body["reply_to"])}
     msg = m.create_message(st, channel, _author(st, body), msg_body, uploads, validate=False)

@@ -62,6 +62,9 @@ def get_message(st: State, channel_id: str, message_id: str) -> dict[str, Any]:
     return msg
 
 
+VOICE_KEYS = ("duration_secs", "waveform")
+
+
 def store_uploads(
     st: State, channel_id: str, uploads: list[Upload], meta: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
@@ -79,9 +82,11 @@ def store_uploads(
         ctype = up.content_type
         if not ctype or ctype == "application/octet-stream":
             ctype = mimetypes.guess_type(filename)[0] or ctype
-        out.append(
-            p.attachment_obj(att_id, filename, len(up.data), url, ctype, info.get("description"))
-        )
+        att = p.attachment_obj(att_id, filename, len(up.data), url, ctype, info.get("description"))
+        for key in VOICE_KEYS:  # a voice message's attachment (flags IS_VOICE_MESSAGE)
+            if info.get(key) is not None:
+                att[key] = info[key]
+        out.append(att)
     return out
 
 

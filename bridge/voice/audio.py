@@ -1,0 +1,95 @@
+"""An audio file → 16 kHz mono 16-bit PCM, with PyAV (FFmpeg's libraries, in its wheel).
+
+The file comes from Discord, so it is untrusted: its format is recognised here from its first
+bytes and only the plain audio containers below are opened (never FFmpeg's playlist or concat
+demuxers, which open other files or URLs; nested opens are limited to the file protocol
+anyway). Decoding stops as soon as the audio is longer than the limit, so a long or
+endlessly looping file costs at most that much work and memory.
+"""
+
+from __future__ import annotations
+
+from bridge.voice.engines import INSTALL, SAMPLE_RATE, EngineUnavailable
+
+BYTES_PER_SECOND = SAMPLE_RATE * 2  # mono, 16-bit
+
+
+class AudioError(Exception):
+    """The file cannot be read as audio; ``str()`` says why, for the user."""
+
+
+class TooLong(AudioError):
+    def __init__(self, max_seconds: float) -> None:
+        super().__init__(f"longer than {max_seconds:g} s")
+        self.max_seconds = max_seconds
+
+
+def require_decoder() -> None:
+    """Raise :class:`EngineUnavailable` when PyAV cannot be imported."""
+    try:
+        import av  # noqa: F401
+    except ImportError as err:
+        what = f"the audio decoder PyAV is not installed ({err})"
+        raise EngineUnavailable(what, INSTALL) from err
+
+
+def sniff(head: bytes) -> str | None:
+    """FFmpeg's demuxer for a file starting with ``head`` (its first 16 bytes), or None when
+    it is none of the audio containers accepted: Ogg (Discord's voice messages: Opus), WAV,
+    FLAC, MP3, ADTS AAC, MP4/M4A, Matroska/WebM."""
+    if head.startswith(b"OggS"):
+        return "ogg"
+    if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
+        return "wav"
+    if head.startswith(b"fLaC"):
+        return "flac"
+    if head[4:8] == b"ftyp":
+        return "mov"  # FFmpeg's demuxer for mp4, m4a and mov
+    if head.startswith(b"\x1a\x45\xdf\xa3"):
+        return "matroska"  # also WebM
+    if head.startswith(b"ID3"):
+        return "mp3"
+    if len(head) >= 2 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0:
+        return "aac" if head[1] & 0x06 == 0 else "mp3"  # ADTS has layer bits 00
+    return None
+
+
+def decode(path: str, max_seconds: float) -> bytes:
+    """The audio of ``path`` as 16 kHz mono s16le PCM. Raises :class:`TooLong` past
+    ``max_seconds``, :class:`AudioError` for a file that is not audio, and
+    :class:`EngineUnavailable` without PyAV. Blocking: call it off the event loop."""
+    require_decoder()
+    import av
+
+    with open(path, "rb") as handle:
+        demuxer = sniff(handle.read(16))
+    if demuxer is None:
+        raise AudioError("not an audio format I can read (Ogg, WAV, FLAC, MP3, AAC, M4A, WebM)")
+    limit = int(max_seconds * BYTES_PER_SECOND)
+    pcm = bytearray()
+    try:
+        with av.open(path, format=demuxer, options={"protocol_whitelist": "file"}) as container:
+            if not container.streams.audio:
+                raise AudioError("the file holds no audio")
+            resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+            for frame in container.decode(container.streams.audio[0]):
+                for out in resampler.resample(frame):
+                    pcm += _samples(out)
+                if len(pcm) > limit:
+                    raise TooLong(max_seconds)
+            for out in resampler.resample(None):
+                pcm += _samples(out)
+    except av.FFmpegError as err:
+        raise AudioError(f"the audio cannot be decoded ({err})") from err
+    if len(pcm) > limit:
+        raise TooLong(max_seconds)
+    return bytes(pcm)
+
+
+def _samples(frame: object) -> bytes:
+    """A packed mono s16 frame's samples (its plane may be padded past them)."""
+    return bytes(frame.planes[0])[: frame.samples * 2]  # type: ignore[attr-defined]
+
+
+def seconds(pcm: bytes) -> float:
+    return len(pcm) / BYTES_PER_SECOND

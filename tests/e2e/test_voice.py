@@ -1,0 +1,101 @@
+"""Voice messages end to end: espeak-ng speech encoded as Discord records it (Ogg/Opus), posted
+through the emulator as a voice message (flags IS_VOICE_MESSAGE, duration and waveform), then
+transcribed by the bot with pocketsphinx, echoed, and typed into the real Claude Code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bridge_testkit import BridgeRig
+from bridge_testkit.speech import voice_message
+from fake_anthropic import last_user_text, text
+
+MIC = "🎙️"
+
+
+def use_voice(rig: BridgeRig, **settings: object) -> None:
+    raw = rig.config()
+    raw["voice"] = settings
+    rig.write_config(raw)
+
+
+def post_voice(rig: BridgeRig, data: bytes, seconds: float, project: str = "project-a") -> dict:
+    rig.last_post_mark = rig.discord.mark()  # later waits look from here on
+    return rig.discord.post_voice_message(rig.ids[project], data, seconds)
+
+
+def uploads(rig: BridgeRig) -> list[Path]:
+    root = rig.state_dir / "uploads"
+    return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+
+
+def test_voice_message_is_transcribed_echoed_and_typed_as_the_prompt(rig) -> None:
+    use_voice(rig, engine="pocketsphinx", maxSeconds=30)
+    rig.api.script(text("Fine, thanks for asking."))
+    rig.start_bot()
+    data, seconds = voice_message("how are you today")
+    sent = post_voice(rig, data, seconds)
+
+    record = rig.discord.wait(
+        since=rig.last_post_mark, kind="message_create", channel_id=rig.ids["project-a"],
+        author_id=rig.ids["bot_id"], content_contains=MIC, timeout=60,
+    )  # fmt: skip
+    echo = record["message"]
+    assert record["allowed_mentions"]["parse"] == []  # what was heard pings nobody
+    assert not record["allowed_mentions"].get("replied_user")
+    heard = echo["content"].removeprefix(MIC).strip()
+    assert {"how", "today"} <= set(heard.split()), heard  # what pocketsphinx made of it
+    assert echo["message_reference"]["message_id"] == sent["id"]
+    (request,) = rig.api.wait_requests(1, timeout=60)
+    assert last_user_text(request) == heard  # exactly what the channel was shown
+    reply = rig.wait_bot_message(content_contains="Fine, thanks")
+    assert int(echo["id"]) < int(reply["id"])  # the echo came first
+    rig.wait_reaction(sent)
+    assert uploads(rig) == []  # the recording is not kept once transcribed
+
+
+def test_audio_past_max_seconds_is_refused_and_nothing_is_typed(rig) -> None:
+    use_voice(rig, engine="pocketsphinx", maxSeconds=2)
+    rig.start_bot()
+    data, seconds = voice_message("how are you today", repeat=4)
+    assert seconds > 3
+
+    # A voice message says how long it is: refused before it is downloaded.
+    voice = post_voice(rig, data, seconds)
+    refusal = rig.wait_bot_message(content_contains="not transcribed")
+    assert f"it is {seconds:.0f} s long" in refusal["content"]
+    assert "the limit is 2 s (`voice.maxSeconds`" in refusal["content"]
+    assert "Nothing was typed" in refusal["content"]
+
+    # The same audio as a plain file (no duration from Discord): measured while decoding.
+    memo = rig.post("", attachments=[("memo.ogg", data)])
+    refusal = rig.wait_bot_message(content_contains="not transcribed")
+    assert "longer than that, and the limit is 2 s" in refusal["content"]
+    assert refusal["message_reference"]["message_id"] == memo["id"]
+
+    assert rig.api.requests == []
+    assert rig.pane() is None  # Claude was not even started
+    for message in (voice, memo):
+        assert "✅" not in rig.discord.reactions(message["channel_id"], message["id"])
+    assert uploads(rig) == []
+
+
+def test_without_the_voice_extra_a_voice_message_says_how_to_enable_it(rig, tmp_path) -> None:
+    # The default engine is faster-whisper. Whether or not this machine has it, the bot sees
+    # an install whose import fails, as it does without the extra (or with a broken one).
+    shadow = tmp_path / "no-voice-extra" / "faster_whisper"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError(\"No module named 'ctranslate2'\")\n")
+    rig.start_bot(env={"PYTHONPATH": str(shadow.parent)})
+    data, seconds = voice_message("how are you today")
+    # Someone else's voice message is ignored like their text: no reply, no how-to.
+    rig.discord.post_voice_message(rig.ids["project-a"], data, seconds, user="bob")
+    sent = post_voice(rig, data, seconds)
+
+    reply = rig.wait_bot_message(content_contains="not transcribed")
+    assert "faster-whisper is not installed" in reply["content"]
+    assert "`pip install 'discord-bridge[voice]'` (or `./install.sh --voice`)" in reply["content"]
+    assert reply["message_reference"]["message_id"] == sent["id"]
+    assert rig.api.requests == [] and rig.pane() is None
+    assert "✅" not in rig.discord.reactions(sent["channel_id"], sent["id"])
+    assert [m["content"] for m in rig.bot_messages()] == [reply["content"]]  # none for bob
