@@ -51,8 +51,11 @@ def test_add_a_project_chat_in_its_new_channel_restart_list_and_remove_it(rig, t
     prepare_home(rig.claude_home, [new_dir], version=rig.claude_version)  # trusted at the desk
     raw = rig.config()
     raw["replies"]["custom"] = {"kept": True}  # a key the bridge does not know
+    raw["servers"][0]["generalChannelId"] = rig.ids["general"]  # the control panel
     rig.write_config(raw)
     rig.start_bot()
+    panel = bot_said(rig, rig.ids["general"], 0, timeout=30)
+    assert "**my-app**" not in panel["content"]
 
     since = rig.discord.mark()
     answer = say(rig, "project add", {"path": str(new_dir)})
@@ -64,6 +67,8 @@ def test_add_a_project_chat_in_its_new_channel_restart_list_and_remove_it(rig, t
     assert f"<#{channel}>" in answer and str(new_dir) in answer
     welcome = bot_said(rig, channel, since, timeout=10)
     assert str(new_dir) in welcome["content"]
+    rig.discord.wait(since=since, kind="message_update", message_id=panel["id"],
+                     content_contains="⚫ **my-app** · stopped", timeout=30)  # fmt: skip
 
     # In the file at once, the rest of it kept; nothing started.
     entry = file_projects(rig)[-1]
