@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 
 OWNER_ONLY = "Only this bridge's owner can add, remove or list projects."
 NOT_A_PROJECT = (
-    "This channel is not one of this bot's projects: use /project remove in the project's channel."
+    "This channel is not one of this bot's projects: use /project remove in the project's "
+    "channel, or name it (`project:`)."
 )
 IN_A_THREAD = "This is a thread of **{name}**: use /project remove in the project's channel."
 LAST_ONE = (
@@ -41,14 +42,25 @@ LAST_ONE = (
 )
 
 
-async def confirm_removal(interaction: BotInteraction, sessions: SessionManager) -> None:
-    """Answer ``/project remove`` with the question and its buttons (nothing changes yet)."""
-    target = target_of(sessions, interaction.channel)
-    if target is None or target.thread_id is not None:
-        text = NOT_A_PROJECT if target is None else IN_A_THREAD.format(name=target.project.name)
-        await interaction.response.send_message(text, ephemeral=True)
-        return
-    project = target.project
+async def confirm_removal(
+    interaction: BotInteraction, sessions: SessionManager, name: str | None = None
+) -> None:
+    """Answer ``/project remove`` with the question and its buttons (nothing changes yet):
+    about the project ``name``, else the channel's own."""
+    if name is not None:
+        found = next((p for p in sessions.server.projects if p.name == name), None)
+        if found is None:
+            text = f"No project is named **{discord.utils.escape_markdown(name[:100])}**."
+            await interaction.response.send_message(text, ephemeral=True)
+            return
+        project = found
+    else:
+        target = target_of(sessions, interaction.channel)
+        if target is None or target.thread_id is not None:
+            text = NOT_A_PROJECT if target is None else IN_A_THREAD.format(name=target.project.name)
+            await interaction.response.send_message(text, ephemeral=True)
+            return
+        project = target.project
     if len(sessions.server.projects) == 1:
         await interaction.response.send_message(LAST_ONE.format(name=project.name), ephemeral=True)
         return
@@ -61,8 +73,8 @@ async def confirm_removal(interaction: BotInteraction, sessions: SessionManager)
     )
     text = (
         f"Remove project **{project.name}** (`{project.path}`)? It leaves the config and "
-        f"{sessions_text}. The directory and its files stay as they are; this channel stays "
-        "unless you pick **Remove and delete channel**."
+        f"{sessions_text}. The directory and its files stay as they are; its channel "
+        f"<#{project.channel_id}> stays unless you pick **Remove and delete channel**."
     )
     view = discord.ui.View(timeout=None)
     view.add_item(RemoveButton("remove", project.channel_id))

@@ -145,8 +145,18 @@ class ProjectCommands(app_commands.Group):
     # --- /project remove -------------------------------------------------------------
 
     @app_commands.command(name="remove", description="Unmap this channel's project (asks first)")
-    async def remove(self, interaction: BotInteraction) -> None:
-        await confirm_removal(interaction, self.sessions)
+    @app_commands.describe(project="another project, by name (e.g. one whose channel is gone)")
+    async def remove(self, interaction: BotInteraction, project: str | None = None) -> None:
+        await confirm_removal(interaction, self.sessions, project)
+
+    @remove.autocomplete("project")
+    async def _project_names(
+        self, interaction: BotInteraction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if str(interaction.user.id) != interaction.client.server.owner_id:
+            return []
+        names = [p.name for p in self.sessions.server.projects if current.lower() in p.name]
+        return [app_commands.Choice(name=n, value=n) for n in names[:25]]
 
     # --- /project list ---------------------------------------------------------------
 

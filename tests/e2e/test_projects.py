@@ -188,7 +188,15 @@ def test_remove_asks_then_stops_the_session_and_unmaps_the_channel(rig) -> None:
     rig.discord.click(question["id"], f"db:proj:cancel:{key}")
     assert rig.pane("project-b") is not None and len(file_projects(rig)) == 2
 
-    question = run(rig, "project remove", channel="project-b")
+    # By name, from another channel (the way to remove a project whose channel is gone).
+    offered = rig.discord.autocomplete(rig.ids["general"], "project remove", {"project": "b"},
+                                       "project")  # fmt: skip
+    assert [c["value"] for c in offered["choices"]] == ["project-b"], offered
+    offered = rig.discord.autocomplete(rig.ids["general"], "project remove", {"project": ""},
+                                       "project", user="bob")  # fmt: skip
+    assert offered["choices"] == [], offered
+    question = run(rig, "project remove", {"project": "project-b"})
+    assert f"<#{key}>" in question["content"], question
     since = rig.discord.mark()
     assert rig.discord.click(question["id"], f"db:proj:remove:{key}")["response_type"] == 6
     done = rig.discord.wait(since=since, kind="message_update", message_id=question["id"],

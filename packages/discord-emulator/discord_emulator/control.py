@@ -488,7 +488,10 @@ async def run_command(request: web.Request) -> web.Response:
         data["guild_id"] = cmd["guild_id"]  # else CommandTree looks in globals (pitfall 6)
     kind = itx.AUTOCOMPLETE if body.get("autocomplete") else itx.COMMAND
     if kind == itx.AUTOCOMPLETE:
-        for opt in data["options"]:
+        leaves = data["options"]
+        while leaves and leaves[0].get("type") in (SUBCOMMAND, SUBCOMMAND_GROUP):
+            leaves = leaves[0]["options"]
+        for opt in leaves:
             opt["focused"] = opt["name"] == body["autocomplete"]
     channel = m.get_channel(st, str(body["channel_id"]))
     ist = itx.create_interaction(
