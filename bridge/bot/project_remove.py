@@ -178,6 +178,8 @@ async def _delete_channel(interaction: BotInteraction, channel_id: int) -> None:
         if channel is None:
             channel = await interaction.client.fetch_channel(channel_id)
         await channel.delete(reason="discord-bridge: /project remove")  # type: ignore[union-attr]
+    except discord.NotFound:
+        return  # deleted already
     except discord.Forbidden:
         await _followup(interaction, "⚠️ The channel stays: the bot lacks **Manage Channels**.")
     except discord.HTTPException as err:
