@@ -28,7 +28,7 @@ from bridge.bot.project_remove import OWNER_ONLY, RemoveButton, confirm_removal
 from bridge.config import ConfigError, Project
 from bridge.config import projects as edits
 from bridge.sessions import pane_ops
-from bridge.state import session_state
+from bridge.state import runtime, session_state
 
 if TYPE_CHECKING:
     from bridge.sessions.manager import SessionManager
@@ -102,6 +102,8 @@ class ProjectCommands(app_commands.Group):
         cfg, server = self.sessions.cfg, self.sessions.server
         try:
             real = await asyncio.to_thread(edits.check_directory, path)
+            rt = self.sessions.runtime
+            edits.check_not_private(real, [runtime.bridge_home(), rt.root, rt.state_root])
             wanted = edits.project_name(name if name else real.rstrip("/").rsplit("/", 1)[-1])
             if not name:
                 wanted = _free_name(server.projects, wanted or "project")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from bridge.config.defaults import ConfigError, norm_path
+from bridge.config.defaults import ConfigError, contains, norm_path
 from bridge.config.files import edit_server
 from bridge.config.model import BridgeConfig, Project, Server
 
@@ -40,6 +40,14 @@ def check_directory(path: str) -> str:
     if not os.path.isdir(real):
         raise Refused(f"`{path}` is not a directory.")
     return real
+
+
+def check_not_private(real_path: str, private: list[str]) -> None:
+    """:class:`Refused` for a directory inside the bridge's own (its home with the config and
+    tokens, the runtime and state directories): not a place for a Claude Code session."""
+    for directory in private:
+        if contains(os.path.realpath(directory), real_path):
+            raise Refused(f"`{real_path}` is inside the bridge's own directory `{directory}`.")
 
 
 def project_name(text: str) -> str:

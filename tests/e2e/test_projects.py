@@ -139,6 +139,7 @@ def test_without_manage_channels_an_existing_channel_is_mapped_and_checks_refuse
         str(tmp_path / "missing"): "does not exist",
         str(tmp_path / "a-file"): "not a directory",
         str(rig.projects["project-a"]): "already project **project-a**",
+        str(rig.state_dir / "outputs"): "inside the bridge's own directory",
     }
     for path, why in refusals.items():
         assert why in say(rig, "project add", {"path": path}), path

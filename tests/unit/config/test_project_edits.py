@@ -64,6 +64,16 @@ def test_check_directory_gives_the_real_path_of_an_existing_directory(tmp_path) 
             edits.check_directory(bad)
 
 
+def test_the_bridges_own_directories_are_no_project(tmp_path) -> None:
+    home = tmp_path / "bridge-home"
+    (home / "sub").mkdir(parents=True)
+    for inside in (home, home / "sub"):
+        with pytest.raises(edits.Refused, match="inside the bridge's own directory"):
+            edits.check_not_private(str(inside), [str(tmp_path / "state"), str(home)])
+    edits.check_not_private(str(tmp_path), [str(home)])  # holding it is fine (like ~)
+    edits.check_not_private(str(tmp_path / "bridge-home2"), [str(home)])
+
+
 @pytest.mark.parametrize(
     ("given", "name"),
     [
