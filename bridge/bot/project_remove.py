@@ -155,7 +155,7 @@ async def remove(sessions: SessionManager, project: Project) -> str:
         await asyncio.to_thread(edits.remove_project, cfg.path, server.index, project.channel_id)
     except (OSError, ConfigError) as err:
         log.warning("could not remove project %s from %s: %s", project.name, cfg.path, err)
-        return f"⚠️ Not removed: the config file could not be written: {_short(err)}"
+        return f"⚠️ Not removed: the config file could not be written: {short_error(err)}"
     edits.unmap_live(server, project)  # from here on, messages in the channel type nothing
     stopped = 0
     for key in keys:
@@ -193,6 +193,7 @@ async def _followup(interaction: BotInteraction, text: str) -> None:
         log.warning("could not answer /project remove: %s", err)
 
 
-def _short(err: BaseException) -> str:
+def short_error(err: BaseException) -> str:
+    """An error in one line for a Discord answer (a ConfigError lists its problems)."""
     lines = str(err).strip().splitlines()
     return " ".join(line.strip() for line in lines)[:300] or type(err).__name__

@@ -24,7 +24,7 @@ from discord import app_commands
 
 from bridge.bot.client import BotInteraction, BridgeClient
 from bridge.bot.panel import waiting_channels
-from bridge.bot.project_remove import OWNER_ONLY, RemoveButton, confirm_removal
+from bridge.bot.project_remove import OWNER_ONLY, RemoveButton, confirm_removal, short_error
 from bridge.config import ConfigError, Project
 from bridge.config import projects as edits
 from bridge.sessions import pane_ops
@@ -88,12 +88,11 @@ class ProjectCommands(app_commands.Group):
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         async with self._lock:
-            answer = await self._add(interaction.client, guild, path, name, channel)
+            answer = await self._add(guild, path, name, channel)
         await interaction.followup.send(answer[:2000], ephemeral=True)
 
     async def _add(
         self,
-        client: BridgeClient,
         guild: discord.Guild,
         path: str,
         name: str | None,
@@ -133,7 +132,7 @@ class ProjectCommands(app_commands.Group):
             log.warning("could not add project %s to %s: %s", wanted, cfg.path, err)
             if created is not None:
                 await _delete_quietly(created)
-            return f"⚠️ Not added: the config file could not be written: {_short(err)}"
+            return f"⚠️ Not added: the config file could not be written: {short_error(err)}"
         edits.map_live(cfg, server, entry)
         self.sessions.on_change()
         log.info("added project %s (%s) in #%s", wanted, real, channel.id)
@@ -258,8 +257,3 @@ def fit(lines: list[str]) -> str:
             return text + f"\n… and {len(lines) - i} more"
         text += "\n" + line
     return text
-
-
-def _short(err: BaseException) -> str:
-    lines = str(err).strip().splitlines()
-    return " ".join(line.strip() for line in lines)[:300] or type(err).__name__

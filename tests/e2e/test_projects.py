@@ -150,6 +150,18 @@ def test_without_manage_channels_an_existing_channel_is_mapped_and_checks_refuse
     assert say(rig, "project add", {"path": str(new_dir)}, user="carol").startswith("Only this")
     assert say(rig, "project list", user="bob").startswith("Only this")
 
+    # The file cannot take it (the user is editing it by hand): the channel made for it goes.
+    path = rig.bridge_home / "config.json"
+    good = path.read_text()
+    path.write_text(good + "oops")
+    since = rig.discord.mark()
+    answer = say(rig, "project add", {"path": str(new_dir)})
+    assert "Not added" in answer and "not valid JSON" in answer, answer
+    made = rig.discord.wait(since=since, kind="channel_create", timeout=10)["channel_id"]
+    rig.discord.wait(since=since, kind="channel_delete", channel_id=made, timeout=10)
+    assert path.read_text() == good + "oops"
+    path.write_text(good)
+
     # Without Manage Channels: a clear message, nothing created or written.
     rig.discord.settings(manage_channels=False)
     since = rig.discord.mark()
