@@ -184,14 +184,19 @@ def test_without_manage_channels_an_existing_channel_is_mapped_and_checks_refuse
 
 
 def test_remove_asks_then_stops_the_session_and_unmaps_the_channel(rig) -> None:
-    rig.api.script(text("b is running"), text("a still works"))
+    rig.api.script(text("b is running"), text("b's thread too"), text("a still works"))
     rig.start_bot()
     rig.post("start b", project="project-b")
     rig.wait_bot_message("project-b", content_contains="b is running", timeout=60)
-    assert rig.pane("project-b") is not None
+    thread = rig.discord.create_thread(rig.ids["project-b"], "side task")["id"]
+    since = rig.discord.mark()
+    rig.discord.post_message(thread, "work here too")
+    bot_said(rig, thread, since, content_contains="b's thread too")
+    assert rig.pane("project-b") is not None and rig.tmux.find(thread) is not None
 
     question = run(rig, "project remove", channel="project-b")
     assert "Remove project **project-b**" in question["content"], question
+    assert "2 running sessions" in question["content"], question
     ids = {c["custom_id"] for row in question["components"] for c in row["components"]}
     key = rig.ids["project-b"]
     assert ids == {f"db:proj:{a}:{key}" for a in ("remove", "delete", "cancel")}
@@ -214,8 +219,9 @@ def test_remove_asks_then_stops_the_session_and_unmaps_the_channel(rig) -> None:
     assert rig.discord.click(question["id"], f"db:proj:remove:{key}")["response_type"] == 6
     done = rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
                             content_contains="Removed", timeout=30)["message"]  # fmt: skip
-    assert "stopped 1 session" in done["content"] and "untouched" in done["content"]
+    assert "stopped 2 sessions" in done["content"] and "untouched" in done["content"]
     wait_until(lambda: rig.pane("project-b") is None, 10, "project-b's pane to close")
+    assert rig.tmux.find(thread) is None  # its thread's session stopped too
     assert [p["name"] for p in file_projects(rig)] == ["project-a"]
     assert rig.projects["project-b"].is_dir()
     assert key in {c["id"] for c in rig.discord.channels()}  # the channel stays
