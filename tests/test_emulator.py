@@ -656,3 +656,30 @@ def test_audit_log_says_who_archived_a_thread_and_auto_archive_is_not_in_it(emu:
     c.settings(audit_log_access=False)  # no View Audit Log
     resp = httpx.get(url, headers=headers, timeout=5)
     assert resp.status_code == 403 and resp.json()["code"] == 50013
+
+
+def test_creating_and_deleting_a_channel_needs_manage_channels(emu: Emulator) -> None:
+    c = emu.client
+    url = f"{emu.api_base}/guilds/{emu.ids['guild_id']}/channels"
+    headers = {"Authorization": f"Bot {emu.bot_token}"}
+    body = {"name": "My App", "type": 0, "parent_id": emu.ids["category_id"]}
+    since = c.mark()
+    resp = httpx.post(url, json=body, headers=headers, timeout=5)
+    assert resp.status_code == 201, resp.text
+    made = resp.json()
+    assert made["name"] == "my-app" and made["parent_id"] == emu.ids["category_id"]
+    assert c.wait(since=since, kind="channel_create", channel_id=made["id"])
+    assert made["id"] in {ch["id"] for ch in c.channels()}
+    bad = httpx.post(url, json={"name": "", "parent_id": emu.ids["project-a"]}, headers=headers)
+    assert bad.status_code == 400 and set(bad.json()["errors"]) == {"name", "parent_id"}
+
+    c.settings(manage_channels=False)
+    resp = httpx.post(url, json=body, headers=headers, timeout=5)
+    assert resp.status_code == 403
+    assert resp.json() == {"message": "Missing Permissions", "code": 50013}
+    gone = httpx.delete(f"{emu.api_base}/channels/{made['id']}", headers=headers, timeout=5)
+    assert gone.status_code == 403 and gone.json()["code"] == 50013
+    c.settings(manage_channels=True)
+    gone = httpx.delete(f"{emu.api_base}/channels/{made['id']}", headers=headers, timeout=5)
+    assert gone.status_code == 200
+    assert made["id"] not in {ch["id"] for ch in c.channels()}

@@ -92,7 +92,10 @@ async def allowed(interaction: BotInteraction) -> bool:
     """True if this user may act on this bridge; otherwise refuse (ephemeral) and say False."""
     if interaction.client.server.may_act(interaction.user.id):
         return True
-    await interaction.response.send_message(REFUSED, ephemeral=True)
+    if interaction.type is discord.InteractionType.autocomplete:
+        await interaction.response.autocomplete([])  # no message can answer a suggestion
+    else:
+        await interaction.response.send_message(REFUSED, ephemeral=True)
     command = getattr(interaction.command, "name", None)
     what = f"/{command}" if command else (interaction.data or {}).get("custom_id", "?")
     log.info("refused %s from %s", what, interaction.user.id)

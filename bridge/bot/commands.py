@@ -65,6 +65,9 @@ def build_tree(client: BridgeClient, sessions: SessionManager) -> BridgeCommandT
     commands = Commands(sessions)
     for command in commands.app_commands():
         tree.add_command(command)
+    from bridge.bot import projects  # /project add | remove | list (imports this module's peers)
+
+    projects.register(tree, client, sessions)
     return tree
 
 

@@ -1,4 +1,5 @@
-"""Reading and writing ``config.json``: load, atomic save, and adding a thread entry.
+"""Reading and writing ``config.json``: load, atomic save, and editing one server's entry
+(adding a thread; ``bridge/config/projects.py`` adds and removes projects).
 
 Writes are atomic and keep every key the bridge does not know (and their order).
 """
@@ -13,6 +14,10 @@ from bridge.config.defaults import ConfigError, norm_path
 from bridge.config.model import BridgeConfig, Project, Server
 from bridge.config.validate import validate
 from bridge.state import runtime
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def load(path: str | None = None, env: dict | None = None) -> BridgeConfig:
@@ -72,8 +77,9 @@ def save_raw(path: str, raw: dict) -> None:
 # --- threads ----------------------------------------------------------------------------
 
 THREAD_KEYS = ("model", "permission", "isolation")
-# Read-modify-write of the config file by any bot; _thread is built in (hooks import this).
-_APPEND_LOCK = _thread.allocate_lock()
+# Read-modify-write of the config file by any bot (threads, projects); _thread is built in
+# (hooks import this).
+_WRITE_LOCK = _thread.allocate_lock()
 
 
 def find_channel(server: Server, channel_id: int | str) -> tuple[Project, dict | None] | None:
@@ -118,38 +124,57 @@ def append_thread(path: str, server_index: int, project_name: str, entry: dict) 
 
     The file is read afresh (the user may have edited it since the bot loaded it) and every
     other key and its order is kept; nothing is written when the thread is already listed.
-    Returns True when the file changed. Serialised within the process: every server's bot
-    appends to the same file, from worker threads.
+    Returns True when the file changed.
     """
-    with _APPEND_LOCK:
-        return _append_thread(path, server_index, project_name, entry)
+
+    def add(server: dict) -> bool:
+        try:
+            project = next(p for p in server["projects"] if p.get("name") == project_name)
+        except (KeyError, TypeError, StopIteration):
+            raise ConfigError([f"project {project_name!r} is no longer in the file"]) from None
+        threads = project.setdefault("threads", [])
+        if any(t.get("channelId") == entry.get("channelId") for t in threads):
+            return False
+        threads.append(entry)
+        return True
+
+    return edit_server(path, server_index, add)
 
 
-def _append_thread(path: str, server_index: int, project_name: str, entry: dict) -> bool:
-    original = _read(path)
-    try:
-        raw = fastjson.loads(original)
-    except (ValueError, RecursionError) as err:
-        raise ConfigError([f"not valid JSON: {err}"], path) from None
-    if not isinstance(raw, dict):
-        raise ConfigError(["(top level): expected a JSON object"], path)
-    from bridge.config import legacy
+def edit_server(path: str, server_index: int, change: Callable[[dict], bool]) -> bool:
+    """Apply ``change`` to ``servers[server_index]`` of the file at ``path`` and write it back,
+    validated and atomically; ``change`` returns False when there is nothing to write.
 
-    old_format = legacy.is_v1(raw)
-    raw = legacy.upgrade(raw)  # written back as schemaVersion 2
-    try:
-        server = raw["servers"][server_index]
-        project = next(p for p in server["projects"] if p.get("name") == project_name)
-    except (KeyError, IndexError, TypeError, StopIteration):
-        raise ConfigError([f"project {project_name!r} is no longer in the file"], path) from None
-    threads = project.setdefault("threads", [])
-    if any(t.get("channelId") == entry.get("channelId") for t in threads):
-        return False
-    threads.append(entry)
-    if old_format:
-        _keep_v1_original(path, original, raw)
-    save_raw(path, raw)
-    return True
+    The file is read afresh (the user may have edited it since the bot loaded it); every
+    other key and its order is kept; a schemaVersion 1 file is written back as v2 (its
+    original kept). Serialised within the process: every server's bot edits the same file,
+    from worker threads. A :class:`ConfigError` raised by ``change`` names the file.
+    """
+    with _WRITE_LOCK:
+        original = _read(path)
+        try:
+            raw = fastjson.loads(original)
+        except (ValueError, RecursionError) as err:
+            raise ConfigError([f"not valid JSON: {err}"], path) from None
+        if not isinstance(raw, dict):
+            raise ConfigError(["(top level): expected a JSON object"], path)
+        from bridge.config import legacy
+
+        old_format = legacy.is_v1(raw)
+        raw = legacy.upgrade(raw)  # written back as schemaVersion 2
+        try:
+            server = raw["servers"][server_index]
+        except (KeyError, IndexError, TypeError):
+            raise ConfigError([f"servers[{server_index}] is no longer in the file"], path) from None
+        try:
+            if not change(server):
+                return False
+        except ConfigError as err:
+            raise ConfigError(err.problems, path) from None
+        if old_format:
+            _keep_v1_original(path, original, raw)
+        save_raw(path, raw)
+        return True
 
 
 def _keep_v1_original(path: str, original: bytes, upgraded: dict) -> None:
@@ -165,7 +190,7 @@ def _keep_v1_original(path: str, original: bytes, upgraded: dict) -> None:
     backup = legacy.backup_path(path)
     runtime.write_atomic(backup, original, 0o600)
     logging.getLogger(__name__).warning(
-        "%s was a schemaVersion 1 config: rewrote it as schemaVersion 2 to add a thread; "
+        "%s was a schemaVersion 1 config: rewrote it as schemaVersion 2 to save a change; "
         "the original is kept as %s",
         path, backup,
     )  # fmt: skip

@@ -17,6 +17,8 @@ prompt's action is checked against the prompt's kind and contents before it is u
     db:panel:pick:<page>            the control panel's project select menu
     db:scr:<channel or thread id>:<screen fingerprint>:o<i>|show|esc
                                     a Claude Code screen offered on Discord (bot/screens.py)
+    db:proj:remove|delete|cancel:<channel id>
+                                    /project remove's confirmation (bot/project_remove.py)
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -32,6 +34,7 @@ ARCHIVE = "db:arch:"
 PANEL = "db:panel:"
 PANEL_PICK = PANEL + "pick:"
 SCREEN = "db:scr:"
+PROJECT = "db:proj:"
 MODAL_TEXT = "text"  # the one text input of a prompt's modal
 
 _REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
@@ -43,6 +46,7 @@ WORKTREE_TEMPLATE = WORKTREE + rf"(?P<action>remove|keep):(?P<key>{_SNOWFLAKE})"
 ARCHIVE_TEMPLATE = ARCHIVE + rf"(?P<action>stop|remove|keep):(?P<key>{_SNOWFLAKE})"
 PANEL_TEMPLATE = PANEL + r"(?P<action>start|stop|stopnow|refresh|page):(?P<arg>[0-9]{1,21})"
 PANEL_PICK_TEMPLATE = PANEL_PICK + r"(?P<page>[0-9]{1,4})"
+PROJECT_TEMPLATE = PROJECT + rf"(?P<action>remove|delete|cancel):(?P<key>{_SNOWFLAKE})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
     r"(?P<action>o[0-9]{1,2}|show|esc)"
@@ -77,3 +81,9 @@ def panel_pick(page: int) -> str:
 def screen(key: str, fingerprint: str, action: str) -> str:
     """A button of a screen prompt: ``action`` is ``o<option index>``, ``show`` or ``esc``."""
     return f"{SCREEN}{key}:{fingerprint}:{action}"
+
+
+def project(action: str, channel_id: str) -> str:
+    """A button of ``/project remove``'s question: ``remove``, ``delete`` (and the channel)
+    or ``cancel``."""
+    return f"{PROJECT}{action}:{channel_id}"

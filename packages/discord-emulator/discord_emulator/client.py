@@ -65,6 +65,11 @@ class EmulatorClient:
         params = {k: v for k, v in (("since", since), ("kind", kind)) if v is not None}
         return self._call("GET", "/_test/records", params=params)
 
+    def channels(self) -> list[dict[str, Any]]:
+        """The guild's channels and categories as they are now (created or deleted by the bot
+        included; no threads)."""
+        return self._call("GET", "/_test/channels")
+
     def messages(self, channel_id: str) -> list[dict[str, Any]]:
         return self._call("GET", f"/_test/channels/{channel_id}/messages")
 
@@ -118,7 +123,9 @@ class EmulatorClient:
 
     def settings(self, **values: Any) -> None:
         """max_file_size, interaction_deadline, privileged_intents, rate_limits,
-        audit_log_access (False: the bot lacks View Audit Log; reset grants it again)."""
+        audit_log_access (False: the bot lacks View Audit Log), manage_channels (False: it
+        lacks Manage Channels: creating or deleting a channel gets 403 / 50013); reset grants
+        both again."""
         self._post("/_test/settings", values)
 
     def deny_attach_files(self, channel_id: str, deny: bool = True) -> None:

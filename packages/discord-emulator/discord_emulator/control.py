@@ -89,6 +89,11 @@ async def wait(request: web.Request) -> web.Response:
 # ----- inspection --------------------------------------------------------------------------
 
 
+async def guild_channels(request: web.Request) -> web.Response:
+    """Every channel and category of the guild now (threads not included)."""
+    return json_response(_st(request).guild_channels())
+
+
 async def channel_messages(request: web.Request) -> web.Response:
     st = _st(request)
     channel = m.get_channel(st, request.match_info["channel_id"])
@@ -148,12 +153,12 @@ async def outage(request: web.Request) -> web.Response:
 
 async def settings(request: web.Request) -> web.Response:
     """Tune limits at runtime: max_file_size, interaction_deadline, privileged_intents,
-    audit_log_access, rate_limits (Discord's global limit and per-resource buckets, off by
-    default)."""
+    audit_log_access, manage_channels (the bot's Manage Channels permission), rate_limits
+    (Discord's global limit and per-resource buckets, off by default)."""
     st = _st(request)
     body = await read_json(request)
     keys = ("max_file_size", "interaction_deadline", "privileged_intents", "audit_log_access",
-            "rate_limits")  # fmt: skip
+            "manage_channels", "rate_limits")  # fmt: skip
     for key in keys:
         if key in body:
             setattr(st, key, type(getattr(st, key))(body[key]))
@@ -427,24 +432,69 @@ def _options(cmd: dict[str, Any], options: Any) -> list[dict[str, Any]]:
     return [{"name": k, "type": types.get(k, 3), "value": v} for k, v in (options or {}).items()]
 
 
+SUBCOMMAND, SUBCOMMAND_GROUP, CHANNEL_OPTION = 1, 2, 7
+
+
+def _nested_options(cmd: dict[str, Any], path: list[str], options: Any) -> list[dict[str, Any]]:
+    """The options of ``/cmd group sub`` as Discord nests them: a subcommand group (type 2)
+    holding a subcommand (type 1) holding the values."""
+    if not path:
+        return _options(cmd, options)
+    sub = next(
+        (o for o in cmd.get("options") or []
+         if o["name"] == path[0] and o.get("type") in (SUBCOMMAND, SUBCOMMAND_GROUP)),
+        None,
+    )  # fmt: skip
+    if sub is None:
+        raise _bad(f"{cmd['name']!r} has no subcommand {path[0]!r}", 404)
+    inner = _nested_options(sub, path[1:], options)
+    return [{"type": sub["type"], "name": sub["name"], "options": inner}]
+
+
+def _resolved(st: State, options: list[dict[str, Any]]) -> dict[str, Any]:
+    """``data.resolved`` for the channels the options name (discord.py reads them from
+    there): the partial channel Discord sends, with the user's permissions in it."""
+    resolved: dict[str, Any] = {}
+    stack = list(options)
+    while stack:
+        option = stack.pop()
+        stack.extend(option.get("options") or [])
+        if option.get("type") == CHANNEL_OPTION:
+            channel = st.channels.get(str(option["value"]))
+            if channel is not None:
+                keys = ("id", "name", "type", "parent_id", "thread_metadata", "guild_id")
+                partial = {k: channel[k] for k in keys if k in channel}
+                partial["permissions"] = p.ALL_PERMISSIONS
+                resolved.setdefault("channels", {})[channel["id"]] = partial
+    return resolved
+
+
 async def run_command(request: web.Request) -> web.Response:
     st = _st(request)
     body = await read_json(request)
     app_id = st.ids.get(body.get("application_id") or "", body.get("application_id"))
-    cmd = _find_command(st, body["name"], app_id)
+    # "project add": a subcommand, as the user picks it in Discord's command picker.
+    name, *path = str(body["name"]).split()
+    cmd = _find_command(st, name, app_id)
     if cmd is None:
         raise _bad(f"command {body['name']!r} was never registered by the bot", 404)
     data: dict[str, Any] = {
         "id": cmd["id"],
         "name": cmd["name"],
         "type": cmd.get("type", 1),
-        "options": _options(cmd, body.get("options")),
+        "options": _nested_options(cmd, path, body.get("options")),
     }
+    resolved = _resolved(st, data["options"])
+    if resolved:
+        data["resolved"] = resolved
     if cmd.get("guild_id"):
         data["guild_id"] = cmd["guild_id"]  # else CommandTree looks in globals (pitfall 6)
     kind = itx.AUTOCOMPLETE if body.get("autocomplete") else itx.COMMAND
     if kind == itx.AUTOCOMPLETE:
-        for opt in data["options"]:
+        leaves = data["options"]
+        while leaves and leaves[0].get("type") in (SUBCOMMAND, SUBCOMMAND_GROUP):
+            leaves = leaves[0]["options"]
+        for opt in leaves:
             opt["focused"] = opt["name"] == body["autocomplete"]
     channel = m.get_channel(st, str(body["channel_id"]))
     ist = itx.create_interaction(
@@ -460,6 +510,7 @@ def add_routes(app: web.Application) -> None:
     r.add_post("/_test/reset", reset)
     r.add_get("/_test/records", records)
     r.add_post("/_test/wait", wait)
+    r.add_get("/_test/channels", guild_channels)
     r.add_get("/_test/channels/{channel_id}/messages", channel_messages)
     r.add_get("/_test/reactions/{message_id}", reactions)
     r.add_route("*", "/_test/counters", counters)

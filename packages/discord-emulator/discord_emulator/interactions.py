@@ -59,7 +59,7 @@ def create_interaction(
         "channel": copy.deepcopy(channel),
         "token": token,
         "version": 1,
-        "app_permissions": p.ALL_PERMISSIONS,
+        "app_permissions": st.bot_permissions(),
         "locale": "en-US",
         "entitlements": [],
         "attachment_size_limit": st.max_file_size,

@@ -10,6 +10,7 @@ from aiohttp import web
 from . import messages as m
 from . import payloads as p
 from .gateway import guild_payload
+from .guild_channels import check_delete, create_guild_channel
 from .responses import BOT_KEY, STATE_KEY, defer, json_response, no_content, read_json
 from .state import State
 from .validation import ApiError, FormErrors, unknown, validate_command
@@ -224,6 +225,7 @@ def _announce_channel(st: State, kind: str, channel: dict[str, Any], source: str
 async def delete_channel(request: web.Request) -> web.Response:
     st = _st(request)
     channel = m.get_channel(st, request.match_info["channel_id"])
+    check_delete(st, channel)
     st.channels.pop(channel["id"])
     is_thread = channel["type"] in p.THREAD_TYPES
     kind = "thread_delete" if is_thread else "channel_delete"
@@ -528,6 +530,7 @@ def add_routes(app: web.Application) -> None:
         ("GET", base + "/gateway/bot", get_gateway),
         ("GET", guild, get_guild),
         ("GET", guild + "/channels", guild_channels),
+        ("POST", guild + "/channels", create_guild_channel),
         ("GET", guild + "/roles", guild_roles),
         ("GET", guild + "/members", guild_members),
         ("GET", guild + "/members/{user_id}", guild_member),

@@ -139,6 +139,14 @@ class State:
         self.modals: list[tuple[InteractionState, dict[str, Any]]] = []
         self.audit_log: list[dict[str, Any]] = []  # newest last
         self.audit_log_access = True  # False: the bot lacks View Audit Log (403 / 50013)
+        self.manage_channels = True  # False: the bot lacks Manage Channels (403 / 50013)
+
+    def bot_permissions(self) -> str:
+        """The bot's permissions as Discord puts them in ``app_permissions``."""
+        perms = int(p.ALL_PERMISSIONS)
+        if not self.manage_channels:
+            perms &= ~p.MANAGE_CHANNELS
+        return str(perms)
 
     @property
     def commands(self) -> dict[str, list[dict[str, Any]]]:
