@@ -2,9 +2,9 @@
 
 A thin layer over libtmux. Windows are found by a window option (``@discord-bridge-channel``)
 holding their Discord channel id, so a renamed window is still found and an unrelated window
-that happens to share a project's name is never touched. Every call blocks on a ``tmux``
-subprocess (or, opt-in and not used yet, on one control-mode connection:
-``bridge/tmux_control.py``); the bot calls this module through ``asyncio.to_thread``.
+that happens to share a project's name is never touched. Every call blocks: on the bot's one
+control-mode connection (``bridge/tmux_control.py``) for captures, queries and key names, on a
+``tmux`` subprocess for the rest; the bot calls this module through ``asyncio.to_thread``.
 """
 
 from __future__ import annotations

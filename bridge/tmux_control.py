@@ -1,16 +1,16 @@
 """One persistent tmux control-mode connection (``tmux -C``) for the bot's frequent commands.
 
-NOT USED YET (``TmuxSessions(control=True)`` is opt-in, the bot does not opt in): in a
-20-session run of ``bench/scale.py`` with it on, the bot's typing stalled for minutes once (every
-worker waiting on the connection's lock, a message typed but never submitted) and 3 of 20 first
-messages failed; the cause is not found yet (suspects: a reply that never came, each waited for
-``REPLY_TIMEOUT`` while 20 threads queue on the lock; a block not of ours taken as a reply,
-now skipped by its flags; ``attach-session`` starting a server, now ``-N``).
-
-Each libtmux command is a ``tmux`` process: a few ms on an idle machine, but 200+ ms p50 once
-20 Claude Code sessions keep both cores busy (measured with ``bench/scale.py``), and a typed
-message takes about ten of them. Over a control-mode connection a command is one line written
-to a pipe and a ``%begin``/``%end`` block read back, with no process to start.
+The bot uses it (``tmux.controlMode``, on by default). Each libtmux command is a ``tmux``
+process: a few ms on an idle machine, but 270 ms p50 / 830 ms p95 once 20 Claude Code sessions
+keep both cores busy (``bench/scale.py``), and a typed message takes about ten of them. Over a
+control-mode connection a command is one line written to a pipe and a ``%begin``/``%end``
+block read back, with no process to start: 0.1 ms, and the 20-session relay p95 went from 7.4 s
+to 2.3 s in one run. (An earlier version stalled under that load: it wrote its first command
+before the attach was done, tmux then answers "no current client" or answers in the other
+order, and the connection waited ``REPLY_TIMEOUT`` for a reply it had taken for the attach's,
+every worker queued behind it, again on each reconnect. It now waits for the attach first.)
+A reply that does not come within ``REPLY_TIMEOUT`` drops the connection; the command is then
+run as a process, except a key press, which is never pressed twice.
 
 Only commands whose arguments the bridge makes itself go this way (``CONTROL_COMMANDS``: pane
 captures, ``display-message``, ``list-panes``, key names for ``send-keys``); anything carrying
@@ -100,23 +100,29 @@ class ControlConnection:
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_pump, args=(proc, lines), daemon=True).start()
         self._proc, self._lines = proc, lines
-        try:  # the attach's own block, then: no %output notifications of busy panes
+        # Wait for the attach's own block before sending anything: a command read before the
+        # attach is done fails with "no current client" (measured with tmux 3.3a: about one
+        # connection in three when written at once). A failed attach ends the client (%exit).
+        # Then: no %output notifications of busy panes, and a check that we are attached.
+        try:
             assert proc.stdin is not None
-            proc.stdin.write("refresh-client -f no-output\n")
+            attached, _ = self._reply(flags="0")
+            proc.stdin.write("refresh-client -f no-output\ndisplay-message -p '#{session_name}'\n")
             proc.stdin.flush()
-            attached, _ = self._reply(any_block=True)
             filtered, _ = self._reply()
+            named, name = self._reply()
         except (OSError, ControlLost):
-            attached = filtered = False
-        if not (attached and filtered):
+            attached = filtered = named = False
+            name = []
+        if not (attached and filtered and named and name == [self.session_name]):
             self._drop()
             return False
         return True
 
-    def _reply(self, any_block: bool = False) -> tuple[bool, list[str]]:
+    def _reply(self, flags: str = "1") -> tuple[bool, list[str]]:
         """Skip notifications up to a ``%begin``, then collect lines up to the ``%end`` or
-        ``%error`` carrying the same time, number and flags. Only a block with flags 1 (a
-        command this client sent) is the reply, unless ``any_block`` (the attach's own)."""
+        ``%error`` carrying the same time, number and flags. Only a block with ``flags`` is
+        the reply: 1 for a command this client sent, 0 for the attach's own block."""
         deadline = time.monotonic() + REPLY_TIMEOUT
         begin = None
         out: list[str] = []
@@ -132,7 +138,7 @@ class ControlConnection:
                     begin = line[len("%begin ") :]
                 continue
             if line in (f"%end {begin}", f"%error {begin}"):
-                if not (begin.endswith(" 1") or any_block):
+                if not begin.endswith(" " + flags):
                     begin, out = None, []  # not a command of ours (flags 0): skip the block
                     continue
                 while out and out[-1] == "":

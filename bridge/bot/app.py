@@ -147,6 +147,7 @@ class BridgeBot(BridgeClient):
         self.progress.stop()
         if self._http_session is not None:
             await self._http_session.close()
+        await asyncio.to_thread(self.sessions.tmux.close)  # the `tmux -C` client, if any
         await super().close()
 
 

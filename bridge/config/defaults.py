@@ -7,7 +7,7 @@ import os
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 DEFAULT_TMUX_SESSION = "discord-bridge"
-TMUX_CONTROL_MODE = False  # tmux.controlMode: one persistent `tmux -C` for the frequent commands
+TMUX_CONTROL_MODE = True  # tmux.controlMode: one persistent `tmux -C` for the frequent commands
 CLAUDE_NICE = 5  # niceness Claude Code starts with (claudeNice): the bot's relays go first
 DEFAULT_DOWNLOAD_LIMIT = 50 * 1024 * 1024  # bytes accepted from one Discord attachment
 DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024  # Discord's default per-file upload limit

@@ -59,3 +59,19 @@ def test_control_mode_reads_like_a_process_and_falls_back(socket: str) -> None:
         assert control.pane_dead(pane)
     finally:
         control.close()
+
+
+def test_the_connection_comes_up_at_once_whichever_block_tmux_sends_first(socket: str) -> None:
+    """tmux sends the attach's own block and the reply to our first command in either order;
+    taking one for the other left the connection waiting 10 s for a reply that had come (with
+    every worker queued behind it: the stall once seen with 20 sessions)."""
+    start(socket)
+    for _ in range(10):
+        control = TmuxSessions("s", socket, control=True)
+        try:
+            started = time.monotonic()
+            assert "last line" in control.capture("s")  # the first command connects
+            assert control._control is not None and control._control._proc is not None
+            assert time.monotonic() - started < 3
+        finally:
+            control.close()
