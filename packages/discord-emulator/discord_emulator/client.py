@@ -15,9 +15,11 @@ DEFAULT_ROUTE = "POST /channels/{channel_id}/messages"
 class EmulatorClient:
     """Steers and inspects an Emulator from test code (any thread but the server's)."""
 
-    def __init__(self, control_url: str) -> None:
+    def __init__(self, control_url: str, token: str | None = None) -> None:
+        """``token``: the emulator's control token, when it was started with one."""
         self.control_url = control_url
-        self._http = httpx.Client(base_url=control_url, timeout=30.0)
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._http = httpx.Client(base_url=control_url, timeout=30.0, headers=headers)
         self._ids: dict[str, str] | None = None
 
     def close(self) -> None:

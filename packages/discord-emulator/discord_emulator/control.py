@@ -198,8 +198,11 @@ def _author(st: State, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def post_message(request: web.Request) -> web.Response:
-    st = _st(request)
-    body = await read_json(request)
+    return json_response(user_post(_st(request), await read_json(request)))
+
+
+def user_post(st: State, body: dict[str, Any]) -> dict[str, Any]:
+    """A user's message (``attachments``: filename, base64 data, content_type), announced."""
     channel = m.get_channel(st, str(body["channel_id"]))
     files = body.get("attachments") or []
     uploads, meta = [], []
@@ -215,7 +218,7 @@ async def post_message(request: web.Request) -> web.Response:
     mentioned = [st.users[u] for u in st.users if f"<@{u}>" in msg["content"]]
     msg["mentions"] = mentioned
     m.announce(st, msg, "user_message", source="user")
-    return json_response(msg)
+    return msg
 
 
 async def react(request: web.Request) -> web.Response:
@@ -233,27 +236,34 @@ async def react(request: web.Request) -> web.Response:
 async def create_channel(request: web.Request) -> web.Response:
     """A text channel in the guild's category, kept across resets (CHANNEL_CREATE to a bot
     already connected; one that connects later sees it in GUILD_CREATE)."""
-    st = _st(request)
     body = await read_json(request)
+    return json_response(add_text_channel(_st(request), str(body["name"])))
+
+
+def add_text_channel(st: State, name: str) -> dict[str, Any]:
+    """A text channel in the guild's category, kept across resets."""
     category = st.ids["category_id"]
     position = len(st.base_channels)
-    channel = p.channel_obj(st.flakes.next(), str(body["name"]), st.ids["guild_id"], category,
-                            position)  # fmt: skip
+    channel = p.channel_obj(st.flakes.next(), name, st.ids["guild_id"], category, position)
     st.base_channels[channel["id"]] = channel
     st.channels[channel["id"]] = dict(channel)
     st.messages[channel["id"]] = []
-    st.gateway.dispatch("CHANNEL_CREATE", channel)
-    return json_response(channel)
+    if st.gateway is not None:
+        st.gateway.dispatch("CHANNEL_CREATE", channel)
+    return channel
 
 
 async def create_thread(request: web.Request) -> web.Response:
-    st = _st(request)
-    body = await read_json(request)
+    return json_response(user_thread(_st(request), await read_json(request)))
+
+
+def user_thread(st: State, body: dict[str, Any]) -> dict[str, Any]:
+    """A thread a user starts in ``channel_id`` (named ``name``), announced."""
     parent = m.get_channel(st, str(body["channel_id"]))
     user = st.user(str(body.get("user") or "alice"))
     thread = rest.start_thread(st, parent, user["id"], {"name": body["name"]})
     rest.announce_thread(st, thread, "user")
-    return json_response(thread)
+    return thread
 
 
 async def thread_action(request: web.Request) -> web.Response:
@@ -317,8 +327,11 @@ async def _settle_and_await(st: State, ist: InteractionState, timeout: float) ->
 
 
 async def _component_interaction(request: web.Request, select: bool) -> web.Response:
-    st = _st(request)
-    body = await read_json(request)
+    return json_response(await user_component(_st(request), await read_json(request), select))
+
+
+async def user_component(st: State, body: dict[str, Any], select: bool) -> dict[str, Any]:
+    """A click on a button (or a pick in a select) of a message; the bot's answer."""
     msg = st.message_index.get(str(body["message_id"]))
     if msg is None:
         raise _bad("unknown message", 404)
@@ -331,7 +344,7 @@ async def _component_interaction(request: web.Request, select: bool) -> web.Resp
     await asyncio.sleep(max(0.0, born + CLICK_SETTLE - time.monotonic()))
     channel = m.get_channel(st, msg["channel_id"])
     ist = itx.create_interaction(st, itx.COMPONENT, _author(st, body), channel, data, msg)
-    return json_response(await _settle_and_await(st, ist, float(body.get("timeout", 5.0))))
+    return await _settle_and_await(st, ist, float(body.get("timeout", 5.0)))
 
 
 async def click(request: web.Request) -> web.Response:
@@ -391,11 +404,17 @@ async def submit_modal(request: web.Request) -> web.Response:
     body = await read_json(request)
     if body.get("crafted"):
         return await _crafted_modal_submit(st, body)
+    return json_response(await user_modal(st, body))
+
+
+async def user_modal(st: State, body: dict[str, Any]) -> dict[str, Any]:
+    """Submit a modal the bot opened (by ``custom_id`` or ``interaction_id``; the last one
+    opened otherwise) with ``values`` (custom_id → text or list of values)."""
     wanted = body.get("custom_id")
     found = [
         (ist, modal)
         for ist, modal in st.modals
-        if wanted is None
+        if (wanted is None and body.get("interaction_id") in (None, ist.id))
         or modal.get("custom_id") == wanted
         or ist.id == body.get("interaction_id")
     ]
@@ -410,7 +429,7 @@ async def submit_modal(request: web.Request) -> web.Response:
     message = st.message_index.get(origin.message_id or "")
     ist = itx.create_interaction(st, itx.MODAL_SUBMIT, _author(st, body), channel, data, message)
     ist.message_id = origin.message_id
-    return json_response(await _settle_and_await(st, ist, float(body.get("timeout", 5.0))))
+    return await _settle_and_await(st, ist, float(body.get("timeout", 5.0)))
 
 
 def _find_command(st: State, name: str, app_id: str | None) -> dict[str, Any] | None:
@@ -470,8 +489,11 @@ def _resolved(st: State, options: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def run_command(request: web.Request) -> web.Response:
-    st = _st(request)
-    body = await read_json(request)
+    return json_response(await user_command(_st(request), await read_json(request)))
+
+
+async def user_command(st: State, body: dict[str, Any]) -> dict[str, Any]:
+    """A slash command (``name``, ``options``: name → value) run in ``channel_id``."""
     app_id = st.ids.get(body.get("application_id") or "", body.get("application_id"))
     # "project add": a subcommand, as the user picks it in Discord's command picker.
     name, *path = str(body["name"]).split()
@@ -500,7 +522,7 @@ async def run_command(request: web.Request) -> web.Response:
     ist = itx.create_interaction(
         st, kind, _author(st, body), channel, data, app_id=cmd["application_id"]
     )
-    return json_response(await _settle_and_await(st, ist, float(body.get("timeout", 5.0))))
+    return await _settle_and_await(st, ist, float(body.get("timeout", 5.0)))
 
 
 def add_routes(app: web.Application) -> None:

@@ -95,6 +95,13 @@ class GatewayHub:
 
     # ----- control ---------------------------------------------------------------------------
 
+    def dispatch_to_user(self, user_id: str, event: str, data: dict[str, Any]) -> None:
+        """An event for one user's client sessions only (an ephemeral message, as Discord
+        delivers it to the user who ran the interaction)."""
+        for session in list(self.sessions.values()):
+            if session.bot.get("id") == user_id and not session.bot.get("bot"):
+                self._send_event(session, event, data)
+
     async def control(self, action: str, code: int = 4000) -> int:
         """reconnect (op 7), invalidate (op 9), or close the sockets with `code`."""
         affected = 0
@@ -205,7 +212,8 @@ class _Connection:
 
     async def identify(self, data: dict[str, Any]) -> None:
         self.st.record("gateway_identify", intents=data.get("intents"))
-        bot = self.st.bots.get(str(data.get("token")))
+        token = str(data.get("token"))
+        bot = self.st.bots.get(token) or self.st.user_tokens.get(token)  # a bot, or a user client
         if bot is None:
             await self.ws.close(code=4004, message=b"Authentication failed.")
             return
@@ -241,7 +249,9 @@ class _Connection:
 
     async def resume(self, data: dict[str, Any]) -> None:
         session = self.hub.sessions.get(str(data.get("session_id")))
-        if session is None or self.st.bots.get(str(data.get("token"))) is not session.bot:
+        token = str(data.get("token"))
+        login = self.st.bots.get(token) or self.st.user_tokens.get(token)
+        if session is None or login is not session.bot:
             await self.send({"op": 9, "d": False})
             return
         self.attach(session)

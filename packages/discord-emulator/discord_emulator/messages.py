@@ -186,9 +186,22 @@ def announce(st: State, msg: dict[str, Any], kind: str = "message_create", **ext
     event = "MESSAGE_UPDATE" if kind == "message_update" else "MESSAGE_CREATE"
     if not msg["flags"] & EPHEMERAL:
         st.gateway.dispatch(event, gateway_copy(st, msg))
+    else:
+        actor = _actor_id(st, extra.get("interaction_id"))
+        if actor:  # only the user who ran the interaction sees it, in their client
+            st.gateway.dispatch_to_user(actor, event, gateway_copy(st, msg))
     rec_msg = copy.deepcopy(msg)
     rec_msg["attachments"] = file_meta(st, msg)
     st.record(kind, message=rec_msg, channel_id=msg["channel_id"], message_id=msg["id"], **extra)
+
+
+def _actor_id(st: State, interaction_id: str | None) -> str | None:
+    ist = st.interactions.get(interaction_id or "")
+    if ist is None:
+        return None
+    payload = ist.payload
+    user = (payload.get("member") or {}).get("user") or payload.get("user") or {}
+    return user.get("id")
 
 
 def delete_message(st: State, msg: dict[str, Any], source: str) -> None:

@@ -50,6 +50,8 @@ def make_middleware(st: State, main_port: Callable[[], int]) -> Any:
             if request.transport is not None:
                 request.transport.abort()
             return web.Response(status=503)
+        if request.path.startswith("/_test") and not _control_allowed(request, st):
+            return json_response(UNAUTHORIZED, 401)
         if not is_rest:
             try:
                 return await handler(request)
@@ -88,6 +90,16 @@ async def _rest(request: web.Request, handler: Handler, st: State) -> web.Stream
         response = json_response(err.body(), err.status)
     response.headers.update(_ratelimit_headers(st, route, bucket))
     return response
+
+
+def _control_allowed(request: web.Request, st: State) -> bool:
+    """The control API is open unless the emulator was given a control token."""
+    if st.control_token is None:
+        return True
+    import hmac
+
+    given = request.headers.get("Authorization") or ""
+    return hmac.compare_digest(given.encode(), f"Bearer {st.control_token}".encode())
 
 
 def _authorized(request: web.Request, st: State, route: str) -> bool:

@@ -27,11 +27,22 @@ class Emulator:
     """
 
     def __init__(
-        self, seed: int = 0, max_file_size: int = 10 * 1024 * 1024, rate_limits: bool = False
+        self,
+        seed: int = 0,
+        max_file_size: int = 10 * 1024 * 1024,
+        rate_limits: bool = False,
+        bot_token: str | None = None,
+        control_token: str | None = None,
     ) -> None:
         """``rate_limits``: enforce Discord's global limit (50 requests/s per bot token) and
-        per-route buckets per channel/guild/webhook (``middleware.ROUTE_LIMITS``)."""
+        per-route buckets per channel/guild/webhook (``middleware.ROUTE_LIMITS``).
+        ``bot_token``: the first bot's token instead of the seeded one; ``control_token``: the
+        control API (/_test) then needs ``Authorization: Bearer <control_token>`` (for an
+        emulator other local users could reach, e.g. ``discord-bridge try``)."""
         self.state = State(seed=seed, max_file_size=max_file_size, rate_limits=rate_limits)
+        if bot_token:
+            self.state.set_bot_token(bot_token)
+        self.state.control_token = control_token
         self.ids: dict[str, str] = dict(self.state.ids)
         self.bot_token: str = self.state.token
         self.second_bot_token: str = self.state.second_token  # ids["second_bot_id"]
@@ -42,6 +53,7 @@ class Emulator:
         self._runner: web.AppRunner | None = None
         self._servers: dict[int, asyncio.base_events.Server] = {}
         self._client: EmulatorClient | None = None
+        self._web_runner: web.AppRunner | None = None
 
     # ----- urls --------------------------------------------------------------------------
 
@@ -64,7 +76,7 @@ class Emulator:
     @property
     def client(self) -> EmulatorClient:
         if self._client is None:
-            self._client = EmulatorClient(self.control_url)
+            self._client = EmulatorClient(self.control_url, self.state.control_token)
         return self._client
 
     # ----- lifecycle -----------------------------------------------------------------------
@@ -137,11 +149,60 @@ class Emulator:
         elif mode != "refuse" and server is None:
             await self._listen(self.port)
 
+    def configure_world(
+        self, guild_name: str, channels: list[str], names: dict[str, str] | None = None
+    ) -> dict[str, str]:
+        """Before any bot connects: name the guild, replace the seeded text channels with
+        ``channels`` (name → id returned, deterministic for a seed) and rename seeded users
+        (``names``: seeded name → display name)."""
+        from .control import add_text_channel
+
+        def shape() -> dict[str, str]:
+            st = self.state
+            st.guild["name"] = guild_name
+            for cid, channel in list(st.base_channels.items()):
+                if channel["type"] == 0:
+                    del st.base_channels[cid]
+                    st.channels.pop(cid, None)
+                    st.messages.pop(cid, None)
+            for ref, name in (names or {}).items():
+                st.user(ref).update(username=name, global_name=name)
+            return {name: add_text_channel(st, name)["id"] for name in channels}
+
+        return self.call(shape)
+
+    def serve_web(
+        self, host: str, port: int, access_token: str, user: str, home_channel: str | None = None
+    ) -> int:
+        """Serve the web client (``webclient``) on ``host:port`` as ``user`` (a seeded name or
+        an id), reachable with ``access_token``; returns the bound port. Raises OSError when
+        the address cannot be bound (e.g. the port is in use)."""
+        from . import webclient
+
+        assert self._loop is not None
+
+        async def serve() -> int:
+            app = webclient.make_app(self.state, access_token, user, home_channel)
+            runner = web.AppRunner(app, access_log=None, handle_signals=False)
+            await runner.setup()
+            try:
+                server = await self._loop.create_server(runner.server, host, port)
+            except BaseException:
+                await runner.cleanup()
+                raise
+            self._web_runner = runner
+            self._servers[-1] = server
+            return server.sockets[0].getsockname()[1]
+
+        return asyncio.run_coroutine_threadsafe(serve(), self._loop).result(10)
+
     async def _cleanup(self) -> None:
         if self.state.gateway is not None:
             await self.state.gateway.close_all()
         for server in self._servers.values():
             server.close()
+        if self._web_runner is not None:
+            await self._web_runner.cleanup()
         if self._runner is not None:
             await self._runner.cleanup()
 

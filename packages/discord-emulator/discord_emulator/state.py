@@ -75,6 +75,10 @@ class State:
         self.gateway: Any = None  # GatewayHub, set by the server
         self.privileged_intents = (1 << 1) | (1 << 8) | (1 << 15)  # all enabled by default
         self.interaction_deadline = 3.0
+        # A user client's gateway logins (token -> user): the web client follows the gateway
+        # as that user; the control API (/_test) needs ``control_token`` when one is set.
+        self.user_tokens: dict[str, dict[str, Any]] = {}
+        self.control_token: str | None = None
         self._build_world()
         self.reset()
 
@@ -152,6 +156,12 @@ class State:
     def commands(self) -> dict[str, list[dict[str, Any]]]:
         """The first bot's commands by scope."""
         return self.app_commands.setdefault(self.ids["bot_id"], {})
+
+    def set_bot_token(self, token: str) -> None:
+        """Replace the first bot's (deterministic) token with a secret one."""
+        del self.bots[self.token]
+        self.token = token
+        self.bots[token] = self.bot_user
 
     def is_bot(self, user_id: str | None) -> bool:
         return any(bot["id"] == user_id for bot in self.bots.values())

@@ -1,0 +1,740 @@
+// The emulator's web client: a small Discord-like client for one user. No build step, no
+// dependencies. It follows the gateway over a websocket (/gateway) and acts through the
+// page's HTTP API (/api/...), which the server runs as this user. Text from messages is
+// always escaped before any formatting is applied (see md()).
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const S = {
+  session: null, channels: new Map(), users: new Map(), messages: new Map(),
+  current: null, seq: null, commands: [], commandsAt: 0, files: [], command: null,
+};
+const EPHEMERAL = 1 << 6, LOADING = 1 << 7;
+const INLINE_IMAGES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+// ----- HTTP --------------------------------------------------------------------------------
+
+async function api(method, path, body) {
+  const init = { method, headers: { "X-Emulator-Client": "1" }, credentials: "same-origin" };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const resp = await fetch(path, init);
+  const data = await resp.json().catch(() => ({}));
+  if (!resp.ok) throw new Error(data.message || `${resp.status} ${resp.statusText}`);
+  return data;
+}
+
+function toast(text) {
+  const el = $("#toast");
+  el.textContent = text;
+  el.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { el.hidden = true; }, 6000);
+}
+
+// ----- gateway -----------------------------------------------------------------------------
+
+function connect(delay = 1000) {
+  const proto = location.protocol === "https:" ? "wss://" : "ws://";
+  const ws = new WebSocket(proto + location.host + "/gateway");
+  let beat = null;
+  ws.onmessage = (event) => {
+    const frame = JSON.parse(event.data);
+    if (frame.op === 10) {
+      beat = setInterval(() => ws.send(JSON.stringify({ op: 1, d: S.seq })), frame.d.heartbeat_interval);
+      const intents = (1 << 0) | (1 << 9) | (1 << 10) | (1 << 12) | (1 << 15);
+      ws.send(JSON.stringify({ op: 2, d: {
+        token: S.session.gateway_token, intents,
+        properties: { os: "web", browser: "discord-bridge web client", device: "web" } } }));
+    } else if (frame.op === 0) {
+      S.seq = frame.s;
+      onEvent(frame.t, frame.d);
+    } else if (frame.op === 7 || frame.op === 9) {
+      ws.close();
+    }
+  };
+  ws.onclose = () => {
+    clearInterval(beat);
+    setStatus(false);
+    setTimeout(() => connect(Math.min(delay * 2, 15000)), delay);
+  };
+}
+
+function setStatus(online) {
+  $("#status").className = online ? "online" : "offline";
+  $("#status").title = online ? "connected" : "reconnecting…";
+}
+
+function onEvent(type, d) {
+  switch (type) {
+    case "READY":
+      setStatus(true);
+      break;
+    case "GUILD_CREATE":
+      for (const member of d.members || []) S.users.set(member.user.id, member.user);
+      S.channels.clear();
+      for (const ch of [...d.channels, ...(d.threads || [])]) S.channels.set(ch.id, ch);
+      renderSidebar();
+      if (!S.current || !S.channels.has(S.current)) selectChannel(defaultChannel());
+      else loadMessages(S.current);  // catch up after a reconnect
+      break;
+    case "CHANNEL_CREATE": case "CHANNEL_UPDATE": case "THREAD_CREATE": case "THREAD_UPDATE":
+      S.channels.set(d.id, { ...(S.channels.get(d.id) || {}), ...d });
+      renderSidebar();
+      if (d.id === S.current) renderHeader();
+      break;
+    case "CHANNEL_DELETE": case "THREAD_DELETE":
+      S.channels.delete(d.id);
+      renderSidebar();
+      if (d.id === S.current) selectChannel(defaultChannel());
+      break;
+    case "MESSAGE_CREATE":
+      if (d.author) S.users.set(d.author.id, d.author);
+      upsertMessage(d);
+      if (d.channel_id !== S.current) markUnread(d.channel_id);
+      break;
+    case "MESSAGE_UPDATE":
+      upsertMessage(d);
+      break;
+    case "MESSAGE_DELETE": {
+      const list = S.messages.get(d.channel_id);
+      if (list) S.messages.set(d.channel_id, list.filter((m) => m.id !== d.id));
+      const el = document.getElementById("m-" + d.id);
+      if (el) el.remove();
+      break;
+    }
+    case "MESSAGE_REACTION_ADD": case "MESSAGE_REACTION_REMOVE":
+      react(d, type === "MESSAGE_REACTION_ADD");
+      break;
+  }
+}
+
+// ----- channels ----------------------------------------------------------------------------
+
+function defaultChannel() {
+  const home = S.session.home_channel;
+  if (home && S.channels.has(home)) return home;
+  const text = [...S.channels.values()].filter((c) => c.type === 0);
+  return text.length ? text[0].id : null;
+}
+
+function renderSidebar() {
+  const list = $("#channels");
+  list.textContent = "";
+  const all = [...S.channels.values()];
+  const byPos = (a, b) => (a.position || 0) - (b.position || 0) || a.id.localeCompare(b.id);
+  const threadsOf = (id) => all.filter((c) => (c.type === 11 || c.type === 12) && c.parent_id === id)
+    .sort((a, b) => a.id.localeCompare(b.id));
+  for (const ch of all.filter((c) => c.type === 0).sort(byPos)) {
+    list.append(channelItem(ch, "# " + ch.name));
+    for (const th of threadsOf(ch.id)) {
+      const item = channelItem(th, "↳ " + th.name);
+      item.classList.add("thread");
+      if (th.thread_metadata && th.thread_metadata.archived) item.classList.add("archived");
+      list.append(item);
+    }
+  }
+}
+
+function channelItem(ch, label) {
+  const li = document.createElement("li");
+  li.textContent = label;
+  li.dataset.id = ch.id;
+  if (ch.id === S.current) li.classList.add("active");
+  if (S.unread && S.unread.has(ch.id)) li.style.fontWeight = "700";
+  li.onclick = () => { selectChannel(ch.id); $("#sidebar").classList.remove("open"); };
+  return li;
+}
+
+function markUnread(id) {
+  S.unread = S.unread || new Set();
+  S.unread.add(id);
+  renderSidebar();
+}
+
+function selectChannel(id) {
+  S.current = id;
+  if (S.unread) S.unread.delete(id);
+  renderSidebar();
+  renderHeader();
+  $("#messages").textContent = "";
+  if (id) loadMessages(id);
+}
+
+function renderHeader() {
+  const ch = S.channels.get(S.current);
+  const isThread = ch && (ch.type === 11 || ch.type === 12);
+  $("#channel-title").textContent = ch ? (isThread ? "↳ " : "# ") + ch.name : "";
+  $("#new-thread").hidden = !ch || isThread;
+  $("#input").placeholder = ch ? `Message ${isThread ? "" : "#"}${ch.name} (type / for commands)` : "";
+}
+
+async function loadMessages(id) {
+  try {
+    const msgs = await api("GET", `/api/channels/${id}/messages`);
+    const ephemeral = (S.messages.get(id) || []).filter((m) => m.flags & EPHEMERAL);
+    S.messages.set(id, [...msgs, ...ephemeral].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)));
+    if (id === S.current) renderMessages();
+  } catch (err) {
+    toast("Could not load messages: " + err.message);
+  }
+}
+
+// ----- messages ----------------------------------------------------------------------------
+
+function upsertMessage(msg) {
+  const list = S.messages.get(msg.channel_id);
+  if (!list) return;  // not loaded yet: loading it will bring this one
+  const i = list.findIndex((m) => m.id === msg.id);
+  if (i >= 0) list[i] = { ...list[i], ...msg, reactions: list[i].reactions };
+  else list.push(msg);
+  if (msg.channel_id !== S.current) return;
+  const stick = nearBottom();
+  const el = renderMessage(i >= 0 ? list[i] : msg);
+  const old = document.getElementById("m-" + msg.id);
+  if (old) old.replaceWith(el);
+  else $("#messages").append(el);
+  if (stick) scrollDown();
+}
+
+function react(d, add) {
+  const list = S.messages.get(d.channel_id) || [];
+  const msg = list.find((m) => m.id === d.message_id);
+  if (!msg) return;
+  const name = d.emoji.name;
+  const reactions = (msg.reactions || []).filter((r) => r.emoji.name !== name);
+  const old = (msg.reactions || []).find((r) => r.emoji.name === name);
+  const count = (old ? old.count : 0) + (add ? 1 : -1);
+  if (count > 0) reactions.push({ emoji: { name }, count });
+  msg.reactions = reactions;
+  upsertMessage(msg);
+}
+
+function nearBottom() {
+  const box = $("#messages");
+  return box.scrollHeight - box.scrollTop - box.clientHeight < 120;
+}
+
+function scrollDown() {
+  const box = $("#messages");
+  box.scrollTop = box.scrollHeight;
+}
+
+function renderMessages() {
+  const box = $("#messages");
+  box.textContent = "";
+  for (const msg of S.messages.get(S.current) || []) box.append(renderMessage(msg));
+  scrollDown();
+}
+
+function displayName(user) {
+  return (user && (user.global_name || user.username)) || "unknown";
+}
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function renderMessage(msg) {
+  const div = el("div", "message");
+  div.id = "m-" + msg.id;
+  div.dataset.id = msg.id;
+  if (msg.flags & EPHEMERAL) div.classList.add("ephemeral");
+  const ref = msg.message_reference && msg.message_reference.message_id;
+  if (ref) {
+    const orig = (S.messages.get(msg.channel_id) || []).find((m) => m.id === ref);
+    if (orig) div.append(el("div", "reply-to", `↪ ${displayName(orig.author)}: ${orig.content.slice(0, 80)}`));
+  }
+  const meta = el("div", "meta");
+  const author = el("span", "author" + (msg.author && msg.author.bot ? " bot" : ""), displayName(msg.author));
+  meta.append(author, new Date(msg.timestamp).toLocaleTimeString());
+  if (msg.flags & EPHEMERAL) meta.append(" · only you can see this");
+  div.append(meta);
+  if (msg.flags & LOADING) {
+    div.append(el("div", "loading", `${displayName(msg.author)} is thinking…`));
+  } else if (msg.content) {
+    const content = el("div", "content");
+    content.innerHTML = md(msg.content);  // md() escapes every piece of the text
+    if (msg.edited_timestamp) content.append(el("span", "edited", " (edited)"));
+    div.append(content);
+  }
+  for (const embed of msg.embeds || []) div.append(renderEmbed(embed));
+  if ((msg.attachments || []).length) {
+    const box = el("div", "attachments");
+    for (const att of msg.attachments) box.append(renderAttachment(att));
+    div.append(box);
+  }
+  if ((msg.components || []).length) div.append(renderComponents(msg));
+  if ((msg.reactions || []).length) {
+    const box = el("div", "reactions");
+    for (const r of msg.reactions) box.append(el("span", "reaction", `${r.emoji.name} ${r.count}`));
+    div.append(box);
+  }
+  return div;
+}
+
+function renderEmbed(embed) {
+  const box = el("div", "embed content");
+  if (embed.title) box.append(el("div", "title", embed.title));
+  if (embed.description) {
+    const d = el("div");
+    d.innerHTML = md(embed.description);
+    box.append(d);
+  }
+  for (const field of embed.fields || []) {
+    const f = el("div");
+    f.append(el("strong", "", field.name + ": "));
+    const v = el("span");
+    v.innerHTML = md(field.value || "");
+    f.append(v);
+    box.append(f);
+  }
+  if (embed.footer && embed.footer.text) box.append(el("div", "subtext", embed.footer.text));
+  return box;
+}
+
+function localUrl(url) {
+  try { return new URL(url).pathname; } catch (err) { return "#"; }
+}
+
+function renderAttachment(att) {
+  const a = el("a", "attachment");
+  a.href = localUrl(att.url);
+  a.download = att.filename;
+  a.textContent = `📎 ${att.filename} (${formatSize(att.size)})`;
+  if (INLINE_IMAGES.includes(att.content_type)) {
+    const img = el("img");
+    img.src = a.href;
+    img.alt = att.filename;
+    a.append(img);
+  }
+  return a;
+}
+
+function formatSize(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+// ----- Markdown (Discord's subset) ------------------------------------------------------------
+
+function esc(text) {
+  return String(text).replace(/[&<>"']/g, (c) =>
+    ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+// Code blocks first (their text only escaped), then inline code, then formatting on the
+// escaped rest: every tag in the output is one of ours.
+function md(text) {
+  const out = [];
+  const fence = /```(?:[\w+.-]*\n)?([\s\S]*?)```/g;
+  let last = 0, m;
+  while ((m = fence.exec(text))) {
+    out.push(inline(text.slice(last, m.index)));
+    out.push("<pre><code>" + esc(m[1].replace(/\n$/, "")) + "</code></pre>");
+    last = fence.lastIndex;
+  }
+  out.push(inline(text.slice(last)));
+  return out.join("");
+}
+
+function inline(text) {
+  return text.split(/(`[^`\n]+`)/).map((part, i) =>
+    (i % 2 ? "<code>" + esc(part.slice(1, -1)) + "</code>" : format(part))).join("");
+}
+
+function format(text) {
+  let s = esc(text).split("\n").map((line) => {
+    let m;
+    if ((m = line.match(/^(#{1,3}) (.*)$/))) return `<h${m[1].length}>${m[2]}</h${m[1].length}>`;
+    if ((m = line.match(/^-# (.*)$/))) return `<span class="subtext">${m[1]}</span>`;
+    if ((m = line.match(/^&gt; ?(.*)$/))) return `<blockquote>${m[1]}</blockquote>`;
+    return line;
+  }).join("\n").replace(/(<\/h\d>|<\/blockquote>)\n/g, "$1");
+  s = s.replace(/\[([^\]\n]+)\]\((?:&lt;)?[a-z]+:\/\/[^\s)]*?(?:&gt;)?\)/g, "$1");  // links: text only
+  s = s.replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>")
+    .replace(/__(.+?)__/g, "<u>$1</u>")
+    .replace(/~~(.+?)~~/g, "<s>$1</s>")
+    .replace(/\|\|(.+?)\|\|/g, '<span class="spoiler">$1</span>')
+    .replace(/(^|[^*\w])\*([^*\n]+)\*(?![\w*])/g, "$1<em>$2</em>")
+    .replace(/(^|[^\w&])_([^_\n]+)_(?!\w)/g, "$1<em>$2</em>");
+  s = s.replace(/&lt;@[!&]?(\d+)&gt;/g, (_, id) =>
+    `<span class="mention">@${esc(displayName(S.users.get(id)))}</span>`);
+  s = s.replace(/&lt;#(\d+)&gt;/g, (_, id) => {
+    const ch = S.channels.get(id);
+    return `<span class="mention">#${esc(ch ? ch.name : "unknown")}</span>`;
+  });
+  s = s.replace(/&lt;t:(\d+)(?::[a-zA-Z])?&gt;/g, (_, n) => esc(new Date(Number(n) * 1000).toLocaleString()));
+  return s;
+}
+
+// ----- components and interactions ---------------------------------------------------------
+
+const BUTTON_STYLES = { 1: "primary", 2: "secondary", 3: "success", 4: "danger" };
+
+function renderComponents(msg) {
+  const box = el("div", "components");
+  const walk = (list, into) => {
+    for (const comp of list) {
+      if (comp.type === 1) {
+        const row = el("div", "row");
+        walk(comp.components || [], row);
+        into.append(row);
+      } else if (comp.type === 2) {
+        into.append(renderButton(msg, comp));
+      } else if (comp.type === 3) {
+        into.append(renderSelect(msg, comp));
+      } else if (comp.type === 10) {
+        const text = el("div", "content");
+        text.innerHTML = md(comp.content || "");
+        into.append(text);
+      } else if (comp.components) {
+        walk(comp.components, into);
+      }
+    }
+  };
+  walk(msg.components, box);
+  return box;
+}
+
+function renderButton(msg, comp) {
+  const label = (comp.emoji && comp.emoji.name ? comp.emoji.name + " " : "") + (comp.label || "");
+  if (comp.style === 5) {
+    const a = el("a", "link-button", label + " ↗");
+    a.href = comp.url;
+    a.target = "_blank";
+    a.rel = "noopener noreferrer";
+    return a;
+  }
+  const button = el("button", BUTTON_STYLES[comp.style] || "secondary", label);
+  button.type = "button";
+  button.disabled = !!comp.disabled;
+  button.onclick = () => interact(msg, { kind: "click", message_id: msg.id, custom_id: comp.custom_id });
+  return button;
+}
+
+function renderSelect(msg, comp) {
+  const box = el("details", "select");
+  box.dataset.customId = comp.custom_id;
+  const summary = el("summary", "", comp.placeholder || "Make a selection");
+  box.append(summary);
+  const multi = (comp.max_values || 1) > 1;
+  const inputs = [];
+  for (const opt of comp.options || []) {
+    const label = el("label");
+    const input = el("input");
+    input.type = multi ? "checkbox" : "radio";
+    input.name = "select-" + msg.id + "-" + comp.custom_id;
+    input.value = opt.value;
+    input.checked = !!opt.default;
+    input.disabled = !!comp.disabled;
+    inputs.push(input);
+    label.append(input, " " + (opt.emoji && opt.emoji.name ? opt.emoji.name + " " : "") + opt.label);
+    if (opt.description) label.append(el("span", "description", opt.description));
+    box.append(label);
+    if (!multi) input.onchange = () => send([opt.value]);
+  }
+  function send(values) {
+    box.open = false;
+    interact(msg, { kind: "select", message_id: msg.id, custom_id: comp.custom_id, values });
+  }
+  if (multi) {
+    const confirm = el("button", "primary confirm", "Confirm");
+    confirm.type = "button";
+    confirm.disabled = !!comp.disabled;
+    confirm.onclick = () => {
+      const values = inputs.filter((i) => i.checked).map((i) => i.value);
+      if (values.length < (comp.min_values ?? 1) || values.length > comp.max_values) {
+        toast(`Pick ${comp.min_values ?? 1} to ${comp.max_values} options`);
+        return;
+      }
+      send(values);
+    };
+    box.append(confirm);
+  }
+  return box;
+}
+
+async function interact(msg, body) {
+  const node = document.getElementById("m-" + msg.id);
+  const controls = node ? node.querySelectorAll(".components button, .components input") : [];
+  controls.forEach((c) => { c.disabled = true; });
+  try {
+    handleResult(await api("POST", "/api/interactions", body));
+  } catch (err) {
+    toast("This interaction failed: " + err.message);
+    controls.forEach((c) => { c.disabled = false; });
+  }
+}
+
+function handleResult(result) {
+  if (result.response_type === 9 && result.modal) {
+    openModal(result);
+  } else if (result.expired || result.response_type === null) {
+    toast("This interaction failed (the bot did not answer in time)");
+  }
+  for (const msg of [result.message, ...(result.followups || [])]) {
+    if (msg && msg.flags & EPHEMERAL) upsertMessage(msg);  // also arrives on the gateway
+  }
+}
+
+// ----- modals ------------------------------------------------------------------------------
+
+function openModal(result) {
+  const modal = result.modal;
+  $("#modal-title").textContent = modal.title || "";
+  const fields = $("#modal-fields");
+  fields.textContent = "";
+  const readers = {};
+  for (const item of modal.components || []) {
+    let comp = null, label = null, description = null;
+    if (item.type === 1) comp = (item.components || [])[0];
+    else if (item.type === 18) { comp = item.component; label = item.label; description = item.description; }
+    else if (item.type === 10) {
+      const text = el("div", "content");
+      text.innerHTML = md(item.content || "");
+      fields.append(text);
+      continue;
+    }
+    if (!comp) continue;
+    const id = "modal-" + comp.custom_id;
+    const lab = el("label", "", label || comp.label || "");
+    lab.htmlFor = id;
+    fields.append(lab);
+    if (description) fields.append(el("div", "subtext", description));
+    if (comp.type === 4) {
+      const input = el(comp.style === 2 ? "textarea" : "input");
+      input.id = id;
+      input.name = comp.custom_id;
+      input.placeholder = comp.placeholder || "";
+      input.value = comp.value || "";
+      input.required = comp.required !== false;
+      if (comp.max_length) input.maxLength = comp.max_length;
+      if (comp.min_length) input.minLength = comp.min_length;
+      fields.append(input);
+      readers[comp.custom_id] = () => input.value;
+    } else if (comp.type === 3) {
+      const select = el("select");
+      select.id = id;
+      select.multiple = (comp.max_values || 1) > 1;
+      for (const opt of comp.options || []) {
+        const o = el("option", "", opt.label);
+        o.value = opt.value;
+        o.selected = !!opt.default;
+        select.append(o);
+      }
+      fields.append(select);
+      readers[comp.custom_id] = () => [...select.selectedOptions].map((o) => o.value);
+    }
+  }
+  const backdrop = $("#modal-backdrop");
+  backdrop.hidden = false;
+  const first = fields.querySelector("input, textarea, select");
+  if (first) first.focus();
+  $("#modal").onsubmit = async (event) => {
+    event.preventDefault();
+    const values = {};
+    for (const [key, read] of Object.entries(readers)) values[key] = read();
+    backdrop.hidden = true;
+    try {
+      handleResult(await api("POST", "/api/interactions", {
+        kind: "modal", interaction_id: result.interaction_id, custom_id: modal.custom_id, values }));
+    } catch (err) {
+      toast("This interaction failed: " + err.message);
+    }
+  };
+  $("#modal-cancel").onclick = () => { backdrop.hidden = true; };
+}
+
+// ----- composer: messages, files, slash commands --------------------------------------------
+
+async function sendMessage() {
+  const input = $("#input");
+  const content = input.value;
+  if (S.command) return runCommand();
+  if (!content.trim() && !S.files.length) return;
+  const attachments = await Promise.all(S.files.map(readFile));
+  try {
+    await api("POST", "/api/messages", { channel_id: S.current, content, attachments });
+    input.value = "";
+    S.files = [];
+    renderFiles();
+    autosize();
+  } catch (err) {
+    toast("Not sent: " + err.message);
+  }
+}
+
+function readFile(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve({
+      filename: file.name, content_type: file.type || null,
+      data: String(reader.result).split(",", 2)[1] || "" });
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+function renderFiles() {
+  const box = $("#pending-files");
+  box.textContent = "";
+  for (const f of S.files) box.append(el("span", "", `📎 ${f.name} (${formatSize(f.size)})`));
+}
+
+async function loadCommands() {
+  if (Date.now() - S.commandsAt < 10000) return;
+  try {
+    S.commands = await api("GET", "/api/commands");
+    S.commandsAt = Date.now();
+  } catch (err) {
+    toast("Could not load the commands: " + err.message);
+  }
+}
+
+async function updatePicker() {
+  const text = $("#input").value;
+  const picker = $("#command-picker");
+  if (S.command || !text.startsWith("/") || text.includes(" ")) {
+    picker.hidden = true;
+    return;
+  }
+  await loadCommands();
+  const wanted = text.slice(1).toLowerCase();
+  const found = S.commands.filter((c) => c.type === 1 || c.type === undefined)
+    .filter((c) => c.name.startsWith(wanted)).sort((a, b) => a.name.localeCompare(b.name));
+  picker.textContent = "";
+  for (const cmd of found) {
+    const item = el("div", "", "/" + cmd.name);
+    item.dataset.name = cmd.name;
+    item.append(el("span", "description", cmd.description || ""));
+    item.onclick = () => chooseCommand(cmd);
+    picker.append(item);
+  }
+  picker.hidden = !found.length;
+}
+
+function chooseCommand(cmd) {
+  S.command = { cmd, readers: {} };
+  $("#command-picker").hidden = true;
+  $("#input").value = "/" + cmd.name;
+  const form = $("#command-form");
+  form.textContent = "";
+  const head = el("div", "", "/" + cmd.name);
+  head.append(el("span", "description", cmd.description || ""));
+  const cancel = el("button", "", "✕");
+  cancel.type = "button";
+  cancel.onclick = clearCommand;
+  head.append(" ", cancel);
+  form.append(head);
+  for (const opt of cmd.options || []) {
+    const label = el("label", "", opt.name + (opt.required ? " *" : ""));
+    let input;
+    if (opt.choices && opt.choices.length) {
+      input = el("select");
+      if (!opt.required) input.append(el("option", "", ""));
+      for (const choice of opt.choices) {
+        const o = el("option", "", choice.name);
+        o.value = choice.value;
+        input.append(o);
+      }
+    } else if (opt.type === 5) {
+      input = el("select");
+      for (const v of ["", "true", "false"]) input.append(el("option", "", v));
+    } else {
+      input = el("input");
+      input.type = opt.type === 4 || opt.type === 10 ? "number" : "text";
+    }
+    input.name = opt.name;
+    input.title = opt.description || "";
+    label.append(input);
+    if (opt.description) label.append(el("span", "description", opt.description));
+    form.append(label);
+    S.command.readers[opt.name] = () => {
+      const raw = input.value;
+      if (raw === "") return undefined;
+      if (opt.type === 4) return parseInt(raw, 10);
+      if (opt.type === 10) return Number(raw);
+      if (opt.type === 5) return raw === "true";
+      return raw;
+    };
+  }
+  form.hidden = false;
+  const first = form.querySelector("input, select");
+  if (first) first.focus();
+}
+
+function clearCommand() {
+  S.command = null;
+  $("#command-form").hidden = true;
+  $("#input").value = "";
+}
+
+async function runCommand() {
+  const { cmd, readers } = S.command;
+  const options = {};
+  for (const [name, read] of Object.entries(readers)) {
+    const value = read();
+    if (value !== undefined) options[name] = value;
+  }
+  clearCommand();
+  try {
+    handleResult(await api("POST", "/api/interactions", {
+      kind: "command", channel_id: S.current, name: cmd.name,
+      application_id: cmd.application_id, options }));
+  } catch (err) {
+    toast("This command failed: " + err.message);
+  }
+}
+
+function autosize() {
+  const input = $("#input");
+  input.style.height = "auto";
+  input.style.height = Math.min(input.scrollHeight, 200) + "px";
+}
+
+async function newThread() {
+  const name = prompt("Thread name");
+  if (!name) return;
+  try {
+    const thread = await api("POST", "/api/threads", { channel_id: S.current, name });
+    S.channels.set(thread.id, thread);
+    selectChannel(thread.id);
+  } catch (err) {
+    toast("Could not start the thread: " + err.message);
+  }
+}
+
+// ----- start -------------------------------------------------------------------------------
+
+async function start() {
+  S.session = await api("GET", "/api/session");
+  S.users.set(S.session.user.id, S.session.user);
+  $("#guild-name").textContent = S.session.guild.name;
+  $("#me-name").textContent = displayName(S.session.user);
+  $("#composer").onsubmit = (event) => { event.preventDefault(); sendMessage(); };
+  $("#input").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); sendMessage(); }
+    if (event.key === "Escape" && S.command) clearCommand();
+  });
+  $("#input").addEventListener("input", () => { autosize(); updatePicker(); });
+  $("#file-input").onchange = (event) => {
+    S.files.push(...event.target.files);
+    event.target.value = "";
+    renderFiles();
+  };
+  $("#new-thread").onclick = newThread;
+  $("#toggle-sidebar").onclick = () => $("#sidebar").classList.toggle("open");
+  $("#messages").addEventListener("click", (event) => {
+    if (event.target.classList.contains("spoiler")) event.target.classList.add("shown");
+  });
+  connect();
+}
+
+start().catch((err) => toast("Could not start: " + err.message));

@@ -1,0 +1,242 @@
+"""The web client: a small Discord-like page for one user of the emulator.
+
+Served on its own address (``Emulator.serve_web``), separate from the bot's REST/gateway port
+and the control API. What it offers is what a Discord client offers its user, acting as that
+one user: read channels and threads, post messages with files, start threads, click buttons,
+pick in selects, submit modals, run slash commands. It follows the gateway like a client
+(``/gateway``, IDENTIFY with a user token), so it sees what the bot posts as it happens;
+ephemeral messages reach it there too, and only it.
+
+Every request needs the access token: ``/?token=…`` once sets a cookie (SameSite=Strict,
+HttpOnly) that later requests carry; requests that change something must also carry the
+``X-Emulator-Client`` header (a cross-site form cannot set it), and the gateway websocket
+must come from the page's own origin. Attachments download (never render as a page of this
+origin), except plain images.
+"""
+
+from __future__ import annotations
+
+import copy
+import hmac
+import mimetypes
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from . import control
+from . import messages as m
+from .responses import STATE_KEY, json_response, read_json
+from .state import State
+from .validation import ApiError
+
+WEB_DIR = Path(__file__).parent / "web"
+HEADER = "X-Emulator-Client"
+INLINE_IMAGES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+UNAUTHORIZED_PAGE = (
+    "<!doctype html><meta charset=utf-8><title>discord-bridge</title>"
+    "<p>This page needs its access token: open the full address that "
+    "<code>discord-bridge try</code> printed (it ends with <code>?token=…</code>).</p>"
+)
+
+
+@dataclass
+class WebUser:
+    user: dict[str, Any]
+    gateway_token: str
+    access_token: str
+    home_channel: str | None
+
+
+USER_KEY = web.AppKey("web_user", WebUser)
+
+
+def make_app(
+    st: State, access_token: str, user_ref: str, home_channel: str | None = None
+) -> web.Application:
+    """The web client's app, acting as ``user_ref`` (a seeded name or a user id);
+    ``home_channel``: the channel the page opens on."""
+    user = st.user(user_ref)
+    gateway_token = "user." + secrets.token_urlsafe(32)
+    st.user_tokens[gateway_token] = user
+    app = web.Application(middlewares=[_guard], client_max_size=64 * 1024 * 1024)
+    app[STATE_KEY] = st
+    app[USER_KEY] = WebUser(user, gateway_token, access_token, home_channel)
+    r = app.router
+    r.add_get("/", page)
+    r.add_get("/client.js", static_file)
+    r.add_get("/client.css", static_file)
+    r.add_get("/gateway", gateway)
+    r.add_get("/api/session", session)
+    r.add_get("/api/channels/{channel_id}/messages", channel_messages)
+    r.add_get("/api/commands", commands)
+    r.add_post("/api/messages", post_message)
+    r.add_post("/api/threads", start_thread)
+    r.add_post("/api/interactions", interaction)
+    r.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", attachment)
+    return app
+
+
+def _cookie_name(request: web.Request) -> str:
+    return f"emulator_access_{request.url.port or 80}"  # cookies are per host, not per port
+
+
+def _same(given: str | None, want: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), want.encode())
+
+
+@web.middleware
+async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
+    web_user = request.app[USER_KEY]
+    token = web_user.access_token
+    if request.path == "/" and _same(request.query.get("token"), token):
+        # Trade the token in the address for a cookie, and drop it from the address bar.
+        response = web.HTTPFound("/")
+        response.set_cookie(
+            _cookie_name(request), token, httponly=True, samesite="Strict", path="/"
+        )
+        raise response
+    if not _same(request.cookies.get(_cookie_name(request)), token):
+        if request.path == "/":
+            return web.Response(text=UNAUTHORIZED_PAGE, content_type="text/html", status=401)
+        return json_response({"message": "401: Unauthorized", "code": 0}, 401)
+    if request.method not in ("GET", "HEAD") and request.headers.get(HEADER) != "1":
+        return json_response({"message": "403: Forbidden", "code": 0}, 403)
+    if request.path == "/gateway" and not _same_origin(request):
+        return json_response({"message": "403: Forbidden (origin)", "code": 0}, 403)
+    try:
+        response = await handler(request)
+    except ApiError as err:
+        return json_response(err.body(), err.status)
+    except (KeyError, ValueError, TypeError) as err:
+        return json_response({"message": f"400: Bad Request ({err})", "code": 0}, 400)
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+def _same_origin(request: web.Request) -> bool:
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True  # not a browser page (a browser always sends Origin on websockets)
+    return origin.split("://", 1)[-1] == request.host
+
+
+# ----- the page ----------------------------------------------------------------------------
+
+
+async def page(request: web.Request) -> web.StreamResponse:
+    return web.FileResponse(WEB_DIR / "index.html", headers={"Content-Type": "text/html"})
+
+
+async def static_file(request: web.Request) -> web.StreamResponse:
+    name = request.path.lstrip("/")
+    ctype = "text/javascript" if name.endswith(".js") else "text/css"
+    return web.FileResponse(WEB_DIR / name, headers={"Content-Type": ctype})
+
+
+async def gateway(request: web.Request) -> web.StreamResponse:
+    return await request.app[STATE_KEY].gateway.handle(request)
+
+
+def _st(request: web.Request) -> State:
+    return request.app[STATE_KEY]
+
+
+async def session(request: web.Request) -> web.Response:
+    st, web_user = _st(request), request.app[USER_KEY]
+    return json_response(
+        {
+            "user": web_user.user,
+            "gateway_token": web_user.gateway_token,
+            "guild": {"id": st.guild["id"], "name": st.guild["name"]},
+            "bot_id": st.ids["bot_id"],
+            "home_channel": web_user.home_channel,
+        }
+    )
+
+
+def _visible(msg: dict[str, Any]) -> bool:
+    return not msg["flags"] & m.EPHEMERAL  # ephemeral ones are shown as they arrive only
+
+
+async def channel_messages(request: web.Request) -> web.Response:
+    st = _st(request)
+    channel = m.get_channel(st, request.match_info["channel_id"])
+    msgs = [copy.deepcopy(msg) for msg in st.messages.get(channel["id"], []) if _visible(msg)]
+    for msg in msgs:
+        counts: dict[str, int] = {}
+        for emoji in st.reactions.get(msg["id"], []):
+            name = emoji.partition(":")[0]
+            counts[name] = counts.get(name, 0) + 1
+        msg["reactions"] = [{"emoji": {"name": k}, "count": n} for k, n in counts.items()]
+    return json_response(msgs[-200:])
+
+
+async def commands(request: web.Request) -> web.Response:
+    """The slash commands a user can pick: every bot's, guild and global."""
+    st = _st(request)
+    out = []
+    for app_id, scopes in st.app_commands.items():
+        for scope in (st.ids["guild_id"], "global"):
+            out += [{**cmd, "application_id": app_id} for cmd in scopes.get(scope, [])]
+    return json_response(out)
+
+
+def _as_user(request: web.Request, body: dict[str, Any]) -> dict[str, Any]:
+    """The request's body, acting as the page's user (never as a bot, never crafted)."""
+    body = {k: v for k, v in body.items() if k not in ("user", "bot", "crafted")}
+    body["user"] = request.app[USER_KEY].user["id"]
+    return body
+
+
+async def post_message(request: web.Request) -> web.Response:
+    body = _as_user(request, await read_json(request))
+    body.pop("reply_to", None)
+    return json_response(control.user_post(_st(request), body))
+
+
+async def start_thread(request: web.Request) -> web.Response:
+    body = _as_user(request, await read_json(request))
+    return json_response(control.user_thread(_st(request), body))
+
+
+async def interaction(request: web.Request) -> web.Response:
+    """``kind``: click (message_id, custom_id), select (… values), modal (interaction_id,
+    custom_id, values), command (channel_id, name, options, application_id)."""
+    st = _st(request)
+    body = _as_user(request, await read_json(request))
+    kind = body.pop("kind", None)
+    body.pop("autocomplete", None)
+    if kind in ("click", "select"):
+        result = await control.user_component(st, body, select=kind == "select")
+    elif kind == "modal":
+        result = await control.user_modal(st, body)
+    elif kind == "command":
+        result = await control.user_command(st, body)
+    else:
+        raise ApiError(400, 50035, f"unknown interaction kind {kind!r}")
+    result.pop("token", None)  # the interaction token is the bot's credential, not the user's
+    return json_response(result)
+
+
+async def attachment(request: web.Request) -> web.StreamResponse:
+    st = _st(request)
+    data = st.files.get(request.match_info["attachment_id"])
+    if data is None:
+        raise web.HTTPNotFound()
+    filename = request.match_info["filename"]
+    ctype = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    headers = {"Content-Security-Policy": "sandbox; default-src 'none'"}
+    if ctype not in INLINE_IMAGES:
+        ctype = "application/octet-stream"  # never a page (HTML, SVG…) of this origin
+        headers["Content-Disposition"] = "attachment"
+    return web.Response(body=data, content_type=ctype, headers=headers)
