@@ -19,6 +19,21 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.add_parser("run", help="run the bot in the foreground")
     run.add_argument("-v", "--verbose", action="store_true", help="debug logging")
 
+    trial = commands.add_parser(
+        "try",
+        help="try the bridge in a browser on a local Discord emulator (no Discord bot needed)",
+    )
+    trial.add_argument("project", nargs="?", help="project directory (default: the current one)")
+    trial.add_argument(
+        "--listen",
+        metavar="ADDR",
+        help="address of the page, e.g. 0.0.0.0 to reach it from a phone on this network "
+        "(default 127.0.0.1; the page always needs the token in its printed URL)",
+    )
+    trial.add_argument("--port", type=int, help="port of the page (default 8765)")
+    trial.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    trial.add_argument("-v", "--verbose", action="store_true", help="debug logging (to the log)")
+
     hooks = commands.add_parser("hooks", help="manage Claude Code hook entries")
     hooks.add_argument("action", choices=["install", "uninstall"])
     hooks.add_argument("--settings", help="settings.json (default ~/.claude/settings.json)")
@@ -36,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "hooks":
         return cmd_hooks(args)
+    if args.command == "try":
+        return cmd_try(args)
     if args.command == "service":
         return cmd_service(args)
     from bridge.doctor import run_checks
@@ -88,6 +105,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def cmd_try(args: argparse.Namespace) -> int:
+    from bridge import tryout
+
+    try:
+        host, port = tryout.parse_listen(args.listen, args.port)
+    except tryout.TryError as err:
+        print(f"discord-bridge try: {err}", file=sys.stderr)
+        return 2
+    options = tryout.Options(args.project, host, port, not args.no_browser, args.verbose)
+    return tryout.run(options)
 
 
 def cmd_hooks(args: argparse.Namespace) -> int:

@@ -164,11 +164,15 @@ def point_discord_py_at(api_base: str, gateway_url: str) -> None:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
-def prepare_directories() -> runtime.Runtime:
+def prepare_directories(own_locations: str | None = None) -> runtime.Runtime:
     """The runtime and state directories, created private; durable files an older bridge
-    kept in the runtime directory move to the state directory."""
+    kept in the runtime directory move to the state directory. ``own_locations``: the config
+    file of a bot whose dirs are its own (``try``): recorded for that config only."""
     rt = runtime.Runtime().ensure()
-    runtime.record_locations(rt)
+    if own_locations:
+        runtime.record_config_locations(own_locations, rt)
+    else:
+        runtime.record_locations(rt)
     if rt.root == runtime.tmp_fallback_path():
         log.warning("/tmp/discord-bridge-%d belongs to someone else or is not private; using %s",
                     os.getuid(), rt.root)  # fmt: skip
@@ -193,8 +197,10 @@ def _logged_in_http(bots: list[BridgeBot]) -> Callable[[str], discord.http.HTTPC
     return http_for
 
 
-async def run_bridge(cfg: BridgeConfig) -> None:
-    rt = prepare_directories()
+async def run_bridge(cfg: BridgeConfig, own_locations: bool = False) -> None:
+    """Run every configured server's bot until SIGINT/SIGTERM. ``own_locations``: this bot's
+    runtime and state dirs are its own (``discord-bridge try``), not the bridge home's."""
+    rt = prepare_directories(cfg.path if own_locations else None)
     first = cfg.servers[0]
     if any(s.api_base != first.api_base for s in cfg.servers):
         log.warning("servers use different apiBaseUrl values; all use %s", first.api_base)

@@ -52,6 +52,8 @@ HOOK_FLAGS = (
 )
 RUN_CONFIGS = "run-configs"  # in the bridge home: config files `run --config` was given
 LOCATIONS = "locations.json"  # in the bridge home: the runtime and state dirs the bot uses
+# In the bridge home: registered configs whose bot uses dirs of its own (`discord-bridge try`)
+CONFIG_LOCATIONS = "config-locations.json"
 
 
 class UnsafeRuntimeDir(Exception):
@@ -124,7 +126,32 @@ def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) 
     wanted = environ.get(ENV_CONFIG)
     if wanted and os.path.abspath(wanted) in registered_configs(env):
         env[ENV_CONFIG] = os.path.abspath(wanted)
+        # A bot with its own dirs for this config (`try`) recorded them: they win.
+        mapping = read_json(os.path.join(bridge_home(env), CONFIG_LOCATIONS), 1 << 16) or {}
+        own = mapping.get(env[ENV_CONFIG])
+        for key, name in (("runtime_dir", ENV_RUNTIME_DIR), ("state_dir", ENV_STATE_DIR)):
+            value = own.get(key) if isinstance(own, dict) else None
+            if isinstance(value, str) and os.path.isabs(value):
+                env[name] = value
     return env
+
+
+def record_config_locations(
+    config: str, rt: Runtime, env: dict[str, str] | os._Environ[str] | None = None
+) -> None:
+    """A bot that keeps its runtime and state apart from the bridge home's bot (``discord-bridge
+    try``) records its dirs for its own config, instead of :func:`record_locations`: hooks of
+    the sessions it starts (``$DISCORD_BRIDGE_CONFIG``, registered) use them; every other
+    hook keeps using the home's."""
+    from bridge import fastjson
+
+    home = ensure_private_dir(bridge_home(env))
+    path = os.path.join(home, CONFIG_LOCATIONS)
+    mapping = read_json(path, 1 << 16) or {}
+    mine = {"runtime_dir": os.path.abspath(rt.root), "state_dir": os.path.abspath(rt.state_root)}
+    if mapping.get(os.path.abspath(config)) != mine:
+        mapping[os.path.abspath(config)] = mine
+        write_atomic(path, fastjson.dumps(mapping).encode())
 
 
 def registered_configs(env: dict[str, str] | os._Environ[str] | None = None) -> list[str]:

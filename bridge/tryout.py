@@ -1,0 +1,356 @@
+"""``discord-bridge try``: the whole bridge on this machine, in a browser, no Discord needed.
+
+It starts the Discord emulator (``discord_emulator``: REST, gateway and a small web client),
+writes a config that maps one channel to the project directory (plus a control-panel
+channel) and points it at the emulator (``apiBaseUrl``/``gatewayUrl``), then runs the same
+bot as ``discord-bridge run`` (:func:`bridge.bot.app.run_bridge`). Claude Code runs in tmux
+as usual (session ``discord-bridge-try``) with the installed hooks.
+
+What it writes lives in ``$DISCORD_BRIDGE_HOME/try/``: one directory per project directory
+(config, runtime and state dirs, a log) and a lock. The home's ``config.json`` and its bot's
+dirs are never touched: the config is registered for the hooks (``run --config`` does the
+same) with its own dirs (:func:`bridge.state.runtime.record_config_locations`).
+
+The emulator's REST, gateway and control API listen on loopback only, with a secret bot
+token and control token; only the web client listens on ``--listen``, and it needs the
+access token printed in its URL, on loopback too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import hashlib
+import json
+import logging
+import os
+import re
+import secrets
+import shutil
+import socket
+import sys
+from dataclasses import dataclass
+from typing import IO
+
+from bridge.state import runtime
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+TMUX_SESSION = "discord-bridge-try"
+PANEL_CHANNEL = "control-panel"
+OWNER = "alice"  # the emulator's seeded user the page acts as: the config's owner
+LOCK_NAME = "lock"
+
+log = logging.getLogger(__name__)
+
+
+class TryError(Exception):
+    """Something the user must fix before ``try`` can start: said in one sentence."""
+
+
+@dataclass
+class Options:
+    project: str
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    open_browser: bool = True
+    verbose: bool = False
+
+
+# ----- arguments ---------------------------------------------------------------------------
+
+
+def project_dir(path: str | None) -> str:
+    """The absolute project directory (default: the current one); it must exist."""
+    full = os.path.abspath(os.path.expanduser(path or os.getcwd()))
+    if not os.path.exists(full):
+        raise TryError(f"the project directory {full} does not exist")
+    if not os.path.isdir(full):
+        raise TryError(f"{full} is not a directory: give the project's directory")
+    return full
+
+
+def parse_listen(value: str | None, port: int | None) -> tuple[str, int]:
+    """``--listen HOST`` or ``HOST:PORT`` (``[::]:8000`` for IPv6), ``--port`` otherwise."""
+    host, chosen = DEFAULT_HOST, port
+    if value:
+        match = re.fullmatch(r"\[([^\]]+)\](?::(\d+))?|([^:]+)(?::(\d+))?|([0-9a-fA-F:]+)", value)
+        if not match:
+            raise TryError(f"--listen {value!r}: give an address, e.g. 0.0.0.0 or 0.0.0.0:8765")
+        host = match[1] or match[3] or match[5]
+        given = match[2] or match[4]
+        if given and chosen is None:
+            chosen = int(given)
+    chosen = DEFAULT_PORT if chosen is None else chosen
+    if not 0 <= chosen <= 65535:
+        raise TryError(f"port {chosen} is not a port number")
+    return host, chosen
+
+
+def is_loopback(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def slug(path: str) -> str:
+    """A channel name for the project directory, as Discord would accept it."""
+    name = re.sub(r"[^a-z0-9_-]+", "-", os.path.basename(path.rstrip("/")).lower()).strip("-")
+    return (name or "project")[:90]
+
+
+def seed_for(path: str) -> int:
+    """The emulator's seed: stable per project directory, so its channel ids are too (the
+    bot finds its Claude Code window and conversation again on the next ``try``), and
+    different between directories."""
+    return int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) % 100_000
+
+
+# ----- files -------------------------------------------------------------------------------
+
+
+def try_root() -> str:
+    return os.path.join(runtime.bridge_home(), "try")
+
+
+def work_dir(project: str) -> str:
+    digest = hashlib.sha256(project.encode()).hexdigest()[:8]
+    return os.path.join(try_root(), f"{slug(project)}-{digest}")
+
+
+def private_dirs(*paths: str) -> None:
+    for path in paths:
+        os.makedirs(os.path.dirname(path), 0o700, exist_ok=True)
+        runtime.ensure_private_dir(path)
+
+
+def take_lock(root: str) -> IO[str]:
+    """One ``try`` at a time per bridge home: a second one says where the first one is."""
+    import fcntl
+
+    path = os.path.join(root, LOCK_NAME)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    handle = os.fdopen(fd, "r+")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read(4096).strip()
+        handle.close()
+        where = f" ({holder})" if holder else ""
+        raise TryError(
+            f"discord-bridge try is already running{where}: use that one, or stop it "
+            "(Ctrl-C in its terminal) first"
+        ) from None
+    return handle
+
+
+def note_holder(handle: IO[str], text: str) -> None:
+    handle.seek(0)
+    handle.truncate()
+    handle.write(text)
+    handle.flush()
+
+
+def write_config(path: str, project: str, emu: object, ids: dict[str, str]) -> None:
+    """The generated config (0600): one server on the emulator, the project's channel and the
+    control panel; the page's user is the owner."""
+    raw = {
+        "schemaVersion": 2,
+        "servers": [
+            {
+                "name": "try",
+                "discord": {
+                    "botToken": emu.bot_token,  # type: ignore[attr-defined]
+                    "guildId": emu.ids["guild_id"],  # type: ignore[attr-defined]
+                    "ownerUserId": emu.ids[OWNER],  # type: ignore[attr-defined]
+                    "apiBaseUrl": emu.api_base,  # type: ignore[attr-defined]
+                    "gatewayUrl": emu.gateway_url,  # type: ignore[attr-defined]
+                    "guildReadyTimeout": 0.2,
+                },
+                "tmux": {"session": TMUX_SESSION},
+                "generalChannelId": ids[PANEL_CHANNEL],
+                "projects": [
+                    {"name": slug(project), "channelId": ids[slug(project)], "projectPath": project}
+                ],
+            }
+        ],
+    }
+    runtime.write_atomic(path, json.dumps(raw, indent=2).encode())
+
+
+# ----- addresses and the banner ------------------------------------------------------------
+
+
+def page_url(host: str, port: int, token: str) -> str:
+    if host in ("0.0.0.0", "::", ""):
+        host = lan_address(host == "::") or "127.0.0.1"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/?token={token}"
+
+
+def lan_address(ipv6: bool = False) -> str | None:
+    """This machine's address on its network (no packet is sent)."""
+    family, probe = (socket.AF_INET6, "fd00::1") if ipv6 else (socket.AF_INET, "10.255.255.255")
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as sock:
+            sock.connect((probe, 1))
+            return sock.getsockname()[0]
+    except OSError:
+        return None
+
+
+def banner(url: str, host: str, project: str, log_path: str) -> str:
+    lines = [
+        "",
+        "discord-bridge try: the bridge on a local Discord, in your browser",
+        f"  open      {url}",
+        f"  project   {project}  (channel #{slug(project)}; #{PANEL_CHANNEL} shows the sessions)",
+        f"  claude    runs in tmux: tmux attach -t {TMUX_SESSION}",
+        f"  log       {log_path}",
+        "  stop      Ctrl-C (Claude Code keeps running in tmux, as with `run`)",
+    ]
+    if not is_loopback(host):
+        lines.insert(3, "  note      anyone with this address (and its token) can drive Claude "
+                        "Code here as you: keep it private")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def can_open_browser() -> bool:
+    """A graphical browser is likely there (never a text browser in this terminal)."""
+    if sys.platform == "darwin":
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def warnings() -> list[str]:
+    from bridge.claude import settings as claude_settings
+
+    found = []
+    try:
+        if "Stop" not in claude_settings.installed_events():
+            found.append("the Claude Code hooks are not installed, so replies will not show: "
+                         "run `discord-bridge hooks install`")  # fmt: skip
+    except (OSError, ValueError):
+        pass
+    if shutil.which("tmux") is None:
+        found.append("tmux is not installed: Claude Code sessions cannot start")
+    if shutil.which("claude") is None:
+        found.append("the claude CLI is not on PATH: npm install -g @anthropic-ai/claude-code")
+    return found
+
+
+# ----- running -----------------------------------------------------------------------------
+
+
+def run(opts: Options) -> int:
+    """Start everything, serve until Ctrl-C; 0, or 2 with a message for a :class:`TryError`."""
+    try:
+        return _run(opts)
+    except TryError as err:
+        print(f"discord-bridge try: {err}", file=sys.stderr)
+        return 2
+
+
+def _run(opts: Options) -> int:
+    try:
+        from discord_emulator import Emulator
+    except ImportError:
+        raise TryError(
+            "the Discord emulator is not installed: run ./install.sh again, or "
+            "pip install packages/discord-emulator from the discord-bridge checkout"
+        ) from None
+    project = project_dir(opts.project)
+    root = try_root()
+    work = work_dir(project)
+    rt_dir, state_dir = os.path.join(work, "runtime"), os.path.join(work, "state")
+    try:
+        private_dirs(root, work, rt_dir, state_dir)
+    except runtime.UnsafeRuntimeDir as err:
+        raise TryError(str(err)) from None
+    lock = take_lock(root)
+    try:
+        return _serve(opts, Emulator, project, work, rt_dir, state_dir, lock)
+    finally:
+        lock.close()
+
+
+def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir: str,
+           state_dir: str, lock: IO[str]) -> int:  # fmt: skip
+    from bridge import config
+
+    log_path = os.path.join(work, "try.log")
+    setup_logging(log_path, opts.verbose)
+    emu = emulator_class(
+        seed=seed_for(project),
+        bot_token=secrets.token_urlsafe(32),
+        control_token=secrets.token_urlsafe(32),
+    )
+    emu.start()
+    try:
+        me = os.environ.get("USER") or "you"
+        ids = emu.configure_world("discord-bridge try", [PANEL_CHANNEL, slug(project)],
+                                  {OWNER: me})  # fmt: skip
+        token = secrets.token_urlsafe(24)
+        try:
+            port = emu.serve_web(opts.host, opts.port, token, OWNER, ids[slug(project)])
+        except OSError as err:
+            raise TryError(_bind_error(opts.host, opts.port, err)) from None
+        url = page_url(opts.host, port, token)
+        note_holder(lock, f"pid {os.getpid()}, {project}, page on port {port}")
+        cfg_path = os.path.join(work, "config.json")
+        write_config(cfg_path, project, emu, ids)
+        # The bot and its panes use this directory's runtime and state, and only this config.
+        os.environ[runtime.ENV_RUNTIME_DIR] = rt_dir
+        os.environ[runtime.ENV_STATE_DIR] = state_dir
+        for name in (config.ENV_API_BASE, config.ENV_GATEWAY_URL):
+            os.environ.pop(name, None)
+        runtime.register_config(cfg_path)
+        cfg = config.load(cfg_path)
+        for warning in warnings():
+            print(f"warning: {warning}", file=sys.stderr)
+        sys.stdout.write(banner(url, opts.host, project, log_path))
+        sys.stdout.flush()
+        if opts.open_browser and can_open_browser():
+            import threading
+            import webbrowser
+
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+        from bridge.bot.app import run_bridge
+
+        try:
+            asyncio.run(run_bridge(cfg, own_locations=True))
+        except KeyboardInterrupt:
+            pass
+        print("discord-bridge try: stopped; Claude Code keeps running in tmux "
+              f"(tmux attach -t {TMUX_SESSION})")  # fmt: skip
+        return 0
+    finally:
+        emu.stop()
+
+
+def _bind_error(host: str, port: int, err: OSError) -> str:
+    if err.errno == errno.EADDRINUSE:
+        return (f"port {port} on {host} is already in use (another discord-bridge try, or "
+                "another program): choose another with --port")  # fmt: skip
+    if err.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or isinstance(err, socket.gaierror):
+        return f"cannot listen on {host}: not an address of this machine ({err.strerror or err})"
+    if err.errno == errno.EACCES:
+        return f"not allowed to listen on port {port} (ports below 1024 need root): use --port"
+    return f"cannot listen on {host}:{port}: {err}"
+
+
+def setup_logging(path: str, verbose: bool) -> None:
+    """Everything to the log file; warnings and errors to the terminal too."""
+    root = logging.getLogger()
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    to_file = logging.StreamHandler(os.fdopen(fd, "a"))
+    to_file.setFormatter(fmt)
+    to_terminal = logging.StreamHandler(sys.stderr)
+    to_terminal.setLevel(logging.WARNING)
+    to_terminal.setFormatter(fmt)
+    to_terminal.addFilter(lambda record: "voice will NOT be supported" not in record.getMessage())
+    root.addHandler(to_file)
+    root.addHandler(to_terminal)
+    logging.getLogger("discord").setLevel(logging.INFO if verbose else logging.WARNING)
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)
