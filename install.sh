@@ -57,11 +57,12 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 say "installing discord-bridge into $venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
+# The Discord emulator (packages/discord-emulator) comes along: `discord-bridge try` runs on it.
 if [ "$voice" = yes ]; then
   say "with voice messages: faster-whisper (its speech model is fetched on the first voice message)"
-  "$venv/bin/python" -m pip install --quiet "$here[voice]"
+  "$venv/bin/python" -m pip install --quiet "$here/packages/discord-emulator" "$here[voice]"
 else
-  "$venv/bin/python" -m pip install --quiet "$here"
+  "$venv/bin/python" -m pip install --quiet "$here/packages/discord-emulator" "$here"
 fi
 mkdir -p "$bin_dir"
 ln -sf "$venv/bin/discord-bridge" "$bin_dir/discord-bridge"
@@ -91,6 +92,8 @@ if [ "$service" = yes ]; then
 else
   printf 'note: to start the bot at login/boot and restart it on failure: discord-bridge service install\n'
 fi
+
+printf 'note: to see the bridge working before setting up Discord: discord-bridge try [PROJECT_DIR]\n'
 
 # --- check ------------------------------------------------------------------------------
 say "running discord-bridge doctor"

@@ -287,8 +287,8 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
     emu.start()
     try:
         me = os.environ.get("USER") or "you"
-        ids = emu.configure_world("discord-bridge try", [PANEL_CHANNEL, slug(project)],
-                                  {OWNER: me})  # fmt: skip
+        names = {OWNER: me, "bot_id": "discord-bridge"}
+        ids = emu.configure_world("discord-bridge try", [PANEL_CHANNEL, slug(project)], names)
         token = secrets.token_urlsafe(24)
         try:
             port = emu.serve_web(opts.host, opts.port, token, OWNER, ids[slug(project)])

@@ -3,6 +3,9 @@
 #   - a virtualenv in .venv with the package (editable), its test extras and the test packages
 #     in packages/ (editable)
 #   - tmux and espeak-ng (apt-get, when missing and run as root)
+#   - Chromium for the browser test of `discord-bridge try` (Debian's chromium package, driven
+#     by the playwright package from the test extras; no browser download), with a colour
+#     emoji font so its screenshots show what a user sees (apt-get too)
 #   - the Claude Code CLI versions the bridge is tested with, from the npm registry (not
 #     global): the pinned one in .cache/claude-code, the oldest tested one in
 #     .cache/claude-code-<version>. The versions are defined once, in bridge/claude/versions.py
@@ -29,10 +32,13 @@ if [ ! -e "$stamp" ]; then
   touch "$stamp"
 fi
 
-# tmux runs the sessions; espeak-ng speaks the voice-message tests' audio.
+# tmux runs the sessions; espeak-ng speaks the voice-message tests' audio; chromium (with an
+# emoji font for its screenshots) shows the page of `discord-bridge try` to the browser test.
 missing=()
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || missing+=(fonts-noto-color-emoji)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -102,6 +102,19 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     version = subprocess.run([str(link), "--version"], capture_output=True, text=True, env=env)
     assert version.returncode == 0 and version.stdout.startswith("discord-bridge ")
     assert stat.S_IMODE(os.stat(bridge_home).st_mode) == 0o700
+    # `try` works from the install: the emulator and its web client's files came along
+    web = subprocess.run(
+        [str(venv_python), "-c", "import discord_emulator.webclient as w; "
+         "print(sorted(p.name for p in w.WEB_DIR.iterdir()))"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert web.stdout.strip() == "['client.css', 'client.js', 'index.html']", web.stderr
+    missing = subprocess.run(
+        [str(link), "try", "--no-browser", str(home / "nowhere")],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert missing.returncode == 2 and "does not exist" in missing.stderr, missing.stderr
+    assert "discord-bridge try [PROJECT_DIR]" in first.stdout
 
     # the config, private and exactly the example
     assert config_file.read_bytes() == (REPO / "config.example.json").read_bytes()

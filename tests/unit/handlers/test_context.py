@@ -144,3 +144,30 @@ def test_hooks_without_dir_flags_use_the_dirs_the_bot_recorded_not_their_environ
     env = runtime.hook_locations(["--home", str(home), "-"], hostile)
     assert runtime.Runtime.from_env(env).root == str(tmp_path / "bot-run")
     assert runtime.Runtime.from_env(env).state_root == str(tmp_path / "bot-state")
+
+
+def test_hooks_of_a_config_with_its_own_dirs_use_them_and_others_keep_the_homes(
+    tmp_path,
+) -> None:
+    """`discord-bridge try`: its sessions' hooks (DISCORD_BRIDGE_CONFIG registered) use its
+    dirs; every other hook, and an unregistered config, keep the bot's."""
+    home = tmp_path / "home"
+    env = {runtime.ENV_HOME: str(home)}
+    bot = runtime.Runtime(str(tmp_path / "bot-run"), str(tmp_path / "bot-state")).ensure()
+    runtime.record_locations(bot, env)
+    trial = runtime.Runtime(str(tmp_path / "try-run"), str(tmp_path / "try-state")).ensure()
+    config = tmp_path / "try" / "config.json"
+    runtime.register_config(str(config), env)
+    runtime.record_config_locations(str(config), trial, env)
+    argv = ["--home", str(home), "--runtime-dir", str(tmp_path / "flag-run"), "-"]
+
+    mine = runtime.hook_locations(argv, {runtime.ENV_CONFIG: str(config)})
+    assert runtime.Runtime.from_env(mine).root == str(tmp_path / "try-run")
+    assert runtime.Runtime.from_env(mine).state_root == str(tmp_path / "try-state")
+    assert runtime.config_path(mine) == str(config)
+
+    other = runtime.hook_locations(["--home", str(home), "-"], {})
+    assert runtime.Runtime.from_env(other).root == str(tmp_path / "bot-run")
+    forged = runtime.hook_locations(argv, {runtime.ENV_CONFIG: str(tmp_path / "other.json")})
+    assert runtime.Runtime.from_env(forged).root == str(tmp_path / "flag-run")
+    assert runtime.config_path(forged) == str(home / "config.json")

@@ -338,15 +338,21 @@ function md(text) {
   while ((m = fence.exec(text))) {
     out.push(inline(text.slice(last, m.index)));
     out.push("<pre><code>" + esc(m[1].replace(/\n$/, "")) + "</code></pre>");
-    last = fence.lastIndex;
+    last = fence.lastIndex + (text[fence.lastIndex] === "\n" ? 1 : 0);  // the block ends the line
   }
   out.push(inline(text.slice(last)));
   return out.join("");
 }
 
+// Inline code is set aside (a private-use mark holds its place) so that formatting around it,
+// like **bold `code`**, still pairs up; its text is escaped and never formatted.
 function inline(text) {
-  return text.split(/(`[^`\n]+`)/).map((part, i) =>
-    (i % 2 ? "<code>" + esc(part.slice(1, -1)) + "</code>" : format(part))).join("");
+  const spans = [];
+  const marked = text.replace(/[\uE000\uE001]/g, "").replace(/`([^`\n]+)`/g, (_, code) => {
+    spans.push("<code>" + esc(code) + "</code>");
+    return "\uE000" + (spans.length - 1) + "\uE001";
+  });
+  return format(marked).replace(/\uE000(\d+)\uE001/g, (_, i) => spans[Number(i)]);
 }
 
 function format(text) {

@@ -1,0 +1,263 @@
+"""``discord-bridge try`` end to end: the real command, the real Claude Code CLI (against the
+fake Messages API) in tmux with the installed hooks, and the page in a real headless Chromium.
+
+The browser test does what a new user does: open the printed URL, type a message and read
+the reply, click **Allow** on a permission prompt, answer a question through a select and
+another through the **Other…** modal, upload a file. It asserts what the page shows, what the
+model received and what landed on disk, and saves a screenshot of each step in the test's
+directory (and in ``$TRY_SCREENSHOTS`` when set: that is how docs/try.png is made).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from bridge_testkit import BridgeRig
+from bridge_testkit.rig import REPO, wait_until
+from fake_anthropic import echo, last_user_text, text, tool_use
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Which database should we use?",
+            "header": "Database",
+            "options": [
+                {"label": "Postgres", "description": "Relational, robust"},
+                {"label": "SQLite", "description": "A single file"},
+            ],
+            "multiSelect": False,
+        },
+        {
+            "question": "Which features do you want?",
+            "header": "Features",
+            "options": [
+                {"label": "Auth", "description": "Log in"},
+                {"label": "Search", "description": "Find things"},
+                {"label": "Billing", "description": "Get paid"},
+            ],
+            "multiSelect": True,
+        },
+    ]
+}
+REPLY = "**Hello** from the fake model <b>not html</b>\n```py\nprint('hi')\n```"
+
+
+class TryProcess:
+    """``python -m bridge.cli try`` in the background; its output goes to a file."""
+
+    def __init__(self, tmp: Path, env: dict[str, str], *args: str) -> None:
+        self.out = tmp / f"try-{time.monotonic_ns()}.out"
+        with open(self.out, "wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "bridge.cli", "try", "--no-browser", *args],
+                env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+
+    def output(self) -> str:
+        return self.out.read_text(errors="replace")
+
+    def url(self, timeout: float = 20.0) -> str:
+        def printed() -> str | None:
+            assert self.proc.poll() is None, f"try exited:\n{self.output()}"
+            found = re.search(r"open\s+(http://\S+)", self.output())
+            return found[1] if found else None
+
+        return wait_until(printed, timeout, "the page's URL")
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)  # Ctrl-C
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        return self.proc.wait()
+
+
+def run_try(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "try", "--no-browser", *args],
+        env=env, cwd=REPO, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+
+
+@contextmanager
+def chromium() -> Iterator[object]:
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} is missing (./scripts/test.sh installs Debian's chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def model_saw(rig: BridgeRig, n: int) -> str:
+    return last_user_text(rig.api.wait_requests(n, timeout=60)[n - 1])
+
+
+def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
+    project = rig.projects["project-a"]
+    rig.api.script(
+        text(REPLY),
+        tool_use("Bash", {"command": "touch allowed.txt", "description": "Create a file"}),
+        echo(),
+        tool_use("AskUserQuestion", QUESTIONS),
+        echo(),
+        echo(),
+    )
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    extra = os.environ.get("TRY_SCREENSHOTS")
+
+    def shot(page, name: str) -> None:
+        page.screenshot(path=str(shots / f"{name}.png"))
+        if extra:
+            shutil.copy(shots / f"{name}.png", Path(extra) / f"{name}.png")
+
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        url = started.url()
+        assert url.startswith("http://127.0.0.1:") and "?token=" in url
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1100, "height": 760})
+            page.set_default_timeout(60_000)
+            page.goto(url)
+            page.locator("#status.online").wait_for()
+            page.locator("#channels li.active", has_text="# project-a").wait_for()
+            assert page.locator("#channels li", has_text="# control-panel").count() == 1
+            messages = page.locator("#messages")
+            # The model's replies (not the live status message, which quotes a reply)
+            model_replies = messages.locator(".content", has_text=re.compile(r"^Model saw:"))
+
+            # 1. A message and the model's reply, Markdown rendered and HTML escaped.
+            page.fill("#input", "hello there")
+            page.press("#input", "Enter")
+            # (not the live status message, which quotes the reply while the turn runs)
+            reply = messages.locator(".content", has_text=re.compile(r"^Hello from the fake"))
+            reply.wait_for()
+            assert reply.locator("strong").inner_text() == "Hello"
+            assert reply.locator("pre code").inner_text() == "print('hi')"
+            assert "<b>not html</b>" in reply.inner_text()
+            assert reply.locator("b").count() == 0
+            assert "hello there" in model_saw(rig, 1)
+            shot(page, "1-reply")
+
+            # 2. A permission prompt, allowed with its button.
+            page.fill("#input", "make a file")
+            page.press("#input", "Enter")
+            prompt = messages.locator(".message", has_text="Claude wants to use")
+            prompt.wait_for()
+            assert "touch allowed.txt" in prompt.inner_text()
+            shot(page, "2-permission")
+            prompt.get_by_role("button", name="Allow", exact=True).click()
+            prompt.locator(".content", has_text="Allowed by").wait_for()
+            assert "[tool_result]" in model_saw(rig, 3)
+            assert (project / "allowed.txt").exists()
+            model_replies.first.wait_for()
+
+            # 3. Questions: features through the select, the database through Other….
+            page.fill("#input", "set up the app")
+            page.press("#input", "Enter")
+            questions = messages.locator(".message", has_text="Claude has questions")
+            questions.wait_for()
+            questions.locator("details.select summary").click()
+            questions.locator("label", has_text="Auth").click()
+            questions.locator("label", has_text="Billing").click()
+            shot(page, "3-select")
+            questions.get_by_role("button", name="Confirm").click()
+            questions.locator(".content", has_text="Features: Auth, Billing").wait_for()
+            questions.get_by_role("button", name="Other…").click()
+            modal = page.locator("#modal")
+            modal.wait_for()
+            modal.locator("input, textarea").first.fill("CockroachDB, please")
+            shot(page, "4-other-modal")
+            modal.get_by_role("button", name="Submit").click()
+            saw = model_saw(rig, 5)
+            assert '"Which database should we use?"="CockroachDB, please"' in saw, saw
+            assert '"Which features do you want?"="Auth, Billing"' in saw, saw
+            questions.locator(".content", has_text="Answered by").wait_for()
+            shot(page, "5-answered")
+
+            # 4. A file uploaded with a message: saved for Claude, shown as a download.
+            page.set_input_files(
+                "#file-input",
+                files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"remember\n"}],
+            )
+            page.locator("#pending-files", has_text="notes.txt").wait_for()
+            page.fill("#input", "read my notes")
+            page.press("#input", "Enter")
+            saw = model_saw(rig, 6)
+            found = re.search(r"Attached file: (\S+notes\.txt)", saw)
+            assert found, saw
+            assert Path(found[1]).read_bytes() == b"remember\n"
+            sent = messages.locator(".message", has_text="read my notes")
+            link = sent.locator("a.attachment", has_text="notes.txt")
+            link.wait_for()
+            download = page.request.get(page.url.rstrip("/") + link.get_attribute("href"))
+            assert download.body() == b"remember\n"
+            model_replies.filter(has_text="notes.txt").wait_for()
+            shot(page, "6-upload")
+    finally:
+        code = started.stop()
+    assert code == 0, started.output()
+    assert "stopped; Claude Code keeps running in tmux" in started.output()
+    windows = subprocess.run(
+        ["tmux", "-L", rig.socket, "list-windows", "-t", "discord-bridge-try"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert windows.returncode == 0 and windows.stdout.strip(), "Claude Code's window is gone"
+
+
+def test_try_says_clearly_why_it_cannot_start(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {
+        **os.environ,
+        "DISCORD_BRIDGE_HOME": str(tmp_path / "home"),
+        "DISCORD_BRIDGE_TMUX_SOCKET": f"dbtry-{os.getpid()}",
+    }
+    missing = run_try(env, str(tmp_path / "nowhere"))
+    assert missing.returncode == 2
+    assert f"the project directory {tmp_path / 'nowhere'} does not exist" in missing.stderr
+
+    first = TryProcess(tmp_path, env, str(project), "--port", "0")
+    try:
+        port = int(re.search(r":(\d+)/\?token=", first.url())[1])
+        again = run_try(env, str(project), "--port", "0")
+        assert again.returncode == 2
+        assert "discord-bridge try is already running (pid" in again.stderr, again.stderr
+        assert str(project) in again.stderr
+
+        elsewhere = {**env, "DISCORD_BRIDGE_HOME": str(tmp_path / "home2")}
+        busy = run_try(elsewhere, str(project), "--port", str(port))
+        assert busy.returncode == 2
+        assert f"port {port} on 127.0.0.1 is already in use" in busy.stderr, busy.stderr
+    finally:
+        assert first.stop() == 0, first.output()
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        busy = run_try(env, str(project), "--port", str(port))
+    assert busy.returncode == 2 and f"port {port} on 127.0.0.1 is already in use" in busy.stderr
+    config = tmp_path / "home" / "config.json"
+    assert not config.exists()  # nothing written where a real config lives

@@ -1,0 +1,62 @@
+"""`discord-bridge try`'s pieces that need no process: arguments, names, addresses, errors."""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+
+from bridge import tryout
+
+
+@pytest.mark.parametrize(
+    ("listen", "port", "expected"),
+    [
+        (None, None, ("127.0.0.1", 8765)),
+        ("0.0.0.0", None, ("0.0.0.0", 8765)),
+        ("0.0.0.0:9000", None, ("0.0.0.0", 9000)),
+        ("0.0.0.0:9000", 9100, ("0.0.0.0", 9100)),  # --port wins
+        ("[::]:9000", None, ("::", 9000)),
+        ("::", None, ("::", 8765)),
+        ("192.168.1.5", 0, ("192.168.1.5", 0)),
+    ],
+)
+def test_listen_addresses(listen, port, expected) -> None:
+    assert tryout.parse_listen(listen, port) == expected
+
+
+def test_bad_listen_and_port_are_clear_errors() -> None:
+    with pytest.raises(tryout.TryError, match="give an address"):
+        tryout.parse_listen("a b:c", None)
+    with pytest.raises(tryout.TryError, match="not a port number"):
+        tryout.parse_listen(None, 70000)
+
+
+def test_project_dir_must_exist_and_be_a_directory(tmp_path) -> None:
+    assert tryout.project_dir(str(tmp_path)) == str(tmp_path)
+    with pytest.raises(tryout.TryError, match=r"project directory .*/nope does not exist"):
+        tryout.project_dir(str(tmp_path / "nope"))
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(tryout.TryError, match="is not a directory"):
+        tryout.project_dir(str(tmp_path / "file"))
+
+
+def test_names_and_seeds_are_stable_per_directory_and_differ_between_them() -> None:
+    assert tryout.slug("/home/me/My Project!") == "my-project"
+    assert tryout.slug("/") == "project"
+    assert tryout.seed_for("/a/b") == tryout.seed_for("/a/b") != tryout.seed_for("/a/c")
+    assert tryout.work_dir("/a/b") != tryout.work_dir("/c/b")
+
+
+def test_page_url_and_loopback() -> None:
+    assert tryout.page_url("127.0.0.1", 8765, "T") == "http://127.0.0.1:8765/?token=T"
+    assert tryout.page_url("::1", 80, "T") == "http://[::1]:80/?token=T"
+    assert not tryout.page_url("0.0.0.0", 1, "T").startswith("http://0.0.0.0")
+    assert tryout.is_loopback("127.0.0.1") and not tryout.is_loopback("0.0.0.0")
+
+
+def test_bind_errors_say_what_to_do() -> None:
+    busy = tryout._bind_error("127.0.0.1", 8765, OSError(errno.EADDRINUSE, "in use"))
+    assert busy.startswith("port 8765 on 127.0.0.1 is already in use") and "--port" in busy
+    foreign = tryout._bind_error("10.9.9.9", 1, OSError(errno.EADDRNOTAVAIL, "cannot assign"))
+    assert "not an address of this machine" in foreign
