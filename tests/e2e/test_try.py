@@ -125,6 +125,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
         tool_use("AskUserQuestion", QUESTIONS),
         echo(),
         echo(),
+        text("Back again"),
     )
     shots = tmp_path / "screenshots"
     shots.mkdir()
@@ -218,10 +219,37 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             assert download.body() == b"remember\n"
             model_replies.filter(has_text="notes.txt").wait_for()
             shot(page, "6-upload")
+
+            # 5. A slash command with an option, picked and filled in like Discord's picker.
+            page.fill("#input", "/pe")
+            page.locator("#command-picker div[data-name=peek]").click()
+            page.fill("#command-form input[name=lines]", "5")
+            page.press("#command-form input[name=lines]", "Enter")
+            answer = messages.locator(".message.ephemeral", has=page.locator("pre code"))
+            answer.wait_for()
+            assert "only you can see this" in answer.inner_text()
+            assert answer.locator("pre code").inner_text().strip()
+            shot(page, "7-command")
     finally:
         code = started.stop()
     assert code == 0, started.output()
     assert "stopped; Claude Code keeps running in tmux" in started.output()
+
+    # Ctrl-C left Claude Code running; the next `try` of the directory takes it up again.
+    again = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        with chromium() as browser:
+            page = browser.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(again.url())
+            page.locator("#status.online").wait_for()
+            page.fill("#input", "still there?")
+            page.press("#input", "Enter")
+            page.locator(".content", has_text=re.compile(r"^Back again")).wait_for()
+        same_conversation = str(rig.api.wait_requests(7, timeout=60)[6])
+        assert "read my notes" in same_conversation  # the earlier turns came along
+    finally:
+        assert again.stop() == 0, again.output()
     windows = subprocess.run(
         ["tmux", "-L", rig.socket, "list-windows", "-t", "discord-bridge-try"],
         capture_output=True, text=True,

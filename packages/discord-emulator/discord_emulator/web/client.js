@@ -485,8 +485,11 @@ function handleResult(result) {
   } else if (result.expired || result.response_type === null) {
     toast("This interaction failed (the bot did not answer in time)");
   }
+  // Ephemeral answers arrive on the gateway (to this user only); these copies are for a page
+  // whose gateway was down, and never replace a newer one the gateway brought.
   for (const msg of [result.message, ...(result.followups || [])]) {
-    if (msg && msg.flags & EPHEMERAL) upsertMessage(msg);  // also arrives on the gateway
+    const known = msg && (S.messages.get(msg.channel_id) || []).some((m) => m.id === msg.id);
+    if (msg && msg.flags & EPHEMERAL && !known) upsertMessage(msg);
   }
 }
 
