@@ -6,10 +6,12 @@ channel) and points it at the emulator (``apiBaseUrl``/``gatewayUrl``), then run
 bot as ``discord-bridge run`` (:func:`bridge.bot.app.run_bridge`). Claude Code runs in tmux
 as usual (session ``discord-bridge-try``) with the installed hooks.
 
-What it writes lives in ``$DISCORD_BRIDGE_HOME/try/``: one directory per project directory
-(config, runtime and state dirs, a log) and a lock. The home's ``config.json`` and its bot's
-dirs are never touched: the config is registered for the hooks (``run --config`` does the
-same) with its own dirs (:func:`bridge.state.runtime.record_config_locations`).
+What it writes: in ``$DISCORD_BRIDGE_HOME/try/`` a lock and, per project directory, its
+config and log; its runtime and state dirs in ``try/`` of the state directory (outside the
+bridge home, which Claude's file tools may not read: uploads are in there). The home's
+``config.json`` and its bot's dirs are never touched: the config is registered for the hooks
+(``run --config`` does the same) with its own dirs
+(:func:`bridge.state.runtime.record_config_locations`).
 
 The emulator's REST, gateway and control API listen on loopback only, with a secret bot
 token and control token; only the web client listens on ``--listen``, and it needs the
@@ -111,12 +113,23 @@ def try_root() -> str:
     return os.path.join(runtime.bridge_home(), "try")
 
 
+def project_key(project: str) -> str:
+    return f"{slug(project)}-{hashlib.sha256(project.encode()).hexdigest()[:8]}"
+
+
 def work_dir(project: str) -> str:
-    digest = hashlib.sha256(project.encode()).hexdigest()[:8]
-    return os.path.join(try_root(), f"{slug(project)}-{digest}")
+    """The project's config and log: in the bridge home, with the home's config."""
+    return os.path.join(try_root(), project_key(project))
+
+
+def data_dir(project: str) -> str:
+    """The project's runtime and state dirs: outside the bridge home, whose every file
+    Claude's file tools are denied (the uploads Claude must read are in the state dir)."""
+    return os.path.join(runtime.state_dir_path(), "try", project_key(project))
 
 
 def private_dirs(*paths: str) -> None:
+    """Each path created 0700 (its parent first, if missing) or checked private."""
     for path in paths:
         os.makedirs(os.path.dirname(path), 0o700, exist_ok=True)
         runtime.ensure_private_dir(path)
@@ -261,9 +274,11 @@ def _run(opts: Options) -> int:
     project = project_dir(opts.project)
     root = try_root()
     work = work_dir(project)
-    rt_dir, state_dir = os.path.join(work, "runtime"), os.path.join(work, "state")
+    data = data_dir(project)
+    rt_dir, state_dir = os.path.join(data, "runtime"), os.path.join(data, "state")
     try:
-        private_dirs(root, work, rt_dir, state_dir)
+        state_root = runtime.state_dir_path()  # created private, as the bot would create it
+        private_dirs(root, work, state_root, os.path.dirname(data), data, rt_dir, state_dir)
     except runtime.UnsafeRuntimeDir as err:
         raise TryError(str(err)) from None
     lock = take_lock(root)

@@ -26,7 +26,7 @@ import pytest
 
 from bridge_testkit import BridgeRig
 from bridge_testkit.rig import REPO, wait_until
-from fake_anthropic import echo, last_user_text, text, tool_use
+from fake_anthropic import Turn, echo, last_user_text, text, tool_use
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -112,6 +112,18 @@ def chromium() -> Iterator[object]:
             browser.close()
 
 
+def read_the_upload() -> Turn:
+    """Claude reads the file the user attached (its path is in the prompt)."""
+
+    def build(request: dict) -> list[dict]:
+        path = re.search(r"Attached file: (\S+)", last_user_text(request))
+        assert path, "no attached file in the prompt"
+        return [{"type": "tool_use", "id": f"toolu_read_{time.time_ns()}", "name": "Read",
+                 "input": {"file_path": path[1]}}]  # fmt: skip
+
+    return Turn(build=build, stop_reason="tool_use")
+
+
 def model_saw(rig: BridgeRig, n: int) -> str:
     return last_user_text(rig.api.wait_requests(n, timeout=60)[n - 1])
 
@@ -124,6 +136,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
         echo(),
         tool_use("AskUserQuestion", QUESTIONS),
         echo(),
+        read_the_upload(),
         echo(),
         text("Back again"),
     )
@@ -212,12 +225,13 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             found = re.search(r"Attached file: (\S+notes\.txt)", saw)
             assert found, saw
             assert Path(found[1]).read_bytes() == b"remember\n"
+            assert "remember" in model_saw(rig, 7)  # Claude could read it (no deny rule)
             sent = messages.locator(".message", has_text="read my notes")
             link = sent.locator("a.attachment", has_text="notes.txt")
             link.wait_for()
             download = page.request.get(page.url.rstrip("/") + link.get_attribute("href"))
             assert download.body() == b"remember\n"
-            model_replies.filter(has_text="notes.txt").wait_for()
+            model_replies.filter(has_text="remember").wait_for()
             shot(page, "6-upload")
 
             # 5. A slash command with an option, picked and filled in like Discord's picker.
@@ -246,7 +260,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             page.fill("#input", "still there?")
             page.press("#input", "Enter")
             page.locator(".content", has_text=re.compile(r"^Back again")).wait_for()
-        same_conversation = str(rig.api.wait_requests(7, timeout=60)[6])
+        same_conversation = str(rig.api.wait_requests(8, timeout=60)[7])
         assert "read my notes" in same_conversation  # the earlier turns came along
     finally:
         assert again.stop() == 0, again.output()
