@@ -159,3 +159,23 @@ def test_gateway_as_the_user_sees_ephemeral_answers_to_its_own_interactions(web)
         assert result["response_type"] == 4 and result["ephemeral"]
         assert "token" not in result  # the interaction token is the bot's, not the page's
         rest.close()
+
+
+def test_threads_start_and_archive_as_the_user(web) -> None:
+    emu, base = web
+    with logged_in(base) as client:
+        body = {"channel_id": emu.ids["project-a"], "name": "idea"}
+        thread = client.post("/api/threads", json=body, headers=HEADER).json()
+        assert thread["parent_id"] == emu.ids["project-a"] and thread["name"] == "idea"
+        since = emu.client.mark()
+        route = f"/api/threads/{thread['id']}/archive"
+        archived = client.post(route, json={"user": "bob"}, headers=HEADER).json()
+        assert archived["thread_metadata"]["archived"]
+        record = emu.client.wait(since=since, kind="thread_update", thread_id=thread["id"])
+        assert record["thread"]["thread_metadata"]["archived"]
+        entry = emu.call(lambda: emu.state.audit_log[-1])
+        assert entry["user_id"] == emu.ids["alice"]  # as the page's user, whatever was sent
+        reopened = client.post(route, json={"archived": False}, headers=HEADER).json()
+        assert not reopened["thread_metadata"]["archived"]
+        notathread = f"/api/threads/{emu.ids['project-a']}/archive"
+        assert client.post(notathread, json={}, headers=HEADER).status_code == 400

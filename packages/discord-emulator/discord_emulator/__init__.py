@@ -35,6 +35,12 @@ Things to know:
   that bot: a click to the bot whose message it is, a command to the bot that registered it
   (``run_command(..., application_id=...)`` picks whose; by default the first bot's).
   ``commands(application_id)`` lists one application's commands.
+* ``Emulator(bot_token=..., control_token=...)``: a secret bot token, and a control API that
+  needs ``Authorization: Bearer <control_token>`` (``emu.client`` sends it): for an emulator
+  other local users can reach. ``emu.configure_world(...)`` names the guild, its channels and
+  users; ``emu.serve_web(host, port, access_token, user)`` serves the web client
+  (``webclient``: a Discord-like page acting as that user, following the gateway as a user
+  client) on its own address; ``discord-bridge try`` runs on these.
 """
 
 from .client import EmulatorClient

@@ -277,7 +277,14 @@ async def thread_action(request: web.Request) -> web.Response:
             "thread_delete", thread_id=thread["id"], channel_id=thread["parent_id"], source="user"
         )
         return json_response(thread)
-    body = await read_json(request)
+    return json_response(user_thread_update(st, thread, await read_json(request)))
+
+
+def user_thread_update(st: State, thread: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """Archive (``archived``, default true) or lock a thread as ``user`` (null: Discord's own
+    inactivity auto-archive, not in the audit log)."""
+    if "thread_metadata" not in thread:
+        raise _bad("not a thread")
     meta = thread["thread_metadata"]
     update = {"archived": bool(body.get("archived", True)), "locked": body.get("locked")}
     update["locked"] = meta["locked"] if update["locked"] is None else bool(update["locked"])
@@ -297,7 +304,7 @@ async def thread_action(request: web.Request) -> web.Response:
         thread=copy.deepcopy(thread),
         source="user",
     )
-    return json_response(thread)
+    return thread
 
 
 # ----- interactions ------------------------------------------------------------------------

@@ -2,10 +2,10 @@
 
 Served on its own address (``Emulator.serve_web``), separate from the bot's REST/gateway port
 and the control API. What it offers is what a Discord client offers its user, acting as that
-one user: read channels and threads, post messages with files, start threads, click buttons,
-pick in selects, submit modals, run slash commands. It follows the gateway like a client
-(``/gateway``, IDENTIFY with a user token), so it sees what the bot posts as it happens;
-ephemeral messages reach it there too, and only it.
+one user: read channels and threads, post messages with files, start and archive threads,
+click buttons, pick in selects, submit modals, run slash commands. It follows the gateway like
+a client (``/gateway``, IDENTIFY with a user token), so it sees what the bot posts as it
+happens; ephemeral messages reach it there too, and only it.
 
 Every request needs the access token: ``/?token=…`` once sets a cookie (SameSite=Strict,
 HttpOnly) that later requests carry; requests that change something must also carry the
@@ -78,6 +78,7 @@ def make_app(
     r.add_get("/api/commands", commands)
     r.add_post("/api/messages", post_message)
     r.add_post("/api/threads", start_thread)
+    r.add_post("/api/threads/{thread_id}/archive", archive_thread)
     r.add_post("/api/interactions", interaction)
     r.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", attachment)
     return app
@@ -207,6 +208,15 @@ async def post_message(request: web.Request) -> web.Response:
 async def start_thread(request: web.Request) -> web.Response:
     body = _as_user(request, await read_json(request))
     return json_response(control.user_thread(_st(request), body))
+
+
+async def archive_thread(request: web.Request) -> web.Response:
+    """Archive the thread (``{"archived": false}``: reopen it), as the user."""
+    st = _st(request)
+    body = _as_user(request, await read_json(request))
+    thread = m.get_channel(st, request.match_info["thread_id"])
+    update = {"archived": bool(body.get("archived", True)), "user": body["user"]}
+    return json_response(control.user_thread_update(st, thread, update))
 
 
 async def interaction(request: web.Request) -> web.Response:

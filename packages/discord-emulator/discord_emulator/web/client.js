@@ -168,6 +168,9 @@ function renderHeader() {
   const isThread = ch && (ch.type === 11 || ch.type === 12);
   $("#channel-title").textContent = ch ? (isThread ? "↳ " : "# ") + ch.name : "";
   $("#new-thread").hidden = !ch || isThread;
+  const archived = isThread && ch.thread_metadata && ch.thread_metadata.archived;
+  $("#archive-thread").hidden = !isThread;
+  $("#archive-thread").textContent = archived ? "Reopen" : "Archive";
   $("#input").placeholder = ch ? `Message ${isThread ? "" : "#"}${ch.name} (type / for commands)` : "";
 }
 
@@ -720,6 +723,16 @@ async function newThread() {
   }
 }
 
+async function archiveThread() {
+  const ch = S.channels.get(S.current);
+  const archived = !!(ch && ch.thread_metadata && ch.thread_metadata.archived);
+  try {
+    await api("POST", `/api/threads/${S.current}/archive`, { archived: !archived });
+  } catch (err) {
+    toast("Could not change the thread: " + err.message);
+  }
+}
+
 // ----- start -------------------------------------------------------------------------------
 
 async function start() {
@@ -739,6 +752,7 @@ async function start() {
     renderFiles();
   };
   $("#new-thread").onclick = newThread;
+  $("#archive-thread").onclick = archiveThread;
   $("#toggle-sidebar").onclick = () => $("#sidebar").classList.toggle("open");
   $("#messages").addEventListener("click", (event) => {
     if (event.target.classList.contains("spoiler")) event.target.classList.add("shown");
