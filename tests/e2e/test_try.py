@@ -156,6 +156,9 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
         with chromium() as browser:
             page = browser.new_page(viewport={"width": 1100, "height": 760})
             page.set_default_timeout(60_000)
+            errors: list[str] = []
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
             page.goto(url)
             page.locator("#status.online").wait_for()
             page.locator("#channels li.active", has_text="# project-a").wait_for()
@@ -244,6 +247,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             assert "only you can see this" in answer.inner_text()
             assert answer.locator("pre code").inner_text().strip()
             shot(page, "7-command")
+            assert errors == []  # no script error, no failed request on the way
     finally:
         code = started.stop()
     assert code == 0, started.output()
