@@ -239,16 +239,32 @@ def warnings() -> list[str]:
 
     found = []
     try:
-        if "Stop" not in claude_settings.installed_events():
-            found.append("the Claude Code hooks are not installed, so replies will not show: "
-                         "run `discord-bridge hooks install`")  # fmt: skip
+        stop = claude_settings.installed_events().get("Stop")
     except (OSError, ValueError):
-        pass
+        stop = ""
+    if stop is None:
+        found.append("the Claude Code hooks are not installed, so replies will not show: "
+                     "run `discord-bridge hooks install`")  # fmt: skip
+    elif stop and hook_home(stop) not in (None, os.path.abspath(runtime.bridge_home())):
+        found.append(f"the Claude Code hooks are installed for the bridge home {hook_home(stop)}, "
+                     "so replies will not show: run `discord-bridge hooks install` with this "
+                     "DISCORD_BRIDGE_HOME")  # fmt: skip
     if shutil.which("tmux") is None:
         found.append("tmux is not installed: Claude Code sessions cannot start")
     if shutil.which("claude") is None:
         found.append("the claude CLI is not on PATH: npm install -g @anthropic-ai/claude-code")
     return found
+
+
+def hook_home(command: str) -> str | None:
+    """The ``--home`` an installed hook command names (None: none, the default)."""
+    import shlex
+
+    try:
+        argv = shlex.split(command, comments=True)
+    except ValueError:
+        return None
+    return argv[argv.index("--home") + 1] if "--home" in argv[:-1] else None
 
 
 # ----- running -----------------------------------------------------------------------------

@@ -60,3 +60,17 @@ def test_bind_errors_say_what_to_do() -> None:
     assert busy.startswith("port 8765 on 127.0.0.1 is already in use") and "--port" in busy
     foreign = tryout._bind_error("10.9.9.9", 1, OSError(errno.EADDRNOTAVAIL, "cannot assign"))
     assert "not an address of this machine" in foreign
+
+
+def test_warns_when_the_hooks_belong_to_another_bridge_home(tmp_path, monkeypatch) -> None:
+    from bridge.claude import settings as claude_settings
+
+    settings = tmp_path / ".claude" / "settings.json"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(claude_settings, "default_settings_path", lambda: str(settings))
+    monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(tmp_path / "one"))
+    assert any("not installed" in w for w in tryout.warnings())
+    claude_settings.install(str(settings))
+    assert not any("hooks" in w for w in tryout.warnings())
+    monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(tmp_path / "two"))
+    assert any(f"bridge home {tmp_path / 'one'}" in w for w in tryout.warnings())
