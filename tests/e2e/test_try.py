@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 
 from bridge_testkit import BridgeRig
@@ -287,9 +288,17 @@ def test_try_says_clearly_why_it_cannot_start(tmp_path: Path) -> None:
     assert missing.returncode == 2
     assert f"the project directory {tmp_path / 'nowhere'} does not exist" in missing.stderr
 
-    first = TryProcess(tmp_path, env, str(project), "--port", "0")
+    first = TryProcess(tmp_path, env, str(project), "--listen", "0.0.0.0", "--port", "0")
     try:
-        port = int(re.search(r":(\d+)/\?token=", first.url())[1])
+        url = first.url()
+        port = int(re.search(r":(\d+)/\?token=", url)[1])
+        # on the network: the address to open from a phone, and never without the token
+        assert not url.startswith("http://0.0.0.0") and "anyone with this address" in (
+            first.output()
+        )
+        assert httpx.get(url.split("?")[0]).status_code == 401
+        assert httpx.get(url.replace("token=", "token=x")).status_code == 401
+        assert httpx.get(url).status_code == 302
         again = run_try(env, str(project), "--port", "0")
         assert again.returncode == 2
         assert "discord-bridge try is already running (pid" in again.stderr, again.stderr
