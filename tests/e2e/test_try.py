@@ -248,6 +248,11 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             assert "only you can see this" in answer.inner_text()
             assert answer.locator("pre code").inner_text().strip()
             shot(page, "7-command")
+            page.fill("#input", "/project l")  # a subcommand, as Discord's picker lists it
+            page.locator("#command-picker div[data-name='project list']").click()
+            page.press("#input", "Enter")
+            listed = messages.locator(".message.ephemeral", has_text=str(project))
+            listed.wait_for()
             assert errors == []  # no script error, no failed request on the way
     finally:
         code = started.stop()

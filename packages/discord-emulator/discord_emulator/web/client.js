@@ -613,14 +613,14 @@ async function loadCommands() {
 async function updatePicker() {
   const text = $("#input").value;
   const picker = $("#command-picker");
-  if (S.command || !text.startsWith("/") || text.includes(" ")) {
+  if (S.command || !text.startsWith("/") || text.includes("\n")) {
     picker.hidden = true;
     return;
   }
   await loadCommands();
-  const wanted = text.slice(1).toLowerCase();
-  const found = S.commands.filter((c) => c.type === 1 || c.type === undefined)
-    .filter((c) => c.name.startsWith(wanted)).sort((a, b) => a.name.localeCompare(b.name));
+  const wanted = text.slice(1).toLowerCase().replace(/\s+/g, " ");
+  const found = pickable(S.commands).filter((c) => c.name.startsWith(wanted))
+    .sort((a, b) => a.name.localeCompare(b.name));
   picker.textContent = "";
   for (const cmd of found) {
     const item = el("div", "", "/" + cmd.name);
@@ -630,6 +630,25 @@ async function updatePicker() {
     picker.append(item);
   }
   picker.hidden = !found.length;
+}
+
+// What the picker lists: each chat command, or each of its subcommands ("project add"), with
+// the options the user fills in.
+function pickable(commands) {
+  const out = [];
+  const walk = (cmd, name, node) => {
+    const subs = (node.options || []).filter((o) => o.type === 1 || o.type === 2);
+    if (!subs.length) {
+      out.push({ name, description: node.description, options: node.options || [],
+        application_id: cmd.application_id });
+      return;
+    }
+    for (const sub of subs) walk(cmd, `${name} ${sub.name}`, sub);
+  };
+  for (const cmd of commands) {
+    if (cmd.type === 1 || cmd.type === undefined) walk(cmd, cmd.name, cmd);
+  }
+  return out;
 }
 
 function chooseCommand(cmd) {
@@ -659,12 +678,25 @@ function chooseCommand(cmd) {
     } else if (opt.type === 5) {
       input = el("select");
       for (const v of ["", "true", "false"]) input.append(el("option", "", v));
+    } else if (opt.type === 7) {  // a channel (or thread) of the server
+      input = el("select");
+      if (!opt.required) input.append(el("option", "", ""));
+      for (const ch of [...S.channels.values()].filter((c) => [0, 11, 12].includes(c.type))) {
+        const o = el("option", "", (ch.type === 0 ? "# " : "↳ ") + ch.name);
+        o.value = ch.id;
+        input.append(o);
+      }
     } else {
       input = el("input");
       input.type = opt.type === 4 || opt.type === 10 ? "number" : "text";
     }
     input.name = opt.name;
     input.title = opt.description || "";
+    input.required = !!opt.required;
+    if (opt.min_value !== undefined) input.min = opt.min_value;
+    if (opt.max_value !== undefined) input.max = opt.max_value;
+    if (opt.min_length) input.minLength = opt.min_length;
+    if (opt.max_length) input.maxLength = opt.max_length;
     label.append(input);
     if (opt.description) label.append(el("span", "description", opt.description));
     form.append(label);
@@ -690,6 +722,13 @@ function clearCommand() {
 
 async function runCommand() {
   const { cmd, readers } = S.command;
+  const invalid = [...$("#command-form").querySelectorAll("input, select")]
+    .find((i) => !i.checkValidity());
+  if (invalid) {
+    toast(`${invalid.name}: ${invalid.validationMessage}`);
+    invalid.focus();
+    return;
+  }
   const options = {};
   for (const [name, read] of Object.entries(readers)) {
     const value = read();
