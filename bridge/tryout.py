@@ -94,9 +94,11 @@ def is_loopback(host: str) -> bool:
 
 
 def slug(path: str) -> str:
-    """A channel name for the project directory, as Discord would accept it."""
+    """A channel name for the project directory, as Discord would accept it (never the
+    control panel's)."""
     name = re.sub(r"[^a-z0-9_-]+", "-", os.path.basename(path.rstrip("/")).lower()).strip("-")
-    return (name or "project")[:90]
+    name = (name or "project")[:90]
+    return f"{name}-project" if name == PANEL_CHANNEL else name
 
 
 def seed_for(path: str) -> int:

@@ -44,6 +44,7 @@ def test_project_dir_must_exist_and_be_a_directory(tmp_path) -> None:
 def test_names_and_seeds_are_stable_per_directory_and_differ_between_them() -> None:
     assert tryout.slug("/home/me/My Project!") == "my-project"
     assert tryout.slug("/") == "project"
+    assert tryout.slug("/srv/control-panel") == "control-panel-project"  # not the panel's
     assert tryout.seed_for("/a/b") == tryout.seed_for("/a/b") != tryout.seed_for("/a/c")
     assert tryout.work_dir("/a/b") != tryout.work_dir("/c/b")
 
