@@ -253,6 +253,12 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             page.press("#input", "Enter")
             listed = messages.locator(".message.ephemeral", has_text=str(project))
             listed.wait_for()
+            page.fill("#input", "/project r")  # an option the bot suggests values for
+            page.locator("#command-picker div[data-name='project remove']").click()
+            page.fill("#command-form input[name=project]", "proj")
+            page.locator("#suggest-project option[value='project-a']").wait_for(state="attached")
+            page.press("#command-form input[name=project]", "Escape")
+            assert page.locator("#command-form").is_hidden()  # nothing was removed
             assert errors == []  # no script error, no failed request on the way
     finally:
         code = started.stop()

@@ -221,12 +221,16 @@ async def archive_thread(request: web.Request) -> web.Response:
 
 async def interaction(request: web.Request) -> web.Response:
     """``kind``: click (message_id, custom_id), select (… values), modal (interaction_id,
-    custom_id, values), command (channel_id, name, options, application_id)."""
+    custom_id, values), command (channel_id, name, options, application_id), autocomplete
+    (a command's, with ``focused``: the option being typed; the answer has ``choices``)."""
     st = _st(request)
     body = _as_user(request, await read_json(request))
     kind = body.pop("kind", None)
+    focused = body.pop("focused", None)
     body.pop("autocomplete", None)
-    if kind in ("click", "select"):
+    if kind == "autocomplete" and isinstance(focused, str) and focused:
+        result = await control.user_command(st, {**body, "autocomplete": focused})
+    elif kind in ("click", "select"):
         result = await control.user_component(st, body, select=kind == "select")
     elif kind == "modal":
         result = await control.user_modal(st, body)

@@ -693,6 +693,7 @@ function chooseCommand(cmd) {
     input.name = opt.name;
     input.title = opt.description || "";
     input.required = !!opt.required;
+    if (opt.autocomplete && input.tagName === "INPUT") suggest(cmd, opt, input, label);
     if (opt.min_value !== undefined) input.min = opt.min_value;
     if (opt.max_value !== undefined) input.max = opt.max_value;
     if (opt.min_length) input.minLength = opt.min_length;
@@ -712,6 +713,39 @@ function chooseCommand(cmd) {
   form.hidden = false;
   const first = form.querySelector("input, select");
   if (first) first.focus();
+}
+
+// The bot's suggestions for an option as it is typed (Discord's autocomplete), in a datalist.
+function suggest(cmd, opt, input, label) {
+  const list = el("datalist");
+  list.id = "suggest-" + opt.name;
+  input.setAttribute("list", list.id);
+  label.append(list);
+  let timer = null;
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const options = {};
+      for (const [name, read] of Object.entries(S.command ? S.command.readers : {})) {
+        const value = read();
+        if (value !== undefined) options[name] = value;
+      }
+      options[opt.name] = input.value;
+      try {
+        const result = await api("POST", "/api/interactions", {
+          kind: "autocomplete", channel_id: S.current, name: cmd.name,
+          application_id: cmd.application_id, options, focused: opt.name });
+        list.textContent = "";
+        for (const choice of result.choices || []) {
+          const o = el("option", "", choice.name);
+          o.value = choice.value;
+          list.append(o);
+        }
+      } catch (err) {
+        toast("No suggestions: " + err.message);
+      }
+    }, 250);
+  });
 }
 
 function clearCommand() {
@@ -785,6 +819,9 @@ async function start() {
     if (event.key === "Escape" && S.command) clearCommand();
   });
   $("#input").addEventListener("input", () => { autosize(); updatePicker(); });
+  $("#command-form").addEventListener("keydown", (event) => {
+    if (event.key === "Escape") { clearCommand(); $("#input").focus(); }
+  });
   $("#file-input").onchange = (event) => {
     S.files.push(...event.target.files);
     event.target.value = "";
