@@ -11,7 +11,7 @@ network.
 
 from __future__ import annotations
 
-from bridge.handlers import notify, permission, progress
+from bridge.handlers import permission, progress
 from bridge.handlers.context import HookContext
 
 
@@ -20,6 +20,8 @@ def on_prompt_or_tool_done(context: HookContext) -> None:
     permission.on_session_event(context)
     event = context.event
     if event.get("hook_event_name") == "UserPromptSubmit":
+        from bridge.handlers import notify  # here: tool calls, the most frequent, never need it
+
         notify.end_wait(context)  # the user is back: the next wait may ping again
         progress.record(context, "turn", transcript=event.get("transcript_path"))
     else:
@@ -65,4 +67,6 @@ def on_turn_failed(context: HookContext) -> None:
 
 def on_notification(context: HookContext) -> None:
     """Notification: forward Claude Code's notices that Discord does not already show."""
+    from bridge.handlers import notify
+
     notify.on_notification(context)

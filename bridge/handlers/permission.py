@@ -17,10 +17,13 @@ from __future__ import annotations
 import os
 import time
 
-from bridge.discord.post import Post
 from bridge.handlers.context import HookContext
 from bridge.state import decisions, runtime
 from bridge.state.decisions import Decision, Request
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
+if TYPE_CHECKING:
+    from bridge.discord.post import Post
 
 POST_BUDGET = 3.0  # seconds to get the prompt onto Discord before leaving it to the terminal
 EDIT_BUDGET = 5.0
@@ -192,7 +195,7 @@ def render(request: Request) -> tuple[dict, bytes | None]:
 
 
 def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
-    from bridge.discord.post import allowed, message_payload
+    from bridge.discord.post import Post, allowed, message_payload  # only a prompt needs them
     from bridge.handlers.notify import mention_for
 
     mention = mention_for(context)  # a decision is needed: ping the owner's phone
