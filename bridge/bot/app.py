@@ -21,6 +21,7 @@ import yarl
 from bridge.bot import login as login_retry
 from bridge.bot.client import BotInteraction, BridgeClient
 from bridge.bot.commands import BridgeCommandTree, build_tree, sync
+from bridge.bot.diff import DiffButton
 from bridge.bot.interactions import (
     PromptAnswerer,
     PromptButton,
@@ -50,7 +51,7 @@ IO_THREADS = 64
 # Every DynamicItem the bot answers: registered at start, they match custom ids posted before
 # a restart too (bridge/discord/custom_ids.py).
 DYNAMIC_ITEMS = (PromptButton, PromptSelect, InterruptButton, WorktreeButton, ArchiveButton,
-                 PanelButton, PanelSelect, ScreenButton)  # fmt: skip
+                 PanelButton, PanelSelect, ScreenButton, DiffButton)  # fmt: skip
 
 
 class BridgeBot(BridgeClient):

@@ -49,6 +49,7 @@ class Row:
     model: str
     worktree: str | None
     last_activity: float | None
+    usage: str = ""  # ``ctx 12% · $0.43 · 5h 23%`` (bot/usage.py)
 
 
 class ControlPanel:
@@ -207,9 +208,12 @@ class ControlPanel:
                 status = "working" if seen.busy else "idle"
         worktree = (record.get("worktree") or {}).get("name")
         model = record.get("model") or target.model or "default model"
+        from bridge.bot.usage import compact_line, session_status
+
         return Row(
-            target, status, mode, model, worktree, last_activity(self.runtime, target.key, record)
-        )
+            target, status, mode, model, worktree, last_activity(self.runtime, target.key, record),
+            compact_line(session_status(self.runtime, target.key)),
+        )  # fmt: skip
 
 
 def waiting_channels(rt: Any) -> set[str]:
@@ -248,6 +252,8 @@ def render(rows: list[Row], unknown_worktrees: list[str]) -> str:
         parts = [f"{prefix}{ICONS[row.status]} **{name}**", row.status]
         if row.status != "stopped":
             parts += [row.model, MODE_NAMES.get(row.mode, row.mode)]
+        if row.usage:
+            parts.append(row.usage)
         if row.worktree:
             parts.append(f"worktree `{row.worktree}`")
         if row.last_activity:

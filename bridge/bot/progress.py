@@ -24,9 +24,9 @@ from bridge import fastjson
 from bridge.bot.client import BotInteraction, allowed
 from bridge.claude import transcript
 from bridge.discord import custom_ids
-from bridge.discord.render.turn_status import TurnProgress
+from bridge.discord.render.turn_status import TurnProgress, turn_cost
 from bridge.sessions import pane_ops
-from bridge.state import decisions, progress_log, runtime
+from bridge.state import decisions, progress_log, runtime, status_cache
 from bridge.tmux import TmuxError
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,7 @@ TICK = 1.0  # seconds between checks for interrupts and elapsed-time refreshes
 PANE_CHECK_TICKS = 5  # every 5 s: is the session of an open turn still running?
 ELAPSED_REFRESH = 5.0  # refresh the shown elapsed time this often while nothing else changes
 ROTATE_BYTES = 64 * 1024
+COST_WAIT = 6.0  # seconds to wait after Stop for the statusLine's figures of the last reply
 OPEN = ".open"  # progress/<channel>.open: the status message still showing "Working"
 RESTARTED = "⏹ The bridge restarted during this turn; its progress is no longer shown here."
 
@@ -100,6 +101,7 @@ class ProgressReporter:
         self.runtime = rt
         self.channels: dict[str, _Channel] = {}
         self._stop = asyncio.Event()
+        self._tasks: set[asyncio.Task] = set()  # waiting for a turn's cost
 
     # --- watching ---------------------------------------------------------------------------
 
@@ -201,7 +203,31 @@ class ProgressReporter:
             )  # only what comes from now on
         if event.get("kind") == "tool" and not turn.from_display:
             turn.show_transcript_text(transcript.last_assistant_text(turn.transcript))
+        if event.get("kind") == "done" and turn.cost is None:
+            task = asyncio.create_task(self._settle_cost(channel, turn, float(event["t"])))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         self._changed(channel)
+
+    async def _settle_cost(self, channel: _Channel, turn: TurnProgress, ended: float) -> None:
+        """The turn's cost: Claude Code refreshes its statusLine after the last reply, often
+        after Stop; wait (at most ``COST_WAIT``) for that refresh, then show the figure."""
+        if turn.session is None:
+            return
+        path = status_cache.status_path(self.runtime, turn.session)
+        deadline = time.monotonic() + COST_WAIT
+        while time.monotonic() < deadline:
+            try:
+                if os.stat(path).st_mtime >= ended:
+                    break
+            except OSError:
+                pass
+            await asyncio.sleep(0.25)
+        record = await asyncio.to_thread(status_cache.read_status, self.runtime, turn.session)
+        cost = turn_cost(turn.cost0, (record or {}).get("cost_usd"))
+        if cost is not None and channel.turn is turn:
+            turn.cost = cost
+            self._changed(channel)
 
     async def _tick(self) -> None:
         ticks = 0
@@ -279,9 +305,10 @@ class ProgressReporter:
         content = turn.render(time.time())
         if content == status.last_shown:
             return
-        view = None if turn.outcome else _interrupt_view(channel.key)
+        view = _interrupt_view(channel.key) if not turn.outcome else _closed_view(channel, turn)
         if status.message is None:
-            if turn.outcome and turn.outcome != "failed":
+            on_reply = bool((turn.changes or {}).get("on_reply", True))
+            if turn.outcome and turn.outcome != "failed" and (view is None or on_reply):
                 return  # ended before a status was worth showing: the reply says it all
             target = self.bot.get_partial_messageable(int(channel.key))
             status.message = await target.send(content, view=view)
@@ -352,6 +379,15 @@ class ProgressReporter:
                 await interaction.followup.send(f"⚠️ {err}", ephemeral=True)
                 return
         log.info("interrupted %s for %s", key, interaction.user.id)
+
+
+def _closed_view(channel: _Channel, turn: TurnProgress) -> discord.ui.View | None:
+    """A closed status message keeps a **Diff** button when the turn changed files."""
+    if turn.outcome != "done" or not turn.changes or not turn.changes.get("old"):
+        return None
+    from bridge.bot.diff import diff_view
+
+    return diff_view(channel.key, turn.changes)
 
 
 def _interrupt_view(key: str) -> discord.ui.View:

@@ -19,6 +19,8 @@ prompt's action is checked against the prompt's kind and contents before it is u
                                     a Claude Code screen offered on Discord (bot/screens.py)
     db:proj:remove|delete|cancel:<channel id>
                                     /project remove's confirmation (bot/project_remove.py)
+    db:diff:<channel or thread id>:<old tree>:<new tree>
+                                    Diff: what a turn changed (abbreviated tree ids; bot/diff.py)
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -35,6 +37,7 @@ PANEL = "db:panel:"
 PANEL_PICK = PANEL + "pick:"
 SCREEN = "db:scr:"
 PROJECT = "db:proj:"
+DIFF = "db:diff:"
 MODAL_TEXT = "text"  # the one text input of a prompt's modal
 
 _REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
@@ -47,6 +50,7 @@ ARCHIVE_TEMPLATE = ARCHIVE + rf"(?P<action>stop|remove|keep):(?P<key>{_SNOWFLAKE
 PANEL_TEMPLATE = PANEL + r"(?P<action>start|stop|stopnow|refresh|page):(?P<arg>[0-9]{1,21})"
 PANEL_PICK_TEMPLATE = PANEL_PICK + r"(?P<page>[0-9]{1,4})"
 PROJECT_TEMPLATE = PROJECT + rf"(?P<action>remove|delete|cancel):(?P<key>{_SNOWFLAKE})"
+DIFF_TEMPLATE = DIFF + rf"(?P<key>{_SNOWFLAKE}):(?P<old>[0-9a-f]{{7,40}}):(?P<new>[0-9a-f]{{7,40}})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
     r"(?P<action>o[0-9]{1,2}|show|esc)"
@@ -87,3 +91,6 @@ def project(action: str, channel_id: str) -> str:
     """A button of ``/project remove``'s question: ``remove``, ``delete`` (and the channel)
     or ``cancel``."""
     return f"{PROJECT}{action}:{channel_id}"
+def diff(key: str, old: str, new: str) -> str:
+    """The Diff button of a turn: the two snapshot trees (abbreviated) of ``key``'s session."""
+    return f"{DIFF}{key}:{old}:{new}"

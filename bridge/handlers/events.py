@@ -23,7 +23,10 @@ def on_prompt_or_tool_done(context: HookContext) -> None:
         from bridge.handlers import notify  # here: tool calls, the most frequent, never need it
 
         notify.end_wait(context)  # the user is back: the next wait may ping again
-        progress.record(context, "turn", transcript=event.get("transcript_path"))
+        from bridge.handlers import turn_changes
+
+        cost = turn_changes.at_prompt(context)  # the working tree as the turn starts
+        progress.record(context, "turn", transcript=event.get("transcript_path"), cost0=cost)
     else:
         failed = event.get("hook_event_name") == "PostToolUseFailure"
         progress.record(context, "tool_done", failed=failed)
@@ -47,14 +50,19 @@ def on_message_display(context: HookContext) -> None:
 
 
 def on_turn_end(context: HookContext) -> None:
-    """Stop: post the reply, then close the status message (the bot does, after this)."""
+    """Stop: post the reply, then close the status message (the bot does, after this). What
+    the turn changed in git goes on the reply (a short turn) or the status message."""
+    from bridge.handlers import turn_changes
     from bridge.handlers.reply import on_stop
 
     permission.on_session_event(context)
+    found = turn_changes.at_stop(context)
     try:
-        on_stop(context)
+        posted = on_stop(context, found if found and found["on_reply"] else None)
+        if found and found["on_reply"] and not posted:
+            found["on_reply"] = False  # no reply to carry it: the bot posts it
     finally:
-        progress.record(context, "done")
+        progress.record(context, "done", changes=found)
 
 
 def on_turn_failed(context: HookContext) -> None:

@@ -31,10 +31,12 @@ FOOTER_WAIT = 3.0  # seconds the Stop hook may wait for this reply's record in t
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens, when no statusLine ever said (it says per model)
 
 
-def on_stop(context: HookContext) -> None:
+def on_stop(context: HookContext, changes: dict | None = None) -> bool:
+    """Post the reply (with ``changes``' summary and Diff button, when given); False when
+    there was nothing to post."""
     text, note = reply_and_note(context.event)
     if not text.strip() and not note:
-        return
+        return False
     rt = context.runtime.ensure()
     outputs = rt.channel_dir("outputs", context.channel_id)
     cfg = context.cfg
@@ -45,11 +47,18 @@ def on_stop(context: HookContext) -> None:
     mention = _owner_mention(context)
     if mention:
         footer = f"{footer} · 🔔 {mention}" if footer else f"-# 🔔 {mention}"
+    if changes:
+        footer = f"{changes['summary']}\n{footer}" if footer else changes["summary"]
     posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer, note=note)
     if mention:  # only the footer's mention may ping (the model's text never does)
         footer_post = next(p for p in reversed(posts) if mention in p.payload.get("content", ""))
         footer_post.payload["allowed_mentions"] = allowed(mention)
+    if changes:
+        from bridge.handlers.turn_changes import diff_button
+
+        posts[-1].payload["components"] = [diff_button(context.channel_id, changes)]
     context.deliver(posts)
+    return True
 
 
 def _owner_mention(context: HookContext) -> str:

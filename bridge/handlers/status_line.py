@@ -24,7 +24,7 @@ import sys
 from bridge import fastjson
 from bridge.claude.hook_table import PREVIOUS_FLAG
 from bridge.discord.render import footer
-from bridge.state.status_cache import is_safe_session_id, write_status
+from bridge.state.status_cache import is_safe_session_id, read_status, write_status
 
 SHELL = "/bin/sh"  # what Claude Code runs statusLine commands with (measured: dash on Debian)
 
@@ -123,13 +123,20 @@ def status_record(event: dict) -> dict:
         "cost_usd": _number(cost.get("total_cost_usd")),
         "context_window_size": _number(context.get("context_window_size")),
     }
-    limits = {}  # only sent to Claude.ai subscribers: {"five_hour": {"used_percentage": …}}
+    # Only sent to Claude.ai subscribers:
+    # {"five_hour": {"used_percentage": 23, "resets_at": <epoch seconds>}, "seven_day": …}
+    limits, resets = {}, {}
     for window, usage in _dict(event.get("rate_limits")).items():
         used = _number(_dict(usage).get("used_percentage"))
         if used is not None and len(limits) < 8:
             limits[str(window)[:40]] = used
+            reset = _number(_dict(usage).get("resets_at"))
+            if reset is not None and 0 < reset < 1e11:
+                resets[str(window)[:40]] = reset
     if limits:
         record["rate_limits"] = limits
+    if resets:
+        record["rate_limit_resets"] = resets
     return record
 
 
@@ -143,7 +150,23 @@ def remember(event: dict, env: dict | None = None) -> str | None:
     context = resolve(event, env)
     if context is None:
         return None  # someone else's session: nothing to remember
-    return write_status(context.runtime.ensure(), session_id, status_record(event))
+    rt = context.runtime.ensure()
+    record = status_record(event)
+    before = (read_status(rt, session_id) or {}).get("cost_usd")
+    path = write_status(rt, session_id, record)
+    count_cost(rt, session_id, before, record.get("cost_usd"))
+    return path
+
+
+def count_cost(rt: object, session_id: str, before: object, now: object) -> None:
+    """Add the session's cost increase to today's total (``bridge.state.usage_totals``); a
+    lower figure than before is a new Claude Code process: its whole cost is new."""
+    if _number(now) is None or now <= 0 or now == before:
+        return
+    from bridge.state import usage_totals
+
+    increase = now - before if _number(before) is not None and now > before else now
+    usage_totals.add(rt, session_id, increase)
 
 
 def _dict(value: object) -> dict:

@@ -39,8 +39,8 @@ ENV_STATE_DIR = "DISCORD_BRIDGE_STATE_DIR"
 ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"  # on panes the bot starts: the project's channel
 ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"  # and, for a thread's session, the thread
 
-DURABLE = ("uploads", "outputs", "outbox", "sessions", "state", "logs")  # survive a reboot
-VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens")
+DURABLE = ("uploads", "outputs", "outbox", "sessions", "state", "logs", "usage")  # survive a reboot
+VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens", "turns")
 SUBDIRS = DURABLE + VOLATILE
 
 # A hook cannot trust its environment (a project's .claude/settings.json sets it): it takes

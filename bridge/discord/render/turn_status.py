@@ -28,11 +28,21 @@ class TurnProgress:
         self.error = ""  # what StopFailure reported
         self.interrupted_by: str | None = None
         self.waiting = False  # a Discord prompt of this session is open
+        self.session: str | None = None  # Claude's session id (the statusLine cache's key)
+        self.cost0: float | None = None  # the session's cost when the turn started
+        self.cost: float | None = None  # what the turn cost, once the statusLine said
+        self.changes: dict | None = None  # what the turn changed in git (Stop hook)
 
     def apply(self, event: dict) -> None:
         kind = event.get("kind")
         if event.get("transcript"):
             self.transcript = str(event["transcript"])
+        if isinstance(event.get("session"), str) and self.session is None:
+            self.session = event["session"]
+        if kind == "turn" and _is_number(event.get("cost0")):
+            self.cost0 = float(event["cost0"])
+        if kind == "done" and isinstance(event.get("changes"), dict):
+            self.changes = event["changes"]
         if kind == "text":
             self._add_text(event)
         elif kind == "tool":
@@ -73,7 +83,10 @@ class TurnProgress:
     def render(self, now: float) -> str:
         tools = f"{self.tools} tool{'s' if self.tools != 1 else ''}"
         if self.outcome == "done":
-            return f"✅ Done in {_seconds(self.ended - self.started)} · {tools}"
+            cost = f" · ${self.cost:.2f}" if self.cost is not None else ""
+            done = f"✅ Done in {_seconds(self.ended - self.started)} · {tools}{cost}"
+            summary = str((self.changes or {}).get("summary") or "")
+            return f"{done}\n{summary}" if summary.startswith("📝") else done
         if self.outcome == "interrupted":
             by = f" by <@{self.interrupted_by}>" if self.interrupted_by else ""
             return f"⏹ Interrupted{by} after {_seconds(self.ended - self.started)} · {tools}"
@@ -97,6 +110,19 @@ class TurnProgress:
             state = f"· {_seconds(now - since)}" if self.tool_running else "✓"
             lines.append(f"🔧 {name}{about} {state}")
         return "\n".join(lines)
+
+
+def turn_cost(cost0: float | None, cost_now: object) -> float | None:
+    """What a turn cost: the session's statusLine cost now minus at the turn's start (a
+    session's first turn starts at 0; a lower figure means a new process: its whole cost)."""
+    if not _is_number(cost_now):
+        return None
+    start = cost0 or 0.0
+    return float(cost_now) - start if float(cost_now) >= start else float(cost_now)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e9
 
 
 def _seconds(value: float) -> str:

@@ -1,0 +1,185 @@
+"""Reviewing what Claude changed: the **Diff** button of a turn and ``/diff [base]``.
+
+The button (on a turn's closed status message, or on its reply) carries the channel or
+thread and the two snapshot trees the hooks took (``bridge/handlers/turn_changes.py``), so
+it answers after a bot restart too; ``/diff`` snapshots the working tree now and compares it
+with ``HEAD`` (a worktree thread: its base commit) or the revision given. Both answer
+privately, only to the owner and ``allowedUserIds``; git runs in a worker thread with the
+safe settings of ``bridge/sessions/changes.py``, and its output is shown as untrusted text
+(``bridge/discord/render/diff_view.py``, no mentions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+
+from bridge.bot.client import BotInteraction, allowed
+from bridge.bot.relay import target_of
+from bridge.discord import custom_ids
+from bridge.discord.render.diff_view import DiffView, render
+from bridge.sessions import changes
+from bridge.state import session_state
+
+if TYPE_CHECKING:
+    from bridge.sessions.manager import SessionManager
+    from bridge.sessions.targets import SessionTarget
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+UNMAPPED = "This channel is not one of this bot's projects."
+GONE = "This turn's snapshot is no longer in the repository (git removed it), so its diff is gone."
+
+
+class DiffButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.DIFF_TEMPLATE):
+    """📝 Diff on a turn that changed files: that turn's diff, privately."""
+
+    def __init__(self, key: str, old: str, new: str) -> None:
+        button = discord.ui.Button(
+            label="Diff", emoji="📝", style=discord.ButtonStyle.secondary,
+            custom_id=custom_ids.diff(key, old, new),
+        )  # fmt: skip
+        super().__init__(button)
+        self.key, self.old, self.new = key, old, new
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: BotInteraction, item: discord.ui.Item, match: re.Match[str]
+    ) -> DiffButton:
+        return cls(match["key"], match["old"], match["new"])
+
+    async def callback(self, interaction: BotInteraction) -> None:
+        if not await allowed(interaction):
+            return
+        sessions = interaction.client.sessions
+        target = sessions.target_for_key(self.key)
+        if target is None:
+            await interaction.response.send_message(UNMAPPED, ephemeral=True)
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        limit = interaction.client.cfg.attach_after
+        view = await asyncio.to_thread(turn_diff, session_dir(sessions, target), self.old,
+                                       self.new, limit)  # fmt: skip
+        await send_view(interaction, view)
+
+
+def diff_view(key: str, found: dict) -> discord.ui.View:
+    """A view holding the Diff button of a turn's ``changes`` (the Stop hook's record)."""
+    view = discord.ui.View(timeout=None)
+    abbrev = 20
+    view.add_item(DiffButton(key, str(found["old"])[:abbrev], str(found["new"])[:abbrev]))
+    return view
+
+
+def diff_command(sessions: SessionManager) -> app_commands.Command:
+    """``/diff [base]``: the session's uncommitted changes."""
+
+    @app_commands.command(name="diff", description="What changed here: the uncommitted diff")
+    @app_commands.describe(base="compare with this revision (default: HEAD, or a worktree's base)")
+    async def diff(interaction: BotInteraction, base: str | None = None) -> None:
+        target = target_of(sessions, interaction.channel)
+        if target is None:
+            await interaction.response.send_message(UNMAPPED, ephemeral=True)
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        record = await asyncio.to_thread(session_state.load, sessions.runtime, target.key) or {}
+        worktree = record.get("worktree") or {}
+        limit = interaction.client.cfg.attach_after
+        view = await asyncio.to_thread(
+            uncommitted_diff, session_dir(sessions, target), base, worktree.get("base"),
+            sessions.runtime.path("turns"), limit,
+        )  # fmt: skip
+        await send_view(interaction, view)
+
+    return diff
+
+
+def session_dir(sessions: SessionManager, target: SessionTarget) -> str:
+    """Where the session works: its worktree, else its recorded cwd, else the configured path."""
+    record = session_state.load(sessions.runtime, target.key) or {}
+    worktree = record.get("worktree") or {}
+    for path in (worktree.get("path"), record.get("cwd"), target.path):
+        if isinstance(path, str) and path:
+            return path
+    return target.path
+
+
+def turn_diff(directory: str, old: str, new: str, limit: int) -> DiffView:
+    """The diff between two snapshot trees of the repository holding ``directory``."""
+    try:
+        root, _ = changes.repo_of(directory)
+    except changes.NotARepository:
+        return DiffView([not_a_repo(directory)])
+    except changes.GitError as err:
+        return DiffView([f"⚠️ {err}"])
+    try:
+        old_tree, new_tree = changes.tree_of(root, old), changes.tree_of(root, new)
+    except changes.GitError:
+        return DiffView([GONE])
+    return _compare(root, old_tree, new_tree, "this turn", limit, f"turn-{new[:8]}")
+
+
+def uncommitted_diff(
+    directory: str, base: str | None, worktree_base: object, scratch: str, limit: int
+) -> DiffView:
+    """The working tree now against ``base`` (default: a worktree's base commit, or HEAD)."""
+    try:
+        root, tree, skipped = changes.snapshot(directory, scratch)
+    except changes.NotARepository:
+        return DiffView([not_a_repo(directory)])
+    except changes.GitError as err:
+        return DiffView([f"⚠️ {err}"])
+    wanted = base.strip() if base else (worktree_base if isinstance(worktree_base, str) else "")
+    label = "the worktree's base commit" if not base and wanted else "HEAD"
+    try:
+        old = changes.tree_of(root, wanted) if wanted else changes.head_tree(root)
+    except changes.GitError:
+        return DiffView([f"⚠️ `{discord.utils.escape_markdown(wanted)[:80]}` is not a revision"
+                         " of this repository."])  # fmt: skip
+    if base:
+        label = f"`{base.strip()}`"
+    view = _compare(root, old, tree, f"uncommitted, against {label}", limit, "uncommitted")
+    if skipped:
+        view.messages[-1] += f"\n-# {len(skipped)} large untracked file(s) left out."
+    return view
+
+
+def not_a_repo(directory: str) -> str:
+    shown = discord.utils.escape_markdown(directory)
+    return (f"This session's directory ({shown}) is not in a git repository, so the bridge "
+            "cannot tell what changed: no change summaries or diffs here.")  # fmt: skip
+
+
+def _compare(root: str, old: str, new: str, what: str, limit: int, name: str) -> DiffView:
+    try:
+        files = changes.changed_files(root, old, new)
+        if not files:
+            return DiffView([f"No changes ({what})."])
+        text, cut = changes.diff_text(root, old, new)
+    except changes.GitError as err:
+        return DiffView([f"⚠️ {err}"])
+    title = f"{changes.summary(files)} ({what})"
+    return render(title, files, text, cut, inline_messages=max(1, limit), name=name)
+
+
+async def send_view(interaction: BotInteraction, view: DiffView) -> None:
+    """The messages as ephemeral follow-ups (after a defer); the file with the last one."""
+    messages = view.messages or ["(empty)"]
+    for i, text in enumerate(messages):
+        extra = {}
+        if view.file is not None and i == len(messages) - 1:
+            name, data = view.file
+            extra["file"] = discord.File(io.BytesIO(data), filename=name)
+        try:
+            await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS,
+                                            **extra)  # fmt: skip
+        except discord.HTTPException as err:
+            log.warning("could not send a diff: %s", err)
+            return

@@ -1,0 +1,107 @@
+"""Usage and cost: ``/usage`` and the control panel's compact line per session.
+
+The figures are Claude Code's own, as its statusLine command last reported them for the
+session (``bridge/state/status_cache.py``: cost, context, and for Claude.ai subscriptions the
+plan's 5-hour / 7-day usage with reset times), and today's total across this bridge's
+sessions (``bridge/state/usage_totals.py``, kept by the statusLine command).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import discord
+from discord import app_commands
+
+from bridge.bot.client import BotInteraction
+from bridge.bot.relay import target_of
+from bridge.discord.render.footer import summary
+from bridge.sessions.manager import SessionManager
+from bridge.state import runtime, session_record, status_cache, usage_totals
+
+UNMAPPED = "This channel is not one of this bot's projects."
+WINDOWS = (("five_hour", "5-hour"), ("seven_day", "7-day"))
+NOT_REPORTED = (
+    "Plan usage: not reported. Claude Code reports the 5-hour and 7-day limits only for a "
+    "Claude.ai subscription (Pro, Max, Team), and only after a reply; with an API key (or "
+    "Bedrock, Vertex) there are none."
+)
+
+
+def session_status(rt: runtime.Runtime, key: str) -> dict:
+    """The statusLine figures of the session of channel or thread ``key`` ({} if none)."""
+    session_id = (session_record.read_record(rt, key) or {}).get("session_id")
+    try:
+        return status_cache.read_status(rt, session_id) or {}
+    except Exception:
+        return {}
+
+
+def compact_line(record: dict) -> str:
+    """``ctx 12% · $0.43 · 5h 23% · 7d 41%`` (the panel's per-session usage); "" if unknown."""
+    return summary({k: v for k, v in record.items() if k not in ("model_id", "model_name")})
+
+
+def usage_text(rt: runtime.Runtime, label: str, record: dict, now: float | None = None) -> str:
+    """What ``/usage`` answers for one session."""
+    now = time.time() if now is None else now
+    lines = [f"**{discord.utils.escape_markdown(label)}**"]
+    cost, context = record.get("cost_usd"), record.get("context_percent")
+    parts = []
+    if _number(cost):
+        parts.append(f"${cost:.2f} so far")
+    if _number(context):
+        parts.append(f"context {context:.0f}% used")
+    model = record.get("model_name") or record.get("model_id")
+    if isinstance(model, str) and model:
+        parts.append(discord.utils.escape_markdown(model[:60]))
+    lines.append("This session: " + (" · ".join(parts) if parts else "no figures yet (no reply"
+                                     " since the bridge started watching it)"))  # fmt: skip
+    spent, sessions = usage_totals.total(rt, usage_totals.day(now))
+    plural = "s" if sessions != 1 else ""
+    lines.append(f"Today ({usage_totals.day(now)}): ${spent:.2f} across {sessions} session{plural}"
+                 " of this bridge")  # fmt: skip
+    lines.append(plan_text(record, now))
+    return "\n".join(lines)
+
+
+def plan_text(record: dict, now: float) -> str:
+    """The plan's 5-hour and 7-day usage with reset times, or that it is not reported."""
+    limits = record.get("rate_limits")
+    resets = record.get("rate_limit_resets")
+    limits = limits if isinstance(limits, dict) else {}
+    resets = resets if isinstance(resets, dict) else {}
+    parts = []
+    for window, name in WINDOWS:
+        used = limits.get(window)
+        if not _number(used):
+            continue
+        text = f"{name} {used:.0f}% used"
+        reset = resets.get(window)
+        if _number(reset) and reset > now:
+            text += f", resets <t:{int(reset)}:R> (<t:{int(reset)}:f>)"
+        parts.append(text)
+    return "Plan: " + "; ".join(parts) if parts else NOT_REPORTED
+
+
+def usage_command(sessions: SessionManager) -> app_commands.Command:
+    @app_commands.command(name="usage", description="Cost and context of this session, today's"
+                          " cost, the plan's usage")  # fmt: skip
+    async def usage(interaction: BotInteraction) -> None:
+        target = target_of(sessions, interaction.channel)
+        if target is None:
+            await interaction.response.send_message(UNMAPPED, ephemeral=True)
+            return
+        rt = sessions.runtime
+        record = await asyncio.to_thread(session_status, rt, target.key)
+        text = await asyncio.to_thread(usage_text, rt, target.label, record)
+        await interaction.response.send_message(
+            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    return usage
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and -1e12 < value < 1e12

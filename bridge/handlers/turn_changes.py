@@ -1,0 +1,124 @@
+"""What a turn changed: a snapshot when the prompt arrives, another at Stop, the difference.
+
+UserPromptSubmit (:func:`at_prompt`) snapshots the session's git working tree
+(``bridge/sessions/changes.py``) and keeps the tree id in ``turns/<channel>.json`` (runtime
+dir); Stop (:func:`at_stop`) snapshots again and compares. A record a Stop has not consumed
+(the turn was interrupted, or an API error ended it) is kept by the next prompt, so its
+changes are counted with the next turn's rather than lost. Runs only for a bridge session
+(the hooks reach here only then) and never fails the hook: any git problem means "no
+summary" and a line in ``logs/hooks.log``.
+
+The summary goes on the turn's status message (the bot shows it when the ``done`` progress
+event carries it) or, for a turn too short to get one (or with progress off), on the reply.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from bridge import fastjson
+from bridge.state import runtime
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from bridge.handlers.context import HookContext
+
+STATUS_AFTER = 2.0  # as bot/progress.py: a turn shorter than this gets no status message
+ABBREV = 20  # hex digits of each tree id in the Diff button's custom_id
+
+
+def record_path(rt: runtime.Runtime, channel_id: str) -> str:
+    return os.path.join(rt.path("turns"), f"{channel_id}.json")
+
+
+def at_prompt(context: HookContext) -> float | None:
+    """Snapshot the working tree at the start of a turn; returns the session's cost so far
+    (the statusLine cache), for the status message's cost of this turn."""
+    from bridge.state.status_cache import read_status
+
+    session = context.event.get("session_id")
+    cost = (read_status(context.runtime, session) or {}).get("cost_usd")
+    try:
+        _snapshot_start(context, session)
+    except Exception as err:  # no summary for this turn, never a failed hook
+        _note(context, f"turn snapshot: {err}")
+    return cost if isinstance(cost, int | float) and not isinstance(cost, bool) else None
+
+
+def _snapshot_start(context: HookContext, session: object) -> None:
+    from bridge.sessions import changes
+
+    rt = context.runtime.ensure()
+    path = record_path(rt, context.channel_id)
+    old = runtime.read_json(path, 1 << 16) or {}
+    record = {"session": session, "t": time.time()}
+    if old.get("session") == session and old.get("tree") and old.get("root"):
+        record.update(root=old["root"], tree=old["tree"])  # an unfinished turn's: keep it
+    else:
+        cwd = context.event.get("cwd")
+        try:
+            root, tree, _ = changes.snapshot(str(cwd), rt.path("turns"))
+            record.update(root=root, tree=tree)
+        except changes.NotARepository:
+            record["why"] = "not a git repository"
+        except changes.GitError as err:
+            record["why"] = str(err)[:200]
+    runtime.write_atomic(path, fastjson.dumps(record).encode())
+
+
+def at_stop(context: HookContext) -> dict | None:
+    """Snapshot again and compare with the turn's start; the record is consumed. Returns what
+    the ``done`` event and the reply need (None: no record, no repository, nothing changed);
+    ``on_reply``: the turn was too short for a status message (or progress is off)."""
+    try:
+        return _compare(context)
+    except Exception as err:
+        _note(context, f"turn changes: {err}")
+        return None
+
+
+def _compare(context: HookContext) -> dict | None:
+    from bridge.sessions import changes
+
+    rt = context.runtime
+    path = record_path(rt, context.channel_id)
+    start = runtime.read_json(path, 1 << 16)
+    if not start or start.get("session") != context.event.get("session_id"):
+        return None
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return None  # another Stop of this session took it
+    root, old = start.get("root"), start.get("tree")
+    if not isinstance(root, str) or not isinstance(old, str):
+        return None  # outside git: nothing to say unless asked (/diff says why)
+    _, new, skipped = changes.snapshot(root, rt.path("turns"))
+    files = changes.changed_files(root, old, new)
+    if not files:
+        return None
+    took = time.time() - float(start.get("t") or 0)
+    return {
+        "summary": changes.summary(files),
+        "files": len(files),
+        "old": old,
+        "new": new,
+        "skipped": len(skipped),
+        "on_reply": not context.project.progress or took < STATUS_AFTER,
+    }
+
+
+def diff_button(key: str, found: dict) -> dict:
+    """The action row with the **Diff** button for a turn's changes (Discord JSON)."""
+    from bridge.discord import custom_ids
+
+    custom = custom_ids.diff(key, found["old"][:ABBREV], found["new"][:ABBREV])
+    button = {"type": 2, "style": 2, "label": "Diff", "emoji": {"name": "📝"},
+              "custom_id": custom}  # fmt: skip
+    return {"type": 1, "components": [button]}
+
+
+def _note(context: HookContext, line: str) -> None:
+    from bridge.handlers.context import note
+
+    note(context.runtime, line)
