@@ -93,8 +93,9 @@ def _compare(context: HookContext) -> dict | None:
     root, old = start.get("root"), start.get("tree")
     if not isinstance(root, str) or not isinstance(old, str):
         return None  # outside git: nothing to say unless asked (/diff says why)
-    _, new, skipped = changes.snapshot(root, rt.path("turns"))
-    files = changes.changed_files(root, old, new)
+    filters = changes.filter_drivers(root)
+    _, new, skipped = changes.snapshot(root, rt.path("turns"), filters)
+    files = changes.changed_files(root, old, new, filters)
     if not files:
         return None
     took = time.time() - float(start.get("t") or 0)

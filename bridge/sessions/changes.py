@@ -138,7 +138,12 @@ def repo_of(path: str) -> tuple[str, str]:
     :class:`NotARepository` when there is none (or ``path`` is inside ``.git``)."""
     if not os.path.isdir(path):
         raise NotARepository(f"{path} is not a directory")
-    out = git(path, "rev-parse", "--show-toplevel", "--git-path", "index")
+    try:
+        out = git(path, "rev-parse", "--show-toplevel", "--git-path", "index")
+    except GitError as err:
+        if "work tree" in str(err):  # inside .git, or a bare repository
+            raise NotARepository("not in a git working tree") from err
+        raise
     lines = out.decode(errors="surrogateescape").splitlines()
     if len(lines) != 2 or not lines[0]:
         raise NotARepository("not in a git working tree")
@@ -146,13 +151,16 @@ def repo_of(path: str) -> tuple[str, str]:
     return root, index if os.path.isabs(index) else os.path.join(path, index)
 
 
-def snapshot(path: str, scratch: str) -> tuple[str, str, list[str]]:
+def snapshot(
+    path: str, scratch: str, filters: tuple[str, ...] | None = None
+) -> tuple[str, str, list[str]]:
     """Snapshot the working tree holding ``path``: ``(root, tree id, skipped untracked files)``.
 
-    ``scratch`` is a private directory for the temporary index (removed afterwards).
+    ``scratch`` is a private directory for the temporary index (removed afterwards);
+    ``filters``: the repository's filter drivers, when the caller already asked.
     """
     root, index = repo_of(path)
-    filters = filter_drivers(root)
+    filters = filter_drivers(root) if filters is None else filters
     fd, tmp_index = tempfile.mkstemp(prefix="index-", dir=scratch)
     os.close(fd)
     try:
@@ -161,7 +169,7 @@ def snapshot(path: str, scratch: str) -> tuple[str, str, list[str]]:
         except OSError:
             os.unlink(tmp_index)  # no index yet (a fresh repository): git starts an empty one
         skipped = _add_all(root, tmp_index, filters)
-        tree = git(root, "write-tree", index_file=tmp_index).decode().strip()
+        tree = git(root, "write-tree", index_file=tmp_index, filters=filters).decode().strip()
     finally:
         for name in (tmp_index, tmp_index + ".lock"):
             try:
@@ -173,7 +181,8 @@ def snapshot(path: str, scratch: str) -> tuple[str, str, list[str]]:
 
 def _add_all(root: str, index: str, filters: tuple[str, ...]) -> list[str]:
     """``git add -A`` into ``index``, leaving out untracked files too large or too many."""
-    listed = git(root, "ls-files", "-z", "--others", "--exclude-standard", index_file=index)
+    listed = git(root, "ls-files", "-z", "--others", "--exclude-standard", index_file=index,
+                 filters=filters)  # fmt: skip
     untracked = [p for p in listed.decode(errors="surrogateescape").split("\0") if p]
     skipped = untracked[MAX_UNTRACKED:]
     for rel in untracked[:MAX_UNTRACKED]:
@@ -202,6 +211,7 @@ def tree_of(root: str, rev: str) -> str:
     if not rev or rev.startswith("-") or not set(rev) <= _REV_CHARS or ".." in rev:
         raise GitError(f"not a revision: {rev!r}")
     out = git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{tree}")
+    # (rev-parse reads objects and refs only: no filter, hook or pager can run)
     return out.decode().strip()
 
 
@@ -213,10 +223,13 @@ def head_tree(root: str) -> str:
         return EMPTY_TREE
 
 
-def changed_files(root: str, old: str, new: str) -> list[FileChange]:
+def changed_files(
+    root: str, old: str, new: str, filters: tuple[str, ...] | None = None
+) -> list[FileChange]:
     """Per-file lines added/removed between two trees (a binary file: None, None)."""
+    filters = filter_drivers(root) if filters is None else filters
     out = git(root, "diff-tree", "-r", "-z", "--numstat", "--no-renames", "--no-ext-diff",
-              "--no-textconv", old, new)  # fmt: skip
+              "--no-textconv", old, new, filters=filters)  # fmt: skip
     fields = out.decode(errors="replace").split("\0")
     changes = []
     for field in fields:
@@ -235,7 +248,7 @@ def diff_text(root: str, old: str, new: str, max_bytes: int = 32 << 20) -> tuple
     """The unified diff between two trees (binary files named, not dumped), and whether it
     was cut at ``max_bytes``."""
     out = git(root, "diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff", "--no-textconv",
-              "--no-color", "--full-index", old, new)  # fmt: skip
+              "--no-color", old, new, filters=filter_drivers(root))  # fmt: skip
     cut = len(out) > max_bytes
     return out[:max_bytes].decode(errors="replace"), cut
 

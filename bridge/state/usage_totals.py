@@ -31,8 +31,8 @@ def add(rt: runtime.Runtime, session_id: str, amount: float, when: float | None 
     folder = rt.path("usage", day(when))
     if not os.path.isdir(folder):
         runtime.ensure_private_dir(rt.path("usage"))
-        runtime.ensure_private_dir(folder)
         _forget_old_days(rt)
+        runtime.ensure_private_dir(folder)
     path = os.path.join(folder, f"{session_id}.json")
     record = runtime.read_json(path, 1 << 12) or {}
     cost = record.get("cost_usd")

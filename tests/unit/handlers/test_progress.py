@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 
-from bridge.discord.render.turn_status import TurnProgress
+import pytest
+
+from bridge.discord.render.turn_status import TurnProgress, turn_cost
 from bridge.handlers import progress
 from bridge.state import progress_log
 
@@ -87,3 +89,28 @@ def test_a_turn_ended_by_an_api_error_closes_saying_so() -> None:
     assert turn.render(9.0) == shown
     turn.apply({"kind": "done", "t": 8})
     assert turn.outcome == "failed"
+
+
+def test_a_done_turn_shows_its_cost_and_what_it_changed() -> None:
+    turn = TurnProgress(100.0)
+    turn.apply({"kind": "turn", "t": 100, "session": "s-1", "cost0": 0.40})
+    turn.apply({"kind": "tool", "t": 101, "name": "Edit", "session": "s-1"})
+    changes = {"summary": "📝 3 files changed, +20 −4", "old": "a" * 40, "new": "b" * 40}
+    turn.apply({"kind": "done", "t": 142, "changes": changes})
+    assert turn.session == "s-1" and turn.changes == changes
+    assert turn.render(150.0) == "✅ Done in 42 s · 1 tool\n📝 3 files changed, +20 −4"
+    turn.cost = turn_cost(turn.cost0, 0.52)
+    assert turn.render(150.0).splitlines()[0] == "✅ Done in 42 s · 1 tool · $0.12"
+
+
+def test_a_turns_cost_is_the_difference_of_the_statusline_figures() -> None:
+    assert turn_cost(0.40, 0.52) == pytest.approx(0.12)
+    assert turn_cost(None, 0.05) == 0.05  # a session's first turn
+    assert turn_cost(1.0, 0.3) == 0.3  # a new process (resumed): its whole cost
+    assert turn_cost(0.4, None) is None and turn_cost(0.4, True) is None
+
+
+def test_a_summary_that_is_not_ours_is_not_shown() -> None:
+    turn = TurnProgress(0.0)
+    turn.apply({"kind": "done", "t": 1, "changes": {"summary": "@everyone"}})
+    assert turn.render(2.0) == "✅ Done in 1 s · 0 tools"

@@ -232,6 +232,7 @@ def test_record_takes_typed_fields_and_rate_limits() -> None:
         "cost_usd": None,
         "context_window_size": None,
         "rate_limits": {"five_hour": 23.5, "seven_day": 41.2},
+        "rate_limit_resets": {"five_hour": 1738425600},  # for /usage
     }
 
 

@@ -1,0 +1,98 @@
+"""The turn's snapshots as the hooks take them: start at the prompt, compare at Stop."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from bridge.handlers import turn_changes
+from bridge.state import runtime
+from bridge.state.status_cache import write_status
+
+CHANNEL = "1300000000000000001"
+
+
+def git(path: Path, *args: str) -> None:
+    identity = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    subprocess.run(["git", "-C", str(path), *identity, *args], capture_output=True, check=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q")
+    (path / "a.txt").write_text("a\n")
+    git(path, "add", ".")
+    git(path, "commit", "-qm", "initial")
+    return path
+
+
+def context(tmp_path: Path, cwd: Path, session: str = "s-1", progress: bool = True):
+    rt = runtime.Runtime(str(tmp_path / "run"), str(tmp_path / "state")).ensure()
+    event = {"session_id": session, "cwd": str(cwd)}
+    return SimpleNamespace(event=event, runtime=rt, channel_id=CHANNEL,
+                           project=SimpleNamespace(progress=progress))  # fmt: skip
+
+
+def test_a_turn_that_changes_files_is_summed_up_once(tmp_path, repo) -> None:
+    ctx = context(tmp_path, repo)
+    write_status(ctx.runtime, "s-1", {"cost_usd": 0.25})
+    assert turn_changes.at_prompt(ctx) == 0.25
+    (repo / "a.txt").write_text("a\nb\n")
+    (repo / "new.txt").write_text("new\n")
+    found = turn_changes.at_stop(ctx)
+    assert found["summary"] == "📝 2 files changed, +2 −0"
+    assert found["files"] == 2 and found["on_reply"] is True  # shorter than a status message
+    assert len(found["old"]) == len(found["new"]) == 40
+    row = turn_changes.diff_button(CHANNEL, found)
+    assert row["components"][0]["custom_id"] == (
+        f"db:diff:{CHANNEL}:{found['old'][:20]}:{found['new'][:20]}"
+    )
+    assert turn_changes.at_stop(ctx) is None  # consumed
+
+
+def test_an_unfinished_turns_snapshot_is_kept_by_the_next_prompt(tmp_path, repo) -> None:
+    ctx = context(tmp_path, repo)
+    turn_changes.at_prompt(ctx)
+    (repo / "a.txt").write_text("interrupted\n")  # no Stop came (Escape)
+    turn_changes.at_prompt(ctx)
+    (repo / "b.txt").write_text("b\n")
+    found = turn_changes.at_stop(ctx)
+    assert found["files"] == 2  # both turns' changes, none lost
+
+
+def test_another_session_or_no_change_or_no_git_gives_no_summary(tmp_path, repo) -> None:
+    ctx = context(tmp_path, repo)
+    turn_changes.at_prompt(ctx)
+    assert turn_changes.at_stop(context(tmp_path, repo, session="s-2")) is None
+    assert turn_changes.at_stop(ctx) is None  # nothing changed
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    other = context(tmp_path, plain)
+    turn_changes.at_prompt(other)
+    record = runtime.read_json(turn_changes.record_path(other.runtime, CHANNEL))
+    assert record["why"] == "not a git repository"
+    (plain / "x").write_text("x")
+    assert turn_changes.at_stop(other) is None
+
+
+def test_with_progress_off_the_summary_goes_on_the_reply(tmp_path, repo) -> None:
+    ctx = context(tmp_path, repo, progress=False)
+    turn_changes.at_prompt(ctx)
+    record = turn_changes.record_path(ctx.runtime, CHANNEL)
+    data = runtime.read_json(record)
+    data["t"] -= 60  # a long turn
+    runtime.write_atomic(record, json.dumps(data).encode())
+    (repo / "a.txt").write_text("b\n")
+    assert turn_changes.at_stop(ctx)["on_reply"] is True
+    turn_changes.at_prompt(context(tmp_path, repo))
+    data = runtime.read_json(record)
+    data["t"] -= 60
+    runtime.write_atomic(record, json.dumps(data).encode())
+    (repo / "a.txt").write_text("c\n")
+    assert turn_changes.at_stop(context(tmp_path, repo))["on_reply"] is False  # the status has it
