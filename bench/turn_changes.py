@@ -1,0 +1,106 @@
+"""What the turn's git snapshots add to UserPromptSubmit and Stop (issue 12 §1).
+
+Each round runs the installed UserPromptSubmit command, changes one file, then the Stop
+command (an empty reply: no network), as Claude Code would, for a bridge session whose
+project is (a) not a git repository (no snapshot: the hooks as before), (b) a git
+repository of ``--files`` files, (c) the same with ten times as many. The difference of the
+medians is what the snapshots cost.
+
+    .venv/bin/python bench/turn_changes.py [--runs 30] [--files 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from hooks_fast_path import CHANNEL, run, setup
+
+from bridge.claude import settings as claude_settings
+
+
+def make_repo(path: str, files: int) -> None:
+    os.makedirs(path, exist_ok=True)
+    for i in range(files):
+        folder = os.path.join(path, f"dir{i % 20}")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, f"file{i}.py"), "w") as handle:
+            handle.write("".join(f"line {n} of file {i}\n" for n in range(100)))
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "start"],
+    ):
+        subprocess.run(["git", "-C", path, *args], check=True)  # fmt: skip
+
+
+def rounds(env: dict, cwd: str, runs: int) -> tuple[list[float], list[float]]:
+    prompt = claude_settings.hook_command("session_event.py")
+    stop = claude_settings.hook_command("stop.py")
+    common = {"session_id": "bench", "transcript_path": "/nonexistent.jsonl", "cwd": cwd}
+    prompt_in = json.dumps({**common, "hook_event_name": "UserPromptSubmit",
+                            "prompt": "go"}).encode()  # fmt: skip
+    stop_in = json.dumps({**common, "hook_event_name": "Stop", "stop_hook_active": False,
+                          "last_assistant_message": ""}).encode()  # fmt: skip
+    target = os.path.join(cwd, "changed.txt")
+    prompts, stops = [], []
+    for i in range(runs + 3):
+        first = run(prompt, prompt_in, env, cwd)
+        with open(target, "a") as handle:
+            handle.write(f"round {i}\n")
+        last = run(stop, stop_in, env, cwd)
+        if i >= 3:  # warm-up
+            prompts.append(first)
+            stops.append(last)
+    return prompts, stops
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--files", type=int, default=200)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        env, project = setup(tmp)
+        mapped = {**env, "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}
+        cases = [("no git", project)]
+        for files in (args.files, args.files * 10):
+            path = os.path.join(tmp, f"repo{files}")
+            make_repo(path, files)
+            cases.append((f"git, {files} files", path))
+        print(f"runs: {args.runs}   median ms (p90)")
+        print(f"{'project':<20} {'UserPromptSubmit':>18} {'Stop':>18}")
+        base = None
+        for name, path in cases:
+            # The channel maps to one project path: point it at this case's directory.
+            config = os.path.join(env["DISCORD_BRIDGE_HOME"], "config.json")
+            with open(config) as handle:
+                raw = json.load(handle)
+            raw["servers"][0]["projects"][0]["projectPath"] = path
+            with open(config, "w") as handle:
+                json.dump(raw, handle)
+            prompts, stops = rounds(mapped, path, args.runs)
+            medians = (statistics.median(prompts), statistics.median(stops))
+            p90 = (_p90(prompts), _p90(stops))
+            extra = ""
+            if base is None:
+                base = medians
+            else:
+                extra = f"   +{medians[0] - base[0]:.1f} / +{medians[1] - base[1]:.1f} ms"
+            print(f"{name:<20} {medians[0]:9.1f} ({p90[0]:5.1f}) {medians[1]:9.1f} "
+                  f"({p90[1]:5.1f}){extra}")  # fmt: skip
+
+
+def _p90(values: list[float]) -> float:
+    return sorted(values)[int(len(values) * 0.9)]
+
+
+if __name__ == "__main__":
+    main()
