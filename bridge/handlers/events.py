@@ -56,9 +56,11 @@ def on_turn_end(context: HookContext) -> None:
     from bridge.handlers.reply import on_stop
 
     permission.on_session_event(context)
-    found = turn_changes.at_stop(context)
+    changes = turn_changes.compare_in_background(context)  # git meanwhile: reply text, footer
+    found = None
     try:
-        posted = on_stop(context, found if found and found["on_reply"] else None)
+        posted = on_stop(context, changes)
+        found = changes()
         if found and found["on_reply"] and not posted:
             found["on_reply"] = False  # no reply to carry it: the bot posts it
     finally:

@@ -18,6 +18,8 @@ from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from bridge.discord.post import Post
     from bridge.discord.render.attachments import OutputFile
 
@@ -31,9 +33,10 @@ FOOTER_WAIT = 3.0  # seconds the Stop hook may wait for this reply's record in t
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens, when no statusLine ever said (it says per model)
 
 
-def on_stop(context: HookContext, changes: dict | None = None) -> bool:
-    """Post the reply (with ``changes``' summary and Diff button, when given); False when
-    there was nothing to post."""
+def on_stop(context: HookContext, turn_changes: Callable[[], dict | None] | None = None) -> bool:
+    """Post the reply; False when there was nothing to post. ``turn_changes`` gives what the
+    turn changed in git (asked once the reply is laid out): on the reply when the turn was too
+    short for a status message."""
     text, note = reply_and_note(context.event)
     if not text.strip() and not note:
         return False
@@ -47,6 +50,9 @@ def on_stop(context: HookContext, changes: dict | None = None) -> bool:
     mention = _owner_mention(context)
     if mention:
         footer = f"{footer} · 🔔 {mention}" if footer else f"-# 🔔 {mention}"
+    changes = turn_changes() if turn_changes is not None else None
+    if not (changes and changes["on_reply"]):
+        changes = None  # none, or the status message shows it
     if changes:
         footer = f"{changes['summary']}\n{footer}" if footer else changes["summary"]
     posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer, note=note)

@@ -22,10 +22,13 @@ from bridge.state import runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from bridge.handlers.context import HookContext
 
 STATUS_AFTER = 2.0  # as bot/progress.py: a turn shorter than this gets no status message
 ABBREV = 20  # hex digits of each tree id in the Diff button's custom_id
+STOP_BUDGET = 15.0  # seconds the Stop hook waits for its comparison (git has 10 s a command)
 
 
 def record_path(rt: runtime.Runtime, channel_id: str) -> str:
@@ -76,6 +79,22 @@ def at_stop(context: HookContext) -> dict | None:
     except Exception as err:
         _note(context, f"turn changes: {err}")
         return None
+
+
+def compare_in_background(context: HookContext) -> Callable[[], dict | None]:
+    """Start :func:`at_stop` in a thread (the Stop hook lays out the reply and waits for its
+    footer meanwhile); the function returned waits for its answer (None if it fails)."""
+    import threading
+
+    found: list[dict | None] = []
+    worker = threading.Thread(target=lambda: found.append(at_stop(context)), daemon=True)
+    worker.start()
+
+    def result() -> dict | None:
+        worker.join(STOP_BUDGET)
+        return found[0] if found else None
+
+    return result
 
 
 def _compare(context: HookContext) -> dict | None:
