@@ -21,7 +21,7 @@ import yarl
 from bridge.bot import login as login_retry
 from bridge.bot.client import BotInteraction, BridgeClient
 from bridge.bot.commands import BridgeCommandTree, build_tree, sync
-from bridge.bot.diff import DiffButton
+from bridge.bot.diff import DiffButton, diff_command
 from bridge.bot.interactions import (
     PromptAnswerer,
     PromptButton,
@@ -36,6 +36,7 @@ from bridge.bot.progress import InterruptButton, ProgressReporter
 from bridge.bot.relay import Relay
 from bridge.bot.screens import ScreenButton, ScreenPrompts
 from bridge.bot.threads import ArchiveButton, ThreadEvents, WorktreeButton
+from bridge.bot.usage import usage_command
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
 from bridge.state import runtime
@@ -84,6 +85,8 @@ class BridgeBot(BridgeClient):
         if self.panel is not None:
             self.sessions.on_change = self.panel.request_refresh
         self.tree: BridgeCommandTree = build_tree(self, self.sessions)  # the slash commands
+        self.tree.add_command(diff_command(self.sessions))  # /diff (bot/diff.py)
+        self.tree.add_command(usage_command(self.sessions))  # /usage (bot/usage.py)
         self.relay: Relay | None = None  # built in setup_hook: it needs the HTTP session
         self.control_tasks: list[asyncio.Task] = []  # the worktree watcher and the panel
         self._progress_task: asyncio.Task | None = None

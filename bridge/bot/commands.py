@@ -61,12 +61,9 @@ class BridgeCommandTree(app_commands.CommandTree[BridgeClient]):
 
 def build_tree(client: BridgeClient, sessions: SessionManager) -> BridgeCommandTree:
     """The command tree with every bridge command, bound to this bot's sessions."""
-    from bridge.bot.diff import diff_command
-    from bridge.bot.usage import usage_command
-
     tree = BridgeCommandTree(client)
     commands = Commands(sessions)
-    for command in [*commands.app_commands(), diff_command(sessions), usage_command(sessions)]:
+    for command in commands.app_commands():
         tree.add_command(command)
     from bridge.bot import projects  # /project add | remove | list (imports this module's peers)
 

@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import BotInteraction, allowed
+from bridge.bot.commands import UNMAPPED
 from bridge.bot.relay import target_of
 from bridge.discord import custom_ids
 from bridge.discord.render.diff_view import DiffView, render
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NO_MENTIONS = discord.AllowedMentions.none()
-UNMAPPED = "This channel is not one of this bot's projects."
 GONE = "This turn's snapshot is no longer in the repository (git removed it), so its diff is gone."
 
 

@@ -252,8 +252,8 @@ def render(rows: list[Row], unknown_worktrees: list[str]) -> str:
         parts = [f"{prefix}{ICONS[row.status]} **{name}**", row.status]
         if row.status != "stopped":
             parts += [row.model, MODE_NAMES.get(row.mode, row.mode)]
-        if row.usage:
-            parts.append(row.usage)
+            if row.usage:
+                parts.append(row.usage)
         if row.worktree:
             parts.append(f"worktree `{row.worktree}`")
         if row.last_activity:

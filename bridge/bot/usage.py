@@ -15,12 +15,12 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import BotInteraction
+from bridge.bot.commands import UNMAPPED
 from bridge.bot.relay import target_of
 from bridge.discord.render.footer import summary
 from bridge.sessions.manager import SessionManager
 from bridge.state import runtime, session_record, status_cache, usage_totals
 
-UNMAPPED = "This channel is not one of this bot's projects."
 WINDOWS = (("five_hour", "5-hour"), ("seven_day", "7-day"))
 NOT_REPORTED = (
     "Plan usage: not reported. Claude Code reports the 5-hour and 7-day limits only for a "
