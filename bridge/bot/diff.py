@@ -21,7 +21,6 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import BotInteraction, allowed
-from bridge.bot.commands import UNMAPPED
 from bridge.bot.relay import target_of
 from bridge.discord import custom_ids
 from bridge.discord.render.diff_view import DiffView, render
@@ -33,6 +32,12 @@ if TYPE_CHECKING:
     from bridge.sessions.targets import SessionTarget
 
 log = logging.getLogger(__name__)
+
+# As bot/commands.py says it (not imported: commands → panel → usage would make a circle).
+UNMAPPED = (
+    "This channel is not one of this bot's projects (use a project's channel or a thread in "
+    "it; with a bridge per machine, use the commands of the bot whose channel this is)."
+)
 
 NO_MENTIONS = discord.AllowedMentions.none()
 GONE = "This turn's snapshot is no longer in the repository (git removed it), so its diff is gone."

@@ -15,12 +15,16 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import BotInteraction
-from bridge.bot.commands import UNMAPPED
 from bridge.bot.relay import target_of
 from bridge.discord.render.footer import summary
 from bridge.sessions.manager import SessionManager
 from bridge.state import runtime, session_record, status_cache, usage_totals
 
+# As bot/commands.py says it (not imported: commands → panel → usage would make a circle).
+UNMAPPED = (
+    "This channel is not one of this bot's projects (use a project's channel or a thread in "
+    "it; with a bridge per machine, use the commands of the bot whose channel this is)."
+)
 WINDOWS = (("five_hour", "5-hour"), ("seven_day", "7-day"))
 NOT_REPORTED = (
     "Plan usage: not reported. Claude Code reports the 5-hour and 7-day limits only for a "

@@ -91,6 +91,8 @@ def project(action: str, channel_id: str) -> str:
     """A button of ``/project remove``'s question: ``remove``, ``delete`` (and the channel)
     or ``cancel``."""
     return f"{PROJECT}{action}:{channel_id}"
+
+
 def diff(key: str, old: str, new: str) -> str:
     """The Diff button of a turn: the two snapshot trees (abbreviated) of ``key``'s session."""
     return f"{DIFF}{key}:{old}:{new}"
