@@ -1,0 +1,61 @@
+"""What the Diff button and /diff answer, with real git (the Discord side is e2e)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bridge.bot.diff import GONE, turn_diff, uncommitted_diff
+from bridge.sessions import changes
+
+
+def git(path: Path, *args: str) -> str:
+    identity = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    return subprocess.run(["git", "-C", str(path), *identity, *args], capture_output=True,
+                          text=True, check=True).stdout  # fmt: skip
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / "a.txt").write_text("a\n")
+    git(path, "add", ".")
+    git(path, "commit", "-qm", "base")
+    return path
+
+
+def test_a_worktree_thread_compares_with_its_base_commit(repo: Path, tmp_path: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "b.txt").write_text("b\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "committed on the branch")
+    (repo / "c.txt").write_text("c\n")  # and one uncommitted
+    scratch = str(tmp_path)
+    against_base = uncommitted_diff(str(repo), None, base, scratch, 4).messages[0]
+    assert against_base.startswith("📝 2 files changed, +2 −0 (uncommitted, against the worktree")
+    against_head = uncommitted_diff(str(repo), None, None, scratch, 4).messages[0]
+    assert against_head.startswith("📝 1 file changed, +1 −0 (uncommitted, against HEAD)")
+    named = uncommitted_diff(str(repo), "main~1", None, scratch, 4).messages[0]
+    assert named.startswith("📝 2 files changed") and "against `main~1`" in named
+    assert "not a revision" in uncommitted_diff(str(repo), "nope", None, scratch, 4).messages[0]
+
+
+def test_a_turns_diff_and_a_snapshot_git_no_longer_has(repo: Path, tmp_path: Path) -> None:
+    _, old, _ = changes.snapshot(str(repo), str(tmp_path))
+    (repo / "a.txt").write_text("A\n")
+    _, new, _ = changes.snapshot(str(repo), str(tmp_path))
+    shown = turn_diff(str(repo), old[:20], new[:20], 4).messages[0]
+    assert shown.startswith("📝 1 file changed, +1 −1 (this turn)") and "+A" in shown
+    assert turn_diff(str(repo), "0" * 20, new[:20], 4).messages == [GONE]
+
+
+def test_outside_git_says_why(tmp_path: Path) -> None:
+    (message,) = uncommitted_diff(str(tmp_path), None, None, str(tmp_path), 4).messages
+    assert "is not in a git repository" in message
+    assert (
+        "is not in a git repository" in turn_diff(str(tmp_path), "a" * 20, "b" * 20, 4).messages[0]
+    )
