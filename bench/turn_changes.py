@@ -41,25 +41,27 @@ def make_repo(path: str, files: int) -> None:
         subprocess.run(["git", "-C", path, *args], check=True)  # fmt: skip
 
 
-def rounds(env: dict, cwd: str, runs: int) -> tuple[list[float], list[float]]:
-    prompt = claude_settings.hook_command("session_event.py")
-    stop = claude_settings.hook_command("stop.py")
+def one_round(env: dict, cwd: str, i: int) -> tuple[float, float]:
+    """UserPromptSubmit, one file changed, Stop: the two hooks' times in ms."""
     common = {"session_id": "bench", "transcript_path": "/nonexistent.jsonl", "cwd": cwd}
     prompt_in = json.dumps({**common, "hook_event_name": "UserPromptSubmit",
                             "prompt": "go"}).encode()  # fmt: skip
     stop_in = json.dumps({**common, "hook_event_name": "Stop", "stop_hook_active": False,
                           "last_assistant_message": ""}).encode()  # fmt: skip
-    target = os.path.join(cwd, "changed.txt")
-    prompts, stops = [], []
-    for i in range(runs + 3):
-        first = run(prompt, prompt_in, env, cwd)
-        with open(target, "a") as handle:
-            handle.write(f"round {i}\n")
-        last = run(stop, stop_in, env, cwd)
-        if i >= 3:  # warm-up
-            prompts.append(first)
-            stops.append(last)
-    return prompts, stops
+    first = run(claude_settings.hook_command("session_event.py"), prompt_in, env, cwd)
+    with open(os.path.join(cwd, "changed.txt"), "a") as handle:
+        handle.write(f"round {i}\n")
+    return first, run(claude_settings.hook_command("stop.py"), stop_in, env, cwd)
+
+
+def point_project_at(env: dict, path: str) -> None:
+    """The channel maps to one project path: point it at this case's directory."""
+    config = os.path.join(env["DISCORD_BRIDGE_HOME"], "config.json")
+    with open(config) as handle:
+        raw = json.load(handle)
+    raw["servers"][0]["projects"][0]["projectPath"] = path
+    with open(config, "w") as handle:
+        json.dump(raw, handle)
 
 
 def main() -> None:
@@ -75,27 +77,26 @@ def main() -> None:
             path = os.path.join(tmp, f"repo{files}")
             make_repo(path, files)
             cases.append((f"git, {files} files", path))
+        times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _ in cases}
+        for i in range(args.runs + 3):  # the cases interleaved: the machine's load hits all
+            for name, path in cases:
+                point_project_at(env, path)
+                first, last = one_round(mapped, path, i)
+                if i >= 3:  # warm-up
+                    times[name][0].append(first)
+                    times[name][1].append(last)
         print(f"runs: {args.runs}   median ms (p90)")
         print(f"{'project':<20} {'UserPromptSubmit':>18} {'Stop':>18}")
         base = None
-        for name, path in cases:
-            # The channel maps to one project path: point it at this case's directory.
-            config = os.path.join(env["DISCORD_BRIDGE_HOME"], "config.json")
-            with open(config) as handle:
-                raw = json.load(handle)
-            raw["servers"][0]["projects"][0]["projectPath"] = path
-            with open(config, "w") as handle:
-                json.dump(raw, handle)
-            prompts, stops = rounds(mapped, path, args.runs)
+        for name, (prompts, stops) in times.items():
             medians = (statistics.median(prompts), statistics.median(stops))
-            p90 = (_p90(prompts), _p90(stops))
             extra = ""
             if base is None:
                 base = medians
             else:
                 extra = f"   +{medians[0] - base[0]:.1f} / +{medians[1] - base[1]:.1f} ms"
-            print(f"{name:<20} {medians[0]:9.1f} ({p90[0]:5.1f}) {medians[1]:9.1f} "
-                  f"({p90[1]:5.1f}){extra}")  # fmt: skip
+            print(f"{name:<20} {medians[0]:9.1f} ({_p90(prompts):5.1f}) {medians[1]:9.1f} "
+                  f"({_p90(stops):5.1f}){extra}")  # fmt: skip
 
 
 def _p90(values: list[float]) -> float:

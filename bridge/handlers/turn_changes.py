@@ -49,16 +49,34 @@ def at_prompt(context: HookContext) -> float | None:
     return cost if isinstance(cost, int | float) and not isinstance(cost, bool) else None
 
 
-def _snapshot_start(context: HookContext, session: object) -> None:
-    from bridge.sessions import changes
+def in_git_tree(path: str) -> bool:
+    """Whether ``path`` or a parent holds a ``.git`` (a few ``stat`` calls): a session outside
+    git costs its hooks no git process."""
+    if not os.path.isabs(path):
+        return False
+    while True:
+        if os.path.lexists(os.path.join(path, ".git")):
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
 
+
+def _snapshot_start(context: HookContext, session: object) -> None:
     rt = context.runtime.ensure()
     path = record_path(rt, context.channel_id)
     old = runtime.read_json(path, 1 << 16) or {}
     record = {"session": session, "t": time.time()}
     if old.get("session") == session and old.get("tree") and old.get("root"):
         record.update(root=old["root"], tree=old["tree"])  # an unfinished turn's: keep it
+    elif not in_git_tree(str(context.event.get("cwd") or "")):
+        if old:  # outside git (known without running git): nothing to keep, nothing to write
+            os.unlink(path)
+        return
     else:
+        from bridge.sessions import changes  # subprocess: only for a repository
+
         cwd = context.event.get("cwd")
         try:
             root, tree, _ = changes.snapshot(str(cwd), rt.path("turns"))
@@ -84,6 +102,9 @@ def at_stop(context: HookContext) -> dict | None:
 def compare_in_background(context: HookContext) -> Callable[[], dict | None]:
     """Start :func:`at_stop` in a thread (the Stop hook lays out the reply and waits for its
     footer meanwhile); the function returned waits for its answer (None if it fails)."""
+    start = runtime.read_json(record_path(context.runtime, context.channel_id), 1 << 16) or {}
+    if not start.get("tree"):
+        return lambda: None  # no snapshot of this turn's start (outside git): nothing to do
     import threading
 
     found: list[dict | None] = []

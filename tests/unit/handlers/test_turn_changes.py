@@ -74,9 +74,9 @@ def test_another_session_or_no_change_or_no_git_gives_no_summary(tmp_path, repo)
     plain = tmp_path / "plain"
     plain.mkdir()
     other = context(tmp_path, plain)
-    turn_changes.at_prompt(other)
-    record = runtime.read_json(turn_changes.record_path(other.runtime, CHANNEL))
-    assert record["why"] == "not a git repository"
+    turn_changes.at_prompt(other)  # outside git: no git process, no record
+    assert runtime.read_json(turn_changes.record_path(other.runtime, CHANNEL)) is None
+    assert not turn_changes.in_git_tree(str(plain)) and turn_changes.in_git_tree(str(repo / "x"))
     (plain / "x").write_text("x")
     assert turn_changes.at_stop(other) is None
 
