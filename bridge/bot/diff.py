@@ -142,15 +142,17 @@ def uncommitted_diff(
     except changes.GitError as err:
         return DiffView([f"⚠️ {err}"])
     wanted = base.strip() if base else (worktree_base if isinstance(worktree_base, str) else "")
-    label = "the worktree's base commit" if not base and wanted else "HEAD"
+    what = (
+        "since the worktree's base commit" if not base and wanted else "uncommitted, against HEAD"
+    )
     try:
         old = changes.tree_of(root, wanted) if wanted else changes.head_tree(root)
     except changes.GitError:
         return DiffView([f"⚠️ `{discord.utils.escape_markdown(wanted)[:80]}` is not a revision"
                          " of this repository."])  # fmt: skip
     if base:
-        label = f"`{base.strip()}`"
-    view = _compare(root, old, tree, f"uncommitted, against {label}", limit, "uncommitted")
+        what = f"working tree against `{base.strip()}`"
+    view = _compare(root, old, tree, what, limit, "uncommitted")
     if skipped:
         view.messages[-1] += f"\n-# {len(skipped)} large untracked file(s) left out."
     return view

@@ -184,6 +184,10 @@ def _add_all(root: str, index: str, filters: tuple[str, ...]) -> list[str]:
     listed = git(root, "ls-files", "-z", "--others", "--exclude-standard", index_file=index,
                  filters=filters)  # fmt: skip
     untracked = [p for p in listed.decode(errors="surrogateescape").split("\0") if p]
+    # A directory listed with its slash is a repository of its own (a worktree under
+    # .claude/worktrees, a clone): not this tree's content, left out without a word.
+    nested = {p for p in untracked if p.endswith("/")}
+    untracked = [p for p in untracked if p not in nested]
     skipped = untracked[MAX_UNTRACKED:]
     for rel in untracked[:MAX_UNTRACKED]:
         try:
@@ -191,7 +195,7 @@ def _add_all(root: str, index: str, filters: tuple[str, ...]) -> list[str]:
                 skipped.append(rel)
         except OSError:
             pass
-    if not skipped:
+    if not skipped and not nested:
         git(root, "add", "-A", index_file=index, filters=filters)
         return []
     git(root, "add", "-u", index_file=index, filters=filters)

@@ -36,11 +36,11 @@ def test_a_worktree_thread_compares_with_its_base_commit(repo: Path, tmp_path: P
     (repo / "c.txt").write_text("c\n")  # and one uncommitted
     scratch = str(tmp_path)
     against_base = uncommitted_diff(str(repo), None, base, scratch, 4).messages[0]
-    assert against_base.startswith("📝 2 files changed, +2 −0 (uncommitted, against the worktree")
+    assert against_base.startswith("📝 2 files changed, +2 −0 (since the worktree's base commit)")
     against_head = uncommitted_diff(str(repo), None, None, scratch, 4).messages[0]
     assert against_head.startswith("📝 1 file changed, +1 −0 (uncommitted, against HEAD)")
     named = uncommitted_diff(str(repo), "main~1", None, scratch, 4).messages[0]
-    assert named.startswith("📝 2 files changed") and "against `main~1`" in named
+    assert named.startswith("📝 2 files changed, +2 −0 (working tree against `main~1`)")
     assert "not a revision" in uncommitted_diff(str(repo), "nope", None, scratch, 4).messages[0]
 
 

@@ -162,3 +162,12 @@ def test_the_callers_git_environment_is_ignored(repo: Path, scratch, monkeypatch
 def test_a_slow_git_is_stopped(repo: Path, scratch, monkeypatch) -> None:
     with pytest.raises(changes.GitError, match="took more than"):
         changes.git(str(repo), "status", timeout=0.000001)
+
+
+def test_a_repository_inside_the_tree_is_not_its_content(repo: Path, scratch: str) -> None:
+    """A worktree under .claude/worktrees (or a clone) is a repository of its own."""
+    git(repo, "worktree", "add", "-q", "-b", "side", str(repo / ".claude" / "worktrees" / "w"))
+    (repo / "own.txt").write_text("mine\n")
+    _, tree, skipped = changes.snapshot(str(repo), scratch)
+    files = by_path(changes.changed_files(str(repo), changes.head_tree(str(repo)), tree))
+    assert files == {"own.txt": (1, 0)} and skipped == []
