@@ -106,7 +106,9 @@ def test_a_turn_that_changes_files_ends_with_a_summary_a_diff_button_and_its_cos
     git(path, "add", "-A")
     git(path, "commit", "-qm", "claude's work")
     assert command(rig, "diff") == "No changes (uncommitted, against HEAD)."
-    assert command(rig, "diff", {"base": "HEAD~1"}).startswith("📝 3 files changed")
+    assert command(rig, "diff", {"base": "HEAD~1"}).startswith(
+        "📝 3 files changed, +4 −0 (working tree against `HEAD~1`)"
+    )
     assert "not a revision" in command(rig, "diff", {"base": "--output=/tmp/x"})
 
     # /usage: this session's cost and context, today's total, plan usage not reported.
@@ -157,3 +159,43 @@ def test_a_short_turn_carries_the_summary_on_its_reply_and_no_git_says_why(rig) 
     assert "📝" not in plain["content"] and not plain["components"], plain
     said = command(rig, "diff", channel="project-b")
     assert "is not in a git repository" in said, said
+
+
+def test_a_worktree_thread_reviews_its_own_worktree(rig) -> None:
+    """A thread with worktree isolation: the turn's summary is the worktree's, /diff there
+    compares with the commit its branch started from (Claude's own commit included), and the
+    project's channel, whose tree holds the worktree, sees no change of its own."""
+    repo = rig.projects["project-a"]
+    make_repo(repo)
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["thread"] = {
+        "isolation": "worktree", "permission": "bypassPermissions"
+    }  # fmt: skip
+    raw["servers"][0]["projects"][0]["progress"] = False  # the summary comes on the reply
+    rig.write_config(raw)
+    rig.start_bot()
+    thread = rig.discord.create_thread(rig.ids["project-a"], "Feature")
+    work = repo / ".claude" / "worktrees" / f"feature-{thread['id']}"
+    who = "-c user.name=c -c user.email=c@c.example"
+    commit = (f"cd {work} && echo one > committed.txt && git add committed.txt"
+              f" && git {who} commit -qm one && echo two > loose.txt")  # fmt: skip
+    rig.api.script(
+        tool_use("Bash", {"command": commit, "description": "Commit one, leave one"}),
+        text("one committed, one loose"),
+    )
+    since = rig.discord.mark()
+    rig.discord.post_message(thread["id"], "work on the feature")
+    record = rig.discord.wait(since=since, kind="message_create", channel_id=thread["id"],
+                              content_contains="one committed", timeout=90)  # fmt: skip
+    reply = record["message"]
+    assert "📝 2 files changed, +2 −0" in reply["content"], reply
+    assert "+two" in click_answer(rig, reply)["content"]
+
+    since = rig.discord.mark()
+    result = rig.discord.run_command(thread["id"], "diff")
+    answer = rig.discord.wait(since=since, kind="message_update",
+                              interaction_id=result["interaction_id"], timeout=60)  # fmt: skip
+    shown = answer["message"]["content"]
+    assert shown.startswith("📝 2 files changed, +2 −0 (since the worktree's base commit)"), shown
+    assert "+one" in shown and "+two" in shown
+    assert command(rig, "diff") == "No changes (uncommitted, against HEAD)."  # the project's
