@@ -43,11 +43,12 @@ def bypass(rig, *projects: str, **extra: object) -> None:
     rig.write_config(raw)
 
 
-def changing_turn(path, delay: float) -> list:
+def changing_turn(path, delay: float, more: str = "") -> list:
     """A turn that edits a tracked file, writes an untracked text file (holding a fence and
-    @everyone), a binary file and an ignored log: three files count."""
+    @everyone), a binary file and an ignored log: three files count (``more``: a command
+    that changes more)."""
     command = (f"cd {path} && printf 'print(3)\\n' >> app.py && printf '\\000\\001\\002' > blob.bin"
-               " && echo noise > debug.log")  # fmt: skip
+               f" && echo noise > debug.log{more}")  # fmt: skip
     note = "hello @everyone\n```\nnot code\n"
     return [
         tool_use("Bash", {"command": command, "description": "Change files"}, delay=delay),
@@ -141,13 +142,19 @@ def test_a_short_turn_carries_the_summary_on_its_reply_and_no_git_says_why(rig) 
         entry["permission"] = "bypassPermissions"
         entry["progress"] = False
     rig.write_config(raw)
-    rig.api.script(*changing_turn(path, delay=0))
+    rig.api.script(*changing_turn(path, delay=0, more=" && seq 1 3000 > numbers.txt"))
     rig.start_bot()
     rig.post("change some files")
     reply = rig.wait_bot_message(content_contains="changed three files", timeout=90)
-    assert "📝 3 files changed, +4 −0" in reply["content"], reply
+    assert "📝 4 files changed, +3004 −0" in reply["content"], reply
+    # Too long to show inline: a .diff file, the message lists the files.
     answer = click_answer(rig, reply)
-    assert "+print(3)" in answer["content"]
+    assert "`turn-" in answer["content"] and ".diff`" in answer["content"], answer
+    assert "+3000 −0  numbers.txt" in answer["content"] and "binary  blob.bin" in answer["content"]
+    (attached,) = answer["attachments"]
+    assert attached["filename"].endswith(".diff")
+    whole = rig.discord.file_bytes(attached).decode()
+    assert "+print(3)" in whole and "+2999\n+3000" in whole
 
     other = rig.projects["project-b"]
     rig.api.script(
