@@ -29,7 +29,8 @@ class TurnProgress:
         self.interrupted_by: str | None = None
         self.waiting = False  # a Discord prompt of this session is open
         self.session: str | None = None  # Claude's session id (the statusLine cache's key)
-        self.cost0: float | None = None  # the session's cost when the turn started
+        self.cost0: float | None = None  # the session's cost when the turn started (None:
+        # the turn's start was not seen, so neither is what it cost)
         self.cost: float | None = None  # what the turn cost, once the statusLine said
         self.changes: dict | None = None  # what the turn changed in git (Stop hook)
 
@@ -39,8 +40,8 @@ class TurnProgress:
             self.transcript = str(event["transcript"])
         if isinstance(event.get("session"), str) and self.session is None:
             self.session = event["session"]
-        if kind == "turn" and _is_number(event.get("cost0")):
-            self.cost0 = float(event["cost0"])
+        if kind == "turn" and self.cost0 is None:  # no figure yet: the session's first turn
+            self.cost0 = float(event["cost0"]) if _is_number(event.get("cost0")) else 0.0
         if kind == "done" and isinstance(event.get("changes"), dict):
             self.changes = event["changes"]
         if kind == "text":
@@ -113,12 +114,11 @@ class TurnProgress:
 
 
 def turn_cost(cost0: float | None, cost_now: object) -> float | None:
-    """What a turn cost: the session's statusLine cost now minus at the turn's start (a
-    session's first turn starts at 0; a lower figure means a new process: its whole cost)."""
-    if not _is_number(cost_now):
+    """What a turn cost: the session's statusLine cost now minus at the turn's start (None:
+    the start is unknown; a lower figure now means a new process: its whole cost)."""
+    if cost0 is None or not _is_number(cost_now):
         return None
-    start = cost0 or 0.0
-    return float(cost_now) - start if float(cost_now) >= start else float(cost_now)
+    return float(cost_now) - cost0 if float(cost_now) >= cost0 else float(cost_now)
 
 
 def _is_number(value: object) -> bool:

@@ -105,9 +105,19 @@ def test_a_done_turn_shows_its_cost_and_what_it_changed() -> None:
 
 def test_a_turns_cost_is_the_difference_of_the_statusline_figures() -> None:
     assert turn_cost(0.40, 0.52) == pytest.approx(0.12)
-    assert turn_cost(None, 0.05) == 0.05  # a session's first turn
+    assert turn_cost(0.0, 0.05) == 0.05
+    assert turn_cost(None, 0.05) is None  # the turn's start was not seen
     assert turn_cost(1.0, 0.3) == 0.3  # a new process (resumed): its whole cost
     assert turn_cost(0.4, None) is None and turn_cost(0.4, True) is None
+
+
+def test_a_sessions_first_turn_starts_at_zero_an_unseen_start_is_unknown() -> None:
+    first = TurnProgress(0.0)
+    first.apply({"kind": "turn", "t": 0, "session": "s-1"})  # no statusLine figure yet
+    assert first.cost0 == 0.0
+    joined = TurnProgress(0.0)
+    joined.apply({"kind": "tool", "t": 0, "name": "Bash", "session": "s-1"})
+    assert joined.cost0 is None
 
 
 def test_a_summary_that_is_not_ours_is_not_shown() -> None:
