@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 import subprocess
 
+import pytest
+
 from bridge_testkit import is_status, wait_until
 from fake_anthropic import text, tool_use
 from tests.e2e.test_control import command
 
 FENCE = re.compile(r"(?<!`)```(?!`)")  # a real fence: not one defused with zero-width spaces
+pytestmark = pytest.mark.claude_versions  # the hooks and statusLine figures of both CLIs
+
 COST = re.compile(r"✅ Done in \d+ s · \d+ tools? · \$\d+\.\d\d")
 
 
