@@ -25,8 +25,9 @@ def on_prompt_or_tool_done(context: HookContext) -> None:
         notify.end_wait(context)  # the user is back: the next wait may ping again
         from bridge.handlers import turn_changes
 
-        cost = turn_changes.at_prompt(context)  # the working tree as the turn starts
+        cost = turn_changes.cost_so_far(context)
         progress.record(context, "turn", transcript=event.get("transcript_path"), cost0=cost)
+        turn_changes.at_prompt(context)  # the working tree as the turn starts (git)
     else:
         failed = event.get("hook_event_name") == "PostToolUseFailure"
         progress.record(context, "tool_done", failed=failed)

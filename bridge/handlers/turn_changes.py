@@ -28,25 +28,28 @@ if TYPE_CHECKING:
 
 STATUS_AFTER = 2.0  # as bot/progress.py: a turn shorter than this gets no status message
 ABBREV = 20  # hex digits of each tree id in the Diff button's custom_id
-STOP_BUDGET = 15.0  # seconds the Stop hook waits for its comparison (git has 10 s a command)
+PROMPT_BUDGET = 6.0  # seconds of git at UserPromptSubmit (its hook times out at 10 s)
+STOP_BUDGET = 15.0  # seconds of git at Stop (the hook has 60 s; the reply comes first)
 
 
 def record_path(rt: runtime.Runtime, channel_id: str) -> str:
     return os.path.join(rt.path("turns"), f"{channel_id}.json")
 
 
-def at_prompt(context: HookContext) -> float | None:
-    """Snapshot the working tree at the start of a turn; returns the session's cost so far
-    (the statusLine cache), for the status message's cost of this turn."""
+def cost_so_far(context: HookContext) -> float | None:
+    """The session's cost as the statusLine last reported it (the turn's cost starts here)."""
     from bridge.state.status_cache import read_status
 
-    session = context.event.get("session_id")
-    cost = (read_status(context.runtime, session) or {}).get("cost_usd")
+    cost = (read_status(context.runtime, context.event.get("session_id")) or {}).get("cost_usd")
+    return cost if isinstance(cost, int | float) and not isinstance(cost, bool) else None
+
+
+def at_prompt(context: HookContext) -> None:
+    """Snapshot the working tree at the start of a turn (never raises)."""
     try:
-        _snapshot_start(context, session)
+        _snapshot_start(context, context.event.get("session_id"))
     except Exception as err:  # no summary for this turn, never a failed hook
         _note(context, f"turn snapshot: {err}")
-    return cost if isinstance(cost, int | float) and not isinstance(cost, bool) else None
 
 
 def in_git_tree(path: str) -> bool:
@@ -79,7 +82,8 @@ def _snapshot_start(context: HookContext, session: object) -> None:
 
         cwd = context.event.get("cwd")
         try:
-            root, tree, _ = changes.snapshot(str(cwd), rt.path("turns"))
+            deadline = time.monotonic() + PROMPT_BUDGET
+            root, tree, _ = changes.snapshot(str(cwd), rt.path("turns"), deadline=deadline)
             record.update(root=root, tree=tree)
         except changes.NotARepository:
             record["why"] = "not a git repository"
@@ -109,7 +113,11 @@ def compare_in_background(context: HookContext) -> Callable[[], dict | None]:
 
     found: list[dict | None] = []
     worker = threading.Thread(target=lambda: found.append(at_stop(context)), daemon=True)
-    worker.start()
+    try:
+        worker.start()
+    except RuntimeError as err:  # no thread to be had: no summary, the reply still goes
+        _note(context, f"turn changes: {err}")
+        return lambda: None
 
     def result() -> dict | None:
         worker.join(STOP_BUDGET)
@@ -133,9 +141,10 @@ def _compare(context: HookContext) -> dict | None:
     root, old = start.get("root"), start.get("tree")
     if not isinstance(root, str) or not isinstance(old, str):
         return None  # outside git: nothing to say unless asked (/diff says why)
-    filters = changes.filter_drivers(root)
-    _, new, skipped = changes.snapshot(root, rt.path("turns"), filters)
-    files = changes.changed_files(root, old, new, filters)
+    deadline = time.monotonic() + STOP_BUDGET - 1
+    filters = changes.filter_drivers(root, deadline)
+    _, new, skipped = changes.snapshot(root, rt.path("turns"), filters, deadline)
+    files = changes.changed_files(root, old, new, filters, deadline)
     if not files:
         return None
     took = time.time() - float(start.get("t") or 0)

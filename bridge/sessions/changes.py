@@ -88,9 +88,17 @@ def git(
     filters: tuple[str, ...] = (),
     stdin: bytes | None = None,
     timeout: float = TIMEOUT,
+    deadline: float | None = None,
 ) -> bytes:
     """Run ``git -C cwd <safe config> args`` and return its stdout; :class:`GitError` if it
-    fails, times out or is missing. ``filters``: filter drivers to neutralise."""
+    fails, times out or is missing. ``filters``: filter drivers to neutralise; ``deadline``
+    (``time.monotonic()``): no command runs past it."""
+    if deadline is not None:
+        import time
+
+        timeout = min(timeout, deadline - time.monotonic())
+        if timeout <= 0:
+            raise GitError(f"git {args[0]}: no time left")
     argv = ["git", "--no-pager", "-C", cwd]
     for setting in _SAFE_CONFIG:
         argv += ["-c", setting]
@@ -116,10 +124,11 @@ def git(
     return done.stdout
 
 
-def filter_drivers(root: str) -> tuple[str, ...]:
+def filter_drivers(root: str, deadline: float | None = None) -> tuple[str, ...]:
     """Names of the filter drivers the repository's config defines (any scope)."""
     try:
-        out = git(root, "config", "-z", "--name-only", "--get-regexp", r"^filter\.")
+        out = git(root, "config", "-z", "--name-only", "--get-regexp", r"^filter\.",
+                  deadline=deadline)  # fmt: skip
     except GitError:
         return ()  # none (git exits 1 when nothing matches)
     names = set()
@@ -133,13 +142,13 @@ def filter_drivers(root: str) -> tuple[str, ...]:
 # --- snapshots --------------------------------------------------------------------------
 
 
-def repo_of(path: str) -> tuple[str, str]:
+def repo_of(path: str, deadline: float | None = None) -> tuple[str, str]:
     """The top of the working tree holding ``path`` and the path of its index file.
     :class:`NotARepository` when there is none (or ``path`` is inside ``.git``)."""
     if not os.path.isdir(path):
         raise NotARepository(f"{path} is not a directory")
     try:
-        out = git(path, "rev-parse", "--show-toplevel", "--git-path", "index")
+        out = git(path, "rev-parse", "--show-toplevel", "--git-path", "index", deadline=deadline)
     except GitError as err:
         if "work tree" in str(err):  # inside .git, or a bare repository
             raise NotARepository("not in a git working tree") from err
@@ -152,15 +161,19 @@ def repo_of(path: str) -> tuple[str, str]:
 
 
 def snapshot(
-    path: str, scratch: str, filters: tuple[str, ...] | None = None
+    path: str,
+    scratch: str,
+    filters: tuple[str, ...] | None = None,
+    deadline: float | None = None,
 ) -> tuple[str, str, list[str]]:
     """Snapshot the working tree holding ``path``: ``(root, tree id, skipped untracked files)``.
 
     ``scratch`` is a private directory for the temporary index (removed afterwards);
-    ``filters``: the repository's filter drivers, when the caller already asked.
+    ``filters``: the repository's filter drivers, when the caller already asked; ``deadline``
+    (``time.monotonic()``): give up (:class:`GitError`) rather than run past it.
     """
-    root, index = repo_of(path)
-    filters = filter_drivers(root) if filters is None else filters
+    root, index = repo_of(path, deadline)
+    filters = filter_drivers(root, deadline) if filters is None else filters
     fd, tmp_index = tempfile.mkstemp(prefix="index-", dir=scratch)
     os.close(fd)
     try:
@@ -168,8 +181,9 @@ def snapshot(
             shutil.copyfile(index, tmp_index)
         except OSError:
             os.unlink(tmp_index)  # no index yet (a fresh repository): git starts an empty one
-        skipped = _add_all(root, tmp_index, filters)
-        tree = git(root, "write-tree", index_file=tmp_index, filters=filters).decode().strip()
+        skipped = _add_all(root, tmp_index, filters, deadline)
+        tree = git(root, "write-tree", index_file=tmp_index, filters=filters,
+                   deadline=deadline).decode().strip()  # fmt: skip
     finally:
         for name in (tmp_index, tmp_index + ".lock"):
             try:
@@ -179,10 +193,10 @@ def snapshot(
     return root, tree, skipped
 
 
-def _add_all(root: str, index: str, filters: tuple[str, ...]) -> list[str]:
+def _add_all(root: str, index: str, filters: tuple[str, ...], deadline: float | None) -> list[str]:
     """``git add -A`` into ``index``, leaving out untracked files too large or too many."""
     listed = git(root, "ls-files", "-z", "--others", "--exclude-standard", index_file=index,
-                 filters=filters)  # fmt: skip
+                 filters=filters, deadline=deadline)  # fmt: skip
     untracked = [p for p in listed.decode(errors="surrogateescape").split("\0") if p]
     # A directory listed with its slash is a repository of its own (a worktree under
     # .claude/worktrees, a clone): not this tree's content, left out without a word.
@@ -196,14 +210,14 @@ def _add_all(root: str, index: str, filters: tuple[str, ...]) -> list[str]:
         except OSError:
             pass
     if not skipped and not nested:
-        git(root, "add", "-A", index_file=index, filters=filters)
+        git(root, "add", "-A", index_file=index, filters=filters, deadline=deadline)
         return []
-    git(root, "add", "-u", index_file=index, filters=filters)
+    git(root, "add", "-u", index_file=index, filters=filters, deadline=deadline)
     wanted = set(untracked) - set(skipped)
     if wanted:
         spec = b"".join(os.fsencode(p) + b"\0" for p in sorted(wanted))
         git(root, "add", "--pathspec-from-file=-", "--pathspec-file-nul", index_file=index,
-            filters=filters, stdin=spec)  # fmt: skip
+            filters=filters, stdin=spec, deadline=deadline)  # fmt: skip
     return sorted(skipped)
 
 
@@ -228,12 +242,16 @@ def head_tree(root: str) -> str:
 
 
 def changed_files(
-    root: str, old: str, new: str, filters: tuple[str, ...] | None = None
+    root: str,
+    old: str,
+    new: str,
+    filters: tuple[str, ...] | None = None,
+    deadline: float | None = None,
 ) -> list[FileChange]:
     """Per-file lines added/removed between two trees (a binary file: None, None)."""
-    filters = filter_drivers(root) if filters is None else filters
+    filters = filter_drivers(root, deadline) if filters is None else filters
     out = git(root, "diff-tree", "-r", "-z", "--numstat", "--no-renames", "--no-ext-diff",
-              "--no-textconv", old, new, filters=filters)  # fmt: skip
+              "--no-textconv", old, new, filters=filters, deadline=deadline)  # fmt: skip
     fields = out.decode(errors="replace").split("\0")
     changes = []
     for field in fields:

@@ -42,7 +42,8 @@ def context(tmp_path: Path, cwd: Path, session: str = "s-1", progress: bool = Tr
 def test_a_turn_that_changes_files_is_summed_up_once(tmp_path, repo) -> None:
     ctx = context(tmp_path, repo)
     write_status(ctx.runtime, "s-1", {"cost_usd": 0.25})
-    assert turn_changes.at_prompt(ctx) == 0.25
+    assert turn_changes.cost_so_far(ctx) == 0.25
+    turn_changes.at_prompt(ctx)
     (repo / "a.txt").write_text("a\nb\n")
     (repo / "new.txt").write_text("new\n")
     found = turn_changes.at_stop(ctx)
@@ -96,3 +97,13 @@ def test_with_progress_off_the_summary_goes_on_the_reply(tmp_path, repo) -> None
     runtime.write_atomic(record, json.dumps(data).encode())
     (repo / "a.txt").write_text("c\n")
     assert turn_changes.at_stop(context(tmp_path, repo))["on_reply"] is False  # the status has it
+
+
+def test_git_past_its_budget_gives_no_summary_and_no_error(tmp_path, repo, monkeypatch) -> None:
+    monkeypatch.setattr(turn_changes, "PROMPT_BUDGET", 0.0)
+    ctx = context(tmp_path, repo)
+    turn_changes.at_prompt(ctx)  # no time for git: the hook goes on
+    record = runtime.read_json(turn_changes.record_path(ctx.runtime, CHANNEL))
+    assert "no time left" in record["why"]
+    (repo / "a.txt").write_text("changed\n")
+    assert turn_changes.at_stop(ctx) is None
