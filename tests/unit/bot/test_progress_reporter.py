@@ -242,3 +242,53 @@ def test_a_short_turn_ended_by_an_api_error_still_says_so(tmp_path, monkeypatch)
         assert bot.messages[0].views == [None]
 
     asyncio.run(scenario())
+
+
+CHANGES = {"summary": "📝 2 files changed, +3 −1", "old": "a" * 40, "new": "b" * 40}
+
+
+def test_a_short_turn_whose_changes_the_reply_did_not_carry_gets_them_posted(tmp_path, monkeypatch):
+    """No status message yet (a short turn) and the Stop hook left the summary to the status
+    (the turn looked long to it, or there was no reply): the bot posts the closed status
+    with the summary and the Diff button. With the summary on the reply, nothing more."""
+
+    async def scenario() -> None:
+        progress, bot = reporter(tmp_path, monkeypatch)
+        channel = progress.channels.setdefault(CHANNEL, reporter_module._Channel(CHANNEL, 0))
+        now = time.time()
+        progress._apply(channel, event("turn", now, cost0=0.5))
+        progress._apply(channel, event("done", now + 0.5, changes={**CHANGES, "on_reply": True}))
+        await settle(progress)
+        assert bot.messages == []
+        progress._apply(channel, event("turn", now + 1, cost0=0.5))
+        progress._apply(channel, event("done", now + 1.5, changes={**CHANGES, "on_reply": False}))
+        await settle(progress)
+        (posted,) = bot.messages
+        assert posted.contents[-1] == "✅ Done in 0 s · 0 tools\n📝 2 files changed, +3 −1"
+        (button,) = posted.views[-1].children
+        assert button.custom_id == f"db:diff:{CHANNEL}:{'a' * 20}:{'b' * 20}"
+
+    asyncio.run(scenario())
+
+
+def test_the_turns_cost_follows_once_the_statusline_refreshed(tmp_path, monkeypatch):
+    async def scenario() -> None:
+        progress, bot = reporter(tmp_path, monkeypatch)
+        channel = progress.channels.setdefault(CHANNEL, reporter_module._Channel(CHANNEL, 0))
+        now = time.time()
+        progress._apply(channel, event("turn", now - 30, cost0=0.40))
+        progress._apply(channel, event("tool", now - 29, name="Bash", summary="make"))
+        await settle(progress)
+        progress._apply(channel, event("done", now))
+        await settle(progress)
+        assert bot.messages[0].contents[-1] == "✅ Done in 30 s · 1 tool"
+        from bridge.state.status_cache import write_status
+
+        write_status(progress.runtime, "s", {"cost_usd": 0.52})  # Claude Code's refresh
+        for _ in range(40):
+            await asyncio.sleep(0.05)
+            if bot.messages[0].contents[-1].endswith("$0.12"):
+                break
+        assert bot.messages[0].contents[-1] == "✅ Done in 30 s · 1 tool · $0.12"
+
+    asyncio.run(scenario())
