@@ -6,7 +6,12 @@ project is (a) not a git repository (no snapshot: the hooks as before), (b) a gi
 repository of ``--files`` files, (c) the same with ten times as many. The difference of the
 medians is what the snapshots cost.
 
-    .venv/bin/python bench/turn_changes.py [--runs 30] [--files 200]
+With ``--reply``: Stop hook start → its reply at Discord, the bot running (the hand-off), on
+the end-to-end rig (emulator, bot; no Claude Code), for a project outside git and one of
+``--files`` files, each round after a UserPromptSubmit took the turn's first snapshot. The
+rig has the reply footer off: the comparison has nothing to overlap with (the worst case).
+
+    .venv/bin/python bench/turn_changes.py [--runs 30] [--files 200] [--reply]
 """
 
 from __future__ import annotations
@@ -64,11 +69,57 @@ def point_project_at(env: dict, path: str) -> None:
         json.dump(raw, handle)
 
 
+def reply_latency(runs: int, files: int) -> None:
+    """Stop hook spawn → the reply's ``message_create`` at the emulator, bot running."""
+    import time
+    import uuid
+
+    from bridge_testkit import bench_rig, percentile
+
+    with bench_rig("turn-changes-bench-") as rig:
+        make_repo(str(rig.projects["project-a"]), files)
+        settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
+        hooks = {event: next(h["command"] for g in settings["hooks"][event] for h in g["hooks"])
+                 for event in ("UserPromptSubmit", "Stop")}  # fmt: skip
+        rig.start_bot()
+        cases = {"project-b": "outside git", "project-a": f"git, {files} files"}
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        for i in range(runs + 3):
+            for project in cases:
+                channel, cwd = rig.ids[project], str(rig.projects[project])
+                env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": channel}
+                common = {"session_id": f"bench-{project}", "cwd": cwd,
+                          "transcript_path": "/nonexistent.jsonl"}  # fmt: skip
+                prompt = {**common, "hook_event_name": "UserPromptSubmit", "prompt": "go"}
+                run(hooks["UserPromptSubmit"], json.dumps(prompt).encode(), env, cwd)
+                with open(os.path.join(cwd, "changed.txt"), "a") as handle:
+                    handle.write(f"round {i}\n")
+                content = f"reply {i} {uuid.uuid4().hex}"
+                stop = {**common, "hook_event_name": "Stop", "stop_hook_active": False,
+                        "last_assistant_message": content}  # fmt: skip
+                since = rig.discord.mark()
+                start = time.monotonic()
+                run(hooks["Stop"], json.dumps(stop).encode(), env, cwd)
+                record = rig.discord.wait(since=since, kind="message_create", channel_id=channel,
+                                          content_contains=content, timeout=10)  # fmt: skip
+                assert ("📝" in record["message"]["content"]) == (project == "project-a")
+                if i >= 3:
+                    times[project].append((record["t"] - start) * 1000)
+        print(f"{'Stop hook → reply at Discord':<40} {'p50 ms':>8} {'p95 ms':>8}")
+        for project, name in cases.items():
+            values = times[project]
+            print(f"{name:<40} {percentile(values, 50):8.0f} {percentile(values, 95):8.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--files", type=int, default=200)
+    parser.add_argument("--reply", action="store_true", help="Stop hook → reply at Discord")
     args = parser.parse_args()
+    if args.reply:
+        reply_latency(args.runs, args.files)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         env, project = setup(tmp)
         mapped = {**env, "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}
