@@ -154,7 +154,11 @@ def uncommitted_diff(
         what = f"working tree against `{base.strip()}`"
     view = _compare(root, old, tree, what, limit, "uncommitted")
     if skipped:
-        view.messages[-1] += f"\n-# {len(skipped)} large untracked file(s) left out."
+        note = f"-# {len(skipped)} large untracked file(s) left out."
+        if len(view.messages[-1]) + len(note) < 1999:
+            view.messages[-1] += "\n" + note
+        else:
+            view.messages.append(note)
     return view
 
 

@@ -59,3 +59,12 @@ def test_outside_git_says_why(tmp_path: Path) -> None:
     assert (
         "is not in a git repository" in turn_diff(str(tmp_path), "a" * 20, "b" * 20, 4).messages[0]
     )
+
+
+def test_large_untracked_files_left_out_are_counted(repo: Path, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(changes, "MAX_UNTRACKED_FILE", 10)
+    (repo / "big.bin").write_bytes(b"x" * 100)
+    (repo / "a.txt").write_text("a\nb\n")
+    messages = uncommitted_diff(str(repo), None, None, str(tmp_path), 4).messages
+    assert messages[-1].endswith("-# 1 large untracked file(s) left out.")
+    assert all(len(m) <= 2000 for m in messages)
