@@ -18,10 +18,9 @@ from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from bridge.discord.post import Post
     from bridge.discord.render.attachments import OutputFile
+    from bridge.handlers.turn_changes import PendingChanges
 
 MAX_ATTACHMENTS = 20  # markers honoured per reply; each file is read into memory
 FULL_REPLY_NAME = "reply.md"
@@ -33,10 +32,10 @@ FOOTER_WAIT = 3.0  # seconds the Stop hook may wait for this reply's record in t
 DEFAULT_CONTEXT_WINDOW = 200_000  # tokens, when no statusLine ever said (it says per model)
 
 
-def on_stop(context: HookContext, turn_changes: Callable[[], dict | None] | None = None) -> bool:
-    """Post the reply; False when there was nothing to post. ``turn_changes`` gives what the
-    turn changed in git (asked once the reply is laid out): on the reply when the turn was too
-    short for a status message."""
+def on_stop(context: HookContext, turn_changes: PendingChanges | None = None) -> bool:
+    """Post the reply; False when there was nothing to post. ``turn_changes``: what the turn
+    changed in git, waited for (once the reply is laid out) only when it goes on the reply
+    (a turn too short for a status message, or progress off)."""
     text, note = reply_and_note(context.event)
     if not text.strip() and not note:
         return False
@@ -50,9 +49,7 @@ def on_stop(context: HookContext, turn_changes: Callable[[], dict | None] | None
     mention = _owner_mention(context)
     if mention:
         footer = f"{footer} · 🔔 {mention}" if footer else f"-# 🔔 {mention}"
-    changes = turn_changes() if turn_changes is not None else None
-    if not (changes and changes["on_reply"]):
-        changes = None  # none, or the status message shows it
+    changes = turn_changes() if turn_changes is not None and turn_changes.on_reply else None
     if changes:
         footer = f"{changes['summary']}\n{footer}" if footer else changes["summary"]
     posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer, note=note)

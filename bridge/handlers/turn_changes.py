@@ -22,8 +22,6 @@ from bridge.state import runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from bridge.handlers.context import HookContext
 
 STATUS_AFTER = 2.0  # as bot/progress.py: a turn shorter than this gets no status message
@@ -92,41 +90,55 @@ def _snapshot_start(context: HookContext, session: object) -> None:
     runtime.write_atomic(path, fastjson.dumps(record).encode())
 
 
-def at_stop(context: HookContext) -> dict | None:
+def at_stop(context: HookContext, on_reply: bool | None = None) -> dict | None:
     """Snapshot again and compare with the turn's start; the record is consumed. Returns what
     the ``done`` event and the reply need (None: no record, no repository, nothing changed);
     ``on_reply``: the turn was too short for a status message (or progress is off)."""
     try:
-        return _compare(context)
+        return _compare(context, on_reply)
     except Exception as err:
         _note(context, f"turn changes: {err}")
         return None
 
 
-def compare_in_background(context: HookContext) -> Callable[[], dict | None]:
-    """Start :func:`at_stop` in a thread (the Stop hook lays out the reply and waits for its
-    footer meanwhile); the function returned waits for its answer (None if it fails)."""
+class PendingChanges:
+    """The Stop hook's comparison, running in a thread. ``on_reply`` is known at once (from
+    the turn's length and the progress setting, no git): only then does the reply wait for
+    the result; otherwise it is posted first and the result goes to the status message."""
+
+    def __init__(self, on_reply: bool = False, worker: object = None,
+                 found: list | None = None) -> None:  # fmt: skip
+        self.on_reply = on_reply
+        self._worker = worker
+        self._found = found if found is not None else []
+
+    def __call__(self) -> dict | None:
+        if self._worker is not None:
+            self._worker.join(STOP_BUDGET)  # type: ignore[attr-defined]
+        return self._found[0] if self._found else None
+
+
+def compare_in_background(context: HookContext) -> PendingChanges:
+    """Start :func:`at_stop` in a thread while the Stop hook lays out and posts the reply."""
     start = runtime.read_json(record_path(context.runtime, context.channel_id), 1 << 16) or {}
     if not start.get("tree"):
-        return lambda: None  # no snapshot of this turn's start (outside git): nothing to do
+        return PendingChanges()  # no snapshot of this turn's start (outside git): nothing to do
+    took = time.time() - float(start.get("t") or 0)
+    on_reply = not context.project.progress or took < STATUS_AFTER
     import threading
 
     found: list[dict | None] = []
-    worker = threading.Thread(target=lambda: found.append(at_stop(context)), daemon=True)
+    worker = threading.Thread(target=lambda: found.append(at_stop(context, on_reply)),
+                              daemon=True)  # fmt: skip
     try:
         worker.start()
     except RuntimeError as err:  # no thread to be had: no summary, the reply still goes
         _note(context, f"turn changes: {err}")
-        return lambda: None
-
-    def result() -> dict | None:
-        worker.join(STOP_BUDGET)
-        return found[0] if found else None
-
-    return result
+        return PendingChanges()
+    return PendingChanges(on_reply, worker, found)
 
 
-def _compare(context: HookContext) -> dict | None:
+def _compare(context: HookContext, on_reply: bool | None) -> dict | None:
     from bridge.sessions import changes
 
     rt = context.runtime
@@ -147,14 +159,16 @@ def _compare(context: HookContext) -> dict | None:
     files = changes.changed_files(root, old, new, filters, deadline)
     if not files:
         return None
-    took = time.time() - float(start.get("t") or 0)
+    if on_reply is None:
+        took = time.time() - float(start.get("t") or 0)
+        on_reply = not context.project.progress or took < STATUS_AFTER
     return {
         "summary": changes.summary(files),
         "files": len(files),
         "old": old,
         "new": new,
         "skipped": len(skipped),
-        "on_reply": not context.project.progress or took < STATUS_AFTER,
+        "on_reply": on_reply,
     }
 
 
