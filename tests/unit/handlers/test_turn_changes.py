@@ -107,3 +107,27 @@ def test_git_past_its_budget_gives_no_summary_and_no_error(tmp_path, repo, monke
     assert "no time left" in record["why"]
     (repo / "a.txt").write_text("changed\n")
     assert turn_changes.at_stop(ctx) is None
+
+
+def test_stop_knows_at_once_whether_the_reply_must_wait_for_git(tmp_path, repo) -> None:
+    ctx = context(tmp_path, repo)
+    turn_changes.at_prompt(ctx)
+    (repo / "a.txt").write_text("short\n")
+    pending = turn_changes.compare_in_background(ctx)
+    assert pending.on_reply is True  # a short turn: its reply carries the summary
+    assert pending()["summary"] == "📝 1 file changed, +1 −1"
+
+    turn_changes.at_prompt(ctx)
+    record = turn_changes.record_path(ctx.runtime, CHANNEL)
+    data = runtime.read_json(record)
+    data["t"] -= 60
+    runtime.write_atomic(record, json.dumps(data).encode())
+    (repo / "a.txt").write_text("long\n")
+    pending = turn_changes.compare_in_background(ctx)
+    assert pending.on_reply is False  # the status message shows it: the reply goes first
+    assert pending()["on_reply"] is False
+
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    pending = turn_changes.compare_in_background(context(tmp_path, outside))
+    assert pending.on_reply is False and pending() is None
