@@ -4,7 +4,9 @@ The file comes from Discord, so it is untrusted: its format is recognised here f
 bytes and only the plain audio containers below are opened (never FFmpeg's playlist or concat
 demuxers, which open other files or URLs; nested opens are limited to the file protocol
 anyway). Decoding stops as soon as the audio is longer than the limit, so a long or
-endlessly looping file costs at most that much work and memory.
+endlessly looping file costs at most that much work and memory: each decoded frame's own
+length counts before it is resampled (a 100-byte FLAC file at 1 Hz holds 18 hours a frame,
+2 GB once resampled to 16 kHz), and sample rates no recording uses are refused.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from bridge.voice.engines import INSTALL, SAMPLE_RATE, EngineUnavailable
 
 BYTES_PER_SECOND = SAMPLE_RATE * 2  # mono, 16-bit
+RATES = (1000, 384000)  # Hz: the sample rates accepted (telephone speech is 8000)
 
 
 class AudioError(Exception):
@@ -72,7 +75,14 @@ def decode(path: str, max_seconds: float) -> bytes:
             if not container.streams.audio:
                 raise AudioError("the file holds no audio")
             resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+            heard = 0.0  # seconds decoded, counted before resampling
             for frame in container.decode(container.streams.audio[0]):
+                rate = frame.sample_rate
+                if not RATES[0] <= rate <= RATES[1]:
+                    raise AudioError(f"a sample rate of {rate} Hz is not a recording's")
+                heard += frame.samples / rate
+                if heard > max_seconds:
+                    raise TooLong(max_seconds)
                 for out in resampler.resample(frame):
                     pcm += _samples(out)
                 if len(pcm) > limit:

@@ -98,3 +98,98 @@ def test_a_missing_engine_says_how_to_install_it(monkeypatch) -> None:
         engines.FasterWhisper(VoiceSettings({}))
     assert "faster-whisper is not installed" in str(caught.value)
     assert caught.value.how == "pip install 'discord-bridge[voice]'"
+
+
+def tiny_flac(rate: int, blocksize: int = 65535, frames: int = 3) -> bytes:
+    """A valid FLAC file of CONSTANT-subframe frames (a few bytes each): ``frames *
+    blocksize`` samples at ``rate`` Hz, i.e. hours of audio in a hundred bytes at 1 Hz."""
+
+    def crc8(data: bytes) -> int:
+        c = 0
+        for b in data:
+            c ^= b
+            for _ in range(8):
+                c = ((c << 1) ^ 0x07) & 0xFF if c & 0x80 else (c << 1) & 0xFF
+        return c
+
+    def crc16(data: bytes) -> int:
+        c = 0
+        for b in data:
+            c ^= b << 8
+            for _ in range(8):
+                c = ((c << 1) ^ 0x8005) & 0xFFFF if c & 0x8000 else (c << 1) & 0xFFFF
+        return c
+
+    # STREAMINFO: block sizes, frame sizes (unknown), rate:20 channels-1:3 bits-1:5 total:36
+    packed = (rate << 44) | (15 << 36) | (blocksize * frames)
+    info = blocksize.to_bytes(2, "big") * 2 + b"\0" * 6 + packed.to_bytes(8, "big") + b"\0" * 16
+    data = b"fLaC\x80" + len(info).to_bytes(3, "big") + info
+    for number in range(frames):  # frame numbers below 128: one byte each
+        # sync, 16-bit block size at the end, rate from STREAMINFO, mono, 16-bit samples
+        header = b"\xff\xf8\x70\x08" + bytes([number]) + (blocksize - 1).to_bytes(2, "big")
+        header += bytes([crc8(header)])
+        body = header + b"\x00" + (100).to_bytes(2, "big")  # a CONSTANT subframe
+        data += body + crc16(body).to_bytes(2, "big")
+    return data
+
+
+def test_the_crafted_flac_is_audio_at_a_normal_rate(tmp_path) -> None:
+    path = tmp_path / "normal.flac"
+    path.write_bytes(tiny_flac(16000, blocksize=4096, frames=4))
+    assert audio.seconds(audio.decode(str(path), max_seconds=30)) == pytest.approx(1.024)
+
+
+@pytest.mark.parametrize("rate", [1, 8])
+def test_a_tiny_file_at_a_very_low_sample_rate_is_refused_before_it_is_resampled(
+    tmp_path, rate
+) -> None:
+    """Each 65535-sample frame at 1 Hz is 18 hours: resampled to 16 kHz first, one frame of a
+    100-byte file took 2 GB of memory (and came back empty at 1 Hz). It is refused before
+    any resampling, and the decoding process never grows past a few hundred MB."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "voice-message.flac"
+    path.write_bytes(tiny_flac(rate))
+    assert path.stat().st_size < 200
+    code = (
+        "import resource, sys\n"
+        "from bridge.voice import audio\n"
+        "try:\n"
+        "    audio.decode(sys.argv[1], 30)\n"
+        "    print('decoded')\n"
+        "except audio.AudioError:\n"
+        "    print('refused')\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    answer, peak_mb = done.stdout.split()
+    assert answer == "refused"
+    assert int(peak_mb) < 300
+
+
+def test_a_frame_longer_than_the_limit_is_too_long() -> None:
+    """At an accepted rate, one FLAC frame of 65 s is refused as too long."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".flac") as handle:
+        handle.write(tiny_flac(1000, frames=1))
+        handle.flush()
+        with pytest.raises(audio.TooLong):
+            audio.decode(handle.name, max_seconds=30)
+
+
+@pytest.mark.parametrize("rate", [2_000_000_000, 400])
+def test_a_wav_file_at_an_absurd_sample_rate_is_not_audio_to_decode(tmp_path, rate) -> None:
+    import struct
+
+    data = b"\x01\x00" * 8000
+    fmt = struct.pack("<IHHIIHH", 16, 1, 1, rate, rate * 2 % (1 << 32), 2, 16)
+    wav = b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVEfmt " + fmt
+    path = tmp_path / "odd.wav"
+    path.write_bytes(wav + b"data" + struct.pack("<I", len(data)) + data)
+    with pytest.raises(audio.AudioError, match="sample rate"):
+        audio.decode(str(path), max_seconds=30)
