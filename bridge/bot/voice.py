@@ -72,8 +72,8 @@ class VoicePrompts:
     async def transcript(self, message: discord.Message, target: SessionTarget) -> str | None:
         """The words spoken in ``message``'s audio, echoed in the channel; None (after a
         reply saying why) when there is nothing to type."""
-        limit = self.settings.max_seconds
-        claimed = max((a.duration or 0.0 for a in message.attachments), default=0.0)
+        limit = self.settings.max_seconds  # for the whole message, however many files
+        claimed = sum(a.duration or 0.0 for a in message.attachments)
         if claimed > limit:  # Discord's own figure: refused before the download
             await _reply(message, _too_long(f"it is {claimed:.0f} s long", limit))
             return None
@@ -96,10 +96,14 @@ class VoicePrompts:
             await _reply(message, "⚠️ Not downloaded: " + "; ".join(failures))
             _remove(paths)
             return None
+        texts, heard = [], 0.0
         try:
-            texts = [await self._transcribe(engine, path, message) for path in paths]
-        except audio.TooLong as err:
-            await _reply(message, _too_long("it is longer than that", err.max_seconds))
+            for path in paths:  # each file gets what the ones before it left of the limit
+                text, seconds = await self._transcribe(engine, path, limit - heard, message)
+                texts.append(text)
+                heard += seconds
+        except audio.TooLong:
+            await _reply(message, _too_long("it is longer than that", limit))
             return None
         except audio.AudioError as err:
             await _reply(message, f"⚠️ Voice message not transcribed: {err}")
@@ -127,18 +131,25 @@ class VoicePrompts:
         audio.require_decoder()
         return engines.load(self.settings)
 
-    async def _transcribe(self, engine: engines.Engine, path: str, message: discord.Message) -> str:
+    async def _transcribe(
+        self, engine: engines.Engine, path: str, max_seconds: float, message: discord.Message
+    ) -> tuple[str, float]:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._worker, self._run, engine, path, message.id)
+        return await loop.run_in_executor(
+            self._worker, self._run, engine, path, max_seconds, message.id
+        )
 
-    def _run(self, engine: engines.Engine, path: str, message_id: int) -> str:
+    def _run(
+        self, engine: engines.Engine, path: str, max_seconds: float, message_id: int
+    ) -> tuple[str, float]:
+        """The file's words and its length in seconds."""
         started = time.monotonic()
-        pcm = audio.decode(path, self.settings.max_seconds)
+        pcm = audio.decode(path, max_seconds)
         text = engine.transcribe(pcm)
         log.info("transcribed %.1f s of message %s with %s in %.1f s (%d chars)",
                  audio.seconds(pcm), message_id, engine.name, time.monotonic() - started,
                  len(text))  # fmt: skip
-        return text
+        return text, audio.seconds(pcm)
 
 
 def _how_to_enable(err: engines.EngineUnavailable) -> str:

@@ -80,6 +80,22 @@ def test_audio_past_max_seconds_is_refused_and_nothing_is_typed(rig) -> None:
     assert uploads(rig) == []
 
 
+def test_audio_files_longer_together_than_max_seconds_are_refused(rig) -> None:
+    """The limit is the message's: ten files each under it are not ten times the work."""
+    use_voice(rig, engine="pocketsphinx", maxSeconds=2)
+    rig.start_bot()
+    data, seconds = voice_message("how are you today")
+    assert 1 < seconds < 2  # each file is within the limit, the two together are not
+
+    memos = rig.post("", attachments=[("one.ogg", data), ("two.ogg", data)])
+    refusal = rig.wait_bot_message(content_contains="not transcribed")
+    assert "the limit is 2 s (`voice.maxSeconds`" in refusal["content"]
+    assert refusal["message_reference"]["message_id"] == memos["id"]
+    assert rig.api.requests == []
+    assert rig.pane() is None
+    assert uploads(rig) == []
+
+
 def test_without_the_voice_extra_a_voice_message_says_how_to_enable_it(rig, tmp_path) -> None:
     # The default engine is faster-whisper. Whether or not this machine has it, the bot sees
     # an install whose import fails, as it does without the extra (or with a broken one).
