@@ -164,3 +164,38 @@ def test_a_burst_over_many_channels_stays_under_the_global_limit_without_a_429(r
         assert rig.discord.counters().get("429 global", 0) == 0
     finally:
         rig.discord.settings(rate_limits=False)
+
+
+def test_a_stop_ends_a_long_drain_promptly_and_the_rest_goes_out_once_after_a_restart(
+    rig,
+) -> None:
+    """A backlog Discord takes slowly (the channel's bucket: 5 messages per 5 s) and a stop
+    meanwhile (SIGTERM, as systemd sends, which kills after TimeoutStopSec=30): the bot ends
+    within a few seconds, not after its 30 s drain slice; nothing is lost or posted twice."""
+    rt = Runtime(str(rig.runtime_dir), str(rig.state_dir)).ensure()
+    contents = [unique(f"backlog {n:02d}") for n in range(40)]
+    outbox = Outbox(rt.outbox)
+    for content in contents:
+        outbox.enqueue(rig.ids[PROJECT], "e2e", Post(message_payload(content)))
+    rig.discord.settings(rate_limits=True)
+    try:
+        rig.start_bot()
+
+        def posted() -> list[str]:
+            return [m["content"] for m in rig.discord.messages(rig.ids[PROJECT])]
+
+        wait_until(lambda: len(posted()) >= 6, 30, "the drain to be under way")
+        started = time.monotonic()
+        rig.bot.send_signal(signal.SIGTERM)
+        code = rig.bot.wait(30)
+        took = time.monotonic() - started
+        rig.bot = None
+        assert code == 0
+        assert took < 8, f"the bot took {took:.1f} s to stop"
+        assert len(posted()) < len(contents)  # the stop came while the drain was under way
+    finally:
+        rig.discord.settings(rate_limits=False)
+    rig.start_bot()
+    wait_until(lambda: len(posted()) >= len(contents), 30, "the rest of the backlog")
+    wait_until(lambda: outbox_entries(rig) == [], 10, "the outbox to be empty")
+    assert posted() == contents  # each once, in order
