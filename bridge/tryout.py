@@ -180,6 +180,9 @@ def write_config(path: str, project: str, emu: object, ids: dict[str, str]) -> N
                     "apiBaseUrl": emu.api_base,  # type: ignore[attr-defined]
                     "gatewayUrl": emu.gateway_url,  # type: ignore[attr-defined]
                     "guildReadyTimeout": 0.2,
+                    # The emulator stops with the bot; Claude Code keeps running: its hooks
+                    # must never post to the emulator's old port (anyone may listen there).
+                    "hooksPostDirectly": False,
                 },
                 "tmux": {"session": TMUX_SESSION},
                 "generalChannelId": ids[PANEL_CHANNEL],
