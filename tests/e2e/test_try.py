@@ -427,3 +427,37 @@ def test_claude_left_running_after_try_stops_never_calls_the_gone_emulator(
         wait_until(lambda: shown("written while try was stopped"), 60, "the spooled reply")
     finally:
         assert again.stop() == 0, again.output()
+
+
+def test_a_window_the_user_opens_in_tmux_does_not_get_trys_dirs(
+    rig: BridgeRig, tmp_path: Path
+) -> None:
+    """When ``try`` starts the tmux server, the server's global environment is the bot's: a
+    window the user opens there later (to run ``discord-bridge run`` or ``hooks install``,
+    say) must get the user's own DISCORD_BRIDGE_* dirs, not ``try``'s (a real bot there
+    would share ``try``'s runtime dir; ``hooks install`` would pin every hook to it)."""
+    project = rig.projects["project-a"]
+    rig.api.script(text("first reply"))
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        url = started.url()
+        (log,) = Path(rig.env["DISCORD_BRIDGE_HOME"]).glob("try/*/try.log")
+        wait_until(lambda: "logged in" in log.read_text(), 30, "login")
+        page = httpx.Client(base_url=url.split("/?")[0], timeout=30)
+        assert page.get(url).status_code == 302
+        channel = page.get("/api/session").json()["home_channel"]
+        sent = {"channel_id": channel, "content": "hello"}
+        page.post("/api/messages", json=sent, headers={"X-Emulator-Client": "1"})
+        rig.api.wait_requests(1, timeout=60)  # Claude Code runs: try's bot started tmux
+    finally:
+        assert started.stop() == 0, started.output()
+    seen = tmp_path / "window-env.txt"
+    subprocess.run(
+        ["tmux", "-L", rig.socket, "new-window", "-d", "-t", "discord-bridge-try",
+         f"env > {seen}.part && mv {seen}.part {seen}"],
+        check=True,
+    )  # fmt: skip
+    wait_until(seen.exists, 10, "the new window's environment")
+    env = dict(line.split("=", 1) for line in seen.read_text().splitlines() if "=" in line)
+    for name in ("DISCORD_BRIDGE_RUNTIME_DIR", "DISCORD_BRIDGE_STATE_DIR"):
+        assert env.get(name) == rig.env[name], f"{name}={env.get(name)}"
