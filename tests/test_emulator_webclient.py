@@ -179,3 +179,49 @@ def test_threads_start_and_archive_as_the_user(web) -> None:
         assert not reopened["thread_metadata"]["archived"]
         notathread = f"/api/threads/{emu.ids['project-a']}/archive"
         assert client.post(notathread, json={}, headers=HEADER).status_code == 400
+
+
+def test_the_address_opened_from_a_link_on_another_site_opens_the_page(web) -> None:
+    """The printed address is often opened from a link elsewhere (a chat or mail page on the
+    phone, for --listen): the token it carries must still let the page in. A real Chromium
+    follows the link; the page must come up (its gateway online), not the token page."""
+    import http.server
+    import os
+    import socketserver
+
+    from playwright.sync_api import sync_playwright
+
+    if not os.access("/usr/bin/chromium", os.X_OK):
+        pytest.fail("/usr/bin/chromium is missing (./scripts/test.sh installs Debian's chromium)")
+    _, base = web
+    link = f'<a id="go" href="{base}/?token={TOKEN}">open</a>'.encode()
+
+    class Elsewhere(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(link)
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    with socketserver.TCPServer(("127.0.0.1", 0), Elsewhere) as other:
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(
+                    executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"]
+                )
+                try:
+                    page = browser.new_page()
+                    page.set_default_timeout(15_000)
+                    # localhost and 127.0.0.1 are different sites
+                    page.goto(f"http://localhost:{other.server_address[1]}/")
+                    page.click("#go")
+                    page.locator("#status.online").wait_for()
+                    assert "token" not in page.url
+                finally:
+                    browser.close()
+        finally:
+            other.shutdown()
