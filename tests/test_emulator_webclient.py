@@ -91,6 +91,29 @@ def test_attachments_download_and_only_images_show_inline(web) -> None:
         assert client.get(png).headers["Content-Type"] == "image/png"
 
 
+def test_an_uploaded_file_is_not_readable_on_loopback_by_its_id(web) -> None:
+    """The emulator's REST port is on loopback, where every local user can connect (and see
+    the port). A file uploaded through the page must not be readable there by its id and
+    name alone (ids are sequential): like Discord's signed CDN links, only the full URL the
+    message carries (the bot downloads that) opens it."""
+    emu, base = web
+    secret = base64.b64encode(b"my private notes").decode()
+    body = {
+        "channel_id": emu.ids["project-a"],
+        "content": "",
+        "attachments": [{"filename": "notes.txt", "data": secret}],
+    }
+    with logged_in(base) as client:
+        (att,) = client.post("/api/messages", json=body, headers=HEADER).json()["attachments"]
+    url = httpx.URL(att["url"])
+    assert url.host == "127.0.0.1"
+    for port in (emu.port, emu.control_port):
+        guessed = f"http://127.0.0.1:{port}{url.path}"  # no key: what another user can build
+        assert httpx.get(guessed).status_code == 404
+        assert httpx.get(f"{guessed}?hm=0").status_code == 404
+    assert httpx.get(str(url)).content == b"my private notes"
+
+
 async def _gateway(base: str, origin: str | None, cookie: str) -> Any:
     session = aiohttp.ClientSession(cookies={cookie: TOKEN})
     headers = {"Origin": origin} if origin else {}
