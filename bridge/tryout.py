@@ -180,6 +180,9 @@ def write_config(path: str, project: str, emu: object, ids: dict[str, str]) -> N
                     "apiBaseUrl": emu.api_base,  # type: ignore[attr-defined]
                     "gatewayUrl": emu.gateway_url,  # type: ignore[attr-defined]
                     "guildReadyTimeout": 0.2,
+                    # The emulator stops with the bot; Claude Code keeps running: its hooks
+                    # must never post to the emulator's old port (anyone may listen there).
+                    "hooksPostDirectly": False,
                 },
                 "tmux": {"session": TMUX_SESSION},
                 "generalChannelId": ids[PANEL_CHANNEL],
@@ -331,9 +334,9 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         note_holder(lock, f"pid {os.getpid()}, {project}, page on port {port}")
         cfg_path = os.path.join(work, "config.json")
         write_config(cfg_path, project, emu, ids)
-        # The bot and its panes use this directory's runtime and state, and only this config.
-        os.environ[runtime.ENV_RUNTIME_DIR] = rt_dir
-        os.environ[runtime.ENV_STATE_DIR] = state_dir
+        # The bot and its panes use this directory's runtime and state (given to the bot, not
+        # set in the environment: a tmux server the bot starts keeps its environment for every
+        # window), and only this config.
         for name in (config.ENV_API_BASE, config.ENV_GATEWAY_URL):
             os.environ.pop(name, None)
         runtime.register_config(cfg_path)
@@ -350,7 +353,7 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         from bridge.bot.app import run_bridge
 
         try:
-            asyncio.run(run_bridge(cfg, own_locations=True))
+            asyncio.run(run_bridge(cfg, own_dirs=(rt_dir, state_dir)))
         except KeyboardInterrupt:
             pass
         print("discord-bridge try: stopped; Claude Code keeps running in tmux "

@@ -91,6 +91,29 @@ def test_attachments_download_and_only_images_show_inline(web) -> None:
         assert client.get(png).headers["Content-Type"] == "image/png"
 
 
+def test_an_uploaded_file_is_not_readable_on_loopback_by_its_id(web) -> None:
+    """The emulator's REST port is on loopback, where every local user can connect (and see
+    the port). A file uploaded through the page must not be readable there by its id and
+    name alone (ids are sequential): like Discord's signed CDN links, only the full URL the
+    message carries (the bot downloads that) opens it."""
+    emu, base = web
+    secret = base64.b64encode(b"my private notes").decode()
+    body = {
+        "channel_id": emu.ids["project-a"],
+        "content": "",
+        "attachments": [{"filename": "notes.txt", "data": secret}],
+    }
+    with logged_in(base) as client:
+        (att,) = client.post("/api/messages", json=body, headers=HEADER).json()["attachments"]
+    url = httpx.URL(att["url"])
+    assert url.host == "127.0.0.1"
+    for port in (emu.port, emu.control_port):
+        guessed = f"http://127.0.0.1:{port}{url.path}"  # no key: what another user can build
+        assert httpx.get(guessed).status_code == 404
+        assert httpx.get(f"{guessed}?hm=0").status_code == 404
+    assert httpx.get(str(url)).content == b"my private notes"
+
+
 async def _gateway(base: str, origin: str | None, cookie: str) -> Any:
     session = aiohttp.ClientSession(cookies={cookie: TOKEN})
     headers = {"Origin": origin} if origin else {}
@@ -179,3 +202,49 @@ def test_threads_start_and_archive_as_the_user(web) -> None:
         assert not reopened["thread_metadata"]["archived"]
         notathread = f"/api/threads/{emu.ids['project-a']}/archive"
         assert client.post(notathread, json={}, headers=HEADER).status_code == 400
+
+
+def test_the_address_opened_from_a_link_on_another_site_opens_the_page(web) -> None:
+    """The printed address is often opened from a link elsewhere (a chat or mail page on the
+    phone, for --listen): the token it carries must still let the page in. A real Chromium
+    follows the link; the page must come up (its gateway online), not the token page."""
+    import http.server
+    import os
+    import socketserver
+
+    from playwright.sync_api import sync_playwright
+
+    if not os.access("/usr/bin/chromium", os.X_OK):
+        pytest.fail("/usr/bin/chromium is missing (./scripts/test.sh installs Debian's chromium)")
+    _, base = web
+    link = f'<a id="go" href="{base}/?token={TOKEN}">open</a>'.encode()
+
+    class Elsewhere(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(link)
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    with socketserver.TCPServer(("127.0.0.1", 0), Elsewhere) as other:
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(
+                    executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"]
+                )
+                try:
+                    page = browser.new_page()
+                    page.set_default_timeout(15_000)
+                    # localhost and 127.0.0.1 are different sites
+                    page.goto(f"http://localhost:{other.server_address[1]}/")
+                    page.click("#go")
+                    page.locator("#status.online").wait_for()
+                    assert "token" not in page.url
+                finally:
+                    browser.close()
+        finally:
+            other.shutdown()

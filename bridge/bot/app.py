@@ -168,11 +168,14 @@ def point_discord_py_at(api_base: str, gateway_url: str) -> None:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
-def prepare_directories(own_locations: str | None = None) -> runtime.Runtime:
+def prepare_directories(
+    own_locations: str | None = None, own_dirs: tuple[str, str] | None = None
+) -> runtime.Runtime:
     """The runtime and state directories, created private; durable files an older bridge
     kept in the runtime directory move to the state directory. ``own_locations``: the config
-    file of a bot whose dirs are its own (``try``): recorded for that config only."""
-    rt = runtime.Runtime().ensure()
+    file of a bot whose dirs (``own_dirs``: runtime, state) are its own (``try``): recorded
+    for that config only."""
+    rt = (runtime.Runtime(*own_dirs) if own_dirs else runtime.Runtime()).ensure()
     if own_locations:
         runtime.record_config_locations(own_locations, rt)
     else:
@@ -201,10 +204,12 @@ def _logged_in_http(bots: list[BridgeBot]) -> Callable[[str], discord.http.HTTPC
     return http_for
 
 
-async def run_bridge(cfg: BridgeConfig, own_locations: bool = False) -> None:
-    """Run every configured server's bot until SIGINT/SIGTERM. ``own_locations``: this bot's
-    runtime and state dirs are its own (``discord-bridge try``), not the bridge home's."""
-    rt = prepare_directories(cfg.path if own_locations else None)
+async def run_bridge(cfg: BridgeConfig, own_dirs: tuple[str, str] | None = None) -> None:
+    """Run every configured server's bot until SIGINT/SIGTERM. ``own_dirs``: this bot's
+    runtime and state dirs, its own (``discord-bridge try``), not the bridge home's. They are
+    not put in the environment: a tmux server this bot starts would keep them for every
+    window the user opens there."""
+    rt = prepare_directories(cfg.path if own_dirs else None, own_dirs)
     first = cfg.servers[0]
     if any(s.api_base != first.api_base for s in cfg.servers):
         log.warning("servers use different apiBaseUrl values; all use %s", first.api_base)

@@ -89,6 +89,7 @@ class Server:
         "general_channel_id",
         "guild_id",
         "guild_ready_timeout",
+        "hooks_post_directly",
         "index",
         "name",
         "owner_id",
@@ -118,6 +119,9 @@ class Server:
             env.get(ENV_GATEWAY_URL) or discord.get("gatewayUrl") or DEFAULT_GATEWAY_URL
         )
         self.guild_ready_timeout: float = float(discord.get("guildReadyTimeout", 2.0))
+        # False: the API lives only as long as the bot (`discord-bridge try`'s emulator): with
+        # no bot running, hooks leave their messages in the outbox for it, never call the API.
+        self.hooks_post_directly: bool = discord.get("hooksPostDirectly", True) is not False
         self.tmux_session: str = tmux.get("session") or DEFAULT_TMUX_SESSION
         self.tmux_socket: str | None = env.get(ENV_TMUX_SOCKET) or tmux.get("socketName")
         self.tmux_control: bool = bool(tmux.get("controlMode", TMUX_CONTROL_MODE))

@@ -95,6 +95,8 @@ def _check_server(server: object, where: str, problems: list[str]) -> None:
         timeout = discord.get("guildReadyTimeout", 2.0)
         if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout < 0:
             problems.append(f"{where}.discord.guildReadyTimeout: expected seconds (a number)")
+        if not isinstance(discord.get("hooksPostDirectly", True), bool):
+            problems.append(f"{where}.discord.hooksPostDirectly: expected true or false")
     tmux = server.get("tmux", {})
     if not isinstance(tmux, dict):
         problems.append(f'{where}.tmux: expected an object like {{"session": "bridge"}}')

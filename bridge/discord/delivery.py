@@ -52,6 +52,9 @@ def deliver(
         unsent = []  # in the outbox now: drained below, in order
     except Exception as err:  # e.g. a full disk: post directly (same nonces, never twice)
         log(rt, f"handing messages for #{channel} to the bot failed: {err!r}")
+    if not server.hooks_post_directly:  # its API is gone with the bot (`try`): it posts them
+        spool(unsent, "the bot is not running")
+        return
     try:
         with outbox.locked(channel, until=deadline) as locked:
             if not locked:  # the bot is draining a backlog right now: queue behind it

@@ -60,8 +60,16 @@ class HookContext:
         return self.project.server
 
     def rest(self) -> DiscordREST:
+        """A REST client for this server; :class:`DeliveryError` when its API is gone with
+        the bot (``hooksPostDirectly: false``, e.g. ``try``'s emulator) and no bot runs."""
+        from bridge.discord import handoff
+        from bridge.discord.post import DeliveryError
         from bridge.discord.rest import DiscordREST  # here: httpx is loaded only when there is work
 
+        if not self.server.hooks_post_directly and not handoff.wake_bot(
+            self.runtime, self.channel_id
+        ):
+            raise DeliveryError("the bot is not running (hooksPostDirectly: false)", retryable=True)
         return DiscordREST(self.server.api_base, self.server.token)
 
     def deliver(self, posts: list[Post], budget: float | None = None) -> None:

@@ -10,6 +10,7 @@ directory (and in ``$TRY_SCREENSHOTS`` when set: that is how docs/try.png is mad
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -327,3 +329,135 @@ def test_try_says_clearly_why_it_cannot_start(tmp_path: Path) -> None:
     assert busy.returncode == 2 and f"port {port} on 127.0.0.1 is already in use" in busy.stderr
     config = tmp_path / "home" / "config.json"
     assert not config.exists()  # nothing written where a real config lives
+
+
+def test_claude_left_running_after_try_stops_never_calls_the_gone_emulator(
+    rig: BridgeRig, tmp_path: Path
+) -> None:
+    """Ctrl-C stops the emulator with the bot, but Claude Code keeps running in tmux and the
+    user may go on there (``tmux attach``). Its hooks must not post to the emulator's old
+    loopback port (any local program can listen there once it is free: it would get the
+    reply and the config's bot token, and each hook would retry it for its whole budget):
+    the reply waits in the outbox and shows when ``try`` starts again."""
+    project = rig.projects["project-a"]
+    rig.api.script(
+        text("first reply"),
+        text("written while try was stopped"),
+        tool_use("Bash", {"command": "touch later.txt", "description": "Create a file"}),
+    )
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        url = started.url()
+        home = Path(rig.env["DISCORD_BRIDGE_HOME"])
+        (cfg_path,) = home.glob("try/*/config.json")
+        wait_until(lambda: "logged in" in (cfg_path.parent / "try.log").read_text(), 30, "login")
+        page = httpx.Client(base_url=url.split("/?")[0], timeout=30)
+        assert page.get(url).status_code == 302
+        channel = page.get("/api/session").json()["home_channel"]
+
+        def shown(wanted: str) -> bool:
+            msgs = page.get(f"/api/channels/{channel}/messages").json()
+            return any(wanted in (msg.get("content") or "") for msg in msgs)
+
+        sent = {"channel_id": channel, "content": "hello"}
+        page.post("/api/messages", json=sent, headers={"X-Emulator-Client": "1"})
+        wait_until(lambda: shown("first reply"), 90, "the first reply")
+        old_api = json.loads(cfg_path.read_text())["servers"][0]["discord"]["apiBaseUrl"]
+    finally:
+        assert started.stop() == 0, started.output()
+
+    # Someone else's program takes the emulator's old port.
+    squatter = socket.create_server(("127.0.0.1", httpx.URL(old_api).port))
+    squatter.settimeout(0.2)
+    calls: list[bytes] = []
+    done = threading.Event()
+
+    def listen() -> None:
+        while not done.is_set():
+            try:
+                conn, _ = squatter.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(2)
+                try:
+                    calls.append(conn.recv(65536))
+                except OSError:
+                    calls.append(b"")
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    try:
+        tmux = ["tmux", "-L", rig.socket]
+        subprocess.run([*tmux, "send-keys", "-t", "discord-bridge-try", "-l", "go on"], check=True)
+        time.sleep(0.5)
+        subprocess.run([*tmux, "send-keys", "-t", "discord-bridge-try", "Enter"], check=True)
+        rig.api.wait_requests(2, timeout=60)
+        data = Path(rig.state_dir)
+        outbox = next(data.glob("try/*/state/outbox"))
+
+        def spooled() -> bool:
+            return any(
+                b"written while try was stopped" in f.read_bytes() for f in outbox.rglob("*.json")
+            )
+
+        wait_until(spooled, 60, "the reply in the outbox")
+
+        def screen() -> str:
+            shown = [*tmux, "capture-pane", "-p", "-t", "discord-bridge-try"]
+            return subprocess.run(shown, capture_output=True, text=True).stdout
+
+        # A permission prompt goes straight to the terminal's own dialog.
+        subprocess.run([*tmux, "send-keys", "-t", "discord-bridge-try", "-l", "a file"], check=True)
+        time.sleep(0.5)
+        subprocess.run([*tmux, "send-keys", "-t", "discord-bridge-try", "Enter"], check=True)
+        wait_until(lambda: "Do you want to proceed?" in screen(), 60, "the terminal's dialog")
+        subprocess.run([*tmux, "send-keys", "-t", "discord-bridge-try", "Escape"], check=True)
+    finally:
+        done.set()
+        listener.join(5)
+        squatter.close()
+    assert calls == [], f"a hook called the gone emulator's port: {calls[:1]}"
+
+    again = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        url = again.url()
+        page = httpx.Client(base_url=url.split("/?")[0], timeout=30)
+        assert page.get(url).status_code == 302
+        wait_until(lambda: shown("written while try was stopped"), 60, "the spooled reply")
+    finally:
+        assert again.stop() == 0, again.output()
+
+
+def test_a_window_the_user_opens_in_tmux_does_not_get_trys_dirs(
+    rig: BridgeRig, tmp_path: Path
+) -> None:
+    """When ``try`` starts the tmux server, the server's global environment is the bot's: a
+    window the user opens there later (to run ``discord-bridge run`` or ``hooks install``,
+    say) must get the user's own DISCORD_BRIDGE_* dirs, not ``try``'s (a real bot there
+    would share ``try``'s runtime dir; ``hooks install`` would pin every hook to it)."""
+    project = rig.projects["project-a"]
+    rig.api.script(text("first reply"))
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        url = started.url()
+        (log,) = Path(rig.env["DISCORD_BRIDGE_HOME"]).glob("try/*/try.log")
+        wait_until(lambda: "logged in" in log.read_text(), 30, "login")
+        page = httpx.Client(base_url=url.split("/?")[0], timeout=30)
+        assert page.get(url).status_code == 302
+        channel = page.get("/api/session").json()["home_channel"]
+        sent = {"channel_id": channel, "content": "hello"}
+        page.post("/api/messages", json=sent, headers={"X-Emulator-Client": "1"})
+        rig.api.wait_requests(1, timeout=60)  # Claude Code runs: try's bot started tmux
+    finally:
+        assert started.stop() == 0, started.output()
+    seen = tmp_path / "window-env.txt"
+    subprocess.run(
+        ["tmux", "-L", rig.socket, "new-window", "-d", "-t", "discord-bridge-try",
+         f"env > {seen}.part && mv {seen}.part {seen}"],
+        check=True,
+    )  # fmt: skip
+    wait_until(seen.exists, 10, "the new window's environment")
+    env = dict(line.split("=", 1) for line in seen.read_text().splitlines() if "=" in line)
+    for name in ("DISCORD_BRIDGE_RUNTIME_DIR", "DISCORD_BRIDGE_STATE_DIR"):
+        assert env.get(name) == rig.env[name], f"{name}={env.get(name)}"

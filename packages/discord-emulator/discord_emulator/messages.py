@@ -6,6 +6,7 @@ import copy
 import hashlib
 import json
 import mimetypes
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -77,8 +78,11 @@ def store_uploads(
         filename = info.get("filename") or up.filename
         att_id = st.flakes.next()
         st.files[att_id] = up.data
-        # Quoted as Discord's CDN does, so names like "../x" or "a b" stay one path segment.
+        # Quoted as Discord's CDN does, so names like "../x" or "a b" stay one path segment;
+        # signed like its links (``hm``): ids are sequential, and any local user can connect.
+        st.file_keys[att_id] = secrets.token_urlsafe(16)
         url = f"{st.base_url}/attachments/{channel_id}/{att_id}/{quote(filename, safe='')}"
+        url += f"?hm={st.file_keys[att_id]}"
         ctype = up.content_type
         if not ctype or ctype == "application/octet-stream":
             ctype = mimetypes.guess_type(filename)[0] or ctype

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hmac
 from typing import Any
 
 from aiohttp import web
@@ -507,9 +508,11 @@ async def post_command(request: web.Request) -> web.Response:
 
 async def get_attachment(request: web.Request) -> web.Response:
     st = _st(request)
-    data = st.files.get(request.match_info["attachment_id"])
-    if data is None:
-        return web.Response(status=404, text="Not Found")
+    att_id = request.match_info["attachment_id"]
+    data = st.files.get(att_id)
+    key = request.query.get("hm", "").encode()
+    if data is None or not hmac.compare_digest(key, st.file_keys.get(att_id, "").encode()):
+        return web.Response(status=404, text="Not Found")  # a wrong key: as Discord's CDN
     return web.Response(body=data, content_type="application/octet-stream")
 
 

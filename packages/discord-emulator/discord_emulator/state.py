@@ -121,6 +121,7 @@ class State:
         self.message_index: dict[str, dict[str, Any]] = {}
         self.message_born: dict[str, float] = {}
         self.files: dict[str, bytes] = {}
+        self.file_keys: dict[str, str] = {}  # attachment id -> the key its URL carries (hm)
         self.reactions: dict[str, list[str]] = {}
         self.nonces: dict[tuple[str, str, str], tuple[float, str]] = {}
         self.records: list[dict[str, Any]] = []

@@ -7,7 +7,7 @@ click buttons, pick in selects, submit modals, run slash commands. It follows th
 a client (``/gateway``, IDENTIFY with a user token), so it sees what the bot posts as it
 happens; ephemeral messages reach it there too, and only it.
 
-Every request needs the access token: ``/?token=…`` once sets a cookie (SameSite=Strict,
+Every request needs the access token: ``/?token=…`` once sets a cookie (SameSite=Lax,
 HttpOnly) that later requests carry; requests that change something must also carry the
 ``X-Emulator-Client`` header (a cross-site form cannot set it), and the gateway websocket
 must come from the page's own origin. Attachments download (never render as a page of this
@@ -98,10 +98,12 @@ async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
     token = web_user.access_token
     if request.path == "/" and _same(request.query.get("token"), token):
         # Trade the token in the address for a cookie, and drop it from the address bar.
+        # Lax, not Strict: the address is often opened from a link on another site (a chat
+        # on the phone), and Chromium then withholds a Strict cookie from this redirect's
+        # request. Cross-site requests still get nothing done: changes need the header, the
+        # websocket the page's origin, and GETs only read (no page elsewhere sees them).
         response = web.HTTPFound("/")
-        response.set_cookie(
-            _cookie_name(request), token, httponly=True, samesite="Strict", path="/"
-        )
+        response.set_cookie(_cookie_name(request), token, httponly=True, samesite="Lax", path="/")
         raise response
     if not _same(request.cookies.get(_cookie_name(request)), token):
         if request.path == "/":

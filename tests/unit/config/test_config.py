@@ -140,6 +140,20 @@ def test_env_overrides_api_base_and_socket() -> None:
     assert server.tmux_socket == "sock"
 
 
+def test_hooks_post_directly_unless_the_config_says_the_api_goes_with_the_bot() -> None:
+    assert config.BridgeConfig(copy.deepcopy(GOOD), env={}).servers[0].hooks_post_directly
+
+    def bot_only(raw: dict) -> None:
+        raw["servers"][0]["discord"]["hooksPostDirectly"] = False
+
+    raw = copy.deepcopy(GOOD)
+    bot_only(raw)
+    assert not config.BridgeConfig(raw, env={}).servers[0].hooks_post_directly
+    assert problems_of(bot_only) == []
+    wrong = problems_of(lambda raw: raw["servers"][0]["discord"].update(hooksPostDirectly="no"))
+    assert wrong == ["servers[0].discord.hooksPostDirectly: expected true or false"]
+
+
 def test_project_for_cwd_takes_longest_containing_path() -> None:
     cfg = config.BridgeConfig(copy.deepcopy(GOOD), env={})
     assert cfg.project_for_cwd("/srv/alpha").name == "alpha"
