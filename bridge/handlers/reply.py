@@ -12,7 +12,6 @@ does not take now.
 from __future__ import annotations
 
 from bridge.claude.transcript import reply_and_note
-from bridge.discord.post import allowed, message_payload
 from bridge.handlers.context import HookContext
 from bridge.state import runtime
 
@@ -54,6 +53,8 @@ def on_stop(context: HookContext, turn_changes: PendingChanges | None = None) ->
         footer = f"{changes['summary']}\n{footer}" if footer else changes["summary"]
     posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer, note=note)
     if mention:  # only the footer's mention may ping (the model's text never does)
+        from bridge.discord.post import allowed
+
         footer_post = next(p for p in reversed(posts) if mention in p.payload.get("content", ""))
         footer_post.payload["allowed_mentions"] = allowed(mention)
     if changes:
@@ -164,7 +165,7 @@ def build_posts(
     """
     import time
 
-    from bridge.discord.post import Post
+    from bridge.discord.post import Post, message_payload
     from bridge.discord.render.attachments import extract_markers, format_refusals, plan_uploads
     from bridge.discord.render.split import SplitTimeout, split_message
 
