@@ -32,7 +32,7 @@ import shutil
 import socket
 import sys
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from bridge.state import runtime
 
@@ -343,13 +343,14 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         cfg = config.load(cfg_path)
         for warning in warnings():
             print(f"warning: {warning}", file=sys.stderr)
-        sys.stdout.write(banner(url, opts.host, project, log_path))
-        sys.stdout.flush()
-        if opts.open_browser and can_open_browser():
-            import threading
-            import webbrowser
+        import threading
 
-            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+        # The page is announced once the bot is connected: a message typed before that
+        # would never be answered.
+        since = emu.client.mark()
+        show = (emu, since, emu.state.ids["bot_id"], banner(url, opts.host, project, log_path), url,
+                opts.open_browser)  # fmt: skip
+        threading.Thread(target=announce_when_ready, args=show, daemon=True).start()
         from bridge.bot.app import run_bridge
 
         try:
@@ -361,6 +362,27 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         return 0
     finally:
         emu.stop()
+
+
+READY_WAIT = 60.0  # seconds the page waits for the bot before it is announced anyway
+
+
+def announce_when_ready(
+    emu: Any, since: int, bot_id: str, text: str, url: str, open_browser: bool
+) -> None:
+    """Print the page's address (and open it) once the bot is connected to the emulator."""
+    try:
+        emu.client.wait(since=since, kind="gateway_ready", timeout=READY_WAIT, user_id=bot_id)
+    except TimeoutError:
+        text += "(the bot is still connecting: messages are answered once it is in)\n"
+    except Exception:  # the emulator is stopping: nothing to announce
+        return
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    if open_browser and can_open_browser():
+        import webbrowser
+
+        webbrowser.open(url)
 
 
 def _bind_error(host: str, port: int, err: OSError) -> str:

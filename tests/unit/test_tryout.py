@@ -75,3 +75,32 @@ def test_warns_when_the_hooks_belong_to_another_bridge_home(tmp_path, monkeypatc
     assert not any("hooks" in w for w in tryout.warnings())
     monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(tmp_path / "two"))
     assert any(f"bridge home {tmp_path / 'one'}" in w for w in tryout.warnings())
+
+
+class _Emu:
+    """The emulator's control client, as far as announce_when_ready uses it."""
+
+    def __init__(self, ready: bool) -> None:
+        self.ready = ready
+        self.calls: list[dict] = []
+        self.client = self
+
+    def wait(self, **query: object) -> dict:
+        self.calls.append(query)
+        if not self.ready:
+            raise TimeoutError("no gateway_ready")
+        return {"kind": "gateway_ready"}
+
+
+def test_the_page_is_announced_once_the_bot_is_connected(capsys) -> None:
+    emu = _Emu(ready=True)
+    tryout.announce_when_ready(emu, 7, "42", "open http://page\n", "http://page", False)
+    assert emu.calls == [
+        {"since": 7, "kind": "gateway_ready", "timeout": tryout.READY_WAIT, "user_id": "42"}
+    ]
+    assert capsys.readouterr().out == "open http://page\n"
+
+
+def test_a_bot_slow_to_connect_is_said_with_the_address(capsys) -> None:
+    tryout.announce_when_ready(_Emu(ready=False), 0, "42", "open x\n", "x", False)
+    assert "still connecting" in capsys.readouterr().out
