@@ -76,6 +76,8 @@ class Relay:
         # One message at a time per channel or thread, from download to Enter, so a message
         # with a slow attachment is not overtaken by the next one.
         async with self.sessions.lock(target.key):
+            if target_of(self.sessions, message.channel) is None:
+                return  # unmapped meanwhile (/project remove): nothing may start there now
             delivered = await self._deliver(message, target)
         if not delivered:
             return
