@@ -152,7 +152,9 @@ async def remove(sessions: SessionManager, project: Project) -> str:
         return LAST_ONE.format(name=project.name)
     keys = await asyncio.to_thread(session_keys, sessions, project)
     try:
-        await asyncio.to_thread(edits.remove_project, cfg.path, server.index, project.channel_id)
+        await asyncio.to_thread(
+            edits.remove_project, cfg.path, server.index, project.channel_id, server.token
+        )
     except (OSError, ConfigError) as err:
         log.warning("could not remove project %s from %s: %s", project.name, cfg.path, err)
         return f"⚠️ Not removed: the config file could not be written: {short_error(err)}"

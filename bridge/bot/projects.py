@@ -127,7 +127,7 @@ class ProjectCommands(app_commands.Group):
                 return f"⚠️ Discord refused to create the channel: {err.text or err}"[:500]
         entry = edits.new_entry(wanted, str(channel.id), real)
         try:
-            await asyncio.to_thread(edits.add_project, cfg.path, server.index, entry)
+            await asyncio.to_thread(edits.add_project, cfg.path, server.index, entry, server.token)
         except (OSError, ConfigError) as err:
             log.warning("could not add project %s to %s: %s", wanted, cfg.path, err)
             if created is not None:

@@ -119,7 +119,9 @@ def remember_thread(project: Project, entry: dict) -> None:
         project.threads.append(entry)
 
 
-def append_thread(path: str, server_index: int, project_name: str, entry: dict) -> bool:
+def append_thread(
+    path: str, server_index: int, project_name: str, entry: dict, token: str | None = None
+) -> bool:
     """Add ``entry`` to the project's ``threads[]`` in the file at ``path``, atomically.
 
     The file is read afresh (the user may have edited it since the bot loaded it) and every
@@ -138,10 +140,12 @@ def append_thread(path: str, server_index: int, project_name: str, entry: dict) 
         threads.append(entry)
         return True
 
-    return edit_server(path, server_index, add)
+    return edit_server(path, server_index, add, token)
 
 
-def edit_server(path: str, server_index: int, change: Callable[[dict], bool]) -> bool:
+def edit_server(
+    path: str, server_index: int, change: Callable[[dict], bool], token: str | None = None
+) -> bool:
     """Apply ``change`` to ``servers[server_index]`` of the file at ``path`` and write it back,
     validated and atomically; ``change`` returns False when there is nothing to write.
 
@@ -149,6 +153,8 @@ def edit_server(path: str, server_index: int, change: Callable[[dict], bool]) ->
     other key and its order is kept; a schemaVersion 1 file is written back as v2 (its
     original kept). Serialised within the process: every server's bot edits the same file,
     from worker threads. A :class:`ConfigError` raised by ``change`` names the file.
+    ``token``: the running bot's; an entry at ``server_index`` with another token (the file's
+    servers were reordered or edited since the bot loaded it) is refused, never edited.
     """
     with _WRITE_LOCK:
         original = _read(path)
@@ -166,6 +172,10 @@ def edit_server(path: str, server_index: int, change: Callable[[dict], bool]) ->
             server = raw["servers"][server_index]
         except (KeyError, IndexError, TypeError):
             raise ConfigError([f"servers[{server_index}] is no longer in the file"], path) from None
+        if token is not None and _token_of(server) != token:
+            raise ConfigError([f"servers[{server_index}] is another bot's entry since the bot "
+                               "started (servers reordered or edited?): restart it to load "
+                               "the file as it is now"], path) from None  # fmt: skip
         try:
             if not change(server):
                 return False
@@ -175,6 +185,11 @@ def edit_server(path: str, server_index: int, change: Callable[[dict], bool]) ->
             _keep_v1_original(path, original, raw)
         save_raw(path, raw)
         return True
+
+
+def _token_of(server: object) -> object:
+    discord = server.get("discord") if isinstance(server, dict) else None
+    return discord.get("botToken") if isinstance(discord, dict) else None
 
 
 def _keep_v1_original(path: str, original: bytes, upgraded: dict) -> None:

@@ -96,7 +96,7 @@ def new_entry(name: str, channel_id: str, real_path: str) -> dict:
     return {"name": name, "channelId": channel_id, "projectPath": real_path}
 
 
-def add_project(path: str, server_index: int, entry: dict) -> None:
+def add_project(path: str, server_index: int, entry: dict, token: str | None = None) -> None:
     """Append ``entry`` to ``servers[server_index].projects`` of the file (atomic, validated,
     every other key kept). :class:`ConfigError` when the file has it mapped meanwhile."""
 
@@ -114,10 +114,10 @@ def add_project(path: str, server_index: int, entry: dict) -> None:
         projects.append(entry)
         return True
 
-    edit_server(path, server_index, add)
+    edit_server(path, server_index, add, token)
 
 
-def remove_project(path: str, server_index: int, channel_id: str) -> bool:
+def remove_project(path: str, server_index: int, channel_id: str, token: str | None = None) -> bool:
     """Take the project of ``channel_id`` (and its ``threads[]``) out of the file. False when
     it was no longer there. :class:`ConfigError` for the last project of a server (a server
     needs one)."""
@@ -134,7 +134,7 @@ def remove_project(path: str, server_index: int, channel_id: str) -> bool:
         server["projects"] = kept
         return True
 
-    return edit_server(path, server_index, remove)
+    return edit_server(path, server_index, remove, token)
 
 
 def _is_channel(project: object, channel_id: str) -> bool:

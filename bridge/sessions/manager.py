@@ -100,7 +100,7 @@ class SessionManager:
                 return  # listed meanwhile by another message of the same thread
             try:
                 await asyncio.to_thread(config.append_thread, self.cfg.path, self.server.index,
-                                        target.project.name, entry)  # fmt: skip
+                                        target.project.name, entry, self.server.token)  # fmt: skip
             except (OSError, config.ConfigError) as err:
                 log.warning("could not add thread %s to %s: %s", target.key, self.cfg.path, err)
             config.remember_thread(target.project, entry)

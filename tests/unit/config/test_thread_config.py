@@ -164,3 +164,23 @@ def test_concurrent_appends_from_two_bots_lose_no_thread(tmp_path, monkeypatch) 
     saved = json.loads(path.read_text())
     listed = [t["channelId"] for p in saved["servers"][0]["projects"] for t in p.get("threads", [])]
     assert set(ids) <= set(listed)
+
+
+def test_an_entry_that_became_another_bots_is_never_edited(tmp_path) -> None:
+    """The user reordered the servers (or changed the token) while the bot ran: its index now
+    names another bot's entry. The edit is refused with what to do, the file untouched."""
+    path = tmp_path / "config.json"
+    other = {
+        "name": "other",
+        "discord": {"botToken": "another bot's token", "ownerUserId": "100000000000000002"},
+        "projects": [{"name": "beta", "channelId": "100000000000000099", "projectPath": "/srv/o"}],
+    }
+    raw = {**copy.deepcopy(RAW), "servers": [other, copy.deepcopy(RAW["servers"][0])]}
+    path.write_text(json.dumps(raw, indent=2))
+    before = path.read_bytes()
+    entry = {"name": "t", "channelId": "100000000000000010"}
+    with pytest.raises(config.ConfigError, match=r"servers\[0\] is another bot's entry"):
+        config.append_thread(str(path), 0, "beta", entry, token="tok")
+    assert path.read_bytes() == before
+    assert config.append_thread(str(path), 1, "beta", entry, token="tok")  # its entry now
+    assert json.loads(path.read_text())["servers"][1]["projects"][1]["threads"] == [entry]
