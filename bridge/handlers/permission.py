@@ -263,7 +263,7 @@ def wait_for_decision(rt: runtime.Runtime, request: Request) -> Decision:
     import watchfiles
 
     transcript = _Transcript(request.transcript_path, request.transcript_offset)
-    parent = os.getppid()
+    parent = Lineage()
     paths = [rt.prompts, *transcript.watch_paths()]
     watcher = watchfiles.watch(
         *paths, debounce=100, step=10, rust_timeout=POLL_MS, yield_on_timeout=True
@@ -278,15 +278,58 @@ def wait_for_decision(rt: runtime.Runtime, request: Request) -> Decision:
         watcher.close()
 
 
+class Lineage:
+    """Whether the Claude Code that runs this hook is still there. Our parent is not enough:
+    Claude Code (2.1.330, measured) runs the command through a shell that is a child of init
+    from the start and stays in between, so when Claude Code dies nothing changes above us.
+    What does change is the other end of our stdout, which Claude Code reads the answer
+    from: it hangs up. The parent and grandparent are watched too (a direct child, an
+    older CLI; the grandparent from ``/proc`` where there is one)."""
+
+    def __init__(self) -> None:
+        self.parent = os.getppid()
+        self.grandparent = parent_of(self.parent)
+
+    def gone(self) -> bool:
+        if os.getppid() != self.parent or reader_hung_up(1):
+            return True
+        if self.grandparent in (None, 1):
+            return False
+        now = parent_of(self.parent)  # None: unreadable this time, not evidence of an end
+        return now is not None and now != self.grandparent
+
+
+def reader_hung_up(fd: int) -> bool:
+    """The reading end of ``fd`` (a pipe or socket we write to) is closed."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(fd, 0)  # no events asked: hang-up and error are always reported
+        return any(events & (select.POLLHUP | select.POLLERR) for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no poll() (Windows): cannot tell
+        return False
+
+
+def parent_of(pid: int) -> int | None:
+    """``pid``'s parent from ``/proc/<pid>/stat`` (None when unreadable: gone, or no /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+        return int(stat[stat.rindex(b")") + 2 :].split()[1])  # after "(comm)": state, ppid
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _settled(
-    rt: runtime.Runtime, request: Request, transcript: _Transcript, parent: int
+    rt: runtime.Runtime, request: Request, transcript: _Transcript, parent: Lineage
 ) -> Decision | None:
     request_id = request.id
     decision = decisions.read_decision(rt, request_id)
     if decision is not None:
         return decision
     stale = None
-    if os.getppid() != parent:
+    if parent.gone():
         stale = Decision(outcome=decisions.ANSWERED_ELSEWHERE, event="session ended")
     elif transcript.interrupted():
         stale = Decision(outcome=decisions.ANSWERED_ELSEWHERE, event="interrupted")

@@ -451,3 +451,34 @@ def test_two_reads_at_once_each_prompt_is_answered_on_its_own(rig) -> None:
     rig.discord.click(second["id"], custom_id(second, "Allow"))
     saw = model_saw(rig, 2)
     assert "content of a" in saw and "content of b" in saw
+
+
+def test_claude_code_killed_with_a_prompt_open_closes_the_prompt_and_its_hook(rig) -> None:
+    """Claude Code runs the hook through a shell, which stays in between: when Claude Code
+    dies the shell is re-parented and the hook's own parent does not change. The waiting
+    hook must still see the session end (it watches its grandparent too), close the prompt
+    and exit, instead of waiting out the prompt timeout."""
+    import os
+    import signal
+    import subprocess
+
+    rig.api.script(*bash_prompt_script("never.txt"))
+    rig.start_bot()
+    rig.post("make a file")
+    prompt = wait_prompt(rig)
+    pane = rig.pane().pane_id
+    pid = int(rig.tmux.server.cmd("display-message", "-p", "-t", pane, "#{pane_pid}").stdout[0])
+    os.kill(pid, signal.SIGKILL)
+    closed = wait_closed(rig, prompt, timeout=15)
+    assert "The Claude Code session ended" in closed["content"]
+
+    def hooks_left() -> str:
+        found = subprocess.run(["pgrep", "-f", f"permission_request.py --home {rig.bridge_home}"],
+                               capture_output=True, text=True)  # fmt: skip
+        return found.stdout.strip()
+
+    deadline = time.monotonic() + 10
+    while hooks_left() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not hooks_left()
+    assert not (rig.projects["project-a"] / "never.txt").exists()
