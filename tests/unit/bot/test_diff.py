@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from bridge.bot.diff import GONE, turn_diff, uncommitted_diff
 from bridge.sessions import changes
-
-
-def git(path: Path, *args: str) -> str:
-    identity = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
-    return subprocess.run(["git", "-C", str(path), *identity, *args], capture_output=True,
-                          text=True, check=True).stdout  # fmt: skip
+from bridge_testkit.gitrepo import git, make_repo
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    path.mkdir()
-    git(path, "init", "-q", "-b", "main")
-    (path / "a.txt").write_text("a\n")
-    git(path, "add", ".")
-    git(path, "commit", "-qm", "base")
-    return path
+    return make_repo(tmp_path / "repo", {"a.txt": "a\n"}, "base")
 
 
 def test_a_worktree_thread_compares_with_its_base_commit(repo: Path, tmp_path: Path) -> None:

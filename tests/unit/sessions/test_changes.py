@@ -3,32 +3,18 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from bridge.sessions import changes
-
-
-def git(path: Path, *args: str) -> str:
-    identity = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
-    return subprocess.run(
-        ["git", "-C", str(path), *identity, *args], capture_output=True, text=True, check=True
-    ).stdout
+from bridge_testkit.gitrepo import git, make_repo
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    path.mkdir()
-    git(path, "init", "-q", "-b", "main")
-    (path / "a.txt").write_text("one\ntwo\n")
-    (path / "gone.txt").write_text("bye\n")
-    (path / ".gitignore").write_text("*.log\n")
-    git(path, "add", ".")
-    git(path, "commit", "-qm", "initial")
-    return path
+    files = {"a.txt": "one\ntwo\n", "gone.txt": "bye\n", ".gitignore": "*.log\n"}
+    return make_repo(tmp_path / "repo", files)
 
 
 @pytest.fixture

@@ -8,26 +8,14 @@ from pathlib import Path
 import pytest
 
 from bridge.sessions import worktrees
+from bridge_testkit.gitrepo import git, make_repo
 
 THREAD = "1323802873070354440"
 
 
-def git(path: Path, *args: str) -> str:
-    identity = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
-    return subprocess.run(
-        ["git", "-C", str(path), *identity, *args], capture_output=True, text=True, check=True
-    ).stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    path.mkdir()
-    git(path, "init", "-q", "-b", "main")
-    (path / "a.txt").write_text("a\n")
-    git(path, "add", ".")
-    git(path, "commit", "-qm", "initial")
-    return path
+    return make_repo(tmp_path / "repo", {"a.txt": "a\n"})
 
 
 def test_worktree_names_are_safe_and_unique() -> None:
