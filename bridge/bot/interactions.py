@@ -5,6 +5,12 @@ id), so a prompt posted before a restart still works after it; modal submits are
 ``custom_id`` in ``on_interaction`` for the same reason. The bot keeps no state of its own:
 the request file says what is pending, the decision file (created exclusively) records
 the one decision, and the waiting hook does the rest.
+
+Walk: a click → the ``custom_id`` read (:func:`bridge.discord.custom_ids.parse_prompt`, or a
+``DynamicItem``'s template) → who clicked (``allowed``) and whether the request still waits
+→ what the click does on this request (:func:`bridge.discord.prompt_actions.parse`: an
+``Action``, or None for anything the prompt could not have sent) → a modal, the scope
+redrawn, a question's answer kept, or the decision written (:func:`decision_of`).
 """
 
 from __future__ import annotations
@@ -17,8 +23,10 @@ from typing import Any
 import discord
 
 from bridge.bot.client import BotInteraction, allowed
-from bridge.claude.permissions import SCOPES, next_scope
+from bridge.claude.permissions import next_scope
 from bridge.discord import custom_ids
+from bridge.discord import prompt_actions as actions
+from bridge.discord.prompt_actions import Action
 from bridge.discord.render import decisions as views
 from bridge.state import decisions, runtime
 from bridge.state.decisions import Decision, Request
@@ -27,8 +35,6 @@ log = logging.getLogger(__name__)
 
 BUTTON_TEMPLATE = custom_ids.PROMPT_BUTTON_TEMPLATE
 SELECT_TEMPLATE = custom_ids.PROMPT_SELECT_TEMPLATE
-_MODAL = re.compile(BUTTON_TEMPLATE)
-_QUESTION = re.compile(r"q(?P<i>[0-3])(?::(?P<what>o\d+|other)(?::(?P<picked>[\d.]*))?)?")
 
 NO_LONGER_PENDING = "This prompt is no longer pending: it was answered, timed out or closed."
 NOT_VALID = "That is not valid for this prompt: nothing was decided."
@@ -84,132 +90,69 @@ class PromptAnswerer:
     # --- entry points -----------------------------------------------------------------------
 
     async def on_button(self, interaction: BotInteraction, rid: str, action: str) -> None:
-        request = await self._pending(interaction, rid)
-        if request is None:
-            return
-        if not views.accepts(request, action, views.BUTTON_CLICK):
-            await _ephemeral(interaction, NOT_VALID)
-            return
-        if action in ("tell", "plan:keep") or action.endswith(":other"):
-            await self._open_modal(interaction, request, action)
-        elif action.startswith("scope:"):
-            await self._cycle_scope(interaction, request, action.split(":")[1])
-        elif action.startswith("q"):
-            await self._answer_option(interaction, request, action)
-        else:
-            await self._decide_button(interaction, request, action)
+        await self._on_click(interaction, rid, action, actions.BUTTON)
 
     async def on_select(
         self, interaction: BotInteraction, rid: str, action: str, values: list[str]
     ) -> None:
-        request = await self._pending(interaction, rid)
-        if request is None:
-            return
-        match = _QUESTION.fullmatch(action)
-        if match is None or not values or not views.accepts(request, action, views.SELECT_PICK):
-            await _ephemeral(interaction, NOT_VALID)
-            return
-        index = int(match["i"])
-        picked = [v for v in values if v != views.OTHER]
-        labels = [views.option_label(request, index, v) for v in picked]
-        if None in labels:
-            await _ephemeral(interaction, NOT_VALID)
-            return
-        if views.OTHER in values:  # free text too: ask for it, remembering what was picked
-            chosen = ".".join(v[1:] for v in picked)
-            await self._open_modal(interaction, request, f"q{index}:other:{chosen}")
-            return
-        await self._record_answer(interaction, request, index, ", ".join(labels))  # type: ignore[arg-type]
+        await self._on_click(interaction, rid, action, actions.SELECT, values)
 
     async def on_modal(self, interaction: BotInteraction, custom_id: str) -> None:
-        match = _MODAL.fullmatch(custom_id)
-        if match is None:  # not a shape the bot builds: still answered
+        parts = custom_ids.parse_prompt(custom_id)
+        if parts is None:  # not a shape the bot builds: still answered
             if await allowed(interaction):
                 await _ephemeral(interaction, NOT_VALID)
             return
-        request = await self._pending(interaction, match["rid"])
+        rid, action = parts
+        request = await self._pending(interaction, rid)
         if request is None:
             return
-        action = match["action"]
-        if not views.accepts(request, action, views.MODAL_SUBMIT):
+        click = actions.parse(request, action, actions.MODAL)
+        if click is None:
             await _ephemeral(interaction, NOT_VALID)
             return
         text = _submitted_text(interaction).strip()
         if not text:
             await _ephemeral(interaction, "Nothing was typed, so nothing was sent.")
             return
-        who = self._who(interaction)
-        if action == "tell":
-            await self._decide(interaction, request, Decision(outcome="tell", message=text, **who))
-        elif action == "plan:keep":
-            decision = Decision(outcome="keep_planning", message=text, **who)
-            await self._decide(interaction, request, decision)
+        if click.kind == actions.OTHER:
+            await self._record_answer(interaction, request, click, click.answer(text))
         else:
-            await self._answer_other(interaction, request, action, text)
+            await self._decide(interaction, request, decision_of(click, interaction, text))
 
-    # --- permission and plan ----------------------------------------------------------------
-
-    async def _decide_button(
-        self, interaction: BotInteraction, request: Request, action: str
+    async def _on_click(
+        self,
+        interaction: BotInteraction,
+        rid: str,
+        action: str,
+        where: str,
+        values: list[str] | None = None,
     ) -> None:
-        """allow, deny, always:<n>:<scope>, plan:auto, plan:review (checked by ``accepts``)."""
-        who = self._who(interaction)
-        name = interaction.user.display_name
-        parts = action.split(":")
-        if action == "allow":
-            decision = Decision(outcome="allow", **who)
-        elif action == "deny":
-            decision = Decision(outcome="deny", message=f"Denied from Discord by {name}.", **who)
-        elif parts[0] == "always" and len(parts) == 3 and parts[2] in SCOPES:
-            decision = Decision(outcome="always", suggestion=int(parts[1]), scope=parts[2], **who)
-        elif action in ("plan:auto", "plan:review"):
-            mode = "acceptEdits" if action == "plan:auto" else "default"
-            decision = Decision(outcome="approve", mode=mode, **who)
+        request = await self._pending(interaction, rid)
+        if request is None:
+            return
+        click = actions.parse(request, action, where, values or ())
+        if click is None:
+            await _ephemeral(interaction, NOT_VALID)
+        elif click.kind in actions.TYPED:  # the text decides: ask for it
+            await self._open_modal(interaction, request, click)
+        elif click.kind == actions.SCOPE:
+            scope = next_scope(click.scope)  # type: ignore[arg-type]
+            rows = views.permission_components(request, scope)
+            await interaction.response.edit_message(view=view_from_rows(rows))
+        elif click.kind == actions.ANSWER:
+            await self._record_answer(interaction, request, click, click.answer())
         else:
-            await _ephemeral(interaction, NOT_VALID)
-            return
-        await self._decide(interaction, request, decision)
-
-    async def _cycle_scope(self, interaction: BotInteraction, request: Request, scope: str):
-        if scope not in SCOPES:
-            await _ephemeral(interaction, NOT_VALID)
-            return
-        rows = views.permission_components(request, next_scope(scope))
-        await interaction.response.edit_message(view=view_from_rows(rows))
+            await self._decide(interaction, request, decision_of(click, interaction))
 
     # --- questions --------------------------------------------------------------------------
 
-    async def _answer_option(self, interaction: BotInteraction, request: Request, action: str):
-        match = _QUESTION.fullmatch(action)
-        label = (
-            match and match["what"] and views.option_label(request, int(match["i"]), match["what"])
-        )
-        if not label:
-            await _ephemeral(interaction, NOT_VALID)
-            return
-        await self._record_answer(interaction, request, int(match["i"]), label)  # type: ignore[index]
-
-    async def _answer_other(
-        self, interaction: BotInteraction, request: Request, action: str, text: str
-    ) -> None:
-        match = _QUESTION.fullmatch(action)
-        if match is None or match["what"] != views.OTHER:
-            await _ephemeral(interaction, NOT_VALID)
-            return
-        index = int(match["i"])
-        picked = [p for p in (match["picked"] or "").split(".") if p]
-        labels = [views.option_label(request, index, f"o{p}") for p in picked]
-        answer = ", ".join([*(label for label in labels if label), text])
-        await self._record_answer(interaction, request, index, answer)
-
     async def _record_answer(
-        self, interaction: BotInteraction, request: Request, index: int, answer: str
+        self, interaction: BotInteraction, request: Request, click: Action, answer: str
     ) -> None:
-        if index >= views.question_count(request):
-            await _ephemeral(interaction, NOT_VALID)
-            return
+        """Keep question ``click.question``'s answer; the last one decides them all."""
         answers = decisions.read_answers(self.runtime, request.id)
-        answers[str(index)] = answer
+        answers[str(click.question)] = answer
         if len(answers) < views.question_count(request):
             decisions.write_answers(self.runtime, request.id, answers)
             content = _question_content(request, answers)
@@ -217,7 +160,7 @@ class PromptAnswerer:
             await interaction.response.edit_message(content=content, view=view)
             return
         by_text = {views.question_text(request, int(i)): a for i, a in answers.items()}
-        decision = Decision(outcome="answers", answers=by_text, **self._who(interaction))
+        decision = Decision(outcome=decisions.ANSWERED, answers=by_text, **_who(interaction))
         await self._decide(interaction, request, decision, _question_content(request, answers))
 
     # --- shared steps -----------------------------------------------------------------------
@@ -249,9 +192,9 @@ class PromptAnswerer:
             content=views.closed_content(original, line), view=None
         )
 
-    async def _open_modal(self, interaction: BotInteraction, request: Request, action: str):
-        title, label, placeholder = _modal_text(request, action)
-        modal = discord.ui.Modal(title=title, custom_id=views.custom_id(request.id, action))
+    async def _open_modal(self, interaction: BotInteraction, request: Request, click: Action):
+        title, label, placeholder = _modal_text(request, click)
+        modal = discord.ui.Modal(title=title, custom_id=views.custom_id(request.id, click.modal()))
         modal.add_item(
             discord.ui.TextInput(
                 label=label,
@@ -264,22 +207,42 @@ class PromptAnswerer:
         await interaction.response.send_modal(modal)
         modal.stop()  # submits are routed by custom_id (on_interaction), also after a restart
 
-    @staticmethod
-    def _who(interaction: BotInteraction) -> dict[str, str]:
-        return {"by": str(interaction.user.id), "by_name": interaction.user.display_name}
+
+def decision_of(click: Action, interaction: BotInteraction, text: str = "") -> Decision:
+    """What a click (and the text its modal took) decides, for the kinds that decide at once:
+    the one table from what a user did on Discord to what the waiting hook reads."""
+    who = _who(interaction)
+    if click.kind == actions.ALLOW:
+        return Decision(outcome=decisions.ALLOWED, **who)
+    if click.kind == actions.DENY:
+        name = interaction.user.display_name
+        return Decision(outcome=decisions.DENIED, message=f"Denied from Discord by {name}.", **who)
+    if click.kind == actions.ALWAYS:
+        suggestion, scope = click.suggestion, click.scope
+        return Decision(outcome=decisions.ALWAYS_ALLOWED, suggestion=suggestion, scope=scope, **who)
+    if click.kind == actions.APPROVE:
+        return Decision(outcome=decisions.PLAN_APPROVED, mode=click.mode, **who)
+    if click.kind == actions.TELL:
+        return Decision(outcome=decisions.TOLD_INSTEAD, message=text, **who)
+    if click.kind == actions.KEEP_PLANNING:
+        return Decision(outcome=decisions.KEEP_PLANNING, message=text, **who)
+    raise ValueError(f"a {click.kind} click decides nothing by itself")
 
 
-def _modal_text(request: Request, action: str) -> tuple[str, str, str]:
-    if action == "tell":
+def _who(interaction: BotInteraction) -> dict[str, str]:
+    return {"by": str(interaction.user.id), "by_name": interaction.user.display_name}
+
+
+def _modal_text(request: Request, click: Action) -> tuple[str, str, str]:
+    if click.kind == actions.TELL:
         return (
             "Tell Claude what to do instead",
             "Instead, Claude should…",
             "e.g. run the tests first",
         )
-    if action == "plan:keep":
+    if click.kind == actions.KEEP_PLANNING:
         return ("Keep planning", "What should change in the plan?", "e.g. add tests first")
-    match = _QUESTION.fullmatch(action)
-    header = views.question_header(request, int(match["i"])) if match else "Your answer"
+    header = views.question_header(request, click.question)  # type: ignore[arg-type]
     # Discord refuses a title or label over 45 characters; a header's length is not enforced
     spec = views.modal(
         "", f"Other answer: {header}", header or "Your answer", "Type your own answer"
@@ -343,16 +306,16 @@ def _dynamic_item(component: dict, row: int) -> discord.ui.Item:
             ],
             row=row,
         )
-        match = re.fullmatch(SELECT_TEMPLATE, custom)
-        return PromptSelect(select, match["rid"], match["action"])  # type: ignore[index]
+        parts = custom_ids.parse_prompt(custom, select=True)  # rendered by us: always a prompt's
+        return PromptSelect(select, *parts)  # type: ignore[misc]
     button = discord.ui.Button(
         style=discord.ButtonStyle(component["style"]),
         label=component["label"],
         custom_id=custom,
         row=row,
     )
-    match = re.fullmatch(BUTTON_TEMPLATE, custom)
-    return PromptButton(button, match["rid"], match["action"])  # type: ignore[index]
+    parts = custom_ids.parse_prompt(custom)
+    return PromptButton(button, *parts)  # type: ignore[misc]
 
 
 async def route_modal_submit(interaction: BotInteraction) -> bool:
@@ -376,21 +339,23 @@ async def answer_orphan_click(interaction: BotInteraction) -> bool:
     prompt_ids = (custom_ids.PROMPT_BUTTON, custom_ids.PROMPT_SELECT)
     if not custom.startswith(prompt_ids) or _shows(interaction.message, custom):
         return False
-    await _ephemeral(interaction, _orphan_reply(interaction.client.runtime, custom))
+    values = [str(v) for v in (interaction.data or {}).get("values", [])]
+    await _ephemeral(interaction, _orphan_reply(interaction.client.runtime, custom, values))
     return True
 
 
-def _orphan_reply(rt: runtime.Runtime, custom: str) -> str:
+def _orphan_reply(rt: runtime.Runtime, custom: str, values: list[str]) -> str:
     """Why a click on a button the message does not show decides nothing: the prompt is
     closed (a double click), the client shows an older version of its buttons (the scope
     control changed them), or the custom_id was never one this prompt offered (crafted)."""
     select = custom.startswith(custom_ids.PROMPT_SELECT)
-    match = re.fullmatch(SELECT_TEMPLATE if select else BUTTON_TEMPLATE, custom)
-    request = decisions.read_request(rt, match["rid"]) if match else None
+    parts = custom_ids.parse_prompt(custom, select=select)
+    request = decisions.read_request(rt, parts[0]) if parts else None
     if request is None or not decisions.is_pending(rt, request):
-        return NO_LONGER_PENDING if match else NOT_VALID
-    where = views.SELECT_PICK if select else views.BUTTON_CLICK
-    return OUT_OF_DATE if views.accepts(request, match["action"], where) else NOT_VALID  # type: ignore[index]
+        return NO_LONGER_PENDING if parts else NOT_VALID
+    where = actions.SELECT if select else actions.BUTTON
+    offered = actions.parse(request, parts[1], where, values) is not None  # type: ignore[index]
+    return OUT_OF_DATE if offered else NOT_VALID
 
 
 def _shows(message: discord.Message | None, custom: str) -> bool:

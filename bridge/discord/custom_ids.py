@@ -3,9 +3,10 @@
 These are wire formats: ids already posted on Discord must keep matching after a restart or an
 upgrade (the bot answers them with discord.py ``DynamicItem``s), so a format here never changes,
 it only gains new kinds. ``*_TEMPLATE`` are the regular expressions (as strings) the
-``DynamicItem``s match; the functions build the ids. A matching id is not yet a valid one: a
-prompt's action is checked against the prompt's kind and contents before it is used
-(``bridge/discord/render/decisions.accepts``), since a client can send any id.
+``DynamicItem``s match; the functions build the ids (and :func:`parse_prompt` reads a prompt's
+back). A matching id is not yet a valid one: a prompt's action is checked against the prompt's
+kind and contents before it is used (``bridge/discord/prompt_actions.parse``, which also holds
+the actions' grammar), since a client can send any id.
 
     db:p:<request id>:<action>      a prompt's button, and the modal it opens (bot/interactions.py)
     db:s:<request id>:q<i>          a prompt question's select menu
@@ -41,6 +42,9 @@ DIFF = "db:diff:"
 MODAL_TEXT = "text"  # the one text input of a prompt's modal
 
 _REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
+_RID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")  # as _REQUEST_ACTION says
+_ACTION_CHARS = _RID_CHARS | frozenset(":._")
+_RID_LENGTH, _ACTION_LENGTH = 12, 70
 _SNOWFLAKE = r"[0-9]{15,21}"
 PROMPT_BUTTON_TEMPLATE = PROMPT_BUTTON + _REQUEST_ACTION
 PROMPT_SELECT_TEMPLATE = PROMPT_SELECT + _REQUEST_ACTION
@@ -60,6 +64,26 @@ SCREEN_TEMPLATE = (
 def prompt(request_id: str, *action: str | int, select: bool = False) -> str:
     """``db:p:<id>:<action…>`` (a button or modal) or ``db:s:<id>:<action…>`` (a select)."""
     return (PROMPT_SELECT if select else PROMPT_BUTTON) + ":".join([request_id, *map(str, action)])
+
+
+def parse_prompt(custom_id: str, select: bool = False) -> tuple[str, str] | None:
+    """(request id, action) of a prompt's button or modal id (``select``: a select menu's),
+    or None if ``custom_id`` is not one: what :data:`PROMPT_BUTTON_TEMPLATE` (or
+    :data:`PROMPT_SELECT_TEMPLATE`) matches, read without ``re``."""
+    prefix = PROMPT_SELECT if select else PROMPT_BUTTON
+    if not custom_id.startswith(prefix):
+        return None
+    rest = custom_id[len(prefix) :]
+    rid, colon, action = (
+        rest[:_RID_LENGTH],
+        rest[_RID_LENGTH : _RID_LENGTH + 1],
+        rest[_RID_LENGTH + 1 :],
+    )
+    if len(rid) < _RID_LENGTH or not _RID_CHARS.issuperset(rid) or colon != ":":
+        return None
+    if not 1 <= len(action) <= _ACTION_LENGTH or not _ACTION_CHARS.issuperset(action):
+        return None
+    return rid, action
 
 
 def interrupt(key: str) -> str:

@@ -383,21 +383,21 @@ def _decision(request: Request, decision: Decision) -> dict | None:
     from bridge.claude.permissions import applied_suggestion
 
     outcome = decision.outcome
-    if outcome == "allow":
+    if outcome == decisions.ALLOWED:
         return {"behavior": "allow"}
-    if outcome == "always":
+    if outcome == decisions.ALWAYS_ALLOWED:
         suggestions = request.permission_suggestions
         index = decision.suggestion if decision.suggestion is not None else -1
         if not 0 <= index < len(suggestions) or not isinstance(suggestions[index], dict):
             return None
         entry = applied_suggestion(suggestions[index], decision.scope or "s")
         return {"behavior": "allow", "updatedPermissions": [entry]}
-    if outcome in ("deny", "tell", "keep_planning"):
+    if outcome in (decisions.DENIED, decisions.TOLD_INSTEAD, decisions.KEEP_PLANNING):
         return {"behavior": "deny", "message": decision.message or "Denied from Discord."}
-    if outcome == "answers":
+    if outcome == decisions.ANSWERED:
         updated = {**request.tool_input, "answers": decision.answers or {}}
         return {"behavior": "allow", "updatedInput": updated}
-    if outcome == "approve":
+    if outcome == decisions.PLAN_APPROVED:
         mode = {"type": "setMode", "mode": decision.mode, "destination": "session"}
         return {"behavior": "allow", "updatedInput": {}, "updatedPermissions": [mode]}
     if outcome == decisions.TIMED_OUT and not decision.left_to_terminal:

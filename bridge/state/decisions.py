@@ -29,8 +29,17 @@ REQUEST = ".json"
 DECISION = ".decision"
 ANSWERS = ".answers"  # a question prompt's partial answers, kept by the bot between clicks
 
-# Who decided, besides the user's own choices (``cli_answer`` in bridge/handlers/permission.py
-# reads those).
+# A decision's outcome. The user's, on Discord (what a click may decide:
+# bridge/discord/prompt_actions.py; what Claude Code then reads: ``cli_answer`` in
+# bridge/handlers/permission.py):
+ALLOWED = "allow"
+ALWAYS_ALLOWED = "always"  # allowed, and a permission suggestion applied (suggestion, scope)
+DENIED = "deny"
+TOLD_INSTEAD = "tell"  # denied, with what Claude should do instead (message)
+ANSWERED = "answers"  # a question's answers (answers)
+PLAN_APPROVED = "approve"  # with the permission mode to switch to (mode)
+KEEP_PLANNING = "keep_planning"  # a plan sent back, with what should change (message)
+# Or nobody's on Discord:
 ANSWERED_ELSEWHERE = "answered_elsewhere"  # the terminal answered first
 TIMED_OUT = "timeout"
 
@@ -224,9 +233,9 @@ class Decision(_Record):
         "outcome": (_text, None),
         "by": (_optional_text, None),  # the Discord user id of whoever clicked
         "by_name": (_optional_text, None),
-        "suggestion": (_integer, None),  # "always": which permission suggestion
-        "scope": (_optional_text, None),  # "always": where the rule goes (s, l, p, u)
-        "message": (_optional_text, None),  # deny / tell / keep_planning: what Claude reads
+        "suggestion": (_integer, None),  # ALWAYS_ALLOWED: which permission suggestion
+        "scope": (_optional_text, None),  # ALWAYS_ALLOWED: where the rule goes (s, l, p, u)
+        "message": (_optional_text, None),  # DENIED, TOLD_INSTEAD, KEEP_PLANNING: Claude reads it
         "answers": (_dict, None),  # question text → answer
         "mode": (_optional_text, None),  # a plan's approval: the permission mode to switch to
         "event": (_optional_text, None),  # answered elsewhere: which event showed it

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from bridge_testkit import QUESTIONS
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use, tool_uses
 
 # Tests marked claude_versions run on every tested Claude Code version (bridge/claude/versions.py):
@@ -160,31 +161,6 @@ def test_bot_restart_between_prompt_and_click_still_decides(rig) -> None:
     assert answer["response_type"] == 7
     assert "[tool_result]" in model_saw(rig, 2)
     assert (rig.projects["project-a"] / "after-restart.txt").exists()
-
-
-QUESTIONS = {
-    "questions": [
-        {
-            "question": "Which database should we use?",
-            "header": "Database",
-            "options": [
-                {"label": "Postgres", "description": "Relational, robust"},
-                {"label": "SQLite", "description": "One file"},
-            ],
-            "multiSelect": False,
-        },
-        {
-            "question": "Which features do you want?",
-            "header": "Features",
-            "options": [
-                {"label": "Auth", "description": "Log in"},
-                {"label": "Search", "description": "Find things"},
-                {"label": "Billing", "description": "Get paid"},
-            ],
-            "multiSelect": True,
-        },
-    ]
-}
 
 
 @VERSIONED

@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bridge_testkit import BridgeRig
+from bridge_testkit import QUESTIONS, BridgeRig
 from bridge_testkit.rig import REPO, wait_until
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use
 
@@ -36,29 +36,6 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
-QUESTIONS = {
-    "questions": [
-        {
-            "question": "Which database should we use?",
-            "header": "Database",
-            "options": [
-                {"label": "Postgres", "description": "Relational, robust"},
-                {"label": "SQLite", "description": "A single file"},
-            ],
-            "multiSelect": False,
-        },
-        {
-            "question": "Which features do you want?",
-            "header": "Features",
-            "options": [
-                {"label": "Auth", "description": "Log in"},
-                {"label": "Search", "description": "Find things"},
-                {"label": "Billing", "description": "Get paid"},
-            ],
-            "multiSelect": True,
-        },
-    ]
-}
 REPLY = "**Hello** from the fake model <b>not html</b>\n```py\nprint('hi')\n```"
 
 

@@ -2,13 +2,9 @@
 
 Pure functions. A prompt is a message payload (content + components as Discord JSON) whose
 ``custom_id``s carry the request id, so whoever receives a click — this bot or the next one
-after a restart — knows which request it answers:
-
-    db:p:<id>:allow | deny | tell                     permission: once / no / a modal for text
-    db:p:<id>:always:<n>:<scope>  db:p:<id>:scope:<scope>   "always allow" suggestion n; scope cycle
-    db:p:<id>:q<i>:o<j> | q<i>:other[:<j>.<k>]        question i: option j, or free text
-    db:s:<id>:q<i>                                    question i's select menu (multiSelect / many)
-    db:p:<id>:plan:auto | plan:review | plan:keep     plan approval
+after a restart — knows which request it answers, and an action: every action, and which of
+them a request offers, comes from ``bridge/discord/prompt_actions.py``, the same grammar the
+bot parses clicks with.
 
 The hook posts these payloads over REST; the bot edits them through discord.py after
 rebuilding the same components with :func:`question_components` / :func:`permission_components`.
@@ -19,14 +15,15 @@ from __future__ import annotations
 import difflib
 import json
 
-from bridge.claude.permissions import is_scoped, rule_text
+from bridge.claude.permissions import rule_text
 from bridge.discord import custom_ids
+from bridge.discord import prompt_actions as actions
+from bridge.state import decisions
 from bridge.state.decisions import Decision, Request
 
 CONTENT_LIMIT = 2000
 BODY_LIMIT = 1700  # leaves room for the decision line appended when the prompt is answered
 BUTTON_LABEL_LIMIT = 80
-SELECT_OPTION_LIMIT = 25
 MODAL_TITLE_LIMIT = 45
 PLAN_EXCERPT = 1200
 SUMMARY_HEADER, SUMMARY_ANSWER = 60, 300  # the answers so far, shown under the questions
@@ -34,7 +31,6 @@ SUMMARY_HEADER, SUMMARY_ANSWER = 60, 300  # the answers so far, shown under the 
 BUTTON, SELECT, ROW = 2, 3, 1
 PRIMARY, SECONDARY, SUCCESS, DANGER = 1, 2, 3, 4
 
-OTHER = "other"
 SCOPE_LABELS = {  # how each "always allow" destination (bridge.claude.permissions) reads
     "s": "this session",
     "l": "this project (just me)",
@@ -43,8 +39,9 @@ SCOPE_LABELS = {  # how each "always allow" destination (bridge.claude.permissio
 }
 
 
-def custom_id(request_id: str, *action: str | int, select: bool = False) -> str:
-    return custom_ids.prompt(request_id, *action, select=select)  # one home for the format
+def custom_id(request_id: str, action: str, select: bool = False) -> str:
+    """A prompt component's id: ``action`` from :mod:`bridge.discord.prompt_actions`."""
+    return custom_ids.prompt(request_id, action, select=select)  # one home for the format
 
 
 # --- permission -----------------------------------------------------------------------------
@@ -66,21 +63,19 @@ def permission_components(request: Request, scope: str) -> list[dict]:
     rid = request.id
     rows = [
         _row(
-            _button("Allow", custom_id(rid, "allow"), SUCCESS),
-            _button("Deny", custom_id(rid, "deny"), DANGER),
-            _button("Tell Claude what to do instead…", custom_id(rid, "tell"), SECONDARY),
+            _button("Allow", custom_id(rid, actions.ALLOW), SUCCESS),
+            _button("Deny", custom_id(rid, actions.DENY), DANGER),
+            _button("Tell Claude what to do instead…", custom_id(rid, actions.TELL), SECONDARY),
         )
     ]
-    suggestions = request.permission_suggestions
     always = [
-        _button(suggestion_label(s, scope), custom_id(rid, "always", n, scope), PRIMARY)
-        for n, s in enumerate(suggestions[:4])
-        if isinstance(s, dict)
+        _button(suggestion_label(s, scope), custom_id(rid, actions.always(n, scope)), PRIMARY)
+        for n, s in actions.suggestions(request)
     ]
     if always:
-        if any(is_scoped(s) for s in suggestions[:4] if isinstance(s, dict)):
+        if actions.has_scope(request):
             label = f"Scope: {SCOPE_LABELS[scope]} ↻"
-            always.append(_button(label, custom_id(rid, "scope", scope), SECONDARY))
+            always.append(_button(label, custom_id(rid, actions.rescope(scope)), SECONDARY))
         rows.append(_row(*always))
     return rows
 
@@ -146,7 +141,7 @@ def _compact_diff(tool_input: dict) -> str:
 
 
 def question_prompt(request: Request) -> dict:
-    questions = _questions(request)
+    questions = actions.questions(request)
     title = "❓ **Claude has a question**" if len(questions) == 1 else "❓ **Claude has questions**"
     parts = [title]
     for i, question in enumerate(questions):
@@ -161,37 +156,37 @@ def question_components(request: Request, answers: dict) -> list[dict]:
     """One row per question still unanswered (``answers`` maps question index → answer)."""
     rid = request.id
     rows = []
-    for i, question in enumerate(_questions(request)):
+    for i, question in enumerate(actions.questions(request)):
         if str(i) in answers:
             continue
-        options = [o for o in question.get("options") or [] if isinstance(o, dict)]
-        if question.get("multiSelect") or len(options) > 4:
-            rows.append(_row(_question_select(rid, i, question, options)))
+        if actions.by_select(question):
+            rows.append(_row(_question_select(rid, i, question)))
         else:
             buttons = [
-                _button(str(o.get("label")), custom_id(rid, f"q{i}", f"o{j}"), PRIMARY)
-                for j, o in enumerate(options)
+                _button(actions.label(o), custom_id(rid, actions.option(i, j)), PRIMARY)
+                for j, o in enumerate(actions.options(question))
             ]
-            buttons.append(_button("Other…", custom_id(rid, f"q{i}", OTHER), SECONDARY))
+            buttons.append(_button("Other…", custom_id(rid, actions.other(i)), SECONDARY))
             rows.append(_row(*buttons))
     return rows
 
 
-def _question_select(rid: str, i: int, question: dict, options: list[dict]) -> dict:
+def _question_select(rid: str, i: int, question: dict) -> dict:
     choices = [
         {
-            "label": _label(str(o.get("label")), 100),
-            "value": f"o{j}",
+            "label": _label(actions.label(o), 100),
+            "value": actions.value(j),
             **({"description": _label(str(o["description"]), 100)} if o.get("description") else {}),
         }
-        for j, o in enumerate(options[: SELECT_OPTION_LIMIT - 1])
+        for j, o in enumerate(actions.options(question)[: actions.SELECT_OPTIONS])
     ]
-    choices.append({"label": "Other…", "value": OTHER, "description": "Type your own answer"})
+    other = {"label": "Other…", "value": actions.OTHER_VALUE, "description": "Type your own answer"}
+    choices.append(other)
     multi = bool(question.get("multiSelect"))
     header = _one_line(question.get("header") or f"Question {i + 1}")
     return {
         "type": SELECT,
-        "custom_id": custom_id(rid, f"q{i}", select=True),
+        "custom_id": custom_id(rid, actions.select(i), select=True),
         "placeholder": _label(f"{header}: pick {'one or more' if multi else 'one'}", 150),
         "min_values": 1,
         "max_values": len(choices) if multi else 1,
@@ -215,28 +210,17 @@ def _question_text(i: int, question: dict, count: int) -> str:
     return "\n".join(lines)
 
 
-def option_label(request: Request, question_index: int, value: str) -> str | None:
-    """The label of option ``o<j>`` of a question, or None if there is no such option."""
-    questions = _questions(request)
-    if not (0 <= question_index < len(questions)) or not value.startswith("o"):
-        return None
-    options = [o for o in questions[question_index].get("options") or [] if isinstance(o, dict)]
-    j = _index(value[1:])
-    if j is None or j >= len(options):
-        return None
-    return str(options[j].get("label"))
-
-
 def question_count(request: Request) -> int:
-    return len(_questions(request))
+    return len(actions.questions(request))
 
 
 def question_text(request: Request, index: int) -> str:
-    return str(_questions(request)[index].get("question") or "")
+    """Question ``index``'s text: the key of its answer in what Claude Code reads."""
+    return str(actions.questions(request)[index].get("question") or "")
 
 
 def question_header(request: Request, index: int) -> str:
-    question = _questions(request)[index]
+    question = actions.questions(request)[index]
     return _one_line(question.get("header") or question.get("question") or f"Question {index + 1}")
 
 
@@ -247,13 +231,6 @@ def answers_summary(request: Request, answers: dict) -> str:
             header = _label(question_header(request, i), SUMMARY_HEADER)
             lines.append(f"✅ **{header}:** {_label(answers[str(i)], SUMMARY_ANSWER)}")
     return "\n".join(lines)
-
-
-def _questions(request: Request) -> list[dict]:
-    questions = request.tool_input.get("questions")
-    if not isinstance(questions, list):
-        return []
-    return [q for q in questions if isinstance(q, dict)][:4]
 
 
 # --- plan -----------------------------------------------------------------------------------
@@ -271,83 +248,13 @@ def plan_prompt(request: Request) -> tuple[dict, bytes | None]:
         "content": _fit(head + body),
         "components": [
             _row(
-                _button("Approve, auto-accept edits", custom_id(rid, "plan", "auto"), SUCCESS),
-                _button("Approve, review each edit", custom_id(rid, "plan", "review"), PRIMARY),
-                _button("Keep planning…", custom_id(rid, "plan", "keep"), SECONDARY),
+                _button("Approve, auto-accept edits", custom_id(rid, actions.PLAN_AUTO), SUCCESS),
+                _button("Approve, review each edit", custom_id(rid, actions.PLAN_REVIEW), PRIMARY),
+                _button("Keep planning…", custom_id(rid, actions.PLAN_KEEP), SECONDARY),
             )
         ],
     }
     return payload, (plan.encode() if attach else None)
-
-
-# --- which actions a prompt has -------------------------------------------------------------
-
-BUTTON_CLICK, SELECT_PICK, MODAL_SUBMIT = "button", "select", "modal"
-PLAN_ACTIONS = ("plan:auto", "plan:review", "plan:keep")
-
-
-def accepts(request: Request, action: str, where: str) -> bool:
-    """Whether ``action`` (a custom_id's part after the request id) is one this prompt's own
-    message could have sent: a ``where`` (button, select or modal) of the prompt's kind, of
-    the right shape, naming a suggestion, question or option the request has. A click the
-    bot did not render (a crafted custom_id) is refused before anything reads its parts."""
-    if request.kind == "permission":
-        return _permission_accepts(request, action, where)
-    if request.kind == "plan":
-        return action in PLAN_ACTIONS if where == BUTTON_CLICK else action == "plan:keep"
-    if request.kind == "question":
-        return _question_accepts(request, action, where)
-    return False
-
-
-def _permission_accepts(request: Request, action: str, where: str) -> bool:
-    if where == MODAL_SUBMIT:
-        return action == "tell"
-    if where != BUTTON_CLICK:
-        return False
-    if action in ("allow", "deny", "tell"):
-        return True
-    parts = action.split(":")
-    shown = request.permission_suggestions[:4]  # the buttons number them in this list
-    if parts[0] == "always" and len(parts) == 3:
-        n = _index(parts[1])
-        offered = n is not None and n < len(shown) and isinstance(shown[n], dict)
-        return offered and parts[2] in SCOPE_LABELS
-    if parts[0] == "scope" and len(parts) == 2:
-        scoped = any(is_scoped(s) for s in shown if isinstance(s, dict))
-        return scoped and parts[1] in SCOPE_LABELS
-    return False
-
-
-def _question_accepts(request: Request, action: str, where: str) -> bool:
-    parts = action.split(":")
-    index = _index(parts[0][1:]) if parts[0].startswith("q") else None
-    questions = _questions(request)
-    if index is None or index >= len(questions):
-        return False
-    options = [o for o in questions[index].get("options") or [] if isinstance(o, dict)]
-    if where == SELECT_PICK:
-        return len(parts) == 1
-    if where == BUTTON_CLICK:
-        if len(parts) != 2:
-            return False
-        if parts[1] == OTHER:
-            return True
-        option = _index(parts[1][1:]) if parts[1].startswith("o") else None
-        return option is not None and option < len(options)
-    if where == MODAL_SUBMIT:
-        if len(parts) == 2:
-            return parts[1] == OTHER
-        if len(parts) != 3 or parts[1] != OTHER:
-            return False
-        picked = [_index(p) for p in parts[2].split(".") if p]
-        return all(p is not None and p < len(options) for p in picked)
-    return False
-
-
-def _index(text: str) -> int | None:
-    """A small non-negative decimal (a question, option or suggestion number), else None."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else None
 
 
 # --- after the decision ---------------------------------------------------------------------
@@ -418,9 +325,9 @@ def outcome_line(request: Request, decision: Decision, timeout: float = 900.0) -
     who = f"<@{decision.by}>" if decision.by else "someone"
     said = _quote(decision.message)
     outcome = decision.outcome
-    if outcome == "allow":
+    if outcome == decisions.ALLOWED:
         return f"✅ **Allowed** by {who}"
-    if outcome == "always":
+    if outcome == decisions.ALWAYS_ALLOWED:
         suggestions = request.permission_suggestions
         index = decision.suggestion if decision.suggestion is not None else -1
         what = (
@@ -429,18 +336,18 @@ def outcome_line(request: Request, decision: Decision, timeout: float = 900.0) -
             else "always"
         )
         return f"✅ **{what}** — by {who}"
-    if outcome == "deny":
+    if outcome == decisions.DENIED:
         return f"❌ **Denied** by {who}"
-    if outcome == "tell":
+    if outcome == decisions.TOLD_INSTEAD:
         return f"💬 **Denied** by {who}, telling Claude: {said}"
-    if outcome == "answers":
+    if outcome == decisions.ANSWERED:
         return f"✅ **Answered** by {who}"
-    if outcome == "approve":
+    if outcome == decisions.PLAN_APPROVED:
         how = "auto-accept edits" if decision.mode == "acceptEdits" else "review each edit"
         return f"✅ **Plan approved** by {who} — {how}"
-    if outcome == "keep_planning":
+    if outcome == decisions.KEEP_PLANNING:
         return f"✏️ {who} asked Claude to **keep planning**: {said}"
-    if outcome == "timeout":
+    if outcome == decisions.TIMED_OUT:
         waited = duration(timeout)
         return f"⏱ **No answer within {waited}** — {_timeout_result(request, decision)}"
     event = decision.event

@@ -7,9 +7,11 @@ builds one per test (the ``rig`` fixture); ``bench_rig`` builds one for a benchm
 """
 
 from .bench import bench_rig, percentile
+from .questions import QUESTIONS
 from .rig import REPO, STATUS_MARKS, TMUX_SESSION, BridgeRig, is_status, wait_until
 
 __all__ = [
+    "QUESTIONS",
     "REPO",
     "STATUS_MARKS",
     "TMUX_SESSION",

@@ -14,6 +14,7 @@ from bridge.bot.progress import InterruptButton
 from bridge.bot.screens import ScreenButton
 from bridge.bot.threads import ArchiveButton, WorktreeButton
 from bridge.discord import custom_ids
+from bridge.discord import prompt_actions as actions
 from bridge.discord.render import decisions as views
 
 RID = "abc123def456"
@@ -68,12 +69,45 @@ def test_the_items_and_the_rendered_prompts_use_those_builders() -> None:
     assert ArchiveButton("remove", KEY).item.custom_id == f"db:arch:remove:{KEY}"
     assert PanelButton("refresh", "0").item.custom_id == "db:panel:refresh:0"
     assert PanelSelect(2).item.custom_id == "db:panel:pick:2"
-    assert views.custom_id(RID, "plan", "auto") == f"db:p:{RID}:plan:auto"
-    assert views.custom_id(RID, "q0", select=True) == f"db:s:{RID}:q0"
+    assert views.custom_id(RID, actions.PLAN_AUTO) == f"db:p:{RID}:plan:auto"
+    assert views.custom_id(RID, actions.select(0), select=True) == f"db:s:{RID}:q0"
 
 
-def test_custom_ids_stays_free_of_imports_for_the_hooks_fast_path() -> None:
-    with open(custom_ids.__file__, encoding="utf-8") as file:
+@pytest.mark.parametrize("select", [False, True])
+@pytest.mark.parametrize(
+    "tail",
+    [
+        f"{RID}:allow",
+        f"{RID}:q1:other:0.2",
+        f"{RID}:" + "a" * 70,
+        f"{RID}:" + "a" * 71,  # an action too long
+        f"{RID}:",  # no action
+        RID,
+        f"{RID}:Allow",  # capitals
+        f"{RID}:allow all",
+        f"{RID}:allow\n",
+        f"{RID}:٠",  # a digit, not an ASCII one
+        f"{RID[:-1]}:allow",  # a request id too short
+        f"{RID}x:allow",
+        f"{RID.upper()}:allow",
+        "",
+    ],
+)
+def test_parse_prompt_reads_what_the_templates_match(select: bool, tail: str) -> None:
+    """The bot reads a prompt's id without ``re`` exactly as its DynamicItems match it."""
+    template = custom_ids.PROMPT_SELECT_TEMPLATE if select else custom_ids.PROMPT_BUTTON_TEMPLATE
+    for prefix in (custom_ids.PROMPT_BUTTON, custom_ids.PROMPT_SELECT, "db:x:", ""):
+        custom = prefix + tail
+        match = re.fullmatch(template, custom)
+        expected = (match["rid"], match["action"]) if match else None
+        assert custom_ids.parse_prompt(custom, select=select) == expected, custom
+
+
+@pytest.mark.parametrize("module", [custom_ids, actions])
+def test_wire_grammars_stay_free_of_imports_for_the_hooks_fast_path(module) -> None:
+    """custom_ids and prompt_actions are on the PermissionRequest hook's path: they import
+    nothing (a type-checking-only import under ``if TYPE_CHECKING:`` never runs)."""
+    with open(module.__file__, encoding="utf-8") as file:
         source = file.read()
     imports = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
     assert imports == ["from __future__ import annotations"]

@@ -1,5 +1,6 @@
-"""Prompt messages (bridge/render/prompts.py): every payload Discord would accept, whatever
-the tool call holds; what each prompt shows; labels, scopes and outcome lines."""
+"""Prompt messages (bridge/discord/render/decisions.py): every payload Discord would accept,
+whatever the tool call holds; what each prompt shows; labels, scopes and outcome lines. What a
+click on them may decide: tests/unit/discord/test_prompt_actions.py."""
 
 from __future__ import annotations
 
@@ -10,71 +11,29 @@ import pytest
 
 from bridge.bot import interactions
 from bridge.claude import permissions
+from bridge.discord import custom_ids
+from bridge.discord import prompt_actions as actions
 from bridge.discord.render import decisions as views
-from bridge.state.decisions import Decision, Request
+from bridge.state.decisions import Decision
+from tests.unit.discord.prompt_requests import (
+    ADD_DIRS,
+    RID,
+    SET_MODE,
+    permission,
+    plan,
+    q,
+    question,
+    suggestion_rules,
+)
 
-RID = "abc123def456"
 LONG = "word " * 400  # 2000 characters with spaces
 HUGE = "x" * 100_000
-
-
-def suggestion_rules(content: str, destination: str = "localSettings") -> dict:
-    return {
-        "type": "addRules",
-        "rules": [{"toolName": "Bash", "ruleContent": content}],
-        "behavior": "allow",
-        "destination": destination,
-    }
-
-
-SET_MODE = {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
-ADD_DIRS = {"type": "addDirectories", "directories": ["/home/dev/proj"], "destination": "session"}
-
-
-def record(raw: dict) -> Request:
-    """A request as the bot reads it from its file."""
-    request = Request.from_dict(raw)
-    assert request is not None, raw
-    return request
 
 
 def D(raw: dict) -> Decision:
     decision = Decision.from_dict(raw)
     assert decision is not None, raw
     return decision
-
-
-def permission(tool: str = "Bash", tool_input: dict | None = None, suggestions=()) -> Request:
-    return record({
-        "id": RID,
-        "kind": "permission",
-        "tool_name": tool,
-        "tool_input": {"command": "npm test"} if tool_input is None else tool_input,
-        "permission_suggestions": list(suggestions),
-        "timeout": 900,
-    })  # fmt: skip
-
-
-def question(*questions: dict) -> Request:
-    return record({"id": RID, "kind": "question", "tool_name": "AskUserQuestion",
-                   "tool_input": {"questions": list(questions)}})  # fmt: skip
-
-
-def q(
-    text: str, labels, header: str | None = "Header", multi: bool = False, desc: str = ""
-) -> dict:
-    options = [
-        {"label": label, "description": desc} if desc else {"label": label} for label in labels
-    ]
-    found = {"question": text, "options": options, "multiSelect": multi}
-    return {**found, "header": header} if header is not None else found
-
-
-def plan(text: str) -> Request:
-    tool_input = {"plan": text, "planFilePath": "/p/.claude/plans/x.md"}
-    return record(
-        {"id": RID, "kind": "plan", "tool_name": "ExitPlanMode", "tool_input": tool_input}
-    )
 
 
 # --- what Discord accepts -------------------------------------------------------------------
@@ -221,13 +180,14 @@ def test_the_longest_other_modal_the_bot_builds_is_routable() -> None:
     the picks, and must stay within Discord's 100 characters and the bot's own pattern."""
     request = HOSTILE_QUESTIONS["4 multiSelect, 30 long options"]
     select = views.question_components(request, {})[3]["components"][0]
-    picked = [o["value"] for o in select["options"] if o["value"] != views.OTHER]
-    chosen = ".".join(v[1:] for v in picked)
-    custom = views.custom_id(RID, f"q3:other:{chosen}")
+    values = [o["value"] for o in select["options"]]
+    click = actions.parse(request, actions.select(3), actions.SELECT, values)
+    assert click is not None and click.kind == actions.OTHER and len(click.picked) == 24
+    custom = views.custom_id(RID, click.modal())
     assert len(custom) <= 100
-    match = interactions._MODAL.fullmatch(custom)
-    assert match and match["rid"] == RID
-    assert interactions._QUESTION.fullmatch(match["action"])["picked"] == chosen
+    assert re.fullmatch(interactions.BUTTON_TEMPLATE, custom)
+    rid, action = custom_ids.parse_prompt(custom)  # type: ignore[misc]
+    assert rid == RID and actions.parse(request, action, actions.MODAL) == click
 
 
 @pytest.mark.parametrize("size", [0, 10, 1599, 1700, 5000, 200_000])
@@ -252,10 +212,12 @@ def test_modal_texts_the_bot_uses_fit() -> None:
         (permission(), "tell"),
         (plan("x"), "plan:keep"),
         (question(q(LONG, ["a"], header=None)), "q0:other"),
-        (question(q("Which?", ["a"], header=LONG)), "q0:other:0"),
+        (question(q("Which?", ["a"], header=LONG, multi=True)), "q0:other:0"),
         (question(q("Which?", ["a"], header="Database")), "q0:other"),
     ):
-        title, label, placeholder = interactions._modal_text(request, action)
+        click = actions.parse(request, action, actions.MODAL)
+        assert click is not None, action
+        title, label, placeholder = interactions._modal_text(request, click)
         assert 1 <= len(title) <= 45 and 1 <= len(label) <= 45 and len(placeholder) <= 100
 
 
@@ -370,11 +332,8 @@ def test_many_options_single_select_is_a_select_of_one() -> None:
     assert select["max_values"] == 1 and len(select["options"]) == 8
 
 
-def test_option_labels_and_question_texts_for_the_answers() -> None:
+def test_question_texts_for_the_answers() -> None:
     request = question(q("Which database?", ["Postgres", "SQLite"], header=None))
-    assert views.option_label(request, 0, "o1") == "SQLite"
-    for index, value in ((0, "o2"), (1, "o0"), (-1, "o0"), (0, "other"), (0, "o"), (0, "x1")):
-        assert views.option_label(request, index, value) is None
     assert views.question_count(request) == 1
     assert views.question_text(request, 0) == "Which database?"
     assert views.question_header(request, 0) == "Which database?"
@@ -578,78 +537,3 @@ def test_a_question_prompt_edited_after_each_answer_stays_within_2000(case: str)
         content = interactions._question_content(request, answers)
         assert 0 < len(content) <= 2000, len(content)
         assert content.endswith(views.answers_summary(request, answers))
-
-
-# --- which actions a prompt accepts (issue 13.15) -------------------------------------------
-
-
-def rendered_actions(rows: list[dict]) -> list[tuple[str, str]]:
-    """(where, action) of every component a prompt message shows."""
-    found = []
-    for row in rows:
-        for item in row["components"]:
-            where = views.SELECT_PICK if item["type"] == views.SELECT else views.BUTTON_CLICK
-            found.append((where, item["custom_id"].split(":", 3)[3]))
-    return found
-
-
-def test_every_action_a_prompt_renders_is_accepted() -> None:
-    suggestions = [suggestion_rules("npm test:*"), "junk", SET_MODE]
-    request = permission(suggestions=suggestions)
-    for scope in views.SCOPE_LABELS:
-        for where, action in rendered_actions(views.permission_components(request, scope)):
-            assert views.accepts(request, action, where), action
-    asked = question(q("Which?", ["a", "b"]), q("Many?", [str(j) for j in range(7)], multi=True))
-    for where, action in rendered_actions(views.question_components(asked, {})):
-        assert views.accepts(asked, action, where), action
-    payload, _ = views.plan_prompt(plan("# Plan"))
-    for where, action in rendered_actions(payload["components"]):
-        assert views.accepts(plan("# Plan"), action, where), action
-    # and the modals the bot opens from them
-    assert views.accepts(request, "tell", views.MODAL_SUBMIT)
-    assert views.accepts(plan("x"), "plan:keep", views.MODAL_SUBMIT)
-    for action in ("q0:other", "q1:other", "q1:other:0.6", "q1:other:"):
-        assert views.accepts(asked, action, views.MODAL_SUBMIT), action
-
-
-@pytest.mark.parametrize(
-    ("kind", "action", "where"),
-    [
-        ("permission", "plan:auto", "button"),  # another kind's action
-        ("permission", "plan:keep", "modal"),
-        ("permission", "q0:o0", "button"),
-        ("permission", "allow", "select"),
-        ("permission", "allow", "modal"),
-        ("permission", "always:x:s", "button"),  # malformed
-        ("permission", "always:1:s", "button"),  # suggestion 1 is not an object
-        ("permission", "always:3:s", "button"),  # no such suggestion
-        ("permission", "always:0:z", "button"),  # no such scope
-        ("permission", "always:0", "button"),
-        ("permission", "always:-1:s", "button"),
-        ("permission", "always:٠:s", "button"),  # a digit, not an ASCII one
-        ("permission", "scope:x", "button"),
-        ("permission", "allow:", "button"),
-        ("permission", "", "button"),
-        ("plan", "allow", "button"),
-        ("plan", "tell", "modal"),
-        ("plan", "plan:auto", "modal"),
-        ("question", "allow", "button"),
-        ("question", "q2:o0", "button"),  # no third question
-        ("question", "q0:o2", "button"),  # no third option
-        ("question", "q0:o", "button"),
-        ("question", "q0", "button"),
-        ("question", "q0:o0", "select"),
-        ("question", "q0:other:5", "modal"),
-        ("question", "q0:other:x", "modal"),
-        ("question", "q0:o0", "modal"),
-        ("question", "qx:other", "modal"),
-        ("question", "q0:other:0:1", "modal"),
-    ],
-)
-def test_actions_of_another_kind_or_shape_are_refused(kind: str, action: str, where: str) -> None:
-    requests = {
-        "permission": permission(suggestions=[suggestion_rules("npm test:*"), "junk"]),
-        "plan": plan("# Plan"),
-        "question": question(q("Which?", ["a", "b"]), q("Then?", ["x"])),
-    }
-    assert not views.accepts(requests[kind], action, where)

@@ -1,0 +1,291 @@
+"""What a click on a prompt may decide: the grammar of a prompt's actions, both ways.
+
+A prompt's ``custom_id`` (:func:`bridge.discord.custom_ids.prompt`) ends in an *action*.
+``render/decisions.py`` puts every action on a button, select or modal with the builders
+here, and the bot reads every click back with :func:`parse`, so the two cannot drift. What
+an action may be depends on the request (its kind, the suggestions, questions and options it
+holds) and on where it came from (a button, a select menu, a modal's submit):
+
+    where   request     action                      values          Action
+    button  permission  allow | deny                                ALLOW | DENY
+                        tell                                        TELL (opens the text modal)
+                        always:<n>:<scope>                          ALWAYS: suggestion n, scope
+                        scope:<scope>                               SCOPE: the scope shown
+    modal   permission  tell                                        TELL: the text decides
+    button  plan        plan:auto | plan:review                     APPROVE: mode
+                        plan:keep                                   KEEP_PLANNING (opens the modal)
+    modal   plan        plan:keep                                   KEEP_PLANNING: the text decides
+    button  question    q<i>:o<j>                                   ANSWER: question i, option j
+                        q<i>:other                                  OTHER (opens the modal)
+    select  question    q<i>                        o<j>…           ANSWER: the options picked
+                                                    [o<j>…] other   OTHER (opens the modal)
+    modal   question    q<i>:other[:<j>.<k>…]                       OTHER: the text, after the
+                                                                    options picked in the select
+
+``n`` counts the request's ``permission_suggestions`` (only the first four are offered, and
+only objects); ``i`` its questions that are objects (the first four); ``j`` a question's
+options that are objects. A question with more than four options, or several answers, is
+asked with a select (the first 24 options, then Other…), the others with buttons.
+
+Anything the prompt's own message could not have sent parses as None and decides nothing:
+another kind's action, an index past the end, an "always" on a suggestion that was not
+offered, a select on a question asked with buttons, a number written another way
+(``q00``), a crafted custom_id. :func:`bridge.bot.client.allowed` has already checked who
+clicked; this checks what they clicked.
+
+No imports: ``render/decisions.py`` is on the PermissionRequest hook's path.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
+if TYPE_CHECKING:
+    from bridge.state.decisions import Request
+
+# --- where a click came from ----------------------------------------------------------------
+
+BUTTON, SELECT, MODAL = "button", "select", "modal"
+
+# --- what a click does (Action.kind) --------------------------------------------------------
+
+ALLOW = "allow"  # allow this call
+DENY = "deny"
+TELL = "tell"  # deny, telling Claude what to do instead
+ALWAYS = "always"  # allow, and apply a permission suggestion at a scope
+SCOPE = "scope"  # show the "always" buttons at the next scope
+APPROVE = "approve"  # approve a plan, switching the permission mode
+KEEP_PLANNING = "keep_planning"  # send a plan back, saying what should change
+ANSWER = "answer"  # answer a question with options picked
+OTHER = "other"  # answer a question with text typed (after the options picked, if any)
+TYPED = (TELL, KEEP_PLANNING, OTHER)  # a button or select opens a modal; its submit decides
+
+# --- the action strings (a custom_id's part after the request id) ---------------------------
+
+SCOPES = ("s", "l", "p", "u")  # the "always" scopes (bridge.claude.permissions.SCOPES)
+PLAN_AUTO, PLAN_REVIEW, PLAN_KEEP = "plan:auto", "plan:review", "plan:keep"
+PLAN_MODES = {PLAN_AUTO: "acceptEdits", PLAN_REVIEW: "default"}  # Claude Code's mode names
+OTHER_VALUE = "other"  # the Other… entry of a question's select menu
+SUGGESTIONS_SHOWN = 4
+QUESTIONS_SHOWN = 4
+BUTTON_OPTIONS = 4  # more options than this (or several answers): a select menu
+SELECT_OPTIONS = 24  # a select holds 25 entries: the first 24 options, then Other…
+
+
+def always(suggestion: int, scope: str) -> str:
+    return f"{ALWAYS}:{suggestion}:{scope}"
+
+
+def rescope(scope: str) -> str:
+    """The scope button, showing ``scope`` (a click shows the next one)."""
+    return f"{SCOPE}:{scope}"
+
+
+def option(question: int, option: int) -> str:
+    return f"q{question}:{value(option)}"
+
+
+def other(question: int, picked: tuple[int, ...] = ()) -> str:
+    """Question ``question``'s Other…: a button, or the modal it opens (with the options
+    already picked in the select, which the modal's submit adds to the text)."""
+    return f"q{question}:{OTHER_VALUE}" + (":" + ".".join(map(str, picked)) if picked else "")
+
+
+def select(question: int) -> str:
+    return f"q{question}"
+
+
+def value(option: int) -> str:
+    """An option as a select menu's value (and the end of its button's action)."""
+    return f"o{option}"
+
+
+# --- what a request offers ------------------------------------------------------------------
+
+
+def suggestions(request: Request) -> list[tuple[int, dict]]:
+    """The permission suggestions offered as "always" buttons, with their numbers."""
+    shown = request.permission_suggestions[:SUGGESTIONS_SHOWN]
+    return [(n, s) for n, s in enumerate(shown) if isinstance(s, dict)]
+
+
+def has_scope(request: Request) -> bool:
+    """Whether the prompt shows the scope button: a suggestion that is saved somewhere (a mode
+    switch is only ever for the session: ``bridge.claude.permissions.is_scoped``)."""
+    return any(s.get("type") != "setMode" for _, s in suggestions(request))
+
+
+def questions(request: Request) -> list[dict]:
+    found = request.tool_input.get("questions")
+    if not isinstance(found, list):
+        return []
+    return [q for q in found if isinstance(q, dict)][:QUESTIONS_SHOWN]
+
+
+def options(question: dict) -> list[dict]:
+    found = question.get("options")
+    return [o for o in found if isinstance(o, dict)] if isinstance(found, list) else []
+
+
+def by_select(question: dict) -> bool:
+    """Whether a question is asked with a select menu rather than buttons."""
+    return bool(question.get("multiSelect")) or len(options(question)) > BUTTON_OPTIONS
+
+
+def label(option: dict) -> str:
+    return str(option.get("label"))
+
+
+# --- what a click does ----------------------------------------------------------------------
+
+
+class Action:
+    """One click, read: what it does, and what it names. ``suggestion`` and ``scope``: an
+    "always" (``scope`` also the scope button's); ``mode``: a plan's approval; ``question``,
+    ``picked`` (option numbers) and ``label`` (their labels, joined): a question's answer."""
+
+    __slots__ = ("kind", "label", "mode", "picked", "question", "scope", "suggestion")
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        suggestion: int | None = None,
+        scope: str | None = None,
+        mode: str | None = None,
+        question: int | None = None,
+        picked: tuple[int, ...] = (),
+        label: str = "",
+    ) -> None:
+        self.kind = kind
+        self.suggestion = suggestion
+        self.scope = scope
+        self.mode = mode
+        self.question = question
+        self.picked = picked
+        self.label = label
+
+    def modal(self) -> str:
+        """The action of the modal this click opens (a :data:`TYPED` kind): its submit parses
+        back to this same action, with the text typed."""
+        if self.kind == TELL:
+            return TELL
+        if self.kind == KEEP_PLANNING:
+            return PLAN_KEEP
+        if self.kind == OTHER and self.question is not None:
+            return other(self.question, self.picked)
+        raise ValueError(f"{self.kind} opens no modal")
+
+    def answer(self, text: str = "") -> str:
+        """A question's answer: the options picked, then the text typed."""
+        return ", ".join(part for part in (self.label, text) if part)
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, that: object) -> bool:
+        return type(that) is Action and that._fields() == self._fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = zip(self.__slots__, self._fields(), strict=True)
+        shown = (f"{n}={v!r}" for n, v in fields if v not in (None, (), ""))
+        return f"Action({', '.join(shown)})"
+
+
+def parse(
+    request: Request, action: str, where: str, values: tuple[str, ...] | list[str] = ()
+) -> Action | None:
+    """What ``action`` does on this request, coming from ``where`` (:data:`BUTTON`,
+    :data:`SELECT` with the ``values`` picked, or :data:`MODAL`); None if the request's own
+    prompt could not have sent it."""
+    if request.kind == "permission":
+        return _permission(request, action, where)
+    if request.kind == "plan":
+        return _plan(action, where)
+    if request.kind == "question":
+        return _question(request, action, where, list(values))
+    return None
+
+
+def _permission(request: Request, action: str, where: str) -> Action | None:
+    if where == MODAL:
+        return Action(TELL) if action == TELL else None
+    if where != BUTTON:
+        return None
+    if action in (ALLOW, DENY, TELL):
+        return Action(action)
+    parts = action.split(":")
+    if parts[0] == ALWAYS and len(parts) == 3 and parts[2] in SCOPES:
+        n = _number(parts[1])
+        offered = n is not None and n in dict(suggestions(request))
+        return Action(ALWAYS, suggestion=n, scope=parts[2]) if offered else None
+    if parts[0] == SCOPE and len(parts) == 2 and parts[1] in SCOPES:
+        return Action(SCOPE, scope=parts[1]) if has_scope(request) else None
+    return None
+
+
+def _plan(action: str, where: str) -> Action | None:
+    if action == PLAN_KEEP and where in (BUTTON, MODAL):
+        return Action(KEEP_PLANNING)
+    if action in PLAN_MODES and where == BUTTON:
+        return Action(APPROVE, mode=PLAN_MODES[action])
+    return None
+
+
+def _question(request: Request, action: str, where: str, values: list[str]) -> Action | None:
+    parts = action.split(":")
+    index = _number(parts[0][1:]) if parts[0].startswith("q") else None
+    asked = questions(request)
+    if index is None or index >= len(asked):
+        return None
+    question, rest = asked[index], parts[1:]
+    if where == SELECT and not rest and by_select(question):
+        return _picks(index, question, values)
+    if where == BUTTON and len(rest) == 1 and not by_select(question):
+        if rest[0] == OTHER_VALUE:
+            return Action(OTHER, question=index)
+        return _answer(ANSWER, index, question, [_option_number(rest[0])])
+    if where == MODAL and 1 <= len(rest) <= 2 and rest[0] == OTHER_VALUE:
+        picked = [_number(p) for p in rest[1].split(".")] if len(rest) == 2 and rest[1] else []
+        if picked and not question.get("multiSelect"):
+            return None  # only a select of several answers sends options with Other…
+        return _answer(OTHER, index, question, picked, SELECT_OPTIONS)
+    return None
+
+
+def _picks(index: int, question: dict, values: list[str]) -> Action | None:
+    """A select's values: options (as many as the select allows), with or without Other…"""
+    offered = min(len(options(question)), SELECT_OPTIONS) + 1  # the options shown, Other…
+    most = offered if question.get("multiSelect") else 1
+    if not values or len(values) > most or len(set(values)) < len(values):
+        return None
+    picked = [_option_number(v) for v in values if v != OTHER_VALUE]
+    kind = OTHER if len(picked) < len(values) else ANSWER
+    return _answer(kind, index, question, picked, SELECT_OPTIONS)
+
+
+def _answer(
+    kind: str, index: int, question: dict, picked: list[int | None], shown: int | None = None
+) -> Action | None:
+    """Question ``index`` answered with the options ``picked``: each one the question offers
+    (among the first ``shown``), none twice; else None."""
+    offered = options(question)[:shown]
+    numbers = [j for j in picked if j is not None and j < len(offered)]
+    if len(numbers) < len(picked) or len(set(numbers)) < len(numbers):
+        return None
+    labels = ", ".join(label(offered[j]) for j in numbers)
+    return Action(kind, question=index, picked=tuple(numbers), label=labels)
+
+
+def _option_number(text: str) -> int | None:
+    """``o<j>``: an option as a button's action and a select's value."""
+    return _number(text[1:]) if text.startswith("o") else None
+
+
+def _number(text: str) -> int | None:
+    """A question, option or suggestion number as the prompt writes it (decimal, no sign, no
+    leading zero, at most three digits), else None."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 3):
+        return None
+    return int(text) if str(int(text)) == text else None
