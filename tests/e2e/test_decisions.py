@@ -130,6 +130,8 @@ def test_always_allow_for_this_project_writes_local_settings(rig) -> None:
     scope = custom_id(prompt, "Scope:")
     cycled = rig.discord.click(prompt["id"], scope)  # this session -> this project (just me)
     assert cycled["response_type"] == 7
+    stale = rig.discord.click(prompt["id"], always[0]["custom_id"])  # a client not redrawn yet
+    assert stale["ephemeral"] and "out of date" in stale["message"]["content"], stale
     prompt = current_message(rig, prompt)
     button = custom_id(prompt, "Always allow")
     assert "this project (just me)" in next(
