@@ -33,7 +33,8 @@ offered, a select on a question asked with buttons, a number written another way
 (``q00``), a crafted custom_id. :func:`bridge.bot.client.allowed` has already checked who
 clicked; this checks what they clicked.
 
-No imports: ``render/decisions.py`` is on the PermissionRequest hook's path.
+No imports: ``render/decisions.py`` is on the PermissionRequest hook's path (this module
+costs it ~0.2 ms, ``-X importtime``; the hooks of every tool call do not load it).
 """
 
 from __future__ import annotations
