@@ -303,3 +303,39 @@ def test_another_local_server_the_browser_visits_receives_nothing_usable(web) ->
         assert TOKEN not in path and TOKEN not in json.dumps(headers), (path, headers)
         replayed = {k: v for k, v in headers.items() if k.lower() not in ("host", "connection")}
         assert httpx.get(f"{base}/api/session", headers=replayed).status_code == 401, headers
+
+
+def test_a_javascript_link_button_is_never_a_live_link_on_the_page(web) -> None:
+    """The emulator refuses a ``javascript:`` link button as Discord does
+    (tests/test_emulator.py); should one get through anyway, the page renders it as text,
+    and its CSP would block it: nothing runs when it is clicked."""
+    from discord_emulator import messages as m
+
+    emu, base = web
+    channel = emu.ids["project-a"]
+    rows = [{"type": 1, "components": [
+        {"type": 2, "style": 5, "label": "evil", "url": "javascript:alert(document.domain)"},
+        {"type": 2, "style": 5, "label": "docs", "url": "https://example.com/docs"},
+    ]}]  # fmt: skip
+
+    def smuggle() -> None:  # past the emulator's validation, as a bug there would let it
+        st = emu.state
+        body = {"content": "links", "components": rows}
+        msg = m.create_message(st, st.channels[channel], st.bot_user, body, [], validate=False)
+        m.announce(st, msg)
+
+    with chromium() as browser:
+        page = browser.new_page()
+        page.set_default_timeout(15_000)
+        dialogs: list[str] = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(f"{base}/#token={TOKEN}")
+        page.locator("#status.online").wait_for()
+        emu.call(smuggle)
+        message = page.locator(".message", has_text="links")
+        message.locator(".link-button", has_text="evil").click()
+        docs = message.locator("a.link-button", has_text="docs")
+        assert docs.get_attribute("href") == "https://example.com/docs"
+        assert message.locator("a.link-button", has_text="evil").count() == 0
+        assert message.locator("[href^='javascript']").count() == 0
+    assert dialogs == []

@@ -441,6 +441,9 @@ function renderButton(msg, comp) {
   const label = (comp.emoji && comp.emoji.name ? comp.emoji.name + " " : "") + (comp.label || "");
   if (comp.style === 5) {
     const a = el("a", "link-button", label + " ↗");
+    // As Discord: http, https and discord links only (the emulator refuses others too, and
+    // the CSP would block a javascript: one: this is the third wall)
+    if (!/^(https?|discord):/i.test(String(comp.url || "").trim())) return el("span", "link-button", label);
     a.href = comp.url;
     a.target = "_blank";
     a.rel = "noopener noreferrer";
