@@ -848,3 +848,26 @@ def test_an_emulator_with_a_secret_token_accepts_no_seeded_credential() -> None:
         assert emu.second_bot_token not in seeded and len(emu.second_bot_token) > 40
         with _rest(emu, emu.second_bot_token) as second:
             assert second.get("/users/@me").json()["id"] == emu.ids["second_bot_id"]
+
+
+def test_the_gateway_takes_nothing_but_a_login_from_an_unknown_connection(emu: Emulator) -> None:
+    """Anyone on the machine can open the gateway's websocket: before IDENTIFY only a
+    heartbeat is answered (anything else closes with 4003, as Discord), and no frame may
+    exceed Discord's 4096 bytes (it would otherwise be held in memory whole)."""
+
+    async def send(frame: dict) -> tuple[int | None, list[dict]]:
+        since = emu.client.mark()
+        async with aiohttp.ClientSession() as session, session.ws_connect(emu.gateway_url) as ws:
+            await ws.receive_json()  # HELLO
+            await ws.send_json({"op": 1, "d": None})
+            assert (await ws.receive_json())["op"] == 11  # a heartbeat is acked
+            await ws.send_json(frame)
+            while (await asyncio.wait_for(ws.receive(), 5)).type == aiohttp.WSMsgType.TEXT:
+                pass  # (before the fix: an op 3 stayed open, and was recorded)
+            return ws.close_code, emu.client.records(since=since, kind="gateway_op")
+
+    for op in (3, 8, 4, 99):
+        code, recorded = asyncio.run(send({"op": op, "d": {"stuffed": "x" * 100}}))
+        assert code == 4003 and recorded == [], (op, code, recorded)
+    code, _ = asyncio.run(send({"op": 2, "d": {"token": "x" * 5000}}))
+    assert code == 1009  # message too big
