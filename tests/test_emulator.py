@@ -836,6 +836,7 @@ def test_an_emulator_with_a_secret_token_accepts_no_seeded_credential() -> None:
             return ws.close_code if frame.type != aiohttp.WSMsgType.TEXT else None
 
     with Emulator(seed=5, bot_token="a-secret", second_bot=False) as emu:
+        assert emu.second_bot_token == ""
         seeded = [make_token(emu.ids[bot], 5) for bot in ("bot_id", "second_bot_id")]
         for token in seeded:
             with _rest(emu, token) as guess:

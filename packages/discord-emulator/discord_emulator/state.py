@@ -78,7 +78,8 @@ class State:
         self.ids["second_bot_id"] = self.flakes.next()
         self.second_bot = second_bot
         self.token = make_token(self.ids["bot_id"], seed)
-        self.second_token = make_token(self.ids["second_bot_id"], seed)
+        # "" without a second bot: no token to hand out, none accepted
+        self.second_token = make_token(self.ids["second_bot_id"], seed) if second_bot else ""
         self.base_url = ""  # set once the server listens
         self.gateway: Any = None  # GatewayHub, set by the server
         self.privileged_intents = (1 << 1) | (1 << 8) | (1 << 15)  # all enabled by default
