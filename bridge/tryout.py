@@ -14,8 +14,11 @@ bridge home, which Claude's file tools may not read: uploads are in there). The 
 (:func:`bridge.state.runtime.record_config_locations`).
 
 The emulator's REST, gateway and control API listen on loopback only, with a secret bot
-token and control token; only the web client listens on ``--listen``, and it needs the
-access token printed in its URL, on loopback too.
+token and control token (and no second bot: no token derived from the seed, which anyone can
+compute from the project's path, is accepted); only the web client listens on ``--listen``,
+and it needs the access token printed in its URL (in the fragment: the page keeps it in the
+tab, never in a cookie), on loopback too. The browser is opened on a private hand-over file
+(``open.html``, 0600), never on the URL itself: a command line is readable by every user.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ TMUX_SESSION = "discord-bridge-try"
 PANEL_CHANNEL = "control-panel"
 OWNER = "alice"  # the emulator's seeded user the page acts as: the config's owner
 LOCK_NAME = "lock"
+HANDOVER_NAME = "open.html"  # what the browser is opened on: it carries the token, argv not
 
 log = logging.getLogger(__name__)
 
@@ -199,10 +203,29 @@ def write_config(path: str, project: str, emu: object, ids: dict[str, str]) -> N
 
 
 def page_url(host: str, port: int, token: str) -> str:
+    """The page's address; the token in the fragment, which no request carries (the page
+    moves it into the tab's storage and out of the address bar)."""
     if host in ("0.0.0.0", "::", ""):
         host = lan_address(host == "::") or "127.0.0.1"
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/?token={token}"
+    return f"http://{shown}:{port}/#token={token}"
+
+
+def write_handover(path: str, url: str) -> str:
+    """A page (0600, in try's private dir) that forwards the browser to ``url``; returns its
+    ``file://`` address, which is what goes on the browser's command line (readable in
+    ``/proc/*/cmdline`` by every user of the machine), never the token."""
+    import html
+    from urllib.request import pathname2url
+
+    shown = html.escape(url, quote=True)
+    page = (
+        '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+        f'<meta http-equiv="refresh" content="0;url={shown}"><title>discord-bridge try</title>'
+        f'<p><a href="{shown}">Open discord-bridge try</a></p>'
+    )
+    runtime.write_atomic(path, page.encode())
+    return "file://" + pathname2url(path)
 
 
 def lan_address(ipv6: bool = False) -> str | None:
@@ -319,8 +342,10 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         seed=seed_for(project),
         bot_token=secrets.token_urlsafe(32),
         control_token=secrets.token_urlsafe(32),
+        second_bot=False,
     )
     emu.start()
+    handover = os.path.join(work, HANDOVER_NAME)
     try:
         me = os.environ.get("USER") or "you"
         names = {OWNER: me, "bot_id": "discord-bridge"}
@@ -348,8 +373,10 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         # The page is announced once the bot is connected: a message typed before that
         # would never be answered.
         since = emu.client.mark()
-        show = (emu, since, emu.state.ids["bot_id"], banner(url, opts.host, project, log_path), url,
-                opts.open_browser)  # fmt: skip
+        opening = opts.open_browser and can_open_browser()
+        opened = write_handover(handover, url) if opening else None
+        show = (emu, since, emu.state.ids["bot_id"], banner(url, opts.host, project, log_path),
+                opened)  # fmt: skip
         threading.Thread(target=announce_when_ready, args=show, daemon=True).start()
         from bridge.bot.app import run_bridge
 
@@ -362,15 +389,16 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         return 0
     finally:
         emu.stop()
+        if os.path.lexists(handover):
+            os.unlink(handover)  # its token dies with this run anyway
 
 
 READY_WAIT = 60.0  # seconds the page waits for the bot before it is announced anyway
 
 
-def announce_when_ready(
-    emu: Any, since: int, bot_id: str, text: str, url: str, open_browser: bool
-) -> None:
-    """Print the page's address (and open it) once the bot is connected to the emulator."""
+def announce_when_ready(emu: Any, since: int, bot_id: str, text: str, opened: str | None) -> None:
+    """Print the page's address once the bot is connected to the emulator, and open the
+    browser on ``opened`` (the hand-over file's address; None: never)."""
     try:
         emu.client.wait(since=since, kind="gateway_ready", timeout=READY_WAIT, user_id=bot_id)
     except TimeoutError:
@@ -379,10 +407,10 @@ def announce_when_ready(
         return
     sys.stdout.write(text)
     sys.stdout.flush()
-    if open_browser and can_open_browser():
+    if opened:
         import webbrowser
 
-        webbrowser.open(url)
+        webbrowser.open(opened)
 
 
 def _bind_error(host: str, port: int, err: OSError) -> str:

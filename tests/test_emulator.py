@@ -683,3 +683,192 @@ def test_creating_and_deleting_a_channel_needs_manage_channels(emu: Emulator) ->
     gone = httpx.delete(f"{emu.api_base}/channels/{made['id']}", headers=headers, timeout=5)
     assert gone.status_code == 200
     assert made["id"] not in {ch["id"] for ch in c.channels()}
+
+
+# ----- who may read and change what (another local user of `discord-bridge try`) ---------------
+
+
+def _rest(emu: Emulator, token: str) -> httpx.Client:
+    headers = {"Authorization": f"Bot {token}"}
+    return httpx.Client(base_url=emu.api_base, headers=headers, timeout=5)
+
+
+def test_a_bot_cannot_edit_another_authors_message(emu: Emulator) -> None:
+    """Discord answers 50005 to an edit of a message someone else wrote: another bot in the
+    guild cannot rewrite the bridge's permission prompt (its **Deny** into an allow)."""
+    channel = emu.ids["general"]
+    deny = {"type": 2, "style": 4, "label": "Deny", "custom_id": "perm:deny"}
+    row = {"type": 1, "components": [deny]}
+    prompt = {"content": "Claude wants to use Bash", "components": [row]}
+    with _rest(emu, emu.bot_token) as first, _rest(emu, emu.second_bot_token) as second:
+        posted = first.post(f"/channels/{channel}/messages", json=prompt).json()
+        route = f"/channels/{channel}/messages/{posted['id']}"
+        forged = {"components": [{"type": 1, "components": [{**deny, "custom_id": "perm:allow"}]}]}
+        refused = second.patch(route, json=forged)
+        assert refused.status_code == 403
+        assert refused.json() == {"message": "Cannot edit a message authored by another user",
+                                  "code": 50005}  # fmt: skip
+        by_alice = emu.client.post_message(channel, "my own words")["id"]
+        refused = first.patch(f"/channels/{channel}/messages/{by_alice}", json={"content": "x"})
+        assert refused.status_code == 403 and refused.json()["code"] == 50005
+        assert first.patch(route, json={"content": "edited by its author"}).status_code == 200
+    stored = {m["id"]: m for m in emu.client.messages(channel)}
+    assert stored[posted["id"]]["components"][0]["components"][0]["custom_id"] == "perm:deny"
+    assert stored[posted["id"]]["content"] == "edited by its author"
+    assert stored[by_alice]["content"] == "my own words"
+
+
+def test_deleting_another_authors_message_needs_manage_messages(emu: Emulator) -> None:
+    channel = emu.ids["general"]
+    with _rest(emu, emu.bot_token) as first, _rest(emu, emu.second_bot_token) as second:
+
+        def post() -> str:
+            return first.post(f"/channels/{channel}/messages", json={"content": "x"}).json()["id"]
+
+        emu.client.settings(manage_messages=False)
+        mine, theirs = post(), post()
+        refused = second.delete(f"/channels/{channel}/messages/{theirs}")
+        assert refused.status_code == 403 and refused.json()["code"] == 50013
+        assert first.delete(f"/channels/{channel}/messages/{mine}").status_code == 204
+        emu.client.settings(manage_messages=True)  # as Discord: a moderator's right
+        assert second.delete(f"/channels/{channel}/messages/{theirs}").status_code == 204
+
+
+def test_ephemeral_messages_are_never_fetched_over_rest(emu: Emulator) -> None:
+    """An ephemeral answer (``/diff``'s) is its user's alone: no bot lists, fetches or edits
+    it through the channel's routes; only the interaction's own token reaches it."""
+    channel, app, guild = emu.ids["general"], emu.ids["bot_id"], emu.ids["guild_id"]
+    with _rest(emu, emu.bot_token) as first, _rest(emu, emu.second_bot_token) as second:
+        route = f"/applications/{app}/guilds/{guild}/commands"
+        assert first.put(route, json=[{"name": "diff", "description": "d"}]).status_code == 200
+        since = emu.client.mark()
+        runner = threading.Thread(target=emu.client.run_command, args=(channel, "diff"))
+        runner.start()
+        created = emu.client.wait(since=since, kind="interaction_create")
+        iid = created["interaction_id"]
+        token = emu.call(lambda: emu.state.interactions[iid].token)
+        answer = {"type": 4, "data": {"content": "secret diff", "flags": 64}}
+        assert first.post(f"/interactions/{iid}/{token}/callback", json=answer).status_code == 204
+        runner.join(10)
+        secret = emu.client.wait(since=since, kind="message_create", content="secret diff")
+        mid = secret["message"]["id"]
+        for bot in (first, second):
+            listed = bot.get(f"/channels/{channel}/messages").json()
+            assert "secret diff" not in json.dumps(listed)
+            for method in ("GET", "PATCH", "DELETE"):
+                got = bot.request(method, f"/channels/{channel}/messages/{mid}", json={})
+                assert got.status_code == 404 and got.json()["code"] == 10008, method
+        own = first.get(f"/webhooks/{app}/{token}/messages/@original")
+        assert own.status_code == 200 and own.json()["content"] == "secret diff"
+
+
+def test_an_interaction_token_edits_only_its_applications_messages(emu: Emulator) -> None:
+    channel, app, guild = emu.ids["general"], emu.ids["bot_id"], emu.ids["guild_id"]
+    with _rest(emu, emu.bot_token) as first:
+        route = f"/applications/{app}/guilds/{guild}/commands"
+        assert first.put(route, json=[{"name": "hi", "description": "d"}]).status_code == 200
+        by_alice = emu.client.post_message(channel, "alice wrote this")["id"]
+        since = emu.client.mark()
+        runner = threading.Thread(target=emu.client.run_command, args=(channel, "hi"))
+        runner.start()
+        iid = emu.client.wait(since=since, kind="interaction_create")["interaction_id"]
+        token = emu.call(lambda: emu.state.interactions[iid].token)
+        answer = {"type": 4, "data": {"content": "hello"}}
+        assert first.post(f"/interactions/{iid}/{token}/callback", json=answer).status_code == 204
+        runner.join(10)
+        edit = first.patch(f"/webhooks/{app}/{token}/messages/{by_alice}", json={"content": "x"})
+        assert edit.status_code == 404 and edit.json()["code"] == 10008
+        gone = first.delete(f"/webhooks/{app}/{token}/messages/{by_alice}")
+        assert gone.status_code == 404
+        assert first.patch(f"/webhooks/{app}/{token}/messages/@original",
+                           json={"content": "hello again"}).status_code == 200  # fmt: skip
+    texts = [m["content"] for m in emu.client.messages(channel)]
+    assert "alice wrote this" in texts and "hello again" in texts
+
+
+@pytest.mark.parametrize(
+    ("url", "accepted"),
+    [
+        ("https://example.com/a", True),
+        ("http://example.com", True),
+        ("discord://-/channels/1/2", True),
+        ("javascript:alert(document.domain)", False),
+        ("JavaScript:alert(1)", False),
+        ("data:text/html,<script>alert(1)</script>", False),
+        ("file:///etc/passwd", False),
+        ("vbscript:x", False),
+        ("https:no-host", False),
+        ("example.com", False),
+    ],
+)
+def test_link_buttons_take_http_https_and_discord_urls_only(
+    emu: Emulator, url: str, accepted: bool
+) -> None:
+    """As Discord: ``Scheme "javascript" is not supported`` (the page renders a link button
+    as a link; its CSP stays a second wall)."""
+    link = {"type": 2, "style": 5, "label": "Open", "url": url}
+    body = {"content": "x", "components": [{"type": 1, "components": [link]}]}
+    sent = _send_as_bot(emu, body)
+    if accepted:
+        assert sent.status_code == 200, sent.text
+        return
+    assert sent.status_code == 400 and sent.json()["code"] == 50035, sent.text
+    errors = sent.json()["errors"]["components"]["0"]["components"]["0"]["url"]["_errors"]
+    assert errors[0]["code"] in ("URL_TYPE_INVALID_SCHEME", "URL_TYPE_INVALID_URL"), errors
+    mid = _send_as_bot(emu, {"content": "y"}).json()["id"]
+    with _rest(emu, emu.bot_token) as first:
+        edit = first.patch(f"/channels/{emu.ids['general']}/messages/{mid}", json=body)
+    assert edit.status_code == 400  # an edit cannot add one either
+
+
+def test_an_emulator_with_a_secret_token_accepts_no_seeded_credential() -> None:
+    """``discord-bridge try`` gives the emulator a secret token: every token the emulator
+    would derive from its seed (which another local user can compute from the project's
+    path) is refused, and there is no second bot unless one is asked for; asked for, its
+    token is secret too."""
+    from discord_emulator.ids import make_token
+
+    async def identify(emu: Emulator, token: str) -> int | None:
+        async with aiohttp.ClientSession() as session, session.ws_connect(emu.gateway_url) as ws:
+            await ws.receive_json()  # HELLO
+            await ws.send_json({"op": 2, "d": {"token": token, "intents": 513}})
+            frame = await ws.receive()
+            return ws.close_code if frame.type != aiohttp.WSMsgType.TEXT else None
+
+    with Emulator(seed=5, bot_token="a-secret", second_bot=False) as emu:
+        assert emu.second_bot_token == ""
+        seeded = [make_token(emu.ids[bot], 5) for bot in ("bot_id", "second_bot_id")]
+        for token in seeded:
+            with _rest(emu, token) as guess:
+                assert guess.get("/users/@me").status_code == 401
+            assert asyncio.run(identify(emu, token)) == 4004
+        with _rest(emu, "a-secret") as real:
+            members = real.get(f"/guilds/{emu.ids['guild_id']}/members").json()
+        assert [m["user"]["id"] for m in members if m["user"]["bot"]] == [emu.ids["bot_id"]]
+    with Emulator(seed=5, bot_token="a-secret", second_bot=True) as emu:
+        assert emu.second_bot_token not in seeded and len(emu.second_bot_token) > 40
+        with _rest(emu, emu.second_bot_token) as second:
+            assert second.get("/users/@me").json()["id"] == emu.ids["second_bot_id"]
+
+
+def test_the_gateway_takes_nothing_but_a_login_from_an_unknown_connection(emu: Emulator) -> None:
+    """Anyone on the machine can open the gateway's websocket: before IDENTIFY only a
+    heartbeat is answered (anything else closes with 4003, as Discord), and no frame may
+    exceed Discord's 4096 bytes (it would otherwise be held in memory whole)."""
+
+    async def send(frame: dict) -> tuple[int | None, list[dict]]:
+        since = emu.client.mark()
+        async with aiohttp.ClientSession() as session, session.ws_connect(emu.gateway_url) as ws:
+            await ws.receive_json()  # HELLO
+            await ws.send_json({"op": 1, "d": None})
+            assert (await ws.receive_json())["op"] == 11  # a heartbeat is acked
+            await ws.send_json(frame)
+            while (await asyncio.wait_for(ws.receive(), 5)).type == aiohttp.WSMsgType.TEXT:
+                pass  # (before the fix: an op 3 stayed open, and was recorded)
+            return ws.close_code, emu.client.records(since=since, kind="gateway_op")
+
+    for op in (3, 8, 4, 99):
+        code, recorded = asyncio.run(send({"op": op, "d": {"stuffed": "x" * 100}}))
+        assert code == 4003 and recorded == [], (op, code, recorded)
+    code, _ = asyncio.run(send({"op": 2, "d": {"token": "x" * 5000}}))
+    assert code == 1009  # message too big

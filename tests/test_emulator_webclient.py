@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import http.server
+import json
+import os
+import socketserver
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +25,7 @@ import pytest
 from discord_emulator import Emulator
 
 TOKEN = "access-token-for-tests"
-HEADER = {"X-Emulator-Client": "1"}
+HEADER = {"Authorization": f"Bearer {TOKEN}"}  # what the page sends with every request
 
 
 @pytest.fixture(scope="module")
@@ -33,26 +37,31 @@ def web() -> Iterator[tuple[Emulator, str]]:
 
 @contextmanager
 def logged_in(base: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=base, timeout=10) as client:
-        assert client.get(f"/?token={TOKEN}").status_code == 302  # token traded for a cookie
+    """A client of the page's API, carrying the token as the page does."""
+    with httpx.Client(base_url=base, timeout=10, headers=HEADER) as client:
         yield client
 
 
 def test_everything_needs_the_token(web) -> None:
+    """The page itself is static (no secret in it); everything it reads or does needs the
+    token in a header, never in a cookie (a browser sends a host's cookies to all its ports)."""
     _, base = web
     with httpx.Client(base_url=base, timeout=10) as anon:
         page = anon.get("/")
-        assert page.status_code == 401 and "access token" in page.text
-        assert anon.get("/?token=wrong").status_code == 401
-        assert anon.get("/api/session").status_code == 401
-        assert anon.post("/api/messages", json={}, headers=HEADER).status_code == 401
-        assert anon.get("/client.js").status_code == 401
-    with logged_in(base) as client:
-        page = client.get("/")
         assert page.status_code == 200 and "/client.js" in page.text
+        assert "access token" in page.text  # what it says when opened without its token
         assert "script-src 'self'" in page.headers["Content-Security-Policy"]
-        session = client.get("/api/session").json()
-        assert session["user"]["username"] == "alice" and session["home_channel"]
+        assert anon.get(f"/?token={TOKEN}").status_code == 200  # no cookie for a query either
+        assert anon.get("/api/session").status_code == 401
+        wrong = {"Authorization": f"Bearer {TOKEN}x"}
+        assert anon.get("/api/session", headers=wrong).status_code == 401
+        assert anon.post("/api/messages", json={}).status_code == 401
+        assert anon.post("/api/messages", json={}, headers=wrong).status_code == 401
+        assert not anon.cookies
+    with logged_in(base) as client:
+        session = client.get("/api/session")
+        assert session.json()["user"]["username"] == "alice" and session.json()["home_channel"]
+        assert "set-cookie" not in session.headers and not client.cookies
 
 
 def test_control_api_needs_the_control_token(web) -> None:
@@ -66,9 +75,9 @@ def test_posts_act_as_the_user_and_need_the_header(web) -> None:
     channel = emu.ids["project-a"]
     with logged_in(base) as client:
         body = {"channel_id": channel, "content": "hi", "user": "bob", "bot": True}
-        assert client.post("/api/messages", json=body).status_code == 403  # no header
+        assert httpx.post(f"{base}/api/messages", json=body).status_code == 401  # no header
         since = emu.client.mark()
-        sent = client.post("/api/messages", json=body, headers=HEADER).json()
+        sent = client.post("/api/messages", json=body).json()
         assert sent["author"]["id"] == emu.ids["alice"] and not sent["author"]["bot"]
         record = emu.client.wait(since=since, kind="user_message", channel_id=channel)
         assert record["message"]["content"] == "hi"
@@ -82,8 +91,10 @@ def test_attachments_download_and_only_images_show_inline(web) -> None:
     ]
     with logged_in(base) as client:
         body = {"channel_id": emu.ids["project-a"], "content": "", "attachments": files}
-        sent = client.post("/api/messages", json=body, headers=HEADER).json()
-        html, png = (httpx.URL(a["url"]).path for a in sent["attachments"])
+        sent = client.post("/api/messages", json=body).json()
+        # as the page links them: this address, the path and key of the message's url
+        html, png = (httpx.URL(a["url"]).raw_path.decode() for a in sent["attachments"])
+        assert client.get(html.split("?")[0]).status_code == 404  # not without its key
         got = client.get(html)
         assert got.content == b"<script>x</script>"
         assert got.headers["Content-Type"] == "application/octet-stream"
@@ -104,18 +115,18 @@ def test_an_uploaded_file_is_not_readable_on_loopback_by_its_id(web) -> None:
         "attachments": [{"filename": "notes.txt", "data": secret}],
     }
     with logged_in(base) as client:
-        (att,) = client.post("/api/messages", json=body, headers=HEADER).json()["attachments"]
+        (att,) = client.post("/api/messages", json=body).json()["attachments"]
     url = httpx.URL(att["url"])
     assert url.host == "127.0.0.1"
-    for port in (emu.port, emu.control_port):
+    for port in (emu.port, emu.control_port, int(base.rsplit(":", 1)[1])):
         guessed = f"http://127.0.0.1:{port}{url.path}"  # no key: what another user can build
         assert httpx.get(guessed).status_code == 404
         assert httpx.get(f"{guessed}?hm=0").status_code == 404
     assert httpx.get(str(url)).content == b"my private notes"
 
 
-async def _gateway(base: str, origin: str | None, cookie: str) -> Any:
-    session = aiohttp.ClientSession(cookies={cookie: TOKEN})
+async def _gateway(base: str, origin: str | None) -> Any:
+    session = aiohttp.ClientSession()
     headers = {"Origin": origin} if origin else {}
     try:
         ws = await session.ws_connect(base.replace("http", "ws") + "/gateway", headers=headers)
@@ -134,8 +145,6 @@ async def _next_event(ws: aiohttp.ClientWebSocketResponse, name: str) -> dict:
 
 def test_gateway_as_the_user_sees_ephemeral_answers_to_its_own_interactions(web) -> None:
     emu, base = web
-    port = base.rsplit(":", 1)[1]
-    cookie = f"emulator_access_{port}"
     with logged_in(base) as client:
         gateway_token = client.get("/api/session").json()["gateway_token"]
         rest = httpx.Client(
@@ -146,8 +155,17 @@ def test_gateway_as_the_user_sees_ephemeral_answers_to_its_own_interactions(web)
         assert rest.put(route, json=[{"name": "hello", "description": "hi"}]).status_code == 200
 
         async def scenario() -> tuple[dict, dict]:
-            assert await _gateway(base, "http://evil.example", cookie) == 403
-            session, ws = await _gateway(base, base, cookie)
+            assert await _gateway(base, "http://evil.example") == 403
+            session, ws = await _gateway(base, None)  # without the page's token: refused
+            try:
+                await ws.receive_json()  # HELLO
+                await ws.send_json({"op": 2, "d": {"token": TOKEN, "intents": 1 | 512}})
+                assert (await ws.receive()).type == aiohttp.WSMsgType.CLOSE
+                assert ws.close_code == 4004
+            finally:
+                await ws.close()
+                await session.close()
+            session, ws = await _gateway(base, base)
             try:
                 await ws.send_json({"op": 2, "d": {"token": gateway_token, "intents": 1 | 512}})
                 ready = await _next_event(ws, "READY")
@@ -157,9 +175,7 @@ def test_gateway_as_the_user_sees_ephemeral_answers_to_its_own_interactions(web)
                 since = emu.client.mark()
                 body = {"kind": "command", "name": "hello", "channel_id": emu.ids["project-a"]}
                 runner = threading.Thread(
-                    target=lambda: result.update(
-                        client.post("/api/interactions", json=body, headers=HEADER).json()
-                    )
+                    target=lambda: result.update(client.post("/api/interactions", json=body).json())
                 )
                 runner.start()
                 created = await asyncio.to_thread(
@@ -188,43 +204,51 @@ def test_threads_start_and_archive_as_the_user(web) -> None:
     emu, base = web
     with logged_in(base) as client:
         body = {"channel_id": emu.ids["project-a"], "name": "idea"}
-        thread = client.post("/api/threads", json=body, headers=HEADER).json()
+        thread = client.post("/api/threads", json=body).json()
         assert thread["parent_id"] == emu.ids["project-a"] and thread["name"] == "idea"
         since = emu.client.mark()
         route = f"/api/threads/{thread['id']}/archive"
-        archived = client.post(route, json={"user": "bob"}, headers=HEADER).json()
+        archived = client.post(route, json={"user": "bob"}).json()
         assert archived["thread_metadata"]["archived"]
         record = emu.client.wait(since=since, kind="thread_update", thread_id=thread["id"])
         assert record["thread"]["thread_metadata"]["archived"]
         entry = emu.call(lambda: emu.state.audit_log[-1])
         assert entry["user_id"] == emu.ids["alice"]  # as the page's user, whatever was sent
-        reopened = client.post(route, json={"archived": False}, headers=HEADER).json()
+        reopened = client.post(route, json={"archived": False}).json()
         assert not reopened["thread_metadata"]["archived"]
         notathread = f"/api/threads/{emu.ids['project-a']}/archive"
-        assert client.post(notathread, json={}, headers=HEADER).status_code == 400
+        assert client.post(notathread, json={}).status_code == 400
 
 
-def test_the_address_opened_from_a_link_on_another_site_opens_the_page(web) -> None:
-    """The printed address is often opened from a link elsewhere (a chat or mail page on the
-    phone, for --listen): the token it carries must still let the page in. A real Chromium
-    follows the link; the page must come up (its gateway online), not the token page."""
-    import http.server
-    import os
-    import socketserver
-
+@contextmanager
+def chromium() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     if not os.access("/usr/bin/chromium", os.X_OK):
         pytest.fail("/usr/bin/chromium is missing (./scripts/test.sh installs Debian's chromium)")
-    _, base = web
-    link = f'<a id="go" href="{base}/?token={TOKEN}">open</a>'.encode()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"]
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
+def elsewhere(body: bytes) -> Iterator[tuple[int, list[tuple[str, dict[str, str]]]]]:
+    """Another local web server (a dev server, a Jupyter) on 127.0.0.1: its port, and every
+    request it received (path, headers)."""
+    seen: list[tuple[str, dict[str, str]]] = []
 
     class Elsewhere(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            seen.append((self.path, dict(self.headers.items())))
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.end_headers()
-            self.wfile.write(link)
+            self.wfile.write(body)
 
         def log_message(self, *_: object) -> None:
             pass
@@ -232,19 +256,86 @@ def test_the_address_opened_from_a_link_on_another_site_opens_the_page(web) -> N
     with socketserver.TCPServer(("127.0.0.1", 0), Elsewhere) as other:
         threading.Thread(target=other.serve_forever, daemon=True).start()
         try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(
-                    executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"]
-                )
-                try:
-                    page = browser.new_page()
-                    page.set_default_timeout(15_000)
-                    # localhost and 127.0.0.1 are different sites
-                    page.goto(f"http://localhost:{other.server_address[1]}/")
-                    page.click("#go")
-                    page.locator("#status.online").wait_for()
-                    assert "token" not in page.url
-                finally:
-                    browser.close()
+            yield other.server_address[1], seen
         finally:
             other.shutdown()
+
+
+def test_the_address_opened_from_a_link_on_another_site_opens_the_page(web) -> None:
+    """The printed address is often opened from a link elsewhere (a chat or mail page on the
+    phone, for --listen): the token it carries must still let the page in. A real Chromium
+    follows the link; the page must come up (its gateway online), not the token page."""
+    _, base = web
+    link = f'<a id="go" href="{base}/#token={TOKEN}">open</a>'.encode()
+    with elsewhere(link) as (port, _), chromium() as browser:
+        page = browser.new_page()
+        page.set_default_timeout(15_000)
+        page.goto(f"http://localhost:{port}/")  # localhost and 127.0.0.1 are different sites
+        page.click("#go")
+        page.locator("#status.online").wait_for()
+        assert "token" not in page.url
+
+
+def test_another_local_server_the_browser_visits_receives_nothing_usable(web) -> None:
+    """A browser sends a host's cookies to every port of it: a dev server or a Jupyter the
+    owner opens next to the page (127.0.0.1 or localhost, another port) must receive nothing
+    that opens the page's API: no cookie, no token in an address or a Referer. The page keeps
+    its token for its own tab (a reload stays in); a new tab needs the printed address."""
+    _, base = web
+    with elsewhere(b"<p>another local service</p>") as (port, seen), chromium() as browser:
+        context = browser.new_context()
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.goto(f"{base}/#token={TOKEN}")
+        page.locator("#status.online").wait_for()
+        assert "token" not in page.url  # out of the address bar (and of the history entry)
+        page.reload()
+        page.locator("#status.online").wait_for()
+        for host in ("127.0.0.1", "localhost"):
+            context.new_page().goto(f"http://{host}:{port}/dev-server")
+        page.evaluate(f"location.href = 'http://127.0.0.1:{port}/followed-a-link'")
+        page.wait_for_url(f"http://127.0.0.1:{port}/followed-a-link")
+        bare = context.new_page()
+        bare.goto(base)
+        bare.locator("#locked", has_text="access token").wait_for()
+    assert {"/dev-server", "/followed-a-link"} <= {path for path, _ in seen}, seen
+    for path, headers in seen:
+        assert TOKEN not in path and TOKEN not in json.dumps(headers), (path, headers)
+        replayed = {k: v for k, v in headers.items() if k.lower() not in ("host", "connection")}
+        assert httpx.get(f"{base}/api/session", headers=replayed).status_code == 401, headers
+
+
+def test_a_javascript_link_button_is_never_a_live_link_on_the_page(web) -> None:
+    """The emulator refuses a ``javascript:`` link button as Discord does
+    (tests/test_emulator.py); should one get through anyway, the page renders it as text,
+    and its CSP would block it: nothing runs when it is clicked."""
+    from discord_emulator import messages as m
+
+    emu, base = web
+    channel = emu.ids["project-a"]
+    rows = [{"type": 1, "components": [
+        {"type": 2, "style": 5, "label": "evil", "url": "javascript:alert(document.domain)"},
+        {"type": 2, "style": 5, "label": "docs", "url": "https://example.com/docs"},
+    ]}]  # fmt: skip
+
+    def smuggle() -> None:  # past the emulator's validation, as a bug there would let it
+        st = emu.state
+        body = {"content": "links", "components": rows}
+        msg = m.create_message(st, st.channels[channel], st.bot_user, body, [], validate=False)
+        m.announce(st, msg)
+
+    with chromium() as browser:
+        page = browser.new_page()
+        page.set_default_timeout(15_000)
+        dialogs: list[str] = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(f"{base}/#token={TOKEN}")
+        page.locator("#status.online").wait_for()
+        emu.call(smuggle)
+        message = page.locator(".message", has_text="links")
+        message.locator(".link-button", has_text="evil").click()
+        docs = message.locator("a.link-button", has_text="docs")
+        assert docs.get_attribute("href") == "https://example.com/docs"
+        assert message.locator("a.link-button", has_text="evil").count() == 0
+        assert message.locator("[href^='javascript']").count() == 0
+    assert dialogs == []

@@ -81,6 +81,7 @@ class Outbox:
         """The entry and its post; ValueError for anything not shaped like what
         :meth:`enqueue` writes (the file may have been written by someone else)."""
         entry = _valid_entry(fastjson.loads(runtime.read_private(path, MAX_ENTRY_BYTES)), path)
+        _date_by_file(entry, os.lstat(path).st_ctime)
         files_dir = path[: -len(".json")] + ".files"
         files = [
             (f["filename"], runtime.read_private(os.path.join(files_dir, f["path"]), 64 << 20))
@@ -216,6 +217,17 @@ def _valid_entry(entry: object, path: str) -> dict:
         if not isinstance(staged, str) or not staged.isdigit():
             raise ValueError("a file outside the entry's own folder")
     return entry
+
+
+def _date_by_file(entry: dict, written: float) -> None:
+    """Age an entry from when its file was put in place (``written``: its ctime, which the
+    kernel sets and no process can) when it claims a later time: an entry dated in the future
+    (a wrong clock, another process) would otherwise never age out, nor a prompt's hand-over
+    ever expire, and would hold its channel's queue for good."""
+    entry["queued_at"] = min(entry["queued_at"], written)
+    not_after = entry.get("not_after")
+    if isinstance(not_after, int | float):
+        entry["not_after"] = min(not_after, entry["queued_at"] + PROMPT_HANDOFF_LIFETIME)
 
 
 def _acquire(fd: int, wait: bool, until: float | None) -> bool:

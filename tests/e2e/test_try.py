@@ -16,6 +16,7 @@ import re
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -27,6 +28,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bridge import tryout
 from bridge_testkit import QUESTIONS, BridgeRig
 from bridge_testkit.rig import REPO, wait_until
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use
@@ -42,11 +44,12 @@ REPLY = "**Hello** from the fake model <b>not html</b>\n```py\nprint('hi')\n```"
 class TryProcess:
     """``python -m bridge.cli try`` in the background; its output goes to a file."""
 
-    def __init__(self, tmp: Path, env: dict[str, str], *args: str) -> None:
+    def __init__(self, tmp: Path, env: dict[str, str], *args: str, browser: bool = False) -> None:
         self.out = tmp / f"try-{time.monotonic_ns()}.out"
+        flags = [] if browser else ["--no-browser"]
         with open(self.out, "wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "bridge.cli", "try", "--no-browser", *args],
+                [sys.executable, "-m", "bridge.cli", "try", *flags, *args],
                 env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
             )  # fmt: skip
 
@@ -69,6 +72,12 @@ class TryProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         return self.proc.wait()
+
+
+def page_client(url: str) -> httpx.Client:
+    """The page's API, as the page calls it: the token of the printed address in a header."""
+    base, token = url.split("/#token=")
+    return httpx.Client(base_url=base, timeout=30, headers={"Authorization": f"Bearer {token}"})
 
 
 def run_try(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
@@ -132,7 +141,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
     started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     try:
         url = started.url()
-        assert url.startswith("http://127.0.0.1:") and "?token=" in url
+        assert url.startswith("http://127.0.0.1:") and "/#token=" in url
         with chromium() as browser:
             page = browser.new_page(viewport={"width": 1100, "height": 760})
             page.set_default_timeout(60_000)
@@ -281,14 +290,16 @@ def test_try_says_clearly_why_it_cannot_start(tmp_path: Path) -> None:
     first = TryProcess(tmp_path, env, str(project), "--listen", "0.0.0.0", "--port", "0")
     try:
         url = first.url()
-        port = int(re.search(r":(\d+)/\?token=", url)[1])
+        port = int(re.search(r":(\d+)/#token=", url)[1])
         # on the network: the address to open from a phone, and never without the token
         assert not url.startswith("http://0.0.0.0") and "anyone with this address" in (
             first.output()
         )
-        assert httpx.get(url.split("?")[0]).status_code == 401
-        assert httpx.get(url.replace("token=", "token=x")).status_code == 401
-        assert httpx.get(url).status_code == 302
+        base, token = url.split("/#token=")
+        assert httpx.get(f"{base}/api/session").status_code == 401
+        wrong = {"Authorization": f"Bearer {token}x"}
+        assert httpx.get(f"{base}/api/session", headers=wrong).status_code == 401
+        assert page_client(url).get("/api/session").status_code == 200
         again = run_try(env, str(project), "--port", "0")
         assert again.returncode == 2
         assert "discord-bridge try is already running (pid" in again.stderr, again.stderr
@@ -306,6 +317,98 @@ def test_try_says_clearly_why_it_cannot_start(tmp_path: Path) -> None:
     assert busy.returncode == 2 and f"port {port} on 127.0.0.1 is already in use" in busy.stderr
     config = tmp_path / "home" / "config.json"
     assert not config.exists()  # nothing written where a real config lives
+
+
+def listening(pid: int) -> list[tuple[str, int]]:
+    """The TCP addresses process ``pid`` listens on (what ``ss`` shows every local user)."""
+    out = subprocess.run(["ss", "-Hltnp"], capture_output=True, text=True, check=True).stdout
+    found = []
+    for line in out.splitlines():
+        if f"pid={pid}," in line:
+            host, _, port = line.split()[3].rpartition(":")
+            found.append((host.strip("[]"), int(port)))
+    return found
+
+
+def seeded_tokens(project: Path) -> list[str]:
+    """What another local user derives from the project's path (``try``'s argv, the same for
+    every run): the tokens an emulator of that seed would accept without a secret one."""
+    from discord_emulator.ids import Snowflakes, make_token, seed_ids
+
+    seed = tryout.seed_for(str(project))
+    flakes = Snowflakes(seed)
+    ids = seed_ids(flakes)
+    return [make_token(ids["bot_id"], seed), make_token(flakes.next(), seed)]
+
+
+def test_another_local_user_gets_nothing_from_try(tmp_path: Path) -> None:
+    """``try`` on a machine shared with other users: the browser is opened without the token
+    on any command line (``/proc/*/cmdline`` is world-readable) through a private hand-over
+    file; every port it opens is on loopback (the page too, by default) and answers nothing
+    without a secret no other user can derive; every file it writes is private."""
+    project = tmp_path / "project"
+    project.mkdir()
+    argv_seen = tmp_path / "browser-argv.json"
+    fake_browser = tmp_path / "browser"
+    record = f"open({str(argv_seen)!r}, 'w').write(json.dumps(sys.argv))"
+    fake_browser.write_text(f"#!{sys.executable}\nimport json, sys\n{record}\n")
+    fake_browser.chmod(0o755)
+    home = tmp_path / "home"
+    env = {
+        **os.environ,
+        "DISCORD_BRIDGE_HOME": str(home),
+        "DISCORD_BRIDGE_STATE_DIR": str(tmp_path / "state"),
+        "DISCORD_BRIDGE_TMUX_SOCKET": f"dbtry-{os.getpid()}",
+        "DISPLAY": ":99",  # a graphical session: try opens the page …
+        "BROWSER": str(fake_browser),  # … with this "browser" (Python's webbrowser honours it)
+    }
+    started = TryProcess(tmp_path, env, str(project), "--port", "0", browser=True)
+    try:
+        url = started.url()
+        token = url.split("#token=", 1)[1]
+        assert url.startswith("http://127.0.0.1:") and token
+        wait_until(argv_seen.exists, 20, "the browser to be started")
+        argv = json.loads(argv_seen.read_text())
+        assert token not in " ".join(argv), argv
+        (handover,) = [a for a in argv[1:] if a.startswith("file://")]
+        handover_path = Path(handover.removeprefix("file://"))
+        assert stat.S_IMODE(handover_path.stat().st_mode) == 0o600
+        assert stat.S_IMODE(handover_path.parent.stat().st_mode) == 0o700
+        with chromium() as browser:  # the browser the owner runs opens it: the page comes up
+            page = browser.new_page()
+            page.set_default_timeout(30_000)
+            page.goto(handover)
+            page.locator("#status.online").wait_for()
+            assert page.url.startswith("http://127.0.0.1:") and "token" not in page.url
+
+        # Every port (REST and gateway, control API, page) on loopback; none opens without a secret.
+        (work,) = home.glob("try/*/")
+        cfg = json.loads((work / "config.json").read_text())["servers"][0]["discord"]
+        ports = listening(started.proc.pid)
+        assert len(ports) == 3 and {host for host, _ in ports} == {"127.0.0.1"}, ports
+        for _, port in ports:
+            base = f"http://127.0.0.1:{port}"
+            for path in ("/api/v10/users/@me", "/_test/info", "/api/session"):
+                assert httpx.get(base + path).status_code in (401, 404), (port, path)
+            for guessed in seeded_tokens(project):
+                auth = {"Authorization": f"Bot {guessed}"}
+                got = httpx.get(f"{base}/api/v10/users/@me", headers=auth)
+                assert got.status_code in (401, 404), (port, got.text)
+        real = httpx.get(f"{cfg['apiBaseUrl']}/users/@me",
+                         headers={"Authorization": f"Bot {cfg['botToken']}"})  # fmt: skip
+        assert real.status_code == 200 and real.json()["bot"]
+
+        # Every file private; no secret on try's own command line either.
+        private = [home / "try", work, *Path(tmp_path / "state").glob("try/**/")]
+        for folder in private:
+            assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+        for file in ("config.json", "try.log", "open.html", "../lock"):
+            assert stat.S_IMODE((work / file).stat().st_mode) == 0o600, file
+        cmdline = Path(f"/proc/{started.proc.pid}/cmdline").read_bytes().decode()
+        assert token not in cmdline and cfg["botToken"] not in cmdline
+    finally:
+        assert started.stop() == 0, started.output()
+    assert not handover_path.exists()  # the hand-over goes with the run
 
 
 def test_claude_left_running_after_try_stops_never_calls_the_gone_emulator(
@@ -328,8 +431,7 @@ def test_claude_left_running_after_try_stops_never_calls_the_gone_emulator(
         home = Path(rig.env["DISCORD_BRIDGE_HOME"])
         (cfg_path,) = home.glob("try/*/config.json")
         wait_until(lambda: "logged in" in (cfg_path.parent / "try.log").read_text(), 30, "login")
-        page = httpx.Client(base_url=url.split("/?")[0], timeout=30)
-        assert page.get(url).status_code == 302
+        page = page_client(url)
         channel = page.get("/api/session").json()["home_channel"]
 
         def shown(wanted: str) -> bool:
@@ -337,7 +439,7 @@ def test_claude_left_running_after_try_stops_never_calls_the_gone_emulator(
             return any(wanted in (msg.get("content") or "") for msg in msgs)
 
         sent = {"channel_id": channel, "content": "hello"}
-        page.post("/api/messages", json=sent, headers={"X-Emulator-Client": "1"})
+        page.post("/api/messages", json=sent)
         wait_until(lambda: shown("first reply"), 90, "the first reply")
         old_api = json.loads(cfg_path.read_text())["servers"][0]["discord"]["apiBaseUrl"]
     finally:
@@ -399,8 +501,7 @@ def test_claude_left_running_after_try_stops_never_calls_the_gone_emulator(
     again = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     try:
         url = again.url()
-        page = httpx.Client(base_url=url.split("/?")[0], timeout=30)
-        assert page.get(url).status_code == 302
+        page = page_client(url)
         wait_until(lambda: shown("written while try was stopped"), 60, "the spooled reply")
     finally:
         assert again.stop() == 0, again.output()
@@ -420,11 +521,10 @@ def test_a_window_the_user_opens_in_tmux_does_not_get_trys_dirs(
         url = started.url()
         (log,) = Path(rig.env["DISCORD_BRIDGE_HOME"]).glob("try/*/try.log")
         wait_until(lambda: "logged in" in log.read_text(), 30, "login")
-        page = httpx.Client(base_url=url.split("/?")[0], timeout=30)
-        assert page.get(url).status_code == 302
+        page = page_client(url)
         channel = page.get("/api/session").json()["home_channel"]
         sent = {"channel_id": channel, "content": "hello"}
-        page.post("/api/messages", json=sent, headers={"X-Emulator-Client": "1"})
+        page.post("/api/messages", json=sent)
         rig.api.wait_requests(1, timeout=60)  # Claude Code runs: try's bot started tmux
     finally:
         assert started.stop() == 0, started.output()

@@ -50,8 +50,8 @@ def test_names_and_seeds_are_stable_per_directory_and_differ_between_them() -> N
 
 
 def test_page_url_and_loopback() -> None:
-    assert tryout.page_url("127.0.0.1", 8765, "T") == "http://127.0.0.1:8765/?token=T"
-    assert tryout.page_url("::1", 80, "T") == "http://[::1]:80/?token=T"
+    assert tryout.page_url("127.0.0.1", 8765, "T") == "http://127.0.0.1:8765/#token=T"
+    assert tryout.page_url("::1", 80, "T") == "http://[::1]:80/#token=T"
     assert not tryout.page_url("0.0.0.0", 1, "T").startswith("http://0.0.0.0")
     assert tryout.is_loopback("127.0.0.1") and not tryout.is_loopback("0.0.0.0")
 
@@ -94,7 +94,7 @@ class _Emu:
 
 def test_the_page_is_announced_once_the_bot_is_connected(capsys) -> None:
     emu = _Emu(ready=True)
-    tryout.announce_when_ready(emu, 7, "42", "open http://page\n", "http://page", False)
+    tryout.announce_when_ready(emu, 7, "42", "open http://page\n", None)
     assert emu.calls == [
         {"since": 7, "kind": "gateway_ready", "timeout": tryout.READY_WAIT, "user_id": "42"}
     ]
@@ -102,5 +102,20 @@ def test_the_page_is_announced_once_the_bot_is_connected(capsys) -> None:
 
 
 def test_a_bot_slow_to_connect_is_said_with_the_address(capsys) -> None:
-    tryout.announce_when_ready(_Emu(ready=False), 0, "42", "open x\n", "x", False)
+    tryout.announce_when_ready(_Emu(ready=False), 0, "42", "open x\n", None)
     assert "still connecting" in capsys.readouterr().out
+
+
+def test_the_hand_over_page_is_private_and_forwards_to_the_page(tmp_path) -> None:
+    """The browser is opened on this file (its address carries no secret); the file, which
+    does, is the user's alone. Chromium following it: tests/e2e/test_try.py."""
+    import stat
+
+    path = tmp_path / "open.html"
+    url = 'http://127.0.0.1:8765/#token=abc"<x>'
+    opened = tryout.write_handover(str(path), url)
+    assert opened == f"file://{path}" and "abc" not in opened
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    text = path.read_text()
+    assert 'content="0;url=http://127.0.0.1:8765/#token=abc&quot;&lt;x&gt;"' in text
+    assert "<x>" not in text

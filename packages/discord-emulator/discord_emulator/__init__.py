@@ -27,15 +27,20 @@ Things to know:
   can close the main port: new TCP connects to ``base_url`` fail (ECONNREFUSED) and requests on
   already-open keep-alive connections are aborted (counted as ``REFUSED <route>``). Existing
   gateway websockets stay up; new gateway connects fail until ``set_outage(None)``.
-* A second bot is in the guild: ``emu.second_bot_token`` logs in (READY, ``/users/@me``) and
-  posts, edits, reacts and starts threads as ``ids["second_bot_id"]``. Each bot is its own
-  application (app id == bot id) with its own slash commands (registering another
-  application's gets 403). An interaction goes only to its application's gateway sessions
-  (``interaction_create`` records ``application_id`` and ``delivered_to``) and is answered as
-  that bot: a click to the bot whose message it is, a command to the bot that registered it
+* A second bot is in the guild (unless ``Emulator(second_bot=False)``): ``emu.second_bot_token``
+  logs in (READY, ``/users/@me``) and posts, reacts and starts threads as
+  ``ids["second_bot_id"]``, and edits its own messages (another author's: 403 / 50005, as
+  Discord; deleting one needs Manage Messages, which the bots have unless
+  ``settings(manage_messages=False)``). Ephemeral messages are not in any channel route (only
+  their interaction's token reaches them). Each bot is its own application (app id == bot
+  id) with its own slash commands (registering another application's gets 403). An
+  interaction goes only to its application's gateway sessions (``interaction_create``
+  records ``application_id`` and ``delivered_to``) and is answered as that bot: a click to
+  the bot whose message it is, a command to the bot that registered it
   (``run_command(..., application_id=...)`` picks whose; by default the first bot's).
   ``commands(application_id)`` lists one application's commands.
-* ``Emulator(bot_token=..., control_token=...)``: a secret bot token, and a control API that
+* ``Emulator(bot_token=..., control_token=...)``: a secret bot token (the second bot's, if any,
+  is then random: no token derived from the seed is accepted), and a control API that
   needs ``Authorization: Bearer <control_token>`` (``emu.client`` sends it): for an emulator
   other local users can reach. ``emu.configure_world(...)`` names the guild, its channels and
   users; ``emu.serve_web(host, port, access_token, user)`` serves the web client

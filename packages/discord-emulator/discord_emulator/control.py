@@ -153,12 +153,13 @@ async def outage(request: web.Request) -> web.Response:
 
 async def settings(request: web.Request) -> web.Response:
     """Tune limits at runtime: max_file_size, interaction_deadline, privileged_intents,
-    audit_log_access, manage_channels (the bot's Manage Channels permission), rate_limits
-    (Discord's global limit and per-resource buckets, off by default)."""
+    audit_log_access, manage_channels (the bot's Manage Channels permission),
+    manage_messages (Manage Messages: deleting others' messages), rate_limits (Discord's
+    global limit and per-resource buckets, off by default)."""
     st = _st(request)
     body = await read_json(request)
     keys = ("max_file_size", "interaction_deadline", "privileged_intents", "audit_log_access",
-            "manage_channels", "rate_limits")  # fmt: skip
+            "manage_channels", "manage_messages", "rate_limits")  # fmt: skip
     for key in keys:
         if key in body:
             setattr(st, key, type(getattr(st, key))(body[key]))

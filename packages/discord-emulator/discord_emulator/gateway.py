@@ -20,6 +20,7 @@ GUILD_MESSAGES, GUILD_REACTIONS, DM_MESSAGES, DM_REACTIONS = 1 << 9, 1 << 10, 1 
 MESSAGE_CONTENT = 1 << 15
 PRIVILEGED = MEMBERS | PRESENCES | MESSAGE_CONTENT
 REPLAY_LIMIT = 2000
+MAX_PAYLOAD = 4096  # bytes a client may send in one frame (Discord disconnects above it)
 
 
 @dataclass
@@ -125,7 +126,7 @@ class GatewayHub:
     # ----- connection ------------------------------------------------------------------------
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(max_msg_size=0)
+        ws = web.WebSocketResponse(max_msg_size=MAX_PAYLOAD)
         await ws.prepare(request)
         self.sockets.add(ws)
         compress = request.query.get("compress") == "zlib-stream"
@@ -170,6 +171,11 @@ class _Connection:
             await self.on_op(payload.get("op"), payload.get("d"))
 
     async def on_op(self, op: int, data: Any) -> None:
+        if self.session is None and op not in (1, 2, 6):
+            # As Discord: nothing but a heartbeat before IDENTIFY/RESUME (a connection anyone
+            # on the machine can open must not leave its payloads in the records)
+            await self.ws.close(code=4003, message=b"Not authenticated.")
+            return
         if op == 1:
             await self.send({"op": 11})
         elif op == 2:

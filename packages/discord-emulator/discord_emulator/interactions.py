@@ -309,8 +309,8 @@ def _webhook_message(st: State, request: web.Request) -> tuple[InteractionState,
     ref = request.match_info["message_id"]
     mid = (ist.response_message_id or ist.message_id) if ref == "@original" else ref
     msg = st.message_index.get(mid or "")
-    if msg is None:
-        raise unknown("message")
+    if msg is None or msg["author"]["id"] != ist.application_id:
+        raise unknown("message")  # the interaction's webhook reaches its application's only
     return ist, msg
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 ALL_PERMISSIONS = str((1 << 50) - 1)
 MANAGE_CHANNELS = 1 << 4
+MANAGE_MESSAGES = 1 << 13
 TEXT_CHANNEL, CATEGORY = 0, 4
 THREAD_TYPES = (10, 11, 12)
 AUDIT_THREAD_UPDATE = 111  # audit-log action_type of a thread's archive, lock or rename

@@ -249,10 +249,21 @@ async def typing(request: web.Request) -> web.Response:
 # ----- messages ----------------------------------------------------------------------------
 
 
+def _channel_message(request: web.Request) -> dict[str, Any]:
+    """The message of a channel route. An ephemeral one does not exist there: only its
+    interaction's token reaches it (``/webhooks/…``), as on Discord."""
+    mi = request.match_info
+    msg = m.get_message(_st(request), mi["channel_id"], mi["message_id"])
+    if msg["flags"] & m.EPHEMERAL:
+        raise unknown("message")
+    return msg
+
+
 async def list_messages(request: web.Request) -> web.Response:
     st = _st(request)
     channel = m.get_channel(st, request.match_info["channel_id"])
-    msgs = list(reversed(st.messages.get(channel["id"], [])))  # newest first, as Discord
+    listed = [x for x in st.messages.get(channel["id"], []) if not x["flags"] & m.EPHEMERAL]
+    msgs = list(reversed(listed))  # newest first, as Discord
     q = request.query
     if "before" in q:
         msgs = [x for x in msgs if int(x["id"]) < int(q["before"])]
@@ -284,15 +295,14 @@ async def post_message(request: web.Request) -> web.Response:
 
 
 async def get_message(request: web.Request) -> web.Response:
-    st = _st(request)
-    mi = request.match_info
-    return json_response(m.get_message(st, mi["channel_id"], mi["message_id"]))
+    return json_response(_channel_message(request))
 
 
 async def patch_message(request: web.Request) -> web.Response:
     st = _st(request)
-    mi = request.match_info
-    msg = m.get_message(st, mi["channel_id"], mi["message_id"])
+    msg = _channel_message(request)
+    if msg["author"]["id"] != _bot(request)["id"]:
+        raise ApiError(403, 50005, "Cannot edit a message authored by another user")
     body, uploads = await m.read_body(request)
     m.edit_message(st, msg, body, uploads)
     snapshot = copy.deepcopy(msg)
@@ -302,8 +312,9 @@ async def patch_message(request: web.Request) -> web.Response:
 
 async def delete_message(request: web.Request) -> web.Response:
     st = _st(request)
-    mi = request.match_info
-    msg = m.get_message(st, mi["channel_id"], mi["message_id"])
+    msg = _channel_message(request)
+    if msg["author"]["id"] != _bot(request)["id"] and not st.manage_messages:
+        raise ApiError(403, 50013, "Missing Permissions")  # someone else's: a moderator's right
     defer(request, lambda: m.delete_message(st, msg, "rest"))
     st.message_index.pop(msg["id"], None)
     return no_content()
@@ -322,9 +333,8 @@ async def remove_reaction(request: web.Request) -> web.Response:
 
 def _react(request: web.Request, add: bool) -> web.Response:
     st = _st(request)
-    mi = request.match_info
-    msg = m.get_message(st, mi["channel_id"], mi["message_id"])
-    emoji = mi["emoji"]
+    msg = _channel_message(request)
+    emoji = request.match_info["emoji"]
     mine = st.reactions.setdefault(msg["id"], [])
     if add and emoji not in mine:
         mine.append(emoji)
@@ -402,7 +412,7 @@ async def thread_from_message(request: web.Request) -> web.Response:
     st = _st(request)
     mi = request.match_info
     parent = m.get_channel(st, mi["channel_id"])
-    msg = m.get_message(st, parent["id"], mi["message_id"])
+    msg = _channel_message(request)
     if msg["id"] in st.channels:
         raise ApiError(400, 160004, "A thread has already been created for this message")
     # A thread started from a message takes the message's id.

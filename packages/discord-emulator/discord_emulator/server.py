@@ -33,13 +33,18 @@ class Emulator:
         rate_limits: bool = False,
         bot_token: str | None = None,
         control_token: str | None = None,
+        second_bot: bool = True,
     ) -> None:
         """``rate_limits``: enforce Discord's global limit (50 requests/s per bot token) and
         per-route buckets per channel/guild/webhook (``middleware.ROUTE_LIMITS``).
         ``bot_token``: the first bot's token instead of the seeded one; ``control_token``: the
         control API (/_test) then needs ``Authorization: Bearer <control_token>`` (for an
-        emulator other local users could reach, e.g. ``discord-bridge try``)."""
-        self.state = State(seed=seed, max_file_size=max_file_size, rate_limits=rate_limits)
+        emulator other local users could reach, e.g. ``discord-bridge try``). With a
+        ``bot_token`` no token derived from the seed is accepted (the second bot's is random).
+        ``second_bot``: a second bot in the guild (``second_bot_token``); off, no token but
+        the first bot's logs in."""
+        self.state = State(seed=seed, max_file_size=max_file_size, rate_limits=rate_limits,
+                           second_bot=second_bot)  # fmt: skip
         if bot_token:
             self.state.set_bot_token(bot_token)
         self.state.control_token = control_token

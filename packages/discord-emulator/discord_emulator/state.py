@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -61,16 +62,24 @@ class State:
     """The world (guild, users, channels, messages) plus test bookkeeping."""
 
     def __init__(
-        self, seed: int = 0, max_file_size: int = 10 * 1024 * 1024, rate_limits: bool = False
+        self,
+        seed: int = 0,
+        max_file_size: int = 10 * 1024 * 1024,
+        rate_limits: bool = False,
+        second_bot: bool = True,
     ) -> None:
         self.seed = seed
         self.max_file_size = max_file_size
         self.rate_limits = rate_limits  # Discord's global limit and per-resource buckets
         self.flakes = Snowflakes(seed)
         self.ids = seed_ids(self.flakes)
-        self.ids["second_bot_id"] = self.flakes.next()  # another bot (token) in the same guild
+        # Another bot (token) in the same guild. Its id is drawn either way, so that every id
+        # after it is the same for a seed with or without it.
+        self.ids["second_bot_id"] = self.flakes.next()
+        self.second_bot = second_bot
         self.token = make_token(self.ids["bot_id"], seed)
-        self.second_token = make_token(self.ids["second_bot_id"], seed)
+        # "" without a second bot: no token to hand out, none accepted
+        self.second_token = make_token(self.ids["second_bot_id"], seed) if second_bot else ""
         self.base_url = ""  # set once the server listens
         self.gateway: Any = None  # GatewayHub, set by the server
         self.privileged_intents = (1 << 1) | (1 << 8) | (1 << 15)  # all enabled by default
@@ -88,13 +97,13 @@ class State:
         ids = self.ids
         self.bot_user = p.user_obj(ids["bot_id"], "emulator-bot", bot=True)
         self.second_bot_user = p.user_obj(ids["second_bot_id"], "emulator-bot-2", bot=True)
-        self.users: dict[str, dict[str, Any]] = {
-            ids["bot_id"]: self.bot_user,
-            ids["second_bot_id"]: self.second_bot_user,
-        }
+        self.users: dict[str, dict[str, Any]] = {ids["bot_id"]: self.bot_user}
         # Every token the emulator accepts, and the bot user it logs in as. Each bot is its own
         # application (app id == bot user id): its own commands, its own interactions.
-        self.bots = {self.token: self.bot_user, self.second_token: self.second_bot_user}
+        self.bots = {self.token: self.bot_user}
+        if self.second_bot:
+            self.users[ids["second_bot_id"]] = self.second_bot_user
+            self.bots[self.second_token] = self.second_bot_user
         for name in USER_NAMES:
             self.users[ids[name]] = p.user_obj(ids[name], name)
         self.guild: dict[str, Any] = {
@@ -145,12 +154,16 @@ class State:
         self.audit_log: list[dict[str, Any]] = []  # newest last
         self.audit_log_access = True  # False: the bot lacks View Audit Log (403 / 50013)
         self.manage_channels = True  # False: the bot lacks Manage Channels (403 / 50013)
+        # False: the bots lack Manage Messages: deleting someone else's message is 403 / 50013
+        self.manage_messages = True
 
     def bot_permissions(self) -> str:
         """The bot's permissions as Discord puts them in ``app_permissions``."""
         perms = int(p.ALL_PERMISSIONS)
         if not self.manage_channels:
             perms &= ~p.MANAGE_CHANNELS
+        if not self.manage_messages:
+            perms &= ~p.MANAGE_MESSAGES
         return str(perms)
 
     @property
@@ -159,10 +172,16 @@ class State:
         return self.app_commands.setdefault(self.ids["bot_id"], {})
 
     def set_bot_token(self, token: str) -> None:
-        """Replace the first bot's (deterministic) token with a secret one."""
+        """Replace the first bot's (deterministic) token with a secret one, and the second
+        bot's with a random one: the seed is no secret (``discord-bridge try`` derives it from
+        the project's path), so no token derived from it may be accepted then."""
         del self.bots[self.token]
         self.token = token
         self.bots[token] = self.bot_user
+        if self.second_bot:
+            del self.bots[self.second_token]
+            self.second_token = f"{self.ids['second_bot_id']}.{secrets.token_urlsafe(32)}"
+            self.bots[self.second_token] = self.second_bot_user
 
     def is_bot(self, user_id: str | None) -> bool:
         return any(bot["id"] == user_id for bot in self.bots.values())

@@ -179,6 +179,8 @@ def _validate_item(
             )
         if not comp.get("url"):
             errs.add((*path, "url"), "BUTTON_COMPONENT_URL_REQUIRED", "A url is required")
+        else:
+            _validate_link(errs, (*path, "url"), comp["url"])
         errs.max_len((*path, "url"), comp.get("url"), 512)
     elif ctype in (2, *SELECT_TYPES, 4) and not (ctype == 2 and comp.get("style") == 6):
         _validate_custom_id(errs, path, comp.get("custom_id"), seen)
@@ -186,6 +188,27 @@ def _validate_item(
         errs.max_len((*path, "label"), comp.get("label"), 80)
     if ctype in SELECT_TYPES:
         _validate_select(errs, path, comp)
+
+
+LINK_SCHEMES = ("http", "https", "discord")
+
+
+def _validate_link(errs: FormErrors, path: tuple[str | int, ...], url: Any) -> None:
+    """A link button's url, as Discord checks it: http, https or discord, and well formed
+    (never ``javascript:``, ``data:`` or ``file:``)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(str(url).strip())
+    except ValueError:
+        parts = None
+    if parts is None or not parts.scheme:
+        errs.add(path, "URL_TYPE_INVALID_URL", "Not a well formed URL.")
+    elif parts.scheme.lower() not in LINK_SCHEMES:
+        errs.add(path, "URL_TYPE_INVALID_SCHEME", f'Scheme "{parts.scheme}" is not supported. '
+                 "Scheme must be one of ('http', 'https', 'discord').")  # fmt: skip
+    elif parts.scheme.lower() != "discord" and not parts.netloc:
+        errs.add(path, "URL_TYPE_INVALID_URL", "Not a well formed URL.")
 
 
 def _validate_custom_id(

@@ -7,11 +7,15 @@ click buttons, pick in selects, submit modals, run slash commands. It follows th
 a client (``/gateway``, IDENTIFY with a user token), so it sees what the bot posts as it
 happens; ephemeral messages reach it there too, and only it.
 
-Every request needs the access token: ``/?token=…`` once sets a cookie (SameSite=Lax,
-HttpOnly) that later requests carry; requests that change something must also carry the
-``X-Emulator-Client`` header (a cross-site form cannot set it), and the gateway websocket
-must come from the page's own origin. Attachments download (never render as a page of this
-origin), except plain images.
+The page itself (``/``, its script and style sheet) is static and holds no secret. What it
+reads and does needs the access token: the address ``try`` prints carries it in its fragment
+(``/#token=…``, never sent over HTTP), the page moves it into ``sessionStorage`` (this tab, this
+origin only) and sends it as ``Authorization: Bearer …`` with every request of its API; the
+gateway websocket must come from the page's own origin and its first frame (IDENTIFY) carries
+the user token the API handed out. No cookie is ever set: a browser sends a host's cookies to
+every port of it, so any other local web service the owner visits would receive one.
+Attachments download (never render as a page of this origin), except plain images, and only
+with the key their URL carries (as Discord's CDN signs its links).
 """
 
 from __future__ import annotations
@@ -33,16 +37,10 @@ from .state import State
 from .validation import ApiError
 
 WEB_DIR = Path(__file__).parent / "web"
-HEADER = "X-Emulator-Client"
 INLINE_IMAGES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
-UNAUTHORIZED_PAGE = (
-    "<!doctype html><meta charset=utf-8><title>discord-bridge</title>"
-    "<p>This page needs its access token: open the full address that "
-    "<code>discord-bridge try</code> printed (it ends with <code>?token=…</code>).</p>"
 )
 
 
@@ -84,8 +82,7 @@ def make_app(
     return app
 
 
-def _cookie_name(request: web.Request) -> str:
-    return f"emulator_access_{request.url.port or 80}"  # cookies are per host, not per port
+PUBLIC = ("/", "/client.js", "/client.css")
 
 
 def _same(given: str | None, want: str) -> bool:
@@ -94,25 +91,19 @@ def _same(given: str | None, want: str) -> bool:
 
 @web.middleware
 async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
-    web_user = request.app[USER_KEY]
-    token = web_user.access_token
-    if request.path == "/" and _same(request.query.get("token"), token):
-        # Trade the token in the address for a cookie, and drop it from the address bar.
-        # Lax, not Strict: the address is often opened from a link on another site (a chat
-        # on the phone), and Chromium then withholds a Strict cookie from this redirect's
-        # request. Cross-site requests still get nothing done: changes need the header, the
-        # websocket the page's origin, and GETs only read (no page elsewhere sees them).
-        response = web.HTTPFound("/")
-        response.set_cookie(_cookie_name(request), token, httponly=True, samesite="Lax", path="/")
-        raise response
-    if not _same(request.cookies.get(_cookie_name(request)), token):
-        if request.path == "/":
-            return web.Response(text=UNAUTHORIZED_PAGE, content_type="text/html", status=401)
-        return json_response({"message": "401: Unauthorized", "code": 0}, 401)
-    if request.method not in ("GET", "HEAD") and request.headers.get(HEADER) != "1":
-        return json_response({"message": "403: Forbidden", "code": 0}, 403)
-    if request.path == "/gateway" and not _same_origin(request):
-        return json_response({"message": "403: Forbidden (origin)", "code": 0}, 403)
+    """The API needs the token in its header (a cross-site page can neither know it nor, with
+    that header, send a request without the browser asking this server first, which never
+    agrees); the gateway, the page's origin; an attachment, its key."""
+    token = request.app[USER_KEY].access_token
+    path = request.path
+    if path.startswith("/api/"):
+        if not _same(request.headers.get("Authorization"), f"Bearer {token}"):
+            return json_response({"message": "401: Unauthorized", "code": 0}, 401)
+    elif path == "/gateway":
+        if not _same_origin(request):
+            return json_response({"message": "403: Forbidden (origin)", "code": 0}, 403)
+    elif path not in PUBLIC and not path.startswith("/attachments/"):
+        raise web.HTTPNotFound()
     try:
         response = await handler(request)
     except ApiError as err:
@@ -245,9 +236,12 @@ async def interaction(request: web.Request) -> web.Response:
 
 
 async def attachment(request: web.Request) -> web.StreamResponse:
+    """A file of a message, with the key its URL carries (the page links it so: an ``<img>``
+    or a download link sends no header)."""
     st = _st(request)
-    data = st.files.get(request.match_info["attachment_id"])
-    if data is None:
+    att_id = request.match_info["attachment_id"]
+    data, key = st.files.get(att_id), st.file_keys.get(att_id)
+    if data is None or key is None or not _same(request.query.get("hm"), key):
         raise web.HTTPNotFound()
     filename = request.match_info["filename"]
     ctype = mimetypes.guess_type(filename)[0] or "application/octet-stream"

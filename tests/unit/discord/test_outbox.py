@@ -642,3 +642,48 @@ fcntl.flock(fd, fcntl.LOCK_EX)
 print("locked", flush=True)
 time.sleep(60)
 """
+
+
+def test_an_entry_dated_in_the_future_ages_out_like_any_other(
+    outbox: Outbox, rt: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``queued_at`` is what the entry says: a wrong clock or another process can date it
+    years ahead. It must still be dropped a day after it was written (the time its file was
+    put in place, which no process sets), never wait forever at the head of its channel;
+    a prompt's hand-over likewise expires 2.5 s after it was written, whatever it says."""
+    from bridge.discord import outbox as outbox_module
+
+    channel = "123456789012345678"
+    far = time.time() + 75 * 365 * 86400
+    written = []
+    for text, receipt in (("dated 2100", False), ("a prompt dated 2100", True)):
+        path = outbox.enqueue(channel, "main", post(text), receipt=receipt)
+        entry = json.loads(Path(path).read_text())
+        entry.update(queued_at=far, **({"not_after": far} if receipt else {}))
+        Path(path).write_text(json.dumps(entry))
+        written.append(path)
+    sent: list[str] = []
+
+    def send(_: dict, p: Post) -> None:
+        sent.append(p.payload.get("content", ""))
+
+    class DayLater:  # the outbox's clock, 25 hours on
+        def __getattr__(self, name: str) -> object:
+            return getattr(time, name)
+
+        @staticmethod
+        def time() -> float:
+            return real_time() + 25 * 3600
+
+    real_time = time.time
+    monkeypatch.setattr(outbox_module, "time", DayLater())
+    with outbox.locked(channel):
+        assert outbox.drain(channel, send) is True
+    monkeypatch.undo()  # back to the clock the file system dates files with
+    with outbox.locked(channel):
+        assert outbox.drain(channel, send) is True  # the note about the dropped one
+    assert len(sent) == 1 and sent[0].startswith("⚠️ 1 message(s) queued since "), sent
+    assert "2100" not in sent[0]  # dated by when it was written, not what it claimed
+    assert os.path.exists(written[0][: -len(".json")] + ".failed")
+    assert not os.path.exists(written[1])  # the prompt's hand-over: gone, never posted
+    assert "not delivered within 24 h" in Path(rt.path("logs", "outbox.log")).read_text()

@@ -12,16 +12,41 @@ const S = {
 const EPHEMERAL = 1 << 6, LOADING = 1 << 7;
 const INLINE_IMAGES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
+// ----- access ------------------------------------------------------------------------------
+
+// The address `discord-bridge try` prints carries the access token in its fragment (never sent
+// over HTTP). It moves into this tab's sessionStorage (this origin only: no other port of the
+// host can read it, unlike a cookie, which the browser would send to all of them) and out of
+// the address bar and its history entry. Every API request carries it in a header.
+const ACCESS_KEY = "discord-bridge-access";
+
+function takeAccessToken() {
+  const found = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  if (found) {
+    sessionStorage.setItem(ACCESS_KEY, decodeURIComponent(found[1]));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return sessionStorage.getItem(ACCESS_KEY);
+}
+
+function locked() {
+  sessionStorage.removeItem(ACCESS_KEY);
+  $("#app").hidden = true;
+  $("#locked").hidden = false;
+}
+
 // ----- HTTP --------------------------------------------------------------------------------
 
 async function api(method, path, body) {
-  const init = { method, headers: { "X-Emulator-Client": "1" }, credentials: "same-origin" };
+  const token = sessionStorage.getItem(ACCESS_KEY) || "";
+  const init = { method, headers: { Authorization: `Bearer ${token}` }, credentials: "omit" };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
   const resp = await fetch(path, init);
   const data = await resp.json().catch(() => ({}));
+  if (resp.status === 401) locked();  // another run of `try` (a new token), or none given
   if (!resp.ok) throw new Error(data.message || `${resp.status} ${resp.statusText}`);
   return data;
 }
@@ -301,8 +326,8 @@ function renderEmbed(embed) {
   return box;
 }
 
-function localUrl(url) {
-  try { return new URL(url).pathname; } catch (err) { return "#"; }
+function localUrl(url) {  // this page's address for a file: its path and key (?hm=)
+  try { const u = new URL(url); return u.pathname + u.search; } catch (err) { return "#"; }
 }
 
 function renderAttachment(att) {
@@ -416,6 +441,9 @@ function renderButton(msg, comp) {
   const label = (comp.emoji && comp.emoji.name ? comp.emoji.name + " " : "") + (comp.label || "");
   if (comp.style === 5) {
     const a = el("a", "link-button", label + " ↗");
+    // As Discord: http, https and discord links only (the emulator refuses others too, and
+    // the CSP would block a javascript: one: this is the third wall)
+    if (!/^(https?|discord):/i.test(String(comp.url || "").trim())) return el("span", "link-button", label);
     a.href = comp.url;
     a.target = "_blank";
     a.rel = "noopener noreferrer";
@@ -809,6 +837,7 @@ async function archiveThread() {
 // ----- start -------------------------------------------------------------------------------
 
 async function start() {
+  if (!takeAccessToken()) return locked();
   S.session = await api("GET", "/api/session");
   S.users.set(S.session.user.id, S.session.user);
   $("#guild-name").textContent = S.session.guild.name;
