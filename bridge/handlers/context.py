@@ -99,6 +99,7 @@ def resolve(event: dict, env: dict | os._Environ[str] | None = None) -> HookCont
     path = runtime.config_path(env)
     if not marker and not os.path.exists(path):
         return None  # someone else's Claude Code session on a machine without our config
+    runtime.claim_runtime_dir(env)  # a bridge is set up here: take the name before others do
     cfg = config.load(path, {})  # endpoints from the file only: never from a hook's env
     rt = runtime.Runtime.from_env(env)
     project = cfg.project_for_channel(marker) if is_snowflake(marker) else None
@@ -115,6 +116,10 @@ def resolve(event: dict, env: dict | os._Environ[str] | None = None) -> HookCont
         project = cfg.project_for_cwd(cwd) if isinstance(cwd, str) else None
     if project is None:
         return None
+    refused = env.get(runtime.REFUSED_RUNTIME_DIR)
+    if refused and event.get("hook_event_name") in ("SessionStart", "Stop"):  # not every tool
+        note(rt, f"refused the runtime dir {refused} (not a private directory of yours, "
+                 f"perhaps another user's after a reboot); using {rt.root}")  # fmt: skip
     return HookContext(event, cfg, project, thread_id, env)
 
 

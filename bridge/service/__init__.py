@@ -19,14 +19,21 @@ import shutil
 import subprocess
 import sys
 
-from bridge.service.common import Outcome, Status, command, environment
+from bridge.service.common import (
+    Outcome,
+    Status,
+    UnsafeValue,
+    checked_command,
+    command,
+    environment,
+    left_out,
+)
 from bridge.state import runtime
 
 UNIT_NAME = "discord-bridge.service"
 MARK = "# Written by `discord-bridge service install`; `… service uninstall` removes it."
 RESTART_SEC = 5  # first restart delay
 MAX_RESTART_DELAY = 300  # systemd ≥ 254 grows the delay up to this (RestartSteps)
-# Variables the bot and its panes' hooks must agree on; copied into the unit.
 
 
 def is_macos() -> bool:
@@ -73,7 +80,7 @@ def unit_text(config_file: str, env: dict[str, str] | None = None,
         "",
         "[Service]",
         "Type=exec",
-        "ExecStart=" + " ".join(quote(arg) for arg in command(config_file)),
+        "ExecStart=" + " ".join(quote(arg) for arg in checked_command(config_file)),
     ]
     lines += [f"Environment={quote(f'{k}={v}')}" for k, v in environment(env).items()]
     lines += [
@@ -152,10 +159,14 @@ def install(config_file: str, start: bool = True) -> Outcome:
         from bridge.service import launchd as service_launchd
 
         return service_launchd.install(config_file, start)
-    result = Outcome([])
+    result = Outcome(left_out())
     path = unit_path()
+    try:
+        text = unit_text(config_file, version=systemd_version())
+    except UnsafeValue as err:
+        return Outcome([f"{err} (nothing written)"], code=1)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    runtime.write_atomic(path, unit_text(config_file, version=systemd_version()).encode(), 0o644)
+    runtime.write_atomic(path, text.encode(), 0o644)
     result.say(f"wrote {path}")
     result.say(f"  runs: {' '.join(command(config_file))}")
     if not os.path.exists(config_file):

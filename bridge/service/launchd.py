@@ -14,7 +14,15 @@ import plistlib
 import shutil
 import subprocess
 
-from bridge.service.common import Outcome, Status, command, environment
+from bridge.service.common import (
+    Outcome,
+    Status,
+    UnsafeValue,
+    checked_command,
+    command,
+    environment,
+    left_out,
+)
 from bridge.state import runtime
 
 LABEL = "io.github.discord-bridge"
@@ -35,7 +43,7 @@ def plist_bytes(config_file: str, env: dict[str, str] | None = None,
                 home: str | None = None) -> bytes:  # fmt: skip
     agent = {
         "Label": LABEL,
-        "ProgramArguments": command(config_file),
+        "ProgramArguments": checked_command(config_file),
         "EnvironmentVariables": environment(env),
         "RunAtLoad": True,
         "KeepAlive": {"SuccessfulExit": False},
@@ -59,11 +67,15 @@ def _launchctl(*args: str) -> subprocess.CompletedProcess | None:
 
 
 def install(config_file: str, start: bool = True) -> Outcome:
-    result = Outcome([])
+    result = Outcome(left_out())
     path = plist_path()
+    try:
+        agent = plist_bytes(config_file)
+    except UnsafeValue as err:
+        return Outcome([f"{err} (nothing written)"], code=1)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     os.makedirs(os.path.dirname(log_path()), exist_ok=True)
-    runtime.write_atomic(path, plist_bytes(config_file), 0o644)
+    runtime.write_atomic(path, agent, 0o644)
     result.say(f"wrote {path} (log: {log_path()})")
     domain = f"gui/{os.getuid()}"
     _launchctl("bootout", f"{domain}/{LABEL}")  # an older copy, if loaded

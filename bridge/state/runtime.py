@@ -54,6 +54,9 @@ RUN_CONFIGS = "run-configs"  # in the bridge home: config files `run --config` w
 LOCATIONS = "locations.json"  # in the bridge home: the runtime and state dirs the bot uses
 # In the bridge home: registered configs whose bot uses dirs of its own (`discord-bridge try`)
 CONFIG_LOCATIONS = "config-locations.json"
+# In a hook's locations: the runtime dir it was given but refused (not private and ours)
+REFUSED_RUNTIME_DIR = "refused_runtime_dir"
+UNCLAIMED_RUNTIME_DIR = "unclaimed_runtime_dir"  # and one that was missing (not created yet)
 
 
 class UnsafeRuntimeDir(Exception):
@@ -111,6 +114,11 @@ def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) 
     password database; ``$DISCORD_BRIDGE_CONFIG`` only when it names a file that
     ``run --config`` registered in that bridge home. Nothing else is read from the
     environment (a project's settings, or Claude itself, can set it).
+
+    A runtime dir found that way that is not a private directory of ours (after a reboot
+    another user may have created ``/tmp/discord-bridge-<uid>`` first) is refused: the hooks
+    use :func:`tmp_fallback_path` instead, as the bot does, and ``refused_runtime_dir`` says
+    which was refused. One that is missing is left to :func:`claim_runtime_dir`.
     """
     env = {"HOME": user_home()}
     for flag, name in HOOK_FLAGS:
@@ -133,7 +141,49 @@ def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) 
             value = own.get(key) if isinstance(own, dict) else None
             if isinstance(value, str) and os.path.isabs(value):
                 env[name] = value
+    chosen = env.get(ENV_RUNTIME_DIR)
+    found = _private_dir(chosen) if chosen else True
+    if found is None:  # gone (a reboot): claim_runtime_dir() creates it, if the hook has work
+        env[UNCLAIMED_RUNTIME_DIR] = chosen
+    elif not found:
+        _refuse_runtime_dir(env)
     return env
+
+
+def claim_runtime_dir(env: dict[str, str]) -> None:
+    """Create the hook's runtime dir (private) if :func:`hook_locations` found it missing,
+    before another local user can take the name; if one did meanwhile, refuse it."""
+    path = env.pop(UNCLAIMED_RUNTIME_DIR, None)
+    if path is None:
+        return
+    try:
+        os.mkdir(path, 0o700)
+    except FileNotFoundError:  # no parent either: Runtime.ensure() creates both, private
+        pass
+    except OSError:  # taken meanwhile (or cannot be created here): whose is it now?
+        if not _private_dir(path):
+            _refuse_runtime_dir(env)
+
+
+def _private_dir(path: str) -> bool | None:
+    """A private directory of ours (True), someone else's or open to others or a link (False),
+    or missing (None). One ``lstat``: hooks pay this on every call."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return False
+    mine = info.st_uid == os.geteuid() and not info.st_mode & 0o077
+    return stat.S_ISDIR(info.st_mode) and mine
+
+
+def _refuse_runtime_dir(env: dict[str, str]) -> None:
+    # Someone else's (a reboot emptied /tmp and another user created the name first), open to
+    # others, or a link: tool command lines, assistant text and hand-off wake-ups must not go
+    # there. The private fallback is where the bot goes too when it starts.
+    env[REFUSED_RUNTIME_DIR] = env[ENV_RUNTIME_DIR]
+    env[ENV_RUNTIME_DIR] = tmp_fallback_path(env)
 
 
 def record_config_locations(

@@ -11,10 +11,20 @@ length counts before it is resampled (a 100-byte FLAC file at 1 Hz holds 18 hour
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bridge.voice.engines import INSTALL, SAMPLE_RATE, EngineUnavailable
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    import av
 
 BYTES_PER_SECOND = SAMPLE_RATE * 2  # mono, 16-bit
 RATES = (1000, 384000)  # Hz: the sample rates accepted (telephone speech is 8000)
+# Damaged packets in a row that are skipped while waiting for decoding to resume (an ID3 tag
+# mid-file is one); past this, or at the end of the file, the audio is refused.
+MAX_DAMAGED = 32
 
 
 class AudioError(Exception):
@@ -74,26 +84,70 @@ def decode(path: str, max_seconds: float) -> bytes:
         with av.open(path, format=demuxer, options={"protocol_whitelist": "file"}) as container:
             if not container.streams.audio:
                 raise AudioError("the file holds no audio")
-            resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
-            heard = 0.0  # seconds decoded, counted before resampling
-            for frame in container.decode(container.streams.audio[0]):
-                rate = frame.sample_rate
-                if not RATES[0] <= rate <= RATES[1]:
-                    raise AudioError(f"a sample rate of {rate} Hz is not a recording's")
-                heard += frame.samples / rate
-                if heard > max_seconds:
-                    raise TooLong(max_seconds)
-                for out in resampler.resample(frame):
-                    pcm += _samples(out)
+            for chunk in _resampled(_decoded(container, container.streams.audio[0], max_seconds)):
+                pcm += chunk
                 if len(pcm) > limit:
                     raise TooLong(max_seconds)
-            for out in resampler.resample(None):
-                pcm += _samples(out)
+    except av.PatchWelcomeError as err:  # FFmpeg's "not yet implemented": e.g. chained Ogg
+        raise AudioError("its format changes part-way in a way I cannot decode") from err
     except av.FFmpegError as err:
         raise AudioError(f"the audio cannot be decoded ({err})") from err
     if len(pcm) > limit:
         raise TooLong(max_seconds)
     return bytes(pcm)
+
+
+def _decoded(
+    container: av.container.InputContainer, stream: av.AudioStream, max_seconds: float
+) -> Iterator[av.AudioFrame]:
+    """The stream's frames, checked before anything is resampled (their rate, the length).
+
+    A damaged stretch is skipped when decoding resumes after it: two MP3 files joined with
+    ``cat`` hold the second one's ID3 tag mid-stream, which the decoder refuses as one packet.
+    Audio that never resumes (a chained Ogg FLAC stream at a higher rate: the decoder rejects
+    every packet of the second part) is refused, never transcribed in part."""
+    import av
+
+    damaged = 0  # packets refused since the last frame decoded
+    heard = 0.0  # seconds decoded, counted before resampling
+    for packet in container.demux(stream):  # ends with an empty packet: flushes the decoder
+        try:
+            frames = packet.decode()
+        except av.InvalidDataError:
+            damaged += 1
+            if damaged > MAX_DAMAGED:
+                raise
+            continue
+        for frame in frames:
+            damaged = 0
+            rate = frame.sample_rate
+            if not RATES[0] <= rate <= RATES[1]:
+                raise AudioError(f"a sample rate of {rate} Hz is not a recording's")
+            heard += frame.samples / rate
+            if heard > max_seconds:
+                raise TooLong(max_seconds)
+            yield frame
+    if damaged:
+        raise AudioError("part of the audio cannot be decoded (its format changes part-way?)")
+
+
+def _resampled(frames: Iterator[av.AudioFrame]) -> Iterator[bytes]:
+    """Frames of any rate, layout and sample format as 16 kHz mono s16 bytes. A resampler
+    takes one input format, and a file can change it part-way (two MP3 files at 22.05 and
+    44.1 kHz joined, a chained Ogg stream): the resampler is rebuilt, after it gave what it
+    still held, whenever the frames' format changes."""
+    import av
+
+    resampler, shape = None, None
+    for frame in frames:
+        if (frame.format.name, frame.layout.name, frame.sample_rate) != shape:
+            if resampler is not None:
+                yield from map(_samples, resampler.resample(None))
+            resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+            shape = (frame.format.name, frame.layout.name, frame.sample_rate)
+        yield from map(_samples, resampler.resample(frame))
+    if resampler is not None:
+        yield from map(_samples, resampler.resample(None))
 
 
 def _samples(frame: object) -> bytes:

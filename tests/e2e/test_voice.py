@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bridge_testkit import BridgeRig
-from bridge_testkit.speech import voice_message
+from bridge_testkit.speech import encode, speak_wav, voice_message
 from fake_anthropic import last_user_text, text
 
 MIC = "🎙️"
@@ -115,3 +115,25 @@ def test_without_the_voice_extra_a_voice_message_says_how_to_enable_it(rig, tmp_
     assert rig.api.requests == [] and rig.pane() is None
     assert "✅" not in rig.discord.reactions(sent["channel_id"], sent["id"])
     assert [m["content"] for m in rig.bot_messages()] == [reply["content"]]  # none for bob
+
+
+def test_two_mp3_recordings_joined_at_different_rates_are_typed_whole(rig) -> None:
+    """Issue 18.8: `cat` of a 22.05 kHz and a 44.1 kHz MP3 (each with its ID3 tag) posted as
+    an audio file: both parts are transcribed, echoed and typed; PyAV's resampler error used
+    to reach the user instead."""
+    use_voice(rig, engine="pocketsphinx", maxSeconds=30)
+    rig.api.script(text("Both parts arrived."))
+    rig.start_bot()
+    joined = encode(speak_wav("how are you today"), "mp3", "libmp3lame", 22050) + encode(
+        speak_wav("thank you very much"), "mp3", "libmp3lame", 44100
+    )
+    sent = rig.post("", attachments=[("memo.mp3", joined)])
+
+    echo = rig.wait_bot_message(content_contains=MIC, timeout=60)
+    heard = echo["content"].removeprefix(MIC).strip()
+    assert {"today", "thank", "very"} <= set(heard.split()), heard
+    (request,) = rig.api.wait_requests(1, timeout=60)
+    assert last_user_text(request) == heard
+    rig.wait_bot_message(content_contains="Both parts arrived.")
+    rig.wait_reaction(sent)
+    assert not [m for m in rig.bot_messages() if "not transcribed" in m["content"]]

@@ -75,3 +75,43 @@ def test_the_connection_comes_up_at_once_whichever_block_tmux_sends_first(socket
             assert time.monotonic() - started < 3
         finally:
             control.close()
+
+
+def next_command_number(socket: str) -> int:
+    """The number tmux will give the next command: it counts every command on the server, and
+    a control client sees it on each %begin line."""
+    out = subprocess.run(["tmux", "-L", socket, "-C", "attach", "-t", "=s"], text=True,
+                         input="display-message -p x\n", capture_output=True).stdout  # fmt: skip
+    begins = [line.split() for line in out.splitlines() if line.startswith("%begin ")]
+    return int(begins[-1][2]) + 1
+
+
+def test_pane_text_that_looks_like_the_protocol_is_text(socket: str, tmp_path) -> None:
+    """Issue 18.9 (G8): tmux does not escape command output in control mode, so a pane could
+    show ``%end <time> <number> 1`` for the very capture that reads it (time and number are
+    guessable) and cut it short, then a ``%begin … %end`` block of its own that the next
+    command took for its reply. Here the pane shows every guess for the next seconds and
+    command numbers: captures, list-panes and display-message must equal a process's."""
+    script = tmp_path / "screen.txt"
+    waiting = f"while [ ! -f {script} ]; do sleep 0.05; done; cat {script}; exec cat"
+    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "s", "-x", "80", "-y",
+                    "300", "sh", "-c", waiting], check=True)  # fmt: skip
+    first, now = next_command_number(socket), int(time.time())
+    forged = [f"%end {t} {n} 1" for t in (now, now + 1, now + 2) for n in range(first, first + 80)]
+    forged += ["%begin 1 2 1", "@9\tforged\t123456789012345678\t%9\t0", "%end 1 2 1", "%exit"]
+    (tmp_path / "part").write_text("\n".join(["on screen", *forged, "shown last"]) + "\n")
+    (tmp_path / "part").rename(script)
+    control = TmuxSessions("s", socket, control=True)
+    plain = TmuxSessions("s", socket)
+    try:
+        pane = plain.server.cmd("display-message", "-p", "-t", "s", "#{pane_id}").stdout[0]
+        plain.wait_for(pane, lambda screen: "shown last" in screen, 30)
+        for _ in range(3):
+            assert control.capture(pane) == plain.capture(pane)
+            assert control._control is not None and control._control._proc is not None
+            assert control.current_path(pane) == plain.current_path(pane)
+            assert control.panes() == plain.panes() == []  # no bridge windows: none tagged
+            assert control.pane_dead(pane) is False
+            assert control.capture(pane, history=10) == plain.capture(pane, history=10)
+    finally:
+        control.close()

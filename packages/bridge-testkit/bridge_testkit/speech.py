@@ -47,6 +47,31 @@ def to_ogg_opus(audio: bytes) -> tuple[bytes, float]:
     return out.getvalue(), samples / 48000
 
 
+def encode(
+    audio: bytes, container: str, codec: str, rate: int, layout: str = "mono", bare: bool = False
+) -> bytes:
+    """Any audio file's bytes re-encoded: ``container`` (``mp3``, ``ogg``…) holding ``codec``
+    (``libmp3lame``, ``flac``, ``vorbis``…) at ``rate`` Hz. ``bare``: an MP3 without its ID3
+    tag and Xing header (frames only, as a stream is cut)."""
+    import av
+
+    out = io.BytesIO()
+    options = {"id3v2_version": "0", "write_xing": "0"} if bare else {}
+    with av.open(io.BytesIO(audio)) as source, av.open(out, "w", container, options) as target:
+        stream = target.add_stream(
+            codec, rate=rate, layout=layout, options={"strict": "experimental"}
+        )  # FFmpeg's own vorbis
+        wanted = stream.codec_context.codec.audio_formats[0].name
+        resampler = av.AudioResampler(format=wanted, layout=layout, rate=rate)
+        for frame in [*source.decode(audio=0), None]:
+            for chunk in resampler.resample(frame):
+                for packet in stream.encode(chunk):
+                    target.mux(packet)
+        for packet in stream.encode(None):
+            target.mux(packet)
+    return out.getvalue()
+
+
 def voice_message(text: str, repeat: int = 1) -> tuple[bytes, float]:
     """``text`` spoken (``repeat`` times, for long audio) as Ogg/Opus, with its duration."""
     return to_ogg_opus(speak_wav(" ".join([text] * repeat)))

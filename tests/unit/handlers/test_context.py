@@ -171,3 +171,74 @@ def test_hooks_of_a_config_with_its_own_dirs_use_them_and_others_keep_the_homes(
     forged = runtime.hook_locations(argv, {runtime.ENV_CONFIG: str(tmp_path / "other.json")})
     assert runtime.Runtime.from_env(forged).root == str(tmp_path / "flag-run")
     assert runtime.config_path(forged) == str(home / "config.json")
+
+
+def hostile_dir(path, form: str) -> None:
+    """What another local user leaves at ``path`` after a reboot emptied /tmp."""
+    if form == "theirs":
+        path.mkdir(mode=0o700)
+        os.chown(path, 65534, 65534)  # nobody's: root can create it for them
+    elif form == "open":
+        path.mkdir()
+        os.chmod(path, 0o777)
+    else:  # a link to a directory of theirs
+        theirs = path.parent / f"{path.name}-target"
+        theirs.mkdir(mode=0o700)
+        os.chown(theirs, 65534, 65534)
+        os.symlink(theirs, path)
+
+
+@pytest.mark.parametrize("source", ["recorded", "flag", "config"])
+@pytest.mark.parametrize("form", ["theirs", "open", "link"])
+def test_a_runtime_dir_that_is_not_private_and_ours_is_refused(
+    tmp_path, monkeypatch, form: str, source: str
+) -> None:
+    """Issue 18.6: the dir recorded in locations.json (or on the hook's command line, or
+    recorded for a `try` config) is no longer ours after a reboot: the hook uses the private
+    fallback the bot itself would use, never the other user's dir."""
+    if os.geteuid() != 0 and form != "open":
+        pytest.skip("needs root to create a directory owned by someone else")
+    monkeypatch.setattr(runtime, "user_home", lambda: str(tmp_path / "user"))
+    home = tmp_path / "home"
+    shared = tmp_path / "shared"
+    rt = runtime.Runtime(str(shared), str(tmp_path / "state"))
+    env = {runtime.ENV_HOME: str(home)}
+    argv, environ = ["--home", str(home), "-"], {}
+    if source == "recorded":
+        runtime.record_locations(rt, env)
+    elif source == "flag":
+        home.mkdir(mode=0o700)
+        argv = ["--home", str(home), "--runtime-dir", str(shared), "-"]
+    else:
+        config = tmp_path / "try" / "config.json"
+        runtime.register_config(str(config), env)
+        runtime.record_config_locations(str(config), rt, env)
+        environ = {runtime.ENV_CONFIG: str(config)}
+    hostile_dir(shared, form)
+
+    found = runtime.Runtime.from_env(runtime.hook_locations(argv, environ))
+    assert found.root == runtime.tmp_fallback_path()
+    assert found.root.startswith(str(tmp_path / "user"))
+
+
+def test_a_recorded_runtime_dir_that_is_gone_is_claimed_before_another_user_can(
+    tmp_path, monkeypatch
+) -> None:
+    """After a reboot emptied /tmp: a hook of a set-up bridge creates the dir (private) before
+    using it; if another user took the name between its look and its mkdir, it is refused."""
+    monkeypatch.setattr(runtime, "user_home", lambda: str(tmp_path / "user"))
+    home = tmp_path / "home"
+    rt = runtime.Runtime(str(tmp_path / "shared"), str(tmp_path / "state"))
+    runtime.record_locations(rt, {runtime.ENV_HOME: str(home)})
+    env = runtime.hook_locations(["--home", str(home), "-"], {})
+    assert not (tmp_path / "shared").exists()  # a hook that has no work creates nothing
+    runtime.claim_runtime_dir(env)
+    assert env[runtime.ENV_RUNTIME_DIR] == str(tmp_path / "shared")
+    info = os.lstat(tmp_path / "shared")
+    assert info.st_uid == os.geteuid() and info.st_mode & 0o777 == 0o700
+
+    os.rmdir(tmp_path / "shared")
+    env = runtime.hook_locations(["--home", str(home), "-"], {})
+    hostile_dir(tmp_path / "shared", "open")  # the race lost
+    runtime.claim_runtime_dir(env)
+    assert env[runtime.ENV_RUNTIME_DIR] == runtime.tmp_fallback_path()

@@ -127,6 +127,58 @@ def test_doctor_flags_a_unit_for_another_installation(setup: Setup) -> None:
     assert "discord-bridge service install" in doctor.stdout
 
 
+INJECTED = "ExecStartPre=/bin/touch /tmp/discord-bridge-injected"
+
+
+@pytest.mark.parametrize("name", ["DISCORD_BRIDGE_STATE_DIR", "PATH", "LANG"])
+@pytest.mark.parametrize("control", ["\n", "\r", "\x1b", "\t"])
+def test_a_control_character_in_a_carried_variable_is_refused_not_written(
+    setup: Setup, name: str, control: str
+) -> None:
+    """Issue 18.10: a line break in a carried value wrote a directive of its own into the unit
+    (``ExecStartPre=``), which systemd-analyze verify accepts and systemd would run."""
+    setup.write_config(setup.config())
+    setup.env[name] = setup.env.get(name, "/x") + control + INJECTED
+    done = setup.cli("service", "install", "--no-start")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"{name} holds a control character" in done.stdout + done.stderr
+    assert "nothing written" in done.stdout + done.stderr
+    assert not unit_file(setup).exists()
+
+
+def test_a_config_path_with_a_line_break_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(service.UnsafeValue, match="control character"):
+        service.unit_text(str(tmp_path / f"x\n{INJECTED}" / "config.json"), env={})
+    with pytest.raises(service.UnsafeValue, match="control character"):
+        service_launchd.plist_bytes(str(tmp_path / "x\ry" / "config.json"), env={})
+
+
+def test_api_and_gateway_overrides_are_never_carried_and_the_user_is_told(setup: Setup) -> None:
+    """Issue 18.10: a DISCORD_BRIDGE_API_BASE left from testing against an emulator would send
+    the real token to whatever listens there later; pane markers are the bot's to set."""
+    setup.write_config(setup.config())
+    setup.env.update(
+        DISCORD_BRIDGE_API_BASE="http://127.0.0.1:9/api/v10",
+        DISCORD_BRIDGE_GATEWAY_URL="ws://127.0.0.1:9",
+        DISCORD_BRIDGE_CHANNEL_ID="100000000000000003",
+        DISCORD_BRIDGE_TMUX_SOCKET="mine",
+    )
+    done = setup.cli("service", "install", "--no-start")
+    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: systemctl cannot enable
+    text = unit_file(setup).read_text()
+    assert "127.0.0.1:9" not in text and "DISCORD_BRIDGE_CHANNEL_ID" not in text
+    assert 'Environment="DISCORD_BRIDGE_TMUX_SOCKET=mine"' in text
+    assert f'Environment="DISCORD_BRIDGE_STATE_DIR={setup.runtime}"' in text
+    for name in ("DISCORD_BRIDGE_API_BASE", "DISCORD_BRIDGE_GATEWAY_URL"):
+        assert f"{name} is set in this shell but not carried into the service" in done.stdout
+    assert "discord.apiBaseUrl" in done.stdout  # where an endpoint is set on purpose
+    agent = plistlib.loads(service_launchd.plist_bytes(str(setup.config_file), env=setup.env))
+    assert "DISCORD_BRIDGE_API_BASE" not in agent["EnvironmentVariables"]
+    if shutil.which("systemd-analyze"):
+        verified = verify(unit_file(setup), setup.tmp)
+        assert str(unit_file(setup)) not in verified.stderr, verified.stderr
+
+
 def test_the_launchd_agent_runs_this_interpreter_and_restarts_on_failure(tmp_path: Path) -> None:
     data = service_launchd.plist_bytes("/Users/u/.discord-bridge/config.json",
                                        env={"PATH": "/opt/homebrew/bin:/usr/bin"},

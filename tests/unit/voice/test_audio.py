@@ -9,7 +9,7 @@ import pytest
 
 from bridge.config.model import VoiceSettings
 from bridge.voice import audio, engines
-from bridge_testkit.speech import speak_wav, voice_message
+from bridge_testkit.speech import encode, speak_wav, voice_message
 
 
 @pytest.fixture(scope="module")
@@ -195,4 +195,88 @@ def test_a_wav_file_at_an_absurd_sample_rate_is_not_audio_to_decode(tmp_path, ra
     path = tmp_path / "odd.wav"
     path.write_bytes(wav + b"data" + struct.pack("<I", len(data)) + data)
     with pytest.raises(audio.AudioError, match="sample rate"):
+        audio.decode(str(path), max_seconds=30)
+
+
+# --- a format that changes part-way (issue 18.8) --------------------------------------------
+
+FIRST, SECOND = "how are you today", "thank you very much"  # words pocketsphinx knows well
+
+
+@pytest.fixture(scope="module")
+def speech() -> tuple[bytes, bytes]:
+    return speak_wav(FIRST), speak_wav(SECOND)
+
+
+def transcript(path: Path) -> tuple[set[str], float]:
+    pcm = audio.decode(str(path), max_seconds=30)
+    engine = engines.load(VoiceSettings({"engine": "pocketsphinx"}))
+    return set(engine.transcribe(pcm).split()), audio.seconds(pcm)
+
+
+def heard_both(words: set[str]) -> bool:
+    return {"today"} <= words and {"thank", "very"} <= words
+
+
+@pytest.mark.parametrize("bare", [True, False], ids=["mp3 frames", "cat of two mp3 files"])
+def test_two_mp3_files_at_different_rates_joined_are_both_transcribed(
+    tmp_path, speech, bare: bool
+) -> None:
+    """22.05 kHz then 44.1 kHz in one file: the resampler is rebuilt where the rate changes
+    (it raised PyAV's ValueError); joined with cat, the second file's ID3 tag mid-stream is
+    skipped."""
+    first = encode(speech[0], "mp3", "libmp3lame", 22050, bare=bare)
+    second = encode(speech[1], "mp3", "libmp3lame", 44100, bare=bare)
+    path = tmp_path / "joined.mp3"
+    path.write_bytes(first + second)
+    words, seconds = transcript(path)
+    assert heard_both(words), words
+    alone = []
+    for part in (first, second):
+        path.write_bytes(part)
+        alone.append(audio.seconds(audio.decode(str(path), max_seconds=30)))
+    assert seconds == pytest.approx(sum(alone), abs=0.1)
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [((44100, "mono"), (22050, "mono")), ((44100, "stereo"), (44100, "mono"))],
+    ids=["rate", "layout"],
+)
+def test_a_chained_ogg_whose_format_changes_is_transcribed_whole(
+    tmp_path, speech, first, second
+) -> None:
+    path = tmp_path / "chained.ogg"
+    path.write_bytes(
+        encode(speech[0], "ogg", "flac", *first) + encode(speech[1], "ogg", "flac", *second)
+    )
+    words, _ = transcript(path)
+    assert heard_both(words), words
+
+
+@pytest.mark.parametrize(
+    "codec, layout, message",
+    [("flac", "mono", "part of the audio cannot be decoded"),  # the decoder rejects part 2
+     ("vorbis", "stereo", "its format changes part-way")],  # FFmpeg's demuxer cannot follow
+)  # fmt: skip
+def test_a_chained_ogg_the_decoder_cannot_follow_is_refused_clearly(
+    tmp_path, speech, codec: str, layout: str, message: str
+) -> None:
+    """Never a transcript of the first part alone, never PyAV's own words."""
+    path = tmp_path / "chained.ogg"
+    path.write_bytes(
+        encode(speech[0], "ogg", codec, 22050, layout)
+        + encode(speech[1], "ogg", codec, 44100, layout)
+    )
+    with pytest.raises(audio.AudioError, match=message) as caught:
+        audio.decode(str(path), max_seconds=30)
+    assert str(path) not in str(caught.value)
+
+
+def test_a_file_that_never_decodes_again_after_damage_is_refused(tmp_path, speech) -> None:
+    """A damaged stretch is forgiven only when decoding resumes after it."""
+    good = encode(speech[0], "mp3", "libmp3lame", 22050, bare=True)
+    path = tmp_path / "damaged.mp3"
+    path.write_bytes(good + bytes(range(256)) * 400)
+    with pytest.raises(audio.AudioError, match="part of the audio cannot be decoded"):
         audio.decode(str(path), max_seconds=30)
