@@ -8,7 +8,7 @@ README's requirements line in step.
 
 from __future__ import annotations
 
-PINNED = "2.1.330"  # the version the whole suite runs on
+PINNED = "2.1.332"  # the version the whole suite runs on
 OLDEST = "2.1.197"  # the oldest version the version-sensitive e2e tests run on
 TESTED = (OLDEST, PINNED)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-CLAUDE_VERSION = "2.1.330"  # the pinned version (bridge/claude/versions.py: PINNED)
+CLAUDE_VERSION = "2.1.332"  # the pinned version (bridge/claude/versions.py: PINNED)
 NPM_CACHE = Path(".cache") / "claude-code"  # where a checkout keeps its pinned CLI
 # The real Bun-compiled binary is hundreds of MB; a skipped postinstall leaves a tiny stub.
 _MIN_REAL_BINARY = 10 * 1024 * 1024
@@ -205,9 +205,15 @@ def claude_env(
     tmpdir: Path,
     extra: Mapping[str, str] | None = None,
     version: str | None = None,
+    oauth_token: str | None = None,
 ) -> dict[str, str]:
     """A clean environment for the CLI (only PATH comes from the parent process); ``claude``
-    on its PATH is the pinned CLI, or ``version``."""
+    on its PATH is the pinned CLI, or ``version``.
+
+    It logs in with the API key ``sk-test``, or with ``oauth_token`` as a claude.ai subscriber
+    (``CLAUDE_CODE_OAUTH_TOKEN``, no API key): only a subscriber sees usage limits
+    (``fake_anthropic.limits``); the banner then says "Claude API" and the default model is
+    Sonnet (2.1.332, measured; no other request reaches the fake)."""
     runtime = tmpdir / f"claude-runtime-{uuid.uuid4().hex[:8]}"
     runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
     bin_dir = str(Path(claude_binary(version)).parent)
@@ -224,6 +230,9 @@ def claude_env(
         "IS_SANDBOX": "1",
         **SETTINGS_ENV,
     }
+    if oauth_token is not None:
+        del env["ANTHROPIC_API_KEY"]
+        env["CLAUDE_CODE_OAUTH_TOKEN"] = oauth_token
     env.update(extra or {})
     return env
 

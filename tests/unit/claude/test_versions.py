@@ -28,14 +28,18 @@ def test_parse_reads_the_version_claude_prints(printed: str, parsed: tuple | Non
     assert versions.parse(printed) == parsed
 
 
+PINNED = versions.parse(versions.PINNED)
+assert PINNED is not None
+
+
 @pytest.mark.parametrize(
     ("version", "inside"),
     [
         ((2, 1, 196), False),
         ((2, 1, 197), True),
         ((2, 1, 250), True),
-        ((2, 1, 330), True),
-        ((2, 1, 331), False),
+        (PINNED, True),
+        ((*PINNED[:-1], PINNED[-1] + 1), False),  # newer than the pinned one
         ((2, 2, 0), False),
         ((1, 9, 999), False),
     ],
