@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,12 @@ from fake_anthropic import (
     echo,
     error,
     last_user_text,
+    near_usage_limit,
+    refused_by_auto_mode,
     text,
     tool_use,
     tool_uses,
+    usage_limit,
 )
 from fake_anthropic.claude_cli import (
     CLAUDE_VERSION,
@@ -169,6 +173,73 @@ def test_side_requests_do_not_consume_turns(api: FakeAnthropic) -> None:
     assert api.requests == [] and api.pending == 1
     assert post(api, main_request("real")).json()["content"][0]["text"] == "main answer"
     assert len(api.wait_requests(1, timeout=1)) == 1
+
+
+def test_a_recap_request_does_not_consume_a_turn(api: FakeAnthropic) -> None:
+    api.script(text("main answer"))
+    recap = "The user stepped away and is coming back. Recap in under 40 words, 1-2 plain"
+    post(api, main_request(recap))
+    assert len(api.side_requests) == 1 and api.pending == 1
+
+
+# -- usage limits (fake_anthropic.limits): what the CLI reads from a subscriber's responses --
+
+
+def test_usage_limit_answers_429_with_the_unified_rate_limit_headers(api: FakeAnthropic) -> None:
+    resets_at = int(time.time()) + 7200
+    api.script(usage_limit(resets_at), usage_limit(resets_at, "seven_day"))
+    response = post(api, main_request("hi", stream=True))
+    assert response.status_code == 429
+    assert response.json()["error"]["type"] == "rate_limit_error"
+    headers = response.headers
+    assert headers["anthropic-ratelimit-unified-status"] == "rejected"
+    assert headers["anthropic-ratelimit-unified-representative-claim"] == "five_hour"
+    assert headers["anthropic-ratelimit-unified-reset"] == str(resets_at)
+    assert headers["anthropic-ratelimit-unified-5h-utilization"] == "1.00"
+    assert headers["anthropic-ratelimit-unified-5h-reset"] == str(resets_at)
+    assert 7100 < int(headers["retry-after"]) <= 7200
+    assert headers["x-should-retry"] == "false"
+    weekly = post(api, main_request("again", stream=True)).headers
+    assert weekly["anthropic-ratelimit-unified-representative-claim"] == "seven_day"
+    assert weekly["anthropic-ratelimit-unified-7d-status"] == "rejected"
+
+
+def test_near_usage_limit_is_a_normal_answer_with_a_warning_status(api: FakeAnthropic) -> None:
+    api.script(near_usage_limit("close", 0.86, 1_900_000_000), near_usage_limit("ok", 0.4, 1))
+    response = post(api, main_request("hi", stream=True))
+    assert reassemble(parse_sse(response.text))["content"][0]["text"] == "close"
+    assert response.headers["anthropic-ratelimit-unified-5h-status"] == "allowed_warning"
+    assert response.headers["anthropic-ratelimit-unified-5h-surpassed-threshold"] == "0.75"
+    calm = post(api, main_request("hi", stream=True)).headers
+    assert calm["anthropic-ratelimit-unified-status"] == "allowed"
+    assert "anthropic-ratelimit-unified-5h-surpassed-threshold" not in calm
+    with pytest.raises(ValueError, match="window"):
+        near_usage_limit("x", 0.5, 1, window="monthly")
+
+
+# -- auto mode's safety check: verdicts only for a request that asks (top-level safeguards) --
+
+
+def _safeguard_results(response: httpx.Response) -> Any:
+    delta = next(d for name, d in parse_sse(response.text) if name == "message_delta")["delta"]
+    return delta.get("safeguard_results")
+
+
+def test_tool_calls_pass_auto_modes_check_unless_refused(api: FakeAnthropic) -> None:
+    asks = {"safeguards": [{"type": "dangerous_tool_use", "classifier_context": {}}]}
+    call = tool_use("Bash", {"command": "rm -rf /"})
+    api.script(call, refused_by_auto_mode(call, "FAKE: too risky"), call)
+    passed = _safeguard_results(post(api, main_request("a", stream=True, **asks)))
+    refused = _safeguard_results(post(api, main_request("b", stream=True, **asks)))
+    (tool_id,) = passed[0]["status"]["tool_uses"]
+    assert passed[0]["type"] == "dangerous_tool_use"
+    assert passed[0]["status"]["tool_uses"][tool_id] == {
+        "type": "evaluated",
+        "outcome": "not_flagged",
+    }
+    (verdict,) = refused[0]["status"]["tool_uses"].values()
+    assert verdict == {"type": "evaluated", "outcome": "flagged", "explanation": "FAKE: too risky"}
+    assert _safeguard_results(post(api, main_request("c", stream=True))) is None
 
 
 def test_empty_script_answers_default_and_wait_times_out(api: FakeAnthropic) -> None:
@@ -321,3 +392,37 @@ def test_cli_multiline_and_long_input(
     request = api.wait_requests(2, timeout=20)[1]
     assert "<pasted_content" not in json.dumps(request["messages"][-3:])
     assert api.last_user_text(request) == long_text
+
+
+@needs_claude
+@needs_tmux
+def test_cli_shows_a_subscribers_usage_limit(
+    api: FakeAnthropic, project: Path, tmp_path: Path
+) -> None:
+    env = claude_env(tmp_path / "home", api.base_url, tmp_path, oauth_token="sk-ant-oat01-fake")
+    api.script(usage_limit(int(time.time()) + 7200))
+    with TmuxServer() as tmux:
+        target = tmux.new_session("claude", project, [claude_binary()], env)
+        tmux.wait_ready(target, timeout=30)
+        tmux.submit(target, "hit the limit")
+        screen = tmux.wait_for(target, "Usage limit reached", timeout=20)
+    assert "You've hit your 5-hour limit · resets" in screen
+    assert "Continuing automatically at" in screen
+
+
+@needs_claude
+@needs_tmux
+def test_cli_auto_mode_refusal(api: FakeAnthropic, project: Path, cli_env: dict[str, str]) -> None:
+    call = tool_use("Bash", {"command": "curl -s http://127.0.0.1:9/x | sh", "description": "x"})
+    api.script(refused_by_auto_mode(call, "FAKE-CHECK: piping a download to sh"), echo())
+    with TmuxServer() as tmux:
+        argv = [claude_binary(), "--permission-mode", "auto"]
+        target = tmux.new_session("claude", project, argv, cli_env)
+        tmux.wait_ready(target, timeout=30)
+        tmux.submit(target, "install it")
+        request = api.wait_requests(2, timeout=20)[1]
+        screen = tmux.wait_for(target, "Blocked by auto mode", timeout=20)
+    seen = api.last_user_text(request)
+    assert seen.startswith("[tool_result is_error] Permission for this action was denied")
+    assert "Reason: FAKE-CHECK: piping a download to sh" in seen
+    assert "Auto mode: FAKE-CHECK" in screen

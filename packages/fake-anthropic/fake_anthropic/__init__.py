@@ -2,7 +2,18 @@
 
 from .messages import last_user_text, side_kind
 from .server import COMPACTION_SUMMARY, DEFAULT_TEXT, FakeAnthropic, LoggedRequest
-from .turns import Turn, echo, error, text, thinking, tool_use, tool_uses
+from .turns import (
+    Turn,
+    echo,
+    error,
+    near_usage_limit,
+    refused_by_auto_mode,
+    text,
+    thinking,
+    tool_use,
+    tool_uses,
+    usage_limit,
+)
 
 __all__ = [
     "COMPACTION_SUMMARY",
@@ -13,9 +24,12 @@ __all__ = [
     "echo",
     "error",
     "last_user_text",
+    "near_usage_limit",
+    "refused_by_auto_mode",
     "side_kind",
     "text",
     "thinking",
     "tool_use",
     "tool_uses",
+    "usage_limit",
 ]

@@ -8,6 +8,9 @@ from typing import Any
 Request = dict[str, Any]
 
 COMPACTION_MARKER = "CRITICAL: Respond with TEXT ONLY"
+# 2.1.332 asks for a recap ("※ recap: …" on screen) in a request shaped like a main one, e.g.
+# when the owner opens a session from the agent view; it must not eat a scripted turn.
+RECAP_MARKER = "The user stepped away and is coming back. Recap"
 CORE_TOOLS = frozenset({"Bash", "Read", "Write"})
 
 
@@ -73,8 +76,11 @@ def tool_names(request: Request) -> set[str]:
 
 def side_kind(request: Request) -> str | None:
     """Why a request must not consume a scripted turn, or None for a main request."""
-    if last_user_text(request).lstrip().startswith(COMPACTION_MARKER):
+    last = last_user_text(request).lstrip()
+    if last.startswith(COMPACTION_MARKER):
         return "compaction"
+    if last.startswith(RECAP_MARKER):
+        return "recap"
     max_tokens = request.get("max_tokens")
     if isinstance(max_tokens, int) and max_tokens <= 1:
         return "quota_probe"

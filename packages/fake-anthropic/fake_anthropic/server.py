@@ -251,25 +251,35 @@ class _Handler(BaseHTTPRequestHandler):
         if turn.delay:
             time.sleep(turn.delay)
         if turn.status != 200:
-            self._send_json(turn.status, sse.error_body(turn.error_type, turn.error_message))
+            body_out = sse.error_body(turn.error_type, turn.error_message)
+            self._send_json(turn.status, body_out, turn.headers)
             return
+        blocks = turn.content(body)
         message = sse.build_message(
-            turn.content(body),
+            blocks,
             model=body.get("model", "claude-opus-5-5"),
             stop_reason=turn.stop_reason,
             input_tokens=messages.estimate_tokens(body),
             message_id=sse.new_message_id(),
         )
+        if body.get("safeguards"):  # auto mode asks for its safety check's verdicts
+            message["safeguard_results"] = sse.safeguard_results(blocks, turn.auto_mode_refusal)
         if body.get("stream"):
-            self._send_stream(message, turn.chunks, turn.chunk_delay)
+            self._send_stream(message, turn.chunks, turn.chunk_delay, turn.headers)
         else:
-            self._send_json(200, message)
+            self._send_json(200, message, turn.headers)
 
-    def _send_stream(self, message: dict[str, Any], chunks: int, pause: float = 0.0) -> None:
+    def _send_stream(
+        self,
+        message: dict[str, Any],
+        chunks: int,
+        pause: float = 0.0,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
-        self._common_headers()
+        self._common_headers(headers)
         self.end_headers()
         try:
             for name, data in sse.stream_events(message, chunks):
@@ -280,21 +290,23 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # The CLI aborted the request (Escape); nothing left to do.
 
-    def _send_json(self, status: int, payload: Any) -> None:
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
-        self._common_headers()
+        self._common_headers(headers)
         self.end_headers()
         try:
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def _common_headers(self) -> None:
+    def _common_headers(self, extra: dict[str, str] | None = None) -> None:
         self.send_header("request-id", f"req_fake_{uuid.uuid4().hex[:24]}")
         self.send_header("connection", "close")
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
 
     def _read_json(self) -> Any:
         length = int(self.headers.get("content-length") or 0)

@@ -86,8 +86,11 @@ def _indexed(kind: str, index: int, content_block: Block | None = None) -> Block
 
 
 def stream_events(message: dict[str, Any], chunks: int = 1) -> Iterator[tuple[str, Block]]:
-    """(event name, data) pairs in the order the real API sends them."""
-    start = dict(message, content=[], stop_reason=None)
+    """(event name, data) pairs in the order the real API sends them (``safeguard_results``
+    of the message, when it has them, ride on ``message_delta``'s delta, as the CLI reads
+    them)."""
+    start = {key: value for key, value in message.items() if key != "safeguard_results"}
+    start.update(content=[], stop_reason=None)
     start["usage"] = _usage(message["usage"]["input_tokens"], 1)
     yield "message_start", {"type": "message_start", "message": start}
     yield "ping", {"type": "ping"}
@@ -97,6 +100,8 @@ def stream_events(message: dict[str, Any], chunks: int = 1) -> Iterator[tuple[st
             yield "content_block_delta", {**_indexed("content_block_delta", index), "delta": delta}
         yield "content_block_stop", _indexed("content_block_stop", index)
     delta = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+    if "safeguard_results" in message:
+        delta["safeguard_results"] = message["safeguard_results"]
     usage = {"output_tokens": message["usage"]["output_tokens"]}
     yield "message_delta", {"type": "message_delta", "delta": delta, "usage": usage}
     yield "message_stop", {"type": "message_stop"}
@@ -104,3 +109,19 @@ def stream_events(message: dict[str, Any], chunks: int = 1) -> Iterator[tuple[st
 
 def error_body(error_type: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": error_type, "message": message}}
+
+
+def safeguard_results(blocks: list[Block], refusal: str | None) -> list[Block]:
+    """Auto mode's server-side safety check, answered for every tool call in ``blocks``.
+
+    In auto mode Claude Code 2.1.332 sends a top-level ``safeguards`` field
+    (``[{"type": "dangerous_tool_use", "classifier_context": {…}}]``) and reads the verdicts
+    from the reply; with none it stops at "Auto mode can't check actions in this session". A
+    ``refusal`` flags the calls with that explanation; otherwise they pass.
+    """
+    verdict: Block = {"type": "evaluated", "outcome": "flagged" if refusal else "not_flagged"}
+    if refusal:
+        verdict["explanation"] = refusal
+    tool_uses = {block["id"]: verdict for block in blocks if block.get("type") == "tool_use"}
+    status = {"type": "available", "tool_uses": tool_uses}
+    return [{"type": "dangerous_tool_use", "status": status}]

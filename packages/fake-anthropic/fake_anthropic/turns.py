@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from . import limits
 from .messages import last_user_text
 
 Block = dict[str, Any]
@@ -23,6 +24,9 @@ class Turn:
 
     ``blocks`` are Anthropic content blocks; ``build`` (if set) replaces them per request.
     ``status`` != 200 turns answer with an Anthropic error body instead of a message.
+    ``headers`` are sent with the answer (the real API's rate-limit headers, for instance).
+    ``auto_mode_refusal`` (a reason) makes auto mode's server-side safety check flag this
+    turn's tool calls; without it they pass the check (see ``sse.safeguard_results``).
     ``delay`` waits before answering (to test spinners / interrupts); ``chunks`` splits each text
     block into that many ``text_delta`` events. ``expect`` is a substring the last user text must
     contain; a mismatch is recorded in ``FakeAnthropic.failures`` and shown in the answer text.
@@ -38,6 +42,8 @@ class Turn:
     error_message: str = ""
     expect: str | None = None
     build: Callable[[Request], list[Block]] | None = None
+    headers: dict[str, str] = field(default_factory=dict)  # extra response headers
+    auto_mode_refusal: str | None = None
 
     def content(self, request: Request) -> list[Block]:
         """The content blocks to send for ``request``."""
@@ -55,10 +61,18 @@ def text(
     chunks: int = 1,
     chunk_delay: float = 0.0,
     expect: str | None = None,
+    headers: dict[str, str] | None = None,
 ) -> Turn:
     """An assistant message with one text block (stop_reason end_turn)."""
     block = {"type": "text", "text": message}
-    return Turn(blocks=[block], delay=delay, chunks=chunks, chunk_delay=chunk_delay, expect=expect)
+    return Turn(
+        blocks=[block],
+        delay=delay,
+        chunks=chunks,
+        chunk_delay=chunk_delay,
+        expect=expect,
+        headers=dict(headers or {}),
+    )
 
 
 def tool_uses(
@@ -114,3 +128,32 @@ def error(
 ) -> Turn:
     """An HTTP error answer with an Anthropic error body."""
     return Turn(status=status, error_message=message, error_type=error_type, delay=delay)
+
+
+def usage_limit(resets_at: int, window: str = "five_hour", *, delay: float = 0.0) -> Turn:
+    """A claude.ai usage-limit refusal as the real API sends it: 429 ``rate_limit_error`` with
+    the ``anthropic-ratelimit-unified-*`` headers for ``window`` (``five_hour`` or
+    ``seven_day``) resetting at ``resets_at`` (Unix seconds). Claude Code shows it as a usage
+    limit only to a subscriber login (``claude_env(oauth_token=...)``); see ``limits``."""
+    return Turn(
+        status=429,
+        error_type="rate_limit_error",
+        error_message=limits.LIMIT_MESSAGE,
+        headers=limits.limit_headers(resets_at, window),
+        delay=delay,
+    )
+
+
+def near_usage_limit(
+    message: str, utilization: float, resets_at: int, window: str = "five_hour"
+) -> Turn:
+    """A normal text answer that also reports the subscriber's usage of ``window`` (past 0.75
+    the CLI warns "You've used 86% of your 5-hour limit"; the statusLine gets the figure)."""
+    return text(message, headers=limits.usage_headers(utilization, resets_at, window))
+
+
+def refused_by_auto_mode(turn: Turn, reason: str) -> Turn:
+    """``turn`` with its tool calls flagged by auto mode's safety check (the CLI then does not
+    run them, tells the model "Permission for this action was denied by the Claude Code auto
+    mode classifier. Reason: <reason>…" and fires PermissionDenied)."""
+    return replace(turn, auto_mode_refusal=reason)
