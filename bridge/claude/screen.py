@@ -39,14 +39,14 @@ BUSY_MARKER = "esc to interrupt"  # Claude Code's footer while a turn runs (not 
 # maybe "(3s · ↓ 14 tokens)" ("✻ Crunched for 0s" after the turn has no ellipsis). 2.1.197
 # with a statusLine shows only this: its footer then drops "esc to interrupt".
 SPINNER_GLYPHS = "·✢✳✶✻✽*"
-# Footer text of each permission mode (2.1.330; "manual" is what hooks call "default").
+# Footer text of each permission mode (2.1.330, 2.1.332; "manual" is what hooks call "default").
 MODE_MARKERS = (
     ("manual mode on", "default"),
     ("accept edits on", "acceptEdits"),
     ("plan mode on", "plan"),
     ("auto mode on", "auto"),
     ("bypass permissions on", "bypassPermissions"),
-    ("don't ask mode on", "dontAsk"),
+    ("don't ask on", "dontAsk"),  # not "don't ask mode on" (2.1.330 and 2.1.332)
 )
 # 2.1.197 shows no marker in default (manual) mode; its footer then holds only these hints.
 PLAIN_FOOTER_HINTS = ("? for shortcuts", "← for agents", "esc to interrupt")

@@ -88,6 +88,23 @@ def test_mode_is_read_on_both_versions(text: str, mode: str | None) -> None:
     assert mode_on_screen(text) == mode
 
 
+# Footers of every mode on 2.1.332 (captured, `--permission-mode X` then BTab); 2.1.330 shows
+# the same "don't ask on".
+@pytest.mark.parametrize(
+    ("footer", "mode"),
+    [
+        ("  ⏸ manual mode on · ← for agents", "default"),
+        ("  ⏵⏵ accept edits on (shift+tab to cycle) · ← for agents", "acceptEdits"),
+        ("  ⏸ plan mode on (shift+tab to cycle) · ← for agents", "plan"),
+        ("  ⏵⏵ auto mode on (shift+tab to cycle) · ← for agents", "auto"),
+        ("  ⏵⏵ bypass permissions on (shift+tab to cycle) · ← for agents", "bypassPermissions"),
+        ("  ⏵⏵ don't ask on (shift+tab to cycle) · ← for agents", "dontAsk"),
+    ],
+)
+def test_every_modes_footer_is_read(footer: str, mode: str) -> None:
+    assert mode_on_screen(screen(*BOX, "  SL", footer)) == mode
+
+
 def test_a_footer_without_hints_says_nothing_about_the_mode() -> None:
     assert mode_on_screen(screen(*BOX, "  Press Ctrl-C again to exit")) is None
 
