@@ -143,6 +143,9 @@ def claude_json(
         "hasSeenAutoDefaultNotice": True,
         "hasSeenAutoDefaultNudge": True,
         "bypassPermissionsModeAccepted": True,
+        # "Try the new fullscreen renderer?" (2.1.3xx) stops at 3 impressions; "Not now" sets 3.
+        # CLAUDE_CODE_FORCE_FULLSCREEN_UPSELL=1 still shows it (a test of that screen).
+        "fullscreenUpsellSeenCount": 3,
         # The CLI remembers approval by the last 20 chars of the trimmed key.
         "customApiKeyResponses": {"approved": [api_key.strip()[-20:]], "rejected": []},
         # Trust is keyed by the realpath of the directory claude starts in.
