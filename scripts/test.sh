@@ -7,9 +7,8 @@
 #     by the playwright package from the test extras; no browser download), with a colour
 #     emoji font so its screenshots show what a user sees (apt-get too)
 #   - the Claude Code CLI versions the bridge is tested with, from the npm registry (not
-#     global): the pinned one in .cache/claude-code, the oldest tested one in
-#     .cache/claude-code-<version>. The versions are defined once, in bridge/claude/versions.py
-#     (PINNED, OLDEST); tests marked claude_versions run on both (ids [claude-<version>]).
+#     global), each in .cache/claude-code-<version>. The versions are defined once, in
+#     bridge/claude/versions.py (PINNED, OLDEST); tests marked claude_versions run on both (ids [claude-<version>]).
 # Extra arguments go to pytest, e.g. ./scripts/test.sh -k relay -x
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -54,8 +53,7 @@ v = runpy.run_path("bridge/claude/versions.py")
 print(v["PINNED"], v["OLDEST"])')
 [ -n "${oldest:-}" ] || { echo "cannot read the tested versions from bridge/claude/versions.py" >&2; exit 1; }
 for version in "$pinned" "$oldest"; do
-  prefix=.cache/claude-code
-  [ "$version" = "$pinned" ] || prefix=".cache/claude-code-$version"
+  prefix=".cache/claude-code-$version"
   if ! "$prefix/node_modules/.bin/claude" --version 2>/dev/null | grep -q "^$version "; then
     command -v npm >/dev/null 2>&1 || { echo "npm is required to fetch the Claude Code CLI" >&2; exit 1; }
     mkdir -p "$prefix"

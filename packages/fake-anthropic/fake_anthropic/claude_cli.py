@@ -18,17 +18,17 @@ from pathlib import Path
 from typing import Any
 
 CLAUDE_VERSION = "2.1.332"  # the pinned version (bridge/claude/versions.py: PINNED)
-NPM_CACHE = Path(".cache") / "claude-code"  # where a checkout keeps its pinned CLI
+NPM_CACHE = Path(".cache")  # where a checkout keeps its Claude Code CLIs, one prefix per version
 # The real Bun-compiled binary is hundreds of MB; a skipped postinstall leaves a tiny stub.
 _MIN_REAL_BINARY = 10 * 1024 * 1024
 
 
 def cache_dir(version: str | None = None) -> Path:
-    """The relative npm prefix of a version: ``.cache/claude-code`` for the pinned one,
-    ``.cache/claude-code-<version>`` for another (scripts/test.sh installs them there)."""
-    if version is None or version == CLAUDE_VERSION:
-        return NPM_CACHE
-    return NPM_CACHE.with_name(f"claude-code-{version}")
+    """The relative npm prefix of a version (default: the pinned one):
+    ``.cache/claude-code-<version>``, where scripts/test.sh installs it. One prefix per
+    version, the pinned one included, so checkouts pinned to different versions can share
+    one ``.cache`` without reinstalling each other's CLI."""
+    return NPM_CACHE / f"claude-code-{version or CLAUDE_VERSION}"
 
 
 def npm_prefix(version: str | None = None) -> Path:

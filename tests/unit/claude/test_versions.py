@@ -51,7 +51,7 @@ def test_the_tested_range_includes_both_ends(version: tuple, inside: bool) -> No
 def test_the_pinned_version_is_the_same_everywhere() -> None:
     assert versions.TESTED == (versions.OLDEST, versions.PINNED)
     assert CLAUDE_VERSION == versions.PINNED  # the test packages' default CLI
-    assert cache_dir(versions.PINNED) == Path(".cache/claude-code")
+    assert cache_dir(versions.PINNED) == Path(f".cache/claude-code-{versions.PINNED}")
     assert cache_dir(versions.OLDEST) == Path(f".cache/claude-code-{versions.OLDEST}")
     script = (REPO / "scripts" / "test.sh").read_text()
     assert "bridge/claude/versions.py" in script and "2.1." not in script
