@@ -62,4 +62,28 @@ for version in "$pinned" "$oldest"; do
   fi
 done
 
+# Claude Code's hook contract: the Agent SDK released with the pinned CLI (its TypeScript types
+# of every hook's input and output) and the generator that turns them into JSON Schema for the
+# tests. Which and where: packages/bridge-testkit/bridge_testkit/hook_contract.py. A folder per
+# version (checkouts pinning another share .cache); only the types are read, so neither the
+# SDK's platform binaries (optional) nor its peers are installed. An SDK that is not published
+# does not stop the run: the tests that need it fail saying so.
+read -r sdk sdk_prefix generator generator_prefix < <(.venv/bin/python -c '
+import runpy
+c = runpy.run_path("packages/bridge-testkit/bridge_testkit/hook_contract.py")
+sdk = c["versions"].agent_sdk_version()
+print(c["SDK_PACKAGE"] + "@" + sdk, c["sdk_dir"](sdk),
+      c["GENERATOR"] + "@" + c["GENERATOR_VERSION"], c["generator_dir"]())')
+[ -n "${generator_prefix:-}" ] || { echo "cannot read the hook contract's packages" >&2; exit 1; }
+if [ ! -e "$sdk_prefix/node_modules/${sdk%@*}/sdk.d.ts" ]; then
+  mkdir -p "$sdk_prefix"
+  npm install --silent --no-audit --no-fund --omit=optional --omit=peer --prefix "$sdk_prefix" \
+    "$sdk" >/dev/null || echo "could not install $sdk, the hook types of Claude Code $pinned" \
+    "(npm view ${sdk%@*} versions): the hook contract tests will fail" >&2
+fi
+if [ ! -x "$generator_prefix/node_modules/.bin/${generator%@*}" ]; then
+  mkdir -p "$generator_prefix"
+  npm install --silent --no-audit --no-fund --prefix "$generator_prefix" "$generator" >/dev/null
+fi
+
 exec .venv/bin/python -m pytest "$@"

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 import pytest
 
 from bridge.claude import versions
+from bridge_testkit import hook_contract as hook_contract_module
+from bridge_testkit.hook_contract import HookContract
 from discord_emulator import Emulator
 from fake_anthropic import FakeAnthropic
 from fake_anthropic.claude_cli import claude_available
@@ -67,6 +69,13 @@ def private_bridge_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+def hook_contract() -> HookContract:
+    """Claude Code's hook types for the pinned CLI, as JSON Schema: generated once per SDK
+    version (scripts/test.sh installs the SDK and the generator), then read from .cache."""
+    return hook_contract_module.pinned()
 
 
 @pytest.fixture(scope="session")

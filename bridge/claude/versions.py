@@ -28,3 +28,16 @@ def in_tested_range(version: tuple[int, ...]) -> bool:
     low, high = parse(OLDEST), parse(PINNED)
     assert low is not None and high is not None
     return low <= version <= high
+
+
+def agent_sdk_version(cli: str = PINNED) -> str:
+    """The ``@anthropic-ai/claude-agent-sdk`` release published with Claude Code ``cli``: it
+    ships that CLI's hook contract as TypeScript types, which the tests hold every hook input
+    and output to (``bridge_testkit.hook_contract``). The SDK is released with each CLI and
+    numbered after it (0.3.332 with 2.1.332, 0.2.141 with 2.1.141: the series moved at
+    2.1.142); its package.json names the CLI it belongs to in ``claudeCodeVersion``."""
+    parts = parse(cli)
+    if parts is None or len(parts) != 3 or parts[:2] != (2, 1):
+        raise ValueError(f"no known Agent SDK numbering for Claude Code {cli!r}")
+    series = 3 if parts[2] >= 142 else 2
+    return f"0.{series}.{parts[2]}"

@@ -55,3 +55,23 @@ def test_the_pinned_version_is_the_same_everywhere() -> None:
     assert cache_dir(versions.OLDEST) == Path(f".cache/claude-code-{versions.OLDEST}")
     script = (REPO / "scripts" / "test.sh").read_text()
     assert "bridge/claude/versions.py" in script and "2.1." not in script
+
+
+@pytest.mark.parametrize(
+    ("cli", "sdk"),
+    [
+        ("2.1.332", "0.3.332"),
+        ("2.1.330", "0.3.330"),
+        ("2.1.142", "0.3.142"),
+        ("2.1.141", "0.2.141"),
+    ],
+)
+def test_the_agent_sdk_of_a_cli_is_numbered_after_it(cli: str, sdk: str) -> None:
+    """As published: npm view @anthropic-ai/claude-agent-sdk@<sdk> claudeCodeVersion → <cli>."""
+    assert versions.agent_sdk_version(cli) == sdk
+
+
+@pytest.mark.parametrize("cli", ["2.2.0", "3.0.1", "2.1", "latest"])
+def test_a_cli_outside_the_known_numbering_has_no_agent_sdk_version(cli: str) -> None:
+    with pytest.raises(ValueError, match="no known Agent SDK numbering"):
+        versions.agent_sdk_version(cli)
