@@ -20,7 +20,7 @@ import json
 import subprocess
 import time
 
-from bridge_testkit import BridgeRig, bench_rig, percentile
+from bridge_testkit import BridgeRig, bench_rig, hook_input, percentile
 
 PROJECT = "project-a"
 
@@ -46,12 +46,10 @@ def _hook(rig: BridgeRig, name: str) -> tuple[subprocess.Popen, float]:
     (command,) = [h["command"] for g in groups for h in g["hooks"]]
     cwd = rig.projects[PROJECT]
     env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids[PROJECT]}
-    event = {
-        "session_id": "decision-bench", "transcript_path": "/nonexistent.jsonl",
-        "cwd": str(cwd), "hook_event_name": "PermissionRequest", "tool_name": "Bash",
-        "tool_input": {"command": f"touch {name}", "description": "Create"},
-        "permission_suggestions": [],
-    }  # fmt: skip
+    event = hook_input("PermissionRequest", session_id="decision-bench",
+                       transcript_path="/nonexistent.jsonl", cwd=cwd, tool_name="Bash",
+                       tool_input={"command": f"touch {name}", "description": "Create"},
+                       permission_suggestions=[])  # fmt: skip
     start = time.monotonic()
     hook = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             env=env, cwd=cwd, start_new_session=True)  # fmt: skip

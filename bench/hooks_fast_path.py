@@ -31,6 +31,7 @@ import time
 
 from bridge.claude import settings as claude_settings
 from bridge.state import decisions, runtime
+from bridge_testkit import hook_input
 
 CHANNEL = "100000000000000003"
 ASKING_TOOL = "WebFetch"  # in permissionTools: PreToolUse answers "ask"
@@ -49,6 +50,8 @@ def main() -> None:
         for event, hook in claude_settings.HOOKS.items():
             command = claude_settings.hook_command(hook.script)
             cases = [("unmapped cwd", env, tmp), ("mapped, nothing to send", mapped, project)]
+            if event == "Notification":
+                reply_pinged(runtime.Runtime(env["DISCORD_BRIDGE_RUNTIME_DIR"]))
             for case, case_env, cwd in cases[:1] if event == "PermissionRequest" else cases:
                 stdin = json.dumps(event_input(event, cwd)).encode()
                 report(event, case, side_by_side(command, baseline, stdin, case_env, cwd, runs))
@@ -123,14 +126,18 @@ def setup(tmp: str) -> tuple[dict[str, str], str]:
     return env, project
 
 
+SESSION = "cbe55835-1c2d-4e5f-8a9b-0123456789ab"
+COMMON = {"session_id": SESSION, "transcript_path": "/nonexistent.jsonl"}
+NPM_TEST = {"command": "npm test", "description": "Run the tests"}
+
+
 def tool_event(event: str, cwd: str, tool: str) -> dict:
-    command = {"command": "npm test", "description": "Run the tests"}
-    found = {"session_id": "bench", "transcript_path": "/nonexistent.jsonl", "cwd": cwd,
-             "hook_event_name": event, "permission_mode": "default", "tool_name": tool,
-             "tool_input": command, "tool_use_id": "toolu_bench"}  # fmt: skip
+    fields = {"permission_mode": "default", "tool_name": tool, "tool_input": NPM_TEST}
+    if event != "PermissionRequest":  # the one tool event without the call's id
+        fields["tool_use_id"] = "toolu_bench"
     if event == "PostToolUse":
-        found["tool_response"] = {"stdout": "ok", "stderr": "", "interrupted": False}
-    return found
+        fields["tool_response"] = {"stdout": "ok", "stderr": "", "interrupted": False}
+    return hook_input(event, **COMMON, cwd=cwd, **fields)
 
 
 def pending_elsewhere(rt: runtime.Runtime) -> str:
@@ -143,12 +150,31 @@ def pending_elsewhere(rt: runtime.Runtime) -> str:
     return request_id
 
 
+# Each event as Claude Code sends it, with nothing for a bridge session to send: an empty
+# reply, the idle notice after a reply that pinged already (reply_pinged), an empty piece.
+NOTHING_TO_SEND = {
+    "Stop": {"last_assistant_message": ""},
+    "StopFailure": {"error": "unknown"},
+    "SessionStart": {"source": "startup", "model": "claude-opus-5-5"},
+    "UserPromptSubmit": {"prompt": "go"},
+    "MessageDisplay": {"message_id": "c9940e11-0000-4000-8000-000000000002", "final": False,
+                       "delta": ""},
+    "Notification": {"message": "Claude is waiting for your input",
+                     "notification_type": "idle_prompt"},
+}  # fmt: skip
+
+
+def reply_pinged(rt: runtime.Runtime) -> None:
+    """The session's reply has pinged the owner for this wait (bridge/handlers/notify.py)."""
+    os.makedirs(rt.waits, mode=0o700, exist_ok=True)
+    with open(os.path.join(rt.waits, SESSION), "w"):
+        pass
+
+
 def event_input(event: str, cwd: str) -> dict:
-    common = {"session_id": "bench", "transcript_path": "/nonexistent.jsonl", "cwd": cwd}
-    if event == "Stop":
-        return {**common, "hook_event_name": "Stop", "stop_hook_active": False,
-                "last_assistant_message": ""}  # fmt: skip
-    return {**common, "hook_event_name": event, "source": "startup", "model": "x"}
+    if event in NOTHING_TO_SEND:
+        return hook_input(event, **COMMON, cwd=cwd, **NOTHING_TO_SEND[event])
+    return tool_event(event, cwd, "Bash")  # the tool events: a call not in permissionTools
 
 
 def side_by_side(

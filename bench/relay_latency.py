@@ -28,7 +28,7 @@ import subprocess
 import time
 import uuid
 
-from bridge_testkit import BridgeRig, bench_rig, percentile
+from bridge_testkit import BridgeRig, bench_rig, hook_input, percentile
 from fake_anthropic import text
 from fake_anthropic.claude_cli import box_shows, claude_available, screen_is_idle
 
@@ -165,14 +165,8 @@ def bench_stop_hook(rig: BridgeRig, runs: int, label: str) -> list[tuple[str, li
     posted, exited, baseline = [], [], []
     for i in range(runs + 3):  # 3 warm-ups: page cache, .pyc files, the runtime dir
         content = f"Stop hook reply {i} {uuid.uuid4().hex}"
-        event = {
-            "session_id": "relay-bench",
-            "transcript_path": "/nonexistent.jsonl",
-            "cwd": str(cwd),
-            "hook_event_name": "Stop",
-            "stop_hook_active": False,
-            "last_assistant_message": content,
-        }
+        event = hook_input("Stop", session_id="relay-bench", transcript_path="/nonexistent.jsonl",
+                           cwd=cwd, last_assistant_message=content)  # fmt: skip
         since = rig.discord.mark()
         start = time.monotonic()
         result = subprocess.run(["sh", "-c", command], input=json.dumps(event).encode(),

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from hooks_fast_path import CHANNEL, run, setup
 
 from bridge.claude import settings as claude_settings
+from bridge_testkit import hook_input
 
 
 def make_repo(path: str, files: int) -> None:
@@ -49,10 +50,8 @@ def make_repo(path: str, files: int) -> None:
 def one_round(env: dict, cwd: str, i: int) -> tuple[float, float]:
     """UserPromptSubmit, one file changed, Stop: the two hooks' times in ms."""
     common = {"session_id": "bench", "transcript_path": "/nonexistent.jsonl", "cwd": cwd}
-    prompt_in = json.dumps({**common, "hook_event_name": "UserPromptSubmit",
-                            "prompt": "go"}).encode()  # fmt: skip
-    stop_in = json.dumps({**common, "hook_event_name": "Stop", "stop_hook_active": False,
-                          "last_assistant_message": ""}).encode()  # fmt: skip
+    prompt_in = json.dumps(hook_input("UserPromptSubmit", **common, prompt="go")).encode()
+    stop_in = json.dumps(hook_input("Stop", **common, last_assistant_message="")).encode()
     first = run(claude_settings.hook_command("session_event.py"), prompt_in, env, cwd)
     with open(os.path.join(cwd, "changed.txt"), "a") as handle:
         handle.write(f"round {i}\n")
@@ -90,13 +89,12 @@ def reply_latency(runs: int, files: int) -> None:
                 env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": channel}
                 common = {"session_id": f"bench-{project}", "cwd": cwd,
                           "transcript_path": "/nonexistent.jsonl"}  # fmt: skip
-                prompt = {**common, "hook_event_name": "UserPromptSubmit", "prompt": "go"}
+                prompt = hook_input("UserPromptSubmit", **common, prompt="go")
                 run(hooks["UserPromptSubmit"], json.dumps(prompt).encode(), env, cwd)
                 with open(os.path.join(cwd, "changed.txt"), "a") as handle:
                     handle.write(f"round {i}\n")
                 content = f"reply {i} {uuid.uuid4().hex}"
-                stop = {**common, "hook_event_name": "Stop", "stop_hook_active": False,
-                        "last_assistant_message": content}  # fmt: skip
+                stop = hook_input("Stop", **common, last_assistant_message=content)
                 since = rig.discord.mark()
                 start = time.monotonic()
                 run(hooks["Stop"], json.dumps(stop).encode(), env, cwd)

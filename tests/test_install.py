@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from bridge.claude import settings as claude_settings
+from bridge_testkit import hook_input
 from discord_emulator import Emulator
 
 REPO = Path(__file__).resolve().parents[1]
@@ -127,7 +128,7 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
         assert command.startswith(f"{venv_python} -I "), command
 
     # an installed hook runs: an event for no bridge session is a silent exit 0
-    event = json.dumps({"hook_event_name": "Stop", "cwd": str(home)})
+    event = json.dumps(hook_input("Stop", cwd=home))
     hook = subprocess.run(
         installed["Stop"], shell=True, input=event, env=env, capture_output=True, text=True
     )

@@ -19,7 +19,7 @@ from bridge.discord.outbox import Outbox
 from bridge.discord.post import Post, message_payload
 from bridge.discord.rest import DiscordREST
 from bridge.state.runtime import Runtime
-from bridge_testkit import wait_until
+from bridge_testkit import hook_input, wait_until
 
 PROJECT = "project-a"
 
@@ -27,11 +27,7 @@ PROJECT = "project-a"
 def stop_hook(rig, content: str) -> subprocess.Popen:
     settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
     (command,) = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
-    event = {
-        "session_id": "handoff-test", "transcript_path": "/nonexistent.jsonl",
-        "cwd": str(rig.projects[PROJECT]), "hook_event_name": "Stop",
-        "stop_hook_active": False, "last_assistant_message": content,
-    }  # fmt: skip
+    event = hook_input("Stop", cwd=rig.projects[PROJECT], last_assistant_message=content)
     env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids[PROJECT]}
     hook = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, env=env,
                             cwd=rig.projects[PROJECT], start_new_session=True)  # fmt: skip

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from bridge.state.runtime import hook_args
-from bridge_testkit import REPO, is_status, wait_until
+from bridge_testkit import REPO, hook_input, is_status, wait_until
 from fake_anthropic import echo, text, tool_use
 
 
@@ -61,17 +61,18 @@ def test_idle_after_a_reply_pings_the_owner_once_per_wait(rig) -> None:
     assert pings_owner(rig, reply), (reply["message"]["content"], reply.get("allowed_mentions"))
 
     session = session_of(rig)
-    idle = {
-        "session_id": session["session_id"], "transcript_path": session["transcript_path"],
-        "cwd": str(rig.projects["project-a"]), "hook_event_name": "Notification",
-        "message": "Claude is waiting for your input", "notification_type": "idle_prompt",
-    }  # fmt: skip
+
+    def notification(message: str, kind: str) -> dict:
+        return hook_input("Notification", session_id=session["session_id"],
+                          transcript_path=session["transcript_path"],
+                          cwd=rig.projects["project-a"], message=message,
+                          notification_type=kind)  # fmt: skip
+
     after_reply = rig.discord.mark()
-    run_notification_hook(rig, idle)  # Claude Code sends this 60 s after the reply
+    # Claude Code sends this 60 s after the reply
+    run_notification_hook(rig, notification("Claude is waiting for your input", "idle_prompt"))
     # A notice of another kind afterwards is posted: when it is there, the idle one was not.
-    run_notification_hook(
-        rig, {**idle, "message": "Signed in", "notification_type": "auth_success"}
-    )
+    run_notification_hook(rig, notification("Signed in", "auth_success"))
     rig.wait_bot_message(content_contains="🔔 Signed in", since=after_reply)
     posted = [r["message"]["content"] for r in bot_records(rig, after_reply, channel)]
     assert posted == ["🔔 Signed in"]  # the reply already pinged for this wait

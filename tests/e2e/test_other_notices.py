@@ -12,20 +12,16 @@ import sys
 import uuid
 
 from bridge.state.runtime import hook_args
-from bridge_testkit import REPO, wait_until
+from bridge_testkit import REPO, hook_input, wait_until
 from fake_anthropic import tool_use
 
 
 def notify(rig, kind: str, message: str) -> None:
     """Run hooks/notification.py in project-a's directory, as Claude Code would."""
-    event = {
-        "session_id": str(uuid.uuid4()),
-        "transcript_path": str(rig.claude_home / "transcript.jsonl"),
-        "cwd": str(rig.projects["project-a"]),
-        "hook_event_name": "Notification",
-        "message": message,
-        "notification_type": kind,
-    }
+    event = hook_input("Notification", session_id=str(uuid.uuid4()),
+                       transcript_path=rig.claude_home / "transcript.jsonl",
+                       cwd=rig.projects["project-a"], message=message,
+                       notification_type=kind)  # fmt: skip
     done = subprocess.run(
         # with its locations on its command line, as `hooks install` writes them
         [sys.executable, "-I", "-S", str(REPO / "hooks" / "notification.py"),

@@ -17,7 +17,7 @@ import pytest
 
 from bridge.claude.screen import is_prompt_ready
 from bridge.state import runtime
-from bridge_testkit import wait_until
+from bridge_testkit import hook_input, wait_until
 from fake_anthropic import echo, last_user_text
 from tests.e2e.test_control import command
 
@@ -83,8 +83,7 @@ def run_hook(rig, event: str, cache: Path, **fields: object) -> subprocess.Compl
     mount namespace where ``~/.cache`` (the password database's home: where the private
     fallback runtime dir lives) is ``cache``: the test never touches this machine's own."""
     project = rig.projects["project-a"]
-    payload = {"session_id": "hostile-dir", "transcript_path": "/nonexistent.jsonl",
-               "cwd": str(project), "hook_event_name": event, **fields}  # fmt: skip
+    payload = hook_input(event, session_id="hostile-dir", cwd=project, **fields)
     inner = f"mount --bind {shlex.quote(str(cache))} {shlex.quote(USER_CACHE)} && exec sh -c "
     return subprocess.run(
         ["unshare", "-m", "sh", "-c", inner + shlex.quote(hook_command(rig, event))],

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from bridge_testkit import wait_until
+from bridge_testkit import hook_input, wait_until
 from fake_anthropic import last_user_text, text
 
 
@@ -113,8 +113,7 @@ def test_hooks_ignore_sessions_outside_every_project(rig, tmp_path) -> None:
     env = {k: v for k, v in rig.env.items() if not k.startswith("DISCORD_BRIDGE_CHANNEL")}
     rig.discord.reset_counters()
     for command in commands:
-        event = {"session_id": "x", "cwd": str(elsewhere), "hook_event_name": "Stop",
-                 "transcript_path": "/nonexistent", "last_assistant_message": "secret"}  # fmt: skip
+        event = hook_input("Stop", session_id="x", cwd=elsewhere, last_assistant_message="secret")
         result = subprocess.run(
             ["sh", "-c", command], input=json.dumps(event), text=True,
             env=env, cwd=elsewhere, capture_output=True, timeout=30,

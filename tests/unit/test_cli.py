@@ -20,6 +20,7 @@ import pytest
 from bridge.claude import settings as claude_settings
 from bridge.claude import versions
 from bridge.state import runtime
+from bridge_testkit import hook_input
 from discord_emulator import Emulator
 from fake_anthropic.claude_cli import ClaudeNotInstalled, claude_available, claude_binary
 
@@ -127,16 +128,10 @@ def setup(tmp_path: Path, emu: Emulator) -> Setup:
 
 
 def stop_event(setup: Setup, text: str = "Done.") -> str:
-    return json.dumps(
-        {
-            "session_id": "3f0c1c9e-0000-4000-8000-000000000001",
-            "transcript_path": str(setup.tmp / "transcript.jsonl"),
-            "cwd": str(setup.project),
-            "hook_event_name": "Stop",
-            "stop_hook_active": False,
-            "last_assistant_message": text,
-        }
-    )
+    event = hook_input("Stop", session_id="3f0c1c9e-0000-4000-8000-000000000001",
+                       transcript_path=setup.tmp / "transcript.jsonl", cwd=setup.project,
+                       last_assistant_message=text)  # fmt: skip
+    return json.dumps(event)
 
 
 # --- discord-bridge run -----------------------------------------------------------------

@@ -22,6 +22,7 @@ from bridge.discord.post import DeliveryError, Post, message_payload, new_nonce
 from bridge.discord.rest import DiscordREST
 from bridge.handlers import context as hook_context
 from bridge.state.runtime import Runtime
+from bridge_testkit import hook_input
 from discord_emulator import Emulator
 
 MESSAGES = "POST /channels/{channel_id}/messages"
@@ -454,7 +455,7 @@ def hook_env(tmp_path: Path, emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def stop_context(env: dict[str, str]) -> hook_context.HookContext:
-    context = hook_context.resolve({"hook_event_name": "Stop", "cwd": "/"}, env)
+    context = hook_context.resolve(hook_input("Stop"), env)
     assert context is not None
     context.runtime.ensure()
     return context

@@ -9,6 +9,7 @@ import pytest
 
 from bridge.handlers import context as hook_context
 from bridge.state import runtime, session_state
+from bridge_testkit import hook_input
 
 CHANNEL, LISTED, RECORDED, OTHER = (
     "100000000000000003", "100000000000000004", "100000000000000005", "100000000000000009",
@@ -44,7 +45,7 @@ def test_endpoints_come_from_the_config_file_not_the_environment(tmp_path, home)
     env = trusted(tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL)
     env["DISCORD_BRIDGE_API_BASE"] = "http://127.0.0.1:9/steal"
     env["DISCORD_BRIDGE_GATEWAY_URL"] = "ws://127.0.0.1:9/steal"
-    context = hook_context.resolve({"cwd": "/"}, env)
+    context = hook_context.resolve(hook_input("Stop"), env)
     assert context is not None
     assert context.server.api_base == "http://127.0.0.1:1/api/v10"
     assert context.server.gateway_url == "wss://gateway.discord.gg/"
@@ -57,7 +58,7 @@ def test_a_thread_marker_that_is_not_a_thread_of_the_project_is_ignored(
     env = trusted(
         tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL, DISCORD_BRIDGE_THREAD_ID=thread
     )
-    context = hook_context.resolve({"cwd": "/"}, env)
+    context = hook_context.resolve(hook_input("Stop"), env)
     assert context is not None and context.thread_id is None
     assert context.channel_id == CHANNEL
     log = (tmp_path / "rt" / "logs" / "hooks.log").read_text()
@@ -70,7 +71,7 @@ def test_a_thread_listed_in_the_config_or_recorded_by_the_bot_is_used(tmp_path, 
     for thread in (LISTED, RECORDED):
         env = trusted(tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL,
                       DISCORD_BRIDGE_THREAD_ID=thread)  # fmt: skip
-        context = hook_context.resolve({"cwd": "/"}, env)
+        context = hook_context.resolve(hook_input("Stop"), env)
         assert context is not None and context.channel_id == thread
 
 
@@ -79,8 +80,8 @@ def test_a_channel_marker_the_config_does_not_map_falls_back_to_the_cwd(
     tmp_path, home, marker: str
 ) -> None:
     env = trusted(tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=marker, DISCORD_BRIDGE_THREAD_ID=LISTED)
-    assert hook_context.resolve({"cwd": "/"}, env) is None
-    context = hook_context.resolve({"cwd": str(tmp_path / "alpha" / "src")}, env)
+    assert hook_context.resolve(hook_input("Stop"), env) is None
+    context = hook_context.resolve(hook_input("Stop", cwd=tmp_path / "alpha" / "src"), env)
     assert context is not None and context.channel_id == CHANNEL  # the thread marker is not used
 
 

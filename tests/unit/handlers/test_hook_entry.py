@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from bridge_testkit import hook_input
+
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -30,7 +32,8 @@ def test_a_broken_install_gives_no_decision_and_exit_0(tmp_path, script: str) ->
     done = subprocess.run(
         [sys.executable, "-I", "-S", str(tmp_path / "hooks" / script), "--home", str(home),
          "--runtime-dir", str(tmp_path / "rt"), "--state-dir", str(tmp_path / "st")],
-        input=b'{"hook_event_name": "PreToolUse", "tool_name": "Bash"}',
+        input=json.dumps(hook_input("PreToolUse", cwd=project, tool_name="Bash",
+                                    tool_input={"command": "ls"})).encode(),
         capture_output=True, timeout=30, cwd=project,
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout == b""

@@ -17,6 +17,7 @@ import pytest
 
 from bridge.claude import settings as claude_settings
 from bridge.state import decisions, runtime
+from bridge_testkit import hook_input
 
 HOOKS = Path(__file__).resolve().parents[3] / "hooks"
 CHANNEL = "100000000000000003"
@@ -95,18 +96,12 @@ def bridge(tmp_path) -> Bridge:
 
 
 def event(name: str, cwd: Path, session: str = SESSION, **fields) -> dict:
-    return {
-        "session_id": session,
-        "transcript_path": "/nonexistent/session.jsonl",
-        "cwd": str(cwd),
-        "hook_event_name": name,
-        **fields,
-    }
+    return hook_input(name, session_id=session, cwd=cwd, **fields)
 
 
 def tool_event(name: str, cwd: Path, tool: str, tool_input: dict, **fields) -> dict:
     return event(name, cwd, permission_mode="default", tool_name=tool, tool_input=tool_input,
-                 tool_use_id="toolu_fake_1", **fields)  # fmt: skip
+                 **fields)  # fmt: skip
 
 
 def quiet(result: subprocess.CompletedProcess) -> None:
@@ -217,7 +212,8 @@ def test_post_tool_use_of_another_call_closes_nothing(bridge: Bridge) -> None:
     request = pending(bridge)
     other = tool_event("PostToolUse", bridge.project, "Read", {"file_path": "/etc/hosts"})
     quiet(bridge.run("session_event.py", other))
-    quiet(bridge.run("session_event.py", {**other, "hook_event_name": "PostToolUseFailure"}))
+    failed = tool_event("PostToolUseFailure", bridge.project, "Read", {"file_path": "/etc/hosts"})
+    quiet(bridge.run("session_event.py", failed))
     assert decisions.is_pending(bridge.runtime, request)
 
 
@@ -249,7 +245,6 @@ def test_permission_request_with_discord_unreachable_leaves_the_terminal(bridge:
     stdin = tool_event("PermissionRequest", bridge.project, "Bash", BASH_INPUT,
                        permission_suggestions=[{"type": "setMode", "mode": "acceptEdits",
                                                 "destination": "session"}])  # fmt: skip
-    stdin.pop("tool_use_id")  # PermissionRequest has none (reference §4.3)
     start = time.monotonic()
     result = bridge.run("permission_request.py", stdin, DISCORD_BRIDGE_RETRY_SECONDS="0.2")
     elapsed = time.monotonic() - start

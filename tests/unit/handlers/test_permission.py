@@ -17,6 +17,7 @@ from bridge.handlers import permission
 from bridge.handlers.context import HookContext
 from bridge.state import decisions, runtime
 from bridge.state.decisions import Decision, Request
+from bridge_testkit import hook_input, not_from_claude
 
 SESSION = "cbe55835-1c2d-4e5f-8a9b-0123456789ab"
 CHANNEL = "100000000000000003"
@@ -213,9 +214,8 @@ def make_context(tmp_path, event: dict, permission_tools=("Bash",), **prompts_cf
     return HookContext(event, cfg, cfg.servers[0].projects[0], None, env)
 
 
-def pre_tool_use(tool: object, tool_input: dict | None = None) -> dict:
-    return {"session_id": SESSION, "hook_event_name": "PreToolUse", "tool_name": tool,
-            "tool_input": tool_input or {}, "tool_use_id": "toolu_1"}  # fmt: skip
+def pre_tool_use(tool: str, tool_input: dict | None = None) -> dict:
+    return hook_input("PreToolUse", session_id=SESSION, tool_name=tool, tool_input=tool_input or {})
 
 
 ASK = {
@@ -234,8 +234,12 @@ def test_permission_tools_always_ask(tmp_path) -> None:
         make_context(tmp_path, pre_tool_use("mcp__github__create_issue"), ("mcp__github__*",))
     )
     assert mcp["hookSpecificOutput"]["permissionDecision"] == "ask"
-    for tool in ("Read", "BashOutput", "mcp__gitlab__x", None, 7, ["Bash"]):
+    for tool in ("Read", "BashOutput", "mcp__gitlab__x"):
         context = make_context(tmp_path, pre_tool_use(tool), ("Bash", "mcp__github__*"))
+        assert permission.on_pre_tool_use(context) is None, tool
+    for tool in (None, 7, ["Bash"]):  # a tool name that is not a string: never "ask"
+        event = not_from_claude({**pre_tool_use("Bash"), "tool_name": tool})
+        context = make_context(tmp_path, event, ("Bash", "mcp__github__*"))
         assert permission.on_pre_tool_use(context) is None, tool
     # questions and plans show their own dialog: never "ask", whatever the list says
     for tool in ("AskUserQuestion", "ExitPlanMode"):
@@ -254,13 +258,8 @@ def test_pre_tool_use_of_another_call_leaves_the_prompt_open(tmp_path) -> None:
 
 
 def test_new_request_records_what_the_bot_and_the_hook_need(tmp_path) -> None:
-    event = {
-        "session_id": SESSION,
-        "hook_event_name": "PermissionRequest",
-        "tool_name": "ExitPlanMode",
-        "tool_input": PLAN,
-        "transcript_path": "/t.jsonl",
-    }
+    event = hook_input("PermissionRequest", session_id=SESSION, tool_name="ExitPlanMode",
+                       tool_input=PLAN, transcript_path="/t.jsonl")  # fmt: skip
     context = make_context(tmp_path, event, timeoutSeconds=120, onTimeout="terminal")
     before = time.time()
     request = permission.new_request(context)
@@ -452,13 +451,13 @@ def test_signals_cancel_only_the_wait_once_and_never_kill_the_hook() -> None:
 
 
 def permission_event() -> dict:
-    return {
-        "session_id": SESSION,
-        "hook_event_name": "PermissionRequest",
-        "tool_name": "Bash",
-        "tool_input": {"command": "touch perm-a.txt", "description": "Create a file"},
-        "permission_suggestions": [RULES],
-    }
+    return hook_input(
+        "PermissionRequest",
+        session_id=SESSION,
+        tool_name="Bash",
+        tool_input={"command": "touch perm-a.txt", "description": "Create a file"},
+        permission_suggestions=[RULES],
+    )
 
 
 def test_permission_request_posts_waits_and_answers_the_click(tmp_path, monkeypatch) -> None:

@@ -8,6 +8,7 @@ import os
 from bridge.handlers import context as hook_context
 from bridge.handlers import session_start
 from bridge.state import runtime, session_record
+from bridge_testkit import hook_input
 
 CHANNEL = "100000000000000003"
 
@@ -39,8 +40,8 @@ def start(tmp_path, monkeypatch, session_id: str, marker: bool) -> None:
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    event = {"session_id": session_id, "transcript_path": "/t.jsonl",
-             "cwd": str(tmp_path / "proj"), "source": "startup"}  # fmt: skip
+    event = hook_input("SessionStart", session_id=session_id, transcript_path="/t.jsonl",
+                       cwd=tmp_path / "proj", source="startup")  # fmt: skip
     context = hook_context.resolve(event, dict(os.environ))  # as if from its command line
     assert context is not None and context.channel_id == CHANNEL
     session_start.on_session_start(context)

@@ -12,6 +12,7 @@ import pytest
 from bridge.handlers import turn_changes
 from bridge.state import runtime
 from bridge.state.status_cache import write_status
+from bridge_testkit import hook_input
 
 CHANNEL = "1300000000000000001"
 
@@ -34,7 +35,7 @@ def repo(tmp_path: Path) -> Path:
 
 def context(tmp_path: Path, cwd: Path, session: str = "s-1", progress: bool = True):
     rt = runtime.Runtime(str(tmp_path / "run"), str(tmp_path / "state")).ensure()
-    event = {"session_id": session, "cwd": str(cwd)}
+    event = hook_input("Stop", session_id=session, cwd=cwd)
     return SimpleNamespace(event=event, runtime=rt, channel_id=CHANNEL,
                            project=SimpleNamespace(progress=progress))  # fmt: skip
 

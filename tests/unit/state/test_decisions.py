@@ -16,6 +16,7 @@ import pytest
 from bridge import fastjson
 from bridge.state import decisions, runtime
 from bridge.state.decisions import Decision, Request
+from bridge_testkit import hook_input, not_from_claude
 
 SESSION = "cbe55835-1c2d-4e5f-8a9b-0123456789ab"
 OTHER_SESSION = "8eee36f1-e3c7-4476-b0d3-591be9f4b59b"
@@ -284,8 +285,13 @@ def test_partial_answers_round_trip(rt) -> None:
 # --- the terminal answered first ------------------------------------------------------------
 
 
+TURN_FIELDS = {"UserPromptSubmit": {"prompt": "go on"}, "StopFailure": {"error": "rate_limit"}}
+
+
 def event(name: str, session: str = SESSION, **fields) -> dict:
-    return {"session_id": session, "hook_event_name": name, "cwd": "/p", **fields}
+    """A hook input of ``name`` as Claude Code sends it (the turn's events: with what they
+    carry besides the common fields)."""
+    return hook_input(name, session_id=session, cwd="/p", **{**TURN_FIELDS.get(name, {}), **fields})
 
 
 def closed_by(rt: runtime.Runtime, req: dict) -> str | None:
@@ -309,7 +315,9 @@ def test_post_tool_use_closes_only_the_same_tool_call(rt, name: str) -> None:
         decisions.mark_stale(rt, event(name, tool_name="Bash", tool_input={"command": "ls"})) == []
     )
     assert decisions.mark_stale(rt, event(name, tool_name="Write", tool_input=BASH_INPUT)) == []
-    assert decisions.mark_stale(rt, event(name, tool_name="Bash")) == []  # no input at all
+    without_input = event(name, tool_name="Bash", tool_input={})
+    del without_input["tool_input"]  # not from Claude Code: no input at all
+    assert decisions.mark_stale(rt, not_from_claude(without_input)) == []
     assert closed_by(rt, bash) is None and closed_by(rt, read) is None
     # the same call, in another session: still nothing
     other = event(name, OTHER_SESSION, tool_name="Bash", tool_input=dict(BASH_INPUT))
@@ -325,7 +333,7 @@ def test_post_tool_use_closes_only_the_same_tool_call(rt, name: str) -> None:
 def test_a_later_event_closes_every_prompt_of_its_session_only(rt, name: str) -> None:
     mine = [request(rt), request(rt, tool_name="Write", tool_input={"file_path": "/p/a"})]
     theirs = request(rt, session_id=OTHER_SESSION)
-    closed = decisions.mark_stale(rt, event(name, tool_name="Read", tool_input={"file_path": "/x"}))
+    closed = decisions.mark_stale(rt, event(name))
     assert sorted(closed) == sorted(r.id for r in mine)
     assert [closed_by(rt, r) for r in mine] == [name, name]
     assert closed_by(rt, theirs) is None and decisions.is_pending(rt, theirs)
@@ -339,12 +347,12 @@ def test_a_background_subagent_and_the_main_thread_never_close_each_others_promp
     the main thread plus an ``agent_id``, and run while the main thread's prompt waits."""
     main = request(rt)
     sub = request(rt, agent_id="a4a29fb14da70c8bc")
-    subagent_event = event(name, tool_name="Read", agent_id="a4a29fb14da70c8bc")
+    subagent_event = event(name, agent_id="a4a29fb14da70c8bc", agent_type="general-purpose")
     assert decisions.mark_stale(rt, subagent_event) == [sub.id]
     assert closed_by(rt, main) is None and decisions.is_pending(rt, main)
     sub_again = request(rt, agent_id="a4a29fb14da70c8bc")
     other_sub = request(rt, agent_id="b000000000000000b")
-    assert decisions.mark_stale(rt, event(name, tool_name="Read")) == [main.id]
+    assert decisions.mark_stale(rt, event(name)) == [main.id]
     assert closed_by(rt, sub_again) is None and closed_by(rt, other_sub) is None
 
 
@@ -361,7 +369,8 @@ def test_another_tool_call_starting_closes_nothing(rt) -> None:
     assert decisions.mark_stale(rt, done) == [bash.id]
     assert closed_by(rt, bash) == "PostToolUse"
     later = request(rt, tool_name="Write", tool_input={"file_path": "/p/a"})
-    assert decisions.mark_stale(rt, event("PreToolUse", tool_name="Read")) == []
+    read = event("PreToolUse", tool_name="Read", tool_input={"file_path": "/x"})
+    assert decisions.mark_stale(rt, read) == []
     assert decisions.mark_stale(rt, event("Stop")) == [later.id]
 
 
@@ -373,7 +382,7 @@ def test_a_decision_already_made_is_not_overwritten(rt) -> None:
 
 
 def test_mark_stale_with_nothing_open(rt, tmp_path) -> None:
-    assert decisions.mark_stale(rt, event("PreToolUse")) == []
+    assert decisions.mark_stale(rt, event("PreToolUse", tool_name="Read", tool_input={})) == []
     assert decisions.mark_stale(runtime.Runtime(str(tmp_path / "none")), event("Stop")) == []
 
 
@@ -415,7 +424,7 @@ def test_mark_stale_reads_decisions_back_as_json(rt) -> None:
 def test_mark_stale_removes_requests_whose_hook_was_killed(rt) -> None:
     orphan = request(rt, pid=dead_pid(), session_id="another-session")
     live = request(rt, session_id="another-session")
-    decisions.mark_stale(rt, {"session_id": SESSION, "hook_event_name": "Stop"})
+    decisions.mark_stale(rt, event("Stop"))
     assert decisions.read_request(rt, orphan.id) is None  # nobody waits for it: gone
     assert decisions.read_request(rt, live.id) == live  # another session's live prompt stays
 
