@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from bridge.claude import versions
-from bridge_testkit import hook_contract, hook_input, not_from_claude
+from bridge_testkit import hook_contract as contract
+from bridge_testkit import hook_input, not_from_claude
 from bridge_testkit.hook_contract import ContractError, ContractUnavailable, HookContract
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,18 +31,31 @@ def test_the_contract_is_the_one_published_with_the_pinned_cli(
 
 
 def hook_contract_package(sdk_version: str) -> dict:
-    path = hook_contract.sdk_dir(sdk_version) / "node_modules" / hook_contract.SDK_PACKAGE
+    path = contract.sdk_dir(sdk_version) / "node_modules" / contract.SDK_PACKAGE
     return json.loads((path / "package.json").read_text())
 
 
 def test_an_sdk_that_is_not_there_is_named_with_how_to_look_for_it() -> None:
     with pytest.raises(ContractUnavailable) as caught:
-        hook_contract._schema("0.0.0-not-published")
+        contract._schema("0.0.0-not-published")
     message = str(caught.value)
     assert "@anthropic-ai/claude-agent-sdk@0.0.0-not-published" in message
     assert (
         versions.PINNED in message and "npm view @anthropic-ai/claude-agent-sdk versions" in message
     )
+
+
+def test_an_sdk_of_another_cli_is_refused(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(contract, "CACHE", tmp_path)
+    sdk = versions.agent_sdk_version()
+    package = contract.sdk_dir(sdk) / "node_modules" / contract.SDK_PACKAGE
+    package.mkdir(parents=True)
+    meta = {"name": contract.SDK_PACKAGE, "version": sdk, "claudeCodeVersion": "2.1.1"}
+    (package / "package.json").write_text(json.dumps(meta))
+    with pytest.raises(
+        ContractUnavailable, match=re.escape("Claude Code 2.1.1, not with the pinned")
+    ):
+        contract._schema(sdk)
 
 
 # --- what fails -------------------------------------------------------------------------------
@@ -71,7 +86,7 @@ def permission_answer(decision: dict) -> dict:
 def test_an_output_outside_the_contract_fails_naming_what(
     hook_contract: HookContract, event: str, output: object, named: str
 ) -> None:
-    with pytest.raises(ContractError, match=named.replace("(", r"\(")):
+    with pytest.raises(ContractError, match=re.escape(named)):
         hook_contract.check_output(event, output)
 
 
@@ -96,7 +111,7 @@ def test_outputs_in_the_contract_pass(hook_contract: HookContract) -> None:
 def test_a_hook_input_claude_code_does_not_send_cannot_be_built(
     event: str, fields: dict, named: str
 ) -> None:
-    with pytest.raises(ContractError, match=named):
+    with pytest.raises(ContractError, match=re.escape(named)):
         hook_input(event, **fields)
 
 
@@ -105,9 +120,9 @@ def test_a_hook_input_is_what_claude_code_sends(tmp_path: Path) -> None:
     # the fields every event carries, in Claude Code's order, then the event's own
     assert list(built) == ["session_id", "transcript_path", "cwd", "hook_event_name",
                            "tool_use_id", "tool_name", "tool_input"]  # fmt: skip
-    assert (built["session_id"], built["cwd"]) == (hook_contract.SESSION, str(tmp_path))
+    assert (built["session_id"], built["cwd"]) == (contract.SESSION, str(tmp_path))
     assert (built["tool_name"], built["tool_input"]) == ("Bash", {"command": "ls"})
-    hook_contract.pinned().check_input(json.loads(json.dumps(built)))  # plain JSON
+    contract.pinned().check_input(json.loads(json.dumps(built)))  # plain JSON
     broken = b'{"tool_name": 7}'
     assert not_from_claude(broken) is broken  # only a mark
 

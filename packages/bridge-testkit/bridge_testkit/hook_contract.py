@@ -162,22 +162,23 @@ def pinned() -> HookContract:
 
 def _schema(sdk_version: str) -> dict:
     package = sdk_dir(sdk_version) / "node_modules" / SDK_PACKAGE
-    install = (
-        f"./scripts/test.sh installs it (npm install --prefix {sdk_dir(sdk_version)} "
-        f"{SDK_PACKAGE}@{sdk_version}; npm view {SDK_PACKAGE} versions lists those published)"
+    where = (
+        f"./scripts/test.sh installs it into {sdk_dir(sdk_version)}; when npm has no such "
+        f"version (npm view {SDK_PACKAGE} versions), Claude Code {versions.PINNED} has no "
+        f"published hook contract yet"
     )
     try:
         meta = json.loads((package / "package.json").read_text())
     except (OSError, ValueError) as err:
         raise ContractUnavailable(
             f"{SDK_PACKAGE}@{sdk_version}, the hook types of the pinned Claude Code "
-            f"{versions.PINNED}, is not installed ({err}); {install}"
+            f"{versions.PINNED}, is not installed ({err.__class__.__name__}): {where}"
         ) from None
     if meta.get("version") != sdk_version or meta.get("claudeCodeVersion") != versions.PINNED:
         raise ContractUnavailable(
             f"{package} is {meta.get('version')}, published with Claude Code "
-            f"{meta.get('claudeCodeVersion')}, not the pinned {versions.PINNED}: there is no "
-            f"exact {SDK_PACKAGE} for it under the expected number; {install}"
+            f"{meta.get('claudeCodeVersion')}, not with the pinned {versions.PINNED}: there is "
+            f"no {SDK_PACKAGE} for it under the number versions.agent_sdk_version gives"
         )
     cached = sdk_dir(sdk_version) / f"hook-contract.{GENERATOR}-{GENERATOR_VERSION}.json"
     if not cached.exists():
