@@ -9,6 +9,9 @@
 #   - the Claude Code CLI versions the bridge is tested with, from the npm registry (not
 #     global), each in .cache/claude-code-<version>. The versions are defined once, in
 #     bridge/claude/versions.py (PINNED, OLDEST); tests marked claude_versions run on both (ids [claude-<version>]).
+#   - Claude Code's published hook contract: the Agent SDK released with the pinned CLI and a
+#     JSON Schema generator (npm), in .cache/claude-agent-sdk-<version> and
+#     .cache/ts-json-schema-generator-<version>; the tests check hook JSON against it.
 # Extra arguments go to pytest, e.g. ./scripts/test.sh -k relay -x
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -64,10 +67,10 @@ done
 
 # Claude Code's hook contract: the Agent SDK released with the pinned CLI (its TypeScript types
 # of every hook's input and output) and the generator that turns them into JSON Schema for the
-# tests. Which and where: packages/bridge-testkit/bridge_testkit/hook_contract.py. A folder per
-# version (checkouts pinning another share .cache); only the types are read, so neither the
-# SDK's platform binaries (optional) nor its peers are installed. An SDK that is not published
-# does not stop the run: the tests that need it fail saying so.
+# tests. Which and where: packages/bridge-testkit/bridge_testkit/hook_contract.py. A prefix per
+# version, as for the CLI; only the types are read, so neither the SDK's platform binaries
+# (optional) nor its peers are installed. An SDK that npm does not have does not stop the run:
+# the tests that need it fail saying so.
 read -r sdk sdk_prefix generator generator_prefix < <(.venv/bin/python -c '
 import runpy
 c = runpy.run_path("packages/bridge-testkit/bridge_testkit/hook_contract.py")

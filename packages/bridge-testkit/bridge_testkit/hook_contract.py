@@ -55,11 +55,11 @@ class ContractError(AssertionError):
 
 def sdk_dir(sdk_version: str | None = None) -> Path:
     """Where scripts/test.sh installs the SDK of this version (the pinned CLI's by default)."""
-    return CACHE / "claude-agent-sdk" / (sdk_version or versions.agent_sdk_version())
+    return CACHE / f"claude-agent-sdk-{sdk_version or versions.agent_sdk_version()}"
 
 
 def generator_dir() -> Path:
-    return CACHE / GENERATOR / GENERATOR_VERSION
+    return CACHE / f"{GENERATOR}-{GENERATOR_VERSION}"
 
 
 class HookContract:
