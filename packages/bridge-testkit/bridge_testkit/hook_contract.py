@@ -74,9 +74,8 @@ class HookContract:
         self._validator = functools.cache(
             lambda name: Draft7Validator({"$ref": f"#/definitions/{name}", **schema})
         )
-        inputs = self.definitions["HookInput"]["anyOf"]
-        names = [self.definitions[ref["$ref"].rsplit("/", 1)[1]] for ref in inputs]
-        self.events = tuple(self._event_name(definition) for definition in names)
+        inputs = [ref["$ref"].rsplit("/", 1)[1] for ref in self.definitions["HookInput"]["anyOf"]]
+        self.events = tuple(self._event_name(self.definitions[name]) for name in inputs)
 
     def _event_name(self, definition: dict) -> str:
         if "anyOf" in definition:  # (Base & {...}) | (Base & {...}): the same event name
