@@ -38,9 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bridge.discord.delivery import message_payload
 from bridge.discord.outbox import Outbox
-from bridge.discord.rest import Post
+from bridge.discord.post import Post, message_payload
 from bridge_testkit import BridgeRig, bench_rig, percentile
 from bridge_testkit.rig import TMUX_SESSION
 from fake_anthropic.claude_cli import box_shows, claude_available, screen_is_idle

@@ -2,16 +2,17 @@
 
 Hooks hand their messages to the running bot (``bridge.discord.handoff``): they spool them to
 the outbox and send a datagram naming the channel to ``bot.sock``. :class:`WakeSocket` turns
-those datagrams into wake-ups of the outbox drainer, which posts with :func:`create_message`
-through discord.py's HTTP client: one warm connection and one rate-limit state (per-route
-buckets and the global limit) for every session of the bot's token.
+those datagrams into wake-ups of the outbox drainer, which posts with :func:`send_post` through
+discord.py's HTTP client: one warm connection and one rate-limit state (per-route buckets and
+the global limit) for every session of the bot's token. This is the bot's sender, the twin of
+the hooks' blocking ``bridge.discord.rest``: only the I/O is here, what to send and what
+Discord's answers mean is decided once in :mod:`bridge.discord.post`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import socket
@@ -20,9 +21,9 @@ from collections.abc import Callable
 import discord
 from discord.http import Route
 
-from bridge.discord.delivery import refused_files_note
+from bridge.discord import post as posting
 from bridge.discord.handoff import socket_path
-from bridge.discord.post import DeliveryError, Post, message_payload
+from bridge.discord.post import DeliveryError, Post
 from bridge.state import runtime
 
 log = logging.getLogger(__name__)
@@ -75,42 +76,37 @@ class WakeSocket:
                     os.unlink(self.path)
 
 
+async def send_post(http: discord.http.HTTPClient, channel_id: str, post: Post) -> dict:
+    """:meth:`bridge.discord.rest.DiscordREST.send_post` on the bot's session: create the
+    message (returns it); when Discord refuses its files for good, send what
+    :func:`~bridge.discord.post.instead_of_refused_files` says instead."""
+    try:
+        return await create_message(http, channel_id, post)
+    except DeliveryError as err:
+        instead = posting.instead_of_refused_files(post, err)
+        if not instead:
+            raise
+        sent = [await create_message(http, channel_id, other) for other in instead]
+        return sent[0]  # the text, or the note when there was none
+
+
 async def create_message(http: discord.http.HTTPClient, channel_id: str, post: Post) -> dict:
-    """POST the message (JSON, or multipart with its files) through discord.py's client."""
+    """POST the message (JSON, or multipart with its files) through discord.py's client,
+    which waits out rate limits and retries 5xx itself; what its last answer means is
+    :func:`~bridge.discord.post.refusal`'s to say."""
     route = Route("POST", "/channels/{channel_id}/messages", channel_id=int(channel_id))
     try:
         if not post.files:
             return await http.request(route, json=post.payload)
-        payload = dict(post.payload)
-        payload["attachments"] = [{"id": i, "filename": n} for i, (n, _) in enumerate(post.files)]
-        form = [{"name": "payload_json", "value": json.dumps(payload)}]
+        payload_json, parts = posting.multipart(post)
+        form = [{"name": "payload_json", "value": payload_json}]
         form += [
-            {"name": f"files[{i}]", "value": data, "filename": name,
+            {"name": field, "value": data, "filename": name,
              "content_type": "application/octet-stream"}
-            for i, (name, data) in enumerate(post.files)
+            for field, name, data in parts
         ]  # fmt: skip
         return await http.request(route, form=form)
     except discord.HTTPException as err:
-        status = err.status
-        retryable = status in (401, 429) or status >= 500
-        raise DeliveryError(
-            f"Discord answered {status}: {err.text[:300]}", retryable, status
-        ) from err
+        raise posting.refusal(err.status, err.text, err.code) from err
     except (TimeoutError, OSError) as err:
-        raise DeliveryError(f"cannot reach Discord ({type(err).__name__})", True) from err
-
-
-async def send_post_async(http: discord.http.HTTPClient, channel_id: str, post: Post) -> dict:
-    """:func:`bridge.discord.delivery.send_post` on the bot's session: if Discord refuses the
-    files, the text goes anyway (same nonce) with a note saying what was not attached."""
-    try:
-        return await create_message(http, channel_id, post)
-    except DeliveryError as err:
-        if err.retryable or not post.files:
-            raise
-        message: dict = {}
-        if post.payload.get("content"):
-            message = await create_message(http, channel_id, Post(post.payload))
-        note = Post(message_payload(refused_files_note(post, err)))
-        note_message = await create_message(http, channel_id, note)
-        return message or note_message
+        raise posting.unreachable(err) from err

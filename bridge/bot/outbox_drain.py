@@ -6,6 +6,12 @@ channel is drained in order (channels independently: one that fails does not hol
 others), through the bot's own discord.py session once it is logged in (one warm connection,
 one rate-limit state); a channel Discord refuses, or a hook is draining right now (it holds
 the lock), is tried again after a pause of its own that grows up to a minute.
+
+The drain runs on the event loop: :meth:`Outbox.draining` decides (in order, exactly once,
+what to set aside), this module only posts. The loop does the small reads (an entry is a few
+KiB) and the lock (``flock`` without waiting); what can be large or slow goes to a thread: a
+post's staged files, a prompt's receipt (written durably), and posting with the blocking REST
+client while the bot is not logged in yet.
 """
 
 from __future__ import annotations
@@ -14,17 +20,18 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import closing
 
 import discord
 import watchfiles
 
-from bridge.bot.courier import WakeSocket, send_post_async
+from bridge.bot import courier
+from bridge.bot.courier import WakeSocket
 from bridge.config import BridgeConfig, Server
 from bridge.discord import handoff
-from bridge.discord.delivery import send_post
 from bridge.discord.outbox import Outbox
-from bridge.discord.post import Post
+from bridge.discord.post import DeliveryError, Post
 from bridge.discord.rest import DiscordREST
 from bridge.state import runtime
 
@@ -50,14 +57,12 @@ class OutboxDrainer:
         self.warm_http = warm_http or (lambda _server: None)
         self._clients: dict[str, DiscordREST] = {}
         self._wake = asyncio.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._active: dict[str, asyncio.Task] = {}  # channel → its draining worker
         self._again: set[str] = set()
         self._stopping = False
         self._stop = asyncio.Event()
 
     async def run(self, stop: asyncio.Event) -> None:
-        self._loop = asyncio.get_running_loop()
         self._stop = stop
         wake = WakeSocket(self.runtime, self.kick)  # a hook handed a channel's messages over
         await wake.open()
@@ -98,9 +103,9 @@ class OutboxDrainer:
         minute) without holding up any other channel."""
         pause = 1.0
         try:
-            while not self._stopping:
+            while not (self._stopping or self._stop.is_set()):
                 self._again.discard(channel)
-                if not await asyncio.to_thread(self.drain_channel, channel):
+                if not await self.drain_channel(channel):
                     with contextlib.suppress(TimeoutError):  # a stop ends the pause
                         await asyncio.wait_for(self._stop.wait(), pause)
                     pause = min(MAX_PAUSE, pause * 2)
@@ -111,38 +116,67 @@ class OutboxDrainer:
         finally:
             self._active.pop(channel, None)
 
-    def drain_channel(self, channel: str) -> bool:
-        """Post the channel's entries in order (a worker thread); True when none is left.
-        A channel a hook is draining right now (it holds the lock) is left to it."""
+    async def drain_channel(self, channel: str) -> bool:
+        """Post the channel's entries in order; True when none is left. A channel a hook is
+        draining right now (it holds the lock) is left to it."""
         try:  # one channel's trouble must not keep the others waiting
             with self.outbox.locked(channel, wait=False) as acquired:
                 if not acquired:
                     return False  # a hook drains it right now: look again after a pause
-                until = time.monotonic() + DRAIN_SLICE  # then yield: a stop is seen soon
-                return self.outbox.drain(channel, self._send, until)
+                until = time.monotonic() + DRAIN_SLICE  # then yield to the other channels
+                with closing(self.outbox.draining(channel, until)) as steps:
+                    return await self._post_each(steps)
         except Exception:
             log.exception("draining the outbox of #%s failed; trying again later", channel)
             return False
 
-    def _send(self, entry: dict, post: Post) -> None:
-        """Post one entry (from the drain's worker thread): on the bot's warm discord.py
-        session when it is logged in, else with the blocking REST client."""
+    async def _post_each(self, steps: Generator[tuple[str, dict], Exception | None, bool]) -> bool:
+        """Drive the outbox's drain: post each entry it yields, tell it what came of it."""
+        outcome: Exception | None = None
+        while True:
+            try:
+                path, entry = steps.send(outcome)
+            except StopIteration as done:
+                return done.value
+            if self._stop.is_set():
+                return False  # between two posts: the rest waits for the next bot
+            outcome = await self._post(path, entry)
+
+    async def _post(self, path: str, entry: dict) -> Exception | None:
+        """Post one entry; None when Discord took it, else what stopped it."""
+        try:
+            if entry["files"]:  # up to 64 MiB each: not on the loop
+                post = await asyncio.to_thread(self.outbox.post_of, path, entry)
+            else:
+                post = self.outbox.post_of(path, entry)
+        except (OSError, ValueError) as err:
+            return err
+        try:
+            await self._send(entry, post)
+        except DeliveryError as err:
+            return err
+        return None
+
+    async def _send(self, entry: dict, post: Post) -> None:
+        """Post one entry: on the bot's warm discord.py session when it is logged in, else
+        with the blocking REST client (in a thread)."""
         server = self._server_for(entry)
         channel = entry["channel_id"]
         http = self.warm_http(server.name)
-        if http is not None and self._loop is not None:
-            future = asyncio.run_coroutine_threadsafe(
-                send_post_async(http, channel, post), self._loop
-            )
-            message = future.result(timeout=WARM_TIMEOUT)
+        if http is not None:
+            message = await asyncio.wait_for(courier.send_post(http, channel, post), WARM_TIMEOUT)
         else:
-            message = send_post(self._client_for(server), channel, post)
+            message = await asyncio.to_thread(self._send_blocking, server, channel, post)
         if entry.get("receipt"):
             try:  # the post is made: a lost receipt only makes the hook repost (same nonce)
-                handoff.write_receipt(self.runtime, post.payload.get("nonce"), message)
+                nonce = post.payload.get("nonce")
+                await asyncio.to_thread(handoff.write_receipt, self.runtime, nonce, message)
             except OSError as err:
                 log.warning("could not record the receipt of a prompt: %s", err)
         log.info("delivered a queued message to #%s", channel)
+
+    def _send_blocking(self, server: Server, channel: str, post: Post) -> dict:
+        return self._client_for(server).send_post(channel, post)
 
     def _server_for(self, entry: dict) -> Server:
         """The server whose token posts the entry: the one mapping its channel (names are

@@ -1,11 +1,11 @@
-"""Getting messages onto Discord from outside the bot: payloads, mentions, posting, spooling.
+"""Getting messages onto Discord from outside the bot: in order, within a budget, or spooled.
 
-Every message the hooks send is built by :func:`message_payload` (no mentions unless one is
-granted, a nonce with ``enforce_nonce`` so a retry never posts twice) and delivered by
-:func:`deliver`: in order, after anything already waiting in the channel's outbox, within a
-time budget below the hook's timeout; whatever Discord does not take now is spooled to the
-outbox, which the bot drains when Discord answers again. While the bot runs, messages are handed
-to it instead (:func:`hand_off`): it posts them on its warm connection.
+Every message the hooks send is built by :func:`bridge.discord.post.message_payload` (no
+mentions unless one is granted, a nonce with ``enforce_nonce`` so a retry never posts twice)
+and delivered by :func:`deliver`: in order, after anything already waiting in the channel's
+outbox, within a time budget below the hook's timeout; whatever Discord does not take now is
+spooled to the outbox, which the bot drains when Discord answers again. While the bot runs,
+messages are handed to it instead (:func:`hand_off`): it posts them on its warm connection.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 
 from bridge.discord import handoff
-from bridge.discord.post import message_payload
 from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
@@ -136,7 +135,7 @@ class _Sender:
             return False
         self.rest.budget = min(self.rest.budget, remaining - 0.5)
         try:
-            send_post(self.rest, self.channel, post)
+            self.rest.send_post(self.channel, post)
         except DeliveryError as err:
             if err.retryable:
                 return False
@@ -152,33 +151,6 @@ class _Sender:
 
         if not self.send(post):
             raise DeliveryError("not sent yet", retryable=True)
-
-
-def send_post(rest: DiscordREST, channel: str, post: Post) -> dict:
-    """Create the message (returns it); if Discord refuses its files (too large for this
-    server, …), send the text anyway with a note rather than lose both."""
-    from bridge.discord.post import DeliveryError, Post
-
-    try:
-        return rest.create_message(channel, post)
-    except DeliveryError as err:
-        if err.retryable or not post.files:
-            raise
-        message = {}
-        if post.payload.get("content"):
-            message = rest.create_message(channel, Post(post.payload))  # same nonce, no files
-        note = rest.create_message(channel, Post(message_payload(refused_files_note(post, err))))
-        return message or note
-
-
-def refused_files_note(post: Post, err: Exception) -> str:
-    """What the channel is told when Discord refused a message's files."""
-    names = ", ".join(f"`{name}`" for name, _ in post.files)[:1500]
-    status, code = getattr(err, "status", None), getattr(err, "code", None)
-    if status == 403:
-        why = "the bot lacks the **Attach Files** permission in this channel"
-        return f"⚠️ Not attached: {names} ({why}; {status}/{code or '?'})"
-    return f"⚠️ Discord refused the attached files {names} ({status or 'error'})"
 
 
 def log(rt: runtime.Runtime, line: str) -> None:

@@ -16,8 +16,8 @@ import fcntl
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing, contextmanager
 
 from bridge import fastjson
 from bridge.discord.post import DeliveryError, Post
@@ -80,14 +80,25 @@ class Outbox:
     def load(self, path: str) -> tuple[dict, Post]:
         """The entry and its post; ValueError for anything not shaped like what
         :meth:`enqueue` writes (the file may have been written by someone else)."""
+        entry = self.read_entry(path)
+        return entry, self.post_of(path, entry)
+
+    def read_entry(self, path: str) -> dict:
+        """The entry alone: a small read (at most :data:`MAX_ENTRY_BYTES`); ValueError as
+        :meth:`load`."""
         entry = _valid_entry(fastjson.loads(runtime.read_private(path, MAX_ENTRY_BYTES)), path)
         _date_by_file(entry, os.lstat(path).st_ctime)
+        return entry
+
+    def post_of(self, path: str, entry: dict) -> Post:
+        """The entry's post, its staged files read: up to 64 MiB each (the bot reads them in a
+        thread, off its event loop)."""
         files_dir = path[: -len(".json")] + ".files"
         files = [
             (f["filename"], runtime.read_private(os.path.join(files_dir, f["path"]), 64 << 20))
             for f in entry["files"]
         ]
-        return entry, Post(entry["payload"], files)
+        return Post(entry["payload"], files)
 
     def remove(self, path: str) -> None:
         shutil.rmtree(path[: -len(".json")] + ".files", ignore_errors=True)
@@ -122,6 +133,40 @@ class Outbox:
         deleted), is set aside as ``.failed`` with a note in ``logs/outbox.log``; so is one
         older than ``max_age`` seconds, and the channel is told what was dropped. Anything
         retryable, or reaching the ``until`` deadline, stops the drain so that order is kept.
+        ``send`` blocks; the bot drives :meth:`draining` on its event loop instead.
+        """
+        with closing(self.draining(channel_id, until, max_age)) as steps:
+            outcome: Exception | None = None
+            while True:
+                try:
+                    path, entry = steps.send(outcome)
+                except StopIteration as done:
+                    return done.value
+                try:
+                    post = self.post_of(path, entry)
+                except (OSError, ValueError) as err:
+                    outcome = err
+                    continue
+                try:
+                    send(entry, post)
+                    outcome = None
+                except DeliveryError as err:
+                    outcome = err
+
+    def draining(
+        self, channel_id: str, until: float | None = None, max_age: float = MAX_AGE
+    ) -> Generator[tuple[str, dict], Exception | None, bool]:
+        """:meth:`drain`'s decisions without its I/O: yields each entry due, in order, as
+        ``(path, entry)``; the caller reads its post (:meth:`post_of`), sends it, and sends
+        back what came of it: None (posted), the :class:`DeliveryError`, or the error reading
+        its files. Returns True when all went out. Close it when done (``closing``): the
+        channel's note about entries dropped for age is queued then (see :meth:`drain`).
+
+        Exactly once and in order: the caller holds the channel's lock, so no one else posts
+        these entries meanwhile; an entry leaves the outbox only after Discord took it, and the
+        first one that must wait ends the pass, so nothing queued after it overtakes it. A crash
+        between Discord taking an entry and its removal leaves it for the next pass, whose
+        resend Discord answers with the original message (its nonce, ``enforce_nonce``).
         """
         expired: list[dict] = []
         try:
@@ -129,7 +174,7 @@ class Outbox:
                 if until is not None and time.monotonic() > until:
                     return False
                 try:
-                    entry, post = self.load(path)
+                    entry = self.read_entry(path)
                 except (OSError, ValueError, RecursionError) as err:
                     self._quarantine(path, f"unreadable entry: {err}")
                     continue
@@ -141,12 +186,14 @@ class Outbox:
                     self._quarantine(path, f"not delivered within {max_age / 3600:g} h")
                     expired.append(entry)
                     continue
-                try:
-                    send(entry, post)
-                except DeliveryError as err:
-                    if err.retryable:
+                outcome = yield path, entry
+                if isinstance(outcome, DeliveryError):
+                    if outcome.retryable:
                         return False
-                    self._quarantine(path, str(err))
+                    self._quarantine(path, str(outcome))
+                    continue
+                if outcome is not None:  # its staged files could not be read
+                    self._quarantine(path, f"unreadable entry: {outcome}")
                     continue
                 self.remove(path)
             return True

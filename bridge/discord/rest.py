@@ -1,9 +1,12 @@
-"""A small Discord REST client for hooks and the outbox: rate limits, retries, nonces.
+"""The blocking sender: a small Discord REST client for hooks, rate limits and retries.
 
-discord.py does all of this for the bot's own calls; hooks post over REST directly and must
-do it themselves. httpx is imported when the first request is made, never on a hook's fast
-path. Retries are bounded by a budget (≈ 20 s in all) so a hook never hangs Claude Code;
-what cannot be delivered in time is spooled to the outbox by the caller.
+discord.py does all of this for the bot's own calls (``bridge.bot.courier`` is the bot's
+sender); hooks post over REST directly and must do it themselves. What to send and what an
+answer means is decided in :mod:`bridge.discord.post`; this module only does the I/O: the
+request, waiting out a route's bucket, retrying 429s, 5xx and connection errors. httpx is
+imported when the first request is made, never on a hook's fast path. Retries are bounded by a
+budget (≈ 20 s in all) so a hook never hangs Claude Code; what cannot be delivered in time is
+spooled to the outbox by the caller.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ DEFAULT_BUDGET = 20.0  # seconds a caller may spend on one request, retries incl
 ENV_BUDGET = "DISCORD_BRIDGE_RETRY_SECONDS"
 USER_AGENT = "DiscordBot (https://github.com/discord-bridge/discord-bridge, 0.1.0)"
 
+from bridge.discord import post as posting  # noqa: E402
 from bridge.discord.post import DeliveryError, Post  # noqa: E402  (re-exported)
 
 
@@ -67,19 +71,25 @@ class DiscordREST:
 
     # --- endpoints -------------------------------------------------------------------
 
+    def send_post(self, channel_id: str, post: Post) -> dict:
+        """Create the message (returns it); when Discord refuses its files for good, send
+        what :func:`~bridge.discord.post.instead_of_refused_files` says instead."""
+        try:
+            return self.create_message(channel_id, post)
+        except DeliveryError as err:
+            instead = posting.instead_of_refused_files(post, err)
+            if not instead:
+                raise
+            sent = [self.create_message(channel_id, other) for other in instead]
+            return sent[0]  # the text, or the note when there was none
+
     def create_message(self, channel_id: str, post: Post) -> dict:
         path = f"/channels/{channel_id}/messages"
         if not post.files:
             return self.request("POST", path, json=post.payload)
-        import json
-
-        payload = dict(post.payload)
-        payload["attachments"] = [{"id": i, "filename": n} for i, (n, _) in enumerate(post.files)]
-        files = [
-            (f"files[{i}]", (name, data, "application/octet-stream"))
-            for i, (name, data) in enumerate(post.files)
-        ]
-        return self.request("POST", path, data={"payload_json": json.dumps(payload)}, files=files)
+        payload_json, parts = posting.multipart(post)
+        files = [(field, (name, data, "application/octet-stream")) for field, name, data in parts]
+        return self.request("POST", path, data={"payload_json": payload_json}, files=files)
 
     def edit_message(self, channel_id: str, message_id: str, payload: dict) -> dict:
         return self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", json=payload)
@@ -104,7 +114,7 @@ class DiscordREST:
                     method, self.api_base + path, timeout=timeout, **kwargs
                 )
             except self._httpx.TransportError as err:
-                delay, why = _backoff(attempt), f"cannot reach Discord ({type(err).__name__})"
+                delay, why = _backoff(attempt), str(posting.unreachable(err))
             else:
                 self._remember_bucket(route, response.headers)
                 if response.status_code < 300:
@@ -116,26 +126,16 @@ class DiscordREST:
             time.sleep(delay)
 
     def _retry_delay(self, response: httpx.Response, attempt: int) -> tuple[float, str]:
+        """How long to wait before sending again (429 and 5xx: within the budget, as
+        discord.py does for the bot); any other answer is final: its :func:`refusal`."""
         status = response.status_code
         if status == 429:
             return _retry_after(response), "rate limited"
         if status >= 500:
             return _backoff(attempt), f"Discord answered {status}"
-        if status == 401:
-            # A rejected token: the message must not be lost, and retrying now only counts
-            # against Discord's invalid-request limit. The caller keeps it in the outbox until
-            # the config is fixed (or the entry grows too old).
-            raise DeliveryError(
-                "Discord refused the bot's token (401): check the token", retryable=True, status=401
-            )
-        # Anything else (403 Missing Permissions / Access, 404, 400 …) will not change by
-        # retrying the same request: the caller decides what to send instead.
-        raise DeliveryError(
-            f"Discord refused the request: {status} {response.text[:300]}",
-            retryable=False,
-            status=status,
-            code=_error_code(response),
-        )
+        # A 401 is not sent again now (it only counts against Discord's invalid-request
+        # limit); whether it is worth trying later is the refusal's to say.
+        raise posting.refusal(status, response.text, _error_code(response))
 
     def _wait_for_bucket(self, route: str, deadline: float) -> None:
         until = self._blocked_until.pop(route, 0.0)

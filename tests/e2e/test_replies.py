@@ -172,7 +172,12 @@ def test_files_refused_by_a_channel_without_attach_files_leave_the_text_and_a_no
     rig.post("draw me a chart")
     rig.wait_bot_message(content_regex=r"^Here is the chart\.$", timeout=60)
     note = rig.wait_bot_message(content_regex=r"^⚠️ Not attached: `chart.png`", timeout=30)
-    assert "lacks the **Attach Files** permission" in note["content"]
+    # The same note as a hook posting itself (tests/unit/discord/test_outbox.py), Discord's
+    # error code included: one place says what to send instead of refused files.
+    assert note["content"] == (
+        "⚠️ Not attached: `chart.png` (the bot lacks the **Attach Files** permission in this"
+        " channel; 403/50013)"
+    )
     rig.post("and now?")
     rig.wait_bot_message(content_regex=r"^Next reply\.", timeout=60)
     outbox = rig.state_dir / "outbox" / rig.ids["project-a"]
