@@ -45,24 +45,44 @@ def on_stop(context: HookContext, turn_changes: PendingChanges | None = None) ->
     footer = ""
     if cfg.footer:
         footer = reply_footer(rt, event.get("session_id"), event.get("transcript_path"), text)
-    mention = _owner_mention(context)
-    if mention:
-        footer = f"{footer} · 🔔 {mention}" if footer else f"-# 🔔 {mention}"
+    tail = Tail(footer, mention=_owner_mention(context))
     changes = turn_changes() if turn_changes is not None and turn_changes.on_reply else None
-    if changes:
-        footer = f"{changes['summary']}\n{footer}" if footer else changes["summary"]
-    posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, footer, note=note)
-    if mention:  # only the footer's mention may ping (the model's text never does)
-        from bridge.discord.post import allowed
-
-        footer_post = next(p for p in reversed(posts) if mention in p.payload.get("content", ""))
-        footer_post.payload["allowed_mentions"] = allowed(mention)
     if changes:
         from bridge.handlers.turn_changes import diff_button
 
-        posts[-1].payload["components"] = [diff_button(context.channel_id, changes)]
+        tail.changes = changes["summary"]
+        tail.components = [diff_button(context.channel_id, changes)]
+    posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, tail, note=note)
     context.deliver(posts)
     return True
+
+
+class Tail:
+    """What ends a reply, laid out by :func:`build_posts` after its text: the turn's changes
+    summary above the footer line, the owner's mention at the end of that line (the one ping
+    a reply may carry: only the message holding it grants it), and the components (the
+    **Diff** button) of the reply's last message."""
+
+    __slots__ = ("changes", "components", "footer", "mention")
+
+    def __init__(
+        self,
+        footer: str = "",
+        mention: str = "",
+        changes: str = "",
+        components: list[dict] | None = None,
+    ) -> None:
+        self.footer = footer  # ``-# Opus 5.5 · ctx 12% · $0.43`` or empty
+        self.mention = mention  # ``<@id>`` or empty
+        self.changes = changes
+        self.components = components or []
+
+    def text(self) -> str:
+        """The lines that end the reply's last text message."""
+        footer = self.footer
+        if self.mention:
+            footer = f"{footer} · 🔔 {self.mention}" if footer else f"-# 🔔 {self.mention}"
+        return "\n".join(line for line in (self.changes, footer) if line)
 
 
 def _owner_mention(context: HookContext) -> str:
@@ -151,47 +171,53 @@ def build_posts(
     outputs_dir: str,
     upload_limit: int,
     attach_after: int = 4,
-    footer: str = "",
+    tail: Tail | None = None,
     budget: float = FORMAT_BUDGET,
     note: str = "",
 ) -> list[Post]:
     """Messages for one reply: text chunks first, files attached from the last chunk on.
 
-    ``note`` (what was cut reading the reply), refusal notes and ``footer`` end the last
-    message. A reply that would take more than ``attach_after`` messages posts
+    ``note`` (what was cut reading the reply), refusal notes and the ``tail``'s text end the
+    last text message, which alone may ping the tail's mention; the tail's components go on
+    the very last message. A reply that would take more than ``attach_after`` messages posts
     ``attach_after - 1`` of them, then a note with the whole reply attached as ``reply.md``
     (cut at ``upload_limit``, and the note says so). Laying the reply out may take ``budget``
     seconds; past that, the reply is only attached, with a note.
     """
     import time
 
-    from bridge.discord.post import Post, message_payload
+    from bridge.discord.post import Post, allowed, message_payload
     from bridge.discord.render.attachments import extract_markers, format_refusals, plan_uploads
     from bridge.discord.render.split import SplitTimeout, split_message
 
+    tail = tail or Tail()
     deadline = time.monotonic() + budget
     body, names = extract_markers(text)
     files, refused = _resolve_files(outputs_dir, names, upload_limit)
-    tail = _paragraphs(note, format_refusals(refused), footer)
+    ending = _paragraphs(note, format_refusals(refused), tail.text())
     try:
-        chunks, full = _lay_out(body, tail, upload_limit, attach_after, deadline)
+        chunks, full = _lay_out(body, ending, upload_limit, attach_after, deadline)
     except SplitTimeout:  # pathological text: attach it rather than lose it to the hook's timeout
         full, cut_note = _full_reply(body, upload_limit)
-        chunks = split_message(_paragraphs(SLOW_REPLY_NOTE, cut_note, tail))
+        chunks = split_message(_paragraphs(SLOW_REPLY_NOTE, cut_note, ending))
     if full is not None:
         files.insert(0, full)
     posts = [Post(message_payload(chunk)) for chunk in chunks]
+    if tail.mention and posts:  # the message ending with the tail; the model's text never pings
+        posts[-1].payload["allowed_mentions"] = allowed(tail.mention)
     for i, batch in enumerate(plan_uploads(files)):
         uploads = [(f.upload_name, f.data) for f in batch]
         if i == 0 and posts:
             posts[-1].files = uploads
         else:
             posts.append(Post(message_payload(""), uploads))
+    if tail.components and posts:
+        posts[-1].payload["components"] = tail.components
     return posts
 
 
 def _lay_out(
-    body: str, tail: str, upload_limit: int, attach_after: int, deadline: float
+    body: str, ending: str, upload_limit: int, attach_after: int, deadline: float
 ) -> tuple[list[str], OutputFile | None]:
     """The reply's message texts, and ``reply.md`` when the reply is too long to post."""
     from bridge.discord.render.split import DISCORD_MESSAGE_LIMIT, close_open_fence, split_message
@@ -205,15 +231,15 @@ def _lay_out(
         from bridge.discord.render.tables import render_tables
 
         shown = render_tables(shown)
-    if tail:
+    if ending:
         shown = close_open_fence(shown)  # the footer must not end up inside a code block
     if not huge:
-        chunks = split_message(_paragraphs(shown, tail), deadline=deadline)
+        chunks = split_message(_paragraphs(shown, ending), deadline=deadline)
         if len(chunks) <= keep:
             return chunks, None
     full, cut_note = _full_reply(body, upload_limit)
     head = split_message(shown, deadline=deadline)[: attach_after - 1]
-    return head + split_message(_paragraphs(FULL_REPLY_NOTE, cut_note, tail)), full
+    return head + split_message(_paragraphs(FULL_REPLY_NOTE, cut_note, ending)), full
 
 
 def _resolve_files(outputs_dir: str, names: list[str], upload_limit: int) -> tuple[list, list]:

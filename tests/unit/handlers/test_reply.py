@@ -12,7 +12,7 @@ import pytest
 
 from bridge import fastjson
 from bridge.discord.render.footer import footer_line, summary
-from bridge.handlers.reply import FULL_REPLY_NOTE, SLOW_REPLY_NOTE, build_posts, reply_footer
+from bridge.handlers.reply import FULL_REPLY_NOTE, SLOW_REPLY_NOTE, Tail, build_posts, reply_footer
 from bridge.state import runtime
 from bridge.state.runtime import Runtime
 
@@ -130,14 +130,14 @@ def long_reply(paragraphs: int = 12) -> str:
 
 
 def test_short_reply_ends_with_the_footer(outputs) -> None:
-    posts = build_posts("All done.", outputs, 1 << 20, 4, FOOTER)
+    posts = build_posts("All done.", outputs, 1 << 20, 4, Tail(FOOTER))
     assert contents(posts) == [f"All done.\n\n{FOOTER}"]
     assert build_posts("All done.", outputs, 1 << 20, 4)[0].payload["content"] == "All done."
 
 
 def test_tables_are_rendered_before_splitting(outputs) -> None:
     text = "Totals:\n\n| item | n |\n|---|--:|\n| apples | 3 |\n| 日本 | 12 |"
-    posts = build_posts(text, outputs, 1 << 20, 4, FOOTER)
+    posts = build_posts(text, outputs, 1 << 20, 4, Tail(FOOTER))
     assert contents(posts) == [
         f"Totals:\n\n```\nitem   |  n\n-------+---\napples |  3\n日本   | 12\n```\n\n{FOOTER}"
     ]
@@ -146,7 +146,7 @@ def test_tables_are_rendered_before_splitting(outputs) -> None:
 def test_long_reply_posts_its_start_and_attaches_the_whole(outputs) -> None:
     text = long_reply()
     assert len(build_posts(text, outputs, 1 << 20, 99)) > 4  # would be more than 4 messages
-    posts = build_posts(text, outputs, 1 << 20, 4, FOOTER)
+    posts = build_posts(text, outputs, 1 << 20, 4, Tail(FOOTER))
 
     assert len(posts) == 4
     texts = contents(posts)
@@ -170,7 +170,7 @@ def test_exactly_attach_after_messages_are_posted_in_full(outputs) -> None:
 
 
 def test_attach_after_one_posts_only_the_note_with_the_file(outputs) -> None:
-    posts = build_posts(long_reply(), outputs, 1 << 20, 1, FOOTER)
+    posts = build_posts(long_reply(), outputs, 1 << 20, 1, Tail(FOOTER))
     assert contents(posts) == [f"{FULL_REPLY_NOTE}\n\n{FOOTER}"]
     assert posts[0].files[0][0] == "reply.md"
 
@@ -179,7 +179,7 @@ def test_reply_beyond_the_upload_limit_is_cut_and_the_channel_is_told(outputs) -
     # Regression: a reply over attachments.maxUploadBytes was posted in full (50 MB -> ~25,000
     # messages). Now its start is posted, reply.md holds what fits, and a note says what was cut.
     text = long_reply()
-    posts = build_posts(text, outputs, 1000, 4, FOOTER)  # upload limit below the text's size
+    posts = build_posts(text, outputs, 1000, 4, Tail(FOOTER))  # upload limit below the text's size
     assert len(posts) == 4
     last = contents(posts)[-1]
     assert last.startswith(FULL_REPLY_NOTE) and last.endswith(FOOTER)
@@ -192,7 +192,7 @@ def test_reply_beyond_the_upload_limit_is_cut_and_the_channel_is_told(outputs) -
 def test_a_50_mb_reply_takes_a_few_messages_and_little_time(outputs) -> None:
     text = ("A line of a very long reply, with | pipes | in it.\n" * 1_000_000)[: 50 << 20]
     start = time.perf_counter()
-    posts = build_posts(text, outputs, 10 << 20, 4, FOOTER)
+    posts = build_posts(text, outputs, 10 << 20, 4, Tail(FOOTER))
     elapsed = time.perf_counter() - start
     assert len(posts) == 4 and elapsed < 5, elapsed
     assert "over the 10 MiB upload limit" in contents(posts)[-1]
@@ -203,7 +203,7 @@ def test_a_50_mb_reply_takes_a_few_messages_and_little_time(outputs) -> None:
 
 def test_a_reply_that_cannot_be_laid_out_in_time_is_attached(outputs) -> None:
     text = "`" * 100_000 + "\n\nDone."
-    posts = build_posts(text, outputs, 1 << 20, 4, FOOTER, budget=0)
+    posts = build_posts(text, outputs, 1 << 20, 4, Tail(FOOTER), budget=0)
     assert contents(posts) == [f"{SLOW_REPLY_NOTE}\n\n{FOOTER}"]
     assert posts[0].files == [("reply.md", text.encode())]
 
@@ -211,7 +211,7 @@ def test_a_reply_that_cannot_be_laid_out_in_time_is_attached(outputs) -> None:
 def test_a_reply_of_100_000_backticks_is_built_well_within_the_hooks_timeout(outputs) -> None:
     for char in "`~":
         start = time.perf_counter()
-        posts = build_posts(char * 100_000, outputs, 1 << 20, 4, FOOTER)
+        posts = build_posts(char * 100_000, outputs, 1 << 20, 4, Tail(FOOTER))
         assert time.perf_counter() - start < 1.0
         assert len(posts) == 4 and posts[-1].files[0][0] == "reply.md"
 
@@ -220,7 +220,7 @@ def test_reply_md_keeps_markdown_tables_and_comes_before_claudes_files(outputs) 
     Path(outputs, "reply.md").write_text("Claude's own file")
     table = "| a | b |\n|---|---|\n| 1 | 2 |"
     text = long_reply() + "\n\n" + table + "\n\n[DISCORD_ATTACH: reply.md]\n[DISCORD_ATTACH: nope]"
-    posts = build_posts(text, outputs, 1 << 20, 3, FOOTER)
+    posts = build_posts(text, outputs, 1 << 20, 3, Tail(FOOTER))
     assert len(posts) == 3
     last = posts[-1]
     assert [name for name, _ in last.files] == ["reply.md", "reply-2.md"]
@@ -233,6 +233,49 @@ def test_reply_md_keeps_markdown_tables_and_comes_before_claudes_files(outputs) 
 
 def test_footer_after_a_reply_cut_off_inside_a_code_block_is_not_code(tmp_path) -> None:
     cut_off = "Here:\n```python\nx = 1"  # the reply ended mid-code (token limit)
-    posts = build_posts(cut_off, str(tmp_path), 1 << 20, footer="-# Opus · ctx 3%")
+    posts = build_posts(cut_off, str(tmp_path), 1 << 20, tail=Tail("-# Opus · ctx 3%"))
     content = posts[-1].payload["content"]
     assert content == "Here:\n```python\nx = 1\n```\n\n-# Opus · ctx 3%"
+
+
+# --- the tail: footer, the owner's mention, the Diff button -------------------------------------
+
+MENTION = "<@100000000000000042>"
+GRANTED = {"parse": [], "users": ["100000000000000042"]}
+DIFF_ROW = [{"type": 1, "components": [{"type": 2, "style": 2, "label": "Diff", "custom_id": "d"}]}]
+
+
+def test_the_tail_puts_the_mention_on_the_footer_line_and_the_changes_above_it() -> None:
+    assert Tail(FOOTER, MENTION).text() == f"{FOOTER} · 🔔 {MENTION}"
+    assert Tail("", MENTION).text() == f"-# 🔔 {MENTION}"
+    assert Tail(FOOTER, MENTION, "📝 2 files").text() == f"📝 2 files\n{FOOTER} · 🔔 {MENTION}"
+    assert Tail("", MENTION, "📝 2 files").text() == f"📝 2 files\n-# 🔔 {MENTION}"
+    assert Tail("", "", "📝 2 files").text() == "📝 2 files"
+    assert Tail().text() == ""
+
+
+def test_only_the_message_ending_with_the_tail_may_ping_and_the_last_one_gets_the_button(
+    outputs,
+) -> None:
+    for i in range(11):  # one more than a message holds: the last one goes alone
+        Path(outputs, f"f{i}.txt").write_text(str(i))
+    markers = "\n".join(f"[DISCORD_ATTACH: f{i}.txt]" for i in range(11))
+    text = f"{MENTION} wrote this.\n\n" + "word " * 300 + "\n\n" + "more " * 200 + "\n" + markers
+    tail = Tail(FOOTER, MENTION, "📝 2 files", DIFF_ROW)
+    posts = build_posts(text, outputs, 1 << 20, 4, tail)
+    assert [len(p.files) for p in posts] == [0, 10, 1]
+    assert contents(posts)[1].endswith(f"📝 2 files\n{FOOTER} · 🔔 {MENTION}")
+    assert [p.payload["allowed_mentions"] for p in posts] == [{"parse": []}, GRANTED, {"parse": []}]
+    assert [p.payload.get("components") for p in posts] == [None, None, DIFF_ROW]
+
+
+def test_a_reply_too_long_to_post_pings_from_its_note(outputs) -> None:
+    posts = build_posts(long_reply(), outputs, 1 << 20, 2, Tail("", MENTION))
+    assert contents(posts)[-1] == f"{FULL_REPLY_NOTE}\n\n-# 🔔 {MENTION}"
+    assert [p.payload["allowed_mentions"] for p in posts] == [{"parse": []}, GRANTED]
+
+
+def test_a_reply_without_a_mention_pings_no_one(outputs) -> None:
+    posts = build_posts(f"{MENTION} said hi", outputs, 1 << 20, 4, Tail(FOOTER))
+    assert posts[0].payload["allowed_mentions"] == {"parse": []}
+    assert "components" not in posts[0].payload
