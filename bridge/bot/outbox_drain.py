@@ -123,7 +123,7 @@ class OutboxDrainer:
             with self.outbox.locked(channel, wait=False) as acquired:
                 if not acquired:
                     return False  # a hook drains it right now: look again after a pause
-                until = time.monotonic() + DRAIN_SLICE  # then yield to the other channels
+                until = time.monotonic() + DRAIN_SLICE  # a pass ends then, resumed after a pause
                 with closing(self.outbox.draining(channel, until)) as steps:
                     return await self._post_each(steps)
         except Exception:
