@@ -3,11 +3,14 @@
 ``/status /start /stop /esc /peek /mode /model /new /resume /clear /compact /keys``. Only the
 owner and ``allowedUserIds`` may use them (everyone else gets an ephemeral refusal and nothing
 changes); replies are ephemeral. Every command that touches tmux acknowledges first (Discord
-allows 3 s), then works; the keys themselves are ``bridge/sessions/pane_ops.py``'s, pressed only
-while Claude Code shows its input box (``/esc``, ``/mode`` and ``/model`` answer with a warning
-while a dialog is open). Text from Discord reaches the pane only as literal keys through tmux
-argv, never a shell; ``/keys`` accepts an allow-list of key names and plain text, and is the
-one raw path: it presses what the user names, dialog or not.
+allows 3 s), then works; the keys themselves are ``bridge/sessions/pane_ops.py``'s, each through
+the session's key gate (``bridge/sessions/key_gate.py``): none while a prompt of the session is
+open or a tool call's dialog may be on its way, and ``/esc``, ``/mode``, ``/model``, ``/clear``
+and ``/compact`` only while Claude Code shows its input box (else a warning saying what to
+answer first). ``/esc`` never answers a dialog, not even with the "No" its Escape would be
+there: the prompt's own Deny does that. Text from Discord reaches the pane only as literal keys
+through tmux argv, never a shell; ``/keys`` accepts an allow-list of key names and plain text,
+and is the raw path: it presses what the user names into any screen no prompt covers.
 """
 
 from __future__ import annotations
@@ -133,11 +136,11 @@ class Commands:
 
         @app_commands.command(name="clear", description="Claude Code's /clear")
         async def clear(interaction: BotInteraction) -> None:
-            await self.run(interaction, lambda t, p: self.slash(p, "/clear"))
+            await self.run(interaction, lambda t, p: self.slash(t, p, "/clear"))
 
         @app_commands.command(name="compact", description="Claude Code's /compact")
         async def compact(interaction: BotInteraction) -> None:
-            await self.run(interaction, lambda t, p: self.slash(p, "/compact"))
+            await self.run(interaction, lambda t, p: self.slash(t, p, "/compact"))
 
         @app_commands.command(
             name="keys", description="Type raw keys: Enter, Escape, digits, text…"
@@ -146,7 +149,7 @@ class Commands:
             keys="space-separated: key names (Enter, Escape, Down, C-c…) or text"
         )
         async def keys(interaction: BotInteraction, keys: str) -> None:
-            await self.run(interaction, lambda t, p: self.keys(p, keys))
+            await self.run(interaction, lambda t, p: self.keys(t, p, keys))
 
         return [status, start, stop, esc, peek, mode, model, new, resume, clear, compact, keys]
 
@@ -217,7 +220,7 @@ class Commands:
         return f"Stopped **{target.label}**." if stopped else "It was not running."
 
     async def esc(self, target: SessionTarget, pane_id: str) -> str:
-        await asyncio.to_thread(pane_ops.interrupt, self.tmux, pane_id)
+        await asyncio.to_thread(pane_ops.interrupt, self.sessions.keys(target.key, pane_id))
         return "Interrupted (Escape sent)."
 
     async def peek(self, target: SessionTarget, pane_id: str, lines: int) -> str | discord.File:
@@ -230,7 +233,8 @@ class Commands:
 
     async def mode(self, target: SessionTarget, pane_id: str, wanted: str) -> str:
         """Cycle the modes until Claude Code's footer shows ``wanted``, or give up."""
-        current = await asyncio.to_thread(pane_ops.cycle_mode, self.tmux, pane_id, wanted)
+        keys = self.sessions.keys(target.key, pane_id)
+        current = await asyncio.to_thread(pane_ops.cycle_mode, keys, wanted)
         if current == wanted:
             await asyncio.to_thread(
                 session_state.update, self.sessions.runtime, target.key, mode=wanted
@@ -249,7 +253,8 @@ class Commands:
             return "⚠️ A model name is letters, digits and - _ . : [ ] / only."
         # Mid-conversation Claude Code asks "Switch model?": /model is the user's explicit
         # answer, so pane_ops confirms it.
-        await asyncio.to_thread(pane_ops.switch_model, self.tmux, pane_id, name)
+        keys = self.sessions.keys(target.key, pane_id)
+        await asyncio.to_thread(pane_ops.switch_model, keys, name)
         await asyncio.to_thread(session_state.update, self.sessions.runtime, target.key, model=name)
         return f"Model set to **{name}**."
 
@@ -267,13 +272,14 @@ class Commands:
         pane_id = await self.sessions.ensure_running(target)
         return f"Resumed conversation `{session_id}` in `{pane_id}`."
 
-    async def slash(self, pane_id: str, command: str) -> str:
+    async def slash(self, target: SessionTarget, pane_id: str, command: str) -> str:
         """Type one of Claude Code's own slash commands (only into an empty input box)."""
-        await self.sessions.type_prompt(pane_id, command)
+        await self.sessions.type_prompt(target.key, pane_id, command)
         return f"Sent `{command}`."
 
-    async def keys(self, pane_id: str, keys: str) -> str:
-        sent = await asyncio.to_thread(pane_ops.send_keys, self.tmux, pane_id, keys)
+    async def keys(self, target: SessionTarget, pane_id: str, names: str) -> str:
+        keys = self.sessions.keys(target.key, pane_id)
+        sent = await asyncio.to_thread(pane_ops.send_keys, keys, names)
         return "Sent: " + (" ".join(sent) or "nothing")
 
 

@@ -350,30 +350,34 @@ class ProgressReporter:
             await interaction.response.send_message("Claude is not working on a turn here.",
                                                     ephemeral=True)  # fmt: skip
             return
-        # Only while Claude Code shows its input box: in a dialog (permission, question, plan)
-        # Escape would answer it ("No"). Reading the screen is quick; Discord allows 3 s.
+        # Only through the key gate and while Claude Code shows its input box: in a dialog
+        # (permission, question, plan) Escape would answer it ("No"). The gate may wait up to
+        # a few seconds (a tool call just started), so the click is acknowledged first.
+        await interaction.response.defer()
         sessions = interaction.client.sessions
         pane = await sessions.live_pane(key)
-        if pane is not None:
+        keys = sessions.keys(key, pane) if pane is not None else None
+        if keys is not None:
             try:
-                await asyncio.to_thread(pane_ops.require_input_box, sessions.tmux, pane,
-                                        "the interrupt (Escape)")  # fmt: skip
+                await asyncio.to_thread(keys.require_input_box, "the interrupt (Escape)")
             except TmuxError as err:
-                await interaction.response.send_message(f"⚠️ {err}", ephemeral=True)
+                await interaction.followup.send(f"⚠️ {err}", ephemeral=True)
                 return
+        if status.turn.outcome:  # the turn ended while the gate waited
+            return
         turn = status.turn
         turn.finish("interrupted", time.time(), str(interaction.user.id))
         content = turn.render(time.time())
-        await interaction.response.edit_message(content=content, view=None)
+        await interaction.edit_original_response(content=content, view=None)
         clicked = getattr(interaction.message, "id", None)
         if status.message is not None and clicked == status.message.id:
             status.last_shown, channel.last_edit = content, time.monotonic()
             self._remember_open(key, None)
         else:
             self._changed(channel)  # the button was on an older message: close this one too
-        if pane is not None:
-            try:  # the screen is read again right before the key
-                await asyncio.to_thread(pane_ops.interrupt, sessions.tmux, pane)
+        if keys is not None:
+            try:  # the gate and the screen are read again right before the key
+                await asyncio.to_thread(pane_ops.interrupt, keys)
             except TmuxError as err:
                 log.warning("did not interrupt %s: %s", key, err)
                 await interaction.followup.send(f"⚠️ {err}", ephemeral=True)

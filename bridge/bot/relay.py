@@ -105,7 +105,7 @@ class Relay:
             pane_id = await self.sessions.ensure_running(target)
             if self.screens is not None:  # messages held behind a screen go first
                 await self.screens.type_held(target.key, pane_id, message.channel)
-            timings = await self.sessions.type_prompt(pane_id, prompt)
+            timings = await self.sessions.type_prompt(target.key, pane_id, prompt)
         except NoInputBox as err:
             log.warning("not typed into %s: %s", target.label, err)
             # A screen no prompt of ours covers (folder trust, bypass warning…): offered on

@@ -167,12 +167,13 @@ class ScreenPrompts:
         """Press what the click asks for; the line the closed prompt gets, or None when the
         prompt stays open (a checkbox of a multi-select list, refreshed in place)."""
         tmux = self.sessions.tmux
+        keys = self.sessions.keys(key, pane_id, screen_answer=True)
         who = interaction.user.mention
         if action == "esc":
-            await asyncio.to_thread(screen_keys.escape, tmux, pane_id, fingerprint)
+            await asyncio.to_thread(screen_keys.escape, keys, fingerprint)
             return f"⎋ **Escape** pressed by {who}"
         index = int(action[1:])
-        option = await asyncio.to_thread(screen_keys.choose, tmux, pane_id, fingerprint, index)
+        option = await asyncio.to_thread(screen_keys.choose, keys, fingerprint, index)
         if option.toggles:  # a checkbox: the same dialog, ticked or unticked
             dialog = await asyncio.to_thread(
                 screen_keys.after_toggle, tmux, pane_id, fingerprint, index, option.label
@@ -234,7 +235,7 @@ class ScreenPrompts:
         held = held_messages.load(self.runtime, key)["messages"]
         while held:
             item = held[0]
-            await self.sessions.type_prompt(pane_id, str(item.get("prompt", "")))
+            await self.sessions.type_prompt(key, pane_id, str(item.get("prompt", "")))
             held = held[1:]
             if held:
                 await asyncio.to_thread(held_messages.save, self.runtime, key, {"messages": held})

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bridge.handlers import permission, progress
 from bridge.handlers.context import HookContext
+from bridge.state import tool_starts
 
 
 def on_prompt_or_tool_done(context: HookContext) -> None:
@@ -34,7 +35,10 @@ def on_prompt_or_tool_done(context: HookContext) -> None:
 
 
 def on_tool_start(context: HookContext) -> dict | None:
-    """PreToolUse: show the tool in the status message; ``permissionTools`` always ask."""
+    """PreToolUse: a permission dialog may follow, so the bot presses no key for a moment
+    (``state/tool_starts``); show the tool in the status message; ``permissionTools`` always
+    ask."""
+    tool_starts.started(context.runtime, context.channel_id)
     event = context.event
     tool = str(event.get("tool_name") or "tool")
     summary = progress.tool_summary(tool, event.get("tool_input"))

@@ -23,6 +23,7 @@ from bridge.claude import launch
 from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
 from bridge.config import ENV_TMUX_SOCKET, BridgeConfig, Project, Server
 from bridge.sessions import pane_input, worktrees
+from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_state
 from bridge.tmux import PaneInfo, TmuxSessions
@@ -203,16 +204,20 @@ class SessionManager:
         pane = await asyncio.to_thread(self.tmux.find, key)
         return pane.pane_id if pane is not None and not pane.dead else None
 
-    async def type_prompt(self, pane_id: str, text: str) -> pane_input.Timings:
-        """Type ``text`` as one prompt: only into an input box, never into a dialog. Returns
-        where the time went (milliseconds per phase)."""
+    def keys(self, key: str, pane_id: str, screen_answer: bool = False) -> SessionKeys:
+        """Session ``key``'s pane as keys are pressed into it: every key through the key gate
+        (``key_gate``). ``screen_answer``: the keys answer its screen prompt."""
+        return SessionKeys(self.tmux, pane_id, self.runtime, key, screen_answer)
+
+    async def type_prompt(self, key: str, pane_id: str, text: str) -> pane_input.Timings:
+        """Type ``text`` as one prompt into session ``key``'s pane: only into an input box,
+        never into a dialog. Returns where the time went (milliseconds per phase)."""
+        keys = self.keys(key, pane_id)
         timings = pane_input.Timings()
         mark = time.monotonic()
-        await asyncio.to_thread(pane_input.clear_input, self.tmux, pane_id)
+        await asyncio.to_thread(pane_input.clear_input, keys)
         timings.lap("box", mark)
-        await asyncio.to_thread(
-            pane_input.type_prompt, self.tmux, pane_id, text, pane_input.TYPE_CHUNK, timings
-        )
+        await asyncio.to_thread(pane_input.type_prompt, keys, text, pane_input.TYPE_CHUNK, timings)
         return timings
 
     def touch(self, key: str) -> None:

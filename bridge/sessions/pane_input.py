@@ -3,7 +3,9 @@
 Claude Code takes fast input for a paste (handed to the model as untrusted
 ``<pasted_content>``), swallows an Enter now and then, and replaces its input box with a dialog
 whenever it asks something: this module types the way a person would and checks the screen
-(``bridge.claude.screen``) before every piece, so nothing typed can answer a dialog.
+(``bridge.claude.screen``) before every piece, so nothing typed can answer a dialog. Every
+piece and key goes through the session's key gate (``key_gate.SessionKeys``): nothing is typed
+while a prompt of the session is open or a tool call's dialog may be on its way.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 
 from bridge.claude.dialogs import read_dialog
 from bridge.claude.screen import box_holds, input_box, is_prompt_ready, signature
+from bridge.sessions.key_gate import DialogOnScreen, NoInputBox, SessionKeys
 from bridge.sessions.typed_text import chunk_for_typing
 from bridge.tmux import TmuxError, TmuxSessions
 
@@ -24,19 +27,6 @@ SUBMIT_RETRIES = 3
 BOX_WAIT = 6.0  # seconds for the typed text to show in the box before Enter (a busy machine)
 CLEAR_ROUNDS = 20  # C-u clears one line of a multi-line leftover per round
 DIALOG_SETTLE = 0.5  # seconds a dialog must stay on screen to count (and to take keys)
-
-
-class NoInputBox(TmuxError):
-    """Claude Code shows a dialog (permission, question, plan) instead of its input box."""
-
-
-class DialogOnScreen(NoInputBox):
-    """Claude Code shows a dialog we can read (``bridge.claude.dialogs``): ``screen`` is the
-    captured screen, so the bot can offer its options on Discord."""
-
-    def __init__(self, message: str, screen: str) -> None:
-        super().__init__(message)
-        self.screen = screen
 
 
 def _dialog_error(screen: str, message: str) -> NoInputBox:
@@ -56,8 +46,7 @@ class Timings(dict[str, float]):
 
 
 def type_prompt(
-    tmux: TmuxSessions,
-    pane_id: str,
+    keys: SessionKeys,
     text: str,
     chunk: int = TYPE_CHUNK,
     timings: Timings | None = None,
@@ -69,9 +58,9 @@ def type_prompt(
     avoid that; and every few pieces we wait until the text so far shows on the screen,
     so a busy machine that stalls the CLI cannot let several pieces pile up into one read.
 
-    Before every piece the input box must still be on screen: a dialog that opens while
-    we type (Claude was busy and asks for permission) would take digits as choices and
-    Enter as "Yes", so we stop with :class:`NoInputBox` instead.
+    Before every piece the input box must still be on screen and the key gate open: a
+    dialog that opens while we type (Claude was busy and asks for permission) would take
+    digits as choices and Enter as "Yes", so we stop with :class:`NoInputBox` instead.
 
     Newlines inside ``-l`` text arrive as Ctrl+J, which Claude Code's input box takes as
     a line break, so a multi-line message stays one prompt. A typed Tab would be taken as
@@ -85,17 +74,17 @@ def type_prompt(
         if index:
             time.sleep(TYPE_PAUSE)
         if index and index % ECHO_EVERY == 0:
-            _wait_echo(tmux, pane_id, typed)
-        _require_input_box(tmux, pane_id)
+            _wait_echo(keys.tmux, keys.pane_id, typed)
+        _require_input_box(keys)
         typed += piece
         if "\t" in piece:
-            tmux.paste(pane_id, piece)
+            keys.paste(piece)
         else:
-            tmux.type_literal(pane_id, piece)
-    _submit(tmux, pane_id, text, timings, timings.lap("type", mark))
+            keys.type_literal(piece)
+    _submit(keys, text, timings, timings.lap("type", mark))
 
 
-def _submit(tmux: TmuxSessions, pane_id: str, text: str, timings: Timings, mark: float) -> None:
+def _submit(keys: SessionKeys, text: str, timings: Timings, mark: float) -> None:
     """Press Enter, and again while the text is still in the input box.
 
     Claude Code 2.1.330 sometimes swallows an Enter (measured: the first prompt of a
@@ -104,6 +93,7 @@ def _submit(tmux: TmuxSessions, pane_id: str, text: str, timings: Timings, mark:
     for the text to show: until then an empty box would read as "submitted", and an Enter
     that races the echo is the one that gets dropped.
     """
+    tmux, pane_id = keys.tmux, keys.pane_id
     _wait_echo(tmux, pane_id, text)
     try:  # a redraw (a session starting next to others, the status line) can hide the box
         tmux.wait_for(pane_id, lambda screen: box_holds(screen, text), BOX_WAIT)
@@ -113,12 +103,12 @@ def _submit(tmux: TmuxSessions, pane_id: str, text: str, timings: Timings, mark:
             "was not sent. Check the terminal."
         ) from None
     mark = timings.lap("echo", mark)
-    tmux.press(pane_id, "Enter")
+    keys.press("Enter")
     for _ in range(SUBMIT_RETRIES):
         if _left_box(tmux, pane_id, text, SUBMIT_CHECK):
             timings.lap("enter", mark)
             return
-        tmux.press(pane_id, "Enter")
+        keys.press("Enter")
     timings.lap("enter", mark)
 
 
@@ -134,8 +124,9 @@ def _left_box(tmux: TmuxSessions, pane_id: str, text: str, within: float) -> boo
             return False
 
 
-def _require_input_box(tmux: TmuxSessions, pane_id: str) -> None:
-    screen = tmux.capture(pane_id)
+def _require_input_box(keys: SessionKeys) -> None:
+    keys.check("your message")
+    screen = keys.capture()
     if input_box(screen) is None:
         raise _dialog_error(
             screen,
@@ -156,13 +147,15 @@ def _wait_echo(tmux: TmuxSessions, pane_id: str, typed: str, timeout: float = 2.
         pass  # the screen may not show it (scrolled, wrapped oddly): checked before Enter
 
 
-def clear_input(tmux: TmuxSessions, pane_id: str, timeout: float = 2.0) -> None:
+def clear_input(keys: SessionKeys, timeout: float = 2.0) -> None:
     """Make sure the input box is on screen and empty before typing a prompt.
 
     A dialog on screen raises :class:`NoInputBox`: typed text would pick its options and
     Enter would confirm the highlighted one. Text left in the box (typed at the terminal,
     or put back by an interrupt) is cleared so it does not merge with the new prompt.
     """
+    tmux, pane_id = keys.tmux, keys.pane_id
+    keys.check("your message")  # a prompt of the session open: refused at once, no wait
     try:
         screen = tmux.wait_for(pane_id, lambda s: input_box(s) is not None, timeout)
     except TmuxError:
@@ -174,9 +167,9 @@ def clear_input(tmux: TmuxSessions, pane_id: str, timeout: float = 2.0) -> None:
     for _ in range(CLEAR_ROUNDS):
         if not input_box(screen):
             return
-        tmux.press(pane_id, "C-e", "C-u")
+        keys.press("C-e", "C-u")
         if input_box(tmux.capture(pane_id)):  # an emptied line of a multi-line leftover
-            tmux.press(pane_id, "BSpace")
+            keys.press("BSpace")
         time.sleep(0.05)
         screen = tmux.capture(pane_id)
 

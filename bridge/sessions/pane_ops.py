@@ -5,13 +5,15 @@ Discord-free and blocking (the bot runs each in a worker thread, under the sessi
 Keys go through tmux argv only (``bridge/tmux.py``), never a shell; what Claude Code shows is
 read with ``bridge/claude/screen.py``. Typing a whole prompt is ``pane_input.py``'s job.
 
-Every key the bridge presses on its own (Escape, Shift+Tab, the ``/model`` text) is pressed
-only while Claude Code shows its input box, read off the screen right before the key: a
-dialog (permission, question, plan) replaces the box, and there Shift+Tab picks "Yes, allow
-all edits", Escape picks "No" and digits pick options. The box is also shown while a turn
-runs, so Escape still interrupts a busy Claude and Shift+Tab still switches its mode.
-Otherwise :class:`NoInputBox` says why nothing was sent. ``/keys`` (:func:`send_keys`) is the
-one raw path, by design: the user names every key.
+Every key goes through the session's key gate (``key_gate.SessionKeys``): none while a
+prompt of the session is open (a hook's or a screen prompt) or a tool call's dialog may be on
+its way. Keys the bridge presses on its own (Escape, Shift+Tab, the ``/model`` text) also need
+Claude Code's input box on screen, read right before the key: a dialog (permission, question,
+plan) replaces the box, and there Shift+Tab picks "Yes, allow all edits", Escape picks "No"
+and digits pick options. The box is also shown while a turn runs, so Escape still interrupts
+a busy Claude and Shift+Tab still switches its mode. Otherwise :class:`NoInputBox` says why
+nothing was sent. ``/keys`` (:func:`send_keys`) is the raw path: the user names every key, and
+only the gate's certain knowledge (an open prompt, a tool call just started) stops them.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 
 from bridge.claude.screen import input_box, is_busy, mode_on_screen
 from bridge.sessions import pane_input
-from bridge.sessions.pane_input import NoInputBox
+from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.typed_text import sanitize_prompt
 from bridge.tmux import TmuxError, TmuxSessions
 
@@ -60,41 +62,29 @@ def glance(tmux: TmuxSessions, pane_id: str) -> Glance:
     return Glance(is_busy(screen), mode_on_screen(screen))
 
 
-def require_input_box(tmux: TmuxSessions, pane_id: str, what: str) -> str:
-    """The screen, if Claude Code shows its input box (idle or busy with a turn); else
-    :class:`NoInputBox`, saying that ``what`` (the keys about to be pressed) was not sent."""
-    screen = tmux.capture(pane_id)
-    if input_box(screen) is None:
-        raise NoInputBox(
-            f"Claude Code is showing a dialog (permission, question or plan), not its input "
-            f"box: {what} was not sent, so it cannot answer the dialog. Answer the dialog "
-            "first (its Discord prompt or the terminal); /keys sends keys as they are."
-        )
-    return screen
-
-
-def interrupt(tmux: TmuxSessions, pane_id: str) -> None:
+def interrupt(keys: SessionKeys) -> None:
     """Escape stops the turn; after an interrupted stream Claude Code puts the prompt back in
     the input box, so the line is cleared for the next message. Only while the input box is
     on screen: in a dialog Escape would answer it ("No")."""
-    require_input_box(tmux, pane_id, "the interrupt (Escape)")
-    tmux.press(pane_id, "Escape")
+    keys.require_input_box("the interrupt (Escape)")
+    keys.press("Escape")
     time.sleep(INTERRUPT_SETTLE)
-    if input_box(tmux.capture(pane_id)):
-        tmux.press(pane_id, "C-e", "C-u")
+    if input_box(keys.capture()):
+        keys.press("C-e", "C-u")
 
 
-def cycle_mode(tmux: TmuxSessions, pane_id: str, wanted: str) -> str | None:
+def cycle_mode(keys: SessionKeys, wanted: str) -> str | None:
     """Shift+Tab cycles the modes: read the footer after each press until it shows ``wanted``
     (the mode Claude Code itself reports), or give up after a full cycle. Returns the mode
     shown at the end (``wanted`` on success). Every press needs the input box on screen: in
     an edit dialog Shift+Tab picks "Yes, allow all edits"."""
+    tmux, pane_id = keys.tmux, keys.pane_id
     for _ in range(MODE_CYCLE):
-        screen = require_input_box(tmux, pane_id, "the mode switch (Shift+Tab)")
+        screen = keys.require_input_box("the mode switch (Shift+Tab)")
         shown = mode_on_screen(screen)
         if shown == wanted:
             return wanted
-        tmux.press(pane_id, "BTab")
+        keys.press("BTab")
         # One press at a time: a busy CLI that has not redrawn yet would otherwise get several
         # presses queued and cycle past the wanted mode after we read it.
         try:
@@ -105,18 +95,19 @@ def cycle_mode(tmux: TmuxSessions, pane_id: str, wanted: str) -> str | None:
     return mode_on_screen(tmux.capture(pane_id))
 
 
-def switch_model(tmux: TmuxSessions, pane_id: str, name: str) -> None:
+def switch_model(keys: SessionKeys, name: str) -> None:
     """Type ``/model <name>`` (only into an empty input box). Mid-conversation Claude Code
     asks "Switch model?" (the cache is lost): the command is the user's explicit answer, so
     confirm it. ``name`` must already be checked (letters, digits and ``-_.:[]/``)."""
-    require_input_box(tmux, pane_id, "the /model command")
-    pane_input.clear_input(tmux, pane_id)
-    pane_input.type_prompt(tmux, pane_id, f"/model {name}")
+    tmux, pane_id = keys.tmux, keys.pane_id
+    keys.require_input_box("the /model command")
+    pane_input.clear_input(keys)
+    pane_input.type_prompt(keys, f"/model {name}")
     screen = tmux.wait_for(pane_id, lambda s: asks_switch(s) or input_box(s) == "", MODEL_WAIT)
     if asks_switch(screen):
         time.sleep(DIALOG_SETTLE)
         if asks_switch(tmux.capture(pane_id)):  # still that dialog, and no other, under "1"
-            tmux.press(pane_id, "1")
+            keys.press("1")
         tmux.wait_for(pane_id, lambda s: input_box(s) is not None, MODEL_WAIT)
 
 
@@ -158,16 +149,17 @@ def parse_keys(keys: str) -> list[tuple[str, str]]:
     return steps
 
 
-def send_keys(tmux: TmuxSessions, pane_id: str, keys: str) -> list[str]:
-    """Press the key names of ``keys`` and type the text between them (:func:`parse_keys`).
+def send_keys(keys: SessionKeys, names: str) -> list[str]:
+    """Press the key names of ``names`` and type the text between them (:func:`parse_keys`).
     Returns what was sent, as ``/keys`` reports it."""
+    keys.check("/keys")  # nothing at all, rather than the first few keys
     sent = []
-    for kind, value in parse_keys(keys):
+    for kind, value in parse_keys(names):
         if kind == "key":
-            tmux.press(pane_id, value)
+            keys.press(value)
             sent.append(value)
         else:
-            tmux.type_literal(pane_id, value)
+            keys.type_literal(value)
             sent.append(repr(value))
         time.sleep(KEY_PAUSE)
     return sent

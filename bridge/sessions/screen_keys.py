@@ -4,6 +4,9 @@ Discord-free and blocking (the bot runs these in a worker thread, under the sess
 Every function first reads the screen again (``bridge.claude.dialogs``) and does nothing
 unless the dialog's fingerprint is the one on the button that was clicked: a screen that
 changed meanwhile (answered at the terminal, a different dialog) is never answered blind.
+Keys go through the session's key gate (``key_gate.SessionKeys``, made with
+``screen_answer``): a hook's prompt of the session open, or a tool call just started, refuses
+them too.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 
 from bridge.claude.dialogs import Dialog, Option, keys_for, read_dialog
 from bridge.claude.screen import is_prompt_ready
+from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.pane_input import DIALOG_SETTLE
 from bridge.tmux import TmuxError, TmuxSessions
 
@@ -34,38 +38,39 @@ class Outcome:
     screen: str
 
 
-def current(tmux: TmuxSessions, pane_id: str, fingerprint: str) -> Dialog:
-    dialog = read_dialog(tmux.capture(pane_id))
+def current(keys: SessionKeys, fingerprint: str) -> Dialog:
+    keys.check("the answer")
+    dialog = read_dialog(keys.capture())
     if dialog is None or dialog.fingerprint != fingerprint:
         raise ScreenChanged("the screen changed since this prompt was posted")
     return dialog
 
 
-def choose(tmux: TmuxSessions, pane_id: str, fingerprint: str, index: int) -> Option:
+def choose(keys: SessionKeys, fingerprint: str, index: int) -> Option:
     """Pick option ``index`` of the dialog ``fingerprint``: its digit, or arrows to it, a check
     that the ❯ is on it, then Enter (which ticks a checkbox of a multi-select list). Returns
     the option."""
-    dialog = current(tmux, pane_id, fingerprint)
+    dialog = current(keys, fingerprint)
     if not 0 <= index < len(dialog.options):
         raise ScreenChanged("that option is not on the screen")
     option = dialog.options[index]
-    keys = keys_for(dialog, index)
-    if keys[-1] != "Enter":  # a digit picks at once
-        tmux.press(pane_id, *keys)
+    names = keys_for(dialog, index)
+    if names[-1] != "Enter":  # a digit picks at once
+        keys.press(*names)
         return option
-    for key in keys[:-1]:
-        tmux.press(pane_id, key)
+    for name in names[:-1]:
+        keys.press(name)
         time.sleep(KEY_PAUSE)
-    moved = current(tmux, pane_id, fingerprint)
+    moved = current(keys, fingerprint)
     if moved.selected != index:
         raise ScreenChanged("the highlighted option is not the one chosen; Enter not pressed")
-    tmux.press(pane_id, "Enter")
+    keys.press("Enter")
     return option
 
 
-def escape(tmux: TmuxSessions, pane_id: str, fingerprint: str) -> None:
-    current(tmux, pane_id, fingerprint)
-    tmux.press(pane_id, "Escape")
+def escape(keys: SessionKeys, fingerprint: str) -> None:
+    current(keys, fingerprint)
+    keys.press("Escape")
 
 
 def settle(

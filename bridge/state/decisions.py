@@ -313,6 +313,22 @@ def open_prompts(rt: runtime.Runtime) -> list[Request]:
     return found
 
 
+def asking(rt: runtime.Runtime, channel_id: str) -> list[Request]:
+    """The requests of a channel's (or thread's) session whose dialog may still be open in
+    Claude Code: their hook still runs, decided or not (a decided dialog stays on screen until
+    the hook's answer reaches Claude Code), within the longest it may run. Bot side only."""
+    from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN  # not on the hooks' fast path
+
+    found = []
+    for request_id in _request_ids(rt):
+        request = read_request(rt, request_id)
+        if request is None or request.channel_id != channel_id:
+            continue
+        if time.time() <= request.deadline + PROMPT_TIMEOUT_MARGIN and _alive(request.pid):
+            found.append(request)
+    return found
+
+
 def is_pending(rt: runtime.Runtime, request: Request) -> bool:
     """Undecided, before its deadline, and its hook still waiting for the answer."""
     if os.path.exists(_path(rt, request.id, DECISION)):

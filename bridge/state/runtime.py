@@ -23,6 +23,7 @@ directory** (often a tmpfs the OS empties at reboot or logout). Both are 0700, f
       receipts/               message ids of handed-off posts (bridge.discord.handoff)
       bot.sock                the running bot's wake-up socket (hooks hand messages to it)
       screens/<channel>.json  messages held back while a Claude Code screen waits for an answer
+      tools/<channel>         when the session's latest tool call started (its mtime)
 
 Only the standard library's ``os`` is used: hooks import this module on their fast path.
 """
@@ -40,7 +41,7 @@ ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"  # on panes the bot starts: the projec
 ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"  # and, for a thread's session, the thread
 
 DURABLE = ("uploads", "outputs", "outbox", "sessions", "state", "logs", "usage")  # survive a reboot
-VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens", "turns")
+VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens", "turns", "tools")
 SUBDIRS = DURABLE + VOLATILE
 
 # A hook cannot trust its environment (a project's .claude/settings.json sets it): it takes

@@ -92,7 +92,7 @@ def test_interrupt_button_stops_the_turn_and_closes_the_status(rig) -> None:
     assert bob["ephemeral"] and bob["response_type"] == 4
 
     answer = rig.discord.click(working["id"], button["custom_id"])
-    assert answer["response_type"] == 7
+    assert answer["response_type"] == 6  # acknowledged; the status is edited once it is sent
     closed = wait_status(rig, "⏹ Interrupted")
     assert f"by <@{rig.ids['alice']}>" in closed["content"]
     deadline = time.monotonic() + 15

@@ -89,7 +89,8 @@ def test_message_is_not_typed_into_an_open_permission_dialog(rig) -> None:
 
     sent = rig.post("yes do it")
     warning = rig.wait_bot_message(content_contains="dialog")  # not the prompt, not a status
-    assert "showing a dialog" in warning["content"] and "not typed" in warning["content"]
+    assert "your message was not sent" in warning["content"]
+    assert "Answer the permission prompt first" in warning["content"]
     assert "✅" not in rig.discord.reactions(sent["channel_id"], sent["id"])
     screen = rig.screen()
     assert "Do you want to proceed?" in screen and "yes do it" not in screen

@@ -17,6 +17,7 @@ import pytest
 from bridge.bot import progress as reporter_module
 from bridge.bot.progress import ProgressReporter
 from bridge.sessions import pane_ops
+from bridge.sessions.key_gate import SessionKeys
 from bridge.state import runtime
 from bridge.tmux import TmuxSessions
 
@@ -116,14 +117,22 @@ def test_an_old_interrupt_in_the_transcript_does_not_end_a_turn_first_seen_by_it
 
 
 class FakeResponse:
+    """The click's acknowledgement (deferred), its edit of the message and its follow-ups."""
+
     def __init__(self) -> None:
+        self.deferred = False
         self.edits: list[dict] = []
         self.sent: list[str] = []
 
-    async def edit_message(self, **fields: object) -> None:
+    async def defer(self) -> None:
+        self.deferred = True
+
+    async def edit_original_response(self, **fields: object) -> None:
+        assert self.deferred
         self.edits.append(fields)
 
-    async def send_message(self, text: str, ephemeral: bool = False) -> None:
+    async def send(self, text: str, ephemeral: bool = False) -> None:
+        assert self.deferred and ephemeral
         self.sent.append(text)
 
 
@@ -158,9 +167,14 @@ def click_interrupt(progress, tmux, pane: str, message_id: int) -> FakeResponse:
         user=SimpleNamespace(id=int(OWNER)),
         message=SimpleNamespace(id=message_id),
         response=response,
+        followup=response,
+        edit_original_response=response.edit_original_response,
         client=SimpleNamespace(
             server=SimpleNamespace(may_act=lambda user: str(user) == OWNER),
-            sessions=SimpleNamespace(live_pane=live_pane, tmux=tmux),
+            sessions=SimpleNamespace(
+                live_pane=live_pane,
+                keys=lambda key, pane_id: SessionKeys(tmux, pane_id, progress.runtime, key),
+            ),
         ),
     )
     asyncio.get_running_loop().create_task(progress.interrupt(interaction, CHANNEL))

@@ -29,7 +29,7 @@ class FakeSessions:
     async def ensure_running(self, target) -> str:
         return "%1"
 
-    async def type_prompt(self, pane_id: str, text: str) -> None:
+    async def type_prompt(self, key: str, pane_id: str, text: str) -> None:
         self.typed.append(text)
 
     def touch(self, key: str) -> None:

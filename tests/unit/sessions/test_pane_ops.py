@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from bridge.sessions import pane_ops
+from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.pane_input import NoInputBox
+from bridge.state import runtime
 from bridge.tmux import TmuxSessions
 
 CHANNEL = "100000000000000009"
@@ -28,17 +30,22 @@ def pane(tmp_path) -> Iterator[tuple[TmuxSessions, str]]:
     Path(f"/tmp/tmux-{os.getuid()}/{socket}").unlink(missing_ok=True)
 
 
-def test_send_keys_presses_key_names_and_types_other_words_as_text(pane) -> None:
+def keys(tmux: TmuxSessions, pane_id: str, tmp_path: Path) -> SessionKeys:
+    """The pane as the bot presses keys into it: through the key gate, nothing open."""
+    return SessionKeys(tmux, pane_id, runtime.Runtime(str(tmp_path / "rt")).ensure(), CHANNEL)
+
+
+def test_send_keys_presses_key_names_and_types_other_words_as_text(pane, tmp_path) -> None:
     tmux, pane_id = pane
-    sent = pane_ops.send_keys(tmux, pane_id, "ab ESC c\x1b[2Jd Enter")
+    sent = pane_ops.send_keys(keys(tmux, pane_id, tmp_path), "ab ESC c\x1b[2Jd Enter")
     assert sent == ["'ab'", "Escape", "'cd'", "Enter"]  # the escape sequence never reaches it
     screen = tmux.wait_for(pane_id, lambda s: s.count("ab^[cd") == 2, 5.0)
     assert "[2J" not in screen  # echoed by the terminal, then printed by cat -v
 
 
-def test_peek_collapses_blank_runs_and_counts_lines_that_say_something(pane) -> None:
+def test_peek_collapses_blank_runs_and_counts_lines_that_say_something(pane, tmp_path) -> None:
     tmux, pane_id = pane
-    pane_ops.send_keys(tmux, pane_id, "one Enter Enter Enter Enter two Enter")
+    pane_ops.send_keys(keys(tmux, pane_id, tmp_path), "one Enter Enter Enter Enter two Enter")
     tmux.wait_for(pane_id, lambda s: s.count("two") == 2, 5.0)
     assert pane_ops.peek(tmux, pane_id) == "one\none\n\ntwo\ntwo"
     assert pane_ops.peek(tmux, pane_id, 2) == "two\ntwo"
@@ -67,7 +74,7 @@ def keys_seen(tmux: TmuxSessions, pane_id: str, lines: tuple[str, ...]) -> str:
 def test_interrupt_presses_escape_only_while_the_input_box_shows(pane, tmp_path) -> None:
     tmux, _ = pane
     box = draw(tmux, BOX, tmp_path)
-    pane_ops.interrupt(tmux, box)
+    pane_ops.interrupt(keys(tmux, box, tmp_path))
     assert keys_seen(tmux, box, BOX) == "^[END"  # Escape; the empty box needs no C-e C-u
 
 
@@ -79,10 +86,11 @@ def test_no_key_is_pressed_into_a_dialog_or_a_screen_without_input_box(
     "No": interrupt, cycle_mode and switch_model refuse and press nothing."""
     tmux, pane_id = pane
     target = draw(tmux, lines, tmp_path) if lines else pane_id
+    gated = keys(tmux, target, tmp_path)
     for action, what in (
-        (lambda: pane_ops.interrupt(tmux, target), "Escape"),
-        (lambda: pane_ops.cycle_mode(tmux, target, "default"), "Shift+Tab"),
-        (lambda: pane_ops.switch_model(tmux, target, "opus"), "/model"),
+        (lambda: pane_ops.interrupt(gated), "Escape"),
+        (lambda: pane_ops.cycle_mode(gated, "default"), "Shift+Tab"),
+        (lambda: pane_ops.switch_model(gated, "opus"), "/model"),
     ):
         with pytest.raises(NoInputBox, match="dialog") as refused:
             action()
@@ -97,7 +105,7 @@ def test_no_key_is_pressed_into_a_dialog_or_a_screen_without_input_box(
 def test_cycle_mode_reads_the_mode_off_the_footer_without_a_key(pane, tmp_path) -> None:
     tmux, _ = pane
     box = draw(tmux, BOX, tmp_path)
-    assert pane_ops.cycle_mode(tmux, box, "plan") == "plan"
+    assert pane_ops.cycle_mode(keys(tmux, box, tmp_path), "plan") == "plan"
     assert keys_seen(tmux, box, BOX) == "END"
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from bridge.claude.dialogs import read_dialog
 from bridge.sessions import screen_keys
+from bridge.sessions.key_gate import SessionKeys
+from bridge.state import runtime
 from bridge.tmux import TmuxSessions
 
 CHANNEL = "100000000000000011"
@@ -42,25 +44,26 @@ while True:
 """
 
 
-def start(tmp_path: Path, mode: str) -> Iterator[tuple[TmuxSessions, str]]:
+def start(tmp_path: Path, mode: str) -> Iterator[tuple[TmuxSessions, str, SessionKeys]]:
     script = tmp_path / "dialog.py"
     script.write_text(DIALOG)
     socket = f"dbunit-{uuid.uuid4().hex[:8]}"
     tmux = TmuxSessions("unit", socket)
     info = tmux.start(CHANNEL, "dialog", str(tmp_path), [sys.executable, str(script), mode], {})
     tmux.wait_for(info.pane_id, lambda s: read_dialog(s) is not None, 10)
-    yield tmux, info.pane_id
+    rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
+    yield tmux, info.pane_id, SessionKeys(tmux, info.pane_id, rt, CHANNEL, screen_answer=True)
     subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
     Path(f"/tmp/tmux-{os.getuid()}/{socket}").unlink(missing_ok=True)
 
 
 @pytest.fixture
-def dialog(tmp_path) -> Iterator[tuple[TmuxSessions, str]]:
+def dialog(tmp_path) -> Iterator[tuple[TmuxSessions, str, SessionKeys]]:
     yield from start(tmp_path, "normal")
 
 
 @pytest.fixture
-def stuck(tmp_path) -> Iterator[tuple[TmuxSessions, str]]:
+def stuck(tmp_path) -> Iterator[tuple[TmuxSessions, str, SessionKeys]]:
     yield from start(tmp_path, "stuck")
 
 
@@ -71,28 +74,28 @@ def fingerprint(tmux: TmuxSessions, pane_id: str) -> str:
 
 
 def test_arrows_to_the_option_then_enter(dialog) -> None:
-    tmux, pane_id = dialog
-    option = screen_keys.choose(tmux, pane_id, fingerprint(tmux, pane_id), 1)
+    tmux, pane_id, keys = dialog
+    option = screen_keys.choose(keys, fingerprint(tmux, pane_id), 1)
     assert option.label == "Yes, I trust this folder"
     tmux.wait_for(pane_id, lambda s: "CHOSE Yes, I trust this folder" in s, 5)
 
 
 def test_another_screen_is_not_answered(dialog) -> None:
-    tmux, pane_id = dialog
+    tmux, pane_id, keys = dialog
     with pytest.raises(screen_keys.ScreenChanged):
-        screen_keys.choose(tmux, pane_id, "0123456789ab", 1)
+        screen_keys.choose(keys, "0123456789ab", 1)
     assert " ❯ No, exit" in tmux.capture(pane_id)  # no key was pressed
 
 
 def test_enter_is_not_pressed_when_the_highlight_did_not_move(stuck) -> None:
-    tmux, pane_id = stuck
+    tmux, pane_id, keys = stuck
     with pytest.raises(screen_keys.ScreenChanged):
-        screen_keys.choose(tmux, pane_id, fingerprint(tmux, pane_id), 2)
+        screen_keys.choose(keys, fingerprint(tmux, pane_id), 2)
     assert "CHOSE" not in tmux.capture(pane_id)
 
 
 def test_settle_waits_while_neither_the_box_nor_a_dialog_shows(dialog) -> None:
-    tmux, pane_id = dialog
+    tmux, pane_id, keys = dialog
     print_ = fingerprint(tmux, pane_id)
-    screen_keys.choose(tmux, pane_id, print_, 0)
+    screen_keys.choose(keys, print_, 0)
     assert screen_keys.settle(tmux, pane_id, print_, timeout=1.0).state == "waiting"

@@ -1,0 +1,175 @@
+"""May the bot press keys into this session now? The one place that decides, for every key.
+
+Claude Code answers a dialog from the keyboard (digits and Enter pick, Shift+Tab is "Yes,
+allow all edits", Escape is "No"), and it takes the keys before the dialog is on the screen:
+the PermissionRequest hook runs alongside the dialog being drawn, so a command sent the moment
+its prompt shows on Discord could read the input box and press its key into the dialog.
+Measured with 2.1.330 (``bench/dialog_timing.py``, 2 cores at load 4–5), from PreToolUse: the
+request written after 60–430 ms, the prompt at Discord after 80–510 ms, the dialog drawn after
+65–670 ms, often after the prompt. The screen alone cannot say "no dialog"; so the gate
+decides from what the bridge knows for certain first:
+
+1. a prompt of this session is open: its PermissionRequest hook still runs
+   (``decisions.asking``; written before the Discord prompt is posted): refused, "answer the
+   permission prompt first";
+2. a screen prompt of this session waits for the owner (``bot/screens.py``; its dialog still
+   on screen): refused, except for that prompt's own buttons;
+3. a tool call started less than :data:`TOOL_GRACE` ago (``state/tool_starts``, written by
+   PreToolUse): its dialog may be on its way; wait until the grace is over (watching 1. and
+   2.), then the screen must show the input box;
+4. the screen: keys meant for the input box need it on screen (the caller reads it through
+   :meth:`SessionKeys.require_input_box`).
+
+:class:`SessionKeys` is a session's pane as the bot presses keys into it: every ``press``,
+``type_literal`` and ``paste`` runs 1–3 right before the key, whatever its caller checked
+before. A refusal is :class:`KeysRefused`, a :class:`NoInputBox` whose text says what to do
+(``pane_input`` re-exports these errors). Discord-free and blocking (run in a worker thread,
+under the session's lock).
+"""
+
+from __future__ import annotations
+
+import time
+
+from bridge.claude.dialogs import read_dialog
+from bridge.claude.screen import input_box
+from bridge.state import decisions, held_messages, runtime, tool_starts
+from bridge.tmux import TmuxError, TmuxSessions
+
+# Seconds after a tool call's PreToolUse before a key may go in: 3.5× the latest request and
+# 2× the latest dialog measured (430 and 670 ms), for a machine busier still. Delays a command
+# sent right after a tool call starts by at most this long.
+TOOL_GRACE = 1.5
+GRACE_CAP = 3.0  # seconds a command waits for tools that keep starting before it gives up
+GRACE_POLL = 0.02
+ASKING = {
+    "permission": ("asking for permission", "permission prompt"),
+    "question": ("asking a question", "question prompt"),
+    "plan": ("asking you to approve a plan", "plan prompt"),
+}
+
+
+class NoInputBox(TmuxError):
+    """Claude Code shows a dialog (permission, question, plan) instead of its input box."""
+
+
+class DialogOnScreen(NoInputBox):
+    """Claude Code shows a dialog we can read (``bridge.claude.dialogs``): ``screen`` is the
+    captured screen, so the bot can offer its options on Discord."""
+
+    def __init__(self, message: str, screen: str) -> None:
+        super().__init__(message)
+        self.screen = screen
+
+
+class KeysRefused(DialogOnScreen):
+    """No key may go into the session now; the text says why and what to do. ``screen`` is
+    the screen when a screen prompt's dialog is up (so a message meeting it is held)."""
+
+
+class SessionKeys:
+    """The pane of session ``key`` (its channel or thread id), as the bot presses keys into
+    it. ``screen_answer``: the keys answer the screen prompt of that session (its buttons), so
+    an open screen prompt does not refuse them."""
+
+    def __init__(
+        self,
+        tmux: TmuxSessions,
+        pane_id: str,
+        rt: runtime.Runtime,
+        key: str,
+        screen_answer: bool = False,
+    ) -> None:
+        self.tmux = tmux
+        self.pane_id = pane_id
+        self.runtime = rt
+        self.key = key
+        self.screen_answer = screen_answer
+
+    # --- reading (no gate) -------------------------------------------------------------
+
+    def capture(self) -> str:
+        return self.tmux.capture(self.pane_id)
+
+    # --- keys (each through the gate) --------------------------------------------------
+
+    def press(self, *keys: str) -> None:
+        self.check(" ".join(keys))
+        self.tmux.press(self.pane_id, *keys)
+
+    def type_literal(self, text: str) -> None:
+        self.check("the text")
+        self.tmux.type_literal(self.pane_id, text)
+
+    def paste(self, text: str) -> None:
+        self.check("the text")
+        self.tmux.paste(self.pane_id, text)
+
+    # --- the gate ----------------------------------------------------------------------
+
+    def require_input_box(self, what: str) -> str:
+        """The screen, if keys may go in and Claude Code shows its input box (idle or busy
+        with a turn); else :class:`KeysRefused` or ``NoInputBox``, saying that ``what`` (the
+        keys about to be pressed) was not sent."""
+        self.check(what)
+        screen = self.capture()
+        if input_box(screen) is None:
+            raise _dialog(what, screen)
+        return screen
+
+    def check(self, what: str) -> None:
+        """Raise :class:`KeysRefused` unless keys may go into the session now (1–3 above)."""
+        self._known(what)
+        if not self._tool_starting():
+            return
+        # A tool call has just started: a permission dialog may open any moment now. Wait the
+        # grace out, still refusing as soon as its request is written.
+        give_up = time.monotonic() + GRACE_CAP
+        while self._tool_starting():
+            if time.monotonic() > give_up:
+                raise KeysRefused(
+                    f"Claude Code is starting one tool call after another and any of them may "
+                    f"ask for permission: {what} was not sent. Try again in a moment.", "",
+                )  # fmt: skip
+            time.sleep(GRACE_POLL)
+            self._known(what)
+        if self.screen_answer:
+            return  # the caller checks that its own dialog is the one on screen
+        screen = self.capture()
+        if input_box(screen) is None:  # that tool's dialog, its hook still starting
+            raise _dialog(what, screen)
+
+    def _known(self, what: str) -> None:
+        """Refuse while a prompt of this session is open (a hook's, or a screen prompt)."""
+        for request in decisions.asking(self.runtime, self.key):
+            doing, prompt = ASKING.get(request.kind, ASKING["permission"])
+            raise KeysRefused(
+                f"Claude Code is {doing} in this session (see its prompt in this channel): "
+                f"{what} was not sent, so it cannot answer that dialog. Answer the {prompt} "
+                "first.", "",
+            )  # fmt: skip
+        if self.screen_answer:
+            return
+        held = held_messages.load(self.runtime, self.key)
+        if not held.get("prompt_message_id"):
+            return
+        screen = self.capture()
+        dialog = read_dialog(screen)
+        if dialog is not None and dialog.fingerprint == held.get("fingerprint"):
+            raise KeysRefused(
+                f"Claude Code shows a screen that waits for your answer (its prompt is in this "
+                f"channel): {what} was not sent. Answer the screen prompt first.", screen,
+            )  # fmt: skip
+
+    def _tool_starting(self) -> bool:
+        started = tool_starts.last_start(self.runtime, self.key)
+        return started is not None and 0 <= time.time() - started < TOOL_GRACE
+
+
+def _dialog(what: str, screen: str) -> DialogOnScreen:
+    return DialogOnScreen(
+        f"Claude Code is showing a dialog (permission, question or plan), not its input box: "
+        f"{what} was not sent, so it cannot answer the dialog. Answer the dialog first (its "
+        "Discord prompt or the terminal).",
+        screen,
+    )
