@@ -168,9 +168,8 @@ def test_mode_model_and_esc_refuse_to_press_keys_into_an_open_dialog(rig) -> Non
     status = wait_until(lambda: interrupt_button(rig), what="the status message's ⏹ button")
     since = rig.discord.mark()
     clicked = rig.discord.click(*status)
-    refusal = rig.discord.wait(
-        since=since, interaction_id=clicked["interaction_id"], timeout=30
-    )["message"]
+    record = rig.discord.wait(since=since, interaction_id=clicked["interaction_id"], timeout=30)
+    refusal = record["message"]
     assert refusal["flags"] & 64 and "dialog" in refusal["content"], refusal
     screen = rig.screen()
     assert "Do you want to create" in screen and "plan mode on" not in screen
