@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bridge.handlers import permission, progress
 from bridge.handlers.context import HookContext
-from bridge.state import tool_starts
+from bridge.state import tool_calls
 
 
 def on_prompt_or_tool_done(context: HookContext) -> None:
@@ -30,16 +30,17 @@ def on_prompt_or_tool_done(context: HookContext) -> None:
         progress.record(context, "turn", transcript=event.get("transcript_path"), cost0=cost)
         turn_changes.at_prompt(context)  # the working tree as the turn starts (git)
     else:
+        tool_calls.finished(context.runtime, context.channel_id, event.get("tool_use_id"))
         failed = event.get("hook_event_name") == "PostToolUseFailure"
         progress.record(context, "tool_done", failed=failed)
 
 
 def on_tool_start(context: HookContext) -> dict | None:
     """PreToolUse: a permission dialog may follow, so the bot presses no key for a moment
-    (``state/tool_starts``); show the tool in the status message; ``permissionTools`` always
+    (``state/tool_calls``); show the tool in the status message; ``permissionTools`` always
     ask."""
-    tool_starts.started(context.runtime, context.channel_id)
     event = context.event
+    tool_calls.started(context.runtime, context.channel_id, event.get("tool_use_id"))
     tool = str(event.get("tool_name") or "tool")
     summary = progress.tool_summary(tool, event.get("tool_input"))
     progress.record(context, "tool", name=tool, summary=summary,

@@ -4,19 +4,21 @@ Claude Code answers a dialog from the keyboard (digits and Enter pick, Shift+Tab
 allow all edits", Escape is "No"), and it takes the keys before the dialog is on the screen:
 the PermissionRequest hook runs alongside the dialog being drawn, so a command sent the moment
 its prompt shows on Discord could read the input box and press its key into the dialog.
-Measured with 2.1.330 (``bench/dialog_timing.py``, 2 cores at load 4–5), from PreToolUse: the
+Measured (``bench/dialog_timing.py``, 2 cores) from PreToolUse, at load 4–5 with 2.1.330: the
 request written after 60–430 ms, the prompt at Discord after 80–510 ms, the dialog drawn after
-65–670 ms, often after the prompt. The screen alone cannot say "no dialog"; so the gate
-decides from what the bridge knows for certain first:
+65–670 ms, often after the prompt; at load 11 with 2.1.332, up to 1.08, 1.18 and 1.15 s. The
+screen alone cannot say "no dialog"; so the gate decides from what the bridge knows for
+certain first:
 
 1. a prompt of this session is open: its PermissionRequest hook still runs
    (``decisions.asking``; written before the Discord prompt is posted): refused, "answer the
    permission prompt first";
 2. a screen prompt of this session waits for the owner (``bot/screens.py``; its dialog still
    on screen): refused, except for that prompt's own buttons;
-3. a tool call started less than :data:`TOOL_GRACE` ago (``state/tool_starts``, written by
-   PreToolUse): its dialog may be on its way; wait until the grace is over (watching 1. and
-   2.), then the screen must show the input box;
+3. a tool call that has not ended started less than :data:`TOOL_GRACE` ago
+   (``state/tool_calls``, written by PreToolUse, removed by PostToolUse): its dialog may be on
+   its way; wait until the grace is over or the call has ended (watching 1. and 2.), then the
+   screen must show the input box;
 4. the screen: keys meant for the input box need it on screen (the caller reads it through
    :meth:`SessionKeys.require_input_box`).
 
@@ -33,14 +35,14 @@ import time
 
 from bridge.claude.dialogs import read_dialog
 from bridge.claude.screen import input_box
-from bridge.state import decisions, held_messages, runtime, tool_starts
+from bridge.state import decisions, held_messages, runtime, tool_calls
 from bridge.tmux import TmuxError, TmuxSessions
 
-# Seconds after a tool call's PreToolUse before a key may go in: 3.5× the latest request and
-# 2× the latest dialog measured (430 and 670 ms), for a machine busier still. Delays a command
-# sent right after a tool call starts by at most this long.
-TOOL_GRACE = 1.5
-GRACE_CAP = 3.0  # seconds a command waits for tools that keep starting before it gives up
+# Seconds after a tool call's PreToolUse before a key may go in: over twice the latest request
+# and dialog measured on a machine at load 11 (1.08 and 1.15 s). Delays a command sent right
+# after a tool call starts by at most this long (less when the call ends sooner).
+TOOL_GRACE = 2.5
+GRACE_CAP = 6.0  # seconds a command waits for tools that keep starting before it gives up
 GRACE_POLL = 0.02
 ASKING = {
     "permission": ("asking for permission", "permission prompt"),
@@ -128,8 +130,9 @@ class SessionKeys:
         while self._tool_starting():
             if time.monotonic() > give_up:
                 raise KeysRefused(
-                    f"Claude Code is starting one tool call after another and any of them may "
-                    f"ask for permission: {what} was not sent. Try again in a moment.", "",
+                    f"Claude Code keeps starting tool calls that have not ended, and any of "
+                    f"them may ask for permission: {what} was not sent. Try again in a "
+                    "moment.", "",
                 )  # fmt: skip
             time.sleep(GRACE_POLL)
             self._known(what)
@@ -162,8 +165,7 @@ class SessionKeys:
             )  # fmt: skip
 
     def _tool_starting(self) -> bool:
-        started = tool_starts.last_start(self.runtime, self.key)
-        return started is not None and 0 <= time.time() - started < TOOL_GRACE
+        return tool_calls.latest_start(self.runtime, self.key, TOOL_GRACE) is not None
 
 
 def _dialog(what: str, screen: str) -> DialogOnScreen:

@@ -23,7 +23,7 @@ directory** (often a tmpfs the OS empties at reboot or logout). Both are 0700, f
       receipts/               message ids of handed-off posts (bridge.discord.handoff)
       bot.sock                the running bot's wake-up socket (hooks hand messages to it)
       screens/<channel>.json  messages held back while a Claude Code screen waits for an answer
-      tools/<channel>         when the session's latest tool call started (its mtime)
+      tools/<channel>.<call>  a tool call that has not ended (its mtime: when it started)
 
 Only the standard library's ``os`` is used: hooks import this module on their fast path.
 """

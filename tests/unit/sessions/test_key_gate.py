@@ -17,7 +17,7 @@ import pytest
 from bridge.claude.dialogs import read_dialog
 from bridge.sessions import key_gate, pane_ops
 from bridge.sessions.key_gate import KeysRefused, SessionKeys
-from bridge.state import decisions, held_messages, runtime, tool_starts
+from bridge.state import decisions, held_messages, runtime, tool_calls
 from bridge.state.decisions import Decision, Request
 from bridge.tmux import TmuxSessions
 
@@ -134,12 +134,21 @@ def test_an_open_screen_prompt_takes_only_its_own_answers(tmux, rt, hook, tmp_pa
     SessionKeys(tmux, pane, rt, CHANNEL).press("x")
 
 
-def test_a_tool_call_just_started_holds_keys_for_the_grace(tmux, rt, tmp_path) -> None:
+def test_a_tool_call_just_started_holds_keys_until_it_ends_or_the_grace_is_over(
+    tmux, rt, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setattr(key_gate, "TOOL_GRACE", 0.5)
     keys = SessionKeys(tmux, draw(tmux, BOX, tmp_path), rt, CHANNEL)
-    tool_starts.started(rt, CHANNEL)
+    tool_calls.started(rt, CHANNEL, "toolu_long")
     began = time.monotonic()
     keys.require_input_box("the interrupt (Escape)")  # no dialog came: the keys may go
-    assert time.monotonic() - began >= key_gate.TOOL_GRACE - 0.1
+    assert time.monotonic() - began >= 0.45
+    # A call that ends (its PostToolUse) asks nothing more: the wait ends with it.
+    tool_calls.started(rt, CHANNEL, "toolu_quick")
+    threading.Timer(0.1, tool_calls.finished, (rt, CHANNEL, "toolu_quick")).start()
+    began = time.monotonic()
+    keys.press("x")
+    assert time.monotonic() - began < 0.4
 
 
 def test_a_dialog_that_comes_during_the_grace_refuses_the_keys(
@@ -147,7 +156,7 @@ def test_a_dialog_that_comes_during_the_grace_refuses_the_keys(
 ) -> None:
     pane = draw(tmux, BOX, tmp_path)
     keys = SessionKeys(tmux, pane, rt, CHANNEL)
-    tool_starts.started(rt, CHANNEL)
+    tool_calls.started(rt, CHANNEL, "toolu_write")
     threading.Timer(0.2, ask, (rt, hook.pid)).start()  # the PermissionRequest hook's request
     began = time.monotonic()
     with pytest.raises(KeysRefused, match="permission prompt"):
@@ -158,7 +167,7 @@ def test_a_dialog_that_comes_during_the_grace_refuses_the_keys(
     # No request yet but the dialog on screen (its hook slow to start): refused too.
     monkeypatch.setattr(key_gate, "TOOL_GRACE", 0.2)
     dialog = SessionKeys(tmux, draw(tmux, DIALOG, tmp_path, OTHER), rt, OTHER)
-    tool_starts.started(rt, OTHER)
+    tool_calls.started(rt, OTHER, "toolu_write")
     with pytest.raises(key_gate.NoInputBox, match="not its input box"):
         dialog.check("/keys")
 
@@ -172,35 +181,42 @@ def test_tool_calls_that_keep_starting_refuse_the_keys_in_the_end(
     stop = threading.Event()
 
     def tools() -> None:
+        number = 0
         while not stop.wait(0.05):
-            tool_starts.started(rt, CHANNEL)
+            number += 1
+            tool_calls.started(rt, CHANNEL, f"toolu_{number}")  # each still running
 
-    tool_starts.started(rt, CHANNEL)
+    tool_calls.started(rt, CHANNEL, "toolu_0")
     threading.Thread(target=tools).start()
     try:
-        with pytest.raises(KeysRefused, match="one tool call after another"):
+        with pytest.raises(KeysRefused, match="keeps starting tool calls"):
             keys.press("Escape")
     finally:
         stop.set()
 
 
-def test_the_tool_start_file_is_private_and_never_followed(rt, tmp_path) -> None:
-    tool_starts.started(rt, CHANNEL)
-    path = Path(tool_starts.path(rt, CHANNEL))
-    assert path.stat().st_mode & 0o777 == 0o600
-    first = tool_starts.last_start(rt, CHANNEL)
-    assert first is not None and abs(first - time.time()) < 5
-    os.utime(path, (0, 0))
-    tool_starts.started(rt, CHANNEL)  # touched again: now
-    assert tool_starts.last_start(rt, CHANNEL) > 1000
+def test_tool_call_records_are_private_never_followed_and_age_out(rt, tmp_path) -> None:
+    tools = Path(rt.path("tools"))
+    tool_calls.started(rt, CHANNEL, "toolu_a")
+    tool_calls.started(rt, CHANNEL, "../../escape")  # not a usable id: a fixed name instead
+    assert sorted(p.name for p in tools.iterdir()) == [f"{CHANNEL}.call", f"{CHANNEL}.toolu_a"]
+    assert (tools / f"{CHANNEL}.toolu_a").stat().st_mode & 0o777 == 0o600
+    latest = tool_calls.latest_start(rt, CHANNEL, 60)
+    assert latest is not None and abs(latest - time.time()) < 5
+    assert tool_calls.latest_start(rt, OTHER, 60) is None
+    tool_calls.finished(rt, CHANNEL, "toolu_a")
+    tool_calls.finished(rt, CHANNEL, "toolu_a")  # twice: no error
+    # A call Claude Code interrupted never ends: past the grace its record goes.
+    os.utime(tools / f"{CHANNEL}.call", (0, 0))
+    assert tool_calls.latest_start(rt, CHANNEL, 60) is None
+    assert list(tools.iterdir()) == []
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.write_text("")
     os.utime(elsewhere, (0, 0))
-    link = Path(tool_starts.path(rt, OTHER))
-    link.symlink_to(elsewhere)
-    tool_starts.started(rt, OTHER)  # no error, and the target is left alone
+    (tools / f"{OTHER}.toolu_b").symlink_to(elsewhere)
+    tool_calls.started(rt, OTHER, "toolu_b")  # no error, and the target is left alone
     assert elsewhere.stat().st_mtime == 0
-    assert tool_starts.last_start(rt, OTHER) is None
+    assert tool_calls.latest_start(rt, OTHER, 60) is None
     with pytest.raises(ValueError):
-        tool_starts.path(rt, "../x")
+        tool_calls.started(rt, "../x", "toolu_c")
