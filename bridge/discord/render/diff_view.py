@@ -1,11 +1,15 @@
 """A git diff as Discord shows it: inline ``diff`` code blocks, or a ``.diff`` file.
 
 Pure. The diff is untrusted text (file names and contents are whatever the repository holds):
-it only ever appears inside code blocks, with every run of three backticks defused (a
-zero-width space between them) so nothing in it can close the block, and the caller sends
-it with no mentions allowed. A diff that fits ``inline_messages`` messages is posted as
-``diff`` code blocks split like replies (``split.py`` closes and reopens the fence at each
-cut); a longer one becomes ``<name>.diff`` (the original bytes) with a per-file summary.
+it only ever appears inside code blocks, with a zero-width space after every backtick that
+another follows, and the caller sends it with no mentions allowed. Discord ends a block at
+the next three backticks wherever they stand (mid-line, inside a longer run), so breaking
+only each ``` would leave a live fence in a run of five; with no two backticks adjacent no
+run of any length can close (or open) a block.
+
+A diff that fits ``inline_messages`` messages is posted as ``diff`` code blocks split like
+replies (``split.py`` closes and reopens the fence at each cut); a longer one becomes
+``<name>.diff`` (the original bytes) with a per-file summary.
 """
 
 from __future__ import annotations
@@ -25,8 +29,8 @@ class DiffView:
 
 
 def defuse(text: str) -> str:
-    """``text`` that cannot close (or open) a code block: backtick runs broken up."""
-    return text.replace("```", f"`{_ZWSP}`{_ZWSP}`")
+    """``text`` that cannot close (or open) a code block: no two backticks adjacent."""
+    return text.replace("``", f"`{_ZWSP}`").replace("``", f"`{_ZWSP}`")
 
 
 def render(

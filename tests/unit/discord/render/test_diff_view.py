@@ -7,6 +7,7 @@ import re
 from bridge.discord.render.diff_view import defuse, file_listing, render
 from bridge.discord.render.split import DISCORD_MESSAGE_LIMIT
 from bridge.sessions.changes import FileChange
+from bridge_testkit.discord_markdown import outside_code, split_code
 
 FENCE = re.compile(r"(?<!`)```(?!`)")
 
@@ -47,4 +48,30 @@ def test_the_listing_is_bounded() -> None:
     files = [FileChange(f"dir/file-{i}.txt", i, 0) for i in range(500)]
     listing = file_listing(files)
     assert len(listing) < DISCORD_MESSAGE_LIMIT and listing.endswith("more\n```")
-    assert defuse("a````b") == "a`\u200b`\u200b``b"
+    assert defuse("a````b") == "a`\u200b`\u200b`\u200b`b"
+
+
+LINK = "[click me](https://evil.example/x)"
+
+
+def test_no_run_of_backticks_ends_the_block_by_discords_rule() -> None:
+    """Discord ends a block at the next three backticks wherever they stand: a run of 3 to
+    12 in the repository's text, at the start, middle or end of a line, must not."""
+    for n in range(3, 13):
+        run = "`" * n
+        for text in (f"{run}\n{LINK}\n{run}", f"+x{run}{LINK}{run}x", f"{LINK}{run}", run):
+            body = f"```diff\n{defuse(text)}\n```"
+            blocks, outside = split_code(body)
+            assert outside == "" and len(blocks) == 1, (n, text, body)
+            assert defuse(text).replace("\u200b", "") == text  # nothing but the breaks added
+
+
+def test_a_diff_full_of_backtick_runs_keeps_every_line_inside_its_blocks() -> None:
+    lines = "".join(f"+{'`' * (3 + i % 10)} {LINK} {i}\n" for i in range(120))
+    diff = f"--- a/x.md\n+++ b/x.md\n@@ -0,0 +1,120 @@\n{lines}"
+    view = render("📝 1 file changed, +120 −0", [FileChange("x.md", 120, 0)], diff)
+    assert view.file is None and len(view.messages) > 1
+    for chunk in view.messages:
+        assert LINK not in outside_code(chunk), chunk
+    shown = "".join("".join(split_code(chunk)[0]) for chunk in view.messages)
+    assert shown.count("evil.example") == 120
