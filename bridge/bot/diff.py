@@ -15,6 +15,7 @@ import asyncio
 import io
 import logging
 import re
+import time
 from typing import TYPE_CHECKING
 
 import discord
@@ -25,11 +26,12 @@ from bridge.bot.relay import target_of
 from bridge.discord import custom_ids
 from bridge.discord.render.diff_view import DiffView, render
 from bridge.sessions import changes
-from bridge.state import session_state
+from bridge.state import runtime, session_state
 
 if TYPE_CHECKING:
     from bridge.sessions.manager import SessionManager
     from bridge.sessions.targets import SessionTarget
+    from bridge.state.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,7 @@ UNMAPPED = (
 )
 
 NO_MENTIONS = discord.AllowedMentions.none()
+SNAPSHOT_BUDGET = 20.0  # seconds of git for /diff's snapshot (a worker thread of the bot's)
 GONE = "This turn's snapshot is no longer in the repository (git removed it), so its diff is gone."
 
 
@@ -97,13 +100,19 @@ def diff_command(sessions: SessionManager) -> app_commands.Command:
         record = await asyncio.to_thread(session_state.load, sessions.runtime, target.key) or {}
         worktree = record.get("worktree") or {}
         limit = interaction.client.cfg.attach_after
+        private = bridge_paths(sessions.runtime, interaction.client.cfg.path)
         view = await asyncio.to_thread(
             uncommitted_diff, session_dir(sessions, target), base, worktree.get("base"),
-            sessions.runtime.path("turns"), limit,
+            sessions.runtime.path("turns"), limit, private,
         )  # fmt: skip
         await send_view(interaction, view)
 
     return diff
+
+
+def bridge_paths(rt: Runtime, config_path: str) -> tuple[str, ...]:
+    """The bridge's own folders and config: never read into a snapshot (as the hooks')."""
+    return (runtime.bridge_home(), config_path, rt.root, rt.state_root)
 
 
 def session_dir(sessions: SessionManager, target: SessionTarget) -> str:
@@ -132,11 +141,18 @@ def turn_diff(directory: str, old: str, new: str, limit: int) -> DiffView:
 
 
 def uncommitted_diff(
-    directory: str, base: str | None, worktree_base: object, scratch: str, limit: int
+    directory: str,
+    base: str | None,
+    worktree_base: object,
+    scratch: str,
+    limit: int,
+    private: tuple[str, ...] = (),
 ) -> DiffView:
-    """The working tree now against ``base`` (default: a worktree's base commit, or HEAD)."""
+    """The working tree now against ``base`` (default: a worktree's base commit, or HEAD);
+    ``private``: the bridge's own folders, never read."""
     try:
-        root, tree, skipped = changes.snapshot(directory, scratch)
+        deadline = time.monotonic() + SNAPSHOT_BUDGET
+        root, tree, skipped = changes.snapshot(directory, scratch, deadline, private)
     except changes.NotARepository:
         return DiffView([not_a_repo(directory)])
     except changes.GitError as err:

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 class HookContext:
     """A hook event of a session the bridge serves, with where its output goes."""
 
-    __slots__ = ("cfg", "channel_id", "event", "project", "runtime", "thread_id")
+    __slots__ = ("cfg", "channel_id", "event", "home", "project", "runtime", "thread_id")
 
     def __init__(
         self,
@@ -54,6 +54,7 @@ class HookContext:
         self.thread_id = thread_id
         self.channel_id = thread_id or project.channel_id  # where messages are posted
         self.runtime = runtime.Runtime.from_env(env)
+        self.home = runtime.bridge_home(env)  # the bridge home the locations came from
 
     @property
     def server(self) -> config.Server:

@@ -50,6 +50,13 @@ def at_prompt(context: HookContext) -> None:
         _note(context, f"turn snapshot: {err}")
 
 
+def bridge_paths(context: HookContext) -> tuple[str, ...]:
+    """The bridge's own folders and config, never read into a snapshot (a repository at
+    ``~`` holds them: the token would be copied into its object store)."""
+    rt = context.runtime
+    return (context.home, context.cfg.path, rt.root, rt.state_root)
+
+
 def in_git_tree(path: str) -> bool:
     """Whether ``path`` or a parent holds a ``.git`` (a few ``stat`` calls): a session outside
     git costs its hooks no git process."""
@@ -81,7 +88,8 @@ def _snapshot_start(context: HookContext, session: object) -> None:
         cwd = context.event.get("cwd")
         try:
             deadline = time.monotonic() + PROMPT_BUDGET
-            root, tree, _ = changes.snapshot(str(cwd), rt.path("turns"), deadline=deadline)
+            root, tree, _ = changes.snapshot(str(cwd), rt.path("turns"), deadline,
+                                             bridge_paths(context))  # fmt: skip
             record.update(root=root, tree=tree)
         except changes.NotARepository:
             record["why"] = "not a git repository"
@@ -154,9 +162,8 @@ def _compare(context: HookContext, on_reply: bool | None) -> dict | None:
     if not isinstance(root, str) or not isinstance(old, str):
         return None  # outside git: nothing to say unless asked (/diff says why)
     deadline = time.monotonic() + STOP_BUDGET - 1
-    filters = changes.filter_drivers(root, deadline)
-    _, new, skipped = changes.snapshot(root, rt.path("turns"), filters, deadline)
-    files = changes.changed_files(root, old, new, filters, deadline)
+    _, new, skipped = changes.snapshot(root, rt.path("turns"), deadline, bridge_paths(context))
+    files = changes.changed_files(root, old, new, deadline)
     if not files:
         return None
     if on_reply is None:

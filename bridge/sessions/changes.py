@@ -2,49 +2,110 @@
 
 A snapshot is the tree of the whole working tree (tracked files as they are on disk, deleted
 ones gone, untracked files that git does not ignore included), written into the repository's
-object store through a *temporary* index: a copy of the real index (so unchanged files are not
-hashed again), ``git add -A`` into it, ``git write-tree``. The user's index, ``HEAD``, refs and
-files are never touched; the snapshot is only an object id. Comparing two snapshots
-(``git diff-tree``) gives what happened in between: the UserPromptSubmit hook takes one at the
-start of a turn, the Stop hook another at its end (``bridge/handlers/turn_changes.py``).
+object store through a *temporary* index: a copy of the real index (unchanged files are not
+hashed again), the changed entries replaced by blob ids, then ``git write-tree``. The user's
+index, ``HEAD``, refs and files are never touched; the snapshot is only an object id.
+Comparing two snapshots (``git diff-tree``) gives what happened in between: the
+UserPromptSubmit hook takes one at the start of a turn, the Stop hook another at its end
+(``bridge/handlers/turn_changes.py``); ``/diff`` takes one too.
 
-The repository is not ours and may be hostile (Claude can write ``.git/config``): every git
-call gets a fixed environment (no ``GIT_*`` from the caller, no terminal prompt, no pager, no
-optional locks), hooks off (``core.hooksPath=/dev/null``), no fsmonitor, every filter driver
-the config names neutralised (a ``clean`` filter is a command ``git add`` would run), and
-diffs use ``--no-ext-diff --no-textconv``; each call has a timeout. Untracked files larger
-than :data:`MAX_UNTRACKED_FILE` or beyond :data:`MAX_UNTRACKED` of them are left out of a
-snapshot (hashing a stray multi-gigabyte file would stall the turn), and named as skipped.
+**The repository is not ours and may be hostile** (Claude can write ``.git/config`` and
+``.gitattributes``). No command the repository defines may run, whatever it names, and
+nothing outside its working tree may be read into a snapshot. Rather than list what to
+neutralise (a filter driver may be named ``x=y`` or ``""``: no ``-c`` can name those), git
+never reads a working-tree file's content:
+
+1. ``diff-files --name-status`` names the tracked files whose stat data differ from the
+   index, ``ls-files --others`` the untracked ones: stat calls and directory listings only.
+   The one way either reads content is git's "racy" check (a file modified no earlier than
+   the index was written is re-read, through its filters, to compare): the temporary index
+   is dated at the epoch (:func:`_never_racy`), which leaves git no racy entry, and the
+   bridge finds those entries in the index itself and hashes them
+   (``snapshot_files.racy_paths``). Seen: without the dating, ``diff-files`` and
+   ``update-index`` ran a ``clean`` filter.
+2. The bridge opens those files itself, never following a symlink, and ``git hash-object -w
+   --no-filters`` hashes the open descriptors (``bridge/sessions/snapshot_files.py``).
+3. ``update-index -z --index-info`` (ids and modes) and ``write-tree`` build the tree.
+
+What was checked, mechanism by mechanism (git 2.39; each with a test in
+tests/unit/sessions/test_changes.py, the e2e ones in tests/e2e/test_changes_and_usage.py):
+
+- Filter drivers (``clean``/``smudge``/``process``, any name, from ``.gitattributes`` or
+  ``.git/info/attributes``), ``ident``, ``text``/``eol``/``core.autocrlf``,
+  ``working-tree-encoding``: git applies them only when it converts a working-tree file,
+  which it never does here. So a snapshot holds the bytes on disk: a file git would convert
+  (``eol=crlf``) shows every line changed against ``HEAD`` in ``/diff``.
+- ``core.fsmonitor`` (a command run when an index is read): ``-c core.fsmonitor=false`` on
+  every call (a fixed key is safe on ``-c``: only a name taken from the repository could
+  carry an ``=``). ``core.hooksPath=/dev/null``: writing an index runs ``post-index-change``.
+  ``core.checkStat``/``core.trustctime`` forced to git's strictest: a repository cannot make
+  the stat test blind to an edit.
+- Submodules: ``diff-files`` would run ``git status`` in a dirty submodule, under the
+  submodule's own config: ``--ignore-submodules=all``. A submodule keeps the commit the index
+  records (a nested repository's files are not this tree's content either).
+- ``diff.external``, ``diff.<driver>.command``/``textconv`` (``diff=`` attributes):
+  ``--no-ext-diff --no-textconv``; ``diff-tree`` compares trees from the object store, never
+  the working tree; ``--submodule=short``: no submodule repository opened.
+- A partial clone fetches a missing object on demand through ``core.sshCommand``, a local
+  ``remote.<name>.uploadpack`` or ``ext::`` (seen: a ``diff-tree`` ran ``core.sshCommand``):
+  ``-c protocol.allow=never`` refuses every transport (and ``GIT_NO_LAZY_FETCH=1`` for git
+  ≥ 2.44); the diff fails on the missing object instead. ``core.askPass``, credential
+  helpers, ``core.gitProxy``: network only, never reached.
+- ``core.pager``/``pager.*``: ``--no-pager``, ``GIT_PAGER=cat``. ``gpg.program``, editors,
+  ``gc --auto`` (``gc.auto=0``, ``maintenance.auto=false``): none of these commands run them.
+  ``trace2.*`` is read from system and global config only; the caller's ``GIT_*`` are dropped.
+- ``core.worktree`` can put the working tree anywhere: refused unless the session's
+  directory is inside the working tree git reports. A git root holding the bridge's home,
+  config, runtime or state dir (a dotfiles repository at ``~``): those are never read
+  (``private``), and a repository inside one of them is not snapshotted.
+- The working tree: symlinks are stored as links, never followed, and a folder swapped for a
+  symlink reads as gone (even in a race: folders are opened one by one with
+  ``O_NOFOLLOW``); FIFOs, sockets and devices are never opened; untracked files over 8 MiB or
+  beyond 5000 are left out and named. ``.git/index`` is copied only when it is a regular file
+  (``O_NOFOLLOW``, ``S_ISREG``) under 128 MiB, against the deadline (a symlink to
+  ``/dev/zero`` used to be copied without end).
+- Read by git, harmless, bounded by the timeouts: ``include.path``/``includeIf`` (more
+  config: the fixed keys above still win), ``core.excludesFile``/``core.attributesFile``
+  (they select names and attributes, never shown), a split index's ``sharedindex.*``,
+  ``objects/info/alternates`` (a ``/diff`` base may name an object of another store, shown
+  only to the owner; snapshots write only into the repository's own store), a ``.git`` file
+  pointing at another repository (as a worktree's does: the snapshot's objects go to that
+  repository's store). A FIFO among these stalls git until its timeout: no snapshot.
+
+Every git call has a timeout and, in the hooks, a deadline; any failure is "no snapshot"
+(fail closed), never a snapshot taken another way.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import tempfile
+
+from bridge.sessions import snapshot_files
 
 TIMEOUT = 10.0  # seconds per git command
-MAX_UNTRACKED_FILE = 8 << 20  # bytes: larger untracked files are not snapshotted
-MAX_UNTRACKED = 5000  # untracked files beyond this are not snapshotted
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _SAFE_CONFIG = (
     "core.hooksPath=/dev/null",
     "core.fsmonitor=false",
+    "core.checkStat=default",  # git's stat test at its strictest (a repository can relax it)
+    "core.trustctime=true",
     "core.pager=cat",
     "core.untrackedCache=false",
+    "core.splitIndex=false",  # the temporary index is written whole, no sharedindex.* left
+    "index.sparse=false",
+    "protocol.allow=never",  # no lazy fetch of a partial clone's missing object
     "gc.auto=0",
     "maintenance.auto=false",
     "diff.external=",
     "color.ui=false",
-    "advice.addIgnoredFile=false",
 )
-_FILTER_KEYS = ("clean", "smudge", "process")
 _REV_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/~^@{}-")
 
 
 class GitError(RuntimeError):
-    """git failed, timed out or is missing; the message says which and why."""
+    """git failed, timed out or is missing, or the snapshot was refused; the message says
+    which and why."""
 
 
 class NotARepository(GitError):
@@ -75,7 +136,7 @@ def git_env(index_file: str | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.pop("SSH_ASKPASS", None)
     env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_LITERAL_PATHSPECS="1",
-               GIT_PAGER="cat", PAGER="cat", LC_ALL="C")  # fmt: skip
+               GIT_NO_LAZY_FETCH="1", GIT_PAGER="cat", PAGER="cat", LC_ALL="C")  # fmt: skip
     if index_file:
         env["GIT_INDEX_FILE"] = index_file
     return env
@@ -85,14 +146,14 @@ def git(
     cwd: str,
     *args: str,
     index_file: str | None = None,
-    filters: tuple[str, ...] = (),
     stdin: bytes | None = None,
+    pass_fds: tuple[int, ...] = (),
     timeout: float = TIMEOUT,
     deadline: float | None = None,
 ) -> bytes:
     """Run ``git -C cwd <safe config> args`` and return its stdout; :class:`GitError` if it
-    fails, times out or is missing. ``filters``: filter drivers to neutralise; ``deadline``
-    (``time.monotonic()``): no command runs past it."""
+    fails, times out or is missing. ``deadline`` (``time.monotonic()``): no command runs past
+    it; ``pass_fds``: descriptors the command inherits (``/proc/self/fd/N``)."""
     if deadline is not None:
         import time
 
@@ -102,15 +163,12 @@ def git(
     argv = ["git", "--no-pager", "-C", cwd]
     for setting in _SAFE_CONFIG:
         argv += ["-c", setting]
-    for name in filters:
-        argv += ["-c", f"filter.{name}.required=false"]
-        for key in _FILTER_KEYS:
-            argv += ["-c", f"filter.{name}.{key}="]
     argv += list(args)
     try:
         done = subprocess.run(
             argv, input=stdin, capture_output=True, env=git_env(index_file), timeout=timeout,
             stdin=None if stdin is not None else subprocess.DEVNULL, check=False,
+            pass_fds=pass_fds,
         )  # fmt: skip
     except subprocess.TimeoutExpired as err:
         raise GitError(f"git {args[0]} took more than {timeout:.0f} s") from err
@@ -124,104 +182,167 @@ def git(
     return done.stdout
 
 
-def filter_drivers(root: str, deadline: float | None = None) -> tuple[str, ...]:
-    """Names of the filter drivers the repository's config defines (any scope)."""
-    try:
-        out = git(root, "config", "-z", "--name-only", "--get-regexp", r"^filter\.",
-                  deadline=deadline)  # fmt: skip
-    except GitError:
-        return ()  # none (git exits 1 when nothing matches)
-    names = set()
-    for key in out.decode(errors="replace").split("\0"):
-        head, _, _ = key.rpartition(".")
-        if head.startswith("filter.") and len(head) > 7:
-            names.add(head[7:])
-    return tuple(sorted(names))
-
-
 # --- snapshots --------------------------------------------------------------------------
 
 
 def repo_of(path: str, deadline: float | None = None) -> tuple[str, str]:
     """The top of the working tree holding ``path`` and the path of its index file.
-    :class:`NotARepository` when there is none (or ``path`` is inside ``.git``)."""
+    :class:`NotARepository` when there is none (or ``path`` is inside ``.git``);
+    :class:`GitError` when the repository puts its working tree elsewhere."""
+    root, index, _ = _locate(path, deadline)
+    return root, index
+
+
+def _locate(path: str, deadline: float | None) -> tuple[str, str, bytes]:
+    """:func:`repo_of`, and the repository's null object id (its hash's length)."""
     if not os.path.isdir(path):
         raise NotARepository(f"{path} is not a directory")
     try:
-        out = git(path, "rev-parse", "--show-toplevel", "--git-path", "index", deadline=deadline)
+        out = git(path, "rev-parse", "--show-object-format", "--show-toplevel", "--git-path",
+                  "index", deadline=deadline)  # fmt: skip
     except GitError as err:
         if "work tree" in str(err):  # inside .git, or a bare repository
             raise NotARepository("not in a git working tree") from err
         raise
     lines = out.decode(errors="surrogateescape").splitlines()
-    if len(lines) != 2 or not lines[0]:
+    if len(lines) != 3 or not lines[1]:
         raise NotARepository("not in a git working tree")
-    root, index = lines
-    return root, index if os.path.isabs(index) else os.path.join(path, index)
+    form, root, index = lines
+    if not _inside(os.path.realpath(path), os.path.realpath(root)):
+        raise GitError("the repository's working tree is elsewhere (core.worktree)")
+    zero = b"0" * (64 if form == "sha256" else 40)
+    return root, index if os.path.isabs(index) else os.path.join(path, index), zero
 
 
 def snapshot(
     path: str,
     scratch: str,
-    filters: tuple[str, ...] | None = None,
     deadline: float | None = None,
+    private: tuple[str, ...] = (),
 ) -> tuple[str, str, list[str]]:
     """Snapshot the working tree holding ``path``: ``(root, tree id, skipped untracked files)``.
 
     ``scratch`` is a private directory for the temporary index (removed afterwards);
-    ``filters``: the repository's filter drivers, when the caller already asked; ``deadline``
-    (``time.monotonic()``): give up (:class:`GitError`) rather than run past it.
+    ``deadline`` (``time.monotonic()``): give up (:class:`GitError`) rather than run past it;
+    ``private``: folders and files never read (the bridge's own).
     """
-    root, index = repo_of(path, deadline)
-    filters = filter_drivers(root, deadline) if filters is None else filters
-    fd, tmp_index = tempfile.mkstemp(prefix="index-", dir=scratch)
-    os.close(fd)
+    root, index, zero = _locate(path, deadline)
+    private_ids = _private_ids(root, private)
     try:
-        try:
-            shutil.copyfile(index, tmp_index)
-        except OSError:
-            os.unlink(tmp_index)  # no index yet (a fresh repository): git starts an empty one
-        skipped = _add_all(root, tmp_index, filters, deadline)
-        tree = git(root, "write-tree", index_file=tmp_index, filters=filters,
-                   deadline=deadline).decode().strip()  # fmt: skip
+        tmp_index, data, index_mtime = snapshot_files.copy_index(index, scratch, deadline)
+    except snapshot_files.Refused as err:
+        raise GitError(str(err)) from err
+    try:
+        changed, untracked = _to_read(root, tmp_index, data, index_mtime, zero, deadline)
+
+        def hash_files(fds: list[int]) -> list[str]:
+            return _hash_files(root, fds, deadline)
+
+        updates, skipped = snapshot_files.scan(root, changed, untracked, zero, private_ids,
+                                               hash_files, _batch(), deadline)  # fmt: skip
+        if updates:
+            _never_racy(tmp_index)
+            git(root, "update-index", "-z", "--index-info", index_file=tmp_index, stdin=updates,
+                deadline=deadline)  # fmt: skip
+        _never_racy(tmp_index)
+        tree = git(root, "write-tree", index_file=tmp_index, deadline=deadline).decode().strip()
+    except snapshot_files.Refused as err:
+        raise GitError(str(err)) from err
     finally:
-        for name in (tmp_index, tmp_index + ".lock"):
-            try:
-                os.unlink(name)
-            except FileNotFoundError:
-                pass
+        _unlink(tmp_index)
+        _unlink(tmp_index + ".lock")
     return root, tree, skipped
 
 
-def _add_all(root: str, index: str, filters: tuple[str, ...], deadline: float | None) -> list[str]:
-    """``git add -A`` into ``index``, leaving out untracked files too large or too many."""
-    listed = git(root, "ls-files", "-z", "--others", "--exclude-standard", index_file=index,
-                 filters=filters, deadline=deadline)  # fmt: skip
-    untracked = [p for p in listed.decode(errors="surrogateescape").split("\0") if p]
-    # A directory listed with its slash is a repository of its own (a worktree under
-    # .claude/worktrees, a clone): not this tree's content, left out without a word.
-    nested = {p for p in untracked if p.endswith("/")}
-    untracked = [p for p in untracked if p not in nested]
-    skipped = untracked[MAX_UNTRACKED:]
-    for rel in untracked[:MAX_UNTRACKED]:
+def _to_read(
+    root: str, tmp_index: str, data: bytes, index_mtime: int, zero: bytes, deadline: float | None
+) -> tuple[list[bytes], list[bytes]]:
+    """The tracked paths to read again (stat data changed, or racy) and the untracked ones."""
+    racy = snapshot_files.racy_paths(data, len(zero) // 2, index_mtime)
+    if racy is None:  # version 4, split or sparse: written out whole (the copy) first
+        _never_racy(tmp_index)
+        git(root, "update-index", "--index-version", "2", index_file=tmp_index,
+            deadline=deadline)  # fmt: skip
+        with open(tmp_index, "rb") as whole:  # our own file, in our private scratch dir
+            racy = snapshot_files.racy_paths(whole.read(), len(zero) // 2, index_mtime)
+        if racy is None:
+            raise GitError("the repository's index cannot be read whole")
+    _never_racy(tmp_index)
+    stale = git(root, "diff-files", "-z", "--name-status", "--no-renames",
+                "--ignore-submodules=all", index_file=tmp_index, deadline=deadline)  # fmt: skip
+    listed = git(root, "ls-files", "-z", "--others", "--exclude-standard",
+                 index_file=tmp_index, deadline=deadline)  # fmt: skip
+    return snapshot_files.paths(stale, name_status=True) + racy, snapshot_files.paths(listed)
+
+
+def _never_racy(index: str) -> None:
+    """Date the temporary index at the epoch before git reads it. git re-reads a "racily
+    clean" entry's file (modified no earlier than the index was written), through the
+    repository's filters, when it compares it (``diff-files``) and before it writes an index
+    (``update-index``, ``write-tree``): seen running a ``clean`` filter from both. An index
+    dated 0 has no racy entry (``is_racy_stat`` tests ``istate->timestamp.sec`` first); the
+    bridge re-reads those files itself (:func:`snapshot_files.racy_paths`)."""
+    try:
+        os.utime(index, ns=(0, 0))
+    except FileNotFoundError:
+        pass  # no index yet: git starts an empty one, with no entries to re-read
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _hash_files(root: str, fds: list[int], deadline: float | None) -> list[str]:
+    """Blob ids of open files, written to the object store: git reads each through
+    ``/proc/self/fd/N`` (the file that was checked), never converting it."""
+    paths = b"".join(b"/proc/self/fd/%d\n" % fd for fd in fds)
+    out = git(root, "hash-object", "-w", "--no-filters", "--stdin-paths", stdin=paths,
+              pass_fds=tuple(fds), deadline=deadline)  # fmt: skip
+    oids = out.decode().split()
+    if len(oids) != len(fds):
+        raise GitError("git hash-object: not one id per file")
+    return oids
+
+
+def _batch() -> int:
+    """Files per ``hash-object``: each holds a descriptor open meanwhile (a quarter of the
+    process's limit, so the bot's own sockets and files never run short)."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(16, min(1000, soft // 4)) if soft > 0 else 256
+
+
+def _private_ids(root: str, private: tuple[str, ...]) -> set[tuple[int, int]]:
+    """``(st_dev, st_ino)`` of the bridge's own folders and files; :class:`GitError` when the
+    repository is inside one of them."""
+    ids = set()
+    top = os.path.realpath(root)
+    for path in private:
+        if not path:
+            continue
+        if _inside(top, os.path.realpath(path)):
+            raise GitError(f"this repository is inside the bridge's own folder {path}")
         try:
-            if os.lstat(os.path.join(root, rel)).st_size > MAX_UNTRACKED_FILE:
-                skipped.append(rel)
+            info = os.stat(path)
         except OSError:
-            pass
-    if not skipped and not nested:
-        git(root, "add", "-A", index_file=index, filters=filters, deadline=deadline)
-        return []
-    git(root, "add", "-u", index_file=index, filters=filters, deadline=deadline)
-    wanted = set(untracked) - set(skipped)
-    if wanted:
-        spec = b"".join(os.fsencode(p) + b"\0" for p in sorted(wanted))
-        git(root, "add", "--pathspec-from-file=-", "--pathspec-file-nul", index_file=index,
-            filters=filters, stdin=spec, deadline=deadline)  # fmt: skip
-    return sorted(skipped)
+            continue
+        ids.add((info.st_dev, info.st_ino))
+    return ids
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 # --- comparing ----------------------------------------------------------------------------
+
+# Two trees compared from the object store only: no external diff, no textconv, no submodule
+# repository opened.
+_DIFF_TREE = ("--no-renames", "--no-ext-diff", "--no-textconv", "--submodule=short")
 
 
 def tree_of(root: str, rev: str) -> str:
@@ -241,17 +362,10 @@ def head_tree(root: str) -> str:
         return EMPTY_TREE
 
 
-def changed_files(
-    root: str,
-    old: str,
-    new: str,
-    filters: tuple[str, ...] | None = None,
-    deadline: float | None = None,
-) -> list[FileChange]:
+def changed_files(root: str, old: str, new: str, deadline: float | None = None) -> list[FileChange]:
     """Per-file lines added/removed between two trees (a binary file: None, None)."""
-    filters = filter_drivers(root, deadline) if filters is None else filters
-    out = git(root, "diff-tree", "-r", "-z", "--numstat", "--no-renames", "--no-ext-diff",
-              "--no-textconv", old, new, filters=filters, deadline=deadline)  # fmt: skip
+    out = git(root, "diff-tree", "-r", "-z", "--numstat", *_DIFF_TREE, "--end-of-options",
+              old, new, deadline=deadline)  # fmt: skip
     fields = out.decode(errors="replace").split("\0")
     changes = []
     for field in fields:
@@ -269,8 +383,8 @@ def changed_files(
 def diff_text(root: str, old: str, new: str, max_bytes: int = 32 << 20) -> tuple[str, bool]:
     """The unified diff between two trees (binary files named, not dumped), and whether it
     was cut at ``max_bytes``."""
-    out = git(root, "diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff", "--no-textconv",
-              "--no-color", old, new, filters=filter_drivers(root))  # fmt: skip
+    out = git(root, "diff-tree", "-r", "-p", "--no-color", *_DIFF_TREE, "--end-of-options",
+              old, new)  # fmt: skip
     cut = len(out) > max_bytes
     return out[:max_bytes].decode(errors="replace"), cut
 

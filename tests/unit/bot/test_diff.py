@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bridge.bot.diff import GONE, turn_diff, uncommitted_diff
-from bridge.sessions import changes
+from bridge.sessions import changes, snapshot_files
 from bridge_testkit.gitrepo import git, make_repo
 
 
@@ -50,7 +50,7 @@ def test_outside_git_says_why(tmp_path: Path) -> None:
 
 
 def test_large_untracked_files_left_out_are_counted(repo: Path, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(changes, "MAX_UNTRACKED_FILE", 10)
+    monkeypatch.setattr(snapshot_files, "MAX_UNTRACKED_FILE", 10)
     (repo / "big.bin").write_bytes(b"x" * 100)
     (repo / "a.txt").write_text("a\nb\n")
     messages = uncommitted_diff(str(repo), None, None, str(tmp_path), 4).messages

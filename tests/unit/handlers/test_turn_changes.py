@@ -36,8 +36,10 @@ def repo(tmp_path: Path) -> Path:
 def context(tmp_path: Path, cwd: Path, session: str = "s-1", progress: bool = True):
     rt = runtime.Runtime(str(tmp_path / "run"), str(tmp_path / "state")).ensure()
     event = hook_input("Stop", session_id=session, cwd=cwd)
-    return SimpleNamespace(event=event, runtime=rt, channel_id=CHANNEL,
-                           project=SimpleNamespace(progress=progress))  # fmt: skip
+    home = tmp_path / "bridge-home"
+    return SimpleNamespace(event=event, runtime=rt, channel_id=CHANNEL, home=str(home),
+                           project=SimpleNamespace(progress=progress),
+                           cfg=SimpleNamespace(path=str(home / "config.json")))  # fmt: skip
 
 
 def test_a_turn_that_changes_files_is_summed_up_once(tmp_path, repo) -> None:
