@@ -24,6 +24,7 @@ the deadline), and opens them all itself:
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -74,7 +75,9 @@ def copy_index(index: str, scratch: str, deadline: float | None) -> tuple[str, b
             os.unlink(copy)  # a fresh repository: git starts an empty index
             return copy, b"", 0
         except OSError as err:
-            raise Refused(f"the repository's index cannot be read safely ({err.strerror})") from err
+            if err.errno == errno.ELOOP:
+                raise Refused("the repository's index is a symlink: not followed") from err
+            raise Refused(f"the repository's index cannot be read ({err.strerror})") from err
         try:
             info = os.fstat(source)
             if not stat.S_ISREG(info.st_mode):

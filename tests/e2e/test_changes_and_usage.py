@@ -1,5 +1,7 @@
 """Issue 12 §1 and §2 from the phone: what a turn changed (summary, Diff button, /diff) and
-what it cost (status message, /usage, the panel).
+what it cost (status message, /usage, the panel). Issue 18: a hostile repository's
+config runs nothing, a repository holding the bridge's dirs never gets the token, the
+diff's code block holds whatever the repository holds.
 
 Real CLI against the fake Messages API (its Bash and Write tools change a real git
 repository), real hooks (UserPromptSubmit and Stop snapshot the working tree), real bot,
@@ -12,10 +14,10 @@ import re
 import subprocess
 
 from bridge_testkit import is_status, wait_until
+from bridge_testkit.discord_markdown import outside_code
 from fake_anthropic import text, tool_use
 from tests.e2e.test_control import command
 
-FENCE = re.compile(r"(?<!`)```(?!`)")  # a real fence: not one defused with zero-width spaces
 # On the pinned CLI only: the hooks and statusLine fields they use are the relay's and the
 # footer's, which run on both versions elsewhere (the suite's time is budgeted: < 15 min).
 
@@ -100,7 +102,7 @@ def test_a_turn_that_changes_files_ends_with_a_summary_a_diff_button_and_its_cos
     assert "```diff" in shown and "+print(3)" in shown and "+hello @everyone" in shown
     assert "Binary files /dev/null and b/blob.bin differ" in shown
     assert "debug.log" not in shown  # ignored by .gitignore
-    assert len(FENCE.findall(shown)) % 2 == 0, shown  # the diff's own ``` cannot break out
+    assert "not code" not in outside_code(shown), shown  # the diff's own ``` cannot break out
     assert answer.get("mention_everyone") is not True
     assert click_answer(rig, status, user="bob")["content"].startswith("Only this bridge's owner")
 
@@ -209,3 +211,98 @@ def test_a_worktree_thread_reviews_its_own_worktree(rig) -> None:
     assert shown.startswith("📝 2 files changed, +2 −0 (since the worktree's base commit)"), shown
     assert "+one" in shown and "+two" in shown
     assert command(rig, "diff") == "No changes (uncommitted, against HEAD)."  # the project's
+
+
+DRIVERS = ("x=y", "", "a b", "Evil", "-x", "x.y")  # names -c cannot neutralise, and others
+PHISH = "[click here](https://evil.example/phish)"
+
+
+def hostile_home(rig) -> tuple:
+    """A repository at the rig's root, as a dotfiles repository at ~ would hold the bridge's
+    home, runtime and state dirs, with project-a a plain folder in it. Its config defines a
+    filter driver per name (clean, smudge and process each leave a marker), an fsmonitor, a
+    textconv and an external diff; its attributes put a driver on every file."""
+    root, markers = rig.tmp, rig.tmp.parent / f"{rig.tmp.name}-markers"
+    markers.mkdir()
+    git(root, "init", "-q")
+    # The bridge's dirs are not ignored (the point); the rig's other files are.
+    kept = ("project-a", "bridge-home", "runtime", "state", ".gitignore", ".gitattributes")
+    (root / ".gitignore").write_text("/*\n" + "".join(f"!/{name}\n" for name in kept))
+    project = rig.projects["project-a"]
+    attributes = ["* diff=evil"]
+    for i, name in enumerate(DRIVERS):
+        (project / f"f{i}.txt").write_text(f"file {i}\n")
+        attributes.append(f"project-a/f{i}.txt filter={name}")  # ("a b" cannot be named)
+    (root / ".gitattributes").write_text("\n".join(attributes) + "\n")
+    git(root, "add", ".gitignore", ".gitattributes", "project-a")  # the bridge's: untracked
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "dotfiles")
+    # Each marker records who ran it: the process chain up from the command.
+    (markers / "mark.sh").write_text(
+        'p=$$; while [ "$p" -gt 1 ]; do tr "\\0" " " < /proc/$p/cmdline; echo;'
+        ' p=$(cut -d" " -f4 /proc/$p/stat); done >> "$(dirname "$0")/$1"\n'
+    )
+    mark = lambda what: f'"sh {markers}/mark.sh {what}; cat"'  # noqa: E731
+    config = [
+        f"[core]\n\tfsmonitor = {mark('fsmonitor')}\n",
+        f'[diff "evil"]\n\ttextconv = {mark("textconv")}\n\tcommand = {mark("diff")}\n',
+    ]
+    for i, name in enumerate(DRIVERS):
+        config.append(f'[filter "{name}"]\n\tclean = {mark(f"{i}-clean")}\n'
+                      f'\tsmudge = {mark(f"{i}-smudge")}\n\tprocess = {mark(f"{i}-process")}\n'
+                      "\trequired = true\n")  # fmt: skip
+    with open(root / ".git" / "config", "a") as handle:
+        handle.write("".join(config))
+    return root, markers
+
+
+def ran_by_bridge(markers) -> dict[str, str]:
+    """The repository's commands the bridge ran (a hook or the bot in the process chain),
+    with that chain. (Claude Code's own ``git diff HEAD`` runs a filter too: not ours.)"""
+    chains = {p.name: p.read_text() for p in markers.iterdir() if p.name != "mark.sh"}
+    return {k: v for k, v in chains.items() if "/hooks/" in v or "bridge.cli" in v}
+
+
+def test_a_hostile_repository_holding_the_bridge_runs_nothing_and_shows_no_secret(rig) -> None:
+    """Issue 18 G1, G4, G6 and the bridge's own dirs, as a user meets them: a turn of the
+    real CLI (UserPromptSubmit and Stop snapshot the tree), then /diff, in a repository whose
+    config names filter drivers ``x=y`` and ``""`` (no ``-c`` can neutralise those) and which
+    holds the bridge's home (the token), runtime and state dirs; /diff of a file holding a
+    run of five backticks around a masked link."""
+    root, markers = hostile_home(rig)
+    plain = rig.projects["project-b"]
+    make_repo(plain)
+    (plain / "notes.md").write_text(f"`````\n{PHISH}\n`````\n")
+    raw = rig.config()
+    raw["servers"][0]["projects"][0].update(permission="bypassPermissions", progress=False)
+    rig.write_config(raw)
+    project = rig.projects["project-a"]
+    edit = " && ".join(f"echo more >> f{i}.txt" for i in range(len(DRIVERS)))
+    rig.api.script(
+        tool_use("Bash", {"command": f"cd {project} && {edit}", "description": "Edit"}),
+        text("edited the files"),
+    )
+    rig.start_bot()
+    rig.post("edit the files")
+    reply = rig.wait_bot_message(content_contains="edited the files", timeout=90)
+    assert "📝 6 files changed, +6 −0" in reply["content"], reply["content"]  # the hooks'
+
+    shown = command(rig, "diff")
+    assert shown.startswith("📝 6 files changed, +6 −0 (uncommitted, against HEAD)"), shown
+    token = rig.emu.bot_token
+    assert token not in shown and "bridge-home" not in shown and "runtime/" not in shown
+    objects = subprocess.run(["git", "-C", str(root), "cat-file", "--batch-all-objects",
+                              "--batch"], capture_output=True, check=True).stdout  # fmt: skip
+    assert token.encode() not in objects  # never copied into the repository's store
+    assert ran_by_bridge(markers) == {}  # no command of the repository ran
+
+    # Five backticks in the repository's text: the masked link stays inside the code block.
+    shown = command(rig, "diff", channel="project-b")
+    assert shown.startswith("📝 1 file changed, +3 −0") and "evil.example" in shown, shown
+    assert "evil.example" not in outside_code(shown), shown
+
+    # .git/index → /dev/zero: /diff answers at once instead of copying without end.
+    index = root / ".git" / "index"
+    index.unlink()
+    index.symlink_to("/dev/zero")
+    assert "index is a symlink: not followed" in command(rig, "diff")
+    assert ran_by_bridge(markers) == {}

@@ -56,3 +56,36 @@ def test_large_untracked_files_left_out_are_counted(repo: Path, tmp_path, monkey
     messages = uncommitted_diff(str(repo), None, None, str(tmp_path), 4).messages
     assert messages[-1].endswith("-# 1 large untracked file(s) left out.")
     assert all(len(m) <= 2000 for m in messages)
+
+
+def test_an_index_that_is_a_fifo_or_a_symlink_gets_an_answer_at_once(
+    repo: Path, tmp_path: Path
+) -> None:
+    """``.git/index`` → /dev/zero used to be copied without end: /diff never answered and
+    held one of the bot's worker threads."""
+    import os
+    import time
+
+    index = repo / ".git" / "index"
+    index.unlink()
+    index.symlink_to("/dev/zero")
+    start = time.monotonic()
+    (message,) = uncommitted_diff(str(repo), None, None, str(tmp_path), 4).messages
+    assert message == "⚠️ the repository's index is a symlink: not followed"
+    index.unlink()
+    os.mkfifo(index)
+    (message,) = uncommitted_diff(str(repo), None, None, str(tmp_path), 4).messages
+    assert message == "⚠️ the repository's index is not a regular file"
+    assert time.monotonic() - start < 5
+
+
+def test_the_bridges_own_files_are_left_out(tmp_path: Path) -> None:
+    home = make_repo(tmp_path / "home", {".profile": "x\n"})
+    (home / ".discord-bridge").mkdir()
+    (home / ".discord-bridge" / "config.json").write_text('{"token": "SECRET"}\n')
+    (home / "work.txt").write_text("work\n")
+    private = (str(home / ".discord-bridge"),)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (message,) = uncommitted_diff(str(home), None, None, str(scratch), 4, private).messages
+    assert message.startswith("📝 1 file changed, +1 −0") and "SECRET" not in message
