@@ -77,7 +77,8 @@ def _snapshot_start(context: HookContext, session: object) -> None:
     old = runtime.read_json(path, 1 << 16) or {}
     record = {"session": session, "t": time.time()}
     if old.get("session") == session and old.get("tree") and old.get("root"):
-        record.update(root=old["root"], tree=old["tree"])  # an unfinished turn's: keep it
+        # an unfinished turn's: keep it
+        record.update({k: old[k] for k in ("root", "tree", "index", "hash") if k in old})
     elif not in_git_tree(str(context.event.get("cwd") or "")):
         if old:  # outside git (known without running git): nothing to keep, nothing to write
             os.unlink(path)
@@ -88,9 +89,10 @@ def _snapshot_start(context: HookContext, session: object) -> None:
         cwd = context.event.get("cwd")
         try:
             deadline = time.monotonic() + PROMPT_BUDGET
-            root, tree, _ = changes.snapshot(str(cwd), rt.path("turns"), deadline,
-                                             bridge_paths(context))  # fmt: skip
-            record.update(root=root, tree=tree)
+            repo = changes.locate(str(cwd), deadline)
+            tree, _ = changes.snapshot_at(repo, rt.path("turns"), deadline, bridge_paths(context))
+            # where the repository is, so that Stop need not ask git again
+            record.update(root=repo.root, tree=tree, index=repo.index, hash=len(repo.zero))
         except changes.NotARepository:
             record["why"] = "not a git repository"
         except changes.GitError as err:
@@ -162,7 +164,12 @@ def _compare(context: HookContext, on_reply: bool | None) -> dict | None:
     if not isinstance(root, str) or not isinstance(old, str):
         return None  # outside git: nothing to say unless asked (/diff says why)
     deadline = time.monotonic() + STOP_BUDGET - 1
-    _, new, skipped = changes.snapshot(root, rt.path("turns"), deadline, bridge_paths(context))
+    index, size = start.get("index"), start.get("hash")
+    if isinstance(index, str) and size in (40, 64):
+        repo = changes.Repository(root, index, b"0" * size)
+    else:
+        repo = changes.locate(root, deadline)
+    new, skipped = changes.snapshot_at(repo, rt.path("turns"), deadline, bridge_paths(context))
     files = changes.changed_files(root, old, new, deadline)
     if not files:
         return None

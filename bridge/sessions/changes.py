@@ -21,7 +21,7 @@ never reads a working-tree file's content:
    the index was written is re-read, through its filters, to compare): the temporary index
    is dated at the epoch (:func:`_never_racy`), which leaves git no racy entry, and the
    bridge finds those entries in the index itself and hashes them
-   (``snapshot_files.racy_paths``). Seen: without the dating, ``diff-files`` and
+   (``snapshot_files.read_index``). Seen: without the dating, ``diff-files`` and
    ``update-index`` ran a ``clean`` filter.
 2. The bridge opens those files itself, never following a symlink, and ``git hash-object -w
    --no-filters`` hashes the open descriptors (``bridge/sessions/snapshot_files.py``).
@@ -80,6 +80,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from typing import NamedTuple
 
 from bridge.sessions import snapshot_files
 
@@ -185,16 +186,25 @@ def git(
 # --- snapshots --------------------------------------------------------------------------
 
 
+class Repository(NamedTuple):
+    """Where a snapshot is taken: the top of the working tree, the index file, the null
+    object id (its length: the repository's hash)."""
+
+    root: str
+    index: str
+    zero: bytes
+
+
 def repo_of(path: str, deadline: float | None = None) -> tuple[str, str]:
     """The top of the working tree holding ``path`` and the path of its index file.
     :class:`NotARepository` when there is none (or ``path`` is inside ``.git``);
     :class:`GitError` when the repository puts its working tree elsewhere."""
-    root, index, _ = _locate(path, deadline)
+    root, index, _ = locate(path, deadline)
     return root, index
 
 
-def _locate(path: str, deadline: float | None) -> tuple[str, str, bytes]:
-    """:func:`repo_of`, and the repository's null object id (its hash's length)."""
+def locate(path: str, deadline: float | None = None) -> Repository:
+    """:func:`repo_of`, with the repository's hash (one ``git rev-parse``)."""
     if not os.path.isdir(path):
         raise NotARepository(f"{path} is not a directory")
     try:
@@ -210,8 +220,8 @@ def _locate(path: str, deadline: float | None) -> tuple[str, str, bytes]:
     form, root, index = lines
     if not _inside(os.path.realpath(path), os.path.realpath(root)):
         raise GitError("the repository's working tree is elsewhere (core.worktree)")
-    zero = b"0" * (64 if form == "sha256" else 40)
-    return root, index if os.path.isabs(index) else os.path.join(path, index), zero
+    index = index if os.path.isabs(index) else os.path.join(path, index)
+    return Repository(root, index, b"0" * (64 if form == "sha256" else 40))
 
 
 def snapshot(
@@ -226,20 +236,37 @@ def snapshot(
     ``deadline`` (``time.monotonic()``): give up (:class:`GitError`) rather than run past it;
     ``private``: folders and files never read (the bridge's own).
     """
-    root, index, zero = _locate(path, deadline)
+    repo = locate(path, deadline)
+    tree, skipped = snapshot_at(repo, scratch, deadline, private)
+    return repo.root, tree, skipped
+
+
+def snapshot_at(
+    repo: Repository,
+    scratch: str,
+    deadline: float | None = None,
+    private: tuple[str, ...] = (),
+) -> tuple[str, list[str]]:
+    """:func:`snapshot` of a repository already located: ``(tree id, skipped files)``."""
+    root, zero = repo.root, repo.zero
     private_ids = _private_ids(root, private)
     try:
-        tmp_index, data, index_mtime = snapshot_files.copy_index(index, scratch, deadline)
+        tmp_index, data, index_mtime = snapshot_files.copy_index(repo.index, scratch, deadline)
     except snapshot_files.Refused as err:
         raise GitError(str(err)) from err
     try:
-        changed, untracked = _to_read(root, tmp_index, data, index_mtime, zero, deadline)
+        facts = _read_index(root, tmp_index, data, index_mtime, len(zero) // 2, deadline)
+        changed, untracked = _to_read(root, tmp_index, deadline)
 
         def hash_files(fds: list[int]) -> list[str]:
             return _hash_files(root, fds, deadline)
 
-        updates, skipped = snapshot_files.scan(root, changed, untracked, zero, private_ids,
-                                               hash_files, _batch(), deadline)  # fmt: skip
+        updates, skipped = snapshot_files.scan(
+            root, changed + facts.racy, untracked, zero, private_ids, hash_files, _batch(),
+            deadline,
+        )  # fmt: skip
+        if not updates and facts.tree:
+            return facts.tree, skipped  # nothing changed: the index's own tree
         if updates:
             _never_racy(tmp_index)
             git(root, "update-index", "-z", "--index-info", index_file=tmp_index, stdin=updates,
@@ -251,28 +278,35 @@ def snapshot(
     finally:
         _unlink(tmp_index)
         _unlink(tmp_index + ".lock")
-    return root, tree, skipped
+    return tree, skipped
 
 
-def _to_read(
-    root: str, tmp_index: str, data: bytes, index_mtime: int, zero: bytes, deadline: float | None
-) -> tuple[list[bytes], list[bytes]]:
-    """The tracked paths to read again (stat data changed, or racy) and the untracked ones."""
-    racy = snapshot_files.racy_paths(data, len(zero) // 2, index_mtime)
-    if racy is None:  # version 4, split or sparse: written out whole (the copy) first
+def _read_index(
+    root: str, tmp_index: str, data: bytes, index_mtime: int, hash_size: int,
+    deadline: float | None,
+) -> snapshot_files.IndexFacts:  # fmt: skip
+    """The racy entries and cached tree of the index (version 4, split or sparse: the copy
+    written out whole first)."""
+    facts = snapshot_files.read_index(data, hash_size, index_mtime)
+    if facts is None:
         _never_racy(tmp_index)
         git(root, "update-index", "--index-version", "2", index_file=tmp_index,
             deadline=deadline)  # fmt: skip
         with open(tmp_index, "rb") as whole:  # our own file, in our private scratch dir
-            racy = snapshot_files.racy_paths(whole.read(), len(zero) // 2, index_mtime)
-        if racy is None:
+            facts = snapshot_files.read_index(whole.read(), hash_size, index_mtime)
+        if facts is None:
             raise GitError("the repository's index cannot be read whole")
+    return facts
+
+
+def _to_read(root: str, tmp_index: str, deadline: float | None) -> tuple[list, list]:
+    """The tracked paths whose stat data changed, and the untracked ones."""
     _never_racy(tmp_index)
     stale = git(root, "diff-files", "-z", "--name-status", "--no-renames",
                 "--ignore-submodules=all", index_file=tmp_index, deadline=deadline)  # fmt: skip
     listed = git(root, "ls-files", "-z", "--others", "--exclude-standard",
                  index_file=tmp_index, deadline=deadline)  # fmt: skip
-    return snapshot_files.paths(stale, name_status=True) + racy, snapshot_files.paths(listed)
+    return snapshot_files.paths(stale, name_status=True), snapshot_files.paths(listed)
 
 
 def _never_racy(index: str) -> None:
@@ -281,7 +315,7 @@ def _never_racy(index: str) -> None:
     repository's filters, when it compares it (``diff-files``) and before it writes an index
     (``update-index``, ``write-tree``): seen running a ``clean`` filter from both. An index
     dated 0 has no racy entry (``is_racy_stat`` tests ``istate->timestamp.sec`` first); the
-    bridge re-reads those files itself (:func:`snapshot_files.racy_paths`)."""
+    bridge re-reads those files itself (:func:`snapshot_files.read_index`)."""
     try:
         os.utime(index, ns=(0, 0))
     except FileNotFoundError:

@@ -111,15 +111,27 @@ def copy_index(index: str, scratch: str, deadline: float | None) -> tuple[str, b
         raise
 
 
-def racy_paths(data: bytes, hash_size: int, index_mtime_ns: int) -> list[bytes] | None:
-    """The paths of the index's entries modified no earlier than the index was written (to
-    the second, as git without nanoseconds compares): a file changed within that second can
-    keep the recorded stat data, so git's stat test cannot vouch for it (git re-reads such a
-    file through its filters; here it is simply hashed again). ``data``: an index of version
-    2 or 3 (``hash_size``: 20 or 32 bytes); None for one to write out whole first (version
-    4, split or sparse); :class:`Refused` when it is not an index."""
+class IndexFacts:
+    """What a snapshot needs from the index besides git's own listing: ``racy`` (paths of
+    entries git's stat test cannot vouch for) and ``tree`` (the tree the index records for
+    its whole content, when its cache is valid: the snapshot when nothing changed)."""
+
+    __slots__ = ("racy", "tree")
+
+    def __init__(self, racy: list[bytes], tree: str | None) -> None:
+        self.racy, self.tree = racy, tree
+
+
+def read_index(data: bytes, hash_size: int, index_mtime_ns: int) -> IndexFacts | None:
+    """Read an index of version 2 or 3 (``hash_size``: 20 or 32 bytes): None for one to write
+    out whole first (version 4, split or sparse); :class:`Refused` when it is not an index.
+
+    ``racy``: the entries modified no earlier than the index was written (to the second, as
+    git without nanoseconds compares): a file changed within that second can keep the
+    recorded stat data (git re-reads such a file through its filters; here it is simply
+    hashed again)."""
     if not data:
-        return []
+        return IndexFacts([], None)
     if len(data) < 12 or data[:4] != b"DIRC":
         raise Refused("the repository's index is not an index")
     version, count = struct.unpack_from(">II", data, 4)
@@ -130,7 +142,7 @@ def racy_paths(data: bytes, hash_size: int, index_mtime_ns: int) -> list[bytes] 
     end = len(data) - hash_size
     offset = 12
     stat_of, flags_of = _STAT.unpack_from, _FLAGS.unpack_from
-    racy = []
+    racy, tree = [], None
     try:
         for _ in range(count):
             fields = stat_of(data, offset)
@@ -151,12 +163,28 @@ def racy_paths(data: bytes, hash_size: int, index_mtime_ns: int) -> list[bytes] 
             if offset > end:
                 _broken()
         while offset + 8 <= end:  # the extensions
-            if data[offset : offset + 4] in _NOT_WHOLE:
+            name, size = data[offset : offset + 4], struct.unpack_from(">I", data, offset + 4)[0]
+            if name in _NOT_WHOLE:
                 return None
-            offset += 8 + struct.unpack_from(">I", data, offset + 4)[0]
+            if name == b"TREE":
+                tree = _root_tree(data[offset + 8 : offset + 8 + size], hash_size)
+            offset += 8 + size
     except (struct.error, ValueError):
         _broken()
-    return racy
+    return IndexFacts(racy, tree)
+
+
+def _root_tree(cache: bytes, hash_size: int) -> str | None:
+    """The root's tree id in a cache-tree extension: ``"" NUL <entries> SP <subtrees> LF
+    <id>``, the id only when the entry count is valid (not -1)."""
+    if not cache.startswith(b"\0"):
+        return None
+    line_end = cache.find(b"\n")
+    counts = cache[1:line_end].split(b" ")
+    if line_end < 0 or len(counts) != 2 or counts[0].startswith(b"-"):
+        return None
+    oid = cache[line_end + 1 : line_end + 1 + hash_size]
+    return oid.hex() if len(oid) == hash_size else None
 
 
 def _broken() -> None:

@@ -412,12 +412,14 @@ def test_a_file_changed_as_the_index_was_written_is_read_again(
 def test_which_entries_are_racy(repo: Path) -> None:
     data = (repo / ".git" / "index").read_bytes()
     written = os.stat(repo / ".git" / "index").st_mtime_ns
-    assert snapshot_files.racy_paths(data, 20, 0) == [b".gitignore", b"a.txt", b"gone.txt"]
-    assert snapshot_files.racy_paths(data, 20, written + 10 * 10**9) == []
+    facts = snapshot_files.read_index(data, 20, 0)
+    assert facts.racy == [b".gitignore", b"a.txt", b"gone.txt"]
+    assert facts.tree == git(repo, "rev-parse", "HEAD^{tree}").strip()  # the cache is valid
+    assert snapshot_files.read_index(data, 20, written + 10 * 10**9).racy == []
     with pytest.raises(snapshot_files.Refused):
-        snapshot_files.racy_paths(b"not an index at all", 20, 0)
+        snapshot_files.read_index(b"not an index at all", 20, 0)
     with pytest.raises(snapshot_files.Refused):
-        snapshot_files.racy_paths(data[:60], 20, 0)
+        snapshot_files.read_index(data[:60], 20, 0)
 
 
 @pytest.mark.parametrize("layout", ["split", "version 4"])
