@@ -54,10 +54,11 @@ tests/unit/sessions/test_changes.py, the e2e ones in tests/e2e/test_changes_and_
 - ``core.pager``/``pager.*``: ``--no-pager``, ``GIT_PAGER=cat``. ``gpg.program``, editors,
   ``gc --auto`` (``gc.auto=0``, ``maintenance.auto=false``): none of these commands run them.
   ``trace2.*`` is read from system and global config only; the caller's ``GIT_*`` are dropped.
-- ``core.worktree`` can put the working tree anywhere: refused unless the session's
-  directory is inside the working tree git reports. A git root holding the bridge's home,
-  config, runtime or state dir (a dotfiles repository at ``~``): those are never read
-  (``private``), and a repository inside one of them is not snapshotted.
+- ``core.worktree`` can put the working tree anywhere, ``/`` included: refused unless the
+  working tree git reports holds the ``.git`` it found and the session's directory. A git
+  root holding the bridge's home, config, runtime or state dir (a dotfiles repository at
+  ``~``): those are never read (``private``), and a repository inside one of them is not
+  snapshotted.
 - The working tree: symlinks are stored as links, never followed, and a folder swapped for a
   symlink reads as gone (even in a race: folders are opened one by one with
   ``O_NOFOLLOW``); FIFOs, sockets and devices are never opened; untracked files over 8 MiB or
@@ -218,7 +219,11 @@ def locate(path: str, deadline: float | None = None) -> Repository:
     if len(lines) != 3 or not lines[1]:
         raise NotARepository("not in a git working tree")
     form, root, index = lines
-    if not _inside(os.path.realpath(path), os.path.realpath(root)):
+    # The working tree is where the .git git found is (``core.worktree`` can name any
+    # folder, even ``/`` above the project: every file of the machine to snapshot).
+    if not _inside(os.path.realpath(path), os.path.realpath(root)) or not os.path.lexists(
+        os.path.join(root, ".git")
+    ):
         raise GitError("the repository's working tree is elsewhere (core.worktree)")
     index = index if os.path.isabs(index) else os.path.join(path, index)
     return Repository(root, index, b"0" * (64 if form == "sha256" else 40))

@@ -254,6 +254,9 @@ def test_a_working_tree_that_moved_elsewhere_is_not_snapshotted(
     git(repo, "config", "core.worktree", str(elsewhere))
     with pytest.raises(changes.GitError):
         changes.snapshot(str(repo), scratch)
+    git(repo, "config", "core.worktree", str(tmp_path))  # an ancestor: the project is in it
+    with pytest.raises(changes.GitError, match="elsewhere"):
+        changes.snapshot(str(repo), scratch)
     assert b"not the project's" not in all_objects(repo)
 
 
