@@ -81,7 +81,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from typing import NamedTuple
 
 from bridge.sessions import snapshot_files
 
@@ -187,21 +186,23 @@ def git(
 # --- snapshots --------------------------------------------------------------------------
 
 
-class Repository(NamedTuple):
+class Repository:
     """Where a snapshot is taken: the top of the working tree, the index file, the null
-    object id (its length: the repository's hash)."""
+    object id (its length: the repository's hash). (Not a NamedTuple: ``typing`` costs the
+    hooks milliseconds to import.)"""
 
-    root: str
-    index: str
-    zero: bytes
+    __slots__ = ("index", "root", "zero")
+
+    def __init__(self, root: str, index: str, zero: bytes) -> None:
+        self.root, self.index, self.zero = root, index, zero
 
 
 def repo_of(path: str, deadline: float | None = None) -> tuple[str, str]:
     """The top of the working tree holding ``path`` and the path of its index file.
     :class:`NotARepository` when there is none (or ``path`` is inside ``.git``);
     :class:`GitError` when the repository puts its working tree elsewhere."""
-    root, index, _ = locate(path, deadline)
-    return root, index
+    repo = locate(path, deadline)
+    return repo.root, repo.index
 
 
 def locate(path: str, deadline: float | None = None) -> Repository:

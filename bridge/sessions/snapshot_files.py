@@ -31,7 +31,10 @@ import stat
 import struct
 import tempfile
 import time
-from collections.abc import Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MAX_UNTRACKED_FILE = 8 << 20  # bytes: larger untracked files are not snapshotted
 MAX_UNTRACKED = 5000  # untracked files beyond this are not snapshotted
