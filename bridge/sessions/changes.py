@@ -20,9 +20,10 @@ never reads a working-tree file's content:
    The one way either reads content is git's "racy" check (a file modified no earlier than
    the index was written is re-read, through its filters, to compare): the temporary index
    is dated at the epoch (:func:`_never_racy`), which leaves git no racy entry, and the
-   bridge finds those entries in the index itself and hashes them
-   (``snapshot_files.read_index``). Seen: without the dating, ``diff-files`` and
-   ``update-index`` ran a ``clean`` filter.
+   bridge finds those entries in the index itself and tests or hashes them
+   (``snapshot_files.read_index``). A small index (up to ``STAT_HERE`` entries) gets the
+   whole stat test in the bridge: no ``diff-files`` at all. Seen: without the dating,
+   ``diff-files`` and ``update-index`` ran a ``clean`` filter.
 2. The bridge opens those files itself, never following a symlink, and ``git hash-object -w
    --no-filters`` hashes the open descriptors (``bridge/sessions/snapshot_files.py``).
 3. ``update-index -z --index-info`` (ids and modes) and ``write-tree`` build the tree.
@@ -85,6 +86,9 @@ import subprocess
 from bridge.sessions import snapshot_files
 
 TIMEOUT = 10.0  # seconds per git command
+# Files per ``git hash-object``: each holds a descriptor open meanwhile (well under the
+# usual limit of 1024, so the bot's own sockets and files never run short).
+HASH_BATCH = 256
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _SAFE_CONFIG = (
     "core.hooksPath=/dev/null",
@@ -262,15 +266,13 @@ def snapshot_at(
         raise GitError(str(err)) from err
     try:
         facts = _read_index(root, tmp_index, data, index_mtime, len(zero) // 2, deadline)
-        changed, untracked = _to_read(root, tmp_index, deadline)
+        changed, untracked = _to_read(root, tmp_index, facts, private_ids, deadline)
 
         def hash_files(fds: list[int]) -> list[str]:
             return _hash_files(root, fds, deadline)
 
-        updates, skipped = snapshot_files.scan(
-            root, changed + facts.racy, untracked, zero, private_ids, hash_files, _batch(),
-            deadline,
-        )  # fmt: skip
+        updates, skipped = snapshot_files.scan(root, changed, untracked, zero, private_ids,
+                                               hash_files, HASH_BATCH, deadline)  # fmt: skip
         if not updates and facts.tree:
             return facts.tree, skipped  # nothing changed: the index's own tree
         if updates:
@@ -305,14 +307,24 @@ def _read_index(
     return facts
 
 
-def _to_read(root: str, tmp_index: str, deadline: float | None) -> tuple[list, list]:
-    """The tracked paths whose stat data changed, and the untracked ones."""
+def _to_read(
+    root: str,
+    tmp_index: str,
+    facts: snapshot_files.IndexFacts,
+    private: set[tuple[int, int]],
+    deadline: float | None,
+) -> tuple[list[bytes], list[bytes]]:
+    """The tracked paths to read and the untracked ones. A large index's stat test is
+    ``git diff-files``'s (but for the entries it cannot vouch for)."""
     _never_racy(tmp_index)
-    stale = git(root, "diff-files", "-z", "--name-status", "--no-renames",
-                "--ignore-submodules=all", index_file=tmp_index, deadline=deadline)  # fmt: skip
+    changed = snapshot_files.stale(root, facts.compare, private, deadline) + facts.must_read
+    if not facts.whole:
+        out = git(root, "diff-files", "-z", "--name-status", "--no-renames",
+                  "--ignore-submodules=all", index_file=tmp_index, deadline=deadline)  # fmt: skip
+        changed += snapshot_files.paths(out, name_status=True)
     listed = git(root, "ls-files", "-z", "--others", "--exclude-standard",
                  index_file=tmp_index, deadline=deadline)  # fmt: skip
-    return snapshot_files.paths(stale, name_status=True), snapshot_files.paths(listed)
+    return changed, snapshot_files.paths(listed)
 
 
 def _never_racy(index: str) -> None:
@@ -345,15 +357,6 @@ def _hash_files(root: str, fds: list[int], deadline: float | None) -> list[str]:
     if len(oids) != len(fds):
         raise GitError("git hash-object: not one id per file")
     return oids
-
-
-def _batch() -> int:
-    """Files per ``hash-object``: each holds a descriptor open meanwhile (a quarter of the
-    process's limit, so the bot's own sockets and files never run short)."""
-    import resource
-
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return max(16, min(1000, soft // 4)) if soft > 0 else 256
 
 
 def _private_ids(root: str, private: tuple[str, ...]) -> set[tuple[int, int]]:

@@ -11,6 +11,15 @@ from bridge.sessions import changes, snapshot_files
 from bridge_testkit.gitrepo import git, make_repo
 
 
+@pytest.fixture(autouse=True, params=["stat test here", "stat test by git diff-files"])
+def stat_test(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test on both ways of finding the changed tracked files (a small index: here; a
+    large one: git diff-files on an index dated at the epoch)."""
+    here = request.param == "stat test here"
+    monkeypatch.setattr(snapshot_files, "STAT_HERE", 1 << 30 if here else -1)
+    monkeypatch.setattr(snapshot_files, "HERE_SHARE", 1 if here else 0)
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     files = {"a.txt": "one\ntwo\n", "gone.txt": "bye\n", ".gitignore": "*.log\n"}
@@ -416,9 +425,9 @@ def test_which_entries_are_racy(repo: Path) -> None:
     data = (repo / ".git" / "index").read_bytes()
     written = os.stat(repo / ".git" / "index").st_mtime_ns
     facts = snapshot_files.read_index(data, 20, 0)
-    assert facts.racy == [b".gitignore", b"a.txt", b"gone.txt"]
+    assert facts.must_read == [b".gitignore", b"a.txt", b"gone.txt"]
     assert facts.tree == git(repo, "rev-parse", "HEAD^{tree}").strip()  # the cache is valid
-    assert snapshot_files.read_index(data, 20, written + 10 * 10**9).racy == []
+    assert snapshot_files.read_index(data, 20, written + 10 * 10**9).must_read == []
     with pytest.raises(snapshot_files.Refused):
         snapshot_files.read_index(b"not an index at all", 20, 0)
     with pytest.raises(snapshot_files.Refused):
@@ -477,7 +486,7 @@ def test_a_submodules_own_config_runs_nothing(repo: Path, scratch: str, tmp_path
 def test_many_files_are_hashed_a_few_descriptors_at_a_time(
     repo: Path, scratch: str, tmp_path: Path, monkeypatch
 ) -> None:
-    monkeypatch.setattr(changes, "_batch", lambda: 2)
+    monkeypatch.setattr(changes, "HASH_BATCH", 2)
     for i in range(7):
         (repo / f"n{i}.txt").write_text(f"{i}\n")
     (repo / "a.txt").write_text("changed, longer\n")  # (git add -A misses a same-size edit)
