@@ -1,11 +1,11 @@
 """What a turn snapshot takes from the working tree, read without following anything.
 
 git never reads a working-tree file for a snapshot (``bridge/sessions/changes.py`` says why).
-It names the tracked files whose stat data differ from the index (``diff-files``) and the
-untracked ones (``ls-files --others``); this module adds the tracked files git's stat test
-cannot vouch for (modified no earlier than the index was written: git's "racy" entries,
-found from the index itself, a copy: a regular file under :data:`MAX_INDEX`, read against
-the deadline), and opens them all itself:
+This module reads the index (a copy: a regular file under :data:`MAX_INDEX`, read against
+the deadline, :func:`read_index`), runs the stat test against it (:func:`stale`: every entry
+of a small index; of a large one, only those git's own test, ``diff-files``, cannot vouch
+for), and opens the changed files and the untracked ones ``git ls-files --others`` names
+(:func:`scan`):
 
 - every folder is opened relative to its parent with ``O_NOFOLLOW | O_DIRECTORY`` (a folder
   swapped for a symlink reads as gone: nothing outside the tree is reached, not even by a
