@@ -37,6 +37,24 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many request bodies this run's emulators held to Discord's OpenAPI spec (the
+    emulators of this process; a ``discord-bridge try`` subprocess counts its own)."""
+    from discord_emulator.contract import PROCESS_STATS
+
+    stats = PROCESS_STATS.summary()
+    if not stats["validated"]:
+        return
+    terminalreporter.write_sep("-", "Discord OpenAPI contract")
+    terminalreporter.write_line(
+        f"{stats['validated']} request bodies validated against Discord's OpenAPI spec, "
+        f"{stats['invalid']} refused (400 / 50035)"
+    )
+    for operation, counts in stats["operations"].items():
+        refused = f", {counts['invalid']} refused" if counts["invalid"] else ""
+        terminalreporter.write_line(f"  {operation}: {counts['validated']}{refused}")
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "claude_version" not in metafunc.fixturenames:
         return

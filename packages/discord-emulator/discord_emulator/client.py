@@ -98,6 +98,11 @@ class EmulatorClient:
     def reset_counters(self) -> None:
         self._call("DELETE", "/_test/counters")
 
+    def contract(self) -> dict[str, Any]:
+        """Bodies validated against Discord's OpenAPI spec, and refused: ``{"validated": n,
+        "invalid": n, "operations": {"POST /channels/{}/messages": {...}}}``."""
+        return self._call("GET", "/_test/contract")
+
     def force_429(
         self,
         route: str = DEFAULT_ROUTE,

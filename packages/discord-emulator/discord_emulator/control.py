@@ -111,6 +111,12 @@ async def counters(request: web.Request) -> web.Response:
     return json_response(dict(st.counters))
 
 
+async def contract(request: web.Request) -> web.Response:
+    """Request bodies checked against Discord's OpenAPI spec since the emulator started, and
+    how many it refused, per operation (``reset`` leaves them)."""
+    return json_response(_st(request).contract.summary())
+
+
 async def commands(request: web.Request) -> web.Response:
     """One application's commands by scope (the first bot's unless ``?application_id=``)."""
     st = _st(request)
@@ -545,6 +551,7 @@ def add_routes(app: web.Application) -> None:
     r.add_get("/_test/reactions/{message_id}", reactions)
     r.add_route("*", "/_test/counters", counters)
     r.add_get("/_test/commands", commands)
+    r.add_get("/_test/contract", contract)
     r.add_post("/_test/force_429", force_429)
     r.add_post("/_test/channels", create_channel)
     r.add_post("/_test/buckets", buckets)

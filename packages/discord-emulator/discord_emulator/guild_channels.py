@@ -43,17 +43,16 @@ async def create_guild_channel(request: web.Request) -> web.Response:
     st: State = request.app[STATE_KEY]
     if request.match_info["guild_id"] != st.ids["guild_id"]:
         raise ApiError(404, 10004, "Unknown Guild")
-    body = await read_json(request)
+    errs = FormErrors()  # the spec's findings, then ours: one answer names every bad field
+    body = await read_json(request, errors=errs)
     if not st.manage_channels:
         raise missing_permissions()
-    kind = int(body.get("type") or p.TEXT_CHANNEL)
-    errs = FormErrors()
+    kind = body.get("type") or p.TEXT_CHANNEL
     name = body.get("name")
-    errs.len_range(("name",), name if isinstance(name, str) else None, 1, 100)
-    if kind not in CREATABLE:
+    if kind not in CREATABLE and not errs.has(("type",)):
         errs.add(("type",), "BASE_TYPE_CHOICES", f"Value must be one of {CREATABLE}.")
     parent_id = body.get("parent_id")
-    if parent_id is not None:
+    if parent_id is not None and not errs.has(("parent_id",)):
         parent = st.channels.get(str(parent_id))
         if parent is None or parent["type"] != p.CATEGORY or kind == p.CATEGORY:
             errs.add(("parent_id",), "CHANNEL_PARENT_INVALID", "Not a category")

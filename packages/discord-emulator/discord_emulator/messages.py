@@ -32,7 +32,7 @@ class Upload:
 
 async def read_body(request: web.Request) -> tuple[dict[str, Any], list[Upload]]:
     """JSON body, or multipart with payload_json + files[n] parts."""
-    from .responses import read_json
+    from .responses import check_contract, read_json
 
     if not request.content_type.startswith("multipart/"):
         return await read_json(request), []
@@ -41,11 +41,17 @@ async def read_body(request: web.Request) -> tuple[dict[str, Any], list[Upload]]
     reader = await request.multipart()
     async for part in reader:
         if part.name == "payload_json":
-            body = json.loads(await part.text())  # type: ignore[union-attr]
+            try:
+                body = json.loads(await part.text())  # type: ignore[union-attr]
+            except ValueError:
+                body = None
+            if not isinstance(body, dict):
+                raise ApiError(400, 50109, "The request body contains invalid JSON.")
         elif part.filename is not None:
             data = await part.read()  # type: ignore[union-attr]
             ctype = part.headers.get("Content-Type")
             uploads.append(Upload(part.filename, bytes(data), ctype))
+    check_contract(request, body)
     return body, uploads
 
 

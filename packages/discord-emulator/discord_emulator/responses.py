@@ -10,6 +10,7 @@ from typing import Any
 from aiohttp import web
 
 from .state import State
+from .validation import ApiError, FormErrors
 
 JSON_TYPE = "application/json"
 STATE_KEY = web.AppKey("state", State)
@@ -36,7 +37,12 @@ def route_key(request: web.Request) -> str:
     """'POST /channels/{channel_id}/messages' for a matched REST route."""
     resource = request.match_info.route.resource
     path = resource.canonical if resource is not None else request.path
-    return f"{request.method} {_VERSION_PREFIX.sub('', path)}"
+    return route_key_of(request.method, path)
+
+
+def route_key_of(method: str, path: str) -> str:
+    """'POST /channels/{channel_id}/messages' for a method and an /api/v{version} path."""
+    return f"{method} {_VERSION_PREFIX.sub('', path)}"
 
 
 def defer(request: web.Request, action: Callable[[], None]) -> None:
@@ -48,15 +54,34 @@ def defer(request: web.Request, action: Callable[[], None]) -> None:
     request.setdefault(AFTER_FLUSH, []).append(action)
 
 
-async def read_json(request: web.Request) -> dict[str, Any]:
+async def read_json(
+    request: web.Request, array: bool = False, errors: FormErrors | None = None
+) -> Any:
+    """The JSON object (or, with ``array``, list) of the body; a REST request's is held to
+    Discord's OpenAPI spec (``check_contract``)."""
     if not request.can_read_body:
-        return {}
-    try:
-        data = await request.json()
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        from .validation import ApiError
-
-        raise ApiError(400, 50109, "The request body contains invalid JSON.")
+        data: Any = [] if array else {}
+    else:
+        try:
+            data = await request.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, list if array else dict):
+            raise ApiError(400, 50109, "The request body contains invalid JSON.")
+    check_contract(request, data, errors)
     return data
+
+
+def check_contract(request: web.Request, body: Any, errors: FormErrors | None = None) -> None:
+    """Raise 50035 "Invalid Form Body" when a REST body breaks its operation's schema; or,
+    given ``errors``, add them there for the handler to raise with its own (Discord names
+    every bad field of a body in one answer)."""
+    if not request.path.startswith("/api/"):
+        return  # the control API and the web client's own routes are not Discord's
+    from .contract import check
+
+    found = check(route_key(request), body, (request.app[STATE_KEY].contract,))
+    if errors is None:
+        found.raise_if_any()
+    else:
+        errors.merge(found)

@@ -479,7 +479,7 @@ async def get_commands(request: web.Request) -> web.Response:
 
 async def put_commands(request: web.Request) -> web.Response:
     st, (app_id, scope) = _st(request), _scope(request)
-    body = await request.json()
+    body = await read_json(request, array=True)
     errs = FormErrors()
     for i, cmd in enumerate(body):
         validate_command(errs, i, cmd)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import payloads as p
+from .contract import ContractStats
 from .ids import CHANNEL_NAMES, USER_NAMES, Snowflakes, make_token, seed_ids, snowflake_now
 
 MAX_RECORDS = 20000
@@ -88,6 +89,8 @@ class State:
         # as that user; the control API (/_test) needs ``control_token`` when one is set.
         self.user_tokens: dict[str, dict[str, Any]] = {}
         self.control_token: str | None = None
+        # Bodies checked against Discord's OpenAPI spec, and refused (survives reset).
+        self.contract = ContractStats()
         self._build_world()
         self.reset()
 

@@ -57,9 +57,29 @@ class FormErrors:
         if value is None or not low <= len(value) <= high:
             self.add(path, "BASE_TYPE_BAD_LENGTH", f"Must be between {low} and {high} in length.")
 
+    def merge(self, other: FormErrors) -> None:
+        _merge_tree(self.tree, other.tree)
+
+    def has(self, path: tuple[str | int, ...]) -> bool:
+        """Whether the field at ``path`` already has an error (checks on it can skip)."""
+        node = self.tree
+        for part in path:
+            node = node.get(str(part))
+            if node is None:
+                return False
+        return bool(node.get("_errors"))
+
     def raise_if_any(self) -> None:
         if self.tree:
             raise ApiError(400, 50035, "Invalid Form Body", self.tree)
+
+
+def _merge_tree(into: dict[str, Any], tree: dict[str, Any]) -> None:
+    for key, value in tree.items():
+        if key == "_errors":
+            into.setdefault("_errors", []).extend(value)
+        else:
+            _merge_tree(into.setdefault(key, {}), value)
 
 
 EMBED_LIMITS = {"title": 256, "description": 4096}
