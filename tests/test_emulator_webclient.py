@@ -339,3 +339,64 @@ def test_a_javascript_link_button_is_never_a_live_link_on_the_page(web) -> None:
         assert message.locator("a.link-button", has_text="evil").count() == 0
         assert message.locator("[href^='javascript']").count() == 0
     assert dialogs == []
+
+
+LINK = 'class="link" href="{0}" title="{0}" target="_blank" rel="noopener noreferrer"'
+# What a message's text becomes on the page, as Discord renders it (the HTML of its content).
+MARKDOWN = [
+    # the bridge's permission prompt: bold around inline code (docs/try.png showed it raw)
+    ("🔐 **Claude wants to use `Bash`**",
+     "🔐 <strong>Claude wants to use <code>Bash</code></strong>"),
+    ("***both*** __*under italic*__",
+     "<strong><em>both</em></strong> <u><em>under italic</em></u>"),
+    ("~~gone~~ ||secret|| _it_ *it*",
+     '<s>gone</s> <span class="spoiler">secret</span> <em>it</em> <em>it</em>'),
+    ("snake_case_name stays, \\*so do these\\*", "snake_case_name stays, *so do these*"),
+    ("`**not bold**` and ``a`b``", "<code>**not bold**</code> and <code>a`b</code>"),
+    ("<b>not html</b> & <img src=x onerror=alert(1)>",
+     "&lt;b&gt;not html&lt;/b&gt; &amp; &lt;img src=x onerror=alert(1)&gt;"),
+    ("```py\nprint('<hi>')\n```\nafter", "<pre><code>print('&lt;hi&gt;')</code></pre>after"),
+    ("# Title\n## Sub\n-# small print\ntext",
+     '<h1>Title</h1><h2>Sub</h2><div class="subtext">small print</div>text'),
+    ("#not a header", "#not a header"),
+    ("- one\n- two **b**\n  - nested",
+     "<ul><li>one</li><li>two <strong>b</strong><ul><li>nested</li></ul></li></ul>"),
+    ("3. third\n4. fourth\n- other",
+     '<ol start="3"><li>third</li><li>fourth</li></ol><ul><li>other</li></ul>'),
+    ("> quoted **bold**\n> more\nafter",
+     "<blockquote>quoted <strong>bold</strong>\nmore</blockquote>after"),
+    (">>> all\n# of\nthis", "<blockquote>all<h1>of</h1>this</blockquote>"),
+    ("[the docs](https://example.com/a?b=1&c=2)",
+     f"<a {LINK.format('https://example.com/a?b=1&amp;c=2')}>the docs</a>"),
+    ("[evil](javascript:alert(1)) [data](data:text/html,x)",
+     "[evil](javascript:alert(1)) [data](data:text/html,x)"),
+    ("see https://example.com/x. or <https://example.com/y>",
+     f"see <a {LINK.format('https://example.com/x')}>https://example.com/x</a>. or "
+     f"<a {LINK.format('https://example.com/y')}>https://example.com/y</a>"),
+]  # fmt: skip
+
+
+def test_markdown_renders_as_discord_does_and_html_stays_text(web) -> None:
+    """Each message is posted to the channel and read back from the page: formatting as
+    Discord's client does it, and nothing of a message ever becomes markup of its own."""
+    emu, base = web
+    channel = emu.ids["project-a"]
+    with chromium() as browser:
+        page = browser.new_page()
+        page.set_default_timeout(15_000)
+        dialogs: list[str] = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(f"{base}/#token={TOKEN}")
+        page.locator("#status.online").wait_for()
+        posted = [emu.client.post_message(channel, text, bot=True) for text, _ in MARKDOWN]
+        shown = []
+        for msg in posted:
+            content = page.locator(f"#m-{msg['id']} .content")
+            content.wait_for()
+            shown.append(content.inner_html())
+        mention = emu.client.post_message(channel, f"hi <@{emu.ids['alice']}>", bot=True)
+        pill = page.locator(f"#m-{mention['id']} .content .mention")
+        assert pill.inner_text().startswith("@") and emu.ids["alice"] not in pill.inner_text()
+    assert dialogs == []
+    for (text, expected), got in zip(MARKDOWN, shown, strict=True):
+        assert got == expected, f"{text!r}:\n  page:     {got}\n  expected: {expected}"

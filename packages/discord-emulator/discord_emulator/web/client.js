@@ -1,7 +1,7 @@
 // The emulator's web client: a small Discord-like client for one user. No build step, no
 // dependencies. It follows the gateway over a websocket (/gateway) and acts through the
-// page's HTTP API (/api/...), which the server runs as this user. Text from messages is
-// always escaped before any formatting is applied (see md()).
+// page's HTTP API (/api/...), which the server runs as this user. Text from messages becomes
+// DOM text nodes, never HTML (see md()).
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
@@ -287,7 +287,7 @@ function renderMessage(msg) {
     div.append(el("div", "loading", `${displayName(msg.author)} is thinking…`));
   } else if (msg.content) {
     const content = el("div", "content");
-    content.innerHTML = md(msg.content);  // md() escapes every piece of the text
+    content.append(md(msg.content));  // md() builds nodes: the text stays text
     if (msg.edited_timestamp) content.append(el("span", "edited", " (edited)"));
     div.append(content);
   }
@@ -311,14 +311,14 @@ function renderEmbed(embed) {
   if (embed.title) box.append(el("div", "title", embed.title));
   if (embed.description) {
     const d = el("div");
-    d.innerHTML = md(embed.description);
+    d.append(md(embed.description));
     box.append(d);
   }
   for (const field of embed.fields || []) {
     const f = el("div");
     f.append(el("strong", "", field.name + ": "));
     const v = el("span");
-    v.innerHTML = md(field.value || "");
+    v.append(md(field.value || ""));
     f.append(v);
     box.append(f);
   }
@@ -350,62 +350,187 @@ function formatSize(n) {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-// ----- Markdown (Discord's subset) ------------------------------------------------------------
+// ----- Markdown, as Discord renders it -----------------------------------------------------------
+//
+// Discord's rules (simple-markdown's, as its client uses them): code blocks and inline code
+// first (their text is never formatted), then per line headers (#, ##, ###), subtext (-#),
+// lists (-, *, 1.) and quotes (> for a line, >>> for the rest of the message), then inline:
+// backslash escapes, mentions, links (bare http(s) URLs, <url>, [masked](url)), **bold**,
+// __underline__, *italic* / _italic_, ~~strike~~ and ||spoilers||, nested as they nest.
+// The result is built as DOM nodes, never as HTML: whatever a message holds stays text.
 
-function esc(text) {
-  return String(text).replace(/[&<>"']/g, (c) =>
-    ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-}
-
-// Code blocks first (their text only escaped), then inline code, then formatting on the
-// escaped rest: every tag in the output is one of ours.
 function md(text) {
-  const out = [];
-  const fence = /```(?:[\w+.-]*\n)?([\s\S]*?)```/g;
+  const out = document.createDocumentFragment();
+  const fence = /```(?:([\w+.-]+)\n)?\n?([\s\S]*?)```/g;
   let last = 0, m;
+  text = String(text);
   while ((m = fence.exec(text))) {
-    out.push(inline(text.slice(last, m.index)));
-    out.push("<pre><code>" + esc(m[1].replace(/\n$/, "")) + "</code></pre>");
+    if (!m[2] && !m[1]) continue;  // ``` ``` with nothing inside is text, as on Discord
+    blocks(text.slice(last, m.index).replace(/\n$/, ""), out, true);
+    const pre = el("pre"), code = el("code", "", m[2].replace(/\n$/, ""));
+    pre.append(code);
+    out.append(pre);
     last = fence.lastIndex + (text[fence.lastIndex] === "\n" ? 1 : 0);  // the block ends the line
   }
-  out.push(inline(text.slice(last)));
-  return out.join("");
+  blocks(text.slice(last), out, true);
+  return out;
 }
 
-// Inline code is set aside (a private-use mark holds its place) so that formatting around it,
-// like **bold `code`**, still pairs up; its text is escaped and never formatted.
-function inline(text) {
-  const spans = [];
-  const marked = text.replace(/[\uE000\uE001]/g, "").replace(/`([^`\n]+)`/g, (_, code) => {
-    spans.push("<code>" + esc(code) + "</code>");
-    return "\uE000" + (spans.length - 1) + "\uE001";
-  });
-  return format(marked).replace(/\uE000(\d+)\uE001/g, (_, i) => spans[Number(i)]);
-}
+const LIST_ITEM = /^(\s*)([-*]|\d{1,9}\.) (.*)$/;
 
-function format(text) {
-  let s = esc(text).split("\n").map((line) => {
+// Lines: headers, subtext, quotes and lists are blocks; other lines are text, kept with their
+// line breaks (the message box wraps with pre-wrap).
+function blocks(text, parent, quotes) {
+  if (!text) return;
+  const lines = text.split("\n");
+  let para = [];
+  const flush = () => {
+    if (para.length) inline(para.join("\n"), parent);
+    para = [];
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
     let m;
-    if ((m = line.match(/^(#{1,3}) (.*)$/))) return `<h${m[1].length}>${m[2]}</h${m[1].length}>`;
-    if ((m = line.match(/^-# (.*)$/))) return `<span class="subtext">${m[1]}</span>`;
-    if ((m = line.match(/^&gt; ?(.*)$/))) return `<blockquote>${m[1]}</blockquote>`;
-    return line;
-  }).join("\n").replace(/(<\/h\d>|<\/blockquote>)\n/g, "$1");
-  s = s.replace(/\[([^\]\n]+)\]\((?:&lt;)?[a-z]+:\/\/[^\s)]*?(?:&gt;)?\)/g, "$1");  // links: text only
-  s = s.replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>")
-    .replace(/__(.+?)__/g, "<u>$1</u>")
-    .replace(/~~(.+?)~~/g, "<s>$1</s>")
-    .replace(/\|\|(.+?)\|\|/g, '<span class="spoiler">$1</span>')
-    .replace(/(^|[^*\w])\*([^*\n]+)\*(?![\w*])/g, "$1<em>$2</em>")
-    .replace(/(^|[^\w&])_([^_\n]+)_(?!\w)/g, "$1<em>$2</em>");
-  s = s.replace(/&lt;@[!&]?(\d+)&gt;/g, (_, id) =>
-    `<span class="mention">@${esc(displayName(S.users.get(id)))}</span>`);
-  s = s.replace(/&lt;#(\d+)&gt;/g, (_, id) => {
-    const ch = S.channels.get(id);
-    return `<span class="mention">#${esc(ch ? ch.name : "unknown")}</span>`;
-  });
-  s = s.replace(/&lt;t:(\d+)(?::[a-zA-Z])?&gt;/g, (_, n) => esc(new Date(Number(n) * 1000).toLocaleString()));
-  return s;
+    if (quotes && (m = line.match(/^>>> ([\s\S]*)$/))) {
+      flush();
+      parent.append(quote([m[1], ...lines.slice(i + 1)].join("\n")));
+      return;
+    }
+    if (quotes && /^> /.test(line)) {
+      flush();
+      const quoted = [];
+      while (i < lines.length && /^> /.test(lines[i])) quoted.push(lines[i++].slice(2));
+      i--;
+      parent.append(quote(quoted.join("\n")));
+    } else if ((m = line.match(/^(#{1,3}) +(\S.*)$/))) {
+      flush();
+      const h = el("h" + m[1].length);
+      inline(m[2], h);
+      parent.append(h);
+    } else if ((m = line.match(/^-# +(\S.*)$/))) {
+      flush();
+      const small = el("div", "subtext");
+      inline(m[1], small);
+      parent.append(small);
+    } else if (LIST_ITEM.test(line)) {
+      flush();
+      const items = [], first = line.match(LIST_ITEM), ordered = /\d/.test(first[2]);
+      for (; i < lines.length && LIST_ITEM.test(lines[i]); i++) {
+        const item = lines[i].match(LIST_ITEM);  // a top-level item of the other kind: a new list
+        if (items.length && item[1].length <= first[1].length && /\d/.test(item[2]) !== ordered) break;
+        items.push(item);
+      }
+      i--;
+      parent.append(list(items));
+    } else {
+      para.push(line);
+    }
+  }
+  flush();
+}
+
+function quote(text) {
+  const box = el("blockquote");
+  blocks(text, box, false);  // no quote inside a quote, as on Discord
+  return box;
+}
+
+// Consecutive list lines, nested by their indentation; a numbered list starts at its number.
+function list(items) {
+  const root = { indent: -1, node: null, children: [] };
+  const stack = [root];
+  for (const [, space, marker, rest] of items) {
+    const indent = space.length;
+    while (stack.length > 1 && indent <= stack[stack.length - 1].indent) stack.pop();
+    const entry = { indent, marker, rest, children: [] };
+    stack[stack.length - 1].children.push(entry);
+    stack.push(entry);
+  }
+  const build = (entries) => {
+    const ordered = /\d/.test(entries[0].marker);
+    const node = el(ordered ? "ol" : "ul");
+    if (ordered) node.start = parseInt(entries[0].marker, 10);
+    for (const entry of entries) {
+      const li = el("li");
+      inline(entry.rest, li);
+      if (entry.children.length) li.append(build(entry.children));
+      node.append(li);
+    }
+    return node;
+  };
+  return build(root.children);
+}
+
+// Inline rules in Discord's order of precedence: [pattern, make(match, char before) → node or
+// null, is a link (none inside a masked link's text)].
+const INLINE_RULES = [
+  [/^\\([^0-9A-Za-z\s])/, (m) => document.createTextNode(m[1])],  // \* is a plain *
+  [/^(`+)([\s\S]*?[^`])\1(?!`)/, (m) => el("code", "", m[2].replace(/^ (.*) $/s, "$1"))],
+  [/^<@[!&]?(\d+)>/, (m) => el("span", "mention", "@" + displayName(S.users.get(m[1])))],
+  [/^<#(\d+)>/, (m) => {
+    const ch = S.channels.get(m[1]);
+    return el("span", "mention", "#" + (ch ? ch.name : "unknown"));
+  }],
+  [/^<t:(-?\d{1,13})(?::[tTdDfFR])?>/, (m) => el("span", "timestamp", new Date(Number(m[1]) * 1000).toLocaleString())],
+  [/^<a?:(\w{2,32}):\d+>/, (m) => document.createTextNode(`:${m[1]}:`)],
+  [/^<(https?:\/\/[^\s>]+)>/, (m) => link(m[1], document.createTextNode(m[1])), true],
+  [/^\[((?:\\[\s\S]|[^\\\[\]])+)\]\(\s*<?(https?:\/\/[^\s<>()]+)>?\s*\)/, (m) => {
+    const label = document.createDocumentFragment();
+    inline(m[1], label, true);
+    return link(m[2], label);
+  }, true],
+  [/^https?:\/\/[^\s<]+[^<.,:;"')\]\s]/, (m) => link(m[0], document.createTextNode(m[0])), true],
+  [/^\*\*((?:\\[\s\S]|[^\\])+?)\*\*(?!\*)/, (m) => wrap("strong", m[1])],
+  [/^__((?:\\[\s\S]|[^\\])+?)__(?!_)/, (m) => wrap("u", m[1])],
+  [/^_((?:__|\\[\s\S]|[^\\_])+?)_(?![0-9A-Za-z_])/, (m, before) =>
+    /[0-9A-Za-z_]/.test(before) ? null : wrap("em", m[1])],  // not inside snake_case
+  [/^\*(?=\S)((?:\*\*|\\[\s\S]|\s+(?:\\[\s\S]|[^\s*\\]|\*\*)|[^\s*\\])+?)\*(?!\*)/, (m) => wrap("em", m[1])],
+  [/^~~([\s\S]+?)~~/, (m) => wrap("s", m[1])],
+  [/^\|\|([\s\S]+?)\|\|/, (m) => wrap("span", m[1], "spoiler")],
+];
+const PLAIN = /^[^\\`<\[h*_~|]+/;  // a run no rule can start in
+
+function inline(text, parent, inLink = false) {
+  let i = 0, plain = "";
+  while (i < text.length) {
+    const rest = text.slice(i);
+    let done = null;
+    for (const [re, make, isLink] of INLINE_RULES) {
+      const m = isLink && inLink ? null : re.exec(rest);
+      const node = m && make(m, text[i - 1] || "");
+      if (node) { done = [m[0].length, node]; break; }
+    }
+    if (done) {
+      if (plain) parent.append(document.createTextNode(plain));
+      plain = "";
+      parent.append(done[1]);
+      i += done[0];
+    } else {
+      const run = PLAIN.exec(rest);
+      const n = run ? run[0].length : 1;
+      plain += text.slice(i, i + n);
+      i += n;
+    }
+  }
+  if (plain) parent.append(document.createTextNode(plain));
+}
+
+function wrap(tag, inner, className) {
+  const node = el(tag, className);
+  inline(inner, node);
+  return node;
+}
+
+// A link opens http(s) addresses only, in a new tab, and shows where it goes on hover (a masked
+// link's text can say anything).
+function link(url, label) {
+  const a = el("a", "link");
+  a.href = url;
+  a.title = url;
+  a.target = "_blank";
+  a.rel = "noopener noreferrer";
+  a.append(label);
+  return a;
 }
 
 // ----- components and interactions ---------------------------------------------------------
@@ -426,7 +551,7 @@ function renderComponents(msg) {
         into.append(renderSelect(msg, comp));
       } else if (comp.type === 10) {
         const text = el("div", "content");
-        text.innerHTML = md(comp.content || "");
+        text.append(md(comp.content || ""));
         into.append(text);
       } else if (comp.components) {
         walk(comp.components, into);
@@ -538,7 +663,7 @@ function openModal(result) {
     else if (item.type === 18) { comp = item.component; label = item.label; description = item.description; }
     else if (item.type === 10) {
       const text = el("div", "content");
-      text.innerHTML = md(item.content || "");
+      text.append(md(item.content || ""));
       fields.append(text);
       continue;
     }
@@ -860,7 +985,8 @@ async function start() {
   $("#archive-thread").onclick = archiveThread;
   $("#toggle-sidebar").onclick = () => $("#sidebar").classList.toggle("open");
   $("#messages").addEventListener("click", (event) => {
-    if (event.target.classList.contains("spoiler")) event.target.classList.add("shown");
+    const spoiler = event.target.closest(".spoiler");
+    if (spoiler) spoiler.classList.add("shown");
   });
   connect();
 }
