@@ -32,6 +32,7 @@ from bridge import tryout
 from bridge_testkit import QUESTIONS, BridgeRig
 from bridge_testkit.rig import REPO, wait_until
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use
+from fake_anthropic.claude_cli import prepare_home
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -117,8 +118,17 @@ def model_saw(rig: BridgeRig, n: int) -> str:
     return last_user_text(rig.api.wait_requests(n, timeout=60)[n - 1])
 
 
+def user_project(rig: BridgeRig) -> Path:
+    """A project where a user keeps one, ``~/code/webshop`` (HOME being the rig's), trusted by
+    Claude Code like the rig's own: the screenshots (docs/try.png) show what a user sees."""
+    project = rig.claude_home / "code" / "webshop"
+    project.mkdir(parents=True)
+    prepare_home(rig.claude_home, [project], version=rig.claude_version)
+    return project
+
+
 def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
-    project = rig.projects["project-a"]
+    project = user_project(rig)
     rig.api.script(
         text(REPLY),
         tool_use("Bash", {"command": "touch allowed.txt", "description": "Create a file"}),
@@ -150,7 +160,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
             page.goto(url)
             page.locator("#status.online").wait_for()
-            page.locator("#channels li.active", has_text="# project-a").wait_for()
+            page.locator("#channels li.active", has_text="# webshop").wait_for()
             assert page.locator("#channels li", has_text="# control-panel").count() == 1
             messages = page.locator("#messages")
             # The model's replies (not the live status message, which quotes a reply)
@@ -243,8 +253,8 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             listed.wait_for()
             page.fill("#input", "/project r")  # an option the bot suggests values for
             page.locator("#command-picker div[data-name='project remove']").click()
-            page.fill("#command-form input[name=project]", "proj")
-            page.locator("#suggest-project option[value='project-a']").wait_for(state="attached")
+            page.fill("#command-form input[name=project]", "web")
+            page.locator("#suggest-project option[value='webshop']").wait_for(state="attached")
             page.press("#command-form input[name=project]", "Escape")
             assert page.locator("#command-form").is_hidden()  # nothing was removed
             assert errors == []  # no script error, no failed request on the way

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 
 from bridge.claude.permissions import rule_text
 from bridge.discord import custom_ids
@@ -91,12 +92,22 @@ def suggestion_label(suggestion: dict, scope: str) -> str:
         )
         text = f"{verb} {rules}"
     elif kind == "addDirectories":
-        text = "Allow access to " + ", ".join(suggestion.get("directories") or [])
+        dirs = suggestion.get("directories") or []
+        text = "Allow access to " + ", ".join(from_home(str(d)) for d in dirs)
     elif kind == "setMode":
         return _label(f"{_mode_phrase(suggestion.get('mode'))} for this session")
     else:
         text = f"Always allow ({kind})"
     return _label(f"{text} · {SCOPE_LABELS[scope]}")
+
+
+def from_home(path: str) -> str:
+    """``~/code/webshop`` for a path under the user's HOME (Claude Code runs as the same user),
+    as they know it; a button shows 80 characters, and the home part is the least telling."""
+    home = os.path.expanduser("~").rstrip("/")
+    if home and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home) :]
+    return path
 
 
 def _mode_phrase(mode: object) -> str:

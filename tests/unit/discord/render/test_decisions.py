@@ -388,6 +388,17 @@ def test_suggestion_labels_say_what_they_allow_and_where() -> None:
     assert len(views.suggestion_label(suggestion_rules(LONG), "l")) == 80
 
 
+def test_a_directory_to_allow_is_shown_from_the_users_home(monkeypatch) -> None:
+    """``~/code/webshop``, as the user knows it, and more of it fits in a button's 80."""
+    monkeypatch.setenv("HOME", "/home/dev")
+    label = views.suggestion_label
+    assert label(ADD_DIRS, "s") == "Allow access to ~/proj · this session"
+    two = {**ADD_DIRS, "directories": ["/home/dev", "/home/devx/proj", "/srv/app"]}
+    assert label(two, "s") == "Allow access to ~, /home/devx/proj, /srv/app · this session"
+    monkeypatch.setenv("HOME", "/")
+    assert label(ADD_DIRS, "s") == "Allow access to /home/dev/proj · this session"
+
+
 def test_scope_cycles_session_local_project_user() -> None:
     assert [permissions.next_scope(s) for s in "slpu"] == ["l", "p", "u", "s"]
     scope, seen = "s", []
