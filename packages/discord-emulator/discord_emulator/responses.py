@@ -76,8 +76,8 @@ def check_contract(request: web.Request, body: Any, errors: FormErrors | None = 
     """Raise 50035 "Invalid Form Body" when a REST body breaks its operation's schema; or,
     given ``errors``, add them there for the handler to raise with its own (Discord names
     every bad field of a body in one answer)."""
-    if not request.path.startswith("/api/"):
-        return  # the control API and the web client's own routes are not Discord's
+    if not _VERSION_PREFIX.match(request.path):
+        return  # the control API and the web client's page API (/api/...) are not Discord's
     from .contract import check
 
     found = check(route_key(request), body, (request.app[STATE_KEY].contract,))
