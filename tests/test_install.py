@@ -110,6 +110,13 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
         capture_output=True, text=True, env=env,
     )  # fmt: skip
     assert web.stdout.strip() == "['client.css', 'client.js', 'index.html']", web.stderr
+    # ... and Discord's OpenAPI spec, which it holds request bodies to (with jsonschema)
+    spec = subprocess.run(
+        [str(venv_python), "-c", "from discord_emulator import contract; print(sorted(contract."
+         "check('POST /channels/{channel_id}/messages', {'content': 1}).tree))"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert spec.stdout.strip() == "['content']", spec.stderr
     missing = subprocess.run(
         [str(link), "try", "--no-browser", str(home / "nowhere")],
         capture_output=True, text=True, env=env,
