@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import control, interactions, rest
+from . import contract, control, interactions, rest
 from .client import EmulatorClient
 from .gateway import GatewayHub
 from .middleware import make_middleware
@@ -108,6 +108,8 @@ class Emulator:
 
         self._thread = threading.Thread(target=run, name="discord-emulator", daemon=True)
         self._thread.start()
+        # Discord's OpenAPI spec, read and compiled while the clients log in (once a process).
+        threading.Thread(target=contract.warm, name="discord-emulator-spec", daemon=True).start()
         started.wait(10)
         if failure:
             raise failure[0]
