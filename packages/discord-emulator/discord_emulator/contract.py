@@ -125,8 +125,8 @@ def warm() -> None:
 # load: a oneOf/anyOf of consts becomes the same ``enum``, and a oneOf/anyOf of models whose
 # ``type`` enums are disjoint (each model requires its ``type``) becomes "if type is k then
 # that model", with a guard that names a missing or unknown ``type`` (``x-union``). Same
-# verdicts at half the cost: 1.4 ms instead of 2.7 for the bridge's permission prompt
-# (bench/openapi_validation.py).
+# verdicts at half the cost or less: the bridge's permission prompt takes 1.4-2.6 ms instead
+# of 2.7-7 ms on the busy 2-core test machine (bench/openapi_validation.py).
 
 
 def _pick_by_type(node: Any, schemas: dict[str, Any]) -> None:
