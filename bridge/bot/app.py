@@ -18,25 +18,28 @@ import aiohttp
 import discord
 import yarl
 
-from bridge.bot import login as login_retry
-from bridge.bot.client import BotInteraction, BridgeClient
-from bridge.bot.commands import BridgeCommandTree, build_tree, sync
-from bridge.bot.diff import DiffButton, diff_command
-from bridge.bot.interactions import (
-    PromptAnswerer,
-    PromptButton,
-    PromptSelect,
-    answer_orphan_click,
-    route_modal_submit,
+from bridge.bot import (
+    commands,
+    diff,
+    interactions,
+    panel,
+    progress,
+    projects,
+    screens,
+    threads,
+    usage,
 )
+from bridge.bot import login as login_retry
+from bridge.bot.client import BridgeClient
+from bridge.bot.commands import BridgeCommandTree, sync
+from bridge.bot.interactions import PromptAnswerer
 from bridge.bot.outbox_drain import OutboxDrainer
 from bridge.bot.pacing import pace_global_limit
-from bridge.bot.panel import ControlPanel, PanelButton, PanelSelect
-from bridge.bot.progress import InterruptButton, ProgressReporter
+from bridge.bot.panel import ControlPanel
+from bridge.bot.progress import ProgressReporter
 from bridge.bot.relay import Relay
-from bridge.bot.screens import ScreenButton, ScreenPrompts
-from bridge.bot.threads import ArchiveButton, ThreadEvents, WorktreeButton
-from bridge.bot.usage import usage_command
+from bridge.bot.screens import ScreenPrompts
+from bridge.bot.threads import ThreadEvents
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
 from bridge.state import runtime
@@ -49,10 +52,10 @@ log = logging.getLogger(__name__)
 # 20 busy sessions behind each other; the threads mostly wait, so many cost little.
 IO_THREADS = 64
 
-# Every DynamicItem the bot answers: registered at start, they match custom ids posted before
-# a restart too (bridge/discord/custom_ids.py).
-DYNAMIC_ITEMS = (PromptButton, PromptSelect, InterruptButton, WorktreeButton, ArchiveButton,
-                 PanelButton, PanelSelect, ScreenButton, DiffButton)  # fmt: skip
+# What the bot answers on Discord: each module's ``register(bot)`` adds its items (they match
+# custom ids posted before a restart too: bridge/discord/custom_ids.py), its slash commands and
+# its gateway listeners, once the parts they reach are built.
+FEATURES = (interactions, progress, threads, panel, screens, diff, usage, commands, projects)
 
 
 class BridgeBot(BridgeClient):
@@ -84,9 +87,9 @@ class BridgeBot(BridgeClient):
         )
         if self.panel is not None:
             self.sessions.on_change = self.panel.request_refresh
-        self.tree: BridgeCommandTree = build_tree(self, self.sessions)  # the slash commands
-        self.tree.add_command(diff_command(self.sessions))  # /diff (bot/diff.py)
-        self.tree.add_command(usage_command(self.sessions))  # /usage (bot/usage.py)
+        self.tree: BridgeCommandTree = BridgeCommandTree(self)  # the slash commands' check
+        for feature in FEATURES:
+            feature.register(self)
         self.relay: Relay | None = None  # built in setup_hook: it needs the HTTP session
         self.control_tasks: list[asyncio.Task] = []  # the worktree watcher and the panel
         self._progress_task: asyncio.Task | None = None
@@ -100,7 +103,6 @@ class BridgeBot(BridgeClient):
         self.relay = Relay(
             self.cfg, self.server, self.sessions, self.runtime, self._http_session, self.screens
         )
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
         self._progress_task = asyncio.create_task(self.progress.run())
         try:
             await sync(self.tree, self.server.guild_id)
@@ -128,19 +130,6 @@ class BridgeBot(BridgeClient):
     async def on_message(self, message: discord.Message) -> None:
         if self.relay is not None:
             await self.relay.on_message(message, self.user.id if self.user else None)
-
-    async def on_interaction(self, interaction: BotInteraction) -> None:
-        await route_modal_submit(interaction) or await answer_orphan_click(interaction)
-
-    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
-        await self.threads.on_raw_thread_update(payload)  # archived → its session ends
-
-    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
-        await self.threads.on_raw_thread_delete(payload)
-
-    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
-        if self.panel is not None:
-            await self.panel.on_raw_message_delete(payload)  # the panel is posted again
 
     async def serve(self) -> None:
         """Log in (waiting for Discord as long as it takes), then stay connected."""

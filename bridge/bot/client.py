@@ -1,20 +1,28 @@
 """What a bot's buttons, selects, modals and slash commands can reach, and who may use them.
 
 ``BridgeClient`` declares every part the bot holds, typed; ``app.BridgeBot`` (its only
-subclass) builds them all in its ``__init__``. Callbacks take a
-``BotInteraction``, so ``interaction.client.sessions`` and the like are
-typed, without the callback modules importing ``app.py`` (which imports them: a circle). The
-parts that callbacks reach are described here as protocols, met by the classes in
-``interactions.py``, ``progress.py``, ``threads.py`` and ``panel.py``.
+subclass) builds them all in its ``__init__``, then each feature module's ``register(bot)``
+adds its items, commands and listeners. Callbacks take a ``BotInteraction``, so
+``interaction.client.sessions`` and the like are typed, without the callback modules importing
+``app.py`` (which imports them: a circle). The parts that callbacks reach are described here
+as protocols, met by the classes in ``interactions.py``, ``progress.py``, ``threads.py``,
+``panel.py`` and ``screens.py``.
 
 :func:`allowed` is the one check every interaction passes: only the owner and
 ``allowedUserIds`` act; everyone else gets :data:`REFUSED`, ephemeral, and nothing changes.
+It runs before any callback: a button or select is a :class:`BridgeItem` (discord.py calls its
+``interaction_check`` first and drops the click on False), a slash command or autocomplete
+passes the command tree's check (``commands.BridgeCommandTree``), a modal submit and a click
+no item receives pass it in ``interactions.py``. :func:`owner_only` narrows it to the owner
+(``/project``).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+import re
+from collections.abc import Callable, Coroutine
+from typing import Any, ClassVar, Protocol, Self, TypeVar
 
 import discord
 from discord import app_commands
@@ -26,6 +34,7 @@ from bridge.state import runtime
 log = logging.getLogger(__name__)
 
 REFUSED = "Only this bridge's owner and its allowed users can do that."
+OWNER_ONLY = "Only this bridge's owner can add, remove or list projects."
 
 
 class PromptAnswers(Protocol):
@@ -48,18 +57,24 @@ class Interrupter(Protocol):
 
 
 class WorktreeDecider(Protocol):
-    """Remove anyway / Keep on a kept worktree, and Stop / Remove worktree / Keep after an
-    archive that was not the owner's (``threads.ThreadEvents``)."""
+    """Remove anyway / Keep on a kept worktree, Stop / Remove worktree / Keep after an archive
+    that was not the owner's, and the thread events behind them (``threads.ThreadEvents``)."""
 
     async def decide(self, thread_id: str, action: str) -> str: ...
 
     async def decide_archive(self, thread_id: str, action: str) -> str: ...
 
+    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None: ...
+
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None: ...
+
 
 class PanelActions(Protocol):
-    """A click on the control panel (``panel.ControlPanel``)."""
+    """A click on the control panel, and its message deleted (``panel.ControlPanel``)."""
 
     async def act(self, interaction: BotInteraction, action: str, arg: str) -> None: ...
+
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None: ...
 
 
 class ScreenAnswers(Protocol):
@@ -84,8 +99,24 @@ class BridgeClient(discord.Client):
     screens: ScreenAnswers
     tree: app_commands.CommandTree[BridgeClient]
 
+    def __init__(self, **options: Any) -> None:
+        self.feature_listeners: dict[str, list[Handler]] = {}  # before discord.py may dispatch
+        super().__init__(**options)
+
+    def listen(self, event: str, handler: Handler) -> None:
+        """Call ``handler`` on each gateway ``event`` (``"raw_thread_delete"``: what an
+        ``on_raw_thread_delete`` method would get), after the client's own ``on_<event>``."""
+        self.feature_listeners.setdefault(event, []).append(handler)
+
+    def dispatch(self, event: str, /, *args: Any, **kwargs: Any) -> None:
+        super().dispatch(event, *args, **kwargs)
+        # As ext.commands.Bot runs its listeners: each a task, its errors through on_error.
+        for handler in self.feature_listeners.get(event, ()):
+            self._schedule_event(handler, "on_" + event, *args, **kwargs)
+
 
 BotInteraction = discord.Interaction[BridgeClient]  # what every callback of the bot receives
+Handler = Callable[..., Coroutine[Any, Any, None]]  # a listener: the event's arguments
 
 
 async def allowed(interaction: BotInteraction) -> bool:
@@ -96,7 +127,50 @@ async def allowed(interaction: BotInteraction) -> bool:
         await interaction.response.autocomplete([])  # no message can answer a suggestion
     else:
         await interaction.response.send_message(REFUSED, ephemeral=True)
-    command = getattr(interaction.command, "name", None)
-    what = f"/{command}" if command else (interaction.data or {}).get("custom_id", "?")
-    log.info("refused %s from %s", what, interaction.user.id)
+    log.info("refused %s from %s", _what(interaction), interaction.user.id)
     return False
+
+
+async def owner_only(interaction: BotInteraction) -> bool:
+    """:func:`allowed`, and the owner only: what gives Claude Code a directory of this machine
+    (``/project``) is the owner's, not ``allowedUserIds``'; they get :data:`OWNER_ONLY`."""
+    if not await allowed(interaction):
+        return False
+    if str(interaction.user.id) == interaction.client.server.owner_id:
+        return True
+    await interaction.response.send_message(OWNER_ONLY, ephemeral=True)
+    log.info("refused %s from %s: not the owner", _what(interaction), interaction.user.id)
+    return False
+
+
+def _what(interaction: BotInteraction) -> str:
+    command = getattr(interaction.command, "qualified_name", None)
+    return f"/{command}" if command else str((interaction.data or {}).get("custom_id", "?"))
+
+
+ItemT = TypeVar("ItemT", bound=discord.ui.Item[Any], covariant=True)
+
+
+class BridgeItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
+    """A button or select the bot answers by its ``custom_id``, before and after a restart.
+
+    A subclass names its template (``bridge/discord/custom_ids.py``: ``*_TEMPLATE``), whose
+    named groups are its constructor's keyword arguments: a click on a matching id builds the
+    item from them (:meth:`from_custom_id`), discord.py runs :meth:`interaction_check` and,
+    only on True, the item's callback. An item drawn from elsewhere (a prompt's or a screen's
+    rendered buttons: ``wraps_component``) also gets the component as the message shows it,
+    first. (The base's template matches nothing: it is never registered.)
+    """
+
+    wraps_component: ClassVar[bool] = False
+
+    async def interaction_check(self, interaction: BotInteraction, /) -> bool:
+        """Who may click: :func:`allowed` (a refusal is answered there)."""
+        return await allowed(interaction)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        fields = match.groupdict()
+        return cls(item, **fields) if cls.wraps_component else cls(**fields)  # type: ignore[call-arg]

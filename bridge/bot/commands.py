@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -46,6 +47,9 @@ UNMAPPED = (
 NOT_RUNNING = "No Claude Code is running here; /start or send a message first."
 PEEK_INLINE = 1900  # characters of screen shown in a code block; longer → a .txt attachment
 
+# What a command does in its session: (the commands, the target, its pane or None) → answer.
+Action = Callable[["Commands", "SessionTarget", Any], Awaitable["str | discord.File"]]
+
 
 class BridgeCommandTree(app_commands.CommandTree[BridgeClient]):
     """Refuses everyone but the owner and ``allowedUserIds`` before any command runs."""
@@ -62,18 +66,6 @@ class BridgeCommandTree(app_commands.CommandTree[BridgeClient]):
         await _say(interaction, f"⚠️ {_short(error)}")
 
 
-def build_tree(client: BridgeClient, sessions: SessionManager) -> BridgeCommandTree:
-    """The command tree with every bridge command, bound to this bot's sessions."""
-    tree = BridgeCommandTree(client)
-    commands = Commands(sessions)
-    for command in commands.app_commands():
-        tree.add_command(command)
-    from bridge.bot import projects  # /project add | remove | list (imports this module's peers)
-
-    projects.register(tree, client, sessions)
-    return tree
-
-
 async def sync(tree: app_commands.CommandTree, guild_id: str | None) -> None:
     """Register the commands: per guild when it is known (instant), else globally."""
     guild = discord.Object(int(guild_id)) if guild_id else None
@@ -82,100 +74,121 @@ async def sync(tree: app_commands.CommandTree, guild_id: str | None) -> None:
     await tree.sync(guild=guild)
 
 
+# --- the commands: each finds the bot's parts on ``interaction.client``, as items do ----------
+
+
+@app_commands.command(name="status", description="This session: state, model, mode, worktree, pane")
+async def status(interaction: BotInteraction) -> None:
+    await run(interaction, Commands.status, running=False)
+
+
+@app_commands.command(name="start", description="Start this channel's Claude Code session")
+async def start(interaction: BotInteraction) -> None:
+    await run(interaction, Commands.start, running=False)
+
+
+@app_commands.command(name="stop", description="Stop this session: Claude exits, pane closed")
+async def stop(interaction: BotInteraction) -> None:
+    await run(interaction, Commands.stop, running=False)
+
+
+@app_commands.command(name="esc", description="Interrupt Claude now (Escape)")
+async def esc(interaction: BotInteraction) -> None:
+    await run(interaction, Commands.esc)
+
+
+@app_commands.command(name="peek", description="Show the pane's screen as text")
+@app_commands.describe(lines="lines from the bottom (default: the screen)")
+async def peek(
+    interaction: BotInteraction, lines: app_commands.Range[int, 1, 500] | None = None
+) -> None:
+    await run(interaction, lambda here, t, p: here.peek(t, p, lines or 0))
+
+
+@app_commands.command(name="mode", description="Switch the permission mode")
+@app_commands.choices(mode=[app_commands.Choice(name=m, value=m) for m in PERMISSION_MODES[:4]])
+async def mode(interaction: BotInteraction, mode: app_commands.Choice[str]) -> None:
+    await run(interaction, lambda here, t, p: here.mode(t, p, mode.value))
+
+
+@app_commands.command(name="model", description="Switch the model of this session")
+async def model(interaction: BotInteraction, name: str) -> None:
+    await run(interaction, lambda here, t, p: here.model(t, p, name))
+
+
+@app_commands.command(name="new", description="A fresh conversation in the same place")
+async def new(interaction: BotInteraction) -> None:
+    await run(interaction, Commands.new, running=False)
+
+
+@app_commands.command(name="resume", description="Continue the last conversation")
+async def resume(interaction: BotInteraction) -> None:
+    await run(interaction, Commands.resume, running=False)
+
+
+@app_commands.command(name="clear", description="Claude Code's /clear")
+async def clear(interaction: BotInteraction) -> None:
+    await run(interaction, lambda here, t, p: here.slash(t, p, "/clear"))
+
+
+@app_commands.command(name="compact", description="Claude Code's /compact")
+async def compact(interaction: BotInteraction) -> None:
+    await run(interaction, lambda here, t, p: here.slash(t, p, "/compact"))
+
+
+@app_commands.command(name="keys", description="Type raw keys: Enter, Escape, digits, text…")
+@app_commands.describe(keys="space-separated: key names (Enter, Escape, Down, C-c…) or text")
+async def keys(interaction: BotInteraction, keys: str) -> None:
+    await run(interaction, lambda here, t, p: here.keys(t, p, keys))
+
+
+COMMANDS = (status, start, stop, esc, peek, mode, model, new, resume, clear, compact, keys)
+
+
+def register(bot: BridgeClient) -> None:
+    """The session commands, ``/status`` … ``/keys``."""
+    for command in COMMANDS:
+        bot.tree.add_command(command)
+
+
+async def target_here(interaction: BotInteraction) -> SessionTarget | None:
+    """The session of the channel or thread a command is used in; None (after saying so)
+    when it has none."""
+    target = target_of(interaction.client.sessions, interaction.channel)
+    if target is None:
+        await interaction.response.send_message(UNMAPPED, ephemeral=True)
+    return target
+
+
+async def run(interaction: BotInteraction, action: Action, running: bool = True) -> None:
+    """Find the channel's session, acknowledge, run ``action(commands, target, pane_id)``
+    under the session's lock and send its answer as an ephemeral follow-up."""
+    target = await target_here(interaction)
+    if target is None:
+        return
+    sessions = interaction.client.sessions
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    async with sessions.lock(target.key):
+        pane_id = await sessions.live_pane(target.key)
+        if running and pane_id is None:
+            answer: str | discord.File = NOT_RUNNING
+        else:
+            try:
+                answer = await action(Commands(sessions), target, pane_id)
+            except TmuxError as err:
+                answer = f"⚠️ {_short(err)}"
+    if isinstance(answer, discord.File):
+        await interaction.followup.send(file=answer, ephemeral=True)
+    else:
+        await interaction.followup.send(str(answer)[:2000], ephemeral=True)
+
+
 class Commands:
+    """What the session commands do, on the sessions of one bot."""
+
     def __init__(self, sessions: SessionManager) -> None:
         self.sessions = sessions
         self.tmux = sessions.tmux
-
-    def app_commands(self) -> list[app_commands.Command]:
-        mode_choices = [app_commands.Choice(name=m, value=m) for m in PERMISSION_MODES[:4]]
-
-        @app_commands.command(
-            name="status", description="This session: state, model, mode, worktree, pane"
-        )
-        async def status(interaction: BotInteraction) -> None:
-            await self.run(interaction, self.status, running=False)
-
-        @app_commands.command(name="start", description="Start this channel's Claude Code session")
-        async def start(interaction: BotInteraction) -> None:
-            await self.run(interaction, self.start, running=False)
-
-        @app_commands.command(
-            name="stop", description="Stop this session: Claude exits, pane closed"
-        )
-        async def stop(interaction: BotInteraction) -> None:
-            await self.run(interaction, self.stop, running=False)
-
-        @app_commands.command(name="esc", description="Interrupt Claude now (Escape)")
-        async def esc(interaction: BotInteraction) -> None:
-            await self.run(interaction, self.esc)
-
-        @app_commands.command(name="peek", description="Show the pane's screen as text")
-        @app_commands.describe(lines="lines from the bottom (default: the screen)")
-        async def peek(
-            interaction: BotInteraction, lines: app_commands.Range[int, 1, 500] | None = None
-        ) -> None:
-            await self.run(interaction, lambda t, p: self.peek(t, p, lines or 0))
-
-        @app_commands.command(name="mode", description="Switch the permission mode")
-        @app_commands.choices(mode=mode_choices)
-        async def mode(interaction: BotInteraction, mode: app_commands.Choice[str]) -> None:
-            await self.run(interaction, lambda t, p: self.mode(t, p, mode.value))
-
-        @app_commands.command(name="model", description="Switch the model of this session")
-        async def model(interaction: BotInteraction, name: str) -> None:
-            await self.run(interaction, lambda t, p: self.model(t, p, name))
-
-        @app_commands.command(name="new", description="A fresh conversation in the same place")
-        async def new(interaction: BotInteraction) -> None:
-            await self.run(interaction, self.new, running=False)
-
-        @app_commands.command(name="resume", description="Continue the last conversation")
-        async def resume(interaction: BotInteraction) -> None:
-            await self.run(interaction, self.resume, running=False)
-
-        @app_commands.command(name="clear", description="Claude Code's /clear")
-        async def clear(interaction: BotInteraction) -> None:
-            await self.run(interaction, lambda t, p: self.slash(t, p, "/clear"))
-
-        @app_commands.command(name="compact", description="Claude Code's /compact")
-        async def compact(interaction: BotInteraction) -> None:
-            await self.run(interaction, lambda t, p: self.slash(t, p, "/compact"))
-
-        @app_commands.command(
-            name="keys", description="Type raw keys: Enter, Escape, digits, text…"
-        )
-        @app_commands.describe(
-            keys="space-separated: key names (Enter, Escape, Down, C-c…) or text"
-        )
-        async def keys(interaction: BotInteraction, keys: str) -> None:
-            await self.run(interaction, lambda t, p: self.keys(t, p, keys))
-
-        return [status, start, stop, esc, peek, mode, model, new, resume, clear, compact, keys]
-
-    # --- plumbing --------------------------------------------------------------------
-
-    async def run(self, interaction: BotInteraction, action: Any, running: bool = True) -> None:
-        """Find the channel's session, acknowledge, run ``action(target, pane_id)`` under the
-        session's lock and send its answer as an ephemeral follow-up."""
-        target = target_of(self.sessions, interaction.channel)
-        if target is None:
-            await interaction.response.send_message(UNMAPPED, ephemeral=True)
-            return
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        async with self.sessions.lock(target.key):
-            pane_id = await self.sessions.live_pane(target.key)
-            if running and pane_id is None:
-                answer: Any = NOT_RUNNING
-            else:
-                try:
-                    answer = await action(target, pane_id)
-                except TmuxError as err:
-                    answer = f"⚠️ {_short(err)}"
-        if isinstance(answer, discord.File):
-            await interaction.followup.send(file=answer, ephemeral=True)
-        else:
-            await interaction.followup.send(str(answer)[:2000], ephemeral=True)
 
     # --- the commands ----------------------------------------------------------------
 

@@ -14,15 +14,14 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-import re
 import time
 from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 
-from bridge.bot.client import BotInteraction, allowed
-from bridge.bot.relay import target_of
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
+from bridge.bot.commands import UNMAPPED, target_here
 from bridge.discord import custom_ids
 from bridge.discord.render.diff_view import DiffView, render
 from bridge.sessions import changes
@@ -35,18 +34,18 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# As bot/commands.py says it (not imported: commands → panel → usage would make a circle).
-UNMAPPED = (
-    "This channel is not one of this bot's projects (use a project's channel or a thread in "
-    "it; with a bridge per machine, use the commands of the bot whose channel this is)."
-)
-
 NO_MENTIONS = discord.AllowedMentions.none()
 SNAPSHOT_BUDGET = 20.0  # seconds of git for /diff's snapshot (a worker thread of the bot's)
 GONE = "This turn's snapshot is no longer in the repository (git removed it), so its diff is gone."
 
 
-class DiffButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.DIFF_TEMPLATE):
+def register(bot: BridgeClient) -> None:
+    """The Diff button of a turn, and ``/diff``."""
+    bot.add_dynamic_items(DiffButton)
+    bot.tree.add_command(diff)
+
+
+class DiffButton(BridgeItem[discord.ui.Button], template=custom_ids.DIFF_TEMPLATE):
     """📝 Diff on a turn that changed files: that turn's diff, privately."""
 
     def __init__(self, key: str, old: str, new: str) -> None:
@@ -57,15 +56,7 @@ class DiffButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.
         super().__init__(button)
         self.key, self.old, self.new = key, old, new
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item, match: re.Match[str]
-    ) -> DiffButton:
-        return cls(match["key"], match["old"], match["new"])
-
     async def callback(self, interaction: BotInteraction) -> None:
-        if not await allowed(interaction):
-            return
         sessions = interaction.client.sessions
         target = sessions.target_for_key(self.key)
         if target is None:
@@ -86,28 +77,24 @@ def diff_view(key: str, found: dict) -> discord.ui.View:
     return view
 
 
-def diff_command(sessions: SessionManager) -> app_commands.Command:
+@app_commands.command(name="diff", description="What changed here: the uncommitted diff")
+@app_commands.describe(base="compare with this revision (default: HEAD, or a worktree's base)")
+async def diff(interaction: BotInteraction, base: str | None = None) -> None:
     """``/diff [base]``: the session's uncommitted changes."""
-
-    @app_commands.command(name="diff", description="What changed here: the uncommitted diff")
-    @app_commands.describe(base="compare with this revision (default: HEAD, or a worktree's base)")
-    async def diff(interaction: BotInteraction, base: str | None = None) -> None:
-        target = target_of(sessions, interaction.channel)
-        if target is None:
-            await interaction.response.send_message(UNMAPPED, ephemeral=True)
-            return
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        record = await asyncio.to_thread(session_state.load, sessions.runtime, target.key) or {}
-        worktree = record.get("worktree") or {}
-        limit = interaction.client.cfg.attach_after
-        private = bridge_paths(sessions.runtime, interaction.client.cfg.path)
-        view = await asyncio.to_thread(
-            uncommitted_diff, session_dir(sessions, target), base, worktree.get("base"),
-            sessions.runtime.path("turns"), limit, private,
-        )  # fmt: skip
-        await send_view(interaction, view)
-
-    return diff
+    target = await target_here(interaction)
+    if target is None:
+        return
+    sessions = interaction.client.sessions
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    record = await asyncio.to_thread(session_state.load, sessions.runtime, target.key) or {}
+    worktree = record.get("worktree") or {}
+    limit = interaction.client.cfg.attach_after
+    private = bridge_paths(sessions.runtime, interaction.client.cfg.path)
+    view = await asyncio.to_thread(
+        uncommitted_diff, session_dir(sessions, target), base, worktree.get("base"),
+        sessions.runtime.path("turns"), limit, private,
+    )  # fmt: skip
+    await send_view(interaction, view)
 
 
 def bridge_paths(rt: Runtime, config_path: str) -> tuple[str, ...]:

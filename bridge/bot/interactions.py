@@ -6,23 +6,24 @@ id), so a prompt posted before a restart still works after it; modal submits are
 the request file says what is pending, the decision file (created exclusively) records
 the one decision, and the waiting hook does the rest.
 
-Walk: a click → the ``custom_id`` read (:func:`bridge.discord.custom_ids.parse_prompt`, or a
-``DynamicItem``'s template) → who clicked (``allowed``) and whether the request still waits
-→ what the click does on this request (:func:`bridge.discord.prompt_actions.parse`: an
-``Action``, or None for anything the prompt could not have sent) → a modal, the scope
-redrawn, a question's answer kept, or the decision written (:func:`decision_of`).
+Walk: a click → the ``custom_id`` read (a ``BridgeItem``'s template, or
+:func:`bridge.discord.custom_ids.parse_prompt` for a modal) → who clicked (the item's
+``interaction_check``, or ``allowed`` for a modal or a click no item receives) → whether the
+request still waits → what the click does on this request
+(:func:`bridge.discord.prompt_actions.parse`: an ``Action``, or None for anything the prompt
+could not have sent) → a modal, the scope redrawn, a question's answer kept, or the decision
+written (:func:`decision_of`).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Coroutine
 from typing import Any
 
 import discord
 
-from bridge.bot.client import BotInteraction, allowed
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, allowed
 from bridge.claude.permissions import next_scope
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
@@ -43,41 +44,39 @@ FAILED = "Something went wrong with that click: nothing was decided (see the bot
 TEXT_FIELD = custom_ids.MODAL_TEXT
 
 
-class PromptButton(discord.ui.DynamicItem[discord.ui.Button], template=BUTTON_TEMPLATE):
-    def __init__(self, button: discord.ui.Button, request_id: str, action: str) -> None:
-        super().__init__(button)
-        self.request_id = request_id
-        self.action = action
+def register(bot: BridgeClient) -> None:
+    """Prompt buttons and selects; the modal submits and clicks no item receives."""
+    bot.add_dynamic_items(PromptButton, PromptSelect)
+    bot.listen("interaction", on_interaction)
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item, match: re.Match[str]
-    ) -> PromptButton:
-        return cls(item, match["rid"], match["action"])  # type: ignore[arg-type]
+
+async def on_interaction(interaction: BotInteraction) -> None:
+    await route_modal_submit(interaction) or await answer_orphan_click(interaction)
+
+
+class PromptButton(BridgeItem[discord.ui.Button], template=BUTTON_TEMPLATE):
+    wraps_component = True  # drawn from the prompt's JSON (render/decisions.py)
+
+    def __init__(self, button: discord.ui.Button, rid: str, action: str) -> None:
+        super().__init__(button)
+        self.rid, self.action = rid, action
 
     async def callback(self, interaction: BotInteraction) -> None:
         prompts = interaction.client.prompts
-        await _answered(interaction, prompts.on_button(interaction, self.request_id, self.action))
+        await _answered(interaction, prompts.on_button(interaction, self.rid, self.action))
 
 
-class PromptSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_TEMPLATE):
-    def __init__(self, select: discord.ui.Select, request_id: str, action: str) -> None:
+class PromptSelect(BridgeItem[discord.ui.Select], template=SELECT_TEMPLATE):
+    wraps_component = True
+
+    def __init__(self, select: discord.ui.Select, rid: str, action: str) -> None:
         super().__init__(select)
-        self.request_id = request_id
-        self.action = action
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item, match: re.Match[str]
-    ) -> PromptSelect:
-        return cls(item, match["rid"], match["action"])  # type: ignore[arg-type]
+        self.rid, self.action = rid, action
 
     async def callback(self, interaction: BotInteraction) -> None:
         values = [str(v) for v in (interaction.data or {}).get("values", [])]
         prompts = interaction.client.prompts
-        await _answered(
-            interaction, prompts.on_select(interaction, self.request_id, self.action, values)
-        )
+        await _answered(interaction, prompts.on_select(interaction, self.rid, self.action, values))
 
 
 class PromptAnswerer:
@@ -100,8 +99,7 @@ class PromptAnswerer:
     async def on_modal(self, interaction: BotInteraction, custom_id: str) -> None:
         parts = custom_ids.parse_prompt(custom_id)
         if parts is None:  # not a shape the bot builds: still answered
-            if await allowed(interaction):
-                await _ephemeral(interaction, NOT_VALID)
+            await _ephemeral(interaction, NOT_VALID)
             return
         rid, action = parts
         request = await self._pending(interaction, rid)
@@ -166,9 +164,7 @@ class PromptAnswerer:
     # --- shared steps -----------------------------------------------------------------------
 
     async def _pending(self, interaction: BotInteraction, rid: str) -> Request | None:
-        """The request, if this user may answer it and it still waits; else say why."""
-        if not await allowed(interaction):
-            return None
+        """The request, if it still waits here; else say why."""
         request = decisions.read_request(self.runtime, rid)
         here = str(interaction.channel_id)
         if request is None or request.channel_id != here:
@@ -319,26 +315,31 @@ def _dynamic_item(component: dict, row: int) -> discord.ui.Item:
 
 
 async def route_modal_submit(interaction: BotInteraction) -> bool:
-    """Handle a prompt modal's submit; False if the interaction is not one of ours."""
+    """Handle a prompt modal's submit (allowed users only); False if the interaction is not
+    one of ours."""
     if interaction.type is not discord.InteractionType.modal_submit:
         return False
     custom = str((interaction.data or {}).get("custom_id", ""))
     if not custom.startswith(custom_ids.PROMPT_BUTTON):
         return False
-    await _answered(interaction, interaction.client.prompts.on_modal(interaction, custom))
+    if await allowed(interaction):
+        await _answered(interaction, interaction.client.prompts.on_modal(interaction, custom))
     return True
 
 
 async def answer_orphan_click(interaction: BotInteraction) -> bool:
     """A click on a prompt button the message no longer has (a double click, a stale
     client) never reaches a DynamicItem: discord.py only dispatches components it finds
-    in the message. Answer it here, so every interaction is acknowledged."""
+    in the message. Answer it here (allowed users only), so every interaction is
+    acknowledged."""
     if interaction.type is not discord.InteractionType.component:
         return False
     custom = str((interaction.data or {}).get("custom_id", ""))
     prompt_ids = (custom_ids.PROMPT_BUTTON, custom_ids.PROMPT_SELECT)
     if not custom.startswith(prompt_ids) or _shows(interaction.message, custom):
         return False
+    if not await allowed(interaction):
+        return True
     values = [str(v) for v in (interaction.data or {}).get("values", [])]
     await _ephemeral(interaction, _orphan_reply(interaction.client.runtime, custom, values))
     return True

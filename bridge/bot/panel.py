@@ -6,7 +6,7 @@ message id is kept in the runtime dir, so a bot restart edits the same message; 
 again only if it was deleted. Refreshes are debounced and skipped when nothing changed, so
 the panel stays within Discord's (tight) edit rate limits. Buttons are ``DynamicItem``s with
 ``db:panel:`` custom ids (``bridge/discord/custom_ids.py``), so they work after a restart;
-only the owner and ``allowedUserIds`` may use them.
+only the owner and ``allowedUserIds`` may use them (``BridgeItem``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bridge.bot.client import BotInteraction, allowed
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
 from bridge.discord import custom_ids
 from bridge.sessions import pane_ops
 from bridge.sessions.targets import SessionTarget
@@ -37,6 +37,14 @@ BUTTON_ROWS = 4  # projects shown as button rows; more → a select menu (row 5 
 SELECT_MAX = 25  # options per select menu; more projects → pages
 ICONS = {"stopped": "⚫", "idle": "🟢", "working": "🟡", "waiting for you": "🔔"}
 MODE_NAMES = {"default": "manual", "acceptEdits": "accept edits", "bypassPermissions": "bypass"}
+
+
+def register(bot: BridgeClient) -> None:
+    """The panel's buttons and select (answered also without a panel: they say so); its
+    message deleted → posted again."""
+    bot.add_dynamic_items(PanelButton, PanelSelect)
+    if bot.panel is not None:
+        bot.listen("raw_message_delete", bot.panel.on_raw_message_delete)
 
 
 @dataclass
@@ -299,10 +307,7 @@ def panel_view(rows: list[Row], page: int) -> discord.ui.View:
     return view
 
 
-class PanelButton(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=custom_ids.PANEL_TEMPLATE,
-):
+class PanelButton(BridgeItem[discord.ui.Button], template=custom_ids.PANEL_TEMPLATE):
     def __init__(
         self, action: str, arg: str, label: str = "", enabled: bool = True, row: int | None = None
     ) -> None:
@@ -319,31 +324,17 @@ class PanelButton(
         self.action = action
         self.arg = arg
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: Any
-    ) -> PanelButton:
-        return cls(match["action"], match["arg"])
-
     async def callback(self, interaction: BotInteraction) -> None:
         await act(interaction, self.action, self.arg)
 
 
-class PanelSelect(
-    discord.ui.DynamicItem[discord.ui.Select], template=custom_ids.PANEL_PICK_TEMPLATE
-):
-    def __init__(self, page: int, options: list[discord.SelectOption] | None = None) -> None:
+class PanelSelect(BridgeItem[discord.ui.Select], template=custom_ids.PANEL_PICK_TEMPLATE):
+    def __init__(self, page: int | str, options: list[discord.SelectOption] | None = None) -> None:
         select = discord.ui.Select(
             custom_id=custom_ids.panel_pick(page), placeholder="Start or stop a project…",
             options=options or [discord.SelectOption(label="-", value="refresh:0")], row=0,
         )  # fmt: skip
         super().__init__(select)
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: Any
-    ) -> PanelSelect:
-        return cls(int(match["page"]))
 
     async def callback(self, interaction: BotInteraction) -> None:
         values = (interaction.data or {}).get("values") or []
@@ -353,9 +344,7 @@ class PanelSelect(
 
 
 async def act(interaction: BotInteraction, action: str, arg: str) -> None:
-    """A panel click: allowed users only, and only while this bot shows a panel."""
-    if not await allowed(interaction):
-        return
+    """A panel click, acted on only while this bot shows a panel."""
     panel = interaction.client.panel
     if panel is None:
         await interaction.response.send_message("The control panel is not running.", ephemeral=True)

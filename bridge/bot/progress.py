@@ -15,13 +15,12 @@ import asyncio
 import contextlib
 import logging
 import os
-import re
 import time
 
 import discord
 
 from bridge import fastjson
-from bridge.bot.client import BotInteraction, allowed
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
 from bridge.claude import transcript
 from bridge.discord import custom_ids
 from bridge.discord.render.turn_status import TurnProgress, turn_cost
@@ -42,9 +41,12 @@ OPEN = ".open"  # progress/<channel>.open: the status message still showing "Wor
 RESTARTED = "⏹ The bridge restarted during this turn; its progress is no longer shown here."
 
 
-class InterruptButton(
-    discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.INTERRUPT_TEMPLATE
-):
+def register(bot: BridgeClient) -> None:
+    """⏹ Interrupt (the status messages themselves are ``bot.progress``'s)."""
+    bot.add_dynamic_items(InterruptButton)
+
+
+class InterruptButton(BridgeItem[discord.ui.Button], template=custom_ids.INTERRUPT_TEMPLATE):
     """⏹ Interrupt: Escape into the session's pane (allowed users only; never into a dialog);
     works after a restart."""
 
@@ -54,12 +56,6 @@ class InterruptButton(
         button = discord.ui.Button(label="Interrupt", emoji="⏹", style=style, custom_id=custom)
         super().__init__(button)
         self.key = key
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item, match: re.Match[str]
-    ) -> InterruptButton:
-        return cls(match["key"])
 
     async def callback(self, interaction: BotInteraction) -> None:
         await interaction.client.progress.interrupt(interaction, self.key)
@@ -342,8 +338,6 @@ class ProgressReporter:
     # --- the ⏹ button -----------------------------------------------------------------------
 
     async def interrupt(self, interaction: BotInteraction, key: str) -> None:
-        if not await allowed(interaction):
-            return
         channel = self.channels.get(key)
         status = channel.status if channel else None
         if channel is None or status is None or status.turn.outcome:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 
-from bridge.bot.client import BotInteraction
+from bridge.bot.client import BotInteraction, BridgeItem, owner_only
 from bridge.bot.relay import target_of
 from bridge.config import ConfigError, Project
 from bridge.config import projects as edits
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-OWNER_ONLY = "Only this bridge's owner can add, remove or list projects."
 NOT_A_PROJECT = (
     "This channel is not one of this bot's projects: use /project remove in the project's "
     "channel, or name it (`project:`)."
@@ -106,7 +105,7 @@ CANCELLED = "Cancelled: nothing changed."
 LABELS = {"remove": "Remove", "delete": "Remove and delete channel", "cancel": "Cancel"}
 
 
-class RemoveButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.PROJECT_TEMPLATE):
+class RemoveButton(BridgeItem[discord.ui.Button], template=custom_ids.PROJECT_TEMPLATE):
     def __init__(self, action: str, key: str) -> None:
         style = discord.ButtonStyle.secondary if action == "cancel" else discord.ButtonStyle.danger
         button = discord.ui.Button(
@@ -118,17 +117,11 @@ class RemoveButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_id
         self.action = action
         self.key = key
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: Any
-    ) -> RemoveButton:
-        return cls(match["action"], match["key"])
+    async def interaction_check(self, interaction: BotInteraction, /) -> bool:
+        return await owner_only(interaction)  # as /project itself
 
     async def callback(self, interaction: BotInteraction) -> None:
         client = interaction.client
-        if str(interaction.user.id) != client.server.owner_id:
-            await interaction.response.send_message(OWNER_ONLY, ephemeral=True)
-            return
         if self.action == "cancel":
             await interaction.response.edit_message(content=CANCELLED, view=None)
             return

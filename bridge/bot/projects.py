@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bridge.bot.client import BotInteraction, BridgeClient
+from bridge.bot.client import BotInteraction, BridgeClient, owner_only
 from bridge.bot.panel import waiting_channels
-from bridge.bot.project_remove import OWNER_ONLY, RemoveButton, confirm_removal, short_error
+from bridge.bot.project_remove import RemoveButton, confirm_removal, short_error
 from bridge.config import ConfigError, Project
 from bridge.config import projects as edits
 from bridge.sessions import pane_ops
@@ -44,28 +44,22 @@ NO_MANAGE_CHANNELS = (
 LIST_LIMIT = 1900  # characters of /project list shown inline; the rest is summarised
 
 
-def register(
-    tree: app_commands.CommandTree, client: BridgeClient, sessions: SessionManager
-) -> None:
-    """Add ``/project`` to the tree and its confirmation buttons to the bot (they keep working
-    after a restart)."""
-    tree.add_command(ProjectCommands(sessions))
-    client.add_dynamic_items(RemoveButton)
+def register(bot: BridgeClient) -> None:
+    """``/project`` and its confirmation buttons (they keep working after a restart)."""
+    bot.tree.add_command(ProjectCommands())
+    bot.add_dynamic_items(RemoveButton)
 
 
 class ProjectCommands(app_commands.Group):
-    def __init__(self, sessions: SessionManager) -> None:
+    """``/project add | remove | list``, on ``interaction.client.sessions`` as every command."""
+
+    def __init__(self) -> None:
         super().__init__(name="project", description="Add, remove or list this bridge's projects")
-        self.sessions = sessions
         self._lock = asyncio.Lock()  # one add at a time: check, create, write, map
 
     async def interaction_check(self, interaction: BotInteraction) -> bool:
         """The tree let the owner and ``allowedUserIds`` through; projects are the owner's."""
-        if str(interaction.user.id) == interaction.client.server.owner_id:
-            return True
-        await interaction.response.send_message(OWNER_ONLY, ephemeral=True)
-        log.info("refused /project from %s: not the owner", interaction.user.id)
-        return False
+        return await owner_only(interaction)
 
     # --- /project add ----------------------------------------------------------------
 
@@ -88,75 +82,24 @@ class ProjectCommands(app_commands.Group):
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         async with self._lock:
-            answer = await self._add(guild, path, name, channel)
+            answer = await add_project(interaction.client.sessions, guild, path, name, channel)
         await interaction.followup.send(answer[:2000], ephemeral=True)
-
-    async def _add(
-        self,
-        guild: discord.Guild,
-        path: str,
-        name: str | None,
-        channel: discord.TextChannel | None,
-    ) -> str:
-        cfg, server = self.sessions.cfg, self.sessions.server
-        try:
-            real = await asyncio.to_thread(edits.check_directory, path)
-            rt = self.sessions.runtime
-            edits.check_not_private(real, [runtime.bridge_home(), rt.root, rt.state_root])
-            wanted = edits.project_name(name if name else real.rstrip("/").rsplit("/", 1)[-1])
-            if not name:
-                wanted = _free_name(server.projects, wanted or "project")
-            edits.check_new(cfg, server, real, wanted)
-            if channel is not None:
-                used = edits.channel_in_use(cfg, str(channel.id))
-                if used:
-                    raise edits.Refused(f"<#{channel.id}> is already {used}.")
-        except edits.Refused as err:
-            return f"⚠️ {err}"
-        created = None
-        if channel is None:
-            category = project_category(guild, server.projects)
-            try:
-                created = channel = await guild.create_text_channel(
-                    wanted, category=category, reason=f"discord-bridge: /project add {real}"
-                )
-            except discord.Forbidden:
-                where = f" in the category **{category.name}**" if category else ""
-                return NO_MANAGE_CHANNELS.format(where=where, path=real)
-            except discord.HTTPException as err:
-                return f"⚠️ Discord refused to create the channel: {err.text or err}"[:500]
-        entry = edits.new_entry(wanted, str(channel.id), real)
-        try:
-            await asyncio.to_thread(edits.add_project, cfg.path, server.index, entry, server.token)
-        except (OSError, ConfigError) as err:
-            log.warning("could not add project %s to %s: %s", wanted, cfg.path, err)
-            if created is not None:
-                await _delete_quietly(created)
-            return f"⚠️ Not added: the config file could not be written: {short_error(err)}"
-        edits.map_live(cfg, server, entry)
-        self.sessions.on_change()
-        log.info("added project %s (%s) in #%s", wanted, real, channel.id)
-        await _welcome(channel, wanted, real)
-        how = "created" if created is not None else "mapped"
-        return (
-            f"✅ Added project **{wanted}**: `{real}` → <#{channel.id}> ({how}). Nothing runs "
-            "yet: Claude Code starts with the first message there."
-        )
 
     # --- /project remove -------------------------------------------------------------
 
     @app_commands.command(name="remove", description="Unmap this channel's project (asks first)")
     @app_commands.describe(project="another project, by name (e.g. one whose channel is gone)")
     async def remove(self, interaction: BotInteraction, project: str | None = None) -> None:
-        await confirm_removal(interaction, self.sessions, project)
+        await confirm_removal(interaction, interaction.client.sessions, project)
 
     @remove.autocomplete("project")
     async def _project_names(
         self, interaction: BotInteraction, current: str
     ) -> list[app_commands.Choice[str]]:
-        if str(interaction.user.id) != interaction.client.server.owner_id:
-            return []
-        names = [p.name for p in self.sessions.server.projects if current.lower() in p.name]
+        server = interaction.client.server
+        if str(interaction.user.id) != server.owner_id:
+            return []  # the tree let allowed users through; the names are the owner's
+        names = [p.name for p in server.projects if current.lower() in p.name]
         return [app_commands.Choice(name=n, value=n) for n in names[:25]]
 
     # --- /project list ---------------------------------------------------------------
@@ -164,8 +107,63 @@ class ProjectCommands(app_commands.Group):
     @app_commands.command(name="list", description="Every mapped project with its path and state")
     async def list_(self, interaction: BotInteraction) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
-        lines = await asyncio.to_thread(project_lines, self.sessions)
+        lines = await asyncio.to_thread(project_lines, interaction.client.sessions)
         await interaction.followup.send(fit(lines), ephemeral=True)
+
+
+async def add_project(
+    sessions: SessionManager,
+    guild: discord.Guild,
+    path: str,
+    name: str | None,
+    channel: discord.TextChannel | None,
+) -> str:
+    """Check, create (or map) the channel, write the config file and map it in the bot; the
+    answer, in words."""
+    cfg, server = sessions.cfg, sessions.server
+    try:
+        real = await asyncio.to_thread(edits.check_directory, path)
+        rt = sessions.runtime
+        edits.check_not_private(real, [runtime.bridge_home(), rt.root, rt.state_root])
+        wanted = edits.project_name(name if name else real.rstrip("/").rsplit("/", 1)[-1])
+        if not name:
+            wanted = _free_name(server.projects, wanted or "project")
+        edits.check_new(cfg, server, real, wanted)
+        if channel is not None:
+            used = edits.channel_in_use(cfg, str(channel.id))
+            if used:
+                raise edits.Refused(f"<#{channel.id}> is already {used}.")
+    except edits.Refused as err:
+        return f"⚠️ {err}"
+    created = None
+    if channel is None:
+        category = project_category(guild, server.projects)
+        try:
+            created = channel = await guild.create_text_channel(
+                wanted, category=category, reason=f"discord-bridge: /project add {real}"
+            )
+        except discord.Forbidden:
+            where = f" in the category **{category.name}**" if category else ""
+            return NO_MANAGE_CHANNELS.format(where=where, path=real)
+        except discord.HTTPException as err:
+            return f"⚠️ Discord refused to create the channel: {err.text or err}"[:500]
+    entry = edits.new_entry(wanted, str(channel.id), real)
+    try:
+        await asyncio.to_thread(edits.add_project, cfg.path, server.index, entry, server.token)
+    except (OSError, ConfigError) as err:
+        log.warning("could not add project %s to %s: %s", wanted, cfg.path, err)
+        if created is not None:
+            await _delete_quietly(created)
+        return f"⚠️ Not added: the config file could not be written: {short_error(err)}"
+    edits.map_live(cfg, server, entry)
+    sessions.on_change()
+    log.info("added project %s (%s) in #%s", wanted, real, channel.id)
+    await _welcome(channel, wanted, real)
+    how = "created" if created is not None else "mapped"
+    return (
+        f"✅ Added project **{wanted}**: `{real}` → <#{channel.id}> ({how}). Nothing runs "
+        "yet: Claude Code starts with the first message there."
+    )
 
 
 def _free_name(projects: list[Project], name: str) -> str:

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 
 import discord
 
-from bridge.bot.client import BotInteraction, allowed
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
 from bridge.claude.dialogs import Dialog, read_dialog
 from bridge.discord import custom_ids
 from bridge.discord.render.decisions import closed_content
@@ -41,18 +40,19 @@ SHOW_LIMIT = 1900
 STALE = "This screen is no longer on display in the terminal: nothing was pressed."
 
 
-class ScreenButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.SCREEN_TEMPLATE):
+def register(bot: BridgeClient) -> None:
+    """The buttons of a screen offered on Discord (the offers are ``bot.screens``')."""
+    bot.add_dynamic_items(ScreenButton)
+
+
+class ScreenButton(BridgeItem[discord.ui.Button], template=custom_ids.SCREEN_TEMPLATE):
+    wraps_component = True  # one per option of the dialog on screen
+
     def __init__(self, button: discord.ui.Button, key: str, fingerprint: str, action: str) -> None:
         super().__init__(button)
         self.key = key
         self.fingerprint = fingerprint
         self.action = action
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item, match: re.Match[str]
-    ) -> ScreenButton:
-        return cls(item, match["key"], match["fingerprint"], match["action"])  # type: ignore[arg-type]
 
     async def callback(self, interaction: BotInteraction) -> None:
         await interaction.client.screens.on_click(
@@ -120,8 +120,6 @@ class ScreenPrompts:
     async def on_click(
         self, interaction: BotInteraction, key: str, fingerprint: str, action: str
     ) -> None:
-        if not await allowed(interaction):
-            return
         if str(interaction.channel_id) != key:
             await _ephemeral(interaction, STALE)
             return

@@ -20,11 +20,11 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 
-from bridge.bot.client import BotInteraction, allowed
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
 from bridge.discord import custom_ids
 from bridge.sessions import worktrees
 from bridge.state import session_state
@@ -39,6 +39,14 @@ LIST_MAX = 10  # lines of git output shown per kind of loss
 AUDIT_THREAD_UPDATE = 111  # audit-log action_type of a thread's archive, lock or rename
 AUDIT_LAG_SECONDS = 2.0  # an audit-log entry may be readable a moment after the gateway event
 AUDIT_MATCH_SECONDS = 120.0  # an entry this close to the archive time is that archive's
+
+
+def register(bot: BridgeClient) -> None:
+    """Remove anyway / Keep and the archive question's buttons; archived or deleted threads
+    (``bot.threads``)."""
+    bot.add_dynamic_items(WorktreeButton, ArchiveButton)
+    bot.listen("raw_thread_update", bot.threads.on_raw_thread_update)  # archived: it may end
+    bot.listen("raw_thread_delete", bot.threads.on_raw_thread_delete)
 
 
 class ThreadEvents:
@@ -344,10 +352,7 @@ def _code(line: str) -> str:
     return line.replace("`", "ˋ")[:150]
 
 
-class WorktreeButton(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=custom_ids.WORKTREE_TEMPLATE,
-):
+class WorktreeButton(BridgeItem[discord.ui.Button], template=custom_ids.WORKTREE_TEMPLATE):
     """Remove anyway / Keep on a kept worktree's message; works after a bot restart."""
 
     def __init__(self, action: str, key: str) -> None:
@@ -363,15 +368,7 @@ class WorktreeButton(
         self.action = action
         self.key = key
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: Any
-    ) -> WorktreeButton:
-        return cls(match["action"], match["key"])
-
     async def callback(self, interaction: BotInteraction) -> None:
-        if not await allowed(interaction):
-            return
         await interaction.response.defer()  # git may take a moment; ack within 3 s
         text = await interaction.client.threads.decide(self.key, self.action)
         await interaction.edit_original_response(content=text, view=None)
@@ -384,10 +381,7 @@ def worktree_view(thread_id: str) -> discord.ui.View:
     return view
 
 
-class ArchiveButton(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=custom_ids.ARCHIVE_TEMPLATE,
-):
+class ArchiveButton(BridgeItem[discord.ui.Button], template=custom_ids.ARCHIVE_TEMPLATE):
     """Stop session / (Stop and) remove worktree / Keep, after an archive that was not the
     owner's; works after a bot restart."""
 
@@ -405,15 +399,7 @@ class ArchiveButton(
         self.action = action
         self.key = key
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: Any
-    ) -> ArchiveButton:
-        return cls(match["action"], match["key"])
-
     async def callback(self, interaction: BotInteraction) -> None:
-        if not await allowed(interaction):
-            return
         await interaction.response.defer()  # stopping and git may take a moment
         text = await interaction.client.threads.decide_archive(self.key, self.action)
         await interaction.edit_original_response(content=text, view=None)

@@ -14,23 +14,22 @@ import time
 import discord
 from discord import app_commands
 
-from bridge.bot.client import BotInteraction
-from bridge.bot.relay import target_of
+from bridge.bot.client import BotInteraction, BridgeClient
+from bridge.bot.commands import target_here
 from bridge.discord.render.footer import summary
-from bridge.sessions.manager import SessionManager
 from bridge.state import runtime, session_record, status_cache, usage_totals
 
-# As bot/commands.py says it (not imported: commands → panel → usage would make a circle).
-UNMAPPED = (
-    "This channel is not one of this bot's projects (use a project's channel or a thread in "
-    "it; with a bridge per machine, use the commands of the bot whose channel this is)."
-)
 WINDOWS = (("five_hour", "5-hour"), ("seven_day", "7-day"))
 NOT_REPORTED = (
     "Plan usage: not reported. Claude Code reports the 5-hour and 7-day limits only for a "
     "Claude.ai subscription (Pro, Max, Team), and only after a reply; with an API key (or "
     "Bedrock, Vertex) there are none."
 )
+
+
+def register(bot: BridgeClient) -> None:
+    """``/usage`` (the panel's usage line is ``panel.py``'s, from :func:`compact_line`)."""
+    bot.tree.add_command(usage)
 
 
 def session_status(rt: runtime.Runtime, key: str) -> dict:
@@ -89,22 +88,18 @@ def plan_text(record: dict, now: float) -> str:
     return "Plan: " + "; ".join(parts) if parts else NOT_REPORTED
 
 
-def usage_command(sessions: SessionManager) -> app_commands.Command:
-    @app_commands.command(name="usage", description="Cost and context of this session, today's"
-                          " cost, the plan's usage")  # fmt: skip
-    async def usage(interaction: BotInteraction) -> None:
-        target = target_of(sessions, interaction.channel)
-        if target is None:
-            await interaction.response.send_message(UNMAPPED, ephemeral=True)
-            return
-        rt = sessions.runtime
-        record = await asyncio.to_thread(session_status, rt, target.key)
-        text = await asyncio.to_thread(usage_text, rt, target.label, record)
-        await interaction.response.send_message(
-            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
-        )
-
-    return usage
+@app_commands.command(name="usage", description="Cost and context of this session, today's"
+                      " cost, the plan's usage")  # fmt: skip
+async def usage(interaction: BotInteraction) -> None:
+    target = await target_here(interaction)
+    if target is None:
+        return
+    rt = interaction.client.sessions.runtime
+    record = await asyncio.to_thread(session_status, rt, target.key)
+    text = await asyncio.to_thread(usage_text, rt, target.label, record)
+    await interaction.response.send_message(
+        text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+    )
 
 
 def _number(value: object) -> bool:

@@ -1,0 +1,246 @@
+"""Who may act, enumerated: every way into a bot — each button and select it registers, each
+slash command and autocomplete in its tree, a modal submit, a click no item receives — runs
+the owner check (``bridge.bot.client.allowed``) before anything else, so a stranger is refused
+and nothing happens. The bot is the real ``BridgeBot`` as ``run`` builds it (not logged in);
+the interactions are stand-ins with what the check reads: who, which kind, which id, and a
+response that records the answer.
+
+``tests/e2e/test_allowed_users.py`` shows the same through the emulator for a prompt, a slash
+command and the panel."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from types import SimpleNamespace
+
+import discord
+import pytest
+from discord import app_commands
+
+from bridge.bot.app import BridgeBot
+from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem
+from bridge.bot.commands import BridgeCommandTree
+from bridge.bot.interactions import answer_orphan_click, route_modal_submit
+from bridge.config import BridgeConfig
+from bridge.state import runtime
+
+OWNER, ALLOWED, STRANGER = "100000000000000002", "100000000000000005", "100000000000000006"
+CHANNEL, GENERAL = "100000000000000003", "100000000000000009"
+KEY, RID = "100000000000000003", "abc123def456"
+
+# One id per item the bot registers, as the bot posts it: a new item must add its own.
+SAMPLE_IDS = {
+    "PromptButton": f"db:p:{RID}:allow",
+    "PromptSelect": f"db:s:{RID}:q0",
+    "InterruptButton": f"db:int:{KEY}",
+    "WorktreeButton": f"db:wt:remove:{KEY}",
+    "ArchiveButton": f"db:arch:stop:{KEY}",
+    "PanelButton": f"db:panel:start:{KEY}",
+    "PanelSelect": "db:panel:pick:0",
+    "ScreenButton": f"db:scr:{KEY}:0123456789ab:o1",
+    "DiffButton": f"db:diff:{KEY}:abcdef1:1234567",
+    "RemoveButton": f"db:proj:delete:{KEY}",
+}
+OWNER_ONLY_ITEMS = {"RemoveButton"}  # /project's: the owner's, not allowedUserIds'
+COMMANDS = {
+    "status", "start", "stop", "esc", "peek", "mode", "model", "new", "resume", "clear",
+    "compact", "keys", "diff", "usage", "project add", "project remove", "project list",
+}  # fmt: skip
+OWNER_ONLY_COMMANDS = {"project add", "project remove", "project list"}
+
+
+class Response:
+    """What the bot answered: (text or "autocomplete", ephemeral or the choices)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple] = []
+
+    async def send_message(self, content: str | None = None, *, ephemeral: bool = False,
+                           **_: object) -> None:  # fmt: skip
+        self.sent.append((content, ephemeral))
+
+    async def autocomplete(self, choices: list) -> None:
+        self.sent.append(("autocomplete", choices))
+
+    def is_done(self) -> bool:
+        return bool(self.sent)
+
+
+def interaction(bot: BridgeBot, user: str, kind: discord.InteractionType, **data: object):
+    return SimpleNamespace(
+        client=bot, user=SimpleNamespace(id=int(user), display_name="someone"), type=kind,
+        data=data, command=None, response=Response(), message=None, channel_id=int(CHANNEL),
+        command_failed=False,
+    )  # fmt: skip
+
+
+def click(bot: BridgeBot, user: str, custom_id: str):
+    return interaction(bot, user, discord.InteractionType.component, custom_id=custom_id)
+
+
+@pytest.fixture
+def bot(tmp_path):
+    raw = {
+        "schemaVersion": 2,
+        "servers": [{
+            "name": "main",
+            "discord": {"botToken": "tok", "ownerUserId": OWNER, "allowedUserIds": [ALLOWED]},
+            "tmux": {"session": "unit", "socketName": "dbunit-who-may-act"},
+            "generalChannelId": GENERAL,
+            "projects": [{"name": "alpha", "channelId": CHANNEL, "projectPath": str(tmp_path)}],
+        }],
+    }  # fmt: skip
+    cfg = BridgeConfig(raw, str(tmp_path / "config.json"), env={})
+    rt = runtime.Runtime(str(tmp_path / "rt"), str(tmp_path / "state")).ensure()
+    return BridgeBot(cfg, cfg.servers[0], rt)
+
+
+def registered_items(bot: BridgeBot) -> list[type]:
+    return list(bot._connection._view_store._dynamic_items.values())
+
+
+def bridge_dynamic_items() -> set[type]:
+    """Every DynamicItem class the bridge defines (its modules are imported with the app)."""
+    found, todo = set(), [discord.ui.DynamicItem]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("bridge.") and sub is not BridgeItem:
+                found.add(sub)
+    return found
+
+
+def test_every_item_the_bridge_defines_is_registered_and_checks_who_clicks(bot) -> None:
+    registered = registered_items(bot)
+    assert set(registered) == bridge_dynamic_items()
+    assert {cls.__name__ for cls in registered} == set(SAMPLE_IDS)
+    for cls in registered:
+        assert issubclass(cls, BridgeItem), cls
+        assert cls.interaction_check is not discord.ui.DynamicItem.interaction_check, cls
+
+
+async def item_for(bot: BridgeBot, cls: type, user: str):
+    """The item as discord.py builds it for a click: matched by its template, then
+    ``from_custom_id`` with the component the message shows."""
+    custom = SAMPLE_IDS[cls.__name__]
+    match = re.fullmatch(cls.__discord_ui_compiled_template__, custom)
+    assert match is not None, custom
+    shown = (
+        discord.ui.Select(custom_id=custom)
+        if custom.startswith(("db:s:", "db:panel:pick:"))
+        else discord.ui.Button(label="shown", custom_id=custom)
+    )
+    event = click(bot, user, custom)
+    return await cls.from_custom_id(event, shown, match), event
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLE_IDS))
+def test_each_item_refuses_a_stranger_before_its_callback(bot, name) -> None:
+    (cls,) = [c for c in registered_items(bot) if c.__name__ == name]
+
+    async def scenario() -> None:
+        item, stranger = await item_for(bot, cls, STRANGER)
+        assert await item.interaction_check(stranger) is False
+        assert stranger.response.sent == [(REFUSED, True)]
+
+        item, allowed = await item_for(bot, cls, ALLOWED)
+        if name in OWNER_ONLY_ITEMS:
+            assert await item.interaction_check(allowed) is False
+            assert allowed.response.sent == [(OWNER_ONLY, True)]
+        else:
+            assert await item.interaction_check(allowed) is True
+            assert allowed.response.sent == []
+
+        item, owner = await item_for(bot, cls, OWNER)
+        assert await item.interaction_check(owner) is True
+        assert owner.response.sent == []
+
+    asyncio.run(scenario())
+
+
+def test_every_slash_command_and_autocomplete_refuses_a_stranger_first(bot) -> None:
+    assert isinstance(bot.tree, BridgeCommandTree)
+    commands = {
+        c.qualified_name: c for c in bot.tree.walk_commands() if isinstance(c, app_commands.Command)
+    }
+    assert set(commands) == COMMANDS
+
+    async def scenario() -> None:
+        for name, command in commands.items():
+            data = {"name": name.split()[0], "type": 1}
+            stranger = interaction(bot, STRANGER, discord.InteractionType.application_command,
+                                   **data)  # fmt: skip
+            await bot.tree._call(stranger)  # what discord.py runs for a slash command
+            assert stranger.response.sent == [(REFUSED, True)], name
+            assert stranger.command_failed, name
+            for param in command.parameters:
+                if param.autocomplete:
+                    asking = interaction(bot, STRANGER, discord.InteractionType.autocomplete,
+                                         **data)  # fmt: skip
+                    await bot.tree._call(asking)
+                    assert asking.response.sent == [("autocomplete", [])], name
+
+            allowed = interaction(bot, ALLOWED, discord.InteractionType.application_command)
+            allowed.command = command
+            assert await bot.tree.interaction_check(allowed) is True
+            may_run = await command._check_can_run(allowed)  # the command's own checks
+            assert may_run is (name not in OWNER_ONLY_COMMANDS), name
+            expected = [(OWNER_ONLY, True)] if name in OWNER_ONLY_COMMANDS else []
+            assert allowed.response.sent == expected, name
+
+    asyncio.run(scenario())
+
+
+def test_project_names_are_suggested_to_the_owner_only(bot) -> None:
+    """discord.py does not run a group's check for an autocomplete: it checks itself."""
+    project = bot.tree.get_command("project")
+    remove = project.get_command("remove")
+    suggest = remove._params["project"].autocomplete
+
+    async def scenario() -> None:
+        kind = discord.InteractionType.autocomplete
+        assert await suggest(project, interaction(bot, ALLOWED, kind), "") == []
+        owner = await suggest(project, interaction(bot, OWNER, kind), "")
+        assert [c.value for c in owner] == ["alpha"]
+
+    asyncio.run(scenario())
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    async def on_modal(self, interaction: object, custom_id: str) -> None:
+        self.calls.append(("modal", custom_id))
+
+
+def test_a_modal_submit_and_an_orphan_click_refuse_a_stranger(bot) -> None:
+    bot.prompts = Recorder()
+
+    async def scenario() -> None:
+        custom = f"db:p:{RID}:tell"
+        submit = interaction(bot, STRANGER, discord.InteractionType.modal_submit,
+                             custom_id=custom)  # fmt: skip
+        assert await route_modal_submit(submit) is True
+        assert submit.response.sent == [(REFUSED, True)]
+        orphan = click(bot, STRANGER, f"db:p:{RID}:deny")  # a button the message no longer has
+        assert await answer_orphan_click(orphan) is True
+        assert orphan.response.sent == [(REFUSED, True)]
+        assert bot.prompts.calls == []
+
+        owner = interaction(bot, OWNER, discord.InteractionType.modal_submit, custom_id=custom)
+        assert await route_modal_submit(owner) is True
+        assert bot.prompts.calls == [("modal", custom)]
+
+    asyncio.run(scenario())
+
+
+def test_each_feature_listens_where_it_said(bot) -> None:
+    listening = {event: len(handlers) for event, handlers in bot.feature_listeners.items()}
+    assert listening == {
+        "interaction": 1,  # modal submits and orphan clicks
+        "raw_thread_update": 1,  # an archived thread
+        "raw_thread_delete": 1,
+        "raw_message_delete": 1,  # the panel's message
+    }
