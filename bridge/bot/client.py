@@ -172,5 +172,6 @@ class BridgeItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
     async def from_custom_id(
         cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> Self:
+        build: Any = cls  # each subclass's constructor takes its own template's groups
         fields = match.groupdict()
-        return cls(item, **fields) if cls.wraps_component else cls(**fields)  # type: ignore[call-arg]
+        return build(item, **fields) if cls.wraps_component else build(**fields)

@@ -142,7 +142,9 @@ async def keys(interaction: BotInteraction, keys: str) -> None:
     await run(interaction, lambda here, t, p: here.keys(t, p, keys))
 
 
-COMMANDS = (status, start, stop, esc, peek, mode, model, new, resume, clear, compact, keys)
+COMMANDS: tuple[app_commands.Command[Any, ..., None], ...] = (
+    status, start, stop, esc, peek, mode, model, new, resume, clear, compact, keys
+)  # fmt: skip
 
 
 def register(bot: BridgeClient) -> None:

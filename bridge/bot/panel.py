@@ -331,7 +331,7 @@ class PanelButton(BridgeItem[discord.ui.Button], template=custom_ids.PANEL_TEMPL
 class PanelSelect(BridgeItem[discord.ui.Select], template=custom_ids.PANEL_PICK_TEMPLATE):
     def __init__(self, page: int | str, options: list[discord.SelectOption] | None = None) -> None:
         select = discord.ui.Select(
-            custom_id=custom_ids.panel_pick(page), placeholder="Start or stop a project…",
+            custom_id=custom_ids.panel_pick(int(page)), placeholder="Start or stop a project…",
             options=options or [discord.SelectOption(label="-", value="refresh:0")], row=0,
         )  # fmt: skip
         super().__init__(select)
