@@ -1,5 +1,6 @@
 """``allowedUserIds``: an allowed user drives the session like the owner (messages, prompt
-buttons, slash commands, the panel); a stranger is refused with a text that names both."""
+buttons, slash commands, the panel); a stranger is refused with a text that names both.
+Every way in is enumerated in ``tests/unit/bot/test_who_may_act.py``."""
 
 from __future__ import annotations
 
@@ -48,6 +49,10 @@ def test_allowed_user_drives_the_session_and_a_stranger_is_refused(rig) -> None:
     assert "[tool_result]" in model_saw(rig, 3)
     assert (project / "by-bob.txt").exists()
     assert f"Allowed** by <@{rig.ids['bob']}>" in wait_closed(rig, prompt)["content"]
+    # The closed prompt's old button (no item receives it): carol is refused before the bot
+    # says anything about the prompt.
+    late = rig.discord.click(prompt["id"], custom_id(prompt, "Allow"), user="carol")
+    assert late["ephemeral"] and ALLOWED in late["message"]["content"], late
 
     # Slash commands and the panel: bob may, carol may not.
     assert "state: " in command(rig, "status", user="bob")
