@@ -52,7 +52,8 @@ Action = Callable[["Commands", "SessionTarget", Any], Awaitable["str | discord.F
 
 
 class BridgeCommandTree(app_commands.CommandTree[BridgeClient]):
-    """Refuses everyone but the owner and ``allowedUserIds`` before any command runs."""
+    """Refuses everyone but the owner and ``allowedUserIds`` before any command or
+    autocomplete runs (discord.py asks the tree first, for both)."""
 
     async def interaction_check(self, interaction: BotInteraction) -> bool:
         return await allowed(interaction)
