@@ -84,10 +84,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         runtime.register_config(path)
     except OSError as err:
         print(f"discord-bridge: cannot register {path} for the hooks: {err}", file=sys.stderr)
-    import discord
-
     from bridge.bot.app import run_bridge
-    from bridge.bot.login import TokenRejected
+    from bridge.bot.login import PrivilegedIntentsRequired, TokenRejected
     from bridge.state.runtime import UnsafeRuntimeDir
 
     try:
@@ -98,7 +96,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except TokenRejected as err:
         print(f"discord-bridge: {err.explain(cfg.path)}", file=sys.stderr)
         return 2
-    except discord.PrivilegedIntentsRequired:
+    except PrivilegedIntentsRequired:
         print("discord-bridge: enable the Message Content Intent for the bot in the Developer "
               "Portal (Bot → Privileged Gateway Intents)", file=sys.stderr)  # fmt: skip
         return 1

@@ -34,6 +34,11 @@ PROBE_TIMEOUT = 30.0
 RETRYABLE = (OSError, aiohttp.ClientError, asyncio.TimeoutError, discord.DiscordServerError)
 
 
+# discord.py raises this at connect when the Message Content Intent is off in the Developer
+# Portal; `run` says which switch to turn on. Named here so that only bot/ imports discord.py.
+PrivilegedIntentsRequired = discord.PrivilegedIntentsRequired
+
+
 class TokenRejected(Exception):
     """Discord answered 401 to the login: the server entry's ``botToken`` is wrong."""
 

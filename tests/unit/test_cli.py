@@ -190,6 +190,22 @@ def test_run_refuses_a_runtime_dir_others_can_read(setup: Setup) -> None:
     assert setup.emu.client.counters() == {}  # refused before contacting Discord
 
 
+def test_run_without_the_message_content_intent_says_which_switch(setup: Setup) -> None:
+    raw = setup.config()
+    raw["servers"][0]["discord"]["gatewayUrl"] = setup.emu.gateway_url
+    setup.write_config(raw)
+    setup.emu.client.settings(privileged_intents=0)  # the Developer Portal's switches all off
+    setup.env["DISCORD_BRIDGE_TMUX_SOCKET"] = f"intents-{os.getpid()}"
+    try:
+        done = setup.cli("run", timeout=60)
+    finally:
+        subprocess.run(["tmux", "-L", setup.env["DISCORD_BRIDGE_TMUX_SOCKET"], "kill-server"],
+                       capture_output=True)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "enable the Message Content Intent for the bot in the Developer Portal" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_version_and_usage(setup: Setup) -> None:
     done = setup.cli("--version")
     assert done.returncode == 0 and done.stdout.startswith("discord-bridge ")
