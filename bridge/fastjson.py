@@ -9,6 +9,10 @@ Python implementation), it falls back to :func:`json.loads`.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 _WHITESPACE = " \t\n\r"
 
 
@@ -27,10 +31,12 @@ class _Context:
         return {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}[name]
 
 
+_scan: Callable[[str, int], tuple[object, int]] | None
 try:
     from _json import make_scanner as _make_scanner
 
-    _scan = _make_scanner(_Context())
+    # CPython reads a decoder's settings from the argument (typeshed declares a scanner there)
+    _scan = _make_scanner(_Context())  # type: ignore[arg-type]
 except ImportError:  # pragma: no cover - CPython always has _json
     _scan = None
 
@@ -82,6 +88,7 @@ def _skip_whitespace(text: str, index: int) -> int:
     return index
 
 
+_quote: Callable[[str], str] | None
 try:
     from _json import encode_basestring_ascii as _quote
 except ImportError:  # pragma: no cover
@@ -96,13 +103,13 @@ def dumps(value: object) -> str:
 
         return json.dumps(value)
     parts: list[str] = []
-    _dump(value, parts)
+    _dump(value, parts, _quote)
     return "".join(parts)
 
 
-def _dump(value: object, parts: list[str]) -> None:
+def _dump(value: object, parts: list[str], quote: Callable[[str], str]) -> None:
     if isinstance(value, str):
-        parts.append(_quote(value))
+        parts.append(quote(value))
     elif value is None:
         parts.append("null")
     elif value is True:
@@ -121,14 +128,14 @@ def _dump(value: object, parts: list[str]) -> None:
             if not isinstance(key, str):
                 raise TypeError(f"keys must be strings, not {type(key).__name__}")
             parts.append(", " if i else "")
-            parts.append(_quote(key) + ": ")
-            _dump(item, parts)
+            parts.append(quote(key) + ": ")
+            _dump(item, parts, quote)
         parts.append("}")
     elif isinstance(value, list | tuple):
         parts.append("[")
         for i, item in enumerate(value):
             parts.append(", " if i else "")
-            _dump(item, parts)
+            _dump(item, parts, quote)
         parts.append("]")
     else:
         raise TypeError(f"{type(value).__name__} is not JSON serialisable")

@@ -35,9 +35,12 @@ import shutil
 import socket
 import sys
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from bridge.state import runtime
+
+if TYPE_CHECKING:
+    from discord_emulator import Emulator
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -169,7 +172,7 @@ def note_holder(handle: IO[str], text: str) -> None:
     handle.flush()
 
 
-def write_config(path: str, project: str, emu: object, ids: dict[str, str]) -> None:
+def write_config(path: str, project: str, emu: Emulator, ids: dict[str, str]) -> None:
     """The generated config (0600): one server on the emulator, the project's channel and the
     control panel; the page's user is the owner."""
     raw = {
@@ -178,11 +181,11 @@ def write_config(path: str, project: str, emu: object, ids: dict[str, str]) -> N
             {
                 "name": "try",
                 "discord": {
-                    "botToken": emu.bot_token,  # type: ignore[attr-defined]
-                    "guildId": emu.ids["guild_id"],  # type: ignore[attr-defined]
-                    "ownerUserId": emu.ids[OWNER],  # type: ignore[attr-defined]
-                    "apiBaseUrl": emu.api_base,  # type: ignore[attr-defined]
-                    "gatewayUrl": emu.gateway_url,  # type: ignore[attr-defined]
+                    "botToken": emu.bot_token,
+                    "guildId": emu.ids["guild_id"],
+                    "ownerUserId": emu.ids[OWNER],
+                    "apiBaseUrl": emu.api_base,
+                    "gatewayUrl": emu.gateway_url,
                     "guildReadyTimeout": 0.2,
                     # The emulator stops with the bot; Claude Code keeps running: its hooks
                     # must never post to the emulator's old port (anyone may listen there).

@@ -226,6 +226,6 @@ async def run_bridge(cfg: BridgeConfig, own_dirs: tuple[str, str] | None = None)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    for task in done:
-        if task is not stopper and task.exception():
-            raise task.exception()  # a rejected token or intent ends the process
+    for finished in done:
+        if finished is not stopper and (err := finished.exception()):
+            raise err  # a rejected token or intent ends the process

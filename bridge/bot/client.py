@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, ClassVar, Protocol, Self, TypeVar
 
 import discord
@@ -120,6 +120,12 @@ BotInteraction = discord.Interaction[BridgeClient]  # what every callback of the
 Handler = Callable[..., Coroutine[Any, Any, None]]  # a listener: the event's arguments
 
 
+def data_of(interaction: BotInteraction) -> Mapping[str, Any]:
+    """The interaction's raw ``data`` (``custom_id``, ``values``, ``components``), or ``{}``:
+    discord.py types it as a union of payload shapes, read here as the mapping it is."""
+    return interaction.data or {}
+
+
 async def allowed(interaction: BotInteraction) -> bool:
     """True if this user may act on this bridge; otherwise refuse (ephemeral) and say False."""
     if interaction.client.server.may_act(interaction.user.id):
@@ -146,7 +152,7 @@ async def owner_only(interaction: BotInteraction) -> bool:
 
 def _what(interaction: BotInteraction) -> str:
     command = getattr(interaction.command, "qualified_name", None)
-    return f"/{command}" if command else str((interaction.data or {}).get("custom_id", "?"))
+    return f"/{command}" if command else str(data_of(interaction).get("custom_id", "?"))
 
 
 ItemT = TypeVar("ItemT", bound=discord.ui.Item[Any], covariant=True)

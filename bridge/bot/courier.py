@@ -17,6 +17,7 @@ import logging
 import os
 import socket
 from collections.abc import Callable
+from typing import Any
 
 import discord
 from discord.http import Route
@@ -99,7 +100,7 @@ async def create_message(http: discord.http.HTTPClient, channel_id: str, post: P
         if not post.files:
             return await http.request(route, json=post.payload)
         payload_json, parts = posting.multipart(post)
-        form = [{"name": "payload_json", "value": payload_json}]
+        form: list[dict[str, Any]] = [{"name": "payload_json", "value": payload_json}]
         form += [
             {"name": field, "value": data, "filename": name,
              "content_type": "application/octet-stream"}

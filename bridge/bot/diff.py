@@ -49,7 +49,7 @@ class DiffButton(BridgeItem[discord.ui.Button], template=custom_ids.DIFF_TEMPLAT
     """📝 Diff on a turn that changed files: that turn's diff, privately."""
 
     def __init__(self, key: str, old: str, new: str) -> None:
-        button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             label="Diff", emoji="📝", style=discord.ButtonStyle.secondary,
             custom_id=custom_ids.diff(key, old, new),
         )  # fmt: skip
@@ -187,13 +187,13 @@ async def send_view(interaction: BotInteraction, view: DiffView) -> None:
     """The messages as ephemeral follow-ups (after a defer); the file with the last one."""
     messages = view.messages or ["(empty)"]
     for i, text in enumerate(messages):
-        extra = {}
+        file: discord.File = discord.utils.MISSING  # discord.py's "not given"
         if view.file is not None and i == len(messages) - 1:
             name, data = view.file
-            extra["file"] = discord.File(io.BytesIO(data), filename=name)
+            file = discord.File(io.BytesIO(data), filename=name)
         try:
             await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS,
-                                            **extra)  # fmt: skip
+                                            file=file)  # fmt: skip
         except discord.HTTPException as err:
             log.warning("could not send a diff: %s", err)
             return

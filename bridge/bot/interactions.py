@@ -23,7 +23,7 @@ from typing import Any
 
 import discord
 
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, allowed
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, allowed, data_of
 from bridge.claude.permissions import next_scope
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
@@ -74,7 +74,7 @@ class PromptSelect(BridgeItem[discord.ui.Select], template=SELECT_TEMPLATE):
         self.rid, self.action = rid, action
 
     async def callback(self, interaction: BotInteraction) -> None:
-        values = [str(v) for v in (interaction.data or {}).get("values", [])]
+        values = [str(v) for v in data_of(interaction).get("values", [])]
         prompts = interaction.client.prompts
         await _answered(interaction, prompts.on_select(interaction, self.rid, self.action, values))
 
@@ -135,6 +135,7 @@ class PromptAnswerer:
         elif click.kind in actions.TYPED:  # the text decides: ask for it
             await self._open_modal(interaction, request, click)
         elif click.kind == actions.SCOPE:
+            # parse() sets a SCOPE action's scope (one record for every kind: mypy cannot see it)
             scope = next_scope(click.scope)  # type: ignore[arg-type]
             rows = views.permission_components(request, scope)
             await interaction.response.edit_message(view=view_from_rows(rows))
@@ -188,7 +189,9 @@ class PromptAnswerer:
             content=views.closed_content(original, line), view=None
         )
 
-    async def _open_modal(self, interaction: BotInteraction, request: Request, click: Action):
+    async def _open_modal(
+        self, interaction: BotInteraction, request: Request, click: Action
+    ) -> None:
         title, label, placeholder = _modal_text(request, click)
         modal = discord.ui.Modal(title=title, custom_id=views.custom_id(request.id, click.modal()))
         modal.add_item(
@@ -238,6 +241,7 @@ def _modal_text(request: Request, click: Action) -> tuple[str, str, str]:
         )
     if click.kind == actions.KEEP_PLANNING:
         return ("Keep planning", "What should change in the plan?", "e.g. add tests first")
+    # parse() sets an OTHER action's question (one record for every kind: mypy cannot see it)
     header = views.question_header(request, click.question)  # type: ignore[arg-type]
     # Discord refuses a title or label over 45 characters; a header's length is not enforced
     spec = views.modal(
@@ -253,7 +257,7 @@ def _question_content(request: Request, answers: dict) -> str:
 
 
 def _submitted_text(interaction: BotInteraction) -> str:
-    for row in (interaction.data or {}).get("components", []):
+    for row in data_of(interaction).get("components", []):
         children = row.get("components") or ([row["component"]] if "component" in row else [])
         for child in children:
             if child.get("custom_id") == TEXT_FIELD:
@@ -271,7 +275,7 @@ async def _answered(interaction: BotInteraction, handling: Coroutine[Any, Any, N
     try:
         await handling
     except Exception:
-        log.exception("prompt interaction %s failed", (interaction.data or {}).get("custom_id"))
+        log.exception("prompt interaction %s failed", data_of(interaction).get("custom_id"))
         if not interaction.response.is_done():
             await _ephemeral(interaction, FAILED)
 
@@ -288,8 +292,12 @@ def view_from_rows(rows: list[dict]) -> discord.ui.View:
 
 def _dynamic_item(component: dict, row: int) -> discord.ui.Item:
     custom = component["custom_id"]
-    if component["type"] == views.SELECT:
-        select = discord.ui.Select(
+    select = component["type"] == views.SELECT
+    parts = custom_ids.parse_prompt(custom, select=select)
+    if parts is None:  # rendered by us: always a prompt's
+        raise ValueError(f"not a prompt's component: {custom!r}")
+    if select:
+        menu: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=custom,
             placeholder=component.get("placeholder"),
             min_values=component.get("min_values", 1),
@@ -302,16 +310,14 @@ def _dynamic_item(component: dict, row: int) -> discord.ui.Item:
             ],
             row=row,
         )
-        parts = custom_ids.parse_prompt(custom, select=True)  # rendered by us: always a prompt's
-        return PromptSelect(select, *parts)  # type: ignore[misc]
-    button = discord.ui.Button(
+        return PromptSelect(menu, *parts)
+    button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
         style=discord.ButtonStyle(component["style"]),
         label=component["label"],
         custom_id=custom,
         row=row,
     )
-    parts = custom_ids.parse_prompt(custom)
-    return PromptButton(button, *parts)  # type: ignore[misc]
+    return PromptButton(button, *parts)
 
 
 async def route_modal_submit(interaction: BotInteraction) -> bool:
@@ -319,7 +325,7 @@ async def route_modal_submit(interaction: BotInteraction) -> bool:
     one of ours."""
     if interaction.type is not discord.InteractionType.modal_submit:
         return False
-    custom = str((interaction.data or {}).get("custom_id", ""))
+    custom = str(data_of(interaction).get("custom_id", ""))
     if not custom.startswith(custom_ids.PROMPT_BUTTON):
         return False
     if await allowed(interaction):
@@ -334,13 +340,13 @@ async def answer_orphan_click(interaction: BotInteraction) -> bool:
     acknowledged."""
     if interaction.type is not discord.InteractionType.component:
         return False
-    custom = str((interaction.data or {}).get("custom_id", ""))
+    custom = str(data_of(interaction).get("custom_id", ""))
     prompt_ids = (custom_ids.PROMPT_BUTTON, custom_ids.PROMPT_SELECT)
     if not custom.startswith(prompt_ids) or _shows(interaction.message, custom):
         return False
     if not await allowed(interaction):
         return True
-    values = [str(v) for v in (interaction.data or {}).get("values", [])]
+    values = [str(v) for v in data_of(interaction).get("values", [])]
     await _ephemeral(interaction, _orphan_reply(interaction.client.runtime, custom, values))
     return True
 
@@ -351,11 +357,13 @@ def _orphan_reply(rt: runtime.Runtime, custom: str, values: list[str]) -> str:
     control changed them), or the custom_id was never one this prompt offered (crafted)."""
     select = custom.startswith(custom_ids.PROMPT_SELECT)
     parts = custom_ids.parse_prompt(custom, select=select)
-    request = decisions.read_request(rt, parts[0]) if parts else None
+    if parts is None:
+        return NOT_VALID
+    request = decisions.read_request(rt, parts[0])
     if request is None or not decisions.is_pending(rt, request):
-        return NO_LONGER_PENDING if parts else NOT_VALID
+        return NO_LONGER_PENDING
     where = actions.SELECT if select else actions.BUTTON
-    offered = actions.parse(request, parts[1], where, values) is not None  # type: ignore[index]
+    offered = actions.parse(request, parts[1], where, values) is not None
     return OUT_OF_DATE if offered else NOT_VALID
 
 

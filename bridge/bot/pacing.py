@@ -54,5 +54,5 @@ def pace_global_limit(http: HTTPClient, pacer: GlobalPacer | None = None) -> Glo
             await pacer.wait()
         return await request(route, **kwargs)
 
-    http.request = paced  # type: ignore[method-assign]
+    http.request = paced  # type: ignore[method-assign]  # discord.py has no hook before a request
     return pacer

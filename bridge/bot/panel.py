@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, data_of
 from bridge.discord import custom_ids
 from bridge.sessions import pane_ops
 from bridge.sessions.targets import SessionTarget
@@ -100,7 +100,7 @@ class ControlPanel:
                 "That project is no longer configured.", ephemeral=True
             )
             return
-        if action == "stop" and await _mid_turn(sessions, arg):
+        if action == "stop" and target is not None and await _mid_turn(sessions, arg):
             view = discord.ui.View(timeout=None)
             view.add_item(PanelButton("stopnow", arg, "Stop anyway"))
             await interaction.response.send_message(
@@ -112,10 +112,10 @@ class ControlPanel:
         if action == "page":
             self.page = int(arg)
         try:
-            if action == "start":
+            if target is not None and action == "start":
                 async with sessions.lock(target.key):
                     await sessions.ensure_running(target)
-            elif action in ("stop", "stopnow"):
+            elif target is not None and action in ("stop", "stopnow"):
                 async with sessions.lock(target.key):
                     await sessions.stop(target.key)
                 if action == "stopnow":
@@ -316,7 +316,7 @@ class PanelButton(BridgeItem[discord.ui.Button], template=custom_ids.PANEL_TEMPL
             "stop": discord.ButtonStyle.danger,
             "stopnow": discord.ButtonStyle.danger,
         }.get(action, discord.ButtonStyle.secondary)
-        button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             label=label or action, style=style, custom_id=custom_ids.panel(action, arg),
             disabled=not enabled, row=row,
         )  # fmt: skip
@@ -330,14 +330,14 @@ class PanelButton(BridgeItem[discord.ui.Button], template=custom_ids.PANEL_TEMPL
 
 class PanelSelect(BridgeItem[discord.ui.Select], template=custom_ids.PANEL_PICK_TEMPLATE):
     def __init__(self, page: int | str, options: list[discord.SelectOption] | None = None) -> None:
-        select = discord.ui.Select(
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=custom_ids.panel_pick(int(page)), placeholder="Start or stop a project…",
             options=options or [discord.SelectOption(label="-", value="refresh:0")], row=0,
         )  # fmt: skip
         super().__init__(select)
 
     async def callback(self, interaction: BotInteraction) -> None:
-        values = (interaction.data or {}).get("values") or []
+        values = data_of(interaction).get("values") or []
         action, _, arg = (values[0] if values else "refresh:0").partition(":")
         if action in ("start", "stop", "refresh") and arg.isdigit():
             await act(interaction, action, arg)

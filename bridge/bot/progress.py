@@ -53,7 +53,9 @@ class InterruptButton(BridgeItem[discord.ui.Button], template=custom_ids.INTERRU
     def __init__(self, key: str) -> None:
         custom = custom_ids.interrupt(key)
         style = discord.ButtonStyle.danger
-        button = discord.ui.Button(label="Interrupt", emoji="⏹", style=style, custom_id=custom)
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
+            label="Interrupt", emoji="⏹", style=style, custom_id=custom
+        )
         super().__init__(button)
         self.key = key
 
@@ -237,22 +239,25 @@ class ProgressReporter:
             except Exception:  # one bad file must not stop every status message
                 log.exception("progress tick failed")
 
+    def _active_turns(self) -> list[tuple[_Channel, TurnProgress]]:
+        """Each channel whose turn has not ended yet, with that turn."""
+        return [(c, turn) for c in self.channels.values() if (turn := c.turn) and not turn.outcome]
+
     async def _close_turns_of_gone_sessions(self) -> None:
         """A session stopped or crashed mid-turn sends no Stop: close its status."""
         sessions = getattr(self.bot, "sessions", None)
-        for channel in [c for c in self.channels.values() if c.turn and not c.turn.outcome]:
+        for channel, turn in self._active_turns():
             if sessions is not None and await sessions.live_pane(channel.key) is None:
-                channel.turn.finish("ended", time.time())
+                turn.finish("ended", time.time())
                 self._changed(channel)
 
     def _check_active_turns(self) -> None:
         """Open prompts, interrupts seen in the transcript, and the elapsed time."""
-        active = [c for c in self.channels.values() if c.turn and not c.turn.outcome]
+        active = self._active_turns()
         if not active:
             return
         asking = {p.channel_id for p in decisions.open_prompts(self.runtime)}
-        for channel in active:
-            turn = channel.turn
+        for channel, turn in active:
             if turn.waiting != (channel.key in asking):
                 turn.waiting = channel.key in asking
                 self._changed(channel)
@@ -307,7 +312,8 @@ class ProgressReporter:
             if turn.outcome and turn.outcome != "failed" and (view is None or on_reply):
                 return  # ended before a status was worth showing: the reply says it all
             target = self.bot.get_partial_messageable(int(channel.key))
-            status.message = await target.send(content, view=view)
+            sent = target.send(content, view=view) if view is not None else target.send(content)
+            status.message = await sent
             if not turn.outcome:
                 self._remember_open(channel.key, status.message.id)
         else:

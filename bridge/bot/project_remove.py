@@ -108,7 +108,7 @@ LABELS = {"remove": "Remove", "delete": "Remove and delete channel", "cancel": "
 class RemoveButton(BridgeItem[discord.ui.Button], template=custom_ids.PROJECT_TEMPLATE):
     def __init__(self, action: str, key: str) -> None:
         style = discord.ButtonStyle.secondary if action == "cancel" else discord.ButtonStyle.danger
-        button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             label=LABELS[action],
             style=style,
             custom_id=custom_ids.project(action, key),
@@ -172,6 +172,7 @@ async def _delete_channel(interaction: BotInteraction, channel_id: int) -> None:
     try:
         if channel is None:
             channel = await interaction.client.fetch_channel(channel_id)
+        # a project's channel is a guild's: never a DM or group DM, which have no delete()
         await channel.delete(reason="discord-bridge: /project remove")  # type: ignore[union-attr]
     except discord.NotFound:
         return  # deleted already

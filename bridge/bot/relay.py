@@ -94,9 +94,10 @@ class Relay:
         try:
             text, paths = message.content, []
             if is_spoken(message):  # transcribed and echoed (or refused with a reply)
-                text = await self.voice.transcript(message, target)
-                if text is None:
+                spoken = await self.voice.transcript(message, target)
+                if spoken is None:
                     return False
+                text = spoken
             else:
                 paths = await self._download(message, target)
             prompt = defuse_prefix(compose_prompt(sanitize_prompt(text), paths))

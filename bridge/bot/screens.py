@@ -257,7 +257,7 @@ def prompt_view(key: str, dialog: Dialog) -> discord.ui.View:
     for index, option in enumerate(dialog.options[:MAX_OPTIONS]):
         label = f"{option.number}. {option.label}" if option.number is not None else option.label
         highlighted = index == dialog.selected
-        button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             style=discord.ButtonStyle.primary if highlighted else discord.ButtonStyle.secondary,
             label=label[:LABEL_LIMIT],
             custom_id=custom_ids.screen(key, dialog.fingerprint, f"o{index}"),
@@ -285,7 +285,7 @@ async def _react(channel: discord.abc.Messageable, item: dict) -> None:
     if not message_id.isdigit() or not hasattr(channel, "get_partial_message"):
         return
     try:
-        await channel.get_partial_message(int(message_id)).add_reaction("✅")  # type: ignore[attr-defined]
+        await channel.get_partial_message(int(message_id)).add_reaction("✅")
     except discord.HTTPException as err:
         log.warning("could not react to %s: %s", message_id, err)
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 import discord
 
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 
 WORKTREE_CHECK_SECONDS = 30.0  # how often worktrees removed outside the bridge are noticed
 LIST_MAX = 10  # lines of git output shown per kind of loss
-AUDIT_THREAD_UPDATE = 111  # audit-log action_type of a thread's archive, lock or rename
+AUDIT_THREAD_UPDATE: Final = 111  # audit-log action_type of a thread's archive, lock or rename
 AUDIT_LAG_SECONDS = 2.0  # an audit-log entry may be readable a moment after the gateway event
 AUDIT_MATCH_SECONDS = 120.0  # an entry this close to the archive time is that archive's
 
@@ -111,7 +112,7 @@ class ThreadEvents:
                 data = await self.client.http.get_audit_logs(
                     guild_id,
                     limit=50,
-                    action_type=AUDIT_THREAD_UPDATE,  # type: ignore[arg-type]
+                    action_type=AUDIT_THREAD_UPDATE,
                 )
             except discord.Forbidden:
                 if not self._audit_warned:
@@ -341,7 +342,7 @@ def describe_archive(actor: str | None, running: bool, worktree: dict | None) ->
     )
 
 
-def _archives(entry: dict) -> bool:
+def _archives(entry: Mapping[str, Any]) -> bool:
     """True when an audit-log entry's changes set ``archived`` to true."""
     changes = entry.get("changes") or []
     return any(c.get("key") == "archived" and c.get("new_value") is True for c in changes)
@@ -361,7 +362,7 @@ class WorktreeButton(BridgeItem[discord.ui.Button], template=custom_ids.WORKTREE
             if action == "remove"
             else ("Keep", discord.ButtonStyle.secondary)
         )
-        button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             label=label, style=style, custom_id=custom_ids.worktree(action, key)
         )
         super().__init__(button)
@@ -392,7 +393,7 @@ class ArchiveButton(BridgeItem[discord.ui.Button], template=custom_ids.ARCHIVE_T
             "keep": ("Keep", discord.ButtonStyle.secondary),
         }
         default_label, style = defaults[action]
-        button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             label=label or default_label, style=style, custom_id=custom_ids.archive(action, key)
         )
         super().__init__(button)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TypeGuard
 
 import discord
 from discord import app_commands
@@ -102,5 +103,5 @@ async def usage(interaction: BotInteraction) -> None:
     )
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeGuard[float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and -1e12 < value < 1e12

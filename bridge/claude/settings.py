@@ -27,6 +27,10 @@ from bridge.claude.hook_table import (
 )
 from bridge.state import runtime
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs milliseconds
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
 _ABSENT = object()  # "there was no statusLine key", as opposed to a saved ``null``
 
 
@@ -57,7 +61,7 @@ def hook_command(script: str, python: str | None = None) -> str:
     return f"{shlex.join(argv)} {MARK}"
 
 
-def is_ours(entry: object) -> bool:
+def is_ours(entry: object) -> TypeGuard[dict]:
     return isinstance(entry, dict) and str(entry.get("command", "")).endswith(MARK)
 
 

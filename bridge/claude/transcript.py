@@ -54,7 +54,8 @@ def _last_assistant_text(transcript_path: object) -> tuple[str, bool]:
     lines = data.splitlines()
     if cut and lines:
         lines = lines[1:]  # starts mid-line
-    current_id, texts, first_id = None, [], None
+    current_id, first_id = None, None
+    texts: list[str] = []
     for line in lines:
         try:
             record = fastjson.loads(line)

@@ -30,7 +30,7 @@ def load(path: str | None = None, env: dict | None = None) -> BridgeConfig:
         raise ConfigError([f"not valid JSON: {err}"], path) from None
     except RecursionError:
         raise ConfigError(["not valid JSON: nested too deeply"], path) from None
-    return BridgeConfig(raw, path, env)  # type: ignore[arg-type]
+    return BridgeConfig(raw, path, env)
 
 
 MAX_CONFIG_BYTES = 16 << 20

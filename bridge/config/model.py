@@ -176,14 +176,14 @@ class BridgeConfig:
         "voice",
     )
 
-    def __init__(self, raw: dict, path: str = "", env: dict | None = None) -> None:
+    def __init__(self, raw: object, path: str = "", env: dict | None = None) -> None:
         env = dict(os.environ) if env is None else env
-        if not isinstance(raw, dict) or raw.get("schemaVersion") != 2:
+        if isinstance(raw, dict) and raw.get("schemaVersion") != 2:
             from bridge.config.legacy import upgrade  # only then: hooks load v2 on every call
 
             raw = upgrade(raw)  # schemaVersion 1 is read as its v2 equivalent
         problems = validate(raw)
-        if problems:
+        if problems or not isinstance(raw, dict):  # validate() says so when it is not
             raise ConfigError(problems, path)
         self.raw = raw
         self.path = path

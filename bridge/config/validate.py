@@ -66,7 +66,7 @@ def _check_values(raw: dict, problems: list[str]) -> None:
             for key, item in items:
                 if isinstance(key, str) and "\0" in key:
                     problems.append(f"{_join(where, repr(key))}: the key contains a NUL character")
-                path = f"{where}[{key}]" if isinstance(value, list) else _join(where, key)
+                path = f"{where}[{key}]" if isinstance(value, list) else _join(where, str(key))
                 stack.append((item, path, depth + 1))
 
 
@@ -261,7 +261,9 @@ def _is_snowflake(value: object) -> bool:
     return isinstance(value, str) and value.isascii() and value.isdigit() and 15 <= len(value) <= 21
 
 
-def _check_snowflake(obj: dict, key: str, where: str, problems: list, required=False) -> None:
+def _check_snowflake(
+    obj: dict, key: str, where: str, problems: list, required: bool = False
+) -> None:
     if key not in obj or obj[key] is None:
         if required:
             problems.append(f"{where}.{key}: missing; expected a snowflake string of digits")

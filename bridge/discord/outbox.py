@@ -49,12 +49,13 @@ class Outbox:
                 staged = os.path.join(files_dir, f"{i}")
                 runtime.write_atomic(staged, data)
                 files.append({"filename": filename, "path": f"{i}"})  # in the entry's own folder
-        entry = {"channel_id": channel_id, "server": server, "payload": post.payload}
-        entry["files"] = files
-        entry["queued_at"] = time.time()
+        queued_at = time.time()
+        entry: dict[str, object] = {"channel_id": channel_id, "server": server,
+                                    "payload": post.payload, "files": files,
+                                    "queued_at": queued_at}  # fmt: skip
         if receipt:  # a prompt: only worth posting while its hook still waits for it
             entry["receipt"] = True
-            entry["not_after"] = entry["queued_at"] + PROMPT_HANDOFF_LIFETIME
+            entry["not_after"] = queued_at + PROMPT_HANDOFF_LIFETIME
         path = os.path.join(directory, name + ".json")
         runtime.write_atomic(path, fastjson.dumps(entry).encode())
         return path
@@ -286,7 +287,7 @@ def _acquire(fd: int, wait: bool, until: float | None) -> bool:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return True
         except BlockingIOError:
-            if not wait or time.monotonic() >= until:
+            if not wait or until is None or time.monotonic() >= until:
                 return False
             time.sleep(0.05)
 

@@ -49,7 +49,9 @@ def new_nonce() -> str:
     return os.urandom(10).hex()  # 20 characters; Discord allows 25
 
 
-NO_MENTIONS = {"parse": []}  # model output must never ping @everyone, roles or users
+NO_MENTIONS: dict[str, list[str]] = {
+    "parse": []
+}  # model output must never ping @everyone, roles or users
 
 
 def mention(user_id: str) -> str:

@@ -186,7 +186,7 @@ class Action:
     def __eq__(self, that: object) -> bool:
         return type(that) is Action and that._fields() == self._fields()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a dict: equal by value
 
     def __repr__(self) -> str:
         fields = zip(self.__slots__, self._fields(), strict=True)

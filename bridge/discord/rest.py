@@ -15,7 +15,7 @@ import os
 import random
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import httpx
@@ -99,7 +99,7 @@ class DiscordREST:
 
     # --- retry loop ------------------------------------------------------------------
 
-    def request(self, method: str, path: str, **kwargs: object) -> dict:
+    def request(self, method: str, path: str, **kwargs: Any) -> dict:
         """Send one request, retrying 429s, 5xx and connection errors within the budget."""
         route = f"{method} {_route_key(path)}"
         deadline = time.monotonic() + self.budget

@@ -30,6 +30,7 @@ from bridge.state.runtime import ENV_CHANNEL, ENV_THREAD
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypeGuard
 
     from bridge.discord.post import Post
     from bridge.discord.rest import DiscordREST
@@ -92,7 +93,7 @@ def hook_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str
     return env
 
 
-def resolve(event: dict, env: dict | os._Environ[str] | None = None) -> HookContext | None:
+def resolve(event: dict, env: dict[str, str] | None = None) -> HookContext | None:
     """The session's context, or None when the event is not for the bridge. ``env``: the
     locations and markers to use, default :func:`hook_env` of this process."""
     env = hook_env(sys.argv, os.environ) if env is None else env
@@ -124,7 +125,7 @@ def resolve(event: dict, env: dict | os._Environ[str] | None = None) -> HookCont
     return HookContext(event, cfg, project, thread_id, env)
 
 
-def is_snowflake(value: object) -> bool:
+def is_snowflake(value: object) -> TypeGuard[str]:
     """A Discord id: 15-21 ASCII digits (env values become file names and URL parts)."""
     return isinstance(value, str) and value.isascii() and value.isdigit() and 15 <= len(value) <= 21
 

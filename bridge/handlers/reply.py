@@ -18,7 +18,7 @@ from bridge.state import runtime
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
     from bridge.discord.post import Post
-    from bridge.discord.render.attachments import OutputFile
+    from bridge.discord.render.attachments import OutputFile, Refused
     from bridge.handlers.turn_changes import PendingChanges
 
 MAX_ATTACHMENTS = 20  # markers honoured per reply; each file is read into memory
@@ -119,7 +119,7 @@ def reply_footer(
     usage = _this_turns_usage(transcript_path, reply, wait)
     if usage is not None:
         try:
-            cached_at = os.stat(status_path(rt, session_id)).st_mtime if record else None
+            cached_at = os.stat(status_path(rt, str(session_id))).st_mtime if record else None
         except OSError:
             cached_at = None
         stale = cached_at is None or (usage["at"] is not None and cached_at < usage["at"])
@@ -242,16 +242,21 @@ def _lay_out(
     return head + split_message(_paragraphs(FULL_REPLY_NOTE, cut_note, ending)), full
 
 
-def _resolve_files(outputs_dir: str, names: list[str], upload_limit: int) -> tuple[list, list]:
+def _resolve_files(
+    outputs_dir: str, names: list[str], upload_limit: int
+) -> tuple[list[OutputFile], list[Refused]]:
     """The marker files that may be uploaded (read now) and the refusals, in marker order."""
     from bridge.discord.render.attachments import Refused, resolve_output_file
 
-    files, refused = [], []
-    for name in names[MAX_ATTACHMENTS:]:
-        refused.append(Refused(name, f"more than {MAX_ATTACHMENTS} files in one reply"))
+    files: list[OutputFile] = []
+    refused = [Refused(name, f"more than {MAX_ATTACHMENTS} files in one reply")
+               for name in names[MAX_ATTACHMENTS:]]  # fmt: skip
     for name in names[:MAX_ATTACHMENTS]:
         result = resolve_output_file(outputs_dir, name, upload_limit)
-        (refused if isinstance(result, Refused) else files).append(result)
+        if isinstance(result, Refused):
+            refused.append(result)
+        else:
+            files.append(result)
     return files, refused
 
 

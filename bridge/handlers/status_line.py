@@ -26,6 +26,10 @@ from bridge.claude.hook_table import PREVIOUS_FLAG
 from bridge.discord.render import footer
 from bridge.state.status_cache import is_safe_session_id, read_status, write_status
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
+if TYPE_CHECKING:
+    from bridge.state.runtime import Runtime
+
 SHELL = "/bin/sh"  # what Claude Code runs statusLine commands with (measured: dash on Debian)
 
 
@@ -116,7 +120,7 @@ def status_record(event: dict) -> dict:
     model = _dict(event.get("model"))
     context = _dict(event.get("context_window"))
     cost = _dict(event.get("cost"))
-    record = {
+    record: dict[str, object] = {
         "model_id": _str(model.get("id")),
         "model_name": _str(model.get("display_name")),
         "context_percent": _number(context.get("used_percentage")),
@@ -125,7 +129,8 @@ def status_record(event: dict) -> dict:
     }
     # Only sent to Claude.ai subscribers:
     # {"five_hour": {"used_percentage": 23, "resets_at": <epoch seconds>}, "seven_day": …}
-    limits, resets = {}, {}
+    limits: dict[str, float] = {}
+    resets: dict[str, float] = {}
     for window, usage in _dict(event.get("rate_limits")).items():
         used = _number(_dict(usage).get("used_percentage"))
         if used is not None and len(limits) < 8:
@@ -158,14 +163,15 @@ def remember(event: dict, env: dict | None = None) -> str | None:
     return path
 
 
-def count_cost(rt: object, session_id: str, before: object, now: object) -> None:
+def count_cost(rt: Runtime, session_id: str, before: object, now: object) -> None:
     """Add the session's cost increase to today's total (``bridge.state.usage_totals``); a
     lower figure than before is a new Claude Code process: its whole cost is new."""
-    if _number(now) is None or now <= 0 or now == before:
+    now_usd, before_usd = _number(now), _number(before)
+    if now_usd is None or now_usd <= 0 or now_usd == before:
         return
     from bridge.state import usage_totals
 
-    increase = now - before if _number(before) is not None and now > before else now
+    increase = now_usd - before_usd if before_usd is not None and now_usd > before_usd else now_usd
     usage_totals.add(rt, session_id, increase)
 
 

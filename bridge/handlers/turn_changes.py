@@ -22,6 +22,8 @@ from bridge.state import runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import threading
+
     from bridge.handlers.context import HookContext
 
 STATUS_AFTER = 2.0  # as bot/progress.py: a turn shorter than this gets no status message
@@ -116,7 +118,7 @@ class PendingChanges:
     the turn's length and the progress setting, no git): only then does the reply wait for
     the result; otherwise it is posted first and the result goes to the status message."""
 
-    def __init__(self, on_reply: bool = False, worker: object = None,
+    def __init__(self, on_reply: bool = False, worker: threading.Thread | None = None,
                  found: list | None = None) -> None:  # fmt: skip
         self.on_reply = on_reply
         self._worker = worker
@@ -124,7 +126,7 @@ class PendingChanges:
 
     def __call__(self) -> dict | None:
         if self._worker is not None:
-            self._worker.join(STOP_BUDGET)  # type: ignore[attr-defined]
+            self._worker.join(STOP_BUDGET)
         return self._found[0] if self._found else None
 
 

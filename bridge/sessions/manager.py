@@ -70,10 +70,10 @@ class SessionManager:
             return SessionTarget.for_thread(
                 project, str(channel_id), entry.get("name") or name, entry
             )
-        project = self.server.project_for_channel(parent_id) if parent_id else None
-        if project is None:
+        parent = self.server.project_for_channel(parent_id) if parent_id else None
+        if parent is None:
             return None
-        return SessionTarget.for_thread(project, str(channel_id), name, None)
+        return SessionTarget.for_thread(parent, str(channel_id), name, None)
 
     def target_for_key(self, key: str) -> SessionTarget | None:
         """The target of a recorded session (state file), if its project still exists."""

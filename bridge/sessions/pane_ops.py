@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bridge.claude.screen import input_box, is_busy, mode_on_screen
@@ -62,6 +63,10 @@ def glance(tmux: TmuxSessions, pane_id: str) -> Glance:
     return Glance(is_busy(screen), mode_on_screen(screen))
 
 
+def _mode_changed_from(shown: str | None) -> Callable[[str], bool]:
+    return lambda screen: mode_on_screen(screen) != shown
+
+
 def interrupt(keys: SessionKeys) -> None:
     """Escape stops the turn; after an interrupted stream Claude Code puts the prompt back in
     the input box, so the line is cleared for the next message. Only while the input box is
@@ -88,7 +93,7 @@ def cycle_mode(keys: SessionKeys, wanted: str) -> str | None:
         # One press at a time: a busy CLI that has not redrawn yet would otherwise get several
         # presses queued and cycle past the wanted mode after we read it.
         try:
-            tmux.wait_for(pane_id, lambda s, shown=shown: mode_on_screen(s) != shown, MODE_WAIT)
+            tmux.wait_for(pane_id, _mode_changed_from(shown), MODE_WAIT)
         except TmuxError:
             pass  # no change shown in time: the next round reads the footer again
         time.sleep(MODE_SETTLE)

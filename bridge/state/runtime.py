@@ -144,7 +144,9 @@ def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) 
                 env[name] = value
     chosen = env.get(ENV_RUNTIME_DIR)
     found = _private_dir(chosen) if chosen else True
-    if found is None:  # gone (a reboot): claim_runtime_dir() creates it, if the hook has work
+    if (
+        found is None and chosen
+    ):  # gone (a reboot): claim_runtime_dir() creates it, if the hook has work
         env[UNCLAIMED_RUNTIME_DIR] = chosen
     elif not found:
         _refuse_runtime_dir(env)

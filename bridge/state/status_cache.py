@@ -8,6 +8,10 @@ import os
 from bridge import fastjson
 from bridge.state import runtime
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
 _MAX_SESSION_ID = 128
 _SESSION_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 _MAX_BYTES = 1 << 16
@@ -37,7 +41,7 @@ def status_path(rt: runtime.Runtime, session_id: str) -> str:
     return os.path.join(rt.status, f"{session_id}.json")
 
 
-def is_safe_session_id(session_id: object) -> bool:
+def is_safe_session_id(session_id: object) -> TypeGuard[str]:
     """Claude session ids are UUIDs; anything that is not a plain name never becomes a path."""
     return (
         isinstance(session_id, str)

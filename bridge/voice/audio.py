@@ -140,7 +140,7 @@ def _resampled(frames: Iterator[av.AudioFrame]) -> Iterator[bytes]:
 
     resampler, shape = None, None
     for frame in frames:
-        if (frame.format.name, frame.layout.name, frame.sample_rate) != shape:
+        if resampler is None or (frame.format.name, frame.layout.name, frame.sample_rate) != shape:
             if resampler is not None:
                 yield from map(_samples, resampler.resample(None))
             resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
@@ -150,9 +150,9 @@ def _resampled(frames: Iterator[av.AudioFrame]) -> Iterator[bytes]:
         yield from map(_samples, resampler.resample(None))
 
 
-def _samples(frame: object) -> bytes:
+def _samples(frame: av.AudioFrame) -> bytes:
     """A packed mono s16 frame's samples (its plane may be padded past them)."""
-    return bytes(frame.planes[0])[: frame.samples * 2]  # type: ignore[attr-defined]
+    return bytes(frame.planes[0])[: frame.samples * 2]
 
 
 def seconds(pcm: bytes) -> float:

@@ -384,7 +384,7 @@ def _timeout_result(request: Request, decision: Decision) -> str:
 
 def scope_of(decision: Decision) -> str:
     """An "always" decision's destination, one of :data:`SCOPE_LABELS` (session if unknown)."""
-    return decision.scope if decision.scope in SCOPE_LABELS else "s"  # type: ignore[return-value]
+    return decision.scope if decision.scope in SCOPE_LABELS else "s"
 
 
 def _quote(text: object) -> str:

@@ -188,7 +188,7 @@ def _unwrap_inline(text: str) -> str:
     text = _AUTOLINK.sub(r"\1", text)
     text = _LINK.sub(_link_text, text)
     for pattern in (_STRONG, _STRIKE, _EM_STAR, _EM_UNDERSCORE):
-        text = pattern.sub(lambda m: m.group(m.lastindex), text)
+        text = pattern.sub(lambda m: m.group(m.lastindex or 0), text)
     return "".join(chr(ord(ch) - _PARK) if _PARK < ord(ch) < _PARK + 0x7F else ch for ch in text)
 
 
