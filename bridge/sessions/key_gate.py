@@ -34,6 +34,7 @@ from __future__ import annotations
 import time
 
 from bridge.claude.dialogs import read_dialog
+from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN
 from bridge.claude.screen import input_box
 from bridge.state import decisions, held_messages, runtime, tool_calls
 from bridge.tmux import TmuxError, TmuxSessions
@@ -144,7 +145,7 @@ class SessionKeys:
 
     def _known(self, what: str) -> None:
         """Refuse while a prompt of this session is open (a hook's, or a screen prompt)."""
-        for request in decisions.asking(self.runtime, self.key):
+        for request in decisions.asking(self.runtime, self.key, PROMPT_TIMEOUT_MARGIN):
             doing, prompt = ASKING.get(request.kind, ASKING["permission"])
             raise KeysRefused(
                 f"Claude Code is {doing} in this session (see its prompt in this channel): "

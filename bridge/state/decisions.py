@@ -317,18 +317,17 @@ def open_prompts(rt: runtime.Runtime) -> list[Request]:
     return found
 
 
-def asking(rt: runtime.Runtime, channel_id: str) -> list[Request]:
+def asking(rt: runtime.Runtime, channel_id: str, margin: float) -> list[Request]:
     """The requests of a channel's (or thread's) session whose dialog may still be open in
     Claude Code: their hook still runs, decided or not (a decided dialog stays on screen until
-    the hook's answer reaches Claude Code), within the longest it may run. Bot side only."""
-    from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN  # not on the hooks' fast path
-
+    the hook's answer reaches Claude Code), within the longest it may run: ``margin`` seconds
+    past its deadline (``claude.hook_table.PROMPT_TIMEOUT_MARGIN``). Bot side only."""
     found = []
     for request_id in _request_ids(rt):
         request = read_request(rt, request_id)
         if request is None or request.channel_id != channel_id:
             continue
-        if time.time() <= request.deadline + PROMPT_TIMEOUT_MARGIN and _alive(request.pid):
+        if time.time() <= request.deadline + margin and _alive(request.pid):
             found.append(request)
     return found
 
