@@ -164,20 +164,38 @@ class BridgeItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
     A subclass names its template (``bridge/discord/custom_ids.py``: ``*_TEMPLATE``), whose
     named groups are its constructor's keyword arguments: a click on a matching id builds the
     item from them (:meth:`from_custom_id`), discord.py runs :meth:`interaction_check` and,
-    only on True, the item's callback. An item drawn from elsewhere (a prompt's or a screen's
-    rendered buttons: ``wraps_component``) also gets the component as the message shows it,
-    first. (The base's template matches nothing: it is never registered.)
+    only on True, the item's callback, which runs its :meth:`clicked`. An item drawn from
+    elsewhere (a prompt's or a screen's rendered buttons: ``wraps_component``) also gets the
+    component as the message shows it, first. (The base's template matches nothing: it is never
+    registered.)
     """
 
     wraps_component: ClassVar[bool] = False
 
-    async def interaction_check(self, interaction: BotInteraction, /) -> bool:
+    # discord.py's hooks (interaction_check, callback, from_custom_id) take ``Interaction[Any]``
+    # here: discord.py types them as generic over the client, so an override taking
+    # ``BotInteraction`` is narrower than its base (mypy's ``override`` error, kept on for
+    # bot/). The items are registered on a ``BridgeClient`` only (each module's
+    # ``register(bot)``), so what reaches them is a ``BotInteraction``: ``clicked`` is typed so.
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         """Who may click: :func:`allowed` (a refusal is answered there)."""
         return await allowed(interaction)
 
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await self.clicked(interaction)
+
+    async def clicked(self, interaction: BotInteraction) -> None:
+        """What a click does (each subclass says): only a click the check let through."""
+        raise NotImplementedError
+
     @classmethod
     async def from_custom_id(
-        cls, interaction: BotInteraction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
     ) -> Self:
         build: Any = cls  # each subclass's constructor takes its own template's groups
         fields = match.groupdict()

@@ -56,7 +56,7 @@ class DiffButton(BridgeItem[discord.ui.Button], template=custom_ids.DIFF_TEMPLAT
         super().__init__(button)
         self.key, self.old, self.new = key, old, new
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         sessions = interaction.client.sessions
         target = sessions.target_for_key(self.key)
         if target is None:

@@ -61,7 +61,7 @@ class PromptButton(BridgeItem[discord.ui.Button], template=BUTTON_TEMPLATE):
         super().__init__(button)
         self.rid, self.action = rid, action
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         prompts = interaction.client.prompts
         await _answered(interaction, prompts.on_button(interaction, self.rid, self.action))
 
@@ -73,7 +73,7 @@ class PromptSelect(BridgeItem[discord.ui.Select], template=SELECT_TEMPLATE):
         super().__init__(select)
         self.rid, self.action = rid, action
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         values = [str(v) for v in data_of(interaction).get("values", [])]
         prompts = interaction.client.prompts
         await _answered(interaction, prompts.on_select(interaction, self.rid, self.action, values))

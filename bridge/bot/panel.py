@@ -324,7 +324,7 @@ class PanelButton(BridgeItem[discord.ui.Button], template=custom_ids.PANEL_TEMPL
         self.action = action
         self.arg = arg
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         await act(interaction, self.action, self.arg)
 
 
@@ -336,7 +336,7 @@ class PanelSelect(BridgeItem[discord.ui.Select], template=custom_ids.PANEL_PICK_
         )  # fmt: skip
         super().__init__(select)
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         values = data_of(interaction).get("values") or []
         action, _, arg = (values[0] if values else "refresh:0").partition(":")
         if action in ("start", "stop", "refresh") and arg.isdigit():

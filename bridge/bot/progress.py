@@ -59,7 +59,7 @@ class InterruptButton(BridgeItem[discord.ui.Button], template=custom_ids.INTERRU
         super().__init__(button)
         self.key = key
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         await interaction.client.progress.interrupt(interaction, self.key)
 
 

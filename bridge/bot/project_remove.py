@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -117,10 +117,10 @@ class RemoveButton(BridgeItem[discord.ui.Button], template=custom_ids.PROJECT_TE
         self.action = action
         self.key = key
 
-    async def interaction_check(self, interaction: BotInteraction, /) -> bool:
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         return await owner_only(interaction)  # as /project itself
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         client = interaction.client
         if self.action == "cancel":
             await interaction.response.edit_message(content=CANCELLED, view=None)

@@ -17,7 +17,7 @@ import asyncio
 import logging
 import os
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -57,8 +57,10 @@ class ProjectCommands(app_commands.Group):
         super().__init__(name="project", description="Add, remove or list this bridge's projects")
         self._lock = asyncio.Lock()  # one add at a time: check, create, write, map
 
-    async def interaction_check(self, interaction: BotInteraction) -> bool:
-        """The tree let the owner and ``allowedUserIds`` through; projects are the owner's."""
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        """The tree let the owner and ``allowedUserIds`` through; projects are the owner's.
+        (``Interaction[Any]``: discord.py types this hook as generic over the client, as
+        ``BridgeItem``'s.)"""
         return await owner_only(interaction)
 
     # --- /project add ----------------------------------------------------------------

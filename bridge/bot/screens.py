@@ -54,7 +54,7 @@ class ScreenButton(BridgeItem[discord.ui.Button], template=custom_ids.SCREEN_TEM
         self.fingerprint = fingerprint
         self.action = action
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         await interaction.client.screens.on_click(
             interaction, self.key, self.fingerprint, self.action
         )

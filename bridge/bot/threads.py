@@ -369,7 +369,7 @@ class WorktreeButton(BridgeItem[discord.ui.Button], template=custom_ids.WORKTREE
         self.action = action
         self.key = key
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         await interaction.response.defer()  # git may take a moment; ack within 3 s
         text = await interaction.client.threads.decide(self.key, self.action)
         await interaction.edit_original_response(content=text, view=None)
@@ -400,7 +400,7 @@ class ArchiveButton(BridgeItem[discord.ui.Button], template=custom_ids.ARCHIVE_T
         self.action = action
         self.key = key
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         await interaction.response.defer()  # stopping and git may take a moment
         text = await interaction.client.threads.decide_archive(self.key, self.action)
         await interaction.edit_original_response(content=text, view=None)

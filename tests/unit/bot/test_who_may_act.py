@@ -118,6 +118,7 @@ def test_every_item_the_bridge_defines_is_registered_and_checks_who_clicks(bot) 
     for cls in registered:
         assert issubclass(cls, BridgeItem), cls
         assert cls.interaction_check is not discord.ui.DynamicItem.interaction_check, cls
+        assert cls.clicked is not BridgeItem.clicked, cls  # what its callback runs
 
 
 async def item_for(bot: BridgeBot, cls: type, user: str):
