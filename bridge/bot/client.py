@@ -15,7 +15,8 @@ It runs before any callback: a button or select is a :class:`BridgeItem` (discor
 ``interaction_check`` first and drops the click on False), a slash command or autocomplete
 passes the command tree's check (``commands.BridgeCommandTree``), a modal submit and a click
 no item receives pass it in ``interactions.py``. :func:`owner_only` narrows it to the owner
-(``/project``).
+(``/project``). :func:`target_of` is how a message, command or click finds the session of its
+channel.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from discord import app_commands
 
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
+from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime
 
 log = logging.getLogger(__name__)
@@ -200,3 +202,13 @@ class BridgeItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
         build: Any = cls  # each subclass's constructor takes its own template's groups
         fields = match.groupdict()
         return build(item, **fields) if cls.wraps_component else build(**fields)
+
+
+def target_of(sessions: SessionManager, channel: object) -> SessionTarget | None:
+    """The session a Discord channel or thread object maps to (None when unmapped)."""
+    channel_id = getattr(channel, "id", None)
+    if channel_id is None:
+        return None
+    if isinstance(channel, discord.Thread):
+        return sessions.target_for(channel_id, channel.parent_id, channel.name)
+    return sessions.target_for(channel_id)

@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bridge.bot.client import BotInteraction, BridgeClient, allowed
-from bridge.bot.relay import target_of
+from bridge.bot.client import BotInteraction, BridgeClient, allowed, target_of
 from bridge.config import PERMISSION_MODES
 from bridge.sessions import pane_ops
 from bridge.state import session_record, session_state

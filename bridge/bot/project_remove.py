@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bridge.bot.client import BotInteraction, BridgeItem, owner_only
-from bridge.bot.relay import target_of
+from bridge.bot.client import BotInteraction, BridgeItem, owner_only, target_of
 from bridge.config import ConfigError, Project
 from bridge.config import projects as edits
 from bridge.discord import custom_ids

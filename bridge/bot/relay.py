@@ -23,6 +23,7 @@ import time
 import aiohttp
 import discord
 
+from bridge.bot.client import target_of
 from bridge.bot.downloads import save_attachments
 from bridge.bot.screens import ScreenPrompts
 from bridge.bot.voice import VoicePrompts, is_spoken
@@ -137,16 +138,6 @@ class Relay:
         if failures:
             await _reply(message, "⚠️ Not downloaded: " + "; ".join(failures))
         return paths
-
-
-def target_of(sessions: SessionManager, channel: object) -> SessionTarget | None:
-    """The session a Discord channel or thread object maps to (None when unmapped)."""
-    channel_id = getattr(channel, "id", None)
-    if channel_id is None:
-        return None
-    if isinstance(channel, discord.Thread):
-        return sessions.target_for(channel_id, channel.parent_id, channel.name)
-    return sessions.target_for(channel_id)
 
 
 def defuse_prefix(text: str) -> str:
