@@ -13,7 +13,8 @@ import aiofiles
 import aiohttp
 import discord
 
-from bridge.discord.render.attachments import format_size, safe_upload_name
+from bridge.discord.render.attachments import safe_upload_name
+from bridge.sizes import format_size
 
 STALL_TIMEOUT = 30  # seconds without a byte, or to connect
 MIN_RATE = 256 * 1024  # bytes/s a download may not fall below on average

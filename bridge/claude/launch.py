@@ -40,7 +40,7 @@ def claude_argv(
     ``nice`` > 0 starts it through ``nice -n``: with many sessions busy, Claude Code's
     rendering then yields the CPU to the bot typing and reacting (its hooks inherit the
     niceness, and compete with Claude Code as before)."""
-    from bridge.discord.render.attachments import format_size
+    from bridge.sizes import format_size  # here: the SessionStart hook imports this module
 
     argv = ["nice", "-n", str(nice), command] if nice > 0 else [command]
     if model:

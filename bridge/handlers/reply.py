@@ -263,7 +263,8 @@ def _resolve_files(
 def _full_reply(body: str, upload_limit: int) -> tuple[OutputFile, str]:
     """The reply as Claude wrote it (markers removed, tables as Markdown), as ``reply.md``,
     cut to ``upload_limit`` bytes; the second value says what was cut (empty if nothing)."""
-    from bridge.discord.render.attachments import OutputFile, format_size
+    from bridge.discord.render.attachments import OutputFile
+    from bridge.sizes import format_size
 
     data = body.encode()
     note = ""

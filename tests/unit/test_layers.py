@@ -54,7 +54,6 @@ HOOK_PATH = ("os", "sys", "hooks", "bridge.handlers")
 # discord/render for bridge/sizes.py, claude/settings.py finds hooks/ by its path. Named here so
 # that no other arrow can join them; once one is gone the test says so, to strike it from here.
 AWAITING_MOVE_4 = {
-    "bridge.claude.launch -> bridge.discord.render.attachments",
     "bridge.claude.settings -> hooks",
 }
 

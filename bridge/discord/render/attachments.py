@@ -24,6 +24,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from bridge.sizes import format_size
+
 __all__ = [
     "DISCORD_FILES_PER_MESSAGE",
     "DISCORD_FILE_LIMIT",
@@ -32,7 +34,6 @@ __all__ = [
     "Refused",
     "extract_markers",
     "format_refusals",
-    "format_size",
     "plan_uploads",
     "resolve_output_file",
     "safe_upload_name",
@@ -247,16 +248,6 @@ def _read_regular(fd: int, max_bytes: int) -> bytes:
 def _too_large(size: int, max_bytes: int, grew: bool = False) -> str:
     shown = "still growing" if grew else format_size(size)
     return f"larger than the {format_size(max_bytes)} upload limit ({shown})"
-
-
-def format_size(n: int) -> str:
-    """Human size in binary units: ``512 bytes``, ``1.5 KiB``, ``10 MiB``."""
-    if n < 1024:
-        return f"{n} bytes"
-    for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if n >= scale:
-            return f"{n / scale:.1f}".removesuffix(".0") + f" {unit}"
-    raise AssertionError("unreachable")
 
 
 # --- names -------------------------------------------------------------------------

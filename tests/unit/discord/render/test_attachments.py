@@ -12,7 +12,6 @@ from bridge.discord.render.attachments import (
     Refused,
     extract_markers,
     format_refusals,
-    format_size,
     plan_uploads,
     resolve_output_file,
     safe_upload_name,
@@ -256,9 +255,3 @@ def test_format_refusals_stays_short() -> None:
     assert len(note.splitlines()) == 11
     assert len(note) < 1500
     assert "\n" not in note.splitlines()[0]
-
-
-def test_format_size() -> None:
-    assert format_size(10) == "10 bytes"
-    assert format_size(1536) == "1.5 KiB"
-    assert format_size(10 * MiB) == "10 MiB"
