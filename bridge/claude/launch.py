@@ -7,6 +7,7 @@ the appended system prompt tells Claude where attachments arrive and how to send
 from __future__ import annotations
 
 from bridge import fastjson
+from bridge.sizes import format_size
 from bridge.state.runtime import ENV_CHANNEL, ENV_THREAD  # noqa: F401 - the panes' markers
 
 SYSTEM_PROMPT = """\
@@ -40,8 +41,6 @@ def claude_argv(
     ``nice`` > 0 starts it through ``nice -n``: with many sessions busy, Claude Code's
     rendering then yields the CPU to the bot typing and reacting (its hooks inherit the
     niceness, and compete with Claude Code as before)."""
-    from bridge.sizes import format_size  # here: the SessionStart hook imports this module
-
     argv = ["nice", "-n", str(nice), command] if nice > 0 else [command]
     if model:
         argv += ["--model", model]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import time
 
-from bridge.claude.launch import ENV_CHANNEL
 from bridge.handlers.context import HookContext
 from bridge.state import session_record
+from bridge.state.runtime import ENV_CHANNEL
 
 FIELDS = ("session_id", "transcript_path", "cwd", "source", "model")
 
