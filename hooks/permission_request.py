@@ -6,7 +6,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # see stop.py
 
-from hooks.entry import run_hook
+from bridge.handlers import run_hook
 
 if __name__ == "__main__":
     run_hook("bridge.handlers.permission", "on_permission_request")

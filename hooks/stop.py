@@ -9,7 +9,7 @@ import sys
 # install); bridge.discord.rest loads site itself when a request is really about to be made.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from hooks.entry import run_hook
+from bridge.handlers import run_hook
 
 if __name__ == "__main__":
     run_hook("bridge.handlers.events", "on_turn_end")

@@ -17,7 +17,6 @@ import shlex
 import shutil
 import sys
 
-import hooks as hooks_package
 from bridge.claude.hook_table import (
     HOOKS,
     MARK,
@@ -32,6 +31,11 @@ if TYPE_CHECKING:
     from typing import TypeGuard
 
 _ABSENT = object()  # "there was no statusLine key", as opposed to a saved ``null``
+# The scripts Claude Code runs are programs, not modules of ours: found by path, never
+# imported. hooks/ is installed beside bridge/ (the source tree, or both in site-packages),
+# as the scripts themselves assume when they put that folder on their path.
+_BRIDGE_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOOKS_DIR = os.path.join(os.path.dirname(_BRIDGE_PACKAGE), "hooks")
 
 
 def prompt_hook_timeout() -> int:
@@ -51,7 +55,7 @@ def default_settings_path() -> str:
 
 
 def script_path(script: str) -> str:
-    return os.path.join(os.path.dirname(os.path.abspath(hooks_package.__file__)), script)
+    return os.path.join(HOOKS_DIR, script)
 
 
 def hook_command(script: str, python: str | None = None) -> str:

@@ -49,13 +49,7 @@ NAMED_EXCEPTIONS = {
 }
 # What a hook script may import: it runs on every tool call, so its own imports stay to the
 # interpreter's built-ins and the hook path; everything else is the handler's business.
-HOOK_PATH = ("os", "sys", "hooks", "bridge.handlers")
-# The two arrows up that move 4 of issue 23 (branch house-move) takes away: format_size leaves
-# discord/render for bridge/sizes.py, claude/settings.py finds hooks/ by its path. Named here so
-# that no other arrow can join them; once one is gone the test says so, to strike it from here.
-AWAITING_MOVE_4 = {
-    "bridge.claude.settings -> hooks",
-}
+HOOK_PATH = ("os", "sys", "bridge.handlers")
 
 
 # --- reading the code ---------------------------------------------------------------------
@@ -314,10 +308,7 @@ def test_the_table_is_read(tree: Tree, rows: list[Row]) -> None:
 
 
 def test_no_arrow_runs_up_the_table(tree: Tree, rows: list[Row]) -> None:
-    problems = upward_arrows(tree, rows)
-    awaited = {problem.split(" (line")[0] for problem in problems} & AWAITING_MOVE_4
-    assert [p for p in problems if p.split(" (line")[0] not in AWAITING_MOVE_4] == []
-    assert awaited == AWAITING_MOVE_4, "gone now: strike it from AWAITING_MOVE_4"
+    assert upward_arrows(tree, rows) == []
 
 
 def test_no_import_circle(tree: Tree) -> None:

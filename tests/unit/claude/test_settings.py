@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import sys
+from pathlib import Path
 
 from bridge.claude import settings as claude_settings
 from bridge.cli import main
@@ -41,6 +44,18 @@ def test_install_merges_and_is_idempotent(tmp_path, capsys) -> None:
     assert main(["hooks", "install", "--settings", str(path)]) == 0
     assert path.read_text() == first
     assert "already up to date" in capsys.readouterr().out
+
+
+def test_every_installed_command_runs_a_script_of_this_install(tmp_path) -> None:
+    path = tmp_path / "settings.json"
+    claude_settings.install(str(path))
+    hooks = Path(__file__).resolve().parents[3] / "hooks"  # beside bridge/, found by path
+    entries = claude_settings.installed_entries(str(path))
+    commands = [entry["command"] for entry in entries.values()]
+    commands.append(json.loads(path.read_text())["statusLine"]["command"])
+    for command in commands:
+        script = shlex.split(command, comments=True)[3]
+        assert os.path.dirname(script) == str(hooks) and os.path.isfile(script), command
 
 
 def test_uninstall_removes_exactly_ours(tmp_path) -> None:

@@ -1,4 +1,5 @@
-"""A hook whose bridge code cannot be imported still exits 0 with no decision."""
+"""A hook whose bridge code cannot be imported still exits 0 with no decision
+(bridge.handlers.run_hook)."""
 
 from __future__ import annotations
 
