@@ -68,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     logging.getLogger("discord").setLevel(logging.INFO if args.verbose else logging.WARNING)
     logging.getLogger("watchfiles").setLevel(logging.WARNING)  # one line per file change
     from bridge import placeholders
-    from bridge.state import runtime
+    from bridge.state import locations, runtime
 
     path = args.config or runtime.config_path()
     found = placeholders.find_in_file(path)
@@ -81,7 +81,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"discord-bridge: {err}", file=sys.stderr)
         return 2
     try:  # the hooks of the sessions it starts may read this file (DISCORD_BRIDGE_CONFIG)
-        runtime.register_config(path)
+        locations.register_config(path)
     except OSError as err:
         print(f"discord-bridge: cannot register {path} for the hooks: {err}", file=sys.stderr)
     from bridge.bot.app import run_bridge

@@ -13,7 +13,7 @@ import sys
 from bridge import config, placeholders
 from bridge.claude import settings as claude_settings
 from bridge.claude import versions
-from bridge.state import runtime
+from bridge.state import locations, runtime
 
 
 class Report:
@@ -189,7 +189,7 @@ def check_hooks(report: Report) -> None:
     if missing:
         what = f"hooks missing in {path}: {', '.join(missing)}"
         report.fail(what, "discord-bridge hooks install")
-    elif _hook_locations(found["Stop"]) != runtime.hook_args():
+    elif _hook_locations(found["Stop"]) != locations.hook_args():
         what = (f"the hooks in {path} were installed for another bridge home or runtime dir "
                 f"({' '.join(_hook_locations(found['Stop'])) or 'the defaults'})")  # fmt: skip
         report.fail(what, "discord-bridge hooks install (with the same DISCORD_BRIDGE_* variables)")
@@ -209,7 +209,7 @@ def _hook_locations(command: str) -> list[str]:
     except ValueError:
         return []
     found: list[str] = []
-    for flag, _ in runtime.HOOK_FLAGS:
+    for flag, _ in locations.HOOK_FLAGS:
         if flag in argv[:-1]:
             found += [flag, argv[argv.index(flag) + 1]]
     return found

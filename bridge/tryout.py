@@ -11,7 +11,7 @@ config and log; its runtime and state dirs in ``try/`` of the state directory (o
 bridge home, which Claude's file tools may not read: uploads are in there). The home's
 ``config.json`` and its bot's dirs are never touched: the config is registered for the hooks
 (``run --config`` does the same) with its own dirs
-(:func:`bridge.state.runtime.record_config_locations`).
+(:func:`bridge.state.locations.record_config_locations`).
 
 The emulator's REST, gateway and control API listen on loopback only, with a secret bot
 token and control token (and no second bot: no token derived from the seed, which anyone can
@@ -37,7 +37,7 @@ import sys
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from bridge.state import runtime
+from bridge.state import locations, private_files, runtime
 
 if TYPE_CHECKING:
     from discord_emulator import Emulator
@@ -199,7 +199,7 @@ def write_config(path: str, project: str, emu: Emulator, ids: dict[str, str]) ->
             }
         ],
     }
-    runtime.write_atomic(path, json.dumps(raw, indent=2).encode())
+    private_files.write_atomic(path, json.dumps(raw, indent=2).encode())
 
 
 # ----- addresses and the banner ------------------------------------------------------------
@@ -227,7 +227,7 @@ def write_handover(path: str, url: str) -> str:
         f'<meta http-equiv="refresh" content="0;url={shown}"><title>discord-bridge try</title>'
         f'<p><a href="{shown}">Open discord-bridge try</a></p>'
     )
-    runtime.write_atomic(path, page.encode())
+    private_files.write_atomic(path, page.encode())
     return "file://" + pathname2url(path)
 
 
@@ -367,7 +367,7 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         # window), and only this config.
         for name in (config.ENV_API_BASE, config.ENV_GATEWAY_URL):
             os.environ.pop(name, None)
-        runtime.register_config(cfg_path)
+        locations.register_config(cfg_path)
         cfg = config.load(cfg_path)
         for warning in warnings():
             print(f"warning: {warning}", file=sys.stderr)

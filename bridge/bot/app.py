@@ -42,7 +42,7 @@ from bridge.bot.screens import ScreenPrompts
 from bridge.bot.threads import ThreadEvents
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
-from bridge.state import runtime
+from bridge.state import locations, runtime
 
 log = logging.getLogger(__name__)
 
@@ -166,9 +166,9 @@ def prepare_directories(
     for that config only."""
     rt = (runtime.Runtime(*own_dirs) if own_dirs else runtime.Runtime()).ensure()
     if own_locations:
-        runtime.record_config_locations(own_locations, rt)
+        locations.record_config_locations(own_locations, rt)
     else:
-        runtime.record_locations(rt)
+        locations.record_locations(rt)
     if rt.root == runtime.tmp_fallback_path():
         log.warning("/tmp/discord-bridge-%d belongs to someone else or is not private; using %s",
                     os.getuid(), rt.root)  # fmt: skip

@@ -25,7 +25,7 @@ from bridge.claude import transcript
 from bridge.discord import custom_ids
 from bridge.discord.render.turn_status import TurnProgress, turn_cost
 from bridge.sessions import pane_ops
-from bridge.state import decisions, progress_log, runtime, status_cache
+from bridge.state import decisions, private_files, progress_log, runtime, status_cache
 from bridge.tmux import TmuxError
 
 log = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ class ProgressReporter:
                 continue
             path = os.path.join(self.runtime.progress, name)
             try:
-                record = fastjson.loads(runtime.read_private(path))
+                record = fastjson.loads(private_files.read_private(path))
                 if not isinstance(record, dict) or record.get("server") != self.server_name:
                     continue
                 channel = self.bot.get_partial_messageable(int(key))
@@ -157,7 +157,7 @@ class ProgressReporter:
                     os.unlink(path)
                 return
             record = {"server": self.server_name, "message_id": str(message_id)}
-            runtime.write_atomic(path, fastjson.dumps(record).encode())
+            private_files.write_atomic(path, fastjson.dumps(record).encode())
         except OSError as err:
             log.warning("could not record the status message of %s: %s", key, err)
 

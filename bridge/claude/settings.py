@@ -24,7 +24,7 @@ from bridge.claude.hook_table import (
     PROMPT_TIMEOUT_MARGIN,
     STATUS_LINE_SCRIPT,
 )
-from bridge.state import runtime
+from bridge.state import locations, private_files
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs milliseconds
 if TYPE_CHECKING:
@@ -60,8 +60,8 @@ def script_path(script: str) -> str:
 
 def hook_command(script: str, python: str | None = None) -> str:
     """This interpreter, ``-I -S``, the script, and the bridge home and runtime dir when they
-    are not the defaults (:func:`runtime.hook_args`: hooks do not take them from their env)."""
-    argv = [python or sys.executable, "-I", "-S", script_path(script), *runtime.hook_args()]
+    are not the defaults (:func:`locations.hook_args`: hooks do not take them from their env)."""
+    argv = [python or sys.executable, "-I", "-S", script_path(script), *locations.hook_args()]
     return f"{shlex.join(argv)} {MARK}"
 
 
@@ -161,7 +161,7 @@ def _write_if_changed(path: str, before: dict, after: dict) -> bool:
     if os.path.exists(path):
         shutil.copy2(path, path + ".discord-bridge.bak")
     data = json.dumps(after, indent=2, ensure_ascii=False) + "\n"
-    runtime.write_atomic(path, data.encode(), 0o600)
+    private_files.write_atomic(path, data.encode(), 0o600)
     return True
 
 
@@ -198,7 +198,7 @@ def status_line_command(previous: object = _ABSENT, python: str | None = None) -
     """The statusLine command line: this interpreter, ``-I -S``, the script, the saved
     previous statusLine as JSON (when there was one), and the bridge's marker comment."""
     argv = [python or sys.executable, "-I", "-S", script_path(STATUS_LINE_SCRIPT)]
-    argv += runtime.hook_args()
+    argv += locations.hook_args()
     if previous is not _ABSENT:
         argv += [PREVIOUS_FLAG, json.dumps(previous, ensure_ascii=False, separators=(",", ":"))]
     return f"{shlex.join(argv)} {MARK}"

@@ -13,7 +13,7 @@ from bridge import fastjson
 from bridge.config.defaults import ConfigError, norm_path
 from bridge.config.model import BridgeConfig, Project, Server
 from bridge.config.validate import validate
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def save_raw(path: str, raw: dict) -> None:
     data = (json.dumps(raw, indent=2, ensure_ascii=False) + "\n").encode()
     # A config.json that is a symlink (dotfile managers) stays one: the file it points to is
     # replaced, atomically, in its own directory.
-    runtime.write_atomic(os.path.realpath(path), data, 0o600)
+    private_files.write_atomic(os.path.realpath(path), data, 0o600)
 
 
 # --- threads ----------------------------------------------------------------------------
@@ -203,7 +203,7 @@ def _keep_v1_original(path: str, original: bytes, upgraded: dict) -> None:
     if problems:
         raise ConfigError(problems, path)  # nothing is written, the backup neither
     backup = legacy.backup_path(path)
-    runtime.write_atomic(backup, original, 0o600)
+    private_files.write_atomic(backup, original, 0o600)
     logging.getLogger(__name__).warning(
         "%s was a schemaVersion 1 config: rewrote it as schemaVersion 2 to save a change; "
         "the original is kept as %s",

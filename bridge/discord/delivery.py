@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from bridge.discord import handoff
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
@@ -154,4 +154,4 @@ class _Sender:
 
 
 def log(rt: runtime.Runtime, line: str) -> None:
-    runtime.append_log(rt.hook_log, line)
+    private_files.append_log(rt.hook_log, line)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import time
 
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 SOCKET_NAME = "bot.sock"
 HANDOFF_WAIT = 2.0  # seconds the bot has to take a message before the hook posts it itself
@@ -82,7 +82,7 @@ def read_receipt(rt: runtime.Runtime, nonce: str) -> dict | None:
     path = receipt_path(rt, nonce)
     if path is None:
         return None
-    record = runtime.read_json(path)
+    record = private_files.read_json(path)
     try:
         os.unlink(path)
     except FileNotFoundError:
@@ -97,4 +97,4 @@ def write_receipt(rt: runtime.Runtime, nonce: object, message: dict) -> None:
     if path is None:
         return
     record = {"id": str(message.get("id", "")), "channel_id": str(message.get("channel_id", ""))}
-    runtime.write_atomic(path, fastjson.dumps(record).encode())
+    private_files.write_atomic(path, fastjson.dumps(record).encode())

@@ -21,7 +21,7 @@ from contextlib import closing, contextmanager
 
 from bridge import fastjson
 from bridge.discord.post import DeliveryError, Post
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 _sequence = 0
 MAX_AGE = 24 * 3600.0  # seconds an entry may wait; older ones are dropped and the channel told
@@ -47,7 +47,7 @@ class Outbox:
             files_dir = runtime.ensure_private_dir(os.path.join(directory, name + ".files"))
             for i, (filename, data) in enumerate(post.files):
                 staged = os.path.join(files_dir, f"{i}")
-                runtime.write_atomic(staged, data)
+                private_files.write_atomic(staged, data)
                 files.append({"filename": filename, "path": f"{i}"})  # in the entry's own folder
         queued_at = time.time()
         entry: dict[str, object] = {"channel_id": channel_id, "server": server,
@@ -57,7 +57,7 @@ class Outbox:
             entry["receipt"] = True
             entry["not_after"] = queued_at + PROMPT_HANDOFF_LIFETIME
         path = os.path.join(directory, name + ".json")
-        runtime.write_atomic(path, fastjson.dumps(entry).encode())
+        private_files.write_atomic(path, fastjson.dumps(entry).encode())
         return path
 
     # --- reading ---------------------------------------------------------------------
@@ -87,7 +87,9 @@ class Outbox:
     def read_entry(self, path: str) -> dict:
         """The entry alone: a small read (at most :data:`MAX_ENTRY_BYTES`); ValueError as
         :meth:`load`."""
-        entry = _valid_entry(fastjson.loads(runtime.read_private(path, MAX_ENTRY_BYTES)), path)
+        entry = _valid_entry(
+            fastjson.loads(private_files.read_private(path, MAX_ENTRY_BYTES)), path
+        )
         _date_by_file(entry, os.lstat(path).st_ctime)
         return entry
 
@@ -96,7 +98,10 @@ class Outbox:
         thread, off its event loop)."""
         files_dir = path[: -len(".json")] + ".files"
         files = [
-            (f["filename"], runtime.read_private(os.path.join(files_dir, f["path"]), 64 << 20))
+            (
+                f["filename"],
+                private_files.read_private(os.path.join(files_dir, f["path"]), 64 << 20),
+            )
             for f in entry["files"]
         ]
         return Post(entry["payload"], files)
@@ -230,7 +235,7 @@ class Outbox:
             shutil.rmtree(path, ignore_errors=True)  # a directory named like an entry …
             if os.path.lexists(path):
                 os.unlink(path)
-        runtime.append_log(
+        private_files.append_log(
             os.path.join(os.path.dirname(self.root), "logs", "outbox.log"),
             f"dropped {os.path.basename(path)}: {why}",
         )

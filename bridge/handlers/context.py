@@ -24,7 +24,7 @@ import os
 import sys
 
 from bridge import config, fastjson
-from bridge.state import runtime
+from bridge.state import locations, private_files, runtime
 from bridge.state.runtime import ENV_CHANNEL, ENV_THREAD
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
@@ -84,9 +84,9 @@ class HookContext:
 
 def hook_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str]:
     """What this hook process may take from its command line and environment: the trusted
-    locations (:func:`runtime.hook_locations`) and the pane's channel and thread markers
+    locations (:func:`locations.hook_locations`) and the pane's channel and thread markers
     (checked against the config in :func:`resolve`)."""
-    env = runtime.hook_locations(argv, environ)
+    env = locations.hook_locations(argv, environ)
     for name in (ENV_CHANNEL, ENV_THREAD):
         if environ.get(name):
             env[name] = environ[name]
@@ -101,7 +101,7 @@ def resolve(event: dict, env: dict[str, str] | None = None) -> HookContext | Non
     path = runtime.config_path(env)
     if not marker and not os.path.exists(path):
         return None  # someone else's Claude Code session on a machine without our config
-    runtime.claim_runtime_dir(env)  # a bridge is set up here: take the name before others do
+    locations.claim_runtime_dir(env)  # a bridge is set up here: take the name before others do
     cfg = config.load(path, {})  # endpoints from the file only: never from a hook's env
     rt = runtime.Runtime.from_env(env)
     project = cfg.project_for_channel(marker) if is_snowflake(marker) else None
@@ -118,7 +118,7 @@ def resolve(event: dict, env: dict[str, str] | None = None) -> HookContext | Non
         project = cfg.project_for_cwd(cwd) if isinstance(cwd, str) else None
     if project is None:
         return None
-    refused = env.get(runtime.REFUSED_RUNTIME_DIR)
+    refused = env.get(locations.REFUSED_RUNTIME_DIR)
     if refused and event.get("hook_event_name") in ("SessionStart", "Stop"):  # not every tool
         note(rt, f"refused the runtime dir {refused} (not a private directory of yours, "
                  f"perhaps another user's after a reboot); using {rt.root}")  # fmt: skip
@@ -148,7 +148,7 @@ def is_thread_of(
 def note(rt: runtime.Runtime, line: str) -> None:
     """A line in the hook log; never raises (a hook must not fail over its log)."""
     try:
-        runtime.append_log(rt.ensure().hook_log, f"{sys.argv[0]}: {line}")
+        private_files.append_log(rt.ensure().hook_log, f"{sys.argv[0]}: {line}")
     except Exception:
         pass
 
@@ -177,6 +177,6 @@ def log_error(err: BaseException) -> None:
     text = "".join(traceback.format_exception(err))
     try:
         rt = runtime.Runtime.from_env(hook_env(sys.argv, os.environ)).ensure()
-        runtime.append_log(rt.hook_log, f"{sys.argv[0]}: {text}")
+        private_files.append_log(rt.hook_log, f"{sys.argv[0]}: {text}")
     except Exception as log_err:  # the runtime dir itself may be the problem
         sys.stderr.write(f"discord-bridge hook: {text}\n(log unavailable: {log_err})\n")

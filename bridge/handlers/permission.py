@@ -18,7 +18,7 @@ import os
 import time
 
 from bridge.handlers.context import HookContext
-from bridge.state import decisions, runtime
+from bridge.state import decisions, private_files, runtime
 from bridge.state.decisions import Decision, Request
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
@@ -79,7 +79,9 @@ def on_permission_request(context: HookContext) -> dict | None:
             message = _post(context, payload, plan_file)
         except Exception as err:  # Discord unreachable or refusing: the terminal dialog decides
             decisions.close(rt, request.id)
-            runtime.append_log(rt.hook_log, f"prompt for #{context.channel_id} not posted: {err}")
+            private_files.append_log(
+                rt.hook_log, f"prompt for #{context.channel_id} not posted: {err}"
+            )
             return None
         message_id = message.get("id")
         request.message_id = message_id if isinstance(message_id, str) else None
@@ -248,7 +250,7 @@ def _close_message(
             rest.budget = min(rest.budget, EDIT_BUDGET)
             rest.edit_message(context.channel_id, str(request.message_id), body)
     except Exception as err:
-        runtime.append_log(context.runtime.hook_log, f"could not close prompt message: {err}")
+        private_files.append_log(context.runtime.hook_log, f"could not close prompt message: {err}")
 
 
 # --- waiting --------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import os
 import time
 
 from bridge import fastjson
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def in_git_tree(path: str) -> bool:
 def _snapshot_start(context: HookContext, session: object) -> None:
     rt = context.runtime.ensure()
     path = record_path(rt, context.channel_id)
-    old = runtime.read_json(path, 1 << 16) or {}
+    old = private_files.read_json(path, 1 << 16) or {}
     record = {"session": session, "t": time.time()}
     if old.get("session") == session and old.get("tree") and old.get("root"):
         # an unfinished turn's: keep it
@@ -99,7 +99,7 @@ def _snapshot_start(context: HookContext, session: object) -> None:
             record["why"] = "not a git repository"
         except changes.GitError as err:
             record["why"] = str(err)[:200]
-    runtime.write_atomic(path, fastjson.dumps(record).encode())
+    private_files.write_atomic(path, fastjson.dumps(record).encode())
 
 
 def at_stop(context: HookContext, on_reply: bool | None = None) -> dict | None:
@@ -132,7 +132,7 @@ class PendingChanges:
 
 def compare_in_background(context: HookContext) -> PendingChanges:
     """Start :func:`at_stop` in a thread while the Stop hook lays out and posts the reply."""
-    start = runtime.read_json(record_path(context.runtime, context.channel_id), 1 << 16) or {}
+    start = private_files.read_json(record_path(context.runtime, context.channel_id), 1 << 16) or {}
     if not start.get("tree"):
         return PendingChanges()  # no snapshot of this turn's start (outside git): nothing to do
     took = time.time() - float(start.get("t") or 0)
@@ -155,7 +155,7 @@ def _compare(context: HookContext, on_reply: bool | None) -> dict | None:
 
     rt = context.runtime
     path = record_path(rt, context.channel_id)
-    start = runtime.read_json(path, 1 << 16)
+    start = private_files.read_json(path, 1 << 16)
     if not start or start.get("session") != context.event.get("session_id"):
         return None
     try:

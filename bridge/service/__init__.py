@@ -28,7 +28,7 @@ from bridge.service.common import (
     environment,
     left_out,
 )
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 UNIT_NAME = "discord-bridge.service"
 MARK = "# Written by `discord-bridge service install`; `… service uninstall` removes it."
@@ -166,7 +166,7 @@ def install(config_file: str, start: bool = True) -> Outcome:
     except UnsafeValue as err:
         return Outcome([f"{err} (nothing written)"], code=1)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    runtime.write_atomic(path, text.encode(), 0o644)
+    private_files.write_atomic(path, text.encode(), 0o644)
     result.say(f"wrote {path}")
     result.say(f"  runs: {' '.join(command(config_file))}")
     if not os.path.exists(config_file):

@@ -23,7 +23,7 @@ from bridge.service.common import (
     environment,
     left_out,
 )
-from bridge.state import runtime
+from bridge.state import private_files
 
 LABEL = "io.github.discord-bridge"
 THROTTLE = 30  # seconds between launchd's restarts
@@ -75,7 +75,7 @@ def install(config_file: str, start: bool = True) -> Outcome:
         return Outcome([f"{err} (nothing written)"], code=1)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     os.makedirs(os.path.dirname(log_path()), exist_ok=True)
-    runtime.write_atomic(path, agent, 0o644)
+    private_files.write_atomic(path, agent, 0o644)
     result.say(f"wrote {path} (log: {log_path()})")
     domain = f"gui/{os.getuid()}"
     _launchctl("bootout", f"{domain}/{LABEL}")  # an older copy, if loaded

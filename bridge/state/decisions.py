@@ -21,7 +21,7 @@ import os
 import time
 
 from bridge import fastjson
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
@@ -295,7 +295,7 @@ def _path(rt: runtime.Runtime, request_id: str, suffix: str) -> str:
 def write_request(rt: runtime.Runtime, request: Request) -> None:
     """Create or update a request (``request.id`` names it)."""
     path = _path(rt, request.id, REQUEST)
-    runtime.write_atomic(path, fastjson.dumps(request.to_dict()).encode())
+    private_files.write_atomic(path, fastjson.dumps(request.to_dict()).encode())
 
 
 def read_request(rt: runtime.Runtime, request_id: str) -> Request | None:
@@ -303,7 +303,7 @@ def read_request(rt: runtime.Runtime, request_id: str) -> Request | None:
     whose id is not its file's name is not valid)."""
     if not is_valid_id(request_id):
         return None
-    request = Request.from_dict(runtime.read_json(_path(rt, request_id, REQUEST)))
+    request = Request.from_dict(private_files.read_json(_path(rt, request_id, REQUEST)))
     return request if request is not None and request.id == request_id else None
 
 
@@ -374,7 +374,7 @@ def decide(rt: runtime.Runtime, request_id: str, decision: Decision) -> bool:
 
 def read_decision(rt: runtime.Runtime, request_id: str) -> Decision | None:
     """The decision, or None if there is none yet (or the file is not a valid decision)."""
-    return Decision.from_dict(runtime.read_json(_path(rt, request_id, DECISION)))
+    return Decision.from_dict(private_files.read_json(_path(rt, request_id, DECISION)))
 
 
 def decision_path(rt: runtime.Runtime, request_id: str) -> str:
@@ -437,11 +437,11 @@ def _is_later(event: dict, request: Request) -> bool:
 
 
 def read_answers(rt: runtime.Runtime, request_id: str) -> dict:
-    return runtime.read_json(_path(rt, request_id, ANSWERS)) or {}
+    return private_files.read_json(_path(rt, request_id, ANSWERS)) or {}
 
 
 def write_answers(rt: runtime.Runtime, request_id: str, answers: dict) -> None:
-    runtime.write_atomic(_path(rt, request_id, ANSWERS), fastjson.dumps(answers).encode())
+    private_files.write_atomic(_path(rt, request_id, ANSWERS), fastjson.dumps(answers).encode())
 
 
 # --- helpers --------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from bridge import fastjson
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 SUBDIR = "screens"
 
@@ -26,7 +26,7 @@ def _path(rt: runtime.Runtime, key: str) -> str:
 
 
 def load(rt: runtime.Runtime, key: str) -> dict:
-    record = runtime.read_json(_path(rt, key)) or {}
+    record = private_files.read_json(_path(rt, key)) or {}
     messages = record.get("messages")
     record["messages"] = (
         [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
@@ -36,7 +36,7 @@ def load(rt: runtime.Runtime, key: str) -> dict:
 
 def save(rt: runtime.Runtime, key: str, record: dict) -> None:
     runtime.ensure_private_dir(rt.path(SUBDIR))
-    runtime.write_atomic(_path(rt, key), fastjson.dumps(record).encode())
+    private_files.write_atomic(_path(rt, key), fastjson.dumps(record).encode())
 
 
 def hold(rt: runtime.Runtime, key: str, message_id: str, channel_id: str, prompt: str) -> dict:

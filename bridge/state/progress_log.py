@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from bridge import fastjson
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 MAX_BYTES = 4 << 20  # a progress file nobody drains (bot stopped) never grows past this
 
@@ -34,10 +34,9 @@ def append(rt: runtime.Runtime, channel_id: str, event: dict) -> None:
 
 def read_events(path: str, offset: int) -> tuple[list[dict], int]:
     """New whole lines of a progress file from ``offset``; returns them and the new offset."""
-    from bridge.state import runtime
 
     try:
-        data = runtime.read_private(path)
+        data = private_files.read_private(path)
     except OSError:
         return [], offset
     if len(data) < offset:  # rotated

@@ -1,4 +1,4 @@
-"""The bridge's private directories: where they are, that they are safe, atomic file I/O.
+"""The bridge's private directories: where they are and that they are safe.
 
 State is split by lifetime. What a user would miss after a reboot lives in the **state
 directory** on disk; what only matters while the machine is up lives in the **runtime
@@ -25,13 +25,18 @@ directory** (often a tmpfs the OS empties at reboot or logout). Both are 0700, f
       screens/<channel>.json  messages held back while a Claude Code screen waits for an answer
       tools/<channel>.<call>  a tool call that has not ended (its mtime: when it started)
 
-Only the standard library's ``os`` is used: hooks import this module on their fast path.
+Files in them are written and read through ``bridge.state.private_files`` (atomic, never
+following a link); hook processes find these directories through ``bridge.state.locations``.
+Only the standard library's ``os`` and ``stat`` at import: hooks import this module on their
+fast path.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+
+from bridge.state import private_files
 
 ENV_HOME = "DISCORD_BRIDGE_HOME"
 ENV_CONFIG = "DISCORD_BRIDGE_CONFIG"  # set by `run --config` on the panes it starts
@@ -43,21 +48,6 @@ ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"  # and, for a thread's session, the thre
 DURABLE = ("uploads", "outputs", "outbox", "sessions", "state", "logs", "usage")  # survive a reboot
 VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens", "turns", "tools")
 SUBDIRS = DURABLE + VOLATILE
-
-# A hook cannot trust its environment (a project's .claude/settings.json sets it): it takes
-# the bridge home, runtime and state dirs from its command line, written by `hooks install`.
-HOOK_FLAGS = (
-    ("--home", ENV_HOME),
-    ("--runtime-dir", ENV_RUNTIME_DIR),
-    ("--state-dir", ENV_STATE_DIR),
-)
-RUN_CONFIGS = "run-configs"  # in the bridge home: config files `run --config` was given
-LOCATIONS = "locations.json"  # in the bridge home: the runtime and state dirs the bot uses
-# In the bridge home: registered configs whose bot uses dirs of its own (`discord-bridge try`)
-CONFIG_LOCATIONS = "config-locations.json"
-# In a hook's locations: the runtime dir it was given but refused (not private and ours)
-REFUSED_RUNTIME_DIR = "refused_runtime_dir"
-UNCLAIMED_RUNTIME_DIR = "unclaimed_runtime_dir"  # and one that was missing (not created yet)
 
 
 class UnsafeRuntimeDir(Exception):
@@ -81,94 +71,7 @@ def user_home() -> str:
         return os.path.expanduser("~")
 
 
-def hook_args(env: dict[str, str] | os._Environ[str] | None = None) -> list[str]:
-    """What ``hooks install`` writes on each hook's command line: always the bridge home (the
-    hooks must find the same config as the bot), and the runtime and state dirs given by
-    ``DISCORD_BRIDGE_RUNTIME_DIR`` / ``DISCORD_BRIDGE_STATE_DIR`` when it ran."""
-    env = os.environ if env is None else env
-    args = ["--home", os.path.abspath(bridge_home(env))]
-    for flag, name in HOOK_FLAGS[1:]:
-        if env.get(name):
-            args += [flag, os.path.abspath(env[name])]
-    return args
-
-
-def record_locations(rt: Runtime, env: dict[str, str] | os._Environ[str] | None = None) -> None:
-    """The bot tells the hooks which runtime and state dirs it uses (hooks installed without
-    ``--runtime-dir`` / ``--state-dir`` read them here, not from their environment)."""
-    from bridge import fastjson
-
-    home = ensure_private_dir(bridge_home(env))
-    record = {"runtime_dir": os.path.abspath(rt.root), "state_dir": os.path.abspath(rt.state_root)}
-    path = os.path.join(home, LOCATIONS)
-    if read_json(path, 1 << 12) != record:
-        write_atomic(path, fastjson.dumps(record).encode())
-
-
-def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
-    """The locations a hook process may trust, as an env dict for :func:`config_path`,
-    :func:`runtime_dir_path` and :func:`bridge_home`.
-
-    The bridge home, runtime and state dirs come from the hook's own command line
-    (``--home``, ``--runtime-dir``, ``--state-dir``), else from what the bot recorded in the
-    bridge home when it started (``locations.json``), else the defaults, with ``~`` from the
-    password database; ``$DISCORD_BRIDGE_CONFIG`` only when it names a file that
-    ``run --config`` registered in that bridge home. Nothing else is read from the
-    environment (a project's settings, or Claude itself, can set it).
-
-    A runtime dir found that way that is not a private directory of ours (after a reboot
-    another user may have created ``/tmp/discord-bridge-<uid>`` first) is refused: the hooks
-    use :func:`tmp_fallback_path` instead, as the bot does, and ``refused_runtime_dir`` says
-    which was refused. One that is missing is left to :func:`claim_runtime_dir`.
-    """
-    env = {"HOME": user_home()}
-    for flag, name in HOOK_FLAGS:
-        if flag in argv[:-1]:
-            env[name] = argv[argv.index(flag) + 1]
-    # Not $XDG_RUNTIME_DIR / $XDG_STATE_HOME either: the dirs the running bot recorded, so the
-    # hooks' decision files, hand-off socket and records are the ones the bot reads.
-    recorded = read_json(os.path.join(bridge_home(env), LOCATIONS), 1 << 12) or {}
-    for key, name in (("runtime_dir", ENV_RUNTIME_DIR), ("state_dir", ENV_STATE_DIR)):
-        value = recorded.get(key)
-        if name not in env and isinstance(value, str) and os.path.isabs(value):
-            env[name] = value
-    wanted = environ.get(ENV_CONFIG)
-    if wanted and os.path.abspath(wanted) in registered_configs(env):
-        env[ENV_CONFIG] = os.path.abspath(wanted)
-        # A bot with its own dirs for this config (`try`) recorded them: they win.
-        mapping = read_json(os.path.join(bridge_home(env), CONFIG_LOCATIONS), 1 << 16) or {}
-        own = mapping.get(env[ENV_CONFIG])
-        for key, name in (("runtime_dir", ENV_RUNTIME_DIR), ("state_dir", ENV_STATE_DIR)):
-            value = own.get(key) if isinstance(own, dict) else None
-            if isinstance(value, str) and os.path.isabs(value):
-                env[name] = value
-    chosen = env.get(ENV_RUNTIME_DIR)
-    found = _private_dir(chosen) if chosen else True
-    if (
-        found is None and chosen
-    ):  # gone (a reboot): claim_runtime_dir() creates it, if the hook has work
-        env[UNCLAIMED_RUNTIME_DIR] = chosen
-    elif not found:
-        _refuse_runtime_dir(env)
-    return env
-
-
-def claim_runtime_dir(env: dict[str, str]) -> None:
-    """Create the hook's runtime dir (private) if :func:`hook_locations` found it missing,
-    before another local user can take the name; if one did meanwhile, refuse it."""
-    path = env.pop(UNCLAIMED_RUNTIME_DIR, None)
-    if path is None:
-        return
-    try:
-        os.mkdir(path, 0o700)
-    except FileNotFoundError:  # no parent either: Runtime.ensure() creates both, private
-        pass
-    except OSError:  # taken meanwhile (or cannot be created here): whose is it now?
-        if not _private_dir(path):
-            _refuse_runtime_dir(env)
-
-
-def _private_dir(path: str) -> bool | None:
+def is_private_dir(path: str) -> bool | None:
     """A private directory of ours (True), someone else's or open to others or a link (False),
     or missing (None). One ``lstat``: hooks pay this on every call."""
     try:
@@ -179,57 +82,6 @@ def _private_dir(path: str) -> bool | None:
         return False
     mine = info.st_uid == os.geteuid() and not info.st_mode & 0o077
     return stat.S_ISDIR(info.st_mode) and mine
-
-
-def _refuse_runtime_dir(env: dict[str, str]) -> None:
-    # Someone else's (a reboot emptied /tmp and another user created the name first), open to
-    # others, or a link: tool command lines, assistant text and hand-off wake-ups must not go
-    # there. The private fallback is where the bot goes too when it starts.
-    env[REFUSED_RUNTIME_DIR] = env[ENV_RUNTIME_DIR]
-    env[ENV_RUNTIME_DIR] = tmp_fallback_path(env)
-
-
-def record_config_locations(
-    config: str, rt: Runtime, env: dict[str, str] | os._Environ[str] | None = None
-) -> None:
-    """A bot that keeps its runtime and state apart from the bridge home's bot (``discord-bridge
-    try``) records its dirs for its own config, instead of :func:`record_locations`: hooks of
-    the sessions it starts (``$DISCORD_BRIDGE_CONFIG``, registered) use them; every other
-    hook keeps using the home's."""
-    from bridge import fastjson
-
-    home = ensure_private_dir(bridge_home(env))
-    path = os.path.join(home, CONFIG_LOCATIONS)
-    mapping = read_json(path, 1 << 16) or {}
-    mine = {"runtime_dir": os.path.abspath(rt.root), "state_dir": os.path.abspath(rt.state_root)}
-    if mapping.get(os.path.abspath(config)) != mine:
-        mapping[os.path.abspath(config)] = mine
-        write_atomic(path, fastjson.dumps(mapping).encode())
-
-
-def registered_configs(env: dict[str, str] | os._Environ[str] | None = None) -> list[str]:
-    """Config files the bot was started with (``run --config``), listed in the bridge home."""
-    try:
-        data = read_private(os.path.join(bridge_home(env), RUN_CONFIGS), 1 << 16)
-    except OSError:
-        return []
-    return [line for line in data.decode(errors="replace").splitlines() if line]
-
-
-def register_config(path: str, env: dict[str, str] | os._Environ[str] | None = None) -> None:
-    """Let the hooks of this bridge home read ``path`` (``run --config``); no-op for the
-    default config. The list is private and written atomically."""
-    path = os.path.abspath(path)
-    default = os.path.abspath(config_path({**(env or os.environ), ENV_CONFIG: ""}))
-    if "\n" in path or path == default:
-        return
-    known = registered_configs(env)
-    if path in known:
-        return
-    home = bridge_home(env)
-    os.makedirs(home, 0o700, exist_ok=True)
-    lines = [*known, path][-100:]
-    write_atomic(os.path.join(home, RUN_CONFIGS), ("\n".join(lines) + "\n").encode())
 
 
 def config_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
@@ -252,7 +104,7 @@ def runtime_dir_path(env: dict[str, str] | os._Environ[str] | None = None) -> st
     if env.get("XDG_RUNTIME_DIR"):
         return os.path.join(env["XDG_RUNTIME_DIR"], "discord-bridge")
     shared = f"/tmp/discord-bridge-{os.getuid()}"
-    return shared if _usable(shared) else tmp_fallback_path(env)
+    return shared if is_private_dir(shared) is not False else tmp_fallback_path(env)
 
 
 def tmp_fallback_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:
@@ -275,18 +127,6 @@ def _home(env: dict[str, str] | os._Environ[str] | None) -> str:
     """The home the default dirs are under: from the password database, like the hooks
     (``$HOME`` can differ between the bot's service and Claude Code's panes)."""
     return user_home()
-
-
-def _usable(path: str) -> bool:
-    """Missing (we will create it), or a private directory of ours (not a symlink)."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    private = not info.st_mode & 0o077 and info.st_uid == os.geteuid()
-    return stat.S_ISDIR(info.st_mode) and private
 
 
 def ensure_private_dir(path: str) -> str:
@@ -415,88 +255,12 @@ def _move_tree(source: str, target: str) -> list[str]:
             if os.path.lexists(new):
                 continue
             try:
-                data = read_private(old, 1 << 30)  # never follows a link, regular files only
+                data = private_files.read_private(
+                    old, 1 << 30
+                )  # never follows a link, regular files only
             except OSError:
                 continue
-            write_atomic(new, data)
+            private_files.write_atomic(new, data)
             moved.append(new)
     shutil.rmtree(source, ignore_errors=True)
     return moved
-
-
-_counter = 0
-
-
-def write_atomic(path: str, data: bytes, mode: int = 0o600) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
-
-    The temporary file is created exclusively and without following symlinks, so a planted
-    link cannot redirect the write; the rename replaces a link at ``path`` itself, never
-    its target.
-    """
-    global _counter
-    _counter += 1
-    directory, name = os.path.split(path)
-    tmp = os.path.join(directory, f".{name}.{os.getpid()}.{_counter}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(tmp, flags, mode)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.rename(tmp, path)
-        _sync_directory(directory)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def _sync_directory(directory: str) -> None:
-    """Make the rename itself durable: a crash right after must not bring the old file back."""
-    fd = os.open(directory or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def read_private(path: str, max_bytes: int = 16 << 20) -> bytes:
-    """Read a regular file without following a symlink at ``path``."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{path} is not a regular file")
-        if info.st_size > max_bytes:
-            raise OSError(f"{path} is larger than {max_bytes} bytes")
-        return handle.read(max_bytes + 1)[:max_bytes]
-
-
-def read_json(path: str, max_bytes: int = 16 << 20) -> dict | None:
-    """A private JSON object file, or None when it is missing, unreadable or not an object."""
-    from bridge import fastjson
-
-    try:
-        record = fastjson.loads(read_private(path, max_bytes))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return record if isinstance(record, dict) else None
-
-
-def append_log(path: str, line: str, max_bytes: int = 1 << 20) -> None:
-    """Append a timestamped line to a private log file, starting afresh past ``max_bytes``."""
-    import time
-
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(path, flags, 0o600)
-    try:
-        if os.fstat(fd).st_size > max_bytes:
-            os.ftruncate(fd, 0)
-        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-        os.write(fd, f"{stamp} [{os.getpid()}] {line.rstrip()}\n".encode())
-    finally:
-        os.close(fd)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 
 def record_path(rt: runtime.Runtime, channel_id: str) -> str:
@@ -17,10 +17,10 @@ def record_path(rt: runtime.Runtime, channel_id: str) -> str:
 
 
 def read_record(rt: runtime.Runtime, channel_id: str) -> dict | None:
-    return runtime.read_json(record_path(rt, channel_id))
+    return private_files.read_json(record_path(rt, channel_id))
 
 
 def write_record(rt: runtime.Runtime, channel_id: str, record: dict) -> None:
     from bridge import fastjson
 
-    runtime.write_atomic(record_path(rt, channel_id), fastjson.dumps(record).encode())
+    private_files.write_atomic(record_path(rt, channel_id), fastjson.dumps(record).encode())

@@ -12,7 +12,7 @@ import os
 import time
 
 from bridge import fastjson
-from bridge.state import runtime, session_record
+from bridge.state import private_files, runtime, session_record
 
 
 def _path(rt: runtime.Runtime, key: str) -> str:
@@ -22,12 +22,12 @@ def _path(rt: runtime.Runtime, key: str) -> str:
 
 
 def load(rt: runtime.Runtime, key: str) -> dict | None:
-    return runtime.read_json(_path(rt, key))
+    return private_files.read_json(_path(rt, key))
 
 
 def save(rt: runtime.Runtime, key: str, record: dict) -> dict:
     record = {**record, "key": key, "updated_at": time.time()}
-    runtime.write_atomic(_path(rt, key), fastjson.dumps(record).encode())
+    private_files.write_atomic(_path(rt, key), fastjson.dumps(record).encode())
     return record
 
 
@@ -72,11 +72,11 @@ def resumable_session(rt: runtime.Runtime, key: str) -> str | None:
 
 def load_panel(rt: runtime.Runtime, channel_id: str) -> dict:
     """The control panel's record in ``channel_id``: ``{"message_id": …}`` or empty."""
-    return runtime.read_json(_panel_path(rt, channel_id)) or {}
+    return private_files.read_json(_panel_path(rt, channel_id)) or {}
 
 
 def save_panel(rt: runtime.Runtime, channel_id: str, record: dict) -> None:
-    runtime.write_atomic(_panel_path(rt, channel_id), fastjson.dumps(record).encode())
+    private_files.write_atomic(_panel_path(rt, channel_id), fastjson.dumps(record).encode())
 
 
 def _panel_path(rt: runtime.Runtime, channel_id: str) -> str:

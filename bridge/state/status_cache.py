@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from bridge import fastjson
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ def read_status(rt: runtime.Runtime, session_id: object) -> dict | None:
     """The cached record of ``session_id``, or None if there is none (or it is unreadable)."""
     if not is_safe_session_id(session_id):
         return None
-    return runtime.read_json(status_path(rt, session_id), _MAX_BYTES)
+    return private_files.read_json(status_path(rt, session_id), _MAX_BYTES)
 
 
 def write_status(rt: runtime.Runtime, session_id: str, record: dict) -> str:
@@ -29,11 +29,11 @@ def write_status(rt: runtime.Runtime, session_id: str, record: dict) -> str:
     path = status_path(rt, session_id)
     data = fastjson.dumps(record).encode()
     try:
-        if runtime.read_private(path, _MAX_BYTES) == data:
+        if private_files.read_private(path, _MAX_BYTES) == data:
             return path
     except OSError:
         pass
-    runtime.write_atomic(path, data)
+    private_files.write_atomic(path, data)
     return path
 
 

@@ -14,7 +14,7 @@ import os
 import time
 
 from bridge import fastjson
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 KEEP_DAYS = 62  # day folders older than this are removed when a new day starts
 
@@ -34,10 +34,10 @@ def add(rt: runtime.Runtime, session_id: str, amount: float, when: float | None 
         _forget_old_days(rt)
         runtime.ensure_private_dir(folder)
     path = os.path.join(folder, f"{session_id}.json")
-    record = runtime.read_json(path, 1 << 12) or {}
+    record = private_files.read_json(path, 1 << 12) or {}
     cost = record.get("cost_usd")
     total = (cost if isinstance(cost, int | float) and not isinstance(cost, bool) else 0) + amount
-    runtime.write_atomic(path, fastjson.dumps({"cost_usd": total}).encode())
+    private_files.write_atomic(path, fastjson.dumps({"cost_usd": total}).encode())
 
 
 def total(rt: runtime.Runtime, on: str | None = None) -> tuple[float, int]:
@@ -49,7 +49,7 @@ def total(rt: runtime.Runtime, on: str | None = None) -> tuple[float, int]:
         return 0.0, 0
     spent, sessions = 0.0, 0
     for name in names:
-        record = runtime.read_json(os.path.join(folder, name), 1 << 12) or {}
+        record = private_files.read_json(os.path.join(folder, name), 1 << 12) or {}
         cost = record.get("cost_usd")
         if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
             spent += cost

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from bridge.state.runtime import hook_args
+from bridge.state.locations import hook_args
 from bridge_testkit import REPO, hook_input, is_status, wait_until
 from fake_anthropic import echo, text, tool_use
 

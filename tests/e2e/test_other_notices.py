@@ -11,7 +11,7 @@ import subprocess
 import sys
 import uuid
 
-from bridge.state.runtime import hook_args
+from bridge.state.locations import hook_args
 from bridge_testkit import REPO, hook_input, wait_until
 from fake_anthropic import tool_use
 

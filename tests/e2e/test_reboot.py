@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bridge.claude.screen import is_prompt_ready
-from bridge.state import runtime
+from bridge.state import locations, runtime
 from bridge_testkit import hook_input, wait_until
 from fake_anthropic import echo, last_user_text
 from tests.e2e.test_control import command
@@ -131,7 +131,7 @@ def test_after_a_reboot_a_runtime_dir_another_user_created_receives_nothing(rig,
                     str(settings)], env=env, check=True, capture_output=True)  # fmt: skip
     assert "--runtime-dir" not in hook_command(rig, "Stop")
     rig.start_bot()  # records its dirs for the hooks
-    recorded = json.loads((rig.bridge_home / runtime.LOCATIONS).read_text())
+    recorded = json.loads((rig.bridge_home / locations.LOCATIONS).read_text())
     assert recorded["runtime_dir"] == str(rig.runtime_dir)
     reboot(rig)
 

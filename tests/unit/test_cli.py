@@ -19,7 +19,7 @@ import pytest
 
 from bridge.claude import settings as claude_settings
 from bridge.claude import versions
-from bridge.state import runtime
+from bridge.state import locations
 from bridge_testkit import hook_input
 from discord_emulator import Emulator
 from fake_anthropic.claude_cli import ClaudeNotInstalled, claude_available, claude_binary
@@ -108,7 +108,7 @@ class Setup:
         env = {**self.env, **env}
         # As `hooks install` writes them: a hook takes its locations from its command line.
         return subprocess.run(
-            [sys.executable, "-I", str(script), *runtime.hook_args(env)],
+            [sys.executable, "-I", str(script), *locations.hook_args(env)],
             input=data, env=env, cwd=self.project,
             capture_output=True, timeout=30,
         )  # fmt: skip

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from bridge.handlers import context as hook_context
-from bridge.state import runtime, session_state
+from bridge.state import locations, runtime, session_state
 from bridge_testkit import hook_input
 
 CHANNEL, LISTED, RECORDED, OTHER = (
@@ -110,11 +110,11 @@ def test_run_config_is_trusted_only_once_the_bot_registered_it(tmp_path, home) -
     argv = ["stop.py", "--home", str(home)]
     environ = {runtime.ENV_CONFIG: str(elsewhere)}
     assert runtime.config_path(hook_context.hook_env(argv, environ)) == str(home / "config.json")
-    runtime.register_config(str(elsewhere), {runtime.ENV_HOME: str(home)})
+    locations.register_config(str(elsewhere), {runtime.ENV_HOME: str(home)})
     assert runtime.config_path(hook_context.hook_env(argv, environ)) == str(elsewhere)
-    registry = home / runtime.RUN_CONFIGS
+    registry = home / locations.RUN_CONFIGS
     assert registry.stat().st_mode & 0o777 == 0o600
-    runtime.register_config(str(home / "config.json"), {runtime.ENV_HOME: str(home)})  # default
+    locations.register_config(str(home / "config.json"), {runtime.ENV_HOME: str(home)})  # default
     assert registry.read_text() == f"{elsewhere}\n"
 
 
@@ -140,9 +140,9 @@ def test_hooks_without_dir_flags_use_the_dirs_the_bot_recorded_not_their_environ
 ) -> None:
     home = tmp_path / "home"
     rt = runtime.Runtime(str(tmp_path / "bot-run"), str(tmp_path / "bot-state")).ensure()
-    runtime.record_locations(rt, {runtime.ENV_HOME: str(home)})
+    locations.record_locations(rt, {runtime.ENV_HOME: str(home)})
     hostile = {"XDG_RUNTIME_DIR": ".x", "XDG_STATE_HOME": ".st"}  # a repository's env block
-    env = runtime.hook_locations(["--home", str(home), "-"], hostile)
+    env = locations.hook_locations(["--home", str(home), "-"], hostile)
     assert runtime.Runtime.from_env(env).root == str(tmp_path / "bot-run")
     assert runtime.Runtime.from_env(env).state_root == str(tmp_path / "bot-state")
 
@@ -155,21 +155,21 @@ def test_hooks_of_a_config_with_its_own_dirs_use_them_and_others_keep_the_homes(
     home = tmp_path / "home"
     env = {runtime.ENV_HOME: str(home)}
     bot = runtime.Runtime(str(tmp_path / "bot-run"), str(tmp_path / "bot-state")).ensure()
-    runtime.record_locations(bot, env)
+    locations.record_locations(bot, env)
     trial = runtime.Runtime(str(tmp_path / "try-run"), str(tmp_path / "try-state")).ensure()
     config = tmp_path / "try" / "config.json"
-    runtime.register_config(str(config), env)
-    runtime.record_config_locations(str(config), trial, env)
+    locations.register_config(str(config), env)
+    locations.record_config_locations(str(config), trial, env)
     argv = ["--home", str(home), "--runtime-dir", str(tmp_path / "flag-run"), "-"]
 
-    mine = runtime.hook_locations(argv, {runtime.ENV_CONFIG: str(config)})
+    mine = locations.hook_locations(argv, {runtime.ENV_CONFIG: str(config)})
     assert runtime.Runtime.from_env(mine).root == str(tmp_path / "try-run")
     assert runtime.Runtime.from_env(mine).state_root == str(tmp_path / "try-state")
     assert runtime.config_path(mine) == str(config)
 
-    other = runtime.hook_locations(["--home", str(home), "-"], {})
+    other = locations.hook_locations(["--home", str(home), "-"], {})
     assert runtime.Runtime.from_env(other).root == str(tmp_path / "bot-run")
-    forged = runtime.hook_locations(argv, {runtime.ENV_CONFIG: str(tmp_path / "other.json")})
+    forged = locations.hook_locations(argv, {runtime.ENV_CONFIG: str(tmp_path / "other.json")})
     assert runtime.Runtime.from_env(forged).root == str(tmp_path / "flag-run")
     assert runtime.config_path(forged) == str(home / "config.json")
 
@@ -206,18 +206,18 @@ def test_a_runtime_dir_that_is_not_private_and_ours_is_refused(
     env = {runtime.ENV_HOME: str(home)}
     argv, environ = ["--home", str(home), "-"], {}
     if source == "recorded":
-        runtime.record_locations(rt, env)
+        locations.record_locations(rt, env)
     elif source == "flag":
         home.mkdir(mode=0o700)
         argv = ["--home", str(home), "--runtime-dir", str(shared), "-"]
     else:
         config = tmp_path / "try" / "config.json"
-        runtime.register_config(str(config), env)
-        runtime.record_config_locations(str(config), rt, env)
+        locations.register_config(str(config), env)
+        locations.record_config_locations(str(config), rt, env)
         environ = {runtime.ENV_CONFIG: str(config)}
     hostile_dir(shared, form)
 
-    found = runtime.Runtime.from_env(runtime.hook_locations(argv, environ))
+    found = runtime.Runtime.from_env(locations.hook_locations(argv, environ))
     assert found.root == runtime.tmp_fallback_path()
     assert found.root.startswith(str(tmp_path / "user"))
 
@@ -230,16 +230,16 @@ def test_a_recorded_runtime_dir_that_is_gone_is_claimed_before_another_user_can(
     monkeypatch.setattr(runtime, "user_home", lambda: str(tmp_path / "user"))
     home = tmp_path / "home"
     rt = runtime.Runtime(str(tmp_path / "shared"), str(tmp_path / "state"))
-    runtime.record_locations(rt, {runtime.ENV_HOME: str(home)})
-    env = runtime.hook_locations(["--home", str(home), "-"], {})
+    locations.record_locations(rt, {runtime.ENV_HOME: str(home)})
+    env = locations.hook_locations(["--home", str(home), "-"], {})
     assert not (tmp_path / "shared").exists()  # a hook that has no work creates nothing
-    runtime.claim_runtime_dir(env)
+    locations.claim_runtime_dir(env)
     assert env[runtime.ENV_RUNTIME_DIR] == str(tmp_path / "shared")
     info = os.lstat(tmp_path / "shared")
     assert info.st_uid == os.geteuid() and info.st_mode & 0o777 == 0o700
 
     os.rmdir(tmp_path / "shared")
-    env = runtime.hook_locations(["--home", str(home), "-"], {})
+    env = locations.hook_locations(["--home", str(home), "-"], {})
     hostile_dir(tmp_path / "shared", "open")  # the race lost
-    runtime.claim_runtime_dir(env)
+    locations.claim_runtime_dir(env)
     assert env[runtime.ENV_RUNTIME_DIR] == runtime.tmp_fallback_path()

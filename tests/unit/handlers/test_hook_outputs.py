@@ -23,7 +23,7 @@ from bridge.claude.hook_table import HOOKS
 from bridge.claude.permissions import SCOPES
 from bridge.discord.prompt_actions import PLAN_MODES
 from bridge.handlers.permission import cli_answer
-from bridge.state import decisions, runtime
+from bridge.state import decisions, locations, runtime
 from bridge.state.decisions import Decision, Request
 from bridge_testkit import QUESTIONS, hook_input
 from bridge_testkit.hook_contract import HookContract
@@ -86,7 +86,7 @@ class Hooks:
             stdin.write(json.dumps(event).encode())
             stdin.seek(0)
             return subprocess.Popen(
-                [sys.executable, "-I", "-S", str(script), *runtime.hook_args(self.env)],
+                [sys.executable, "-I", "-S", str(script), *locations.hook_args(self.env)],
                 stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=self.env, cwd=self.project,
             )  # fmt: skip

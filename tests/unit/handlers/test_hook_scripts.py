@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bridge.claude import settings as claude_settings
-from bridge.state import decisions, runtime
+from bridge.state import decisions, locations, runtime
 from bridge_testkit import hook_input
 
 HOOKS = Path(__file__).resolve().parents[3] / "hooks"
@@ -76,7 +76,7 @@ class Bridge:
         env = {**self.env, **env}
         # As `hooks install` writes them: a hook takes its locations from its command line.
         return subprocess.run(
-            [sys.executable, "-I", "-S", str(HOOKS / script), *runtime.hook_args(env)],
+            [sys.executable, "-I", "-S", str(HOOKS / script), *locations.hook_args(env)],
             input=data,
             env=env,
             cwd=cwd or self.project,

@@ -13,7 +13,7 @@ import pytest
 from bridge import fastjson
 from bridge.discord.render.footer import footer_line, summary
 from bridge.handlers.reply import FULL_REPLY_NOTE, SLOW_REPLY_NOTE, Tail, build_posts, reply_footer
-from bridge.state import runtime
+from bridge.state import private_files
 from bridge.state.runtime import Runtime
 
 RECORD = {"model_id": "claude-opus-5-5", "model_name": "Opus 5.5", "context_percent": 12,
@@ -49,10 +49,12 @@ def test_summary_leaves_out_what_is_missing_and_keeps_to_one_line(record, expect
 
 def test_reply_footer_reads_the_session_cache(tmp_path) -> None:
     rt = Runtime(str(tmp_path / "runtime")).ensure()
-    runtime.write_atomic(f"{rt.status}/sess-1.json", fastjson.dumps(RECORD).encode())
+    private_files.write_atomic(f"{rt.status}/sess-1.json", fastjson.dumps(RECORD).encode())
     assert reply_footer(rt, "sess-1") == "-# Opus 5.5 · ctx 12% · $0.43"
     before_any_answer = {**RECORD, "context_percent": None, "cost_usd": 0}
-    runtime.write_atomic(f"{rt.status}/sess-0.json", fastjson.dumps(before_any_answer).encode())
+    private_files.write_atomic(
+        f"{rt.status}/sess-0.json", fastjson.dumps(before_any_answer).encode()
+    )
     assert reply_footer(rt, "sess-0") == ""
     assert reply_footer(rt, "sess-2") == ""
     assert reply_footer(rt, None) == ""
@@ -79,7 +81,9 @@ def test_footer_of_a_first_reply_comes_from_the_transcript(tmp_path) -> None:
     rt = Runtime(str(tmp_path / "runtime")).ensure()
     before_any_answer = {**RECORD, "context_percent": None, "cost_usd": 0,
                          "context_window_size": 1_000_000}  # fmt: skip
-    runtime.write_atomic(f"{rt.status}/sess-0.json", fastjson.dumps(before_any_answer).encode())
+    private_files.write_atomic(
+        f"{rt.status}/sess-0.json", fastjson.dumps(before_any_answer).encode()
+    )
     path = transcript_with(tmp_path / "t.jsonl", "Hello!", 14_293, "2026-01-01T00:00:00Z")
     assert reply_footer(rt, "sess-0", path, "Hello!") == "-# Opus 5.5 · ctx 1%"
     # no statusLine at all: the model's id, a 200k window
@@ -89,7 +93,9 @@ def test_footer_of_a_first_reply_comes_from_the_transcript(tmp_path) -> None:
 def test_footer_prefers_a_cache_newer_than_the_reply_and_replaces_a_stale_one(tmp_path) -> None:
     rt = Runtime(str(tmp_path / "runtime")).ensure()
     cache = f"{rt.status}/sess-1.json"
-    runtime.write_atomic(cache, fastjson.dumps({**RECORD, "context_window_size": 100_000}).encode())
+    private_files.write_atomic(
+        cache, fastjson.dumps({**RECORD, "context_window_size": 100_000}).encode()
+    )
     path = transcript_with(tmp_path / "t.jsonl", "Second.", 50_000, "2030-01-01T00:00:00Z")
     # the cache predates this reply's record: model and context from the transcript
     assert reply_footer(rt, "sess-1", path, "Second.") == "-# Opus 5.5 · ctx 50% · $0.43"

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from bridge.handlers import turn_changes
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 from bridge.state.status_cache import write_status
 from bridge_testkit import hook_input
 
@@ -79,7 +79,7 @@ def test_another_session_or_no_change_or_no_git_gives_no_summary(tmp_path, repo)
     plain.mkdir()
     other = context(tmp_path, plain)
     turn_changes.at_prompt(other)  # outside git: no git process, no record
-    assert runtime.read_json(turn_changes.record_path(other.runtime, CHANNEL)) is None
+    assert private_files.read_json(turn_changes.record_path(other.runtime, CHANNEL)) is None
     assert not turn_changes.in_git_tree(str(plain)) and turn_changes.in_git_tree(str(repo / "x"))
     (plain / "x").write_text("x")
     assert turn_changes.at_stop(other) is None
@@ -89,15 +89,15 @@ def test_with_progress_off_the_summary_goes_on_the_reply(tmp_path, repo) -> None
     ctx = context(tmp_path, repo, progress=False)
     turn_changes.at_prompt(ctx)
     record = turn_changes.record_path(ctx.runtime, CHANNEL)
-    data = runtime.read_json(record)
+    data = private_files.read_json(record)
     data["t"] -= 60  # a long turn
-    runtime.write_atomic(record, json.dumps(data).encode())
+    private_files.write_atomic(record, json.dumps(data).encode())
     (repo / "a.txt").write_text("b\n")
     assert turn_changes.at_stop(ctx)["on_reply"] is True
     turn_changes.at_prompt(context(tmp_path, repo))
-    data = runtime.read_json(record)
+    data = private_files.read_json(record)
     data["t"] -= 60
-    runtime.write_atomic(record, json.dumps(data).encode())
+    private_files.write_atomic(record, json.dumps(data).encode())
     (repo / "a.txt").write_text("c\n")
     assert turn_changes.at_stop(context(tmp_path, repo))["on_reply"] is False  # the status has it
 
@@ -106,7 +106,7 @@ def test_git_past_its_budget_gives_no_summary_and_no_error(tmp_path, repo, monke
     monkeypatch.setattr(turn_changes, "PROMPT_BUDGET", 0.0)
     ctx = context(tmp_path, repo)
     turn_changes.at_prompt(ctx)  # no time for git: the hook goes on
-    record = runtime.read_json(turn_changes.record_path(ctx.runtime, CHANNEL))
+    record = private_files.read_json(turn_changes.record_path(ctx.runtime, CHANNEL))
     assert "no time left" in record["why"]
     (repo / "a.txt").write_text("changed\n")
     assert turn_changes.at_stop(ctx) is None
@@ -122,9 +122,9 @@ def test_stop_knows_at_once_whether_the_reply_must_wait_for_git(tmp_path, repo) 
 
     turn_changes.at_prompt(ctx)
     record = turn_changes.record_path(ctx.runtime, CHANNEL)
-    data = runtime.read_json(record)
+    data = private_files.read_json(record)
     data["t"] -= 60
-    runtime.write_atomic(record, json.dumps(data).encode())
+    private_files.write_atomic(record, json.dumps(data).encode())
     (repo / "a.txt").write_text("long\n")
     pending = turn_changes.compare_in_background(ctx)
     assert pending.on_reply is False  # the status message shows it: the reply goes first

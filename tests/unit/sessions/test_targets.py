@@ -14,7 +14,7 @@ import pytest
 from bridge.config import BridgeConfig
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.targets import SessionTarget, window_label
-from bridge.state import runtime, session_state
+from bridge.state import private_files, runtime, session_state
 
 PARENT, LISTED, NEW = "100000000000000003", "100000000000000004", "100000000000000077"
 
@@ -166,7 +166,7 @@ def test_a_worktree_removed_while_the_bot_was_down_is_not_recreated_on_restart(
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("{}\n")
     session = {"session_id": "abc", "transcript_path": str(transcript)}
-    runtime.write_atomic(
+    private_files.write_atomic(
         session_record.record_path(manager.runtime, NEW), json.dumps(session).encode()
     )
     # Bot down; Claude exits; the owner removes the worktree and its branch by hand.

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from bridge import fastjson
-from bridge.state import decisions, runtime
+from bridge.state import decisions, private_files, runtime
 from bridge.state.decisions import Decision, Request
 from bridge_testkit import hook_input, not_from_claude
 
@@ -451,7 +451,9 @@ def test_a_request_file_reads_back_as_the_same_record_and_the_same_json(rt) -> N
 def test_unknown_keys_are_kept_and_missing_ones_take_their_defaults(rt) -> None:
     rid = decisions.new_id()
     raw = {"id": rid, "session_id": SESSION, "from_a_newer_bridge": {"x": [1]}}
-    runtime.write_atomic(os.path.join(rt.prompts, rid + ".json"), fastjson.dumps(raw).encode())
+    private_files.write_atomic(
+        os.path.join(rt.prompts, rid + ".json"), fastjson.dumps(raw).encode()
+    )
     req = decisions.read_request(rt, rid)
     assert req is not None
     assert (req.kind, req.tool_input, req.permission_suggestions) == ("permission", {}, [])
@@ -486,7 +488,9 @@ def test_a_request_of_the_wrong_shape_reads_as_nothing(rt, fields: dict) -> None
     rid = decisions.new_id()
     raw = {"id": rid, "kind": "permission", "session_id": SESSION, "channel_id": "1",
            "deadline": time.time() + 60, "pid": os.getpid(), **fields}  # fmt: skip
-    runtime.write_atomic(os.path.join(rt.prompts, rid + ".json"), fastjson.dumps(raw).encode())
+    private_files.write_atomic(
+        os.path.join(rt.prompts, rid + ".json"), fastjson.dumps(raw).encode()
+    )
     assert decisions.read_request(rt, rid) is None
     assert decisions.open_prompts(rt) == []
     assert decisions.mark_stale(rt, event("Stop")) == []
@@ -495,7 +499,9 @@ def test_a_request_of_the_wrong_shape_reads_as_nothing(rt, fields: dict) -> None
 def test_a_request_whose_id_is_not_its_file_name_is_not_read(rt) -> None:
     rid, other = decisions.new_id(), decisions.new_id()
     raw = {"id": other, "session_id": SESSION, "deadline": time.time() + 60, "pid": os.getpid()}
-    runtime.write_atomic(os.path.join(rt.prompts, rid + ".json"), fastjson.dumps(raw).encode())
+    private_files.write_atomic(
+        os.path.join(rt.prompts, rid + ".json"), fastjson.dumps(raw).encode()
+    )
     assert decisions.read_request(rt, rid) is None
     assert decisions.Request.from_dict({**raw, "id": "../../etc"}) is None
 

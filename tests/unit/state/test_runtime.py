@@ -1,4 +1,4 @@
-"""The runtime dir refuses unsafe places; files are written atomically, links never followed."""
+"""The runtime and state dirs: where they are, unsafe places refused, an older layout moved."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import pytest
 
 from bridge import fastjson
-from bridge.state import runtime
+from bridge.state import private_files, runtime
 
 
 def test_created_private_with_subdirs(tmp_path) -> None:
@@ -45,24 +45,6 @@ def test_default_location_order() -> None:
         "/run/user/1/discord-bridge"
     )
     assert runtime.runtime_dir_path({}) == f"/tmp/discord-bridge-{os.getuid()}"
-
-
-def test_write_atomic_replaces_a_planted_link_not_its_target(tmp_path) -> None:
-    victim = tmp_path / "victim"
-    victim.write_text("precious")
-    os.symlink(victim, tmp_path / "decision.json")
-    runtime.write_atomic(str(tmp_path / "decision.json"), b"{}")
-    assert victim.read_text() == "precious"
-    assert not os.path.islink(tmp_path / "decision.json")
-    assert (tmp_path / "decision.json").read_bytes() == b"{}"
-    assert os.stat(tmp_path / "decision.json").st_mode & 0o777 == 0o600
-
-
-def test_read_private_refuses_links(tmp_path) -> None:
-    (tmp_path / "real").write_text("x")
-    os.symlink(tmp_path / "real", tmp_path / "link")
-    with pytest.raises(OSError):
-        runtime.read_private(str(tmp_path / "link"))
 
 
 @pytest.mark.parametrize(
@@ -111,9 +93,9 @@ def test_durable_files_of_an_older_bridge_move_from_the_runtime_dir_once(tmp_pat
     old = runtime.Runtime(str(tmp_path / "run")).ensure()  # everything in one folder, as before
     entry = os.path.join(old.outbox, "555", "0001-1-1.json")
     os.makedirs(os.path.dirname(entry), mode=0o700)
-    runtime.write_atomic(entry, b'{"payload": {"content": "spooled"}}')
-    runtime.write_atomic(os.path.join(old.sessions, "555.json"), b'{"session_id": "s"}')
-    runtime.write_atomic(os.path.join(old.prompts, "abc.json"), b"{}")  # volatile: stays
+    private_files.write_atomic(entry, b'{"payload": {"content": "spooled"}}')
+    private_files.write_atomic(os.path.join(old.sessions, "555.json"), b'{"session_id": "s"}')
+    private_files.write_atomic(os.path.join(old.prompts, "abc.json"), b"{}")  # volatile: stays
     os.symlink("/etc/passwd", os.path.join(old.state, "evil.json"))  # never followed
 
     rt = runtime.Runtime(str(tmp_path / "run"), str(tmp_path / "state")).ensure()
@@ -158,7 +140,7 @@ def test_a_spooled_reply_with_files_still_loads_after_the_move(tmp_path) -> None
     with open(entry_path, "rb") as handle:  # as an older bridge wrote it:
         legacy = fastjson.loads(handle.read())
     legacy["files"][0]["path"] = entry_path[: -len(".json")] + ".files/0"  # an absolute path
-    runtime.write_atomic(entry_path, fastjson.dumps(legacy).encode())
+    private_files.write_atomic(entry_path, fastjson.dumps(legacy).encode())
     rt = runtime.Runtime(str(tmp_path / "run"), str(tmp_path / "state")).ensure()
     rt.move_legacy_state()
     outbox = Outbox(rt.outbox)

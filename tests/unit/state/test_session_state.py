@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from bridge.state import runtime, session_record, session_state
+from bridge.state import private_files, runtime, session_record, session_state
 
 KEY = "1323802873070354440"
 
@@ -47,7 +47,7 @@ def test_panel_record_is_separate_from_sessions(rt) -> None:
 def test_resumable_only_with_a_transcript(rt, tmp_path) -> None:
     transcript = tmp_path / "t.jsonl"
     record = {"session_id": "abc", "transcript_path": str(transcript)}
-    runtime.write_atomic(session_record.record_path(rt, KEY), json.dumps(record).encode())
+    private_files.write_atomic(session_record.record_path(rt, KEY), json.dumps(record).encode())
     assert session_state.resumable_session(rt, KEY) is None  # nothing said yet: nothing to resume
     transcript.write_text("{}\n")
     assert session_state.resumable_session(rt, KEY) == "abc"

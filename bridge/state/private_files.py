@@ -1,0 +1,90 @@
+"""Private file I/O: atomic writes, reads that never follow a symlink, one bounded log.
+
+The files the bridge keeps in its private dirs (``bridge.state.runtime``) and in the bridge
+home go through here, so that a link planted at a path redirects neither a write nor a read:
+a write goes to an exclusively created temporary file renamed over the path, a read opens the
+path itself with ``O_NOFOLLOW`` and takes a regular file only. Only the standard library's
+``os`` and ``stat`` at import: hooks import this module on their fast path.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+_counter = 0
+
+
+def write_atomic(path: str, data: bytes, mode: int = 0o600) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
+
+    The temporary file is created exclusively and without following symlinks, so a planted
+    link cannot redirect the write; the rename replaces a link at ``path`` itself, never
+    its target.
+    """
+    global _counter
+    _counter += 1
+    directory, name = os.path.split(path)
+    tmp = os.path.join(directory, f".{name}.{os.getpid()}.{_counter}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(tmp, flags, mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.rename(tmp, path)
+        _sync_directory(directory)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _sync_directory(directory: str) -> None:
+    """Make the rename itself durable: a crash right after must not bring the old file back."""
+    fd = os.open(directory or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_private(path: str, max_bytes: int = 16 << 20) -> bytes:
+    """Read a regular file without following a symlink at ``path``."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if info.st_size > max_bytes:
+            raise OSError(f"{path} is larger than {max_bytes} bytes")
+        return handle.read(max_bytes + 1)[:max_bytes]
+
+
+def read_json(path: str, max_bytes: int = 16 << 20) -> dict | None:
+    """A private JSON object file, or None when it is missing, unreadable or not an object."""
+    from bridge import fastjson
+
+    try:
+        record = fastjson.loads(read_private(path, max_bytes))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def append_log(path: str, line: str, max_bytes: int = 1 << 20) -> None:
+    """Append a timestamped line to a private log file, starting afresh past ``max_bytes``."""
+    import time
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(path, flags, 0o600)
+    try:
+        if os.fstat(fd).st_size > max_bytes:
+            os.ftruncate(fd, 0)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        os.write(fd, f"{stamp} [{os.getpid()}] {line.rstrip()}\n".encode())
+    finally:
+        os.close(fd)
