@@ -84,7 +84,7 @@ async def confirm_removal(
 def session_keys(sessions: SessionManager, project: Project) -> list[str]:
     """The project's channel and every thread session it has (listed or recorded)."""
     keys = [project.channel_id]
-    keys += [t["channelId"] for t in project.threads if t.get("channelId")]
+    keys += [t.channel_id for t in project.threads]
     for record in session_state.all_records(sessions.runtime):
         if (
             record.get("server") == sessions.server.name

@@ -36,7 +36,7 @@ from bridge.config.files import (
     save_raw,
     thread_settings,
 )
-from bridge.config.model import BridgeConfig, Project, Server
+from bridge.config.model import BridgeConfig, Project, Server, ThreadEntry
 from bridge.config.validate import validate
 
 __all__ = [
@@ -44,6 +44,6 @@ __all__ = [
     "DEFAULT_PROMPT_TIMEOUT", "DEFAULT_TMUX_SESSION", "DEFAULT_UPLOAD_LIMIT", "ENV_API_BASE",
     "ENV_GATEWAY_URL", "ENV_TMUX_SOCKET", "FORBIDDEN", "ISOLATION_MODES", "PERMISSION_MODES",
     "PROMPT_TIMEOUT_OUTCOMES", "THREAD_KEYS", "BridgeConfig", "ConfigError", "Project", "Server",
-    "append_thread", "contains", "find_channel", "load", "norm_path", "remember_thread",
-    "save_raw", "thread_settings", "validate",
+    "ThreadEntry", "append_thread", "contains", "find_channel", "load", "norm_path",
+    "remember_thread", "save_raw", "thread_settings", "validate",
 ]  # fmt: skip

@@ -10,8 +10,8 @@ import _thread
 import os
 
 from bridge import fastjson
-from bridge.config.defaults import ConfigError, norm_path
-from bridge.config.model import BridgeConfig, Project, Server
+from bridge.config.defaults import ConfigError
+from bridge.config.model import BridgeConfig, Project, Server, ThreadEntry
 from bridge.config.validate import validate
 from bridge.state import private_files, runtime
 
@@ -82,7 +82,9 @@ THREAD_KEYS = ("model", "permission", "isolation")
 _WRITE_LOCK = _thread.allocate_lock()
 
 
-def find_channel(server: Server, channel_id: int | str) -> tuple[Project, dict | None] | None:
+def find_channel(
+    server: Server, channel_id: int | str
+) -> tuple[Project, ThreadEntry | None] | None:
     """A project's own channel → ``(project, None)``; a thread listed in a project's
     ``threads[]`` → ``(project, entry)``; anything else → None."""
     channel_id = str(channel_id)
@@ -90,17 +92,17 @@ def find_channel(server: Server, channel_id: int | str) -> tuple[Project, dict |
         if project.channel_id == channel_id:
             return project, None
         for entry in project.threads:
-            if entry.get("channelId") == channel_id:
+            if entry.channel_id == channel_id:
                 return project, entry
     return None
 
 
-def thread_settings(project: Project, entry: dict | None) -> dict:
+def thread_settings(project: Project, entry: ThreadEntry | None) -> dict:
     """The 3-layer merge ``threads[i]`` → ``project.thread`` → project: model, permission,
     isolation (default ``"none"``) and projectPath (``threads[i]`` or the project's)."""
-    entry = entry or {}
+    own = {key: getattr(entry, key) for key in THREAD_KEYS} if entry is not None else {}
     layers = (
-        entry,
+        own,
         project.thread_defaults,
         {"model": project.model, "permission": project.permission},
     )
@@ -108,15 +110,15 @@ def thread_settings(project: Project, entry: dict | None) -> dict:
     for key in THREAD_KEYS:
         merged[key] = next((layer[key] for layer in layers if layer.get(key) is not None), None)
     merged["isolation"] = merged["isolation"] or "none"
-    path = entry.get("projectPath")
-    merged["projectPath"] = norm_path(path) if isinstance(path, str) else project.path
+    own_path = entry.path if entry is not None else None
+    merged["projectPath"] = own_path if own_path is not None else project.path
     return merged
 
 
 def remember_thread(project: Project, entry: dict) -> None:
     """Add ``entry`` to the loaded config's view of the project (after :func:`append_thread`)."""
-    if not any(t.get("channelId") == entry.get("channelId") for t in project.threads):
-        project.threads.append(entry)
+    if not any(t.channel_id == entry["channelId"] for t in project.threads):
+        project.threads.append(ThreadEntry(entry))
 
 
 def append_thread(

@@ -1,4 +1,5 @@
-"""The validated config as objects: :class:`BridgeConfig` → :class:`Server` → :class:`Project`.
+"""The validated config as objects: :class:`BridgeConfig` → :class:`Server` → :class:`Project`
+→ :class:`ThreadEntry`.
 
 On the hooks' fast path: imports only ``os`` and small bridge modules (no ``json``, ``re``,
 ``dataclasses`` or ``typing`` at run time).
@@ -29,6 +30,28 @@ from bridge.config.defaults import (
     norm_path,
 )
 from bridge.config.validate import validate
+
+
+class ThreadEntry:
+    """One entry of a project's ``threads[]``: a Discord thread whose session has settings of
+    its own (any left out come from the project's ``thread`` defaults, then the project).
+    ``raw`` is the entry as the file has it."""
+
+    __slots__ = ("channel_id", "isolation", "model", "name", "path", "permission", "raw", "startup")
+
+    def __init__(self, raw: dict) -> None:
+        self.raw = raw
+        self.channel_id: str = raw["channelId"]
+        self.name: str = raw.get("name") or ""
+        path = raw.get("projectPath")
+        self.path: str | None = norm_path(path) if isinstance(path, str) else None
+        self.model: str | None = raw.get("model")
+        self.permission: str | None = raw.get("permission")
+        self.isolation: str | None = raw.get("isolation")
+        self.startup: bool = bool(raw.get("startup", False))
+
+    def __repr__(self) -> str:
+        return f"<ThreadEntry {self.name!r} #{self.channel_id}>"
 
 
 class Project:
@@ -62,7 +85,7 @@ class Project:
         self.permission: str | None = raw.get("permission")
         self.progress: bool = bool(raw.get("progress", True))  # live status messages per turn
         self.thread_defaults: dict = raw.get("thread") or {}
-        self.threads: list[dict] = raw.get("threads") or []
+        self.threads: list[ThreadEntry] = [ThreadEntry(t) for t in raw.get("threads") or []]
         self.claude_command: str = (
             raw.get("claudeCommand") or server.raw.get("claudeCommand") or top.get("claudeCommand")
         ) or "claude"

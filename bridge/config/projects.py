@@ -75,7 +75,7 @@ def channel_in_use(cfg: BridgeConfig, channel_id: str) -> str | None:
         for project in server.projects:
             if project.channel_id == channel_id:
                 return f"project **{project.name}**'s channel"
-            if any(t.get("channelId") == channel_id for t in project.threads):
+            if any(t.channel_id == channel_id for t in project.threads):
                 return f"a thread of project **{project.name}**"
     return None
 

@@ -137,7 +137,7 @@ def is_thread_of(
     one of its threads (its entry may not be in the file yet, or could not be written)."""
     if not is_snowflake(thread_id) or cfg.project_for_channel(thread_id) is not None:
         return False
-    if any(entry.get("channelId") == thread_id for entry in project.threads):
+    if any(entry.channel_id == thread_id for entry in project.threads):
         return True
     from bridge.state import session_state
 

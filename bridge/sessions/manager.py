@@ -67,9 +67,7 @@ class SessionManager:
             project, entry = found
             if entry is None:
                 return SessionTarget.for_project(project)
-            return SessionTarget.for_thread(
-                project, str(channel_id), entry.get("name") or name, entry
-            )
+            return SessionTarget.for_thread(project, str(channel_id), entry.name or name, entry)
         parent = self.server.project_for_channel(parent_id) if parent_id else None
         if parent is None:
             return None
@@ -122,9 +120,10 @@ class SessionManager:
         targets = [SessionTarget.for_project(p) for p in self.server.projects if p.startup]
         for project in self.server.projects:
             for entry in project.threads:
-                if entry.get("startup"):
-                    targets.append(SessionTarget.for_thread(
-                        project, entry["channelId"], entry.get("name") or "", entry))  # fmt: skip
+                if entry.startup:
+                    targets.append(
+                        SessionTarget.for_thread(project, entry.channel_id, entry.name, entry)
+                    )
         for target in targets:
             record = await asyncio.to_thread(session_state.load, self.runtime, target.key)
             if record and record.get("wanted") == "stopped":

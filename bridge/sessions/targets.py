@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bridge import config
-from bridge.config import Project
+from bridge.config import Project, ThreadEntry
 
 WINDOW_LABEL_MAX = 24  # characters of a thread's name in its tmux window name
 
@@ -34,7 +34,7 @@ class SessionTarget:
 
     @classmethod
     def for_thread(
-        cls, project: Project, thread_id: str, name: str, entry: dict | None
+        cls, project: Project, thread_id: str, name: str, entry: ThreadEntry | None
     ) -> SessionTarget:
         merged = config.thread_settings(project, entry)
         return cls(project, thread_id, thread_id, clean_thread_name(name), merged["model"],

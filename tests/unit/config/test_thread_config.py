@@ -49,8 +49,20 @@ def test_find_channel_tells_project_channels_and_listed_threads_apart() -> None:
     project, entry = config.find_channel(server, PARENT)
     assert project.name == "alpha" and entry is None
     project, entry = config.find_channel(server, int(THREAD))
-    assert project.name == "alpha" and entry["name"] == "t"
+    assert project.name == "alpha" and entry.name == "t" and entry.channel_id == THREAD
     assert config.find_channel(server, "100000000000000099") is None
+
+
+def test_a_listed_thread_reads_as_a_typed_entry() -> None:
+    alpha, beta = load().servers[0].projects
+    (entry,) = alpha.threads
+    assert isinstance(entry, config.ThreadEntry) and beta.threads == []
+    assert (entry.channel_id, entry.name, entry.path) == (THREAD, "t", "/srv/alpha-two")
+    # Left out of the entry: None here, the project's thread defaults in thread_settings.
+    assert (entry.model, entry.permission, entry.isolation, entry.startup) == (
+        None, "plan", None, False,
+    )  # fmt: skip
+    assert entry.raw == RAW["servers"][0]["projects"][0]["threads"][0]
 
 
 def test_merge_thread_entry_over_project_thread_over_project() -> None:
@@ -65,7 +77,8 @@ def test_merge_thread_entry_over_project_thread_over_project() -> None:
     new = config.thread_settings(alpha, None)
     assert new == {"model": "haiku", "permission": "acceptEdits", "isolation": "worktree",
                    "projectPath": "/srv/alpha"}  # fmt: skip
-    assert config.thread_settings(beta, {"model": "opus"}) == {
+    own_model = config.ThreadEntry({"channelId": THREAD, "model": "opus"})
+    assert config.thread_settings(beta, own_model) == {
         "model": "opus", "permission": None, "isolation": "none", "projectPath": "/srv/beta",
     }  # fmt: skip
 
