@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from bridge import config
 from bridge.claude import launch
 from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
-from bridge.config import ENV_TMUX_SOCKET, BridgeConfig, Project, Server
+from bridge.config import ENV_TMUX_SOCKET, BridgeConfig, Server
 from bridge.sessions import pane_input, worktrees
 from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.targets import SessionTarget
@@ -160,13 +160,11 @@ class SessionManager:
 
     # --- starting and stopping -------------------------------------------------------
 
-    async def ensure_running(self, target: SessionTarget | Project, fresh: bool = False) -> str:
+    async def ensure_running(self, target: SessionTarget, fresh: bool = False) -> str:
         """The pane id of the session's live Claude Code, started (and ready) if needed.
 
         A dead session whose conversation is known is resumed (``--resume``) unless
         ``fresh``. The caller holds :meth:`lock` for the target's key."""
-        if isinstance(target, Project):
-            target = SessionTarget.for_project(target)
         pane = await asyncio.to_thread(self.tmux.find, target.key)
         if pane is not None and not pane.dead:
             return pane.pane_id
@@ -301,9 +299,7 @@ class SessionManager:
 
     # --- how Claude Code is started --------------------------------------------------
 
-    def launch_argv(self, target: SessionTarget | Project, resume: str | None = None) -> list[str]:
-        if isinstance(target, Project):
-            target = SessionTarget.for_project(target)
+    def launch_argv(self, target: SessionTarget, resume: str | None = None) -> list[str]:
         project = target.project
         uploads = self.runtime.channel_dir("uploads", target.key)
         outputs = self.runtime.channel_dir("outputs", target.key)
@@ -321,11 +317,9 @@ class SessionManager:
         paths = [self.config_path, runtime.bridge_home()]
         return paths + [self.runtime.path(name) for name in runtime.SUBDIRS if name not in keep]
 
-    def pane_env(self, target: SessionTarget | Project) -> dict[str, str]:
+    def pane_env(self, target: SessionTarget) -> dict[str, str]:
         """Env vars on the pane: they reach every hook of that Claude Code session. A thread's
         session carries its parent channel and its thread, so its hooks post to the thread."""
-        if isinstance(target, Project):
-            target = SessionTarget.for_project(target)
         env = {
             ENV_CHANNEL: target.project.channel_id,
             runtime.ENV_CONFIG: self.config_path,

@@ -8,6 +8,7 @@ import json
 from bridge.claude import launch
 from bridge.config import BridgeConfig
 from bridge.sessions.manager import SessionManager
+from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime
 
 CHANNEL = "100000000000000003"
@@ -35,7 +36,8 @@ def test_sessions_are_started_with_deny_rules_for_the_bridges_private_files(
     rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
     manager = SessionManager(cfg, cfg.servers[0], rt)
 
-    permissions = settings_of(manager.launch_argv(cfg.servers[0].projects[0]))["permissions"]
+    target = SessionTarget.for_project(cfg.servers[0].projects[0])
+    permissions = settings_of(manager.launch_argv(target))["permissions"]
     deny = permissions["deny"]
     for tool in ("Read", "Edit"):
         for private in (f"{rt.root}/prompts", f"{rt.root}/state", f"{rt.root}/outbox", str(home)):
