@@ -3,9 +3,9 @@
 Every module a hook imports costs it start-up time on every tool call (see
 ``hooks_fast_path.py`` for the time itself); this counts them, deterministically, for the same
 hooks and events: each installed hook command with real event JSON on stdin, unmapped (not a
-bridge session) and mapped with nothing to send, and the decision hooks with the tool-call
-events they get. ``bridge`` counts the project's own modules (``bridge.*`` and ``hooks.*``)
-among the total; ``--list`` names them.
+bridge session) and mapped with nothing to send, the decision hooks with the tool-call
+events they get, and the statusLine command. ``bridge`` counts the project's own modules
+(``bridge.*`` and ``hooks.*``) among the total; ``--list`` names them.
 
     .venv/bin/python bench/hook_imports.py [--list]
 """
@@ -22,7 +22,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from hooks_fast_path import ASKING_TOOL, CHANNEL, event_input, setup, tool_event
+from hooks_fast_path import ASKING_TOOL, CHANNEL, event_input, setup, status_event, tool_event
 
 from bridge.claude import settings as claude_settings
 
@@ -49,11 +49,18 @@ def main() -> None:
             for case, case_env, cwd in cases[1:] if tool == ASKING_TOOL else cases:
                 stdin = json.dumps(tool_event(event, cwd, tool)).encode()
                 report(f"{event} {tool}", case, imported(script, stdin, case_env, cwd), show)
+        status_cases = [("unmapped cwd", env, tmp), ("mapped, caches", mapped, project)]
+        for case, case_env, cwd in status_cases:
+            stdin = json.dumps(status_event(cwd)).encode()
+            command = claude_settings.status_line_command()
+            report("statusLine", case, imported(command, stdin, case_env, cwd), show)
 
 
 def imported(script: str, stdin: bytes, env: dict, cwd: str) -> list[str]:
-    """The modules one run of the installed hook command imports, in import order."""
-    argv = shlex.split(claude_settings.hook_command(script), comments=True)
+    """The modules one run of the installed hook command (or ``script``: a whole command)
+    imports, in import order."""
+    command = script if " " in script else claude_settings.hook_command(script)
+    argv = shlex.split(command, comments=True)
     argv[1:1] = ["-X", "importtime"]
     result = subprocess.run(argv, input=stdin, env=env, cwd=cwd, capture_output=True)
     if result.returncode != 0:

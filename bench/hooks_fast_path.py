@@ -10,6 +10,10 @@ Then the decision hooks with the events they really get on every tool call: PreT
 mapped with no prompt pending, mapped while another session's prompt is pending (one request
 file to read), and PreToolUse for a tool in ``permissionTools`` (answers "ask").
 
+Last, the statusLine command (run on every refresh of Claude Code's status line; without a
+statusLine of the user's own, it prints the bridge's), unmapped and for a bridge session
+(whose figures it caches).
+
 Each command is run through ``sh -c`` with the event JSON on stdin, interleaved with the
 baseline ``python -c pass`` on the same interpreter, and the medians are compared (``+ms``:
 the median extra time of a hook run over the baseline run next to it). The runtime dir
@@ -83,6 +87,14 @@ def main() -> None:
                     assert still is not None and decisions.is_pending(rt, still)
                     decisions.close(rt, request_id)
                 report(f"{event} {tool}", case, figures)
+        print()
+        print("statusLine command:")
+        command = claude_settings.status_line_command()
+        status_cases = [("unmapped cwd", env, tmp), ("mapped, caches", mapped, project)]
+        for case, case_env, cwd in status_cases:
+            stdin = json.dumps(status_event(cwd)).encode()
+            figures = side_by_side(command, baseline, stdin, case_env, cwd, runs, output=True)
+            report("statusLine", case, figures)
 
 
 def report(hook: str, case: str, figures: tuple[float, float, float]) -> None:
@@ -169,6 +181,13 @@ def reply_pinged(rt: runtime.Runtime) -> None:
     os.makedirs(rt.waits, mode=0o700, exist_ok=True)
     with open(os.path.join(rt.waits, SESSION), "w"):
         pass
+
+
+def status_event(cwd: str) -> dict:
+    """What Claude Code gives the statusLine command (the parts the bridge reads; no
+    hook_input: it is not a hook event)."""
+    return {**COMMON, "cwd": cwd, "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"},
+            "context_window": {"used_percentage": 12}}  # fmt: skip
 
 
 def event_input(event: str, cwd: str) -> dict:
