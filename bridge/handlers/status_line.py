@@ -23,7 +23,6 @@ import sys
 
 from bridge import fastjson
 from bridge.claude.hook_table import PREVIOUS_FLAG
-from bridge.discord.render import footer
 from bridge.state.status_cache import is_safe_session_id, read_status, write_status
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
@@ -47,7 +46,10 @@ def main(argv: list[str]) -> int:
         if previous is not None:
             status = run_previous(previous, data)
         else:
-            sys.stdout.write(footer.summary(status_record(event)) + "\n")
+            # Here: with the user's own statusLine, a refresh imports no render module (3 fewer).
+            from bridge.discord.render.footer import summary
+
+            sys.stdout.write(summary(status_record(event)) + "\n")
             sys.stdout.flush()
     except BaseException as err:  # the status line must never break Claude Code's screen
         _log(err)
