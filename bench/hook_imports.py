@@ -22,9 +22,18 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from hooks_fast_path import ASKING_TOOL, CHANNEL, event_input, setup, status_event, tool_event
+from hooks_fast_path import (
+    ASKING_TOOL,
+    CHANNEL,
+    event_input,
+    reply_pinged,
+    setup,
+    status_event,
+    tool_event,
+)
 
 from bridge.claude import settings as claude_settings
+from bridge.state import runtime
 
 
 def main() -> None:
@@ -37,6 +46,8 @@ def main() -> None:
         print(f"{'hook':<28} {'case':<30} {'modules':>7} {'bridge':>6}")
         for event, hook in claude_settings.HOOKS.items():
             cases = [("unmapped cwd", env, tmp), ("mapped, nothing to send", mapped, project)]
+            if event == "Notification":  # as hooks_fast_path.py: the reply pinged already
+                reply_pinged(runtime.Runtime(env["DISCORD_BRIDGE_RUNTIME_DIR"]))
             for case, case_env, cwd in cases[:1] if event == "PermissionRequest" else cases:
                 stdin = json.dumps(event_input(event, cwd)).encode()
                 report(event, case, imported(hook.script, stdin, case_env, cwd), show)
