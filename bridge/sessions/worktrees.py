@@ -7,13 +7,23 @@ commit without polling. Removal never loses work silently: :func:`inspect` lists
 changes, ignored files (``.env``, local databases: ``git worktree remove`` deletes them without
 a word) and commits that no other branch holds, and only a clean worktree is removed without
 ``force``. Every git call is an argv list (no shell); names are reduced to ``[a-z0-9-]``.
+
+What a worktree holds is read as a snapshot is (``changes.py``): no repository-defined command
+runs to tell (``git status`` would run its fsmonitor, and its ``clean`` filters on files
+modified in the second the index was written; ``git log`` its ``gpg.program`` under
+``log.showSignature``; ``git worktree remove`` runs ``git status``). Every call here has the
+snapshots' fixed settings (no hook, no fsmonitor, no pager, no network). ``git worktree add``
+still checks the new worktree's files out through the repository's filters (a Git LFS
+checkout needs them); its hooks do not run.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
+import tempfile
 from dataclasses import dataclass, field
+
+from bridge.sessions import changes
 
 WORKTREES_DIR = os.path.join(".claude", "worktrees")
 BRANCH_PREFIX = "worktree-"
@@ -30,7 +40,7 @@ class Loss:
     """What removing a worktree would lose."""
 
     exists: bool = True
-    uncommitted: list[str] = field(default_factory=list)  # `git status --porcelain` lines
+    uncommitted: list[str] = field(default_factory=list)  # `git status --porcelain`-like lines
     unmerged: list[str] = field(default_factory=list)  # `<sha> <subject>` of commits
     ignored: list[str] = field(default_factory=list)  # paths git ignores (a directory ends in /)
 
@@ -85,39 +95,79 @@ def add(project_path: str, name: str) -> dict:
     return {"name": name, "path": path, "branch": branch, "base": base, "repo": repo}
 
 
-def inspect(worktree: dict) -> Loss:
+def inspect(worktree: dict, scratch: str | None = None, private: tuple[str, ...] = ()) -> Loss:
     """Uncommitted changes (untracked files included), ignored files and commits reachable
     from the worktree but from no other local branch nor its base: what removing it would
-    lose."""
+    lose. ``scratch``: a private folder for the snapshot (default: a new temporary one);
+    ``private``: the bridge's own dirs, never read."""
     path = worktree["path"]
     if not os.path.isdir(path):
         return Loss(exists=False)
-    # --ignored=matching: an ignored directory (node_modules/) is one line, not its contents.
-    status = _git(path, "status", "--porcelain", "--untracked-files=all", "--ignored=matching")
-    lines = status.splitlines()
+    # --directory: an ignored directory (node_modules/) is one line, not its contents.
+    ignored = _git(path, "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+                   "--directory")  # fmt: skip
     commits = _git(
-        path, "log", "--format=%h %s", "HEAD", "--not", worktree["base"],
+        path, "log", "--no-show-signature", "--format=%h %s", "HEAD", "--not", worktree["base"],
         f"--exclude={worktree['branch']}", "--branches",  # the pattern omits refs/heads/
     )  # fmt: skip
     return Loss(
         True,
-        [line for line in lines if not line.startswith("!! ")],
+        uncommitted(path, scratch, private),
         commits.splitlines(),
-        [line[3:] for line in lines if line.startswith("!! ")],
+        sorted(p for p in ignored.split("\0") if p),
     )
 
 
-def remove(worktree: dict, force: bool = False) -> None:
-    """Remove the worktree and its branch. Without ``force`` git refuses a dirty worktree and
-    ``branch -d`` an unmerged branch, and ignored files (which git would delete) are refused
-    here, so nothing is lost by accident."""
+def uncommitted(
+    path: str,
+    scratch: str | None = None,
+    private: tuple[str, ...] = (),
+    deadline: float | None = None,
+) -> list[str]:
+    """What is not committed in the working tree at ``path``, as ``git status --porcelain``
+    names it (``?? new.txt``, `` M a.txt``, `` D gone.txt``, ``A  staged.txt``; staged and
+    unstaged changes are not told apart), read from a snapshot compared with ``HEAD``."""
+    if scratch is None:
+        with tempfile.TemporaryDirectory(prefix="discord-bridge-") as folder:
+            return uncommitted(path, folder, private, deadline)
+    try:
+        root, tree, _ = changes.snapshot(path, scratch, deadline, private)
+        untracked = changes.git(root, "ls-files", "-z", "--others", "--exclude-standard",
+                                deadline=deadline)  # fmt: skip
+        out = changes.git(root, "diff-tree", "-r", "-z", "--name-status", "--no-renames",
+                          "--no-ext-diff", "--no-textconv", "--end-of-options",
+                          changes.head_tree(root), tree, deadline=deadline)  # fmt: skip
+    except changes.GitError as err:
+        raise WorktreeError(str(err)) from err
+    new = {p for p in untracked.decode(errors="replace").split("\0") if p}
+    fields = [f for f in out.decode(errors="replace").split("\0") if f]
+    lines = []
+    for status, name in zip(fields[::2], fields[1::2], strict=False):
+        if name in new:
+            lines.append(f"?? {name}")
+        else:
+            lines.append(f"A  {name}" if status == "A" else f" {status[:1]} {name}")
+    return lines
+
+
+def remove(
+    worktree: dict, force: bool = False, scratch: str | None = None,
+    private: tuple[str, ...] = (),
+) -> None:  # fmt: skip
+    """Remove the worktree and its branch. Without ``force`` a worktree that holds anything
+    :func:`inspect` lists (uncommitted, ignored or unmerged work) is refused, so nothing is
+    lost by accident; ``git worktree remove --force`` then deletes what was checked (its own
+    check would run ``git status``)."""
     repo = worktree["repo"]
     if os.path.isdir(worktree["path"]):
         if not force:
-            ignored = _git(worktree["path"], "status", "--porcelain", "--ignored=matching")
-            if any(line.startswith("!! ") for line in ignored.splitlines()):
+            loss = inspect(worktree, scratch, private)
+            if loss.ignored:
                 raise WorktreeError(f"{worktree['path']} holds ignored files; not removed")
-        _git(repo, "worktree", "remove", *(["--force"] if force else []), "--", worktree["path"])
+            if loss.uncommitted or loss.unmerged:
+                raise WorktreeError(f"{worktree['path']} holds uncommitted or unmerged work; "
+                                    "not removed")  # fmt: skip
+        _git(repo, "worktree", "remove", "--force", "--", worktree["path"])
     else:
         _git(repo, "worktree", "prune")
     if _git(repo, "branch", "--list", worktree["branch"]).strip():
@@ -140,14 +190,9 @@ def _is_worktree(repo: str, path: str) -> bool:
 
 
 def _git(cwd: str, *args: str) -> str:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    """``git -C cwd args`` with the snapshots' fixed settings (``changes.git``)."""
     try:
-        done = subprocess.run(
-            ["git", "-C", cwd, *args],
-            capture_output=True, text=True, env=env, timeout=GIT_TIMEOUT, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise WorktreeError(f"git {args[0]}: {err}") from err
-    if done.returncode != 0:
-        raise WorktreeError(f"git {args[0]}: {done.stderr.strip() or done.returncode}")
-    return done.stdout
+        out = changes.git(cwd, *args, timeout=GIT_TIMEOUT)
+    except changes.GitError as err:
+        raise WorktreeError(str(err)) from err
+    return out.decode(errors="replace")

@@ -24,3 +24,20 @@ def make_repo(path: Path, files: dict[str, str], message: str = "initial") -> Pa
     git(path, "add", ".")
     git(path, "commit", "-qm", message)
     return path
+
+
+def signed_looking_commit(path: Path, message: str, *flags: str) -> str:
+    """Commit the index at ``path`` as a commit whose header claims a signature (``git log``
+    asks the repository's ``gpg.program`` about it under ``log.showSignature``); moves HEAD.
+    ``flags``: ``-c`` settings for the test's own git."""
+    tree = git(path, *flags, "write-tree").strip()
+    parent = git(path, *flags, "rev-parse", "HEAD").strip()
+    who = "T <t@example.invalid> 1700000000 +0000"
+    signature = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n x\n -----END PGP SIGNATURE-----\n"
+    body = f"tree {tree}\nparent {parent}\nauthor {who}\ncommitter {who}\n{signature}\n{message}\n"
+    oid = subprocess.run(
+        ["git", "-C", str(path), "hash-object", "-t", "commit", "-w", "--stdin"],
+        input=body, capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    git(path, *flags, "update-ref", "HEAD", oid)
+    return oid

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bridge.sessions import worktrees
-from bridge_testkit.gitrepo import git, make_repo
+from bridge_testkit.gitrepo import git, make_repo, signed_looking_commit
 
 THREAD = "1323802873070354440"
 
@@ -110,3 +110,34 @@ def test_not_a_repository(tmp_path: Path) -> None:
     assert worktrees.bridge_worktrees(str(tmp_path)) == []
     with pytest.raises(worktrees.WorktreeError, match="not in a git repository"):
         worktrees.add(str(tmp_path), "x")
+
+
+def test_what_removal_would_lose_is_read_without_running_the_repositorys_commands(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Claude can write .git/config: ``git status`` would run its fsmonitor and, for a file
+    modified in the second its index was written, its clean filter; ``git log`` its
+    ``gpg.program`` on a commit claiming a signature; ``git worktree remove`` runs ``git
+    status``. Archive, Discard and Finish read a worktree without any of them."""
+    wt = worktrees.add(str(repo), "hostile")
+    path = Path(wt["path"])
+    (path / "b.txt").write_text("b\n")
+    git(path, "add", "b.txt")
+    signed_looking_commit(path, "signed")
+    ran = tmp_path / "ran.log"
+    gpg = tmp_path / "gpg.sh"
+    gpg.write_text(f"#!/bin/sh\necho gpg >> {ran}\n")
+    gpg.chmod(0o755)
+    mark = f"\"sh -c 'echo $0 >> {ran}'; cat\""
+    with open(repo / ".git" / "config", "a") as config:
+        config.write(f'[core]\n\tfsmonitor = {mark}\n[log]\n\tshowSignature = true\n'
+                     f'[gpg]\n\tprogram = {gpg}\n[filter "x=y"]\n\tclean = {mark}\n'
+                     "\trequired = true\n")  # fmt: skip
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "attributes").write_text("* filter=x=y\n")
+    (path / "a.txt").write_text("changed in the same second\n")  # racy: status would re-read
+    loss = worktrees.inspect(wt)
+    assert loss.uncommitted == [" M a.txt"] and loss.unmerged[0].endswith(" signed")
+    worktrees.remove(wt, force=True)
+    assert not path.exists()
+    assert not ran.exists(), ran.read_text()
