@@ -1,0 +1,331 @@
+"""Pushing a worktree thread's branch to the project's remote and opening a pull request:
+Discord-free and blocking.
+
+The remote is the one the base branch tracks (``branch.main.remote``), else ``origin``, else
+the only one; the push goes to its ``pushurl`` (else its ``url``), the pull request into the
+branch the base tracks there. Both are read from the repository's config as values and shown
+before anything is pushed.
+
+The push runs sealed (``sealed_git.py``) with the user's own global and system config: a push
+to the user's remote uses their ssh keys and agent, credential helpers and ``insteadOf`` rules,
+by design, and nothing of the repository's ``.git/config`` (its ``core.sshCommand``,
+``credential.helper``, ``remote.<name>.receivepack``, ``url.<base>.insteadOf``, ``http.*``).
+No hook runs (``pre-push``), transports are the usual five (``ext::`` never), and ssh gets no
+terminal to ask on. A remote that is a path on this machine is a repository too: its
+``receive-pack`` runs with hooks off and ``updateInstead`` refused, so none of its commands run
+either (push from the terminal if you rely on its hooks).
+
+The pull request: ``gh pr create`` when ``gh`` is installed and logged in to the remote's host
+(run outside the repository, with ``--repo`` and ``--head``, so gh's own git calls never touch
+it); otherwise the link the remote printed ("Create a pull request … by visiting: …"), or a
+compare link made from a GitHub or GitLab remote's address.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import urllib.parse
+from dataclasses import dataclass, field
+
+from bridge.sessions import worktrees
+from bridge.sessions.changes import GitError, git, git_env, locate
+from bridge.sessions.sealed_git import Sealed, last_line
+from bridge.sessions.worktree_finish import (
+    NOTHING,
+    REFUSED,
+    UNCOMMITTED,
+    Plan,
+    base_branch,
+    commits_between,
+    tip,
+)
+
+PUSH_TIMEOUT = 120.0  # seconds for the push (a large first push over a slow link)
+GH_TIMEOUT = 60.0
+PUSH_CONFIG = (
+    "protocol.allow=never",  # every transport but these five:
+    "protocol.file.allow=always",
+    "protocol.git.allow=always",
+    "protocol.ssh.allow=always",
+    "protocol.http.allow=always",
+    "protocol.https.allow=always",
+    "protocol.ext.allow=never",  # (a command line as a URL) even if the user's config allows it
+    "push.recurseSubmodules=no",
+    "push.gpgSign=false",
+)
+# A local remote's receive-pack: its hooks off and no checkout of a pushed branch (which would
+# run its filters), whatever its config says.
+LOCAL_RECEIVE_PACK = ("git -c core.hooksPath=/dev/null -c receive.denyCurrentBranch=refuse "
+                      "-c core.fsmonitor=false receive-pack")  # fmt: skip
+# The user's own ways to reach a remote, kept from the bot's environment.
+SSH_ENV = ("GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT")
+REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
+WEB_PATH = re.compile(r"[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)+")
+# A web address as shown: no brackets, parentheses or asterisks (Markdown), no spaces.
+LINK = re.compile(r"https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/[A-Za-z0-9._~/%?=&+#:@!$,;-]*")
+
+
+@dataclass
+class PushPlan(Plan):
+    """What pushing the thread's branch would do, or why it may not."""
+
+    root: str = ""
+    base: str = ""  # the project's branch ("main")
+    target: str = ""  # the branch it tracks on the remote: the pull request's base
+    remote: str = ""
+    url: str = ""  # where the push goes (pushurl, else url)
+    web_url: str = ""  # the remote's url (where its web pages are found)
+    branch_tip: str = ""
+    commits: list[str] = field(default_factory=list)
+    commit_count: int = 0
+
+    @property
+    def branch(self) -> str:
+        return self.worktree["branch"]
+
+    @property
+    def fingerprint(self) -> str:
+        parts = [self.remote, self.url, self.target, self.branch_tip]
+        parts += [f"{p.kind}:{','.join(p.paths)}" for p in self.problems]
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]
+
+
+@dataclass
+class PushResult:
+    ok: bool
+    summary: str  # what git said about the branch ("new branch", "rejected (non-fast-forward)")
+    link: str | None = None  # the pull request, or where to open one
+    opened: bool = False  # ``link`` is a pull request gh opened
+    note: str = ""  # why gh did not open it, when it was there
+
+
+def plan_push(
+    worktree: dict, scratch: str, private: tuple[str, ...] = (), deadline: float | None = None
+) -> PushPlan:
+    """Where the branch would go and what it carries; problems: uncommitted work in the
+    worktree (left out of a push as of a merge), no remote, nothing to push."""
+    plan = PushPlan(worktree)
+    try:
+        _plan(plan, scratch, private, deadline)
+    except GitError as err:
+        plan.refuse(REFUSED, f"git could not tell: {err}")
+    return plan
+
+
+def _plan(plan: PushPlan, scratch: str, private: tuple[str, ...], deadline: float | None) -> None:
+    worktree = plan.worktree
+    repo = locate(worktree["repo"], deadline)
+    plan.root = repo.root
+    plan.base = base_branch(repo.root) or ""
+    plan.branch_tip = tip(repo.root, f"refs/heads/{plan.branch}")
+    if not plan.branch_tip or not os.path.isdir(worktree["path"]):
+        plan.refuse(REFUSED, f"the branch `{plan.branch}` or its worktree is gone")
+        return
+    loose = worktrees.uncommitted(worktree["path"], scratch, private, deadline)
+    if loose:
+        plan.refuse(
+            UNCOMMITTED,
+            f"the worktree holds {len(loose)} uncommitted change(s), which a push would leave out",
+            loose,
+        )
+    plan.remote = _remote(repo.root, plan.base)
+    if not plan.remote:
+        plan.refuse(
+            REFUSED,
+            "the repository has no remote to push to (or "
+            "several, and none that the project's branch tracks)",
+        )
+        return
+    plan.web_url = _config(repo.root, "--get", f"remote.{plan.remote}.url")
+    plan.url = _config(repo.root, "--get", f"remote.{plan.remote}.pushurl") or plan.web_url
+    if not plan.url or plan.url.startswith("-"):
+        plan.refuse(REFUSED, f"the remote `{plan.remote}` has no usable URL")
+        return
+    merge = _config(repo.root, "--get", f"branch.{plan.base}.merge") if plan.base else ""
+    plan.target = (
+        merge.removeprefix("refs/heads/") if merge.startswith("refs/heads/") else plan.base
+    )
+    # What the pull request would hold: the branch's commits not on the remote's base branch
+    # as last fetched (else the project's own).
+    old = tip(repo.root, f"refs/remotes/{plan.remote}/{plan.target}") or (
+        tip(repo.root, f"refs/heads/{plan.base}") if plan.base else ""
+    )
+    if old:
+        plan.commits, plan.commit_count = commits_between(repo.root, old, plan.branch_tip)
+        if not plan.commit_count:
+            plan.refuse(NOTHING, f"`{plan.branch}` has no commit that `{plan.target}` lacks")
+
+
+def _remote(root: str, base: str) -> str:
+    """The remote the base branch tracks, else ``origin``, else the only one ("" if none)."""
+    tracked = _config(root, "--get", f"branch.{base}.remote") if base else ""
+    names = sorted({
+        key.split(".", 1)[1].rsplit(".", 1)[0]
+        for key in _config(root, "--name-only", "--get-regexp", r"^remote\..*\.url$").splitlines()
+    })  # fmt: skip
+    for name in (tracked, "origin"):
+        if name in names:
+            return name if REMOTE_NAME.fullmatch(name) else ""
+    return names[0] if len(names) == 1 and REMOTE_NAME.fullmatch(names[0]) else ""
+
+
+def _config(root: str, *args: str) -> str:
+    """``git config args`` (a value, read as data): "" when unset."""
+    try:
+        out = git(root, "config", *args)
+    except GitError:
+        return ""
+    return out.decode(errors="replace").strip()
+
+
+def is_local(url: str) -> bool:
+    """A remote that is a path on this machine (or ``file://``), as git tells them apart: no
+    ``scheme://``, no ``transport::``, no ``host:`` before the first slash."""
+    if "://" in url:
+        return url.split("://", 1)[0].lower() == "file"
+    if "::" in url:
+        return False
+    colon, slash = url.find(":"), url.find("/")
+    return colon < 0 or 0 <= slash < colon
+
+
+def push(plan: PushPlan, scratch: str, title: str, body: str) -> PushResult:
+    """Push the branch's tip previewed to ``refs/heads/<branch>`` of the remote (never
+    forced), then open a pull request (``title``, ``body``) or find where to open one."""
+    args = ["push", "--porcelain", "--no-verify"]
+    if is_local(plan.url):
+        args.append(f"--receive-pack={LOCAL_RECEIVE_PACK}")
+    args += ["--end-of-options", plan.url, f"{plan.branch_tip}:refs/heads/{plan.branch}"]
+    env = {name: os.environ[name] for name in SSH_ENV if name in os.environ}
+    with Sealed(plan.root, scratch, user_config=True) as sealed:
+        done = sealed.run(*args, env=env, config=PUSH_CONFIG, timeout=PUSH_TIMEOUT,
+                          new_session=True, cwd=plan.root)  # fmt: skip
+    summary = _summary(done.stdout.decode(errors="replace"), plan.branch)
+    if done.returncode != 0:
+        said = summary or last_line(done.stderr) or f"git push exited {done.returncode}"
+        return PushResult(False, said)
+    try:  # the user's `git status` in the worktree sees it pushed
+        git(plan.root, "update-ref", f"refs/remotes/{plan.remote}/{plan.branch}", plan.branch_tip)
+    except GitError:
+        pass
+    offered = offered_link(done.stderr.decode(errors="replace"))
+    made = compare_url(plan.web_url or plan.url, plan.target, plan.branch)
+    result = PushResult(True, summary or "pushed", offered or made)
+    host = web_host(plan.web_url or plan.url)
+    if host and shutil.which("gh"):
+        url, note = open_with_gh(host, plan, title, body, scratch)
+        if url:
+            result.link, result.opened = url, True
+        result.note = note
+    return result
+
+
+def _summary(porcelain: str, branch: str) -> str:
+    """git's word on the pushed ref (``[new branch]``, ``[rejected] (non-fast-forward)``)."""
+    for line in porcelain.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[1].endswith(f":refs/heads/{branch}"):
+            return parts[2].strip()
+    return ""
+
+
+def offered_link(stderr: str) -> str | None:
+    """The address a remote printed for opening a pull (merge) request after a push, e.g.
+    GitHub's ``remote: Create a pull request for 'x' on GitHub by visiting:`` and the next
+    line, GitLab's ``remote: To create a merge request for x, visit:``. Only a plain https
+    address is taken (it is the remote's text: shown, never followed)."""
+    asked = False
+    for line in stderr.splitlines():
+        if not line.startswith("remote:"):
+            continue
+        text = line[len("remote:") :].strip()
+        lowered = text.lower()
+        if "pull request" in lowered or "merge request" in lowered:
+            asked = True
+        found = LINK.search(text)
+        if asked and found and len(found[0]) <= 400:
+            return found[0]
+    return None
+
+
+def _parse_remote(url: str) -> tuple[str, str] | None:
+    """``(host, owner/repo path)`` of an ssh, scp-like, http(s) or git remote address."""
+    if "://" in url:
+        parsed = urllib.parse.urlsplit(url)
+        if parsed.scheme not in ("https", "http", "ssh", "git", "git+ssh", "ssh+git"):
+            return None
+        host, path = parsed.hostname or "", parsed.path
+        if parsed.scheme in ("https", "http") and parsed.port:
+            host = f"{host}:{parsed.port}"
+    elif "::" not in url and not is_local(url):
+        host, _, path = url.partition(":")
+        host = host.rsplit("@", 1)[-1]
+    else:
+        return None
+    path = path.strip("/").removesuffix(".git")
+    if not host or ".." in path or not WEB_PATH.fullmatch(path):
+        return None
+    return host.lower(), path
+
+
+def web_host(url: str) -> str | None:
+    """The GitHub host of a remote address (``github.com``, ``github.example.com``), or None."""
+    parsed = _parse_remote(url)
+    if parsed is None or "github" not in parsed[0]:
+        return None
+    return "github.com" if parsed[0] == "ssh.github.com" else parsed[0]
+
+
+def compare_url(url: str, target: str, branch: str) -> str | None:
+    """Where to open a pull request of ``branch`` into ``target`` on a GitHub or GitLab remote
+    (their web pages' forms), or None for any other remote."""
+    parsed = _parse_remote(url)
+    if parsed is None or not target:
+        return None
+    host, path = parsed
+    quote = urllib.parse.quote
+    if "github" in host:
+        host = "github.com" if host == "ssh.github.com" else host
+        return f"https://{host}/{path}/compare/{quote(target)}...{quote(branch)}?expand=1"
+    if "gitlab" in host:
+        query = urllib.parse.urlencode({"merge_request[source_branch]": branch,
+                                        "merge_request[target_branch]": target})  # fmt: skip
+        return f"https://{host}/{path}/-/merge_requests/new?{query}"
+    return None
+
+
+def open_with_gh(
+    host: str, plan: PushPlan, title: str, body: str, scratch: str
+) -> tuple[str | None, str]:
+    """``gh pr create`` on ``host`` when gh is logged in there: (the pull request's address,
+    "") — or (None, why not). gh runs in ``scratch`` (no repository), never prompting."""
+    parsed = _parse_remote(plan.web_url or plan.url)
+    if parsed is None:
+        return None, ""
+    env = git_env()
+    env.update(
+        GH_PROMPT_DISABLED="1", GH_NO_UPDATE_NOTIFIER="1", NO_COLOR="1", GH_SPINNER_DISABLED="1"
+    )
+    status = _gh(["auth", "status", "--hostname", host], env, scratch)
+    if status is None or status.returncode != 0:
+        return None, f"gh is not logged in to {host} (`gh auth login`)"
+    where = ["--repo", f"{host}/{parsed[1]}", "--base", plan.target, "--head", plan.branch]
+    created = _gh(["pr", "create", *where, "--title", title, "--body", body], env, scratch)
+    if created is None or created.returncode != 0:
+        said = last_line(created.stderr) if created is not None else "did not answer"
+        return None, f"gh could not open the pull request: {said[:200]}"
+    found = LINK.search(created.stdout.decode(errors="replace"))
+    return (found[0], "") if found else (None, "gh printed no address")
+
+
+def _gh(args: list[str], env: dict[str, str], cwd: str) -> subprocess.CompletedProcess | None:
+    try:
+        return subprocess.run(["gh", *args], capture_output=True, env=env, cwd=cwd,
+                              timeout=GH_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
+                              start_new_session=True)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
