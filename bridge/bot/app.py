@@ -21,6 +21,7 @@ import yarl
 from bridge.bot import (
     commands,
     diff,
+    finish,
     interactions,
     panel,
     progress,
@@ -55,7 +56,9 @@ IO_THREADS = 64
 # What the bot answers on Discord: each module's ``register(bot)`` adds its items (they match
 # custom ids posted before a restart too: bridge/discord/custom_ids.py), its slash commands and
 # its gateway listeners, once the parts they reach are built.
-FEATURES = (interactions, progress, threads, panel, screens, diff, usage, commands, projects)
+FEATURES = (
+    interactions, progress, threads, panel, screens, diff, finish, usage, commands, projects
+)  # fmt: skip
 
 
 class BridgeBot(BridgeClient):

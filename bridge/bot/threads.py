@@ -306,24 +306,31 @@ def describe_loss(worktree: dict, loss: worktrees.Loss, deleted: bool) -> str:
     where = "A deleted thread's" if deleted else "This thread's"
     lines = [
         f"🗂️ {where} worktree `{worktree['path']}` was kept: removing it would lose",
+        *loss_lines(worktree, loss),
     ]
+    text = "\n".join(lines)
+    return text if len(text) <= 1900 else text[:1897] + "…"
+
+
+def loss_lines(worktree: dict, loss: worktrees.Loss) -> list[str]:
+    """What removing the worktree would lose, kind by kind, as Markdown lines."""
+    lines = []
     if loss.uncommitted:
         lines.append(f"**{len(loss.uncommitted)} uncommitted change(s):**")
-        lines += [f"- `{_code(line)}`" for line in loss.uncommitted[:LIST_MAX]]
+        lines += [f"- `{code(line)}`" for line in loss.uncommitted[:LIST_MAX]]
         lines += [f"- … and {len(loss.uncommitted) - LIST_MAX} more"] * (
             len(loss.uncommitted) > LIST_MAX
         )
     if loss.unmerged:
         lines.append(f"**{len(loss.unmerged)} commit(s) on `{worktree['branch']}` in no other "
                      "branch:**")  # fmt: skip
-        lines += [f"- `{_code(line)}`" for line in loss.unmerged[:LIST_MAX]]
+        lines += [f"- `{code(line)}`" for line in loss.unmerged[:LIST_MAX]]
         lines += [f"- … and {len(loss.unmerged) - LIST_MAX} more"] * (len(loss.unmerged) > LIST_MAX)
     if loss.ignored:
         lines.append(f"**{len(loss.ignored)} file(s) git ignores** (.env, databases, builds):")
-        lines += [f"- `{_code(line)}`" for line in loss.ignored[:LIST_MAX]]
+        lines += [f"- `{code(line)}`" for line in loss.ignored[:LIST_MAX]]
         lines += [f"- … and {len(loss.ignored) - LIST_MAX} more"] * (len(loss.ignored) > LIST_MAX)
-    text = "\n".join(lines)
-    return text if len(text) <= 1900 else text[:1897] + "…"
+    return lines
 
 
 def describe_archive(actor: str | None, running: bool, worktree: dict | None) -> str:
@@ -348,7 +355,7 @@ def _archives(entry: Mapping[str, Any]) -> bool:
     return any(c.get("key") == "archived" and c.get("new_value") is True for c in changes)
 
 
-def _code(line: str) -> str:
+def code(line: str) -> str:
     """Git output inside inline code: a backtick would end it early."""
     return line.replace("`", "ˋ")[:150]
 

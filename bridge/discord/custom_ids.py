@@ -22,6 +22,9 @@ the actions' grammar), since a client can send any id.
                                     /project remove's confirmation (bot/project_remove.py)
     db:diff:<channel or thread id>:<old tree>:<new tree>
                                     Diff: what a turn changed (abbreviated tree ids; bot/diff.py)
+    db:fin:<action>:<thread id>[:<check>]
+                                    Finish… a worktree thread and its steps (bot/finish.py); a
+                                    confirmation carries 12 hex digits naming what it previewed
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -39,6 +42,7 @@ PANEL_PICK = PANEL + "pick:"
 SCREEN = "db:scr:"
 PROJECT = "db:proj:"
 DIFF = "db:diff:"
+FINISH = "db:fin:"
 MODAL_TEXT = "text"  # the one text input of a prompt's modal
 
 _REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
@@ -55,6 +59,14 @@ PANEL_TEMPLATE = PANEL + r"(?P<action>start|stop|stopnow|refresh|page):(?P<arg>[
 PANEL_PICK_TEMPLATE = PANEL_PICK + r"(?P<page>[0-9]{1,4})"
 PROJECT_TEMPLATE = PROJECT + rf"(?P<action>remove|delete|cancel):(?P<key>{_SNOWFLAKE})"
 DIFF_TEMPLATE = DIFF + rf"(?P<key>{_SNOWFLAKE}):(?P<old>[0-9a-f]{{7,40}}):(?P<new>[0-9a-f]{{7,40}})"
+FINISH_ACTIONS = (
+    "menu", "back", "merge", "domerge", "pr", "dopush", "keep", "discard", "dodiscard", "commit",
+    "resolve", "end",
+)  # fmt: skip
+FINISH_TEMPLATE = (
+    FINISH + rf"(?P<action>{'|'.join(FINISH_ACTIONS)}):(?P<key>{_SNOWFLAKE})"
+    r"(?::(?P<check>[0-9a-f]{12}))?"
+)
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
     r"(?P<action>o[0-9]{1,2}|show|esc)"
@@ -120,3 +132,8 @@ def project(action: str, channel_id: str) -> str:
 def diff(key: str, old: str, new: str) -> str:
     """The Diff button of a turn: the two snapshot trees (abbreviated) of ``key``'s session."""
     return f"{DIFF}{key}:{old}:{new}"
+
+
+def finish(action: str, thread_id: str, check: str = "") -> str:
+    """A Finish step of a worktree thread; ``check``: what a confirmation previewed."""
+    return f"{FINISH}{action}:{thread_id}" + (f":{check}" if check else "")

@@ -49,6 +49,9 @@ class SessionManager:
         # to post a notice in a channel or thread.
         self.on_change: Callable[[], None] = lambda: None
         self.notify: Callable[[str, str], Awaitable[None]] | None = None
+        # Set by the bot: called when a thread's session gets a worktree of its own (the
+        # thread is told where it works and how to finish).
+        self.worktree_started: Callable[[str, dict], Awaitable[None]] | None = None
 
     def lock(self, channel_id: str) -> asyncio.Lock:
         """Serialises starting and typing per channel or thread, so two messages never
@@ -171,6 +174,7 @@ class SessionManager:
         if pane is not None:  # Claude exited; its window stayed for diagnosis
             log.info("replacing exited pane %s of %s", pane.pane_id, target.label)
             await asyncio.to_thread(self.tmux.kill, pane.pane_id)
+        before = (session_state.load(self.runtime, target.key) or {}).get("worktree") or {}
         cwd, worktree = await asyncio.to_thread(self._prepare_cwd, target)
         resume = None if fresh else session_state.resumable_session(self.runtime, target.key)
         log.info("starting Claude Code for %s in %s%s", target.label, cwd,
@@ -181,6 +185,11 @@ class SessionManager:
         )  # fmt: skip
         await asyncio.to_thread(self._record_start, target, pane, cwd, worktree)
         self.on_change()
+        if worktree and worktree["path"] != before.get("path") and self.worktree_started:
+            try:
+                await self.worktree_started(target.key, worktree)
+            except Exception:
+                log.exception("could not announce the worktree of %s", target.label)
         await asyncio.to_thread(pane_input.wait_ready, self.tmux, pane.pane_id, READY_TIMEOUT)
         return pane.pane_id
 

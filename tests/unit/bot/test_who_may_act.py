@@ -41,11 +41,12 @@ SAMPLE_IDS = {
     "ScreenButton": f"db:scr:{KEY}:0123456789ab:o1",
     "DiffButton": f"db:diff:{KEY}:abcdef1:1234567",
     "RemoveButton": f"db:proj:delete:{KEY}",
+    "FinishButton": f"db:fin:domerge:{KEY}:0123456789ab",
 }
 OWNER_ONLY_ITEMS = {"RemoveButton"}  # /project's: the owner's, not allowedUserIds'
 COMMANDS = {
     "status", "start", "stop", "esc", "peek", "mode", "model", "new", "resume", "clear",
-    "compact", "keys", "diff", "usage", "project add", "project remove", "project list",
+    "compact", "keys", "diff", "finish", "usage", "project add", "project remove", "project list",
 }  # fmt: skip
 OWNER_ONLY_COMMANDS = {"project add", "project remove", "project list"}
 
