@@ -32,6 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     trial.add_argument("--port", type=int, help="port of the page (default 8765)")
     trial.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    trial.add_argument(
+        "--worktrees",
+        action="store_true",
+        help="threads work in their own git worktrees (the project must be a git repository)",
+    )
     trial.add_argument("-v", "--verbose", action="store_true", help="debug logging (to the log)")
 
     hooks = commands.add_parser("hooks", help="manage Claude Code hook entries")
@@ -113,7 +118,9 @@ def cmd_try(args: argparse.Namespace) -> int:
     except tryout.TryError as err:
         print(f"discord-bridge try: {err}", file=sys.stderr)
         return 2
-    options = tryout.Options(args.project, host, port, not args.no_browser, args.verbose)
+    options = tryout.Options(
+        args.project, host, port, not args.no_browser, args.verbose, args.worktrees
+    )
     return tryout.run(options)
 
 

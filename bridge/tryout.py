@@ -2,9 +2,10 @@
 
 It starts the Discord emulator (``discord_emulator``: REST, gateway and a small web client),
 writes a config that maps one channel to the project directory (plus a control-panel
-channel) and points it at the emulator (``apiBaseUrl``/``gatewayUrl``), then runs the same
-bot as ``discord-bridge run`` (:func:`bridge.bot.app.run_bridge`). Claude Code runs in tmux
-as usual (session ``discord-bridge-try``) with the installed hooks.
+channel; with ``--worktrees`` the project's threads get git worktrees) and points it at the
+emulator (``apiBaseUrl``/``gatewayUrl``), then runs the same bot as ``discord-bridge run``
+(:func:`bridge.bot.app.run_bridge`). Claude Code runs in tmux as usual (session
+``discord-bridge-try``) with the installed hooks.
 
 What it writes: in ``$DISCORD_BRIDGE_HOME/try/`` a lock and, per project directory, its
 config and log; its runtime and state dirs in ``try/`` of the state directory (outside the
@@ -37,6 +38,7 @@ import sys
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
+from bridge.sessions import worktrees
 from bridge.state import locations, private_files, runtime
 
 if TYPE_CHECKING:
@@ -64,6 +66,7 @@ class Options:
     port: int = DEFAULT_PORT
     open_browser: bool = True
     verbose: bool = False
+    worktrees: bool = False  # the project's threads get git worktrees (isolation: worktree)
 
 
 # ----- arguments ---------------------------------------------------------------------------
@@ -172,9 +175,15 @@ def note_holder(handle: IO[str], text: str) -> None:
     handle.flush()
 
 
-def write_config(path: str, project: str, emu: Emulator, ids: dict[str, str]) -> None:
+def write_config(
+    path: str, project: str, emu: Emulator, ids: dict[str, str], worktree_threads: bool = False
+) -> None:
     """The generated config (0600): one server on the emulator, the project's channel and the
-    control panel; the page's user is the owner."""
+    control panel; the page's user is the owner. ``worktree_threads``: the project's threads
+    work in git worktrees of their own."""
+    entry: dict = {"name": slug(project), "channelId": ids[slug(project)], "projectPath": project}
+    if worktree_threads:
+        entry["thread"] = {"isolation": "worktree"}
     raw = {
         "schemaVersion": 2,
         "servers": [
@@ -193,9 +202,7 @@ def write_config(path: str, project: str, emu: Emulator, ids: dict[str, str]) ->
                 },
                 "tmux": {"session": TMUX_SESSION},
                 "generalChannelId": ids[PANEL_CHANNEL],
-                "projects": [
-                    {"name": slug(project), "channelId": ids[slug(project)], "projectPath": project}
-                ],
+                "projects": [entry],
             }
         ],
     }
@@ -319,6 +326,8 @@ def _run(opts: Options) -> int:
             "pip install packages/discord-emulator from the discord-bridge checkout"
         ) from None
     project = project_dir(opts.project)
+    if opts.worktrees and worktrees.repo_root(project) is None:
+        raise TryError(f"{project} is not in a git repository: --worktrees needs one")
     root = try_root()
     work = work_dir(project)
     data = data_dir(project)
@@ -361,7 +370,7 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         url = page_url(opts.host, port, token)
         note_holder(lock, f"pid {os.getpid()}, {project}, page on port {port}")
         cfg_path = os.path.join(work, "config.json")
-        write_config(cfg_path, project, emu, ids)
+        write_config(cfg_path, project, emu, ids, opts.worktrees)
         # The bot and its panes use this directory's runtime and state (given to the bot, not
         # set in the environment: a tmux server the bot starts keeps its environment for every
         # window), and only this config.

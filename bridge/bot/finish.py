@@ -308,6 +308,9 @@ class Finisher:
 
     async def push(self, key: str, worktree: dict, check: str) -> Screen:
         async with self.sessions.lock(key):
+            busy = await self._busy(key, project=False)
+            if busy:
+                return busy
             plan = await self._plan(worktree_push.plan_push, worktree)
             if plan.fingerprint != check or not plan.ok:
                 shown = await self.preview_push(key, worktree)

@@ -29,7 +29,10 @@ import httpx
 import pytest
 
 from bridge import tryout
+from bridge.claude.screen import is_busy
+from bridge.tmux import TmuxSessions
 from bridge_testkit import QUESTIONS, BridgeRig
+from bridge_testkit.gitrepo import git
 from bridge_testkit.rig import REPO, wait_until
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use
 from fake_anthropic.claude_cli import prepare_home
@@ -73,6 +76,16 @@ class TryProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         return self.proc.wait()
+
+
+def shot(page: object, tmp_path: Path, name: str) -> None:
+    """A screenshot of the page in the test's directory (and in ``$TRY_SCREENSHOTS``)."""
+    shots = tmp_path / "screenshots"
+    shots.mkdir(exist_ok=True)
+    page.screenshot(path=str(shots / f"{name}.png"))  # type: ignore[attr-defined]
+    extra = os.environ.get("TRY_SCREENSHOTS")
+    if extra:
+        shutil.copy(shots / f"{name}.png", Path(extra) / f"{name}.png")
 
 
 def page_client(url: str) -> httpx.Client:
@@ -139,15 +152,6 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
         echo(),
         text("Back again"),
     )
-    shots = tmp_path / "screenshots"
-    shots.mkdir()
-    extra = os.environ.get("TRY_SCREENSHOTS")
-
-    def shot(page, name: str) -> None:
-        page.screenshot(path=str(shots / f"{name}.png"))
-        if extra:
-            shutil.copy(shots / f"{name}.png", Path(extra) / f"{name}.png")
-
     started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     try:
         url = started.url()
@@ -177,7 +181,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             assert "<b>not html</b>" in reply.inner_text()
             assert reply.locator("b").count() == 0
             assert "hello there" in model_saw(rig, 1)
-            shot(page, "1-reply")
+            shot(page, tmp_path, "1-reply")
 
             # 2. A permission prompt, allowed with its button.
             page.fill("#input", "make a file")
@@ -185,7 +189,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             prompt = messages.locator(".message", has_text="Claude wants to use")
             prompt.wait_for()
             assert "touch allowed.txt" in prompt.inner_text()
-            shot(page, "2-permission")
+            shot(page, tmp_path, "2-permission")
             prompt.get_by_role("button", name="Allow", exact=True).click()
             prompt.locator(".content", has_text="Allowed by").wait_for()
             assert "[tool_result]" in model_saw(rig, 3)
@@ -200,20 +204,20 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             questions.locator("details.select summary").click()
             questions.locator("label", has_text="Auth").click()
             questions.locator("label", has_text="Billing").click()
-            shot(page, "3-select")
+            shot(page, tmp_path, "3-select")
             questions.get_by_role("button", name="Confirm").click()
             questions.locator(".content", has_text="Features: Auth, Billing").wait_for()
             questions.get_by_role("button", name="Other…").click()
             modal = page.locator("#modal")
             modal.wait_for()
             modal.locator("input, textarea").first.fill("CockroachDB, please")
-            shot(page, "4-other-modal")
+            shot(page, tmp_path, "4-other-modal")
             modal.get_by_role("button", name="Submit").click()
             saw = model_saw(rig, 5)
             assert '"Which database should we use?"="CockroachDB, please"' in saw, saw
             assert '"Which features do you want?"="Auth, Billing"' in saw, saw
             questions.locator(".content", has_text="Answered by").wait_for()
-            shot(page, "5-answered")
+            shot(page, tmp_path, "5-answered")
 
             # 4. A file uploaded with a message: saved for Claude, shown as a download.
             page.set_input_files(
@@ -234,7 +238,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             download = page.request.get(page.url.rstrip("/") + link.get_attribute("href"))
             assert download.body() == b"remember\n"
             model_replies.filter(has_text="remember").wait_for()
-            shot(page, "6-upload")
+            shot(page, tmp_path, "6-upload")
 
             # 5. A slash command with an option, picked and filled in like Discord's picker.
             page.fill("#input", "/pe")
@@ -245,7 +249,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             answer.wait_for()
             assert "only you can see this" in answer.inner_text()
             assert answer.locator("pre code").inner_text().strip()
-            shot(page, "7-command")
+            shot(page, tmp_path, "7-command")
             page.fill("#input", "/project l")  # a subcommand, as Discord's picker lists it
             page.locator("#command-picker div[data-name='project list']").click()
             page.press("#input", "Enter")
@@ -283,6 +287,62 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
         capture_output=True, text=True,
     )  # fmt: skip
     assert windows.returncode == 0 and windows.stdout.strip(), "Claude Code's window is gone"
+
+
+def test_a_worktree_thread_is_finished_from_the_page(rig: BridgeRig, tmp_path: Path) -> None:
+    """``try --worktrees`` on a repository: a thread started on the page works in its own
+    worktree; Finish… on its note, Merge into main, its preview, Merge, then Remove worktree
+    and end thread, as a phone shows them (docs/finish.png is the preview)."""
+    project = user_project(rig)
+    git(project, "init", "-q", "-b", "main")
+    git(project, "config", "user.name", "Owner")
+    git(project, "config", "user.email", "owner@example.invalid")
+    (project / "app.py").write_text("print('shop')\n")
+    git(project, "add", "app.py")
+    git(project, "commit", "-qm", "start")
+    rig.api.script(text("done with the work"))
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0", "--worktrees")
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 420, "height": 860})  # a phone's
+            page.set_default_timeout(60_000)
+            page.goto(started.url())
+            page.locator("#status.online").wait_for()
+            page.once("dialog", lambda dialog: dialog.accept("Feature"))
+            page.locator("#new-thread").click()
+            page.locator("#channels li.active", has_text="Feature").wait_for()
+            page.fill("#input", "build the feature")
+            page.press("#input", "Enter")
+            messages = page.locator("#messages")
+            note = messages.locator(".message", has_text="works in its own git worktree")
+            note.wait_for()
+            messages.locator(".content", has_text=re.compile(r"^done with the work")).wait_for()
+            work = next((project / ".claude" / "worktrees").iterdir())
+            (work / "feature.py").write_text("print('feature')\n")
+            git(work, "add", "feature.py")
+            git(work, "commit", "-qm", "Add the feature")
+            thread_id = work.name.rsplit("-", 1)[1]
+            panes = TmuxSessions(tryout.TMUX_SESSION, rig.socket)
+            pane = wait_until(lambda: panes.find(thread_id), 30, "the thread's pane").pane_id
+            wait_until(lambda: not is_busy(panes.capture(pane)), 30, "the turn to end")
+
+            note.get_by_role("button", name="Finish…").click()
+            finish = messages.locator(".message", has_text="Finish this thread's work")
+            finish.get_by_role("button", name="Merge into main").click()
+            preview = messages.locator(".message", has_text=re.compile(r"Merge worktree-feature"))
+            preview.locator(".content", has_text="a fast-forward").wait_for()
+            assert "Add the feature" in preview.inner_text()
+            shot(page, tmp_path, "finish")
+            preview.get_by_role("button", name="Merge", exact=True).click()
+            merged = messages.locator(".message", has_text="Merged worktree-feature")
+            merged.wait_for()
+            assert (project / "feature.py").read_text() == "print('feature')\n"
+            assert git(project, "log", "-1", "--format=%s").strip() == "Add the feature"
+            merged.get_by_role("button", name="Remove worktree and end thread").click()
+            messages.locator(".message", has_text="Done: the worktree").wait_for()
+            assert not work.exists()
+    finally:
+        assert started.stop() == 0, started.output()
 
 
 def test_try_says_clearly_why_it_cannot_start(tmp_path: Path) -> None:
