@@ -356,6 +356,9 @@ def test_try_says_clearly_why_it_cannot_start(tmp_path: Path) -> None:
     missing = run_try(env, str(tmp_path / "nowhere"))
     assert missing.returncode == 2
     assert f"the project directory {tmp_path / 'nowhere'} does not exist" in missing.stderr
+    no_git = run_try(env, str(project), "--worktrees")
+    assert no_git.returncode == 2
+    assert f"{project} is not in a git repository: --worktrees needs one" in no_git.stderr
 
     first = TryProcess(tmp_path, env, str(project), "--listen", "0.0.0.0", "--port", "0")
     try:
