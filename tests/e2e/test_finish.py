@@ -256,6 +256,13 @@ def test_a_conflict_is_refused_the_branch_is_pushed_and_discard_asks_first(rig) 
     menu = click(rig, menu, "Back", "Finish this thread's work")
     menu = click(rig, menu, "Push and open PR", "Push `worktree-fix-")
     assert f"Push to: `{bare}`" in menu["content"] and "1 commit(s)" in menu["content"]
+    # The branch moves after the preview: the confirmation shows the new state, pushes nothing.
+    (work / "more.txt").write_text("more\n")
+    git(work, "add", "more.txt")
+    git(work, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "One more")
+    menu = click(rig, menu, "Push", "Something changed since the preview")
+    assert "2 commit(s)" in menu["content"] and "One more" in menu["content"]
+    assert git(bare, "branch", "--list").strip() == "main"
     menu = click(rig, menu, "Push", "Pushed")
     tip = git(work, "rev-parse", "HEAD").strip()
     branch = f"worktree-fix-{thread['id']}"
@@ -267,7 +274,7 @@ def test_a_conflict_is_refused_the_branch_is_pushed_and_discard_asks_first(rig) 
     menu = click(rig, menu, "Back", "Finish this thread's work")
     menu = click(rig, menu, "Discard", "Discard this thread's work?")
     assert "It would lose:" in menu["content"] and "?? notes.txt" in menu["content"]
-    assert f"1 commit(s) on `{branch}` in no other branch" in menu["content"]
+    assert f"2 commit(s) on `{branch}` in no other branch" in menu["content"]
     assert work.exists() and rig.tmux.find(thread["id"]) is not None  # only asked
     menu = click(rig, menu, "Discard", "Discarded")
     assert not work.exists() and branch not in git(repo, "branch", "--list")
