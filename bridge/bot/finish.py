@@ -43,6 +43,7 @@ from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
 from bridge.bot.commands import target_here
 from bridge.bot.diff import bridge_paths
 from bridge.bot.threads import code, loss_lines
+from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN
 from bridge.claude.screen import input_box, is_busy
 from bridge.discord import custom_ids
 from bridge.sessions import worktree_finish, worktree_push, worktrees
@@ -131,7 +132,7 @@ class FinishButton(BridgeItem[discord.ui.Button], template=custom_ids.FINISH_TEM
     """A step of finishing thread ``key``; ``check``: what a confirmation showed."""
 
     def __init__(self, action: str, key: str, check: str | None = None, label: str = "") -> None:
-        button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             label=label or action, custom_id=custom_ids.finish(action, key, check or ""),
             style=STYLES.get(action, discord.ButtonStyle.secondary),
             emoji="🏁" if action == "menu" else None,
@@ -139,7 +140,7 @@ class FinishButton(BridgeItem[discord.ui.Button], template=custom_ids.FINISH_TEM
         super().__init__(button)
         self.action, self.key, self.check = action, key, check or ""
 
-    async def callback(self, interaction: BotInteraction) -> None:
+    async def clicked(self, interaction: BotInteraction) -> None:
         finisher = Finisher(interaction.client)
         if self.action == "menu":  # a Finish message of its own, below
             await interaction.response.defer(thinking=True)
@@ -466,7 +467,7 @@ class Finisher:
         pane = await self.sessions.live_pane(key)
         if pane is None:
             return ""
-        if await asyncio.to_thread(decisions.asking, self.runtime, key):
+        if await asyncio.to_thread(decisions.asking, self.runtime, key, PROMPT_TIMEOUT_MARGIN):
             return "waits for your answer to a prompt"
         screen = await asyncio.to_thread(self.sessions.tmux.capture, pane)
         if is_busy(screen):
