@@ -20,10 +20,21 @@ from bridge.tmux_control import ControlConnection, ControlLost
 
 CHANNEL_OPTION = "@discord-bridge-channel"
 DEAD_CHECK = 0.5  # seconds between "did the pane die?" checks while waiting for a screen
+DEAD_HISTORY = 100  # scrollback lines captured with a dead pane's screen (see _exited)
 
 
 class TmuxError(RuntimeError):
     """tmux refused a command, or a pane died before it was ready."""
+
+
+class PaneExited(TmuxError):
+    """The pane's command ended before the screen we waited for: ``screen`` is what the pane
+    showed once it had died (its final words), ``status`` its exit status (None: unknown)."""
+
+    def __init__(self, pane_id: str, screen: str, status: int | None) -> None:
+        shown = f" (status {status})" if status is not None else ""
+        super().__init__(f"the pane exited{shown} before it was ready; last screen:\n{screen}")
+        self.pane_id, self.screen, self.status = pane_id, screen, status
 
 
 class PaneInfo:
@@ -161,11 +172,27 @@ class TmuxSessions:
             now = time.monotonic()
             if now > deadline or now >= next_dead_check:
                 if self.pane_dead(pane_id):
-                    raise TmuxError(f"the pane exited before it was ready; last screen:\n{screen}")
+                    raise self._exited(pane_id, screen)
                 if now > deadline:
                     raise TmuxError(f"timed out after {timeout:.0f} s; last screen:\n{screen}")
                 next_dead_check = now + DEAD_CHECK
             time.sleep(poll)
+
+    def _exited(self, pane_id: str, seen: str) -> PaneExited:
+        """What a dead pane left: its screen captured now that nothing redraws it (the one
+        seen while waiting may be up to ``DEAD_CHECK`` older than the CLI's last words), and
+        its exit status. The capture reaches into the scrollback: tmux writes its "Pane is
+        dead" line below the cursor, which can scroll the last words off the screen (a short
+        ``echo`` before exit: all of it). A command that dies within milliseconds (a wrong
+        ``claudeCommand``) may leave neither: tmux 3.3a then never learns the status
+        (``pane_dead_status`` stayed empty, for good, in 2 of 40 ``false`` panes)."""
+        try:
+            out = self._run("display-message", "-p", "-t", pane_id, "#{pane_dead_status}")
+            screen = self.capture(pane_id, history=DEAD_HISTORY)
+        except TmuxError:  # the window is gone too: what we saw is all there is
+            return PaneExited(pane_id, seen, None)
+        status = out[0] if out else ""
+        return PaneExited(pane_id, screen or seen, int(status) if status.isdigit() else None)
 
     # --- plumbing --------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import BotInteraction, BridgeClient, allowed, target_of
+from bridge.claude.start_failure import ClaudeDidNotStart
 from bridge.config import PERMISSION_MODES
 from bridge.sessions import pane_ops
 from bridge.state import session_record, session_state
@@ -177,6 +178,8 @@ async def run(interaction: BotInteraction, action: Action, running: bool = True)
         else:
             try:
                 answer = await action(Commands(sessions), target, pane_id)
+            except ClaudeDidNotStart as err:  # logged by the session manager
+                answer = err.discord_text()
             except TmuxError as err:
                 answer = f"⚠️ {_short(err)}"
     if isinstance(answer, discord.File):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, data_of
+from bridge.claude.start_failure import ClaudeDidNotStart
 from bridge.discord import custom_ids
 from bridge.sessions import pane_ops
 from bridge.sessions.targets import SessionTarget
@@ -122,6 +123,8 @@ class ControlPanel:
                     await interaction.edit_original_response(
                         content=f"Stopped **{target.label}**.", view=None
                     )
+        except ClaudeDidNotStart as err:  # logged by the session manager
+            await interaction.followup.send(err.discord_text()[:1900], ephemeral=True)
         except Exception as err:
             log.exception("panel %s %s failed", action, arg)
             await interaction.followup.send(f"⚠️ {action} failed: {err}"[:1900], ephemeral=True)

@@ -27,6 +27,7 @@ from bridge.bot.client import target_of
 from bridge.bot.downloads import save_attachments
 from bridge.bot.screens import ScreenPrompts
 from bridge.bot.voice import VoicePrompts, is_spoken
+from bridge.claude.start_failure import ClaudeDidNotStart
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.pane_input import NoInputBox
@@ -117,6 +118,9 @@ class Relay:
             ):
                 return False
             await _reply(message, f"⚠️ {err}")
+            return False
+        except ClaudeDidNotStart as err:  # logged by the session manager
+            await _reply(message, err.discord_text("⚠️ Not delivered to Claude Code"))
             return False
         except Exception as err:
             log.exception("delivery to %s failed", target.label)

@@ -19,14 +19,14 @@ import time
 from collections.abc import Awaitable, Callable
 
 from bridge import config
-from bridge.claude import launch
+from bridge.claude import launch, start_failure
 from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
 from bridge.config import ENV_TMUX_SOCKET, BridgeConfig, Server
 from bridge.sessions import pane_input, worktrees
 from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_state
-from bridge.tmux import PaneInfo, TmuxSessions
+from bridge.tmux import PaneExited, PaneInfo, TmuxSessions
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +190,12 @@ class SessionManager:
                 await self.worktree_started(target.key, worktree)
             except Exception:
                 log.exception("could not announce the worktree of %s", target.label)
-        await asyncio.to_thread(pane_input.wait_ready, self.tmux, pane.pane_id, READY_TIMEOUT)
+        try:
+            await asyncio.to_thread(pane_input.wait_ready, self.tmux, pane.pane_id, READY_TIMEOUT)
+        except PaneExited as err:  # said in Claude Code's own words, with what to do
+            failure = start_failure.from_exit(err, target.project.claude_command)
+            log.warning("Claude Code for %s did not start: %s", target.label, failure)
+            raise failure from None
         return pane.pane_id
 
     async def stop(self, key: str) -> bool:

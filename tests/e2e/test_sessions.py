@@ -71,8 +71,60 @@ def test_claude_that_cannot_start_is_reported(rig) -> None:
     since = rig.discord.mark()
     sent = rig.post("hello?")
     reply = rig.discord.wait(since=since, author_id=rig.ids["bot_id"], timeout=30)["message"]
-    assert reply["content"].startswith("⚠️ Not delivered to Claude Code: the pane exited")
+    content = reply["content"]
+    assert content.startswith("⚠️ Not delivered to Claude Code: Claude Code exited as it started")
+    assert "(exit status 1)" in content and "It printed nothing" in content, content
     assert reply["message_reference"]["message_id"] == sent["id"]
+    assert rig.api.requests == []
+
+
+def api_host_unreachable() -> dict[str, str]:
+    """The pane environment that makes Claude Code's start-up connection check fail here:
+    nothing when this machine cannot resolve api.anthropic.com (offline, as CI is: the CLI
+    then says ENOTFOUND), else a proxy on a closed port (it then says ECONNREFUSED)."""
+    import socket
+
+    try:
+        socket.getaddrinfo("api.anthropic.com", 443)
+    except OSError:
+        return {}
+    return {"HTTPS_PROXY": "http://127.0.0.1:9"}
+
+
+def test_claude_that_cannot_reach_its_service_says_so_in_its_own_words(rig) -> None:
+    """A HOME where Claude Code never ran (no ~/.claude.json) on a machine that cannot reach
+    Anthropic: the CLI prints "Unable to connect to Anthropic services" and exits 1 within
+    ~1.3 s. The reply carries those lines (not just "last screen:") and what to do."""
+    (rig.claude_home / ".claude.json").unlink()
+    offline = api_host_unreachable()
+    rig.start_bot(env=offline)
+    sent = rig.post("hello?")
+    reply = rig.wait_bot_message(timeout=60)
+    content = reply["content"]
+    assert reply["message_reference"]["message_id"] == sent["id"]
+    assert "Unable to connect to Anthropic services" in content, content
+    assert "Failed to connect to api.anthropic.com" in content, content
+    if not offline:
+        assert "ENOTFOUND" in content, content
+    assert "status 1" in content, content
+    assert "run `claude` once in a terminal" in content, content
+    assert "█" not in content  # the welcome art is not what anyone needs to read
+    assert rig.api.requests == []
+
+
+def test_a_wrong_claude_command_is_named_with_what_to_fix(rig) -> None:
+    """claudeCommand names no program: the pane dies in ~10 ms with status 127, often
+    before tmux shows a word of it; the reply names the command and the setting to fix."""
+    raw = rig.config()
+    raw["claudeCommand"] = "claudx"
+    rig.write_config(raw)
+    rig.start_bot()
+    sent = rig.post("hello?")
+    reply = rig.wait_bot_message(timeout=60)
+    content = reply["content"]
+    assert reply["message_reference"]["message_id"] == sent["id"]
+    assert "`claudx`" in content and "not found" in content, content
+    assert "claudeCommand" in content, content
     assert rig.api.requests == []
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.tmux import TmuxSessions, no_format
+from bridge.tmux import PaneExited, TmuxSessions, no_format
 
 CHANNEL = "100000000000000009"
 
@@ -56,3 +56,27 @@ def test_hash_formats_in_path_and_names_never_run_or_expand(socket, tmp_path, fi
     assert session in sessions
     time.sleep(0.3)  # a #() job runs in the background: give it the time it would take
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("ran")) == []
+
+
+@pytest.mark.parametrize("control", [False, True], ids=["processes", "control-mode"])
+def test_a_dead_pane_reports_its_exit_status_and_its_last_words(socket, control) -> None:
+    """The words a command printed before it exited are found even when tmux's "Pane is
+    dead" line scrolled them off the screen (tmux 3.3a: all of a short echo), with the
+    status; a command that dies within milliseconds reports its status, or none (tmux then
+    never learns it), never a wrong one."""
+    tmux = TmuxSessions("bridge", socket, control=control)
+    try:
+        argv = ["sh", "-c", "echo 'last words'; sleep 0.3; exit 3"]
+        pane = tmux.start("100000000000000100", "words", "/tmp", argv, {})
+        with pytest.raises(PaneExited) as exited:
+            tmux.wait_for(pane.pane_id, lambda screen: False, 10)
+        assert exited.value.status == 3
+        assert "last words" in exited.value.screen
+        assert str(exited.value).startswith("the pane exited (status 3) before it was ready")
+        for i in range(5):
+            pane = tmux.start(f"1000000000000000{i:02d}", f"w{i}", "/tmp", ["false"], {})
+            with pytest.raises(PaneExited) as exited:
+                tmux.wait_for(pane.pane_id, lambda screen: False, 10)
+            assert exited.value.status in (1, None), f"death {i}: {exited.value}"
+    finally:
+        tmux.close()

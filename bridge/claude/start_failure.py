@@ -1,0 +1,147 @@
+"""Why Claude Code could not start, in its own words, and what to do about it.
+
+A pane that dies before Claude Code shows its input box leaves two things behind (tmux keeps
+the window with ``remain-on-exit``): its last screen and its exit status. Measured on 2.1.332
+(shared/reference/claude-code.md §15.10):
+
+- a HOME where Claude Code never ran, on a machine that cannot reach Anthropic: the welcome
+  art, then ``Unable to connect to Anthropic services`` / ``Failed to connect to
+  api.anthropic.com: ENOTFOUND`` (``ECONNREFUSED`` through a dead proxy) …, exit 1 after 1.3 s;
+- a ``claudeCommand`` that names no program: exit 127 in ~10 ms, and tmux often keeps not a
+  word of the ``not found`` line (4 of 4 fast deaths measured);
+- not logged in, or the service unreachable later on: Claude Code starts, and the first
+  prompt fails with StopFailure (``bridge/claude/api_errors.py``), not here.
+
+Pure functions over the captured text: the bot's reply (``bridge/bot/relay.py``), the slash
+commands, ``discord-bridge selftest`` and ``doctor`` all say the same thing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bridge.tmux import PaneExited, TmuxError
+
+WORDS_SHOWN = 8  # the screen's last meaningful lines quoted
+LINE_SHOWN = 160  # characters per quoted line
+_WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row: text, not the welcome art
+_DEAD = re.compile(r"^Pane is dead \(")  # tmux's own remain-on-exit line
+
+UNREACHABLE = "unreachable"
+NOT_FOUND = "not found"
+NOT_EXECUTABLE = "not executable"
+BAD_ARGUMENTS = "bad arguments"
+EXITED = "exited"
+
+SELFTEST_HINT = "`discord-bridge selftest` checks Claude Code with the bridge, offline"
+
+
+@dataclass(frozen=True)
+class StartFailure:
+    kind: str  # one of the constants above
+    status: int | None  # the exit status, when tmux knew it
+    words: tuple[str, ...]  # the screen's last meaningful lines, as Claude Code printed them
+    advice: str  # what to do, one or two sentences
+
+    def headline(self) -> str:
+        """One line: what happened (for selftest, doctor and the log)."""
+        status = f" (exit status {self.status})" if self.status is not None else ""
+        return {
+            UNREACHABLE: f"Claude Code could not reach Anthropic's service{status}",
+            NOT_FOUND: f"the Claude Code command was not found{status}",
+            NOT_EXECUTABLE: f"the Claude Code command could not be run{status}",
+            BAD_ARGUMENTS: f"Claude Code refused its command line{status}",
+        }.get(self.kind, f"Claude Code exited as it started{status}")
+
+
+class ClaudeDidNotStart(TmuxError):
+    """A session's Claude Code exited before it was ready: ``failure`` says why."""
+
+    def __init__(self, failure: StartFailure, command: str) -> None:
+        super().__init__(f"{failure.headline()}: {' / '.join(failure.words) or 'no output'}")
+        self.failure = failure
+        self.command = command
+
+    def discord_text(self, lead: str = "⚠️ Claude Code did not start") -> str:
+        return discord_text(self.failure, lead)
+
+
+def from_exit(err: PaneExited, command: str) -> ClaudeDidNotStart:
+    """The diagnosis of a pane that died while Claude Code started. When it left neither
+    words nor a status (a command that dies within milliseconds), whether ``command`` is
+    on the bot's PATH decides."""
+    found = None
+    if err.status is None and not last_words(err.screen):
+        import shutil
+
+        found = shutil.which(command) is not None
+    return ClaudeDidNotStart(diagnose(err.screen, err.status, command, found), command)
+
+
+def diagnose(
+    screen: str, status: int | None, command: str, found: bool | None = None
+) -> StartFailure:
+    """What a dead pane's ``screen`` and exit ``status`` say about starting ``command`` (the
+    project's ``claudeCommand``); ``found``: whether the command is on PATH (None: not
+    asked)."""
+    words = tuple(last_words(screen))
+    text = "\n".join(words)
+    program = f"`{_tick_free(command)}`"
+    if "Unable to connect to Anthropic services" in text or "Failed to connect to api." in text:
+        advice = (
+            "Check the network of the machine the bot runs on (DNS, firewall, a proxy in "
+            "HTTPS_PROXY). Where Claude Code has never run for the "
+            "bot's user, run `claude` once in a terminal as that user (log in, pick a theme): "
+            "that first start is the check that failed. Then send your message again."
+        )
+        return StartFailure(UNREACHABLE, status, words, advice)
+    if status == 127 or found is False or re.search(r"not found|No such file or dir", text):
+        advice = (
+            f"{program} was not found: set `claudeCommand` in the bridge's config to the "
+            "path `command -v claude` prints in a terminal, or install Claude Code "
+            "(npm install -g @anthropic-ai/claude-code). The bot looks it up on its own PATH."
+        )
+        return StartFailure(NOT_FOUND, status, words, advice)
+    if status == 126 or "Permission denied" in text:
+        advice = f"{program} is not a program you may run: fix `claudeCommand` in the config."
+        return StartFailure(NOT_EXECUTABLE, status, words, advice)
+    if re.search(r"^error: (unknown )?option|is invalid\. Allowed choices", text, re.M):
+        advice = (
+            "Claude Code did not accept the options it was started with: check `claudeArgs`, "
+            "`model` and `permission` in the config against `claude --help`."
+        )
+        return StartFailure(BAD_ARGUMENTS, status, words, advice)
+    advice = (
+        f"Run {program} in a terminal in the project's directory to see why; "
+        f"`discord-bridge doctor` checks the set-up and {SELFTEST_HINT}."
+    )
+    return StartFailure(EXITED, status, words, advice)
+
+
+def last_words(screen: str, limit: int = WORDS_SHOWN) -> list[str]:
+    """The screen's last ``limit`` lines that say something: blank lines, the welcome art
+    (block characters, dots and stars) and tmux's "Pane is dead" line left out."""
+    lines = [" ".join(line.split()) for line in screen.splitlines()]
+    said = [line for line in lines if _WORD.search(line) and not _DEAD.match(line)]
+    return [_cut(line) for line in said[-limit:]]
+
+
+def discord_text(failure: StartFailure, lead: str) -> str:
+    """What happened after ``lead`` ("⚠️ Not delivered to Claude Code"), Claude Code's own
+    words in a code block, and what to do."""
+    head = f"{lead}: {failure.headline()}."
+    if failure.words:
+        quoted = "\n".join(failure.words).replace("```", "'''")
+        body = f"Its last words:\n```\n{quoted}\n```"
+    else:
+        body = "It printed nothing before it exited."
+    return f"{head}\n{body}\n**What to do:** {failure.advice}"
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= LINE_SHOWN else line[: LINE_SHOWN - 1] + "…"
+
+
+def _tick_free(text: str) -> str:
+    return text.replace("`", "'")[:200]
