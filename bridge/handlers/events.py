@@ -74,11 +74,18 @@ def on_turn_end(context: HookContext) -> None:
 
 
 def on_turn_failed(context: HookContext) -> None:
-    """StopFailure: an API error ended the turn instead of Stop; close its status message."""
+    """StopFailure: an API error ended the turn instead of Stop; close its status message,
+    and say in the channel what Claude Code said and what to do (no reply is coming)."""
+    from bridge.claude import api_errors
+    from bridge.handlers import notify
+
     permission.on_session_event(context)
     event = context.event
-    progress.record(context, "failed", error=str(event.get("error") or "unknown"),
-                    details=str(event.get("error_details") or "")[:300])  # fmt: skip
+    error = str(event.get("error") or "unknown")
+    details = str(event.get("error_details") or "")
+    progress.record(context, "failed", error=error, details=details[:300])
+    said = str(event.get("last_assistant_message") or "")
+    notify.post_turn_failure(context, api_errors.notice(error, said, details))
 
 
 def on_notification(context: HookContext) -> None:

@@ -82,6 +82,14 @@ def on_notification(context: HookContext) -> None:
     _post(context, f"🔔 {_clean(message)}" + (f" {mention}" if mention else ""), mention)
 
 
+def post_turn_failure(context: HookContext, text: str) -> None:
+    """A turn an API error ended: no reply comes, so this notice takes its place, and pings
+    the owner as the reply would have (once per wait)."""
+    mention = mention_for(context)
+    mention = mention if mention and claim_wait(context) else ""
+    _post(context, text + (f" {mention}" if mention else ""), mention)
+
+
 def _prompt_open(context: HookContext) -> bool:
     session = context.event.get("session_id")
     rt = context.runtime

@@ -155,6 +155,27 @@ def test_a_turn_ended_by_an_api_error_closes_its_status(rig) -> None:
         assert time.monotonic() < deadline, f"{current}\n{rig.diagnostics()}"
         time.sleep(0.1)
     assert "API error" in current["content"] and current["components"] == []
+    notice = rig.wait_bot_message(content_contains="Claude Code stopped", timeout=30)
+    assert "FAKE-BAD-REQUEST" in notice["content"], notice["content"]  # the CLI's own words
+    assert "**What to do:**" in notice["content"], notice["content"]  # 2.1.332 says "unknown"
+
+
+def test_not_logged_in_reaches_discord_in_the_clis_words_with_what_to_do(rig) -> None:
+    """No API key and no login: Claude Code 2.1.332 starts, and the first prompt fails at
+    once with StopFailure ``authentication_failed`` ("Not logged in · Please run /login");
+    no request reaches the API, no reply comes. The channel gets that line and what to do,
+    whether or not the project shows progress."""
+    del rig.env["ANTHROPIC_API_KEY"]
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["progress"] = False
+    rig.write_config(raw)
+    rig.start_bot()
+    rig.post("hello?")
+    notice = rig.wait_bot_message(content_contains="Not logged in", timeout=60)
+    content = notice["content"]
+    assert content.startswith("⚠️ Claude Code stopped: Not logged in · Please run /login"), content
+    assert "/login" in content and "ANTHROPIC_API_KEY" in content, content
+    assert rig.api.requests == []
 
 
 def test_a_session_that_dies_mid_turn_closes_its_status(rig) -> None:

@@ -84,6 +84,13 @@ class Bridge:
             timeout=30,
         )
 
+    def no_direct_posts(self) -> None:
+        """``hooksPostDirectly: false``: what the bot does not take is spooled at once."""
+        path = Path(self.env["DISCORD_BRIDGE_HOME"]) / "config.json"
+        cfg = json.loads(path.read_text())
+        cfg["servers"][0]["discord"]["hooksPostDirectly"] = False
+        path.write_text(json.dumps(cfg))
+
     def hook_log(self) -> str:
         path = Path(self.runtime.hook_log)
         return path.read_text() if path.exists() else ""
@@ -254,14 +261,23 @@ def test_permission_request_with_discord_unreachable_leaves_the_terminal(bridge:
     assert f"prompt for #{CHANNEL} not posted" in bridge.hook_log()
 
 
-def test_stop_failure_records_the_failed_turn_for_the_status_message(bridge: Bridge) -> None:
-    """StopFailure (an API error ended the turn, no Stop follows) must close the status."""
+def test_stop_failure_records_the_failed_turn_and_says_what_to_do(bridge: Bridge) -> None:
+    """StopFailure (an API error ended the turn, no Stop follows) must close the status, and
+    put Claude Code's own line with what to do in the channel (here: spooled, as with `try`
+    while its bot is away)."""
     assert "StopFailure" in claude_settings.HOOKS
+    bridge.no_direct_posts()
     bridge.runtime.ensure()
     details = "429 Too Many Requests"
-    stdin = event("StopFailure", bridge.project, error="rate_limit", error_details=details)
+    said = "You've hit your 5-hour limit · resets 1:51pm (UTC)"
+    stdin = event("StopFailure", bridge.project, error="rate_limit", error_details=details,
+                  last_assistant_message=said)  # fmt: skip
     quiet(bridge.run(claude_settings.HOOKS["StopFailure"].script, stdin))
     path = Path(bridge.runtime.progress) / f"{CHANNEL}.jsonl"
     (recorded,) = [json.loads(line) for line in path.read_text().splitlines()]
     assert recorded["kind"] == "failed" and recorded["error"] == "rate_limit"
     assert recorded["details"] == "429 Too Many Requests"
+    (spooled,) = Path(bridge.runtime.outbox, CHANNEL).glob("*.json")
+    content = json.loads(spooled.read_text())["payload"]["content"]
+    assert content.startswith(f"⚠️ Claude Code stopped: {said}\n**What to do:** ")
+    assert "wait until it resets" in content
