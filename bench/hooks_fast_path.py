@@ -2,8 +2,9 @@
 
 Cases: (1) a session in a directory no project maps (no env marker): the hook must exit at
 once; (2) a bridge session (env marker) whose event has nothing to send (an empty reply; a
-SessionStart, which only records the session id). PermissionRequest is measured unmapped
-only: for a bridge session it posts a prompt and waits, which is no fast path.
+SessionStart, which only records the session id). PermissionRequest and StopFailure are
+measured unmapped only: for a bridge session the first posts a prompt and waits, the second
+posts what ended the turn (once per failed turn), which is no fast path.
 
 Then the decision hooks with the events they really get on every tool call: PreToolUse
 (``pre_tool_use.py``, a Bash call) and PostToolUse (``session_event.py``), each unmapped,
@@ -56,7 +57,8 @@ def main() -> None:
             cases = [("unmapped cwd", env, tmp), ("mapped, nothing to send", mapped, project)]
             if event == "Notification":
                 reply_pinged(runtime.Runtime(env["DISCORD_BRIDGE_RUNTIME_DIR"]))
-            for case, case_env, cwd in cases[:1] if event == "PermissionRequest" else cases:
+            posts = event in ("PermissionRequest", "StopFailure")  # a mapped one always posts
+            for case, case_env, cwd in cases[:1] if posts else cases:
                 stdin = json.dumps(event_input(event, cwd)).encode()
                 report(event, case, side_by_side(command, baseline, stdin, case_env, cwd, runs))
         print()

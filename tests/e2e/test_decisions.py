@@ -113,6 +113,25 @@ def test_allow_deny_and_tell_claude_reach_the_model(rig) -> None:
     assert "use make told instead" in wait_closed(rig, prompt)["content"]
 
 
+def test_a_bidi_override_in_a_command_is_shown_as_it_runs(rig) -> None:
+    """Trojan Source in a Bash call: U+202E makes the rest of the line display reversed, so
+    a raw prompt would show ``touch reportexe.txt`` for a file named ``report‮txt.exe``.
+    The prompt shows the character as ⟦U+202E⟧ (and says so); Deny keeps it from running."""
+    project = rig.projects["project-a"]
+    command = "touch report\u202etxt.exe"
+    rig.api.script(tool_use("Bash", {"command": command, "description": "Make a report"}), echo())
+    rig.start_bot()
+    rig.post("make the report")
+    prompt = wait_prompt(rig)
+    content = prompt["content"]
+    assert "touch report⟦U+202E⟧txt.exe" in content, content
+    assert "\u202e" not in content
+    assert "Hidden or look-alike characters are shown as ⟦U+…⟧" in content
+    rig.discord.click(prompt["id"], custom_id(prompt, "Deny"))
+    assert "[tool_result is_error]" in model_saw(rig, 2)
+    assert list(project.iterdir()) == []
+
+
 @VERSIONED
 def test_always_allow_for_this_project_writes_local_settings(rig) -> None:
     project = rig.projects["project-a"]

@@ -19,6 +19,7 @@ import os
 from bridge.claude.permissions import rule_text
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
+from bridge.discord.render.visible import MARK_OPEN, reveal
 from bridge.state import decisions
 from bridge.state.decisions import Decision, Request
 
@@ -31,6 +32,9 @@ SUMMARY_HEADER, SUMMARY_ANSWER = 60, 300  # the answers so far, shown under the 
 
 BUTTON, SELECT, ROW = 2, 3, 1
 PRIMARY, SECONDARY, SUCCESS, DANGER = 1, 2, 3, 4
+
+# Said under a prompt's title when its text shows hidden characters (render/visible.py).
+REVEALED = "⚠️ Hidden or look-alike characters are shown as ⟦U+…⟧: what runs is what is shown."
 
 SCOPE_LABELS = {  # how each "always allow" destination (bridge.claude.permissions) reads
     "s": "this session",
@@ -51,11 +55,10 @@ def custom_id(request_id: str, action: str, select: bool = False) -> str:
 def permission_prompt(request: Request) -> dict:
     """The message for a permission dialog: what will happen, and the buttons."""
     tool = request.tool_name or "tool"
-    body = f"🔐 **Claude wants to use {_inline(tool)}**\n" + describe_tool_call(
-        tool, request.tool_input
-    )
+    title = f"🔐 **Claude wants to use {_inline(reveal(tool, code=True))}**"
+    body = describe_tool_call(tool, request.tool_input)
     return {
-        "content": _fit(body),
+        "content": _fit(_titled(title, body, "\n")),
         "components": permission_components(request, "s"),
     }
 
@@ -85,7 +88,7 @@ def suggestion_label(suggestion: dict, scope: str) -> str:
     """What the button will allow, e.g. "Always allow Bash(npm test:*)"."""
     kind = suggestion.get("type")
     if kind == "addRules":
-        rules = ", ".join(rule_text(r) for r in suggestion.get("rules") or [])
+        rules = reveal(", ".join(rule_text(r) for r in suggestion.get("rules") or []), code=True)
         behavior = suggestion.get("behavior", "allow")
         verb = {"allow": "Always allow", "ask": "Always ask for", "deny": "Always deny"}.get(
             behavior, f"Always {behavior}"
@@ -93,7 +96,8 @@ def suggestion_label(suggestion: dict, scope: str) -> str:
         text = f"{verb} {rules}"
     elif kind == "addDirectories":
         dirs = suggestion.get("directories") or []
-        text = "Allow access to " + ", ".join(from_home(str(d)) for d in dirs)
+        shown = ", ".join(from_home(str(d)) for d in dirs)
+        text = "Allow access to " + reveal(shown, code=True)
     elif kind == "setMode":
         return _label(f"{_mode_phrase(suggestion.get('mode'))} for this session")
     else:
@@ -120,21 +124,23 @@ def _mode_phrase(mode: object) -> str:
 
 
 def describe_tool_call(tool: str, tool_input: dict) -> str:
-    """What will happen, in Markdown: a command, a diff, the start of a file, or the JSON."""
+    """What will happen, in Markdown: a command, a diff, the start of a file, or the JSON;
+    hidden and look-alike characters shown (``render/visible.py``)."""
     if tool == "Bash" and isinstance(tool_input.get("command"), str):
-        text = _code_block(tool_input["command"], "sh", 1200)
+        text = _code_block(reveal(tool_input["command"], code=True), "sh", 1200)
         description = tool_input.get("description")
-        return text + (f"\n> {_one_line(description)}" if description else "")
+        return text + (f"\n> {_one_line(reveal(str(description)))}" if description else "")
     if tool in ("Edit", "MultiEdit") and tool_input.get("file_path"):
-        return f"**Edit** `{_one_line(tool_input['file_path'])}`\n" + _code_block(
-            _compact_diff(tool_input), "diff", 1300
+        return f"**Edit** `{_path(tool_input['file_path'])}`\n" + _code_block(
+            reveal(_compact_diff(tool_input), code=True), "diff", 1300
         )
     if tool == "Write" and tool_input.get("file_path"):
         content = str(tool_input.get("content") or "")
         lines = content.count("\n") + (0 if content.endswith("\n") else 1)
-        head = f"**Write** `{_one_line(tool_input['file_path'])}` ({lines} lines)\n"
-        return head + _code_block(content, "", 1200)
-    return _code_block(json.dumps(tool_input, indent=1, ensure_ascii=False), "json", 1400)
+        head = f"**Write** `{_path(tool_input['file_path'])}` ({lines} lines)\n"
+        return head + _code_block(reveal(content, code=True), "", 1200)
+    dumped = json.dumps(tool_input, indent=1, ensure_ascii=False)
+    return _code_block(reveal(dumped, code=True), "json", 1400)
 
 
 def _compact_diff(tool_input: dict) -> str:
@@ -154,11 +160,9 @@ def _compact_diff(tool_input: dict) -> str:
 def question_prompt(request: Request) -> dict:
     questions = actions.questions(request)
     title = "❓ **Claude has a question**" if len(questions) == 1 else "❓ **Claude has questions**"
-    parts = [title]
-    for i, question in enumerate(questions):
-        parts.append(_question_text(i, question, len(questions)))
+    parts = [_question_text(i, question, len(questions)) for i, question in enumerate(questions)]
     return {
-        "content": _fit("\n\n".join(parts)),
+        "content": _fit(_titled(title, "\n\n".join(parts), "\n\n")),
         "components": question_components(request, {}),
     }
 
@@ -174,7 +178,7 @@ def question_components(request: Request, answers: dict) -> list[dict]:
             rows.append(_row(_question_select(rid, i, question)))
         else:
             buttons = [
-                _button(actions.label(o), custom_id(rid, actions.option(i, j)), PRIMARY)
+                _button(reveal(actions.label(o)), custom_id(rid, actions.option(i, j)), PRIMARY)
                 for j, o in enumerate(actions.options(question))
             ]
             buttons.append(_button("Other…", custom_id(rid, actions.other(i)), SECONDARY))
@@ -183,18 +187,16 @@ def question_components(request: Request, answers: dict) -> list[dict]:
 
 
 def _question_select(rid: str, i: int, question: dict) -> dict:
-    choices = [
-        {
-            "label": _label(actions.label(o), 100),
-            "value": actions.value(j),
-            **({"description": _label(str(o["description"]), 100)} if o.get("description") else {}),
-        }
-        for j, o in enumerate(actions.options(question)[: actions.SELECT_OPTIONS])
-    ]
+    choices = []
+    for j, o in enumerate(actions.options(question)[: actions.SELECT_OPTIONS]):
+        choice = {"label": _label(reveal(actions.label(o)), 100), "value": actions.value(j)}
+        if o.get("description"):
+            choice["description"] = _label(reveal(str(o["description"])), 100)
+        choices.append(choice)
     other = {"label": "Other…", "value": actions.OTHER_VALUE, "description": "Type your own answer"}
     choices.append(other)
     multi = bool(question.get("multiSelect"))
-    header = _one_line(question.get("header") or f"Question {i + 1}")
+    header = _one_line(reveal(str(question.get("header") or f"Question {i + 1}")))
     return {
         "type": SELECT,
         "custom_id": custom_id(rid, actions.select(i), select=True),
@@ -208,16 +210,16 @@ def _question_select(rid: str, i: int, question: dict) -> dict:
 def _question_text(i: int, question: dict, count: int) -> str:
     number = f"{i + 1}. " if count > 1 else ""
     header = question.get("header")
-    head = f"**{number}{_one_line(header)}** — " if header else f"**{number}**"
-    lines = [head + _one_line(question.get("question") or "")]
+    head = f"**{number}{_shown(header)}** — " if header else f"**{number}**"
+    lines = [head + _shown(question.get("question") or "")]
     if question.get("multiSelect"):
         lines[0] += " *(pick one or more)*"
     for option in question.get("options") or []:
         if not isinstance(option, dict):
             continue
         description = option.get("description")
-        suffix = f" — {_one_line(description)}" if description else ""
-        lines.append(f"• **{_one_line(option.get('label'))}**{suffix}")
+        suffix = f" — {_shown(description)}" if description else ""
+        lines.append(f"• **{_shown(option.get('label'))}**{suffix}")
     return "\n".join(lines)
 
 
@@ -231,8 +233,9 @@ def question_text(request: Request, index: int) -> str:
 
 
 def question_header(request: Request, index: int) -> str:
+    """Question ``index``'s header as shown (hidden characters made visible)."""
     question = actions.questions(request)[index]
-    return _one_line(question.get("header") or question.get("question") or f"Question {index + 1}")
+    return _shown(question.get("header") or question.get("question") or f"Question {index + 1}")
 
 
 def answers_summary(request: Request, answers: dict) -> str:
@@ -240,7 +243,8 @@ def answers_summary(request: Request, answers: dict) -> str:
     for i in range(question_count(request)):
         if str(i) in answers:
             header = _label(question_header(request, i), SUMMARY_HEADER)
-            lines.append(f"✅ **{header}:** {_label(answers[str(i)], SUMMARY_ANSWER)}")
+            answer = _label(reveal(str(answers[str(i)])), SUMMARY_ANSWER)
+            lines.append(f"✅ **{header}:** {answer}")
     return "\n".join(lines)
 
 
@@ -251,8 +255,11 @@ def plan_prompt(request: Request) -> tuple[dict, bytes | None]:
     """The plan message, and the full plan as a file when it is too long to show."""
     plan = str(request.tool_input.get("plan") or "").strip() or "(empty plan)"
     head = "📋 **Claude's plan is ready for review**\n"
+    if reveal(plan) != plan:
+        head += REVEALED + "\n"
     attach = len(plan) > BODY_LIMIT - len(head) - 40
     excerpt = _balance_fences(plan[:PLAN_EXCERPT].rstrip() if attach else plan)
+    excerpt = reveal(excerpt)
     body = excerpt + "\n…\n*(full plan attached: plan.md)*" if attach else excerpt
     rid = request.id
     payload = {
@@ -306,6 +313,23 @@ def _label(text: str, limit: int = BUTTON_LABEL_LIMIT) -> str:
 
 def _one_line(text: object) -> str:
     return " ".join(str(text or "").split())
+
+
+def _shown(text: object) -> str:
+    """Text from the model as one line, hidden characters made visible first (``split``
+    would turn some of them, such as U+2028, into plain spaces)."""
+    return _one_line(reveal(str(text or "")))
+
+
+def _path(path: object) -> str:
+    return _one_line(reveal(str(path), code=True)).replace("`", "'")
+
+
+def _titled(title: str, body: str, gap: str) -> str:
+    """The title, the note about hidden characters when the body shows any (right under the
+    title, where a long body's cut never reaches), then the body."""
+    note = f"\n{REVEALED}" if MARK_OPEN in title + body else ""
+    return f"{title}{note}{gap}{body}"
 
 
 def _inline(text: str) -> str:
