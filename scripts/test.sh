@@ -12,6 +12,9 @@
 #   - Claude Code's published hook contract: the Agent SDK released with the pinned CLI and a
 #     JSON Schema generator (npm), in .cache/claude-agent-sdk-<version> and
 #     .cache/ts-json-schema-generator-<version>; the tests check hook JSON against it.
+#   - --claude-version VERSION runs the claude_versions-marked tests on that version only
+#     (installed like the others); --claude-version latest asks the npm registry which
+#     version is the newest today and runs just those tests on it (unless -m is given).
 # Extra arguments go to pytest, e.g. ./scripts/test.sh -k relay -x
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -55,7 +58,33 @@ import runpy
 v = runpy.run_path("bridge/claude/versions.py")
 print(v["PINNED"], v["OLDEST"])')
 [ -n "${oldest:-}" ] || { echo "cannot read the tested versions from bridge/claude/versions.py" >&2; exit 1; }
-for version in "$pinned" "$oldest"; do
+# --claude-version latest: the version the npm registry calls latest today (said, then used
+# like any other); other --claude-version values are installed too.
+args=() requested=() marker=no
+while [ $# -gt 0 ]; do
+  arg="$1"; shift
+  case "$arg" in
+    --claude-version=*) value="${arg#*=}" ;;
+    --claude-version) value="${1:-}"; shift || true ;;
+    -m|-m*) marker=yes; args+=("$arg"); continue ;;
+    *) args+=("$arg"); continue ;;
+  esac
+  if [ "$value" = latest ]; then
+    command -v npm >/dev/null 2>&1 || { echo "--claude-version latest: npm is required to ask the registry" >&2; exit 2; }
+    if ! value="$(npm view @anthropic-ai/claude-code dist-tags.latest --fetch-retries=0 --fetch-timeout=20000 2>/dev/null)" ||
+       ! [[ "$value" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+      echo "--claude-version latest: the npm registry did not answer (no network?), so the newest Claude Code is unknown; run without it, or name a version that is installed" >&2
+      exit 2
+    fi
+    echo "Claude Code latest (npm registry, today): $value; tested range $oldest to $pinned" >&2
+    [ "$marker" = yes ] || { args+=(-m claude_versions); marker=yes; }
+  fi
+  requested+=("$value")
+  args+=(--claude-version "$value")
+done
+set -- "${args[@]+"${args[@]}"}"
+
+for version in "$pinned" "$oldest" "${requested[@]+"${requested[@]}"}"; do
   prefix=".cache/claude-code-$version"
   if ! "$prefix/node_modules/.bin/claude" --version 2>/dev/null | grep -q "^$version "; then
     command -v npm >/dev/null 2>&1 || { echo "npm is required to fetch the Claude Code CLI" >&2; exit 1; }

@@ -3,11 +3,13 @@ between tests), and a fresh end-to-end rig (config, HOME, tmux socket, bot) per 
 
 A test (or module, via ``pytestmark``) marked ``claude_versions`` runs its rig once per Claude
 Code version in ``bridge.claude.versions.TESTED`` (ids ``[claude-2.1.197]``...); every other
-rig runs the pinned version. ``--claude-version X`` narrows those runs to one version.
+rig runs the pinned version. ``--claude-version X`` narrows those runs to one version, which
+may be outside the tested range (``./scripts/test.sh --claude-version latest``).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 from collections.abc import Iterator
@@ -26,9 +28,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--claude-version",
         action="append",
-        choices=versions.TESTED,
-        help="run the claude_versions-marked e2e tests on this CLI version only (repeatable)",
+        type=claude_version_option,
+        help="run the claude_versions-marked e2e tests on this CLI version only (repeatable): "
+        "a tested one, or any installed in .cache/claude-code-<version> "
+        "(./scripts/test.sh --claude-version latest installs the newest and runs them on it)",
     )
+
+
+def claude_version_option(value: str) -> str:
+    if value == "latest":
+        raise argparse.ArgumentTypeError(
+            "'latest' is asked of the npm registry by ./scripts/test.sh: run "
+            "./scripts/test.sh --claude-version latest"
+        )
+    if versions.parse(value) is None or value.count(".") != 2:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a version such as {versions.PINNED}")
+    return value
 
 
 def pytest_configure(config: pytest.Config) -> None:
