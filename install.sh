@@ -57,12 +57,14 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 say "installing discord-bridge into $venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-# The Discord emulator (packages/discord-emulator) comes along: `discord-bridge try` runs on it.
+# The Discord emulator (packages/discord-emulator) comes along: `discord-bridge try` runs on
+# it; `discord-bridge selftest` runs on it and on the fake Messages API (packages/fake-anthropic).
+parts=("$here/packages/discord-emulator" "$here/packages/fake-anthropic")
 if [ "$voice" = yes ]; then
   say "with voice messages: faster-whisper (its speech model is fetched on the first voice message)"
-  "$venv/bin/python" -m pip install --quiet "$here/packages/discord-emulator" "$here[voice]"
+  "$venv/bin/python" -m pip install --quiet "${parts[@]}" "$here[voice]"
 else
-  "$venv/bin/python" -m pip install --quiet "$here/packages/discord-emulator" "$here"
+  "$venv/bin/python" -m pip install --quiet "${parts[@]}" "$here"
 fi
 mkdir -p "$bin_dir"
 ln -sf "$venv/bin/discord-bridge" "$bin_dir/discord-bridge"
@@ -94,6 +96,7 @@ else
 fi
 
 printf 'note: to see the bridge working before setting up Discord: discord-bridge try [PROJECT_DIR]\n'
+printf 'note: after upgrading Claude Code or the bridge: discord-bridge selftest (offline, about a minute)\n'
 
 # --- check ------------------------------------------------------------------------------
 say "running discord-bridge doctor"

@@ -45,6 +45,19 @@ def main(argv: list[str] | None = None) -> int:
 
     commands.add_parser("doctor", help="check the set-up, one line per check")
 
+    selftest = commands.add_parser(
+        "selftest",
+        help="run your Claude Code through the bridge end to end, offline, in a throwaway set-up "
+        "(about a minute)",
+    )
+    selftest.add_argument(
+        "--claude", metavar="COMMAND", help="the Claude Code to check (default: the config's "
+        "claudeCommand, else claude on PATH)",
+    )  # fmt: skip
+    selftest.add_argument(
+        "--keep", action="store_true", help="keep the throwaway directory even when all pass"
+    )
+
     service = commands.add_parser(
         "service", help="start the bot at login/boot (systemd user unit; launchd on macOS)"
     )
@@ -60,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_try(args)
     if args.command == "service":
         return cmd_service(args)
+    if args.command == "selftest":
+        from bridge import selftest as checks
+
+        return checks.run(checks.Options(args.claude, args.config, args.keep))
     from bridge.doctor import run_checks
 
     return run_checks(args.config)

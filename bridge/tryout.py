@@ -176,19 +176,29 @@ def note_holder(handle: IO[str], text: str) -> None:
 
 
 def write_config(
-    path: str, project: str, emu: Emulator, ids: dict[str, str], worktree_threads: bool = False
+    path: str,
+    project: str,
+    emu: Emulator,
+    ids: dict[str, str],
+    worktree_threads: bool = False,
+    name: str = "try",
+    session: str = TMUX_SESSION,
+    claude_command: str | None = None,
 ) -> None:
     """The generated config (0600): one server on the emulator, the project's channel and the
     control panel; the page's user is the owner. ``worktree_threads``: the project's threads
-    work in git worktrees of their own."""
+    work in git worktrees of their own. ``discord-bridge selftest`` writes its own with another
+    ``name``, tmux ``session`` and the ``claude_command`` it checks."""
     entry: dict = {"name": slug(project), "channelId": ids[slug(project)], "projectPath": project}
     if worktree_threads:
         entry["thread"] = {"isolation": "worktree"}
+    if claude_command:
+        entry["claudeCommand"] = claude_command
     raw = {
         "schemaVersion": 2,
         "servers": [
             {
-                "name": "try",
+                "name": name,
                 "discord": {
                     "botToken": emu.bot_token,
                     "guildId": emu.ids["guild_id"],
@@ -200,7 +210,7 @@ def write_config(
                     # must never post to the emulator's old port (anyone may listen there).
                     "hooksPostDirectly": False,
                 },
-                "tmux": {"session": TMUX_SESSION},
+                "tmux": {"session": session},
                 "generalChannelId": ids[PANEL_CHANNEL],
                 "projects": [entry],
             }

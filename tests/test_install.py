@@ -154,6 +154,17 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     if shutil.which("claude", path=env["PATH"]) is None:
         assert "claude CLI is not on PATH" in first.stderr
 
+    # `discord-bridge selftest`, as a user runs it from the installed command, with their own
+    # claude on PATH (here: the pinned one), passes and leaves their set-up as it was
+    assert "discord-bridge selftest (offline" in first.stdout
+    before = snapshot(home)
+    selftest, selftest_seconds = run_selftest(link, env)
+    assert selftest.returncode == 0, selftest.stdout + selftest.stderr
+    checks = [line for line in selftest.stdout.splitlines() if line[:1] in "✓✗"]
+    assert len(checks) == 6 and all(line.startswith("✓") for line in checks), selftest.stdout
+    assert "selftest: all checks passed" in selftest.stdout
+    assert snapshot(home) == before  # config, hooks, Claude Code's HOME: untouched
+
     # --- a second run: the user's config and settings stay as they are ----------------------
     edited = config_file.read_text()
     for placeholder, value in {
@@ -197,4 +208,31 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     stop_script = next(arg for arg in argv if arg.endswith("stop.py"))  # locations follow it
     assert Path(stop_script).read_text().endswith("# updated checkout\n")  # reinstalled
 
-    print(f"install.sh: first run {first_seconds:.1f} s, second run {second_seconds:.1f} s")
+    print(f"install.sh: first run {first_seconds:.1f} s, second run {second_seconds:.1f} s; "
+          f"selftest {selftest_seconds:.1f} s")  # fmt: skip
+
+
+def run_selftest(link: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:
+    """The installed ``discord-bridge selftest`` with the pinned Claude Code first on PATH."""
+    from fake_anthropic.claude_cli import claude_available, claude_binary
+
+    if not claude_available():
+        pytest.fail("Claude Code is missing (./scripts/test.sh installs it)")
+    path = os.pathsep.join([os.path.dirname(claude_binary()), env["PATH"]])
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(link), "selftest"], env={**env, "PATH": path}, capture_output=True, text=True,
+        stdin=subprocess.DEVNULL, timeout=300,
+    )  # fmt: skip
+    return done, time.monotonic() - started
+
+
+def snapshot(home: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``home`` but the virtualenv (Python caches its bytecode there):
+    size and modification time."""
+    venv = home / ".discord-bridge" / "venv"
+    return {
+        str(path.relative_to(home)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in home.rglob("*")
+        if path.is_file() and venv not in path.parents
+    }

@@ -15,6 +15,7 @@ import os
 from bridge.handlers.context import HookContext
 from bridge.state import decisions
 
+FAILURE_BUDGET = 6.0  # seconds to post a turn's failure (the StopFailure hook's timeout: 10)
 NOT_HUMAN = "<task-notification>"  # background task results arrive as prompts too
 _SESSION_CHARS = frozenset("0123456789abcdefABCDEF-")
 
@@ -84,10 +85,12 @@ def on_notification(context: HookContext) -> None:
 
 def post_turn_failure(context: HookContext, text: str) -> None:
     """A turn an API error ended: no reply comes, so this notice takes its place, and pings
-    the owner as the reply would have (once per wait)."""
+    the owner as the reply would have (once per wait). Within ``FAILURE_BUDGET``: Claude Code
+    kills the StopFailure hook after 10 s (``hook_table``), and what is not posted by then
+    must be in the outbox."""
     mention = mention_for(context)
     mention = mention if mention and claim_wait(context) else ""
-    _post(context, text + (f" {mention}" if mention else ""), mention)
+    _post(context, text + (f" {mention}" if mention else ""), mention, FAILURE_BUDGET)
 
 
 def _prompt_open(context: HookContext) -> bool:
@@ -96,12 +99,12 @@ def _prompt_open(context: HookContext) -> bool:
     return any(r.session_id == session for r in decisions.open_prompts(rt))
 
 
-def _post(context: HookContext, content: str, mention: str) -> None:
+def _post(context: HookContext, content: str, mention: str, budget: float = 20.0) -> None:
     from bridge.discord.post import Post, allowed, message_payload
 
     payload = message_payload(content)
     payload["allowed_mentions"] = allowed(mention)
-    context.deliver([Post(payload)], budget=20.0)
+    context.deliver([Post(payload)], budget=budget)
 
 
 def _clean(text: str) -> str:

@@ -209,9 +209,11 @@ def claude_env(
     extra: Mapping[str, str] | None = None,
     version: str | None = None,
     oauth_token: str | None = None,
+    claude_dir: str | None = None,
 ) -> dict[str, str]:
     """A clean environment for the CLI (only PATH comes from the parent process); ``claude``
-    on its PATH is the pinned CLI, or ``version``.
+    on its PATH is the pinned CLI, or ``version``, or the one in ``claude_dir`` (a user's own,
+    for ``discord-bridge selftest``).
 
     It logs in with the API key ``sk-test``, or with ``oauth_token`` as a claude.ai subscriber
     (``CLAUDE_CODE_OAUTH_TOKEN``, no API key): only a subscriber sees usage limits
@@ -219,7 +221,7 @@ def claude_env(
     Sonnet (2.1.332, measured; no other request reaches the fake)."""
     runtime = tmpdir / f"claude-runtime-{uuid.uuid4().hex[:8]}"
     runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
-    bin_dir = str(Path(claude_binary(version)).parent)
+    bin_dir = claude_dir or str(Path(claude_binary(version)).parent)
     env = {
         "HOME": str(home),
         "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", os.defpath)]),

@@ -261,6 +261,22 @@ def test_permission_request_with_discord_unreachable_leaves_the_terminal(bridge:
     assert f"prompt for #{CHANNEL} not posted" in bridge.hook_log()
 
 
+def test_stop_failure_with_discord_unreachable_spools_its_notice_before_its_timeout(
+    bridge: Bridge,
+) -> None:
+    """Claude Code kills the StopFailure hook after 10 s: with Discord refusing connections
+    (and no bot), the notice must be in the outbox well before that."""
+    bridge.runtime.ensure()
+    stdin = event("StopFailure", bridge.project, error="authentication_failed",
+                  last_assistant_message="Not logged in · Please run /login")  # fmt: skip
+    started = time.monotonic()
+    quiet(bridge.run(claude_settings.HOOKS["StopFailure"].script, stdin))
+    took = time.monotonic() - started
+    assert took < claude_settings.HOOKS["StopFailure"].timeout - 2, took
+    (spooled,) = Path(bridge.runtime.outbox, CHANNEL).glob("*.json")
+    assert "Not logged in" in json.loads(spooled.read_text())["payload"]["content"]
+
+
 def test_stop_failure_records_the_failed_turn_and_says_what_to_do(bridge: Bridge) -> None:
     """StopFailure (an API error ended the turn, no Stop follows) must close the status, and
     put Claude Code's own line with what to do in the channel (here: spooled, as with `try`
