@@ -21,6 +21,7 @@ from bridge.tmux_control import ControlConnection, ControlLost
 CHANNEL_OPTION = "@discord-bridge-channel"
 DEAD_CHECK = 0.5  # seconds between "did the pane die?" checks while waiting for a screen
 DEAD_HISTORY = 100  # scrollback lines captured with a dead pane's screen (see _exited)
+STATUS_WAIT = 0.2  # seconds a dead pane's exit status may take to be known (see _exited)
 
 
 class TmuxError(RuntimeError):
@@ -183,15 +184,23 @@ class TmuxSessions:
         seen while waiting may be up to ``DEAD_CHECK`` older than the CLI's last words), and
         its exit status. The capture reaches into the scrollback: tmux writes its "Pane is
         dead" line below the cursor, which can scroll the last words off the screen (a short
-        ``echo`` before exit: all of it). A command that dies within milliseconds (a wrong
-        ``claudeCommand``) may leave neither: tmux 3.3a then never learns the status
-        (``pane_dead_status`` stayed empty, for good, in 2 of 40 ``false`` panes)."""
+        ``echo`` before exit: all of it). tmux marks a pane dead when its terminal closes and
+        learns the status when it reaps the process: ``pane_dead_status`` can be empty for
+        ~20 ms, so it is asked again for up to ``STATUS_WAIT``; and some deaths never get
+        one (tmux 3.3a, measured: 2 of 40 ``false`` panes, 7 of 24 shells that lived 0.3 s,
+        still empty 0.6 s later; nor is the "Pane is dead" line written then). A command
+        that dies within milliseconds (a wrong ``claudeCommand``) may also show no word."""
+        deadline = time.monotonic() + STATUS_WAIT
         try:
-            out = self._run("display-message", "-p", "-t", pane_id, "#{pane_dead_status}")
+            while True:
+                out = self._run("display-message", "-p", "-t", pane_id, "#{pane_dead_status}")
+                status = out[0] if out else ""
+                if status.isdigit() or time.monotonic() >= deadline:
+                    break
+                time.sleep(0.02)
             screen = self.capture(pane_id, history=DEAD_HISTORY)
         except TmuxError:  # the window is gone too: what we saw is all there is
             return PaneExited(pane_id, seen, None)
-        status = out[0] if out else ""
         return PaneExited(pane_id, screen or seen, int(status) if status.isdigit() else None)
 
     # --- plumbing --------------------------------------------------------------------

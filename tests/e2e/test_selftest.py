@@ -79,7 +79,7 @@ def test_the_configs_claude_that_cannot_reach_its_service_is_named_in_its_words(
     assert f"at {wrapper}" in out.splitlines()[0], out  # the config's claudeCommand
     failed = [line for line in out.splitlines() if line.startswith("✗")]
     assert failed == [line for line in failed if "Claude Code did not start" in line], out
-    assert "Claude Code could not reach Anthropic's service (exit status 1)" in out, out
+    assert "Claude Code could not reach Anthropic's service" in out, out
     assert "Unable to connect to Anthropic services" in out, out
     assert "fix: Check the network of the machine the bot runs on" in out, out
     assert f"kept for a look: {tmp_path}/discord-bridge-selftest-" in out

@@ -59,20 +59,25 @@ def test_hash_formats_in_path_and_names_never_run_or_expand(socket, tmp_path, fi
 
 
 @pytest.mark.parametrize("control", [False, True], ids=["processes", "control-mode"])
-def test_a_dead_pane_reports_its_exit_status_and_its_last_words(socket, control) -> None:
+def test_a_dead_pane_reports_its_exit_status_and_its_last_words(
+    socket, control, monkeypatch
+) -> None:
     """The words a command printed before it exited are found even when tmux's "Pane is
-    dead" line scrolled them off the screen (tmux 3.3a: all of a short echo), with the
-    status; a command that dies within milliseconds reports its status, or none (tmux then
-    never learns it), never a wrong one."""
+    dead" line scrolled them off the screen (tmux 3.3a: all of a short echo), asked as soon
+    as the pane is seen dead; with its status when tmux learns one (it does not for some
+    deaths, see ``TmuxSessions._exited``), never a wrong one."""
+    monkeypatch.setattr("bridge.tmux.DEAD_CHECK", 0.0)  # ask at once, as a busy bot may
     tmux = TmuxSessions("bridge", socket, control=control)
     try:
-        argv = ["sh", "-c", "echo 'last words'; sleep 0.3; exit 3"]
-        pane = tmux.start("100000000000000100", "words", "/tmp", argv, {})
-        with pytest.raises(PaneExited) as exited:
-            tmux.wait_for(pane.pane_id, lambda screen: False, 10)
-        assert exited.value.status == 3
-        assert "last words" in exited.value.screen
-        assert str(exited.value).startswith("the pane exited (status 3) before it was ready")
+        for i in range(4):
+            argv = ["sh", "-c", "echo 'last words'; sleep 0.3; exit 3"]
+            pane = tmux.start(f"10000000000000010{i}", f"words{i}", "/tmp", argv, {})
+            with pytest.raises(PaneExited) as exited:
+                tmux.wait_for(pane.pane_id, lambda screen: False, 10)
+            assert exited.value.status in (3, None), f"run {i}: {exited.value}"
+            assert "last words" in exited.value.screen, f"run {i}: {exited.value}"
+            shown = "(status 3) " if exited.value.status else ""
+            assert str(exited.value).startswith(f"the pane exited {shown}before it was ready")
         for i in range(5):
             pane = tmux.start(f"1000000000000000{i:02d}", f"w{i}", "/tmp", ["false"], {})
             with pytest.raises(PaneExited) as exited:
