@@ -25,9 +25,9 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import BotInteraction, BridgeClient, allowed, target_of
-from bridge.claude.start_failure import ClaudeDidNotStart
 from bridge.config import PERMISSION_MODES
 from bridge.sessions import pane_ops
+from bridge.sessions.manager import ClaudeDidNotStart
 from bridge.state import session_record, session_state
 from bridge.state.status_cache import read_status
 from bridge.tmux import TmuxError

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, data_of
-from bridge.claude.start_failure import ClaudeDidNotStart
 from bridge.discord import custom_ids
 from bridge.sessions import pane_ops
+from bridge.sessions.manager import ClaudeDidNotStart
 from bridge.sessions.targets import SessionTarget
 from bridge.state import session_record, session_state
 from bridge.state.decisions import open_prompts

@@ -27,9 +27,8 @@ from bridge.bot.client import target_of
 from bridge.bot.downloads import save_attachments
 from bridge.bot.screens import ScreenPrompts
 from bridge.bot.voice import VoicePrompts, is_spoken
-from bridge.claude.start_failure import ClaudeDidNotStart
 from bridge.config import BridgeConfig, Server
-from bridge.sessions.manager import SessionManager
+from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.sessions.pane_input import NoInputBox
 from bridge.sessions.targets import SessionTarget
 from bridge.sessions.typed_text import sanitize_prompt

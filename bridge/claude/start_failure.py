@@ -12,16 +12,15 @@ the window with ``remain-on-exit``): its last screen and its exit status. Measur
 - not logged in, or the service unreachable later on: Claude Code starts, and the first
   prompt fails with StopFailure (``bridge/claude/api_errors.py``), not here.
 
-Pure functions over the captured text: the bot's reply (``bridge/bot/relay.py``), the slash
-commands, ``discord-bridge selftest`` and ``doctor`` all say the same thing.
+Pure functions over the captured text (the error the bot gets is
+``bridge.sessions.manager.ClaudeDidNotStart``): the bot's reply (``bridge/bot/relay.py``), the
+slash commands, the panel and ``discord-bridge selftest`` all say the same thing.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from bridge.tmux import PaneExited, TmuxError
 
 WORDS_SHOWN = 8  # the screen's last meaningful lines quoted
 LINE_SHOWN = 160  # characters per quoted line
@@ -53,30 +52,6 @@ class StartFailure:
             NOT_EXECUTABLE: f"the Claude Code command could not be run{status}",
             BAD_ARGUMENTS: f"Claude Code refused its command line{status}",
         }.get(self.kind, f"Claude Code exited as it started{status}")
-
-
-class ClaudeDidNotStart(TmuxError):
-    """A session's Claude Code exited before it was ready: ``failure`` says why."""
-
-    def __init__(self, failure: StartFailure, command: str) -> None:
-        super().__init__(f"{failure.headline()}: {' / '.join(failure.words) or 'no output'}")
-        self.failure = failure
-        self.command = command
-
-    def discord_text(self, lead: str = "⚠️ Claude Code did not start") -> str:
-        return discord_text(self.failure, lead)
-
-
-def from_exit(err: PaneExited, command: str) -> ClaudeDidNotStart:
-    """The diagnosis of a pane that died while Claude Code started. When it left neither
-    words nor a status (a command that dies within milliseconds), whether ``command`` is
-    on the bot's PATH decides."""
-    found = None
-    if err.status is None and not last_words(err.screen):
-        import shutil
-
-        found = shutil.which(command) is not None
-    return ClaudeDidNotStart(diagnose(err.screen, err.status, command, found), command)
 
 
 def diagnose(

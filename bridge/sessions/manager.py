@@ -26,7 +26,7 @@ from bridge.sessions import pane_input, worktrees
 from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_state
-from bridge.tmux import PaneExited, PaneInfo, TmuxSessions
+from bridge.tmux import PaneExited, PaneInfo, TmuxError, TmuxSessions
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ class SessionManager:
         try:
             await asyncio.to_thread(pane_input.wait_ready, self.tmux, pane.pane_id, READY_TIMEOUT)
         except PaneExited as err:  # said in Claude Code's own words, with what to do
-            failure = start_failure.from_exit(err, target.project.claude_command)
+            failure = did_not_start(err, target.project.claude_command)
             log.warning("Claude Code for %s did not start: %s", target.label, failure)
             raise failure from None
         return pane.pane_id
@@ -349,3 +349,31 @@ class SessionManager:
             if os.environ.get(name):
                 env[name] = os.environ[name]
         return env
+
+
+class ClaudeDidNotStart(TmuxError):
+    """A session's Claude Code exited before it was ready: ``failure`` says why, in its own
+    words (``bridge/claude/start_failure.py``)."""
+
+    def __init__(self, failure: start_failure.StartFailure, command: str) -> None:
+        words = " / ".join(failure.words) or "no output"
+        super().__init__(f"{failure.headline()}: {words}")
+        self.failure = failure
+        self.command = command
+
+    def discord_text(self, lead: str = "⚠️ Claude Code did not start") -> str:
+        return start_failure.discord_text(self.failure, lead)
+
+
+def did_not_start(err: PaneExited, command: str) -> ClaudeDidNotStart:
+    """The diagnosis of a pane that died while Claude Code started. When it left neither
+    words nor a status (a command that dies within milliseconds), whether ``command`` is
+    on the bot's PATH decides."""
+    found = None
+    if err.status is None and not start_failure.last_words(err.screen):
+        import shutil
+
+        found = shutil.which(command) is not None
+    return ClaudeDidNotStart(
+        start_failure.diagnose(err.screen, err.status, command, found), command
+    )

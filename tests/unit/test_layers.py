@@ -41,11 +41,13 @@ DISCORD_PY = {"discord", "aiohttp"}
 NAMED_EXCEPTIONS = {
     "discord": {"bridge.bot"},
     "aiohttp": {"bridge.bot"},
-    # `discord-bridge try` starts the emulator (a product dependency of `try`, not a test's)
-    "discord_emulator": {"bridge.tryout"},
-    # the test tooling is for tests and benches: the product never imports it
+    # `discord-bridge try` starts the emulator (a product dependency of `try`, not a test's);
+    # `discord-bridge selftest` runs the user's Claude Code against it and the fake Messages
+    # API (both installed by install.sh for that)
+    "discord_emulator": {"bridge.tryout", "bridge.selftest"},
+    "fake_anthropic": {"bridge.selftest"},
+    # the test rig is for tests and benches: the product never imports it
     "bridge_testkit": set(),
-    "fake_anthropic": set(),
 }
 # What a hook script may import: it runs on every tool call, so its own imports stay to the
 # interpreter's built-ins and the hook path; everything else is the handler's business.
@@ -352,7 +354,7 @@ def test_a_planted_upward_import_is_reported(tree: Tree, rows: list[Row], tmp_pa
     wrong = planted(tree, "bridge.state.decisions", "from bridge.sessions import manager", tmp_path)
     (problem,) = new(upward_arrows(tree, rows), upward_arrows(wrong, rows))
     assert problem.startswith("bridge.state.decisions -> bridge.sessions.manager (line ")
-    assert problem.endswith(": up from row 15 to 9")
+    assert problem.endswith(": up from row 16 to 10")
 
 
 def test_a_planted_circle_is_reported(tree: Tree, tmp_path: Path) -> None:
@@ -369,10 +371,10 @@ def test_discord_py_outside_the_bot_is_reported(tree: Tree, tmp_path: Path) -> N
     assert problem.endswith(": discord is for bridge.bot only")
 
 
-def test_the_emulator_outside_try_is_reported(tree: Tree, tmp_path: Path) -> None:
+def test_the_emulator_outside_try_and_selftest_is_reported(tree: Tree, tmp_path: Path) -> None:
     wrong = planted(tree, "bridge.cli", "from discord_emulator import server", tmp_path)
     (problem,) = new(kept_imports(tree), kept_imports(wrong))
-    assert problem.endswith(": discord_emulator is for bridge.tryout only")
+    assert problem.endswith(": discord_emulator is for bridge.selftest, bridge.tryout only")
 
 
 def test_a_heavy_import_in_a_hook_script_is_reported(tree: Tree, tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ shared/reference/claude-code.md §15.10)."""
 from __future__ import annotations
 
 from bridge.claude import start_failure as sf
+from bridge.sessions.manager import ClaudeDidNotStart, did_not_start
 from bridge.tmux import PaneExited
 
 # The screen of an empty HOME offline (2.1.332 in a 160x45 pane), as capture-pane gave it.
@@ -83,7 +84,7 @@ def test_what_is_quoted_cannot_break_out_of_its_code_block() -> None:
 
 
 def test_a_pane_exit_becomes_an_error_the_bot_can_show() -> None:
-    err = sf.from_exit(PaneExited("%1", ENOTFOUND_SCREEN, 1), "claude")
-    assert isinstance(err, sf.ClaudeDidNotStart)
+    err = did_not_start(PaneExited("%1", ENOTFOUND_SCREEN, 1), "claude")
+    assert isinstance(err, ClaudeDidNotStart)
     assert str(err).startswith("Claude Code could not reach Anthropic's service (exit status 1): ")
     assert err.discord_text().startswith("⚠️ Claude Code did not start: Claude Code could not")
