@@ -106,6 +106,8 @@ def run(opts: Options) -> int:
         report.fail(err.what, err.fix)
     except KeyboardInterrupt:
         report.fail("interrupted", "run it again and let it finish (about a minute)")
+    except Exception as err:  # a fault of the selftest itself: said, and cleaned up after
+        report.fail(f"the selftest itself failed: {err!r}", "report it, with this line")
     finally:
         bench.close()
     about_your_own_setup(report)
@@ -514,10 +516,16 @@ def check_interrupt(bench: Bench) -> str:
 
     start = {"command": "echo selftest-working", "description": "selftest: start working"}
     bench.api.script(tool_use("Bash", start), text(SLOW_TEXT, delay=WAIT))
-    _sent, since, _before = bench.post("selftest: take your time")
+    _sent, since, before = bench.post("selftest: take your time")
+    # ⏹ once the model is "thinking" (the slow answer's request is in), as a person would,
+    # seconds into the turn, on this turn's status (the one naming its tool: the last turn's
+    # may still be closing). A first version clicked the first ⏳ it saw: the last turn's.
+    bench.model_saw(
+        before + 2, since, "the tool's result did not reach the model", "see Claude Code's screen"
+    )
     status = bench.wait_for(
-        lambda: _working_status(bench, since),
-        "no ⏳ status with ⏹ was shown",
+        lambda: _working_status(bench, since, "selftest-working"),
+        "no ⏳ status with ⏹ was shown for the turn",
         "progress messages are missing: see bot.log",
         since,
     )
@@ -567,22 +575,28 @@ def _start_failure_reply(bench: Bench, since: int) -> tuple[str, str] | None:
     return None
 
 
-def _working_status(bench: Bench, since: int) -> dict | None:
-    """This turn's status message while it shows ⏳ and its ⏹ button."""
+def _working_status(bench: Bench, since: int, showing: str) -> dict | None:
+    """This turn's status message (it names ``showing``) while it shows ⏳ and its ⏹."""
     records = bench.emu.client.records(since=since, kind="message_create")
     new = {r.get("message_id") for r in records if r.get("channel_id") == bench.channel}
     for message in bench.emu.client.messages(bench.channel):
         ours = message["id"] in new and message["author"]["id"] == bench.bot_id
-        if ours and message["content"].startswith("⏳") and message.get("components"):
+        working = message["content"].startswith("⏳") and showing in message["content"]
+        if ours and working and message.get("components"):
+            return message
+    return None
+
+
+def _current(bench: Bench, message_id: str) -> dict | None:
+    for message in bench.emu.client.messages(bench.channel):
+        if message["id"] == message_id:
             return message
     return None
 
 
 def _status_says(bench: Bench, message_id: str, start: str) -> bool:
-    for message in bench.emu.client.messages(bench.channel):
-        if message["id"] == message_id:
-            return message["content"].startswith(start)
-    return False
+    message = _current(bench, message_id)
+    return message is not None and message["content"].startswith(start)
 
 
 def _button(message: dict, label: str) -> str:
