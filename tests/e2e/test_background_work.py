@@ -1,0 +1,53 @@
+"""Claude Code 2.1.332's background work, seen from Discord: the agent view stays out of a
+bridge session (← on an empty prompt would move the session into a daemon under a new id), and
+a background task's result, which arrives as a prompt, is shown as the task's, never as the
+owner's words.
+
+Real CLI in tmux, real hooks, real bot against the emulator (reference §15.2–15.4).
+"""
+
+from __future__ import annotations
+
+import json
+
+from bridge.claude.screen import input_box, is_prompt_ready
+from bridge_testkit import wait_until
+from fake_anthropic import echo
+from tests.e2e.test_control import command
+
+
+def conversation_id(rig) -> str:
+    path = rig.state_dir / "sessions" / f"{rig.ids['project-a']}.json"
+    wait_until(path.exists, what="the SessionStart record")
+    return json.loads(path.read_text())["session_id"]
+
+
+def test_left_on_an_empty_prompt_never_opens_the_agent_view(rig) -> None:
+    rig.api.script(echo(), echo())
+    rig.start_bot()
+    assert command(rig, "start").startswith("Started **project-a**")
+    wait_until(lambda: is_prompt_ready(rig.screen()), what="the input box")
+    # Bridge sessions run with the agent view off: its footer hint is not there.
+    assert "← for agents" not in rig.screen(), rig.screen()  # 2.1.332 hints at it here
+    session = conversation_id(rig)
+
+    # /keys will not press a bare ← into an empty box (on a session started without the
+    # setting, by another bridge version or by hand, it would open the agent view).
+    answer = command(rig, "keys", {"keys": "Left"})
+    assert answer.startswith("⚠️") and "agent view" in answer, answer
+    answer = command(rig, "keys", {"keys": "Enter Left"})
+    assert answer.startswith("⚠️") and "agent view" in answer, answer
+    # With text before it, ← only moves the cursor: sent.
+    assert command(rig, "keys", {"keys": "abc Left Left X"}) == "Sent: 'abc' Left Left 'X'"
+    wait_until(lambda: input_box(rig.screen()) == "aXbc", timeout=10, what="the edited line")
+    command(rig, "keys", {"keys": "End C-u"})
+
+    # Pressed at the terminal, ← on the empty box does nothing: the same conversation goes on.
+    pane = rig.pane("project-a")
+    wait_until(lambda: is_prompt_ready(rig.screen()), what="the empty box")
+    rig.tmux.press(pane.pane_id, "Left")
+    rig.post("still here?")
+    rig.wait_bot_message(content_contains="Model saw: still here?", timeout=60)
+    screen = rig.screen()
+    assert "moved to the background" not in screen, screen
+    assert conversation_id(rig) == session
