@@ -7,6 +7,7 @@ the appended system prompt tells Claude where attachments arrive and how to send
 from __future__ import annotations
 
 from bridge import fastjson
+from bridge.config.defaults import MODE_ALIASES
 from bridge.sizes import format_size
 from bridge.state.runtime import ENV_CHANNEL, ENV_THREAD  # noqa: F401 - the panes' markers
 
@@ -51,7 +52,7 @@ def claude_argv(
     if model:
         argv += ["--model", model]
     if permission:
-        argv += ["--permission-mode", permission]
+        argv += ["--permission-mode", MODE_ALIASES.get(permission, permission)]
     if resume:
         argv += ["--resume", resume]
     # Not --add-dir: for a directory it has not seen, that raises a trust dialog whose
