@@ -15,7 +15,6 @@ import os
 from bridge.handlers.context import HookContext
 from bridge.state import decisions
 
-NOT_HUMAN = "<task-notification>"  # background task results arrive as prompts too
 _SESSION_CHARS = frozenset("0123456789abcdefABCDEF-")
 
 
@@ -44,10 +43,8 @@ def claim_wait(context: HookContext) -> bool:
 
 
 def end_wait(context: HookContext) -> None:
-    """The user answered (a human prompt): the next wait may ping again."""
-    prompt = context.event.get("prompt")
-    if isinstance(prompt, str) and prompt.lstrip().startswith(NOT_HUMAN):
-        return
+    """The user answered (a human prompt, not a background task's report): the next wait may
+    ping again."""
     path = _wait_path(context)
     if path is not None:
         try:

@@ -12,7 +12,7 @@ import json
 
 from bridge.claude.screen import input_box, is_prompt_ready
 from bridge_testkit import wait_until
-from fake_anthropic import echo
+from fake_anthropic import echo, last_user_text, text, tool_use
 from tests.e2e.test_control import command
 
 
@@ -51,3 +51,33 @@ def test_left_on_an_empty_prompt_never_opens_the_agent_view(rig) -> None:
     screen = rig.screen()
     assert "moved to the background" not in screen, screen
     assert conversation_id(rig) == session
+
+
+def test_a_background_tasks_report_is_shown_as_the_tasks_not_the_owners(rig) -> None:
+    """A background command finishing while the session is idle arrives as a prompt
+    (``<task-notification>…``) and a second Stop: its reply says what reported back, and the
+    owner, pinged by the first reply, is not pinged again for it."""
+    raw = rig.config()
+    raw["notifications"] = {"mentionOwner": True}
+    raw["servers"][0]["projects"][0]["permission"] = "bypassPermissions"
+    rig.write_config(raw)
+    background = {"command": "sleep 2", "description": "bg sleep", "run_in_background": True}
+    rig.api.script(tool_use("Bash", background), text("started it"), echo("After the task: "))
+    rig.start_bot()
+    alice = f"<@{rig.ids['alice']}>"
+    rig.post("run it in the background")
+    first = rig.wait_bot_message(content_contains="started it", timeout=60)
+    assert alice in first["content"]
+
+    second = rig.wait_bot_message(content_contains="After the task:", timeout=60)
+    lines = second["content"].splitlines()
+    assert lines[0] == (
+        '-# 🤖 A background task reported back: Background command "bg sleep" completed '
+        "(exit code 0)"
+    ), second["content"]
+    assert alice not in second["content"]  # the owner already knows Claude waits
+    # The model got it as Claude Code's notification, not as the owner's words; the channel
+    # holds the two replies and nothing that reads as a message of the owner's.
+    told = last_user_text(rig.api.requests[-1], keep_reminders=True)
+    assert "<task-notification>" in told and "NOT USER INPUT" in told, told
+    assert [m["id"] for m in rig.bot_messages()] == [first["id"], second["id"]]
