@@ -16,6 +16,13 @@ from bridge.handlers.context import HookContext
 from bridge.state import decisions
 
 _SESSION_CHARS = frozenset("0123456789abcdefABCDEF-")
+# Notices that Claude waits for the owner: they ping (2.1.332: ``agent_needs_input`` also says
+# that a session in the background needs an answer, or that auto mode cannot check actions
+# and asks what to do; ``agent_completed``, a background session finished, does not).
+WAITS = (
+    "permission_prompt", "idle_prompt", "elicitation_dialog", "elicitation_url_dialog",
+    "agent_needs_input",
+)  # fmt: skip
 
 
 def mention_for(context: HookContext) -> str:
@@ -72,7 +79,7 @@ def on_notification(context: HookContext) -> None:
         return
     if kind == "permission_prompt" and _prompt_open(context):
         return  # the Discord prompt for this dialog is already there (and pinged)
-    waiting = kind in ("permission_prompt", "idle_prompt", "elicitation_dialog")
+    waiting = kind in WAITS
     if kind == "idle_prompt" and not claim_wait(context):
         return  # the reply already pinged the owner for this wait
     mention = mention_for(context) if waiting else ""

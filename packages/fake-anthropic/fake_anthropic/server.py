@@ -262,7 +262,8 @@ class _Handler(BaseHTTPRequestHandler):
             input_tokens=messages.estimate_tokens(body),
             message_id=sse.new_message_id(),
         )
-        if body.get("safeguards"):  # auto mode asks for its safety check's verdicts
+        if body.get("safeguards") and not turn.auto_mode_unchecked:  # auto mode asks for
+            # its safety check's verdicts (none: a gateway that drops the field)
             message["safeguard_results"] = sse.safeguard_results(blocks, turn.auto_mode_refusal)
         if body.get("stream"):
             self._send_stream(message, turn.chunks, turn.chunk_delay, turn.headers)
