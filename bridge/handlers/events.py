@@ -16,8 +16,9 @@ from bridge.handlers.context import HookContext
 from bridge.state import tool_calls
 
 
-def on_prompt_or_tool_done(context: HookContext) -> None:
-    """UserPromptSubmit, PostToolUse and PostToolUseFailure."""
+def on_prompt_or_tool_done(context: HookContext) -> dict | None:
+    """UserPromptSubmit, PostToolUse and PostToolUseFailure. A thread's prompt may name its
+    conversation after the thread (``titles``)."""
     permission.on_session_event(context)
     event = context.event
     if event.get("hook_event_name") == "UserPromptSubmit":
@@ -33,10 +34,15 @@ def on_prompt_or_tool_done(context: HookContext) -> None:
         progress.record(context, "turn", transcript=event.get("transcript_path"), cost0=cost,
                         task=task)  # fmt: skip
         turn_changes.at_prompt(context)  # the working tree as the turn starts (git)
+        if task is None:
+            from bridge.handlers.titles import session_title
+
+            return session_title(context)
     else:
         tool_calls.finished(context.runtime, context.channel_id, event.get("tool_use_id"))
         failed = event.get("hook_event_name") == "PostToolUseFailure"
         progress.record(context, "tool_done", failed=failed)
+    return None
 
 
 def on_tool_start(context: HookContext) -> dict | None:
