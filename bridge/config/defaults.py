@@ -20,6 +20,10 @@ PERMISSION_MODES = (
 MODE_ALIASES = {"manual": "default"}
 ISOLATION_MODES = ("none", "worktree")
 DEFAULT_PROMPT_TIMEOUT = 900.0  # seconds a Discord prompt waits before its timeout outcome
+# Seconds a call auto mode refused waits for **Let Claude try again** (the turn waits too);
+# 0: the notice alone, no button, no wait.
+DEFAULT_RETRY_WAIT = 60.0
+MAX_RETRY_WAIT = 3600.0
 PROMPT_TIMEOUT_OUTCOMES = ("deny", "terminal")  # deny with a message / leave it to the terminal
 DEFAULT_ATTACH_AFTER = 4  # a reply longer than this many messages is attached as a .md file
 VOICE_ENGINES = ("faster-whisper", "pocketsphinx")  # speech-to-text for voice messages
