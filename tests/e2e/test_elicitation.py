@@ -28,9 +28,10 @@ SCHEMA = {
 ASKS = "asks for your input"
 
 
-def with_server(rig) -> None:
-    """Project-a's ``.mcp.json`` starts the test server; its tools are allowed (no prompt)."""
-    project = rig.projects["project-a"]
+def with_server(rig, project=None) -> None:
+    """The project's (default project-a's) ``.mcp.json`` starts the test server; its tools are
+    allowed (no prompt)."""
+    project = project or rig.projects["project-a"]
     (rig.tmp / "schema.json").write_text(json.dumps(SCHEMA))
     (project / ".mcp.json").write_text(json.dumps(mcp_json(log(rig), rig.tmp / "schema.json")))
     (project / ".claude").mkdir(exist_ok=True)
