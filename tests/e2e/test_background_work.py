@@ -13,6 +13,7 @@ import json
 from bridge.claude.screen import input_box, is_prompt_ready
 from bridge_testkit import wait_until
 from fake_anthropic import echo, last_user_text, text, tool_use
+from fake_anthropic.claude_cli import TmuxServer
 from tests.e2e.test_control import command
 
 
@@ -81,3 +82,27 @@ def test_a_background_tasks_report_is_shown_as_the_tasks_not_the_owners(rig) -> 
     told = last_user_text(rig.api.requests[-1], keep_reminders=True)
     assert "<task-notification>" in told and "NOT USER INPUT" in told, told
     assert [m["id"] for m in rig.bot_messages()] == [first["id"], second["id"]]
+
+
+def test_a_background_session_finishing_in_the_agent_view_is_said(rig) -> None:
+    """The owner's own ``claude`` in a mapped project (started at the terminal, with the agent
+    view on) moved to the background with ←, and given more work from the agent view: when
+    Claude Code finds it done, its Notification ``agent_completed`` reaches the channel (found
+    by the directory)."""
+    rig.api.script(text("all done here"), text("more done"))
+    rig.start_bot()
+    since = rig.discord.mark()
+    with TmuxServer() as terminal:  # the owner's terminal, not the bridge's tmux
+        target = terminal.new_session("mine", rig.projects["project-a"], "claude", env=rig.env)
+        terminal.wait_ready(target, timeout=60)
+        terminal.submit(target, "tidy up")
+        terminal.wait_idle(target, timeout=60, containing="all done here")
+        terminal.send_keys(target, "Left")  # the session moves to the background
+        terminal.wait_for(target, "moved to the background", timeout=30)
+        terminal.send_keys(target, "Space")  # a reply to it, from the agent view
+        terminal.wait_for(target, "╭", timeout=10)  # its reply box
+        terminal.send_text(target, "a bit more")
+        terminal.send_keys(target, "Enter")
+        notice = rig.wait_bot_message(content_contains="🔔", since=since, timeout=90)
+    assert notice["content"].endswith("finished"), notice["content"]
+    assert f"<@{rig.ids['alice']}>" not in notice["content"]  # done: nobody to ping

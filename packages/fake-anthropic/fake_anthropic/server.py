@@ -24,6 +24,7 @@ Request = dict[str, Any]
 DEFAULT_TEXT = "(fake API: no scripted turn left)"
 COMPACTION_SUMMARY = "<analysis>x</analysis>\n<summary>FAKE SUMMARY</summary>"
 SIDE_TEXT = "(fake API: side request)"
+STATE_DONE = '{"state":"done","detail":"finished","tempo":"idle","output":{"result":"done"}}'
 
 
 @dataclass
@@ -205,6 +206,8 @@ class FakeAnthropic:
 
 
 def _side_turn(kind: str) -> Turn:
+    if kind == "state_classifier":  # every background session is done (JSON, as asked)
+        return text(STATE_DONE)
     return text(COMPACTION_SUMMARY if kind == "compaction" else SIDE_TEXT)
 
 
