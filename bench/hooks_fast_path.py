@@ -2,9 +2,9 @@
 
 Cases: (1) a session in a directory no project maps (no env marker): the hook must exit at
 once; (2) a bridge session (env marker) whose event has nothing to send (an empty reply; a
-SessionStart, which only records the session id). PermissionRequest and StopFailure are
-measured unmapped only: for a bridge session the first posts a prompt and waits, the second
-posts what ended the turn (once per failed turn), which is no fast path.
+SessionStart, which only records the session id). PermissionRequest, Elicitation,
+PermissionDenied and StopFailure are measured unmapped only: for a bridge session they post a
+prompt (or a notice: what ended the turn, once per failed turn), which is no fast path.
 
 Then the decision hooks with the events they really get on every tool call: PreToolUse
 (``pre_tool_use.py``, a Bash call) and PostToolUse (``session_event.py``), each unmapped,
@@ -39,6 +39,8 @@ from bridge.state import decisions, runtime
 from bridge_testkit import hook_input
 
 CHANNEL = "100000000000000003"
+# a mapped one always posts (StopFailure: what ended the turn, once per failed turn)
+POSTING = ("PermissionRequest", "Elicitation", "PermissionDenied", "StopFailure")
 ASKING_TOOL = "WebFetch"  # in permissionTools: PreToolUse answers "ask"
 
 
@@ -57,8 +59,7 @@ def main() -> None:
             cases = [("unmapped cwd", env, tmp), ("mapped, nothing to send", mapped, project)]
             if event == "Notification":
                 reply_pinged(runtime.Runtime(env["DISCORD_BRIDGE_RUNTIME_DIR"]))
-            posts = event in ("PermissionRequest", "StopFailure")  # a mapped one always posts
-            for case, case_env, cwd in cases[:1] if posts else cases:
+            for case, case_env, cwd in cases[:1] if event in POSTING else cases:
                 stdin = json.dumps(event_input(event, cwd)).encode()
                 report(event, case, side_by_side(command, baseline, stdin, case_env, cwd, runs))
         print()
@@ -175,6 +176,11 @@ NOTHING_TO_SEND = {
                        "delta": ""},
     "Notification": {"message": "Claude is waiting for your input",
                      "notification_type": "idle_prompt"},
+    "Elicitation": {"mcp_server_name": "elic", "message": "Name it", "mode": "form",
+                    "requested_schema": {"type": "object",
+                                         "properties": {"name": {"type": "string"}}}},
+    "PermissionDenied": {"permission_mode": "auto", "tool_name": "Bash", "tool_input": NPM_TEST,
+                         "tool_use_id": "toolu_bench", "reason": "risky"},
 }  # fmt: skip
 
 

@@ -25,7 +25,8 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import BotInteraction, BridgeClient, allowed, target_of
-from bridge.config import PERMISSION_MODES
+from bridge.claude.screen import mode_name
+from bridge.config import MODE_ALIASES
 from bridge.sessions import pane_ops
 from bridge.sessions.manager import ClaudeDidNotStart
 from bridge.state import session_record, session_state
@@ -45,6 +46,15 @@ UNMAPPED = (
     "it; with a bridge per machine, use the commands of the bot whose channel this is)."
 )
 NOT_RUNNING = "No Claude Code is running here; /start or send a message first."
+# /mode's choices: what Shift+Tab cycles through. 2.1.332 calls the first "manual", hooks and
+# 2.1.197 "default": the choice shows both (Discord's picker finds it by either word).
+MODES = (
+    ("manual (default)", "manual"),
+    ("acceptEdits", "acceptEdits"),
+    ("plan", "plan"),
+    ("auto", "auto"),
+    ("bypassPermissions", "bypassPermissions"),
+)
 PEEK_INLINE = 1900  # characters of screen shown in a code block; longer → a .txt attachment
 
 # What a command does in its session: (the commands, the target, its pane or None) → answer.
@@ -107,7 +117,7 @@ async def peek(
 
 
 @app_commands.command(name="mode", description="Switch the permission mode")
-@app_commands.choices(mode=[app_commands.Choice(name=m, value=m) for m in PERMISSION_MODES[:4]])
+@app_commands.choices(mode=[app_commands.Choice(name=name, value=value) for name, value in MODES])
 async def mode(interaction: BotInteraction, mode: app_commands.Choice[str]) -> None:
     await run(interaction, lambda here, t, p: here.mode(t, p, mode.value))
 
@@ -212,7 +222,7 @@ class Commands:
         live = live_status(self.sessions.runtime, target.key)
         model = record.get("model") or live.get("model_id") or target.model or "default"
         lines.append(f"model: {model}")
-        lines.append(f"mode: {mode}")
+        lines.append(f"mode: {mode_name(MODE_ALIASES.get(mode, mode))}")
         if live.get("context_percent") is not None:
             lines.append(f"context: {live['context_percent']}% used")
         worktree = record.get("worktree")
@@ -250,20 +260,23 @@ class Commands:
         return discord.File(io.BytesIO(text.encode()), filename=f"{target.window_name}-screen.txt")
 
     async def mode(self, target: SessionTarget, pane_id: str, wanted: str) -> str:
-        """Cycle the modes until Claude Code's footer shows ``wanted``, or give up."""
+        """Cycle the modes until Claude Code's footer shows ``wanted`` (either name of the
+        manual mode), or give up."""
+        wanted = MODE_ALIASES.get(wanted, wanted)  # as hooks and the footer reader name it
         keys = self.sessions.keys(target.key, pane_id)
         current = await asyncio.to_thread(pane_ops.cycle_mode, keys, wanted)
         if current == wanted:
             await asyncio.to_thread(
                 session_state.update, self.sessions.runtime, target.key, mode=wanted
             )
-            return f"Mode is now **{wanted}** (read back from Claude Code)."
+            return f"Mode is now **{mode_name(wanted)}** (read back from Claude Code)."
         hint = (
             " (bypassPermissions is only offered when started with it)"
             if wanted == "bypassPermissions"
             else ""
         )
-        return f"⚠️ Could not switch to {wanted}{hint}; Claude Code shows {current or 'no mode'}."
+        shown = mode_name(current) if current else "no mode"
+        return f"⚠️ Could not switch to {mode_name(wanted)}{hint}; Claude Code shows {shown}."
 
     async def model(self, target: SessionTarget, pane_id: str, name: str) -> str:
         name = name.strip()

@@ -84,7 +84,13 @@ class PromptAnswerer:
     decision (the decision file the waiting hook reads)."""
 
     def __init__(self, rt: runtime.Runtime) -> None:
+        from bridge.bot.elicitation import FormAnswerer
+
         self.runtime = rt
+        self.forms = FormAnswerer(self)  # an MCP server's request for input
+
+    def view(self, rows: list[dict]) -> discord.ui.View:
+        return view_from_rows(rows)
 
     # --- entry points -----------------------------------------------------------------------
 
@@ -109,6 +115,9 @@ class PromptAnswerer:
         if click is None:
             await _ephemeral(interaction, NOT_VALID)
             return
+        if request.kind == "elicitation":
+            await self.forms.on_modal(interaction, request, click)
+            return
         text = _submitted_text(interaction).strip()
         if not text:
             await _ephemeral(interaction, "Nothing was typed, so nothing was sent.")
@@ -116,7 +125,7 @@ class PromptAnswerer:
         if click.kind == actions.OTHER:
             await self._record_answer(interaction, request, click, click.answer(text))
         else:
-            await self._decide(interaction, request, decision_of(click, interaction, text))
+            await self.decide(interaction, request, decision_of(click, interaction, text))
 
     async def _on_click(
         self,
@@ -132,6 +141,8 @@ class PromptAnswerer:
         click = actions.parse(request, action, where, values or ())
         if click is None:
             await _ephemeral(interaction, NOT_VALID)
+        elif request.kind == "elicitation":
+            await self.forms.on_click(interaction, request, click)
         elif click.kind in actions.TYPED:  # the text decides: ask for it
             await self._open_modal(interaction, request, click)
         elif click.kind == actions.SCOPE:
@@ -142,7 +153,7 @@ class PromptAnswerer:
         elif click.kind == actions.ANSWER:
             await self._record_answer(interaction, request, click, click.answer())
         else:
-            await self._decide(interaction, request, decision_of(click, interaction))
+            await self.decide(interaction, request, decision_of(click, interaction))
 
     # --- questions --------------------------------------------------------------------------
 
@@ -160,7 +171,7 @@ class PromptAnswerer:
             return
         by_text = {views.question_text(request, int(i)): a for i, a in answers.items()}
         decision = Decision(outcome=decisions.ANSWERED, answers=by_text, **_who(interaction))
-        await self._decide(interaction, request, decision, _question_content(request, answers))
+        await self.decide(interaction, request, decision, _question_content(request, answers))
 
     # --- shared steps -----------------------------------------------------------------------
 
@@ -176,7 +187,7 @@ class PromptAnswerer:
             return None
         return request
 
-    async def _decide(
+    async def decide(
         self, interaction: BotInteraction, request: Request, decision: Decision, body: str = ""
     ) -> None:
         if not decisions.decide(self.runtime, request.id, decision):
@@ -225,6 +236,10 @@ def decision_of(click: Action, interaction: BotInteraction, text: str = "") -> D
         return Decision(outcome=decisions.TOLD_INSTEAD, message=text, **who)
     if click.kind == actions.KEEP_PLANNING:
         return Decision(outcome=decisions.KEEP_PLANNING, message=text, **who)
+    if click.kind == actions.RETRY:
+        return Decision(outcome=decisions.RETRY, **who)
+    if click.kind == actions.GO_ON:
+        return Decision(outcome=decisions.NO_RETRY, **who)
     raise ValueError(f"a {click.kind} click decides nothing by itself")
 
 
@@ -291,6 +306,10 @@ def view_from_rows(rows: list[dict]) -> discord.ui.View:
 
 
 def _dynamic_item(component: dict, row: int) -> discord.ui.Item:
+    if component.get("url"):  # a link button: it opens the link, it sends the bot nothing
+        return discord.ui.Button(
+            style=discord.ButtonStyle.link, label=component["label"], url=component["url"], row=row
+        )
     custom = component["custom_id"]
     select = component["type"] == views.SELECT
     parts = custom_ids.parse_prompt(custom, select=select)
@@ -304,7 +323,10 @@ def _dynamic_item(component: dict, row: int) -> discord.ui.Item:
             max_values=component.get("max_values", 1),
             options=[
                 discord.SelectOption(
-                    label=o["label"], value=o["value"], description=o.get("description")
+                    label=o["label"],
+                    value=o["value"],
+                    description=o.get("description"),
+                    default=bool(o.get("default")),
                 )
                 for o in component["options"]
             ],

@@ -12,8 +12,14 @@ key approval, "Switch model?", MCP server approvals) and the dialogs hooks do re
      Enter to confirm · Esc to cancel
 
 Options are either numbered (``❯ 1. Yes`` / ``2. No``: a digit picks one) or plain (arrow keys
-move the ❯, Enter confirms). :func:`read_dialog` turns a captured screen (plain text) into a
-:class:`Dialog`; :func:`keys_for` says which keys pick an option. Pure functions, no tmux.
+move the ❯, Enter confirms). A dialog with no list names its keys in its last line instead
+(2.1.332's "Auto mode can't check actions in this session", measured)::
+
+     Enter to stay in auto mode · shift+Tab to leave for accept edits mode and stop · Esc to cancel
+
+and each key but Esc (every screen prompt has its own Escape) is an option of its own.
+:func:`read_dialog` turns a captured screen (plain text) into a :class:`Dialog`;
+:func:`keys_for` says which keys pick an option. Pure functions, no tmux.
 """
 
 from __future__ import annotations
@@ -30,12 +36,16 @@ INNER_RULE = "╌╌╌╌"  # the dashed lines around a command in a permission
 QUESTION_LIMIT = 1500  # characters of question text kept (a Discord message holds 2,000)
 _NUMBERED = re.compile(r"(?P<n>\d{1,2})\.\s+(?P<label>.+)")
 _CHECKBOX = re.compile(r"^\[[^\]]?\]")  # ``[ ] demo`` / ``[✔] demo`` in a multi-select list
+# The keys a dialog's last line may offer ("Enter to …"), as tmux names them; Esc is left out.
+HINT_KEYS = {"enter": "Enter", "shift+tab": "BTab", "tab": "Tab", "space": "Space"}
+HINT_SEPARATOR = " · "
 
 
 @dataclass(frozen=True)
 class Option:
     label: str
     number: int | None  # the number Claude Code shows (``2. No``), None for a plain list
+    key: str | None = None  # a dialog without a list: the key that answers (``BTab``)
 
     @property
     def toggles(self) -> bool:
@@ -65,7 +75,7 @@ def read_dialog(screen: str) -> Dialog | None:
     start = rules[-1] + 1 if rules else 0
     pointers = [i for i in range(start, len(lines)) if lines[i].lstrip().startswith(POINTER)]
     if not pointers:
-        return None
+        return _keys_dialog(lines[start:])
     at = pointers[-1]
     column = lines[at].index(POINTER)  # every option line has ❯ or a space here
     first, last = at, at
@@ -95,10 +105,35 @@ def read_dialog(screen: str) -> Dialog | None:
     return Dialog(question, tuple(options), selected, digest[:12])
 
 
+def _keys_dialog(lines: list[str]) -> Dialog | None:
+    """A dialog whose last line offers keys (``Enter to … · shift+Tab to … · Esc to
+    cancel``): one option per key but Esc; None unless it offers one at least, and Esc."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) < 2:
+        return None
+    last = filled[-1]
+    hints = lines[last].strip().split(HINT_SEPARATOR)
+    options = []
+    for hint in hints:
+        name, to, action = hint.partition(" to ")
+        key = HINT_KEYS.get(name.lower())
+        if to and key is not None and action:
+            options.append(Option(f"{name}: {action}", None, key))
+    if not options or not any(h.lower().startswith("esc to ") for h in hints):
+        return None
+    question = _question(lines[:last])
+    labels = [o.label for o in options]
+    digest = hashlib.sha256("\n".join([question, *labels]).encode()).hexdigest()
+    return Dialog(question, tuple(options), 0, digest[:12])
+
+
 def keys_for(dialog: Dialog, index: int) -> list[str]:
-    """The tmux keys that pick option ``index``: its digit in a numbered list (a digit
-    picks at once), else arrow keys from the highlighted option, then Enter."""
+    """The tmux keys that pick option ``index``: the key a dialog without a list names, its
+    digit in a numbered list (a digit picks at once), else arrow keys from the highlighted
+    option, then Enter."""
     option = dialog.options[index]
+    if option.key is not None:
+        return [option.key]
     if option.number is not None and option.number < 10:
         return [str(option.number)]
     step = "Down" if index > dialog.selected else "Up"

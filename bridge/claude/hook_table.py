@@ -12,7 +12,8 @@ PROMPT_TIMEOUT_MARGIN = 60  # the PermissionRequest hook times out itself, then 
 
 
 class Hook:
-    """One registered event. ``timeout`` 0: computed from the config (PermissionRequest)."""
+    """One registered event. ``timeout`` 0: computed from the config (a hook that waits for
+    the owner: ``settings.prompt_hook_timeout``)."""
 
     __slots__ = ("event", "function", "module", "script", "timeout")
 
@@ -23,8 +24,9 @@ class Hook:
         self.timeout = timeout
 
 
-# Stop may retry Discord for ~20 s and upload files; PermissionRequest waits for the user (its
-# timeout is set above the config's prompt timeout); the rest only touch local files.
+# Stop may retry Discord for ~20 s and upload files; PermissionRequest, Elicitation and
+# PermissionDenied wait for the user (their timeout is set above the config's prompt timeout
+# and retry wait); the rest only touch local files.
 _EVENTS = "bridge.handlers.events"
 HOOKS: dict[str, Hook] = {
     hook.event: hook
@@ -36,6 +38,9 @@ HOOKS: dict[str, Hook] = {
         Hook("PreToolUse", "pre_tool_use.py", f"{_EVENTS}:on_tool_start", 10),
         Hook("PermissionRequest", "permission_request.py",
              "bridge.handlers.permission:on_permission_request", 0),
+        Hook("Elicitation", "elicitation.py", "bridge.handlers.elicitation:on_elicitation", 0),
+        Hook("PermissionDenied", "permission_denied.py",
+             "bridge.handlers.denied:on_permission_denied", 0),
         Hook("PostToolUse", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
         Hook("PostToolUseFailure", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
         Hook("UserPromptSubmit", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),

@@ -7,8 +7,15 @@ the appended system prompt tells Claude where attachments arrive and how to send
 from __future__ import annotations
 
 from bridge import fastjson
+from bridge.config.defaults import MODE_ALIASES
 from bridge.sizes import format_size
 from bridge.state.runtime import ENV_CHANNEL, ENV_THREAD  # noqa: F401 - the panes' markers
+
+# Set on every pane the bridge starts. 2.1.332 (measured, reference §15.3): ← on an empty input
+# box moves the session into a daemon's agent view, under a new session id, outliving the tmux
+# window, and that view's own box takes typed text as a new background task. Off, ← does
+# nothing there. (Claude Code also reads it from settings: "disableAgentView".)
+PANE_ENV = {"CLAUDE_CODE_DISABLE_AGENT_VIEW": "1"}
 
 SYSTEM_PROMPT = """\
 You are being driven from Discord through discord-bridge: the user reads your final replies \
@@ -45,7 +52,7 @@ def claude_argv(
     if model:
         argv += ["--model", model]
     if permission:
-        argv += ["--permission-mode", permission]
+        argv += ["--permission-mode", MODE_ALIASES.get(permission, permission)]
     if resume:
         argv += ["--resume", resume]
     # Not --add-dir: for a directory it has not seen, that raises a trust dialog whose

@@ -48,8 +48,18 @@ MODE_MARKERS = (
     ("bypass permissions on", "bypassPermissions"),
     ("don't ask on", "dontAsk"),  # not "don't ask mode on" (2.1.330 and 2.1.332)
 )
-# 2.1.197 shows no marker in default (manual) mode; its footer then holds only these hints.
-PLAIN_FOOTER_HINTS = ("? for shortcuts", "← for agents", "esc to interrupt")
+
+
+def mode_name(mode: str) -> str:
+    """A mode as the owner reads it: the one that asks before edits is "manual" on 2.1.332's
+    screen and "default" in hooks, settings and 2.1.197, so it is shown with both names."""
+    return "manual (default)" if mode == "default" else mode
+
+
+# 2.1.197 shows no marker in default (manual) mode; its footer then holds hints such as these,
+# or (with the agent view off, launch.PANE_ENV) only the statusLine's line. A notice such as
+# "Press Ctrl-C again to exit" takes the mode's line for a moment: it says nothing.
+TRANSIENT_FOOTER = " again to "
 
 
 def is_busy(screen: str) -> bool:
@@ -86,9 +96,9 @@ def mode_on_screen(screen: str) -> str | None:
         return None
     rules = [i for i, line in enumerate(lines) if line.strip().startswith(RULE)]
     footer = "\n".join(lines[rules[-1] + 1 :])
-    if any(hint in footer for hint in PLAIN_FOOTER_HINTS):
-        return "default"  # 2.1.197: no "manual mode on"; a plain footer is the default mode
-    return None
+    if TRANSIENT_FOOTER in footer:
+        return None
+    return "default"  # 2.1.197: no "manual mode on"; a footer with no mode is the default
 
 
 def is_prompt_ready(screen: str) -> bool:

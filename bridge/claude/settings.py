@@ -39,14 +39,16 @@ HOOKS_DIR = os.path.join(os.path.dirname(_BRIDGE_PACKAGE), "hooks")
 
 
 def prompt_hook_timeout() -> int:
-    """The PermissionRequest hook's timeout: above the configured prompt timeout, so the
-    hook's own timeout outcome (deny with a message) happens rather than a silent kill."""
+    """The timeout of the hooks that wait for the owner (PermissionRequest, Elicitation,
+    PermissionDenied): above the configured prompt timeout and retry wait, so the hook's own
+    timeout outcome (deny with a message, cancel, go on) happens rather than a silent kill."""
     from bridge import config
 
     try:
-        seconds = config.load().prompt_timeout
+        cfg = config.load()
+        seconds = max(cfg.prompt_timeout, cfg.retry_wait)
     except (config.ConfigError, OSError):
-        seconds = config.DEFAULT_PROMPT_TIMEOUT
+        seconds = max(config.DEFAULT_PROMPT_TIMEOUT, config.DEFAULT_RETRY_WAIT)
     return int(seconds) + PROMPT_TIMEOUT_MARGIN
 
 

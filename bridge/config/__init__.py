@@ -14,6 +14,7 @@ from bridge.config.defaults import (
     DEFAULT_DOWNLOAD_LIMIT,
     DEFAULT_GATEWAY_URL,
     DEFAULT_PROMPT_TIMEOUT,
+    DEFAULT_RETRY_WAIT,
     DEFAULT_TMUX_SESSION,
     DEFAULT_UPLOAD_LIMIT,
     ENV_API_BASE,
@@ -21,6 +22,7 @@ from bridge.config.defaults import (
     ENV_TMUX_SOCKET,
     FORBIDDEN,
     ISOLATION_MODES,
+    MODE_ALIASES,
     PERMISSION_MODES,
     PROMPT_TIMEOUT_OUTCOMES,
     ConfigError,
@@ -41,9 +43,10 @@ from bridge.config.validate import validate
 
 __all__ = [
     "DEFAULT_API_BASE", "DEFAULT_ATTACH_AFTER", "DEFAULT_DOWNLOAD_LIMIT", "DEFAULT_GATEWAY_URL",
-    "DEFAULT_PROMPT_TIMEOUT", "DEFAULT_TMUX_SESSION", "DEFAULT_UPLOAD_LIMIT", "ENV_API_BASE",
-    "ENV_GATEWAY_URL", "ENV_TMUX_SOCKET", "FORBIDDEN", "ISOLATION_MODES", "PERMISSION_MODES",
-    "PROMPT_TIMEOUT_OUTCOMES", "THREAD_KEYS", "BridgeConfig", "ConfigError", "Project", "Server",
-    "ThreadEntry", "append_thread", "contains", "find_channel", "load", "norm_path",
-    "remember_thread", "save_raw", "thread_settings", "validate",
+    "DEFAULT_PROMPT_TIMEOUT", "DEFAULT_RETRY_WAIT", "DEFAULT_TMUX_SESSION",
+    "DEFAULT_UPLOAD_LIMIT", "ENV_API_BASE", "ENV_GATEWAY_URL", "ENV_TMUX_SOCKET", "FORBIDDEN",
+    "ISOLATION_MODES", "MODE_ALIASES", "PERMISSION_MODES", "PROMPT_TIMEOUT_OUTCOMES",
+    "THREAD_KEYS", "BridgeConfig", "ConfigError", "Project", "Server", "ThreadEntry",
+    "append_thread", "contains", "find_channel", "load", "norm_path", "remember_thread",
+    "save_raw", "thread_settings", "validate",
 ]  # fmt: skip

@@ -11,9 +11,19 @@ TMUX_CONTROL_MODE = True  # tmux.controlMode: one persistent `tmux -C` for the f
 CLAUDE_NICE = 5  # niceness Claude Code starts with (claudeNice): the bot's relays go first
 DEFAULT_DOWNLOAD_LIMIT = 50 * 1024 * 1024  # bytes accepted from one Discord attachment
 DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024  # Discord's default per-file upload limit
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "auto", "dontAsk")
+PERMISSION_MODES = (
+    "default", "manual", "acceptEdits", "plan", "bypassPermissions", "auto", "dontAsk",
+)  # fmt: skip
+# Claude Code 2.1.332 calls the mode that asks before edits "manual" (footer, --help); hooks and
+# settings say "default", which every tested version's --permission-mode takes (2.1.197 knows
+# only "default"; 2.1.332 keeps it as a hidden alias, measured).
+MODE_ALIASES = {"manual": "default"}
 ISOLATION_MODES = ("none", "worktree")
 DEFAULT_PROMPT_TIMEOUT = 900.0  # seconds a Discord prompt waits before its timeout outcome
+# Seconds a call auto mode refused waits for **Let Claude try again** (the turn waits too);
+# 0: the notice alone, no button, no wait.
+DEFAULT_RETRY_WAIT = 60.0
+MAX_RETRY_WAIT = 3600.0
 PROMPT_TIMEOUT_OUTCOMES = ("deny", "terminal")  # deny with a message / leave it to the terminal
 DEFAULT_ATTACH_AFTER = 4  # a reply longer than this many messages is attached as a .md file
 VOICE_ENGINES = ("faster-whisper", "pocketsphinx")  # speech-to-text for voice messages

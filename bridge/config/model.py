@@ -16,6 +16,7 @@ from bridge.config.defaults import (
     DEFAULT_DOWNLOAD_LIMIT,
     DEFAULT_GATEWAY_URL,
     DEFAULT_PROMPT_TIMEOUT,
+    DEFAULT_RETRY_WAIT,
     DEFAULT_TMUX_SESSION,
     DEFAULT_UPLOAD_LIMIT,
     DEFAULT_VOICE_ENGINE,
@@ -194,6 +195,7 @@ class BridgeConfig:
         "prompt_timeout",
         "prompt_timeout_outcome",
         "raw",
+        "retry_wait",
         "servers",
         "upload_limit",
         "voice",
@@ -216,6 +218,7 @@ class BridgeConfig:
         prompts = raw.get("prompts") or {}
         self.prompt_timeout: float = float(prompts.get("timeoutSeconds", DEFAULT_PROMPT_TIMEOUT))
         self.prompt_timeout_outcome: str = prompts.get("onTimeout", "deny")
+        self.retry_wait: float = float(prompts.get("retryWaitSeconds", DEFAULT_RETRY_WAIT))
         replies = raw.get("replies") or {}
         self.footer: bool = bool(replies.get("footer", True))
         self.attach_after: int = int(replies.get("attachAfterMessages", DEFAULT_ATTACH_AFTER))

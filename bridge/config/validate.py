@@ -7,8 +7,10 @@ import os
 from bridge.config.defaults import (
     DEFAULT_ATTACH_AFTER,
     DEFAULT_PROMPT_TIMEOUT,
+    DEFAULT_RETRY_WAIT,
     FORBIDDEN,
     ISOLATION_MODES,
+    MAX_RETRY_WAIT,
     MAX_VOICE_SECONDS,
     PERMISSION_MODES,
     PROMPT_TIMEOUT_OUTCOMES,
@@ -182,7 +184,7 @@ def _check_limits(limits: object, problems: list[str]) -> None:
 def _check_sections(raw: dict, problems: list[str]) -> None:
     """``prompts``, ``replies`` and ``notifications``: optional objects of known keys."""
     for section, hint in (
-        ("prompts", "timeoutSeconds, onTimeout"),
+        ("prompts", "timeoutSeconds, onTimeout, retryWaitSeconds"),
         ("replies", "footer, attachAfterMessages"),
         ("notifications", "mentionOwner"),
         ("voice", "engine, model, maxSeconds, language"),
@@ -196,6 +198,11 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
         if not _is_number(timeout) or not 10 <= timeout <= 86400:
             problems.append("prompts.timeoutSeconds: expected seconds between 10 and 86400")
         _check_choice(prompts, "onTimeout", PROMPT_TIMEOUT_OUTCOMES, "prompts", problems)
+        wait = prompts.get("retryWaitSeconds", DEFAULT_RETRY_WAIT)
+        if not _is_number(wait) or not 0 <= wait <= MAX_RETRY_WAIT:
+            problems.append(
+                "prompts.retryWaitSeconds: expected seconds between 0 (no Retry button) and 3600"
+            )
     replies = raw.get("replies")
     if isinstance(replies, dict):
         _check_bool(replies, "footer", "replies", problems)

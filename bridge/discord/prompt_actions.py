@@ -21,11 +21,27 @@ holds) and on where it came from (a button, a select menu, a modal's submit):
                                                     [o<j>…] other   OTHER (opens the modal)
     modal   question    q<i>:other[:<j>.<k>…]                       OTHER: the text, after the
                                                                     options picked in the select
+    button  elicitation e:accept | e:decline | e:cancel                 ACCEPT | DECLINE | CANCEL
+                        e:terminal                                  TO_TERMINAL
+                        e:fill:<p>                                  FILL (opens the modal of
+                                                                    the form's page p)
+    select  elicitation e:f<i>                      v<j>…           PICK: field i, options j
+    modal   elicitation e:fill:<p>                                  FILL: page p's text inputs
+                                                                    (``f<i>``) are its fields
+    button  denied      retry | go_on                               RETRY | GO_ON
 
 ``n`` counts the request's ``permission_suggestions`` (only the first four are offered, and
 only objects); ``i`` its questions that are objects (the first four); ``j`` a question's
 options that are objects. A question with more than four options, or several answers, is
 asked with a select (the first 24 options, then Other…), the others with buttons.
+
+An elicitation (an MCP server asking for input, ``bridge.claude.elicitation``) in form mode is
+laid out by :func:`form_layout`: its fields are numbered ``i`` in the schema's order; fields
+with choices (one of, several of, yes/no) are asked with a select of their own in the message
+(``j`` counts the field's options) while the message has rows left, every other field (text,
+numbers, choices beyond that) as a text input of a modal, five to a page ``p``. URL mode offers
+only the buttons (and a link). A form Discord cannot hold (a field of another shape, more than
+five pages) offers only Decline, Cancel and the terminal.
 
 Anything the prompt's own message could not have sent parses as None and decides nothing:
 another kind's action, an index past the end, an "always" on a suggestion that was not
@@ -59,6 +75,14 @@ KEEP_PLANNING = "keep_planning"  # send a plan back, saying what should change
 ANSWER = "answer"  # answer a question with options picked
 OTHER = "other"  # answer a question with text typed (after the options picked, if any)
 TYPED = (TELL, KEEP_PLANNING, OTHER)  # a button or select opens a modal; its submit decides
+ACCEPT = "accept"  # send the form (checked first), or say the link was followed
+DECLINE = "decline"
+CANCEL = "cancel"
+TO_TERMINAL = "to_terminal"  # give no answer: Claude Code shows its own dialog
+FILL = "fill"  # a page of the form's text fields (a modal)
+PICK = "pick"  # a form field's choices, picked in its select
+RETRY = "retry"  # a refused call: the model may try again
+GO_ON = "go_on"  # … or not
 
 # --- the action strings (a custom_id's part after the request id) ---------------------------
 
@@ -70,6 +94,13 @@ SUGGESTIONS_SHOWN = 4
 QUESTIONS_SHOWN = 4
 BUTTON_OPTIONS = 4  # more options than this (or several answers): a select menu
 SELECT_OPTIONS = 24  # a select holds 25 entries: the first 24 options, then Other…
+E_ACCEPT, E_DECLINE, E_CANCEL, E_TERMINAL = "e:accept", "e:decline", "e:cancel", "e:terminal"
+E_BUTTONS = {E_ACCEPT: ACCEPT, E_DECLINE: DECLINE, E_CANCEL: CANCEL, E_TERMINAL: TO_TERMINAL}
+D_RETRY, D_GO_ON = "retry", "go_on"
+FORM_ROWS = 5  # a message's rows: the selects, then the buttons
+PAGE_FIELDS = 5  # a modal holds five text inputs
+FORM_PAGES = 5  # one row of "Fill in…" buttons
+FIELD_OPTIONS = 25  # a select holds 25 entries
 
 
 def always(suggestion: int, scope: str) -> str:
@@ -136,15 +167,86 @@ def label(option: dict) -> str:
     return str(option.get("label"))
 
 
+def fill(page: int) -> str:
+    """The "Fill in…" button of the form's page ``page``, and the modal it opens."""
+    return f"e:fill:{page}"
+
+
+def pick(field: int) -> str:
+    """The select of the form's field ``field``."""
+    return f"e:f{field}"
+
+
+def field_input(field: int) -> str:
+    """The text input of field ``field`` in a page's modal."""
+    return f"f{field}"
+
+
+def choice(option: int) -> str:
+    """An option of a field's select, as its value."""
+    return f"v{option}"
+
+
+class FormLayout:
+    """How a form is asked on Discord: ``selects`` (field numbers asked with a select in
+    the message), ``pages`` (the field numbers of each modal of text inputs), ``fits``
+    (False: Discord cannot hold it, and nothing of it is offered)."""
+
+    __slots__ = ("fields", "fits", "pages", "selects")
+
+    def __init__(self, fields: list, selects: list[int], pages: list[list[int]], fits: bool):
+        self.fields = fields
+        self.selects = selects
+        self.pages = pages
+        self.fits = fits
+
+    def select_range(self, field: int) -> tuple[int, int]:
+        """How many values field ``field``'s select takes (min, max)."""
+        from bridge.claude import elicitation as forms
+
+        found = self.fields[field]
+        if found.kind != forms.CHOICES:
+            return 1, 1
+        count = len(found.options)
+        low = int(found.minimum) if found.minimum is not None else 0
+        high = int(found.maximum) if found.maximum is not None else count
+        return max(0, min(low, count)), max(1, min(high, count))
+
+
+def form_layout(request: Request) -> FormLayout:
+    """The layout of an elicitation's form (see the module's docstring)."""
+    from bridge.claude import elicitation as forms
+
+    form = forms.fields(request.tool_input.get("requested_schema"))
+    if request.tool_input.get("mode") == "url":
+        return FormLayout(form, [], [], True)
+    if any(f.kind == forms.UNSUPPORTED for f in form):
+        return FormLayout(form, [], [], False)
+    choosing = [
+        i for i, f in enumerate(form)
+        if f.kind in (forms.CHOICE, forms.CHOICES, forms.BOOLEAN)
+        and len(f.options) <= FIELD_OPTIONS
+    ]  # fmt: skip
+    while True:
+        typed = [i for i in range(len(form)) if i not in choosing]
+        pages = [typed[k : k + PAGE_FIELDS] for k in range(0, len(typed), PAGE_FIELDS)]
+        rows = len(choosing) + 1 + (1 if len(pages) > 1 else 0)
+        if rows <= FORM_ROWS or not choosing:
+            break
+        choosing = choosing[:-1]  # the last choice field is typed instead
+    return FormLayout(form, choosing, pages, len(pages) <= FORM_PAGES)
+
+
 # --- what a click does ----------------------------------------------------------------------
 
 
 class Action:
     """One click, read: what it does, and what it names. ``suggestion`` and ``scope``: an
     "always" (``scope`` also the scope button's); ``mode``: a plan's approval; ``question``,
-    ``picked`` (option numbers) and ``label`` (their labels, joined): a question's answer."""
+    ``picked`` (option numbers) and ``label`` (their labels, joined): a question's answer, or
+    a form field's choices; ``page``: a form's page of text fields."""
 
-    __slots__ = ("kind", "label", "mode", "picked", "question", "scope", "suggestion")
+    __slots__ = ("kind", "label", "mode", "page", "picked", "question", "scope", "suggestion")
 
     def __init__(
         self,
@@ -156,14 +258,16 @@ class Action:
         question: int | None = None,
         picked: tuple[int, ...] = (),
         label: str = "",
+        page: int | None = None,
     ) -> None:
         self.kind = kind
         self.suggestion = suggestion
         self.scope = scope
         self.mode = mode
-        self.question = question
+        self.question = question  # a question's number; a form field's (PICK)
         self.picked = picked
         self.label = label
+        self.page = page  # FILL: the form's page of text fields
 
     def modal(self) -> str:
         """The action of the modal this click opens (a :data:`TYPED` kind): its submit parses
@@ -174,6 +278,8 @@ class Action:
             return PLAN_KEEP
         if self.kind == OTHER and self.question is not None:
             return other(self.question, self.picked)
+        if self.kind == FILL and self.page is not None:
+            return fill(self.page)
         raise ValueError(f"{self.kind} opens no modal")
 
     def answer(self, text: str = "") -> str:
@@ -206,7 +312,42 @@ def parse(
         return _plan(action, where)
     if request.kind == "question":
         return _question(request, action, where, list(values))
+    if request.kind == "elicitation":
+        return _elicitation(request, action, where, list(values))
+    if request.kind == "denied":
+        return _denied(action, where)
     return None
+
+
+def _elicitation(request: Request, action: str, where: str, values: list[str]) -> Action | None:
+    layout = form_layout(request)
+    url = request.tool_input.get("mode") == "url"
+    if where == BUTTON and action in E_BUTTONS:
+        kind = E_BUTTONS[action]
+        return Action(kind) if kind != ACCEPT or layout.fits else None
+    if action.startswith("e:fill:") and where in (BUTTON, MODAL) and not url:
+        page = _number(action[len("e:fill:") :])
+        return Action(FILL, page=page) if page is not None and page < len(layout.pages) else None
+    if where == SELECT and action.startswith("e:f") and not url:
+        field = _number(action[len("e:f") :])
+        if field is None or field not in layout.selects:
+            return None
+        low, high = layout.select_range(field)
+        offered = len(layout.fields[field].options)
+        picked = [_number(v[1:]) if v.startswith("v") else None for v in values]
+        numbers = [j for j in picked if j is not None and j < offered]
+        if len(numbers) < len(picked) or len(set(numbers)) < len(numbers):
+            return None
+        if not low <= len(numbers) <= high:
+            return None
+        return Action(PICK, question=field, picked=tuple(numbers))
+    return None
+
+
+def _denied(action: str, where: str) -> Action | None:
+    if where != BUTTON:
+        return None
+    return {D_RETRY: Action(RETRY), D_GO_ON: Action(GO_ON)}.get(action)
 
 
 def _permission(request: Request, action: str, where: str) -> Action | None:

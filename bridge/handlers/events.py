@@ -16,23 +16,33 @@ from bridge.handlers.context import HookContext
 from bridge.state import tool_calls
 
 
-def on_prompt_or_tool_done(context: HookContext) -> None:
-    """UserPromptSubmit, PostToolUse and PostToolUseFailure."""
+def on_prompt_or_tool_done(context: HookContext) -> dict | None:
+    """UserPromptSubmit, PostToolUse and PostToolUseFailure. A thread's prompt may name its
+    conversation after the thread (``titles``)."""
     permission.on_session_event(context)
     event = context.event
     if event.get("hook_event_name") == "UserPromptSubmit":
-        from bridge.handlers import notify  # here: tool calls, the most frequent, never need it
+        from bridge.handlers import background, notify, turn_changes  # tool calls never need them
 
-        notify.end_wait(context)  # the user is back: the next wait may ping again
-        from bridge.handlers import turn_changes
-
+        task = None
+        if background.is_task_report(event.get("prompt")):
+            task = background.summary(event["prompt"])  # a task reported back: not the user
+            background.at_prompt(context, task)
+        else:
+            notify.end_wait(context)  # the user is back: the next wait may ping again
         cost = turn_changes.cost_so_far(context)
-        progress.record(context, "turn", transcript=event.get("transcript_path"), cost0=cost)
+        progress.record(context, "turn", transcript=event.get("transcript_path"), cost0=cost,
+                        task=task)  # fmt: skip
         turn_changes.at_prompt(context)  # the working tree as the turn starts (git)
+        if task is None:
+            from bridge.handlers.titles import session_title
+
+            return session_title(context)
     else:
         tool_calls.finished(context.runtime, context.channel_id, event.get("tool_use_id"))
         failed = event.get("hook_event_name") == "PostToolUseFailure"
         progress.record(context, "tool_done", failed=failed)
+    return None
 
 
 def on_tool_start(context: HookContext) -> dict | None:

@@ -16,8 +16,14 @@ from bridge.handlers.context import HookContext
 from bridge.state import decisions
 
 FAILURE_BUDGET = 6.0  # seconds to post a turn's failure (the StopFailure hook's timeout: 10)
-NOT_HUMAN = "<task-notification>"  # background task results arrive as prompts too
 _SESSION_CHARS = frozenset("0123456789abcdefABCDEF-")
+# Notices that Claude waits for the owner: they ping (2.1.332: ``agent_needs_input`` also says
+# that a session in the background needs an answer, or that auto mode cannot check actions
+# and asks what to do; ``agent_completed``, a background session finished, does not).
+WAITS = (
+    "permission_prompt", "idle_prompt", "elicitation_dialog", "elicitation_url_dialog",
+    "agent_needs_input",
+)  # fmt: skip
 
 
 def mention_for(context: HookContext) -> str:
@@ -45,10 +51,8 @@ def claim_wait(context: HookContext) -> bool:
 
 
 def end_wait(context: HookContext) -> None:
-    """The user answered (a human prompt): the next wait may ping again."""
-    prompt = context.event.get("prompt")
-    if isinstance(prompt, str) and prompt.lstrip().startswith(NOT_HUMAN):
-        return
+    """The user answered (a human prompt, not a background task's report): the next wait may
+    ping again."""
     path = _wait_path(context)
     if path is not None:
         try:
@@ -76,7 +80,7 @@ def on_notification(context: HookContext) -> None:
         return
     if kind == "permission_prompt" and _prompt_open(context):
         return  # the Discord prompt for this dialog is already there (and pinged)
-    waiting = kind in ("permission_prompt", "idle_prompt", "elicitation_dialog")
+    waiting = kind in WAITS
     if kind == "idle_prompt" and not claim_wait(context):
         return  # the reply already pinged the owner for this wait
     mention = mention_for(context) if waiting else ""

@@ -67,9 +67,19 @@ def _listed(tool: str, context: HookContext) -> bool:
 
 
 def on_permission_request(context: HookContext) -> dict | None:
-    rt = context.runtime.ensure()
     request = new_request(context)
     payload, plan_file = render(request)
+    decision = ask(context, request, payload, plan_file)
+    return None if decision is None else cli_answer(request, decision)
+
+
+def ask(
+    context: HookContext, request: Request, payload: dict, plan_file: bytes | None = None
+) -> Decision | None:
+    """Post ``request``'s prompt and wait for what ends it: a click, the terminal, the
+    timeout. None when the prompt could not be posted (the terminal decides). Shared by every
+    hook that waits for the owner (PermissionRequest, Elicitation, PermissionDenied)."""
+    rt = context.runtime.ensure()
     decisions.write_request(rt, request)
     # Claude Code stops the hook with SIGTERM (often twice) soon after an Esc or a terminal
     # "No"; under load that can land while the prompt is still being posted, or while it is
@@ -100,7 +110,7 @@ def on_permission_request(context: HookContext) -> dict | None:
                 _close_message(context, request, payload["content"], decision)
         finally:
             decisions.close(rt, request.id)
-        return cli_answer(request, decision)
+        return decision
 
 
 class _Cancelled(Exception):
@@ -153,15 +163,19 @@ class _CancelledBySignals:
             signal.signal(number, handler)
 
 
-def new_request(context: HookContext) -> Request:
-    """The request for the event's dialog. What Claude Code sent is kept only where it has
-    the expected type (a field of another type is left empty, never a crash)."""
+def new_request(context: HookContext, kind: str | None = None, timeout: float | None = None,
+                **fields: object) -> Request:  # fmt: skip
+    """The request for the event's dialog (``kind``: another hook's prompt, waiting
+    ``timeout`` seconds, with its own ``fields``). What Claude Code sent is kept only where
+    it has the expected type (a field of another type is left empty, never a crash)."""
     event = context.event
     tool = _text(event.get("tool_name"))
-    kind = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool or "", "permission")
+    if kind is None:
+        kind = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool or "", "permission")
     tool_input, suggestions = event.get("tool_input"), event.get("permission_suggestions")
     now = time.time()
     transcript = _text(event.get("transcript_path"))
+    timeout = context.cfg.prompt_timeout if timeout is None else timeout
     return Request(
         id=decisions.new_id(),
         kind=kind,
@@ -170,15 +184,15 @@ def new_request(context: HookContext) -> Request:
         channel_id=context.channel_id,
         project=context.project.name,
         tool_name=tool,
-        tool_input=tool_input if isinstance(tool_input, dict) else {},
         permission_suggestions=suggestions if isinstance(suggestions, list) else [],
         transcript_path=transcript,
         transcript_offset=_transcript_size(transcript),
         created=now,
-        deadline=now + context.cfg.prompt_timeout,
-        timeout=context.cfg.prompt_timeout,
+        deadline=now + timeout,
+        timeout=timeout,
         on_timeout=context.cfg.prompt_timeout_outcome,
         pid=os.getpid(),
+        **{"tool_input": tool_input if isinstance(tool_input, dict) else {}, **fields},
     )
 
 

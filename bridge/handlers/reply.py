@@ -35,8 +35,11 @@ def on_stop(context: HookContext, turn_changes: PendingChanges | None = None) ->
     """Post the reply; False when there was nothing to post. ``turn_changes``: what the turn
     changed in git, waited for (once the reply is laid out) only when it goes on the reply
     (a turn too short for a status message, or progress off)."""
+    from bridge.handlers.background import reply_heading
+
     text, note = reply_and_note(context.event)
-    if not text.strip() and not note:
+    heading = reply_heading(context)  # a background task's report prompted this reply
+    if not text.strip() and not note and not heading:
         return False
     rt = context.runtime.ensure()
     outputs = rt.channel_dir("outputs", context.channel_id)
@@ -52,6 +55,8 @@ def on_stop(context: HookContext, turn_changes: PendingChanges | None = None) ->
 
         tail.changes = changes["summary"]
         tail.components = [diff_button(context.channel_id, changes)]
+    if heading:
+        text = f"{heading}\n{text}"
     posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, tail, note=note)
     context.deliver(posts)
     return True

@@ -2,6 +2,7 @@
 
 The record (``bridge.state.session_record``) holds the Claude ``session_id``, transcript path,
 cwd and pane; after a crash or a reboot the bot starts ``claude --resume <session_id>`` there.
+A new id in the same pane (``/clear``, a branch) replaces it; a branch is also said on Discord.
 """
 
 from __future__ import annotations
@@ -26,4 +27,25 @@ def on_session_start(context: HookContext) -> None:
     record["channel_id"] = context.channel_id
     record["recorded_at"] = time.time()
     rt = context.runtime.ensure()
+    before = session_record.read_record(rt, context.channel_id) or {}
     session_record.write_record(rt, context.channel_id, record)
+    if record["source"] == "fork" and before.get("session_id") not in (None, record["session_id"]):
+        say_branched(context, str(before["session_id"]), str(record["session_id"]))
+
+
+def say_branched(context: HookContext, original: str, branch: str) -> None:
+    """A branch of the conversation (``/branch``; 2.1.332's SessionStart ``source: "fork"``)
+    goes on under a new id: the channel follows it (the record above), and says so, with how
+    to go back to the conversation before it."""
+    from bridge.discord.post import Post, message_payload
+
+    text = (
+        f"🌿 Claude Code branched this conversation: this channel goes on in the branch "
+        f"`{_id(branch)}`. The conversation before it is kept: `claude --resume {_id(original)}`."
+    )
+    context.deliver([Post(message_payload(text))], budget=5.0)
+
+
+def _id(value: str) -> str:
+    """A session id as shown: Claude Code's are UUIDs; anything else is cut and defused."""
+    return "".join(c for c in value if c.isalnum() or c == "-")[:64]

@@ -335,6 +335,7 @@ class SessionManager:
         """Env vars on the pane: they reach every hook of that Claude Code session. A thread's
         session carries its parent channel and its thread, so its hooks post to the thread."""
         env = {
+            **launch.PANE_ENV,
             ENV_CHANNEL: target.project.channel_id,
             runtime.ENV_CONFIG: self.config_path,
             runtime.ENV_HOME: runtime.bridge_home(),

@@ -13,7 +13,8 @@ plan) replaces the box, and there Shift+Tab picks "Yes, allow all edits", Escape
 and digits pick options. The box is also shown while a turn runs, so Escape still interrupts
 a busy Claude and Shift+Tab still switches its mode. Otherwise :class:`NoInputBox` says why
 nothing was sent. ``/keys`` (:func:`send_keys`) is the raw path: the user names every key, and
-only the gate's certain knowledge (an open prompt, a tool call just started) stops them.
+only the gate's certain knowledge (an open prompt, a tool call just started) stops them, and
+a ← into an empty input box, which opens Claude Code's agent view (:func:`opens_agent_view`).
 """
 
 from __future__ import annotations
@@ -154,12 +155,45 @@ def parse_keys(keys: str) -> list[tuple[str, str]]:
     return steps
 
 
+class OpensAgentView(TmuxError):
+    """``/keys`` would press ← into an empty input box."""
+
+
+# Keys after which the input box may be empty: what was typed is sent, cleared or dropped.
+MAY_EMPTY_BOX = ("Enter", "C-u", "C-c", "Escape")
+AGENT_VIEW = (
+    "← on an empty prompt opens Claude Code's agent view (2.1.332): the session moves to the "
+    "background under a new id and keeps running after its window closes. Nothing was sent; "
+    "type something before ←, or press it at the terminal."
+)
+
+
+def opens_agent_view(steps: list[tuple[str, str]], screen: str) -> bool:
+    """Whether ``steps`` press ← while the input box is, or may be, empty. Bridge sessions
+    run with the agent view off (``launch.PANE_ENV``), but a session started another way
+    (an older bridge, by hand) has it. In a dialog ← picks an answer: allowed, until a key
+    that may have closed it and left an empty box."""
+    empty = input_box(screen) == ""
+    for kind, value in steps:
+        if kind == "text":
+            empty = False
+        elif value in MAY_EMPTY_BOX:
+            empty = True
+        elif value == "Left" and empty:
+            return True
+    return False
+
+
 def send_keys(keys: SessionKeys, names: str) -> list[str]:
     """Press the key names of ``names`` and type the text between them (:func:`parse_keys`).
-    Returns what was sent, as ``/keys`` reports it."""
+    Returns what was sent, as ``/keys`` reports it; :class:`OpensAgentView` (nothing sent)
+    for a ← into an empty box."""
     keys.check("/keys")  # nothing at all, rather than the first few keys
+    steps = parse_keys(names)
+    if any(value == "Left" for _, value in steps) and opens_agent_view(steps, keys.capture()):
+        raise OpensAgentView(AGENT_VIEW)
     sent = []
-    for kind, value in parse_keys(names):
+    for kind, value in steps:
         if kind == "key":
             keys.press(value)
             sent.append(value)

@@ -55,7 +55,7 @@ def choose(keys: SessionKeys, fingerprint: str, index: int) -> Option:
         raise ScreenChanged("that option is not on the screen")
     option = dialog.options[index]
     names = keys_for(dialog, index)
-    if names[-1] != "Enter":  # a digit picks at once
+    if option.key is not None or names[-1] != "Enter":  # its own key, or a digit: at once
         keys.press(*names)
         return option
     for name in names[:-1]:

@@ -43,12 +43,22 @@ TOLD_INSTEAD = "tell"  # denied, with what Claude should do instead (message)
 ANSWERED = "answers"  # a question's answers (answers)
 PLAN_APPROVED = "approve"  # with the permission mode to switch to (mode)
 KEEP_PLANNING = "keep_planning"  # a plan sent back, with what should change (message)
+ACCEPTED = "accepted"  # an MCP server's request for input, answered (content; a url: none)
+DECLINED = "declined"  # … refused
+CANCELLED = "cancelled"  # … dismissed
+TO_TERMINAL = "to_terminal"  # … left to Claude Code's own dialog
+RETRY = "retry"  # a call auto mode refused: the model may try it again (the check judges it)
+NO_RETRY = "no_retry"  # … or not
 # Or nobody's on Discord:
 ANSWERED_ELSEWHERE = "answered_elsewhere"  # the terminal answered first
 TIMED_OUT = "timeout"
 
 
-KINDS = ("permission", "question", "plan")
+KINDS = ("permission", "question", "plan", "elicitation", "denied")
+# Kinds whose hook runs alongside a dialog in Claude Code (a key could answer it). An MCP
+# server's request for input (Elicitation) and a refused call's retry (PermissionDenied) keep
+# Claude Code waiting on the hook, with its input box on screen and no dialog, until it answers.
+DIALOG_KINDS = ("permission", "question", "plan")
 
 
 # --- the records ----------------------------------------------------------------------------
@@ -158,6 +168,7 @@ class Request(_Record):
         "permission_suggestions",
         "pid",
         "project",
+        "reason",
         "session_id",
         "timeout",
         "tool_input",
@@ -173,8 +184,11 @@ class Request(_Record):
         "channel_id": (_optional_text, None),
         "project": (_optional_text, None),
         "tool_name": (_optional_text, None),
+        # The tool call's input; an elicitation's request (mcp_server_name, message, mode,
+        # url, elicitation_id, requested_schema: bridge/handlers/elicitation.py)
         "tool_input": (_dict, {}),
         "permission_suggestions": (_list, []),
+        "reason": (_optional_text, None),  # why auto mode refused the call (denied)
         "transcript_path": (_optional_text, None),
         # Where an interrupt would be written from now on: taken before the prompt is posted,
         # so an Esc right after it appears (while the hook still starts its wait) is not missed.
@@ -203,6 +217,7 @@ class Request(_Record):
     tool_name: str | None
     tool_input: dict
     permission_suggestions: list
+    reason: str | None
     transcript_path: str | None
     transcript_offset: int | None
     created: float
@@ -225,6 +240,7 @@ class Decision(_Record):
         "answers",
         "by",
         "by_name",
+        "content",
         "event",
         "left_to_terminal",
         "message",
@@ -241,6 +257,7 @@ class Decision(_Record):
         "scope": (_optional_text, None),  # ALWAYS_ALLOWED: where the rule goes (s, l, p, u)
         "message": (_optional_text, None),  # DENIED, TOLD_INSTEAD, KEEP_PLANNING: Claude reads it
         "answers": (_dict, None),  # question text → answer
+        "content": (_dict, None),  # ACCEPTED: the form's answer, checked against its schema
         "mode": (_optional_text, None),  # a plan's approval: the permission mode to switch to
         "event": (_optional_text, None),  # answered elsewhere: which event showed it
         "left_to_terminal": (_flag, None),  # a timeout that leaves the dialog to the terminal
@@ -260,6 +277,7 @@ class Decision(_Record):
     scope: str | None
     message: str | None
     answers: dict | None
+    content: dict | None
     mode: str | None
     event: str | None
     left_to_terminal: bool | None
@@ -327,6 +345,8 @@ def asking(rt: runtime.Runtime, channel_id: str, margin: float) -> list[Request]
         request = read_request(rt, request_id)
         if request is None or request.channel_id != channel_id:
             continue
+        if request.kind not in DIALOG_KINDS:  # Claude Code waits on the hook: no dialog
+            continue
         if time.time() <= request.deadline + margin and _alive(request.pid):
             found.append(request)
     return found
@@ -387,11 +407,12 @@ def mark_stale(rt: runtime.Runtime, event: dict) -> list[str]:
     What counts is tied to the prompt's own tool call: its PostToolUse / PostToolUseFailure
     (tool name and input; a question's input comes back with its answers added, a plan's as
     the model's ``{}``), or the end of the turn or a new one (Stop, StopFailure,
-    UserPromptSubmit). Another tool call starting or finishing (PreToolUse, a parallel
-    read-only tool) closes nothing: the dialog may still be open. A background subagent's
-    events (same session, an ``agent_id``) only close that subagent's prompts, and the main
-    thread's only its own: both run at once. Returns the ids of the prompts this call closed.
-    Costs one ``listdir`` when nothing is open.
+    UserPromptSubmit; not for an MCP server's request for input, which holds the turn while
+    a message typed meanwhile is queued). Another tool call starting or finishing
+    (PreToolUse, a parallel read-only tool) closes nothing: the dialog may still be open. A
+    background subagent's events (same session, an ``agent_id``) only close that subagent's
+    prompts, and the main thread's only its own: both run at once. Returns the ids of the
+    prompts this call closed. Costs one ``listdir`` when nothing is open.
     """
     session = event.get("session_id")
     closed = []
@@ -418,6 +439,8 @@ TOOL_DONE_EVENTS = ("PostToolUse", "PostToolUseFailure")
 
 def _is_later(event: dict, request: Request) -> bool:
     name = event.get("hook_event_name")
+    if name == "UserPromptSubmit" and request.kind == "elicitation":
+        return False  # a message queued while Claude Code waits for the form's answer
     if name in TURN_EVENTS:
         return True
     if name not in TOOL_DONE_EVENTS:
@@ -433,7 +456,11 @@ def _is_later(event: dict, request: Request) -> bool:
     return seen == request.tool_input
 
 
-# --- a question's partial answers (bot side) ------------------------------------------------
+# --- a question's or a form's partial answers (bot side) ------------------------------------
+
+
+def has_answers(rt: runtime.Runtime, request_id: str) -> bool:
+    return os.path.exists(_path(rt, request_id, ANSWERS))
 
 
 def read_answers(rt: runtime.Runtime, request_id: str) -> dict:

@@ -104,7 +104,7 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     assert "Mode is now **plan**" in command(rig, "mode", {"mode": "plan"})
     assert "plan mode on" in rig.screen()
     assert "mode: plan" in command(rig, "status")
-    assert command(rig, "mode", {"mode": "default"}, user="bob") == REFUSED
+    assert command(rig, "mode", {"mode": "manual"}, user="bob") == REFUSED
     assert "plan mode on" in rig.screen()
 
     # /esc interrupts a turn that is still waiting for the model.
@@ -117,9 +117,14 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     wait_until(lambda: not is_busy(rig.screen()), timeout=15, what="the turn to stop")
     assert "state: idle" in command(rig, "status")
 
-    # Back to the default mode, read back from the footer (2.1.197 shows no marker for it).
-    assert "Mode is now **default**" in command(rig, "mode", {"mode": "default"})
-    assert "mode: default" in command(rig, "status")
+    # Back to the manual mode, read back from the footer (2.1.197 shows no marker for it), by
+    # both its names: 2.1.332's "manual", and "default" as hooks, settings and 2.1.197 say.
+    every = [c for scope in rig.discord.commands().values() for c in scope]
+    [registered] = [c for c in every if c["name"] == "mode"]
+    choices = {c["name"]: c["value"] for c in registered["options"][0]["choices"]}
+    assert choices["manual (default)"] == "manual", choices
+    assert "Mode is now **manual (default)**" in command(rig, "mode", {"mode": "manual"})
+    assert "mode: manual (default)" in command(rig, "status")
 
     assert "claude-test-model" in command(rig, "model", {"name": "claude-test-model"})
     rig.post("which model now")

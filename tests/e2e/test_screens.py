@@ -175,3 +175,22 @@ def test_mcp_server_approval_ticks_in_place_then_enables(rig) -> None:
     rig.wait_reaction(sent)
     local = json.loads((rig.projects["project-a"] / ".claude" / "settings.local.json").read_text())
     assert local["enabledMcpjsonServers"] == ["demo"], local  # "other" was unticked
+
+
+def test_the_fullscreen_renderer_offer_is_answered_from_discord(rig) -> None:
+    """2.1.332 may offer its fullscreen renderer at start-up, in place of the input box (the
+    test HOMEs pre-answer it; CLAUDE_CODE_FORCE_FULLSCREEN_UPSELL shows it anyway). "Yes"
+    restarts Claude Code in that renderer, under a new session id: the bridge goes on there."""
+    rig.api.script(echo(prefix="Model saw: "), echo(prefix="Then saw: "))
+    rig.start_bot(env={"CLAUDE_CODE_FORCE_FULLSCREEN_UPSELL": "1"})
+    sent = rig.post("hello in full screen")
+    prompt = rig.wait_bot_message(content_contains=SCREEN, timeout=60)
+    assert "Try the new fullscreen renderer?" in prompt["content"]
+    assert labels(prompt) == ["1. Yes, try it", "2. Not now", "Show screen", "Escape"]
+    rig.discord.click(prompt["id"], custom_id(prompt, "1. Yes, try it"))
+    assert "**Yes, try it**, chosen by" in wait_closed(rig, prompt)["content"]
+    answer = rig.wait_bot_message(content_contains="Model saw:", timeout=60)
+    assert "hello in full screen" in answer["content"]
+    rig.wait_reaction(sent)
+    rig.post("and again")
+    assert "and again" in rig.wait_bot_message(content_contains="Then saw:")["content"]

@@ -32,10 +32,12 @@ from bridge import tryout
 from bridge.claude.screen import is_busy
 from bridge.tmux import TmuxSessions
 from bridge_testkit import QUESTIONS, BridgeRig
+from bridge_testkit.elicit_server import received
 from bridge_testkit.gitrepo import git
 from bridge_testkit.rig import REPO, wait_until
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use
 from fake_anthropic.claude_cli import prepare_home
+from tests.e2e.test_elicitation import with_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -150,8 +152,11 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
         echo(),
         read_the_upload(),
         echo(),
+        tool_use("mcp__elic__ask_form", {}),
+        echo(),
         text("Back again"),
     )
+    with_server(rig, project)  # an MCP server in the project that asks for input
     started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     try:
         url = started.url()
@@ -240,7 +245,29 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             model_replies.filter(has_text="remember").wait_for()
             shot(page, tmp_path, "6-upload")
 
-            # 5. A slash command with an option, picked and filled in like Discord's picker.
+            # 5. An MCP server's form: a select in the message, a modal of two fields, Send.
+            page.fill("#input", "describe the project")
+            page.press("#input", "Enter")
+            form = messages.locator(".message", has_text="asks for your input")
+            form.wait_for()
+            form.locator("details.select summary", has_text="Colour").click()
+            form.locator("label", has_text="green").click()
+            form.locator(".content", has_text="Colour: green").wait_for()
+            form.get_by_role("button", name="Fill in…").click()
+            modal = page.locator("#modal")
+            modal.wait_for()
+            modal.locator("[name=f0]").fill("demo")
+            modal.locator("[name=f2]").fill("3")
+            shot(page, tmp_path, "8-form-modal")
+            modal.get_by_role("button", name="Submit").click()
+            form.locator(".content", has_text="count: 3").wait_for()
+            form.get_by_role("button", name="Send").click()
+            form.locator(".content", has_text="Sent by").wait_for()
+            model_replies.filter(has_text="ELICITATION RESULT").wait_for()
+            sent = {"name": "demo", "color": "green", "count": 3}
+            assert received(rig.tmp / "elic.log") == [{"action": "accept", "content": sent}]
+
+            # 6. A slash command with an option, picked and filled in like Discord's picker.
             page.fill("#input", "/pe")
             page.locator("#command-picker div[data-name=peek]").click()
             page.fill("#command-form input[name=lines]", "5")
@@ -278,7 +305,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             page.fill("#input", "still there?")
             page.press("#input", "Enter")
             page.locator(".content", has_text=re.compile(r"^Back again")).wait_for()
-        same_conversation = str(rig.api.wait_requests(8, timeout=60)[7])
+        same_conversation = str(rig.api.wait_requests(10, timeout=60)[9])
         assert "read my notes" in same_conversation  # the earlier turns came along
     finally:
         assert again.stop() == 0, again.output()

@@ -275,6 +275,36 @@ def plan_prompt(request: Request) -> tuple[dict, bytes | None]:
     return payload, (plan.encode() if attach else None)
 
 
+# --- a call auto mode refused (PermissionDenied) --------------------------------------------
+
+
+def denied_prompt(request: Request, offer_retry: bool) -> dict:
+    """The notice of a tool call auto mode's safety check refused, with **Let Claude try
+    again** when ``offer_retry``: the model may make the call once more, and the check
+    judges it again (the button overrides nothing)."""
+    tool = request.tool_name or "tool"
+    reason = _one_line(request.reason) or "no reason given"
+    lines = [
+        f"🛡️ **Auto mode blocked {_inline(tool)}**",
+        describe_tool_call(tool, request.tool_input),
+        f"> Auto mode: {reason[:300]}",
+    ]
+    if offer_retry:
+        lines.append(
+            "-# Claude is told it was refused and goes on. **Let Claude try again** allows "
+            "one more try, which auto mode's check judges again."
+        )
+    rid = request.id
+    buttons = [
+        _button("Let Claude try again", custom_id(rid, actions.D_RETRY), PRIMARY),
+        _button("Go on without it", custom_id(rid, actions.D_GO_ON), SECONDARY),
+    ]
+    return {
+        "content": _fit("\n".join(lines)),
+        "components": [_row(*buttons)] if offer_retry else [],
+    }
+
+
 # --- after the decision ---------------------------------------------------------------------
 
 
@@ -382,6 +412,23 @@ def outcome_line(request: Request, decision: Decision, timeout: float = 900.0) -
         return f"✅ **Plan approved** by {who} — {how}"
     if outcome == decisions.KEEP_PLANNING:
         return f"✏️ {who} asked Claude to **keep planning**: {said}"
+    if outcome == decisions.ACCEPTED:
+        if request.tool_input.get("mode") == "url":
+            return f"✅ **Done** — {who} followed the link"
+        from bridge.claude import elicitation as forms
+
+        form = forms.fields(request.tool_input.get("requested_schema"))
+        return f"✅ **Sent** by {who}: {forms.summary(form, decision.content or {})}"
+    if outcome == decisions.DECLINED:
+        return f"❌ **Declined** by {who}"
+    if outcome == decisions.CANCELLED:
+        return f"✖️ **Cancelled** by {who}"
+    if outcome == decisions.TO_TERMINAL:
+        return f"🖥️ **Left to the terminal** by {who}: Claude Code shows its own dialog"
+    if outcome == decisions.RETRY:
+        return f"🔁 **Claude may try again** — {who}; auto mode's check judges the new call"
+    if outcome == decisions.NO_RETRY:
+        return f"➡️ **Claude goes on without it** — {who}"
     if outcome == decisions.TIMED_OUT:
         waited = duration(timeout)
         return f"⏱ **No answer within {waited}** — {_timeout_result(request, decision)}"
@@ -403,7 +450,11 @@ def duration(seconds: float) -> str:
 
 
 def _timeout_result(request: Request, decision: Decision) -> str:
-    return "left to the terminal" if decision.left_to_terminal else "denied"
+    if request.kind == "denied":
+        return "Claude goes on without it"
+    if decision.left_to_terminal:
+        return "left to the terminal"
+    return "cancelled" if request.kind == "elicitation" else "denied"
 
 
 def scope_of(decision: Decision) -> str:

@@ -37,6 +37,7 @@ class TurnProgress:
         # the turn's start was not seen, so neither is what it cost)
         self.cost: float | None = None  # what the turn cost, once the statusLine said
         self.changes: dict | None = None  # what the turn changed in git (Stop hook)
+        self.task: str | None = None  # a background task's report started it, not the owner
 
     def apply(self, event: dict) -> None:
         kind = event.get("kind")
@@ -46,6 +47,8 @@ class TurnProgress:
             self.session = event["session"]
         if kind == "turn" and self.cost0 is None:  # no figure yet: the session's first turn
             self.cost0 = float(event["cost0"]) if _is_number(event.get("cost0")) else 0.0
+        if kind == "turn" and isinstance(event.get("task"), str) and self.tools == 0:
+            self.task = event["task"]
         if kind == "done" and isinstance(event.get("changes"), dict):
             self.changes = event["changes"]
         if kind == "text":
@@ -103,6 +106,8 @@ class TurnProgress:
             return f"⏹ The session ended after {took} · {tools}"
         state = "⏸ **Waiting for your answer**" if self.waiting else "⏳ **Working**"
         lines = [f"{state} · {_seconds(now - self.started)} · {tools}"]
+        if self.task:
+            lines.append(f"-# 🤖 A background task reported back: {self.task}")
         if self.text.strip():
             shown = self.text.strip()
             if len(shown) > TEXT_SHOWN:

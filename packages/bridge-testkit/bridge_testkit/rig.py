@@ -276,11 +276,22 @@ class BridgeRig:
         pane = self.pane(project)
         return self.tmux.capture(pane.pane_id) if pane else ""
 
+    def stop_claude_daemon(self) -> None:
+        """Claude Code's agent view (2.1.332: ← on an empty prompt, in a session without
+        ``CLAUDE_CODE_DISABLE_AGENT_VIEW``) starts a daemon that outlives tmux, with sessions
+        of its own, under ``/tmp/cc-daemon-<uid>``: stop this HOME's, if one was started."""
+        if not (self.claude_home / ".claude" / "daemon.log").exists():
+            return
+        subprocess.run(
+            ["claude", "daemon", "stop", "--any"], env=self.env, capture_output=True, timeout=60
+        )
+
     def outputs_dir(self, project: str = "project-a") -> Path:
         return self.state_dir / "outputs" / self.ids[project]
 
     def close(self) -> None:
         self.stop_bot()
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        self.stop_claude_daemon()
         socket_path = Path(f"/tmp/tmux-{os.getuid()}") / self.socket
         socket_path.unlink(missing_ok=True)

@@ -12,6 +12,7 @@ from .turns import (
     thinking,
     tool_use,
     tool_uses,
+    unchecked_by_auto_mode,
     usage_limit,
 )
 
@@ -31,5 +32,6 @@ __all__ = [
     "thinking",
     "tool_use",
     "tool_uses",
+    "unchecked_by_auto_mode",
     "usage_limit",
 ]

@@ -12,6 +12,10 @@ COMPACTION_MARKER = "CRITICAL: Respond with TEXT ONLY"
 # when the owner opens a session from the agent view; it must not eat a scripted turn.
 RECAP_MARKER = "The user stepped away and is coming back. Recap"
 CORE_TOOLS = frozenset({"Bash", "Read", "Write"})
+# 2.1.332's agent view asks whether a background session is done, working, blocked or failed
+# (system prompt: "… decide which of four states it's in"), wanting JSON; "done" makes the
+# viewing session send the Notification ``agent_completed`` (reference §15.3, §15.4).
+STATE_CLASSIFIER_MARKER = "decide which of four states"
 
 
 def _flatten_tool_result(block: dict[str, Any]) -> str:
@@ -77,6 +81,8 @@ def tool_names(request: Request) -> set[str]:
 def side_kind(request: Request) -> str | None:
     """Why a request must not consume a scripted turn, or None for a main request."""
     last = last_user_text(request).lstrip()
+    if STATE_CLASSIFIER_MARKER in json.dumps(request.get("system") or ""):
+        return "state_classifier"
     if last.startswith(COMPACTION_MARKER):
         return "compaction"
     if last.startswith(RECAP_MARKER):

@@ -24,6 +24,7 @@ Request = dict[str, Any]
 DEFAULT_TEXT = "(fake API: no scripted turn left)"
 COMPACTION_SUMMARY = "<analysis>x</analysis>\n<summary>FAKE SUMMARY</summary>"
 SIDE_TEXT = "(fake API: side request)"
+STATE_DONE = '{"state":"done","detail":"finished","tempo":"idle","output":{"result":"done"}}'
 
 
 @dataclass
@@ -205,6 +206,8 @@ class FakeAnthropic:
 
 
 def _side_turn(kind: str) -> Turn:
+    if kind == "state_classifier":  # every background session is done (JSON, as asked)
+        return text(STATE_DONE)
     return text(COMPACTION_SUMMARY if kind == "compaction" else SIDE_TEXT)
 
 
@@ -262,7 +265,8 @@ class _Handler(BaseHTTPRequestHandler):
             input_tokens=messages.estimate_tokens(body),
             message_id=sse.new_message_id(),
         )
-        if body.get("safeguards"):  # auto mode asks for its safety check's verdicts
+        if body.get("safeguards") and not turn.auto_mode_unchecked:  # auto mode asks for
+            # its safety check's verdicts (none: a gateway that drops the field)
             message["safeguard_results"] = sse.safeguard_results(blocks, turn.auto_mode_refusal)
         if body.get("stream"):
             self._send_stream(message, turn.chunks, turn.chunk_delay, turn.headers)

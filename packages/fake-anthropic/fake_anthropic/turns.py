@@ -26,7 +26,8 @@ class Turn:
     ``status`` != 200 turns answer with an Anthropic error body instead of a message.
     ``headers`` are sent with the answer (the real API's rate-limit headers, for instance).
     ``auto_mode_refusal`` (a reason) makes auto mode's server-side safety check flag this
-    turn's tool calls; without it they pass the check (see ``sse.safeguard_results``).
+    turn's tool calls; without it they pass the check (see ``sse.safeguard_results``);
+    ``auto_mode_unchecked`` sends no verdict at all, as a gateway that drops the field does.
     ``delay`` waits before answering (to test spinners / interrupts); ``chunks`` splits each text
     block into that many ``text_delta`` events. ``expect`` is a substring the last user text must
     contain; a mismatch is recorded in ``FakeAnthropic.failures`` and shown in the answer text.
@@ -44,6 +45,7 @@ class Turn:
     build: Callable[[Request], list[Block]] | None = None
     headers: dict[str, str] = field(default_factory=dict)  # extra response headers
     auto_mode_refusal: str | None = None
+    auto_mode_unchecked: bool = False
 
     def content(self, request: Request) -> list[Block]:
         """The content blocks to send for ``request``."""
@@ -157,3 +159,11 @@ def refused_by_auto_mode(turn: Turn, reason: str) -> Turn:
     run them, tells the model "Permission for this action was denied by the Claude Code auto
     mode classifier. Reason: <reason>…" and fires PermissionDenied)."""
     return replace(turn, auto_mode_refusal=reason)
+
+
+def unchecked_by_auto_mode(turn: Turn) -> Turn:
+    """``turn`` without auto mode's verdicts, as through a gateway that does not pass the
+    check on: Claude Code 2.1.332 then stops at "Auto mode can't check actions in this
+    session" (Enter stays, Shift+Tab leaves for accept-edits mode) and sends the Notification
+    ``agent_needs_input``."""
+    return replace(turn, auto_mode_unchecked=True)

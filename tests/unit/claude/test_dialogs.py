@@ -130,3 +130,25 @@ def test_a_wrapped_numbered_option_is_one_option() -> None:
     assert [o.label for o in dialog.options] == [
         "Yes", "Yes, and always allow access to /a/very/long/path", "No",
     ]  # fmt: skip
+
+
+def test_a_dialog_without_a_list_offers_the_keys_its_last_line_names() -> None:
+    """2.1.332's "Auto mode can't check actions in this session" (a gateway that drops the
+    safety check): no ❯ list, its keys named below it; Esc is every screen prompt's own."""
+    dialog = read_dialog(screen("auto-mode-unchecked"))
+    assert dialog is not None
+    assert dialog.question.startswith("Auto mode can't check actions in this session")
+    assert dialog.question.endswith("permission-modes#server-side-classifier-review")
+    assert labels("auto-mode-unchecked") == [
+        "Enter: stay in auto mode",
+        "shift+Tab: leave for accept edits mode and stop",
+    ]
+    assert keys_for(dialog, 0) == ["Enter"] and keys_for(dialog, 1) == ["BTab"]
+
+
+def test_a_line_of_hints_under_the_input_box_is_no_dialog() -> None:
+    hints = "  enter to return · space to reply · ctrl+x to remove · ? for shortcuts"
+    box = f"────\n❯ \n────\n{hints}\n"
+    assert read_dialog(box) is None
+    text_only = "Claude Code\n\n  Press Enter to continue\n"
+    assert read_dialog(text_only) is None

@@ -63,3 +63,23 @@ def test_deny_rules_name_absolute_paths_the_way_claude_code_reads_them(tmp_path)
         f"Read(/{real})", f"Read(/{real}/**)", f"Edit(/{real})", f"Edit(/{real}/**)",
     ]  # fmt: skip
     assert all(rule.split("(", 1)[1].startswith("//") for rule in rules)
+
+
+def test_manual_mode_starts_as_default_and_the_agent_view_stays_off(tmp_path, monkeypatch) -> None:
+    """``permission: "manual"`` (2.1.332's name) is passed as ``default``, which every tested
+    version takes; every pane has the agent view off (reference §15.3)."""
+    monkeypatch.setenv(runtime.ENV_HOME, str(tmp_path / "bridge-home"))
+    raw = {
+        "schemaVersion": 2,
+        "servers": [{
+            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+            "projects": [{"name": "alpha", "channelId": CHANNEL, "permission": "manual",
+                          "projectPath": str(tmp_path / "p")}],
+        }],
+    }  # fmt: skip
+    cfg = BridgeConfig(raw, str(tmp_path / "bridge.json"), env={})
+    manager = SessionManager(cfg, cfg.servers[0], runtime.Runtime(str(tmp_path / "rt")).ensure())
+    target = SessionTarget.for_project(cfg.servers[0].projects[0])
+    argv = manager.launch_argv(target)
+    assert argv[argv.index("--permission-mode") + 1] == "default"
+    assert manager.pane_env(target)["CLAUDE_CODE_DISABLE_AGENT_VIEW"] == "1"

@@ -43,6 +43,9 @@ OLD_PLAN_BUSY = screen("· Simmering…", "  ⎿  Tip: Start with small features
                        "  Opus 4.8 (1M context) · ctx 2% · $0.12",
                        "  ⏸ plan mode on (shift+tab to cycle) · ← for agents")  # fmt: skip
 OLD_ACCEPT = screen(*BOX, "  ⏵⏵ accept edits on (shift+tab to cycle) · ← for agents")
+# 2.1.197 with the agent view off (bridge sessions): the default mode's footer is only the
+# statusLine's line (captured with "SL" as the statusLine).
+OLD_IDLE_NO_AGENT_VIEW = screen(*BOX, "  SL" + " " * 40 + "● high · /effort", "")
 DIALOG = screen(RULE, " Bash command", "   rm -rf build", " Do you want to proceed?",
                 " ❯ 1. Yes", "   2. No", "", " Esc to cancel · Tab to amend")  # fmt: skip
 
@@ -81,6 +84,7 @@ def test_a_finished_turns_summary_or_a_bullet_in_the_reply_is_not_a_spinner() ->
         (OLD_BUSY, "default"),
         (OLD_PLAN_BUSY, "plan"),
         (OLD_ACCEPT, "acceptEdits"),
+        (OLD_IDLE_NO_AGENT_VIEW, "default"),
         (DIALOG, None),  # no input box: nothing to read
     ],
 )
@@ -105,8 +109,9 @@ def test_every_modes_footer_is_read(footer: str, mode: str) -> None:
     assert mode_on_screen(screen(*BOX, "  SL", footer)) == mode
 
 
-def test_a_footer_without_hints_says_nothing_about_the_mode() -> None:
+def test_a_notice_in_place_of_the_mode_says_nothing_about_the_mode() -> None:
     assert mode_on_screen(screen(*BOX, "  Press Ctrl-C again to exit")) is None
+    assert mode_on_screen(screen(*BOX, "  esc to close · esc again to quit")) is None
 
 
 def test_the_empty_box_reads_ready_on_both_versions() -> None:

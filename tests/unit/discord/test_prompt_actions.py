@@ -16,25 +16,36 @@ import pytest
 from bridge.claude import permissions
 from bridge.discord import prompt_actions as actions
 from bridge.discord.prompt_actions import (
+    ACCEPT,
     ALLOW,
     ALWAYS,
     ANSWER,
     APPROVE,
     BUTTON,
+    CANCEL,
+    DECLINE,
     DENY,
+    FILL,
+    GO_ON,
     KEEP_PLANNING,
     MODAL,
     OTHER,
+    PICK,
+    RETRY,
     SCOPE,
     SELECT,
     TELL,
+    TO_TERMINAL,
     Action,
 )
 from bridge.discord.render import decisions as views
+from bridge.discord.render.elicitation import elicitation_prompt
 from bridge.state.decisions import Request
 from tests.unit.discord.prompt_requests import (
     ADD_DIRS,
     SET_MODE,
+    denied,
+    elicitation,
     permission,
     plan,
     q,
@@ -63,7 +74,52 @@ REQUESTS = {
         q("A fifth question?", ["never shown"]),
     ),
     "plan": plan("# Plan\n\n1. Add README.md\n"),
+    "form": elicitation(),
+    "link": elicitation(url="https://example.com/auth?x=1"),
+    # a field Discord cannot ask (an object): only Decline, Cancel and the terminal
+    "form, not for Discord": elicitation(
+        {"type": "object", "properties": {"where": {"type": "object"}}}
+    ),
+    # 12 text fields and 5 with choices: 3 selects (rows: 3 + the pages' + the buttons'),
+    # the other 2 choices typed, 14 text inputs on 3 pages
+    "form, many fields": elicitation(
+        {
+            "type": "object",
+            "properties": {
+                **{f"t{k}": {"type": "string"} for k in range(12)},
+                "c0": {"type": "string", "enum": ["a", "b"]},
+                "c1": {"type": "boolean"},
+                "c2": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ["x", "y", "z"]},
+                    "minItems": 1,
+                    "maxItems": 2,
+                },
+                "c3": {"type": "string", "oneOf": [{"const": "p", "title": "P"}]},
+                "c4": {"type": "string", "enum": ["q"]},
+            },
+        }
+    ),
+    "denied": denied(),
 }
+
+FORM_BUTTONS = {
+    (BUTTON, "e:accept", ()): Action(ACCEPT),
+    (BUTTON, "e:decline", ()): Action(DECLINE),
+    (BUTTON, "e:cancel", ()): Action(CANCEL),
+    (BUTTON, "e:terminal", ()): Action(TO_TERMINAL),
+}
+
+
+def fill(page: int) -> dict:
+    return {
+        (BUTTON, f"e:fill:{page}", ()): Action(FILL, page=page),
+        (MODAL, f"e:fill:{page}", ()): Action(FILL, page=page),
+    }
+
+
+def pick(field: int, *picked: int) -> Action:
+    return Action(PICK, question=field, picked=picked)
 
 
 def answer(i: int, *picked: int, label: str) -> Action:
@@ -166,6 +222,31 @@ OFFERED = {
         (BUTTON, "plan:keep", ()): Action(KEEP_PLANNING),
         (MODAL, "plan:keep", ()): Action(KEEP_PLANNING),
     },
+    "form": {
+        **FORM_BUTTONS,
+        **fill(0),  # the name and the count
+        **{(SELECT, f"e:f{i}", (f"v{j}",)): pick(i, j) for i in (1, 3) for j in (0, 1)},
+    },
+    "link": FORM_BUTTONS,  # and a link button, which sends nothing
+    "form, not for Discord": {
+        key: click for key, click in FORM_BUTTONS.items() if click.kind != ACCEPT
+    },
+    "form, many fields": {
+        **FORM_BUTTONS,
+        **fill(0),
+        **fill(1),
+        **fill(2),
+        **{(SELECT, f"e:f{i}", (f"v{j}",)): pick(i, j) for i in (12, 13) for j in (0, 1)},
+        **{
+            (SELECT, "e:f14", tuple(f"v{j}" for j in picked)): pick(14, *picked)
+            for size in (1, 2)
+            for picked in combinations(range(3), size)
+        },
+    },
+    "denied": {
+        (BUTTON, "retry", ()): Action(RETRY),
+        (BUTTON, "go_on", ()): Action(GO_ON),
+    },
 }
 OFFERED_CASES = [
     pytest.param(name, where, action, values, expected, id=f"{name}-{where}-{action}-{values}")
@@ -188,10 +269,16 @@ def rendered(request: Request) -> set[tuple[str, str, tuple]]:
         rows = [row for s in actions.SCOPES for row in views.permission_components(request, s)]
     elif request.kind == "plan":
         rows = views.plan_prompt(request)[0]["components"]
+    elif request.kind == "elicitation":
+        rows = elicitation_prompt(request, {})["components"]
+    elif request.kind == "denied":
+        rows = views.denied_prompt(request, offer_retry=True)["components"]
     else:
         rows = views.question_components(request, {})
     found = set()
     for item in (item for row in rows for item in row["components"]):
+        if "url" in item:  # a link button: it sends nothing
+            continue
         action = item["custom_id"].split(":", 3)[3]
         if item["type"] == views.BUTTON:
             found.add((BUTTON, action, ()))
@@ -202,7 +289,7 @@ def rendered(request: Request) -> set[tuple[str, str, tuple]]:
                 found.add((SELECT, action, values))
     for where, action, values in list(found):
         click = actions.parse(request, action, where, values)
-        if click is not None and click.kind in actions.TYPED:
+        if click is not None and click.kind in (*actions.TYPED, FILL):
             found.add((MODAL, click.modal(), ()))
     return found
 
@@ -331,6 +418,42 @@ REFUSED = [
     ("question, several answers", MODAL, "q0:other:0..1", ()),
     ("question, many options", SELECT, "q0", ("o0", "o1")),  # one answer only
     ("question, many options", SELECT, "q0", ("o0", "other")),
+    # a form's, a link's or a refused call's action it could not have sent
+    ("form", BUTTON, "e:fill:1", ()),  # one page only
+    ("form", BUTTON, "e:fill:01", ()),
+    ("form", BUTTON, "e:fill:", ()),
+    ("form", BUTTON, "e:fill", ()),
+    ("form", MODAL, "e:fill:1", ()),
+    ("form", SELECT, "e:f0", ("v0",)),  # a text field: no select
+    ("form", SELECT, "e:f1", ("v2",)),  # past its options
+    ("form", SELECT, "e:f1", ("v0", "v1")),  # one of
+    ("form", SELECT, "e:f1", ()),
+    ("form", SELECT, "e:f1", ("v0", "v0")),
+    ("form", SELECT, "e:f1", ("red",)),
+    ("form", SELECT, "e:f9", ("v0",)),
+    ("form", SELECT, "e:f01", ("v0",)),
+    ("form", SELECT, "e:accept", ("v0",)),
+    ("form", MODAL, "e:accept", ()),
+    ("form", MODAL, "e:decline", ()),
+    ("form", BUTTON, "e:f1", ()),
+    ("form", BUTTON, "e:send", ()),
+    ("form", BUTTON, "allow", ()),
+    ("form", BUTTON, "retry", ()),
+    ("link", BUTTON, "e:fill:0", ()),
+    ("link", SELECT, "e:f1", ("v0",)),
+    ("form, not for Discord", BUTTON, "e:accept", ()),
+    ("form, not for Discord", BUTTON, "e:fill:0", ()),
+    ("form, many fields", BUTTON, "e:fill:3", ()),
+    ("form, many fields", SELECT, "e:f15", ("v0",)),  # typed in a modal: no select
+    ("form, many fields", SELECT, "e:f14", ("v0", "v1", "v2")),  # more than maxItems
+    ("form, many fields", SELECT, "e:f14", ()),  # fewer than minItems
+    ("denied", BUTTON, "allow", ()),
+    ("denied", MODAL, "retry", ()),
+    ("denied", SELECT, "retry", ("v0",)),
+    ("denied", BUTTON, "e:accept", ()),
+    ("permission", BUTTON, "retry", ()),
+    ("permission", BUTTON, "e:accept", ()),
+    ("plan", BUTTON, "go_on", ()),
 ]
 
 
@@ -364,7 +487,7 @@ def test_the_scope_button_shows_for_a_scoped_suggestion(suggestion: dict) -> Non
 
 
 def test_only_typed_kinds_open_a_modal() -> None:
-    for kind in (ALLOW, DENY, ALWAYS, SCOPE, APPROVE, ANSWER):
+    for kind in (ALLOW, DENY, ALWAYS, SCOPE, APPROVE, ANSWER, ACCEPT, PICK, RETRY, GO_ON):
         with pytest.raises(ValueError):
             Action(kind).modal()
 

@@ -40,6 +40,18 @@ SUGGESTIONS = [
     {"type": "addDirectories", "directories": ["/home/dev/proj"], "destination": "session"},
     {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
 ]  # fmt: skip
+# The form Claude Code 2.1.332 passed on from a server (reference §15.9), and an answer to it.
+FORM = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Project name", "description": "What to call it"},
+        "color": {"type": "string", "title": "Colour", "enum": ["red", "green"]},
+        "count": {"type": "integer", "minimum": 1, "maximum": 5},
+        "confirm": {"type": "boolean", "title": "Sure?"},
+    },
+    "required": ["name"],
+}
+CONTENT = {"name": "demo", "color": "green", "count": 3, "confirm": True}
 ANSWERS = {
     "Which database should we use?": "SQLite",
     "Which features do you want?": "Auth, Billing",
@@ -140,22 +152,56 @@ def plan_event(cwd: Path) -> dict:
                       tool_name="ExitPlanMode", tool_input=PLAN)  # fmt: skip
 
 
+def form_event(cwd: Path) -> dict:
+    return hook_input("Elicitation", cwd=cwd, mcp_server_name="elic",
+                      message="Please describe the project", mode="form",
+                      requested_schema=FORM)  # fmt: skip
+
+
+def url_event(cwd: Path) -> dict:
+    return hook_input("Elicitation", cwd=cwd, mcp_server_name="elic", mode="url",
+                      message="Sign in to the fake service", url="https://example.com/auth",
+                      elicitation_id="elic-6")  # fmt: skip
+
+
+def denied_event(cwd: Path) -> dict:
+    return hook_input("PermissionDenied", cwd=cwd, permission_mode="auto", tool_name="Bash",
+                      tool_input=BASH, tool_use_id="toolu_fake_adff231520994ed5ad99",
+                      reason="FAKE-CLASSIFIER: risky")  # fmt: skip
+
+
 ANSWERED = [  # (name, the prompt's event, the decision file as the bot or the hook writes it)
-    ("allow", permission_event, {"outcome": decisions.ALLOWED, "by": "1"}),
+    # and whether the hook prints an answer (no answer: Claude Code's own dialog or flow)
+    ("allow", permission_event, {"outcome": decisions.ALLOWED, "by": "1"}, True),
     ("always", permission_event,
-     {"outcome": decisions.ALWAYS_ALLOWED, "suggestion": 0, "scope": "l", "by": "1"}),
+     {"outcome": decisions.ALWAYS_ALLOWED, "suggestion": 0, "scope": "l", "by": "1"}, True),
     ("deny", permission_event,
-     {"outcome": decisions.DENIED, "message": "Denied from Discord by Ann.", "by": "1"}),
-    ("tell", permission_event, {"outcome": decisions.TOLD_INSTEAD, "message": "run tests"}),
-    ("timeout", permission_event, {"outcome": decisions.TIMED_OUT, "left_to_terminal": False}),
+     {"outcome": decisions.DENIED, "message": "Denied from Discord by Ann.", "by": "1"}, True),
+    ("tell", permission_event, {"outcome": decisions.TOLD_INSTEAD, "message": "run tests"},
+     True),
+    ("timeout", permission_event, {"outcome": decisions.TIMED_OUT, "left_to_terminal": False},
+     True),
     ("timeout, left to the terminal", permission_event,
-     {"outcome": decisions.TIMED_OUT, "left_to_terminal": True}),
+     {"outcome": decisions.TIMED_OUT, "left_to_terminal": True}, False),
     ("answered in the terminal", permission_event,
-     {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "PostToolUse"}),
-    ("question answered", question_event, {"outcome": decisions.ANSWERED, "answers": ANSWERS}),
-    ("plan approved", plan_event, {"outcome": decisions.PLAN_APPROVED, "mode": "acceptEdits"}),
+     {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "PostToolUse"}, False),
+    ("question answered", question_event, {"outcome": decisions.ANSWERED, "answers": ANSWERS},
+     True),
+    ("plan approved", plan_event, {"outcome": decisions.PLAN_APPROVED, "mode": "acceptEdits"},
+     True),
     ("plan sent back", plan_event,
-     {"outcome": decisions.KEEP_PLANNING, "message": "add tests first"}),
+     {"outcome": decisions.KEEP_PLANNING, "message": "add tests first"}, True),
+    ("form sent", form_event, {"outcome": decisions.ACCEPTED, "content": CONTENT}, True),
+    ("link followed", url_event, {"outcome": decisions.ACCEPTED}, True),
+    ("form declined", form_event, {"outcome": decisions.DECLINED}, True),
+    ("form cancelled", form_event, {"outcome": decisions.CANCELLED}, True),
+    ("form left to the terminal", form_event, {"outcome": decisions.TO_TERMINAL}, False),
+    ("form interrupted", form_event,
+     {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}, True),  # cancel
+    ("form timed out", form_event, {"outcome": decisions.TIMED_OUT, "left_to_terminal": False},
+     True),
+    ("retry", denied_event, {"outcome": decisions.RETRY, "by": "1"}, True),
+    ("no retry", denied_event, {"outcome": decisions.NO_RETRY, "by": "1"}, False),
 ]  # fmt: skip
 
 
@@ -164,27 +210,26 @@ def test_every_answer_to_a_prompt_is_in_the_contract(
 ) -> None:
     """All prompts at once (a bridge home each): one hook process per answer, as in use."""
     waiting = []
-    for n, (name, make_event, decision) in enumerate(ANSWERED):
+    for n, (name, make_event, decision, prints) in enumerate(ANSWERED):
         (tmp_path / str(n)).mkdir()
         hooks = Hooks(tmp_path / str(n), emu)
-        waiting.append((name, decision, hooks, hooks.start(make_event(hooks.project))))
+        event = make_event(hooks.project)
+        waiting.append((name, event, decision, prints, hooks, hooks.start(event)))
     try:
-        for _name, decision, hooks, _hook in waiting:
+        for *_, decision, _prints, hooks, _hook in waiting:
             request = hooks.posted_request()
             decisions.decide(hooks.runtime, request.id, Decision.from_dict(decision))
-        printed = [(name, decision, hooks.printed(hook)) for name, decision, hooks, hook in waiting]
+        printed = [(name, event, prints, hooks.printed(hook))
+                   for name, event, _decision, prints, hooks, hook in waiting]  # fmt: skip
     finally:
         for *_, hook in waiting:
             hook.kill()
     wrong = []
-    for name, decision, output in printed:
-        to_terminal = decision["outcome"] == decisions.ANSWERED_ELSEWHERE or decision.get(
-            "left_to_terminal"
-        )
-        if to_terminal or output is None:  # no decision: Claude Code's own dialog decides
-            assert (output is None) == bool(to_terminal), (name, output)
+    for name, event, prints, output in printed:
+        assert (output is not None) == prints, (name, output)  # None: Claude Code decides
+        if output is None:
             continue
-        errors = hook_contract.output_errors("PermissionRequest", output)
+        errors = hook_contract.output_errors(event["hook_event_name"], output)
         wrong += [f"{name}: {error}\n    {json.dumps(output)}" for error in errors]
     assert not wrong, f"not in {hook_contract.about()}:\n" + "\n".join(wrong)
 
@@ -217,7 +262,7 @@ def test_every_outcome_a_decision_can_have_is_answered_above() -> None:
         value for name, value in vars(decisions).items()
         if name.isupper() and isinstance(value, str) and not value.startswith(".")
     }  # fmt: skip
-    assert outcomes == {decision["outcome"] for _, _, decision in ANSWERED}
+    assert outcomes == {decision["outcome"] for _, _, decision, _ in ANSWERED}
     assert {s["type"] for s in SUGGESTIONS} >= {"addRules", "addDirectories", "setMode"}
 
 
@@ -269,8 +314,31 @@ def test_every_other_hook_prints_nothing_or_what_the_contract_allows(
 
 
 def test_every_registered_event_is_run_above(hook_contract: HookContract, tmp_path) -> None:
-    covered = {"PermissionRequest", "PreToolUse"} | {
-        event["hook_event_name"] for event in quiet_events(tmp_path)
+    covered = {"PreToolUse"} | {
+        event["hook_event_name"]
+        for event in [*quiet_events(tmp_path), *(e(tmp_path) for _, e, _, _ in ANSWERED)]
     }
     assert set(HOOKS) == covered  # a new hook: add its outputs to this file
     assert set(HOOKS) <= set(hook_contract.events)  # and Claude Code has each of them
+
+
+def test_a_threads_prompt_names_its_conversation_in_the_contract(
+    hooks: Hooks, hook_contract: HookContract
+) -> None:
+    """UserPromptSubmit in a thread's session answers ``sessionTitle`` (the thread's name)
+    until Claude Code reports that title back."""
+    thread = "100000000000000077"
+    path = Path(hooks.env["DISCORD_BRIDGE_HOME"]) / "config.json"
+    config = json.loads(path.read_text())
+    config["servers"][0]["projects"][0]["threads"] = [
+        {"name": "fix the login", "channelId": thread}
+    ]
+    path.write_text(json.dumps(config))
+    hooks.env["DISCORD_BRIDGE_THREAD_ID"] = thread
+    prompt = {"cwd": hooks.project, "permission_mode": "default", "prompt": "hello"}
+    named = hooks.run(hook_input("UserPromptSubmit", **prompt))
+    assert named == {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                            "sessionTitle": "fix the login"}}  # fmt: skip
+    hook_contract.check_output("UserPromptSubmit", named)
+    again = hook_input("UserPromptSubmit", **prompt, session_title="fix the login")
+    assert hooks.run(again) is None

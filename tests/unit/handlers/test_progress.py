@@ -7,7 +7,7 @@ import os
 import pytest
 
 from bridge.discord.render.turn_status import TurnProgress, turn_cost
-from bridge.handlers import progress
+from bridge.handlers import background, progress
 from bridge.state import progress_log
 
 
@@ -124,3 +124,37 @@ def test_a_summary_that_is_not_ours_is_not_shown() -> None:
     turn = TurnProgress(0.0)
     turn.apply({"kind": "done", "t": 1, "changes": {"summary": "@everyone"}})
     assert turn.render(2.0) == "✅ Done in 1 s · 0 tools"
+
+
+def test_a_turn_a_background_task_started_says_so() -> None:
+    turn = TurnProgress(0.0)
+    about = 'Agent "Check files" finished'
+    turn.apply({"kind": "turn", "t": 0, "task": about})
+    assert turn.render(3.0).splitlines() == [
+        "⏳ **Working** · 3 s · 0 tools",
+        f"-# 🤖 A background task reported back: {about}",
+    ]
+    mine = TurnProgress(0.0)
+    mine.apply({"kind": "turn", "t": 0, "task": None})
+    assert "background" not in mine.render(3.0)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "shown"),
+    [
+        ("<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n"
+         '<summary>Background command "bg sleep" completed (exit code 0)</summary>\n'
+         "</task-notification>", 'Background command "bg sleep" completed (exit code 0)'),
+        ("<task-notification>\n<summary>Agent `x` @everyone\n finished</summary>",
+         "Agent 'x' @\u200beveryone finished"),
+        ("<task-notification>\n<task-id>b1</task-id>", "a background task finished"),
+    ],
+)  # fmt: skip
+def test_a_task_report_is_told_by_its_summary(prompt: str, shown: str) -> None:
+    assert background.is_task_report(prompt)
+    assert background.summary(prompt) == shown
+
+
+def test_what_the_owner_types_is_never_a_task_report() -> None:
+    assert not background.is_task_report(" <task-notification> typed by hand")
+    assert not background.is_task_report("please read <task-notification>")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.sessions.pane_ops import parse_keys
+from bridge.sessions.pane_ops import opens_agent_view, parse_keys
 
 
 @pytest.mark.parametrize(
@@ -26,3 +26,26 @@ from bridge.sessions.pane_ops import parse_keys
 )
 def test_parse_keys(keys: str, steps: list[tuple[str, str]]) -> None:
     assert parse_keys(keys) == steps
+
+
+BOX = "────\n❯ {}\n────\n  ⏸ manual mode on\n"
+DIALOG = "────\n  Do you want to proceed?\n  ❯ 1. Yes\n    2. No\n\n  Esc to cancel\n"
+
+
+@pytest.mark.parametrize(
+    ("screen", "keys", "opens"),
+    [
+        (BOX.format(""), "Left", True),  # the agent view
+        (BOX.format(""), "left", True),
+        (BOX.format(""), "abc Left", False),  # moves the cursor in the text
+        (BOX.format("draft"), "Left Left", False),
+        (BOX.format("draft"), "C-u Left", True),  # the box is empty again
+        (BOX.format("draft"), "Enter Left", True),
+        (BOX.format(""), "x Escape Left", True),
+        (DIALOG, "Left", False),  # a dialog's own ←
+        (DIALOG, "Enter Left", True),  # the dialog may be gone by then
+        (BOX.format(""), "Right Down", False),
+    ],
+)
+def test_left_into_an_empty_box_opens_the_agent_view(screen: str, keys: str, opens: bool) -> None:
+    assert opens_agent_view(parse_keys(keys), screen) is opens
