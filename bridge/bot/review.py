@@ -117,7 +117,7 @@ class FileSelect(BridgeItem[discord.ui.Select], template=custom_ids.REVIEW_PICK_
         count: int = 0,
     ) -> None:
         shown = f" (page {int(page) + 1} of {render.pages(count)})" if count > render.PAGE else ""
-        select = discord.ui.Select(
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=custom_ids.review_files("pick", key, old, new, int(page)),
             placeholder=f"💬 Comment on a file…{shown}",
             options=options or [discord.SelectOption(label="-", value="0")], row=0,
@@ -157,7 +157,7 @@ class FilePageButton(BridgeItem[discord.ui.Button], template=custom_ids.REVIEW_P
     def __init__(
         self, key: str, old: str, new: str, page: str, label: str = "Page", disabled: bool = False
     ) -> None:
-        button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             label=label, style=discord.ButtonStyle.secondary, disabled=disabled, row=1,
             custom_id=custom_ids.review_files("page", key, old, new, int(page)),
         )  # fmt: skip
@@ -193,7 +193,7 @@ class CommentButton(BridgeItem[discord.ui.Button], template=custom_ids.REVIEW_NO
     """💬 Comment… under a file's lines: the form that takes the lines and the comment."""
 
     def __init__(self, key: str, old: str, new: str, index: str) -> None:
-        button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             label="Comment…", emoji="💬", style=discord.ButtonStyle.primary,
             custom_id=custom_ids.review_files("note", key, old, new, int(index)),
         )  # fmt: skip
@@ -267,7 +267,9 @@ async def on_interaction(interaction: BotInteraction) -> None:
             )
 
 
-async def add_comment(interaction: BotInteraction, key: str, old: str, new: str, index: int):
+async def add_comment(
+    interaction: BotInteraction, key: str, old: str, new: str, index: int
+) -> None:
     """The form's lines and comment → the session's draft review (its message edited)."""
     if not await _here(interaction, key):
         return
@@ -313,11 +315,11 @@ async def add_comment(interaction: BotInteraction, key: str, old: str, new: str,
     log.info("review comment on %s %d-%d added to the draft of %s (%d)", where.path,
              where.start, where.end, key, len(draft.comments))  # fmt: skip
     count = f"{len(draft.comments)} comment{'s' if len(draft.comments) != 1 else ''}"
-    where = "draft review"
+    named = "draft review"
     if message is not None:  # a link to it (the message may be far up the channel by now)
         guild = interaction.guild_id or "@me"
-        where = f"[{where}](https://discord.com/channels/{guild}/{key}/{message.id})"
-    await _private(interaction, f"💬 Added to the {where} ({count}): **Send review** there "
+        named = f"[{named}](https://discord.com/channels/{guild}/{key}/{message.id})"
+    await _private(interaction, f"💬 Added to the {named} ({count}): **Send review** there "
                                 "when ready.")  # fmt: skip
 
 
@@ -394,7 +396,7 @@ class DraftButton(BridgeItem[discord.ui.Button], template=custom_ids.REVIEW_DRAF
 
     def __init__(self, action: str, key: str, label: str = "") -> None:
         style = discord.ButtonStyle.success if action == "send" else discord.ButtonStyle.danger
-        button = discord.ui.Button(
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
             label=label or action, style=style, row=0,
             custom_id=custom_ids.review_draft(action, key),
         )  # fmt: skip
@@ -415,7 +417,7 @@ class DropSelect(BridgeItem[discord.ui.Select], template=custom_ids.REVIEW_DROP_
     """Remove a comment… on the draft review's message."""
 
     def __init__(self, key: str, options: list[discord.SelectOption] | None = None) -> None:
-        select = discord.ui.Select(
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=custom_ids.review_draft("drop", key), placeholder="Remove a comment…",
             options=options or [discord.SelectOption(label="-", value="-")], row=1,
         )  # fmt: skip

@@ -128,10 +128,15 @@ def follow_comments(
 
 
 def _follow(root: str, now: str, comment: Comment, lines: list[str] | None) -> CommentNow:
-    path, text, start, end = comment.path, comment.text, comment.start, comment.end
-    was = {"was": list(comment.quoted), "was_start": start}
+    path, text, start, end, was = (
+        comment.path,
+        comment.text,
+        comment.start,
+        comment.end,
+        comment.quoted,
+    )
     if lines is None:
-        return CommentNow(path, start, end, [], text, gone=True, **was)
+        return CommentNow(path, start, end, [], text, gone=True, was=was, was_start=start)
     if comment.tree == now:
         followed = review_lines.Followed(start, end, False)
     else:
@@ -139,15 +144,16 @@ def _follow(root: str, now: str, comment: Comment, lines: list[str] | None) -> C
             patch = changes.file_patch(root, comment.tree, now, path, context=0)
             followed = review_lines.follow(review_lines.parse_hunks(patch), start, end)
         except changes.GitError:  # its snapshot is gone (gc): compare where the lines were
-            here = lines[start - 1 : start - 1 + len(comment.quoted)]
-            followed = review_lines.Followed(start, end, here != comment.quoted)
+            here = lines[start - 1 : start - 1 + len(was)]
+            followed = review_lines.Followed(start, end, here != was)
     if followed.removed or followed.start > len(lines):
         at = min(followed.start, len(lines) + 1)
-        return CommentNow(path, at, at, [], text, removed=True, **was)
+        return CommentNow(path, at, at, [], text, removed=True, was=was, was_start=start)
     last = min(followed.end, len(lines))
     return CommentNow(
         path, followed.start, last, lines[followed.start - 1 : last], text,
-        moved_from=(start, end), changed=followed.changed, **(was if followed.changed else {}),
+        moved_from=(start, end), changed=followed.changed,
+        was=was if followed.changed else None, was_start=start,
     )  # fmt: skip
 
 
