@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 ABBREV = 20  # hex digits of a tree id in a custom_id (as the Diff button's)
 LINES_FIELD, TEXT_FIELD = "lines", "text"  # the comment form's inputs
 FORM = re.compile(custom_ids.REVIEW_FORM_TEMPLATE)
-TITLE_WAIT = 2.0  # seconds to find the file's name for the form's title (3 s to answer)
+TITLE_WAIT = 1.5  # seconds to find the file's name for the form's title (3 s to answer)
 # Rows the input box needs besides the text: its two rules and the footer's two lines, plus
 # one (measured on a 200×50 pane with 2.1.332: 45 rows of text were typed and sent, 46 pushed
 # the box's top rule off the screen, where the bridge can no longer read the box), and room

@@ -447,13 +447,15 @@ def summary(changes: list[FileChange]) -> str:
 MAX_BLOB = 16 << 20  # bytes: a larger file is not read for quoting
 
 
-def file_patch(root: str, old: str, new: str, path: str, context: int = 3) -> str:
+def file_patch(
+    root: str, old: str, new: str, path: str, context: int = 3, max_bytes: int = 32 << 20
+) -> str:
     """The unified diff of one file between two trees (``context`` lines around each change;
-    0: the hunks alone, to map line numbers). ``path`` is literal (``GIT_LITERAL_PATHSPECS``);
-    empty when the file did not change."""
+    0: the hunks alone, to map line numbers), cut at ``max_bytes``. ``path`` is literal
+    (``GIT_LITERAL_PATHSPECS``); empty when the file did not change."""
     out = git(root, "diff-tree", "-r", "-p", "--no-color", f"-U{max(0, context)}", *_DIFF_TREE,
               "--end-of-options", old, new, "--", path)  # fmt: skip
-    return out.decode(errors="replace")
+    return out[:max_bytes].decode(errors="replace")
 
 
 def file_in_tree(root: str, tree: str, path: str, max_bytes: int = MAX_BLOB) -> bytes | None:

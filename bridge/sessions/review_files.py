@@ -16,8 +16,8 @@ from bridge.sessions import changes, review_lines
 from bridge.state.review_drafts import Comment
 
 SNAPSHOT_BUDGET = 20.0  # seconds of git for the snapshot taken when a review is sent
-STORED_LINES = 200  # lines of a comment's range kept in its draft (the prompt quotes fewer)
-STORED_WIDTH = 1000  # characters kept per line
+STORED_LINES = 40  # lines of a comment's range kept in its draft (the prompt quotes 20)
+STORED_WIDTH = 500  # characters kept per line (the prompt quotes 300)
 
 
 class ReviewError(changes.GitError):
