@@ -290,7 +290,8 @@ async def add_comment(
     try:
         where = await asyncio.to_thread(review_files.locate, found, typed)
     except BadLines as err:
-        await _keep_unsent(rt, key, found.change.path, typed, text)
+        async with client.sessions.lock(key):
+            await _keep_unsent(rt, key, found.change.path, typed, text)
         retry = comment_view(key, old, new, index)
         await _private(interaction, f"⚠️ {err}\nYour comment is kept: **Comment…** opens the "
                        f"form again with it.\n> {render.preview(text, 300)}", retry)  # fmt: skip
@@ -303,7 +304,8 @@ async def add_comment(
         draft = await asyncio.to_thread(review_drafts.load, rt, key) or Draft(key)
         if len(draft.comments) >= review_drafts.MAX_COMMENTS:
             await _private(interaction, f"⚠️ A draft review holds at most "
-                           f"{review_drafts.MAX_COMMENTS} comments: send it first.")  # fmt: skip
+                           f"{review_drafts.MAX_COMMENTS} comments: send it first. Not added; "
+                           f"your comment was:\n> {render.preview(text, 1500)}")  # fmt: skip
             return
         cid = review_drafts.new_comment_id(draft.comments)
         comment = Comment(cid, where.path, where.start, where.end, text, where.tree,
