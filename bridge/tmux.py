@@ -158,6 +158,15 @@ class TmuxSessions:
         out = self._run("display-message", "-p", "-t", pane_id, "#{pane_current_path}")
         return out[0] if out else ""
 
+    def pane_size(self, pane_id: str) -> tuple[int, int]:
+        """The pane's width and height in cells (what its screen shows now: a client attached
+        with a smaller terminal makes it smaller)."""
+        out = self._run("display-message", "-p", "-t", pane_id, "#{pane_width} #{pane_height}")
+        width, _, height = (out[0] if out else "").partition(" ")
+        if not (width.isdigit() and height.isdigit()):
+            raise TmuxError(f"tmux gave no size for {pane_id}: {out!r}")
+        return int(width), int(height)
+
     def wait_for(
         self, pane_id: str, check: Callable[[str], bool], timeout: float, poll: float = 0.05
     ) -> str:

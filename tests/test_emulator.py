@@ -277,6 +277,20 @@ def test_select(emu: Emulator, bot: Bot) -> None:
     assert result["response_type"] == 4 and result["message"]["content"] == "picked b"
 
 
+def test_a_select_is_picked_only_among_the_options_it_shows(emu: Emulator, bot: Bot) -> None:
+    """As in Discord's client: a value the select does not show (another page's, say) cannot
+    be picked, nor more values than it takes; a crafted client's pick still reaches the bot."""
+    c = emu.client
+    since = c.mark()
+    c.post_message(emu.ids["general"], "!buttons")
+    msg = c.wait(since=since, content_contains="choose")["message"]
+    for values in (["c"], ["a", "b"], []):
+        with pytest.raises(RuntimeError, match="-> 400: the select 'perm:pick'"):
+            c.select(msg["id"], "perm:pick", values)
+    crafted = c.select(msg["id"], "perm:pick", ["c"], crafted=True)
+    assert crafted["message"]["content"] == "picked c"
+
+
 def test_modal_opened_and_submitted(emu: Emulator, bot: Bot) -> None:
     c = emu.client
     since = c.mark()

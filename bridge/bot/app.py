@@ -26,6 +26,7 @@ from bridge.bot import (
     panel,
     progress,
     projects,
+    review,
     screens,
     threads,
     usage,
@@ -39,6 +40,7 @@ from bridge.bot.pacing import pace_global_limit
 from bridge.bot.panel import ControlPanel
 from bridge.bot.progress import ProgressReporter
 from bridge.bot.relay import Relay
+from bridge.bot.review import Reviews
 from bridge.bot.screens import ScreenPrompts
 from bridge.bot.threads import ThreadEvents
 from bridge.config import BridgeConfig, Server
@@ -57,7 +59,8 @@ IO_THREADS = 64
 # custom ids posted before a restart too: bridge/discord/custom_ids.py), its slash commands and
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
-    interactions, progress, threads, panel, screens, diff, finish, usage, commands, projects
+    interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
+    projects,
 )  # fmt: skip
 
 
@@ -83,6 +86,7 @@ class BridgeBot(BridgeClient):
         self.progress: ProgressReporter = ProgressReporter(self, server.name, rt)  # per turn
         self.threads: ThreadEvents = ThreadEvents(self, self.sessions)  # archive/delete, worktrees
         self.screens: ScreenPrompts = ScreenPrompts(self.sessions, rt)  # dialogs no hook reports
+        self.reviews: Reviews = Reviews()  # line comments on a diff → one prompt
         self.sessions.notify = self.threads.notify
         channel = server.general_channel_id
         self.panel: ControlPanel | None = (

@@ -6,8 +6,8 @@ adds its items, commands and listeners. Callbacks take a ``BotInteraction``, so
 ``interaction.client.sessions`` and the like are typed, without the callback modules importing
 ``app.py`` (which imports them: a circle). The parts that callbacks reach are described here
 as protocols, met by the classes in ``interactions.py``, ``progress.py``, ``threads.py``,
-``panel.py`` and ``screens.py``; a click reaches them only through the check below, so they
-do not check again.
+``panel.py``, ``screens.py`` and ``review.py``; a click reaches them only through the check
+below, so they do not check again.
 
 :func:`allowed` is the one check every interaction passes: only the owner and
 ``allowedUserIds`` act; everyone else gets :data:`REFUSED`, ephemeral, and nothing changes.
@@ -88,6 +88,13 @@ class ScreenAnswers(Protocol):
     ) -> None: ...
 
 
+class ReviewDesk(Protocol):
+    """Line comments on a diff, gathered into a draft review (``review.Reviews``): the file
+    select a diff's answer carries (``diff.py``)."""
+
+    def file_picker(self, key: str, view: Any) -> discord.ui.View | None: ...
+
+
 class BridgeClient(discord.Client):
     """The Discord side of one configured server, as its callbacks see it."""
 
@@ -100,6 +107,7 @@ class BridgeClient(discord.Client):
     threads: WorktreeDecider
     panel: PanelActions | None  # None without ``generalChannelId``
     screens: ScreenAnswers
+    reviews: ReviewDesk
     tree: app_commands.CommandTree[BridgeClient]
 
     def __init__(self, **options: Any) -> None:

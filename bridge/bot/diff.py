@@ -66,7 +66,7 @@ class DiffButton(BridgeItem[discord.ui.Button], template=custom_ids.DIFF_TEMPLAT
         limit = interaction.client.cfg.attach_after
         view = await asyncio.to_thread(turn_diff, session_dir(sessions, target), self.old,
                                        self.new, limit)  # fmt: skip
-        await send_view(interaction, view)
+        await send_view(interaction, view, interaction.client.reviews.file_picker(self.key, view))
 
 
 def diff_view(key: str, found: dict) -> discord.ui.View:
@@ -94,7 +94,7 @@ async def diff(interaction: BotInteraction, base: str | None = None) -> None:
         uncommitted_diff, session_dir(sessions, target), base, worktree.get("base"),
         sessions.runtime.path("turns"), limit, private,
     )  # fmt: skip
-    await send_view(interaction, view)
+    await send_view(interaction, view, interaction.client.reviews.file_picker(target.key, view))
 
 
 def bridge_paths(rt: Runtime, config_path: str) -> tuple[str, ...]:
@@ -180,20 +180,29 @@ def _compare(root: str, old: str, new: str, what: str, limit: int, name: str) ->
     except changes.GitError as err:
         return DiffView([f"⚠️ {err}"])
     title = f"{changes.summary(files)} ({what})"
-    return render(title, files, text, cut, inline_messages=max(1, limit), name=name)
+    view = render(title, files, text, cut, inline_messages=max(1, limit), name=name)
+    view.trees, view.files = (old, new), files
+    return view
 
 
-async def send_view(interaction: BotInteraction, view: DiffView) -> None:
-    """The messages as ephemeral follow-ups (after a defer); the file with the last one."""
+async def send_view(
+    interaction: BotInteraction, view: DiffView, last: discord.ui.View | None = None
+) -> None:
+    """The messages as ephemeral follow-ups (after a defer); the file, and the components
+    ``last`` (the review's file select, a **Comment…** button), with the last one."""
     messages = view.messages or ["(empty)"]
     for i, text in enumerate(messages):
         file: discord.File = discord.utils.MISSING  # discord.py's "not given"
-        if view.file is not None and i == len(messages) - 1:
-            name, data = view.file
-            file = discord.File(io.BytesIO(data), filename=name)
+        components: discord.ui.View = discord.utils.MISSING
+        if i == len(messages) - 1:
+            if view.file is not None:
+                name, data = view.file
+                file = discord.File(io.BytesIO(data), filename=name)
+            if last is not None:
+                components = last
         try:
             await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS,
-                                            file=file)  # fmt: skip
+                                            file=file, view=components)  # fmt: skip
         except discord.HTTPException as err:
             log.warning("could not send a diff: %s", err)
             return

@@ -25,6 +25,12 @@ the actions' grammar), since a client can send any id.
     db:fin:<action>:<thread id>[:<check>]
                                     Finish… a worktree thread and its steps (bot/finish.py); a
                                     confirmation carries 12 hex digits naming what it previewed
+    db:rv:pick|page:<key>:<old tree>:<new tree>:<page>
+                                    a diff's file select, and its pages (bot/review.py)
+    db:rv:note|form:<key>:<old tree>:<new tree>:<file index>
+                                    Comment… on a file's lines, and the modal it opens
+    db:rv:send|discard:<key>        a draft review's buttons
+    db:rv:drop:<key>                a draft review's "remove a comment" select
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -43,6 +49,7 @@ SCREEN = "db:scr:"
 PROJECT = "db:proj:"
 DIFF = "db:diff:"
 FINISH = "db:fin:"
+REVIEW = "db:rv:"
 MODAL_TEXT = "text"  # the one text input of a prompt's modal
 
 _REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
@@ -67,6 +74,13 @@ FINISH_TEMPLATE = (
     FINISH + rf"(?P<action>{'|'.join(FINISH_ACTIONS)}):(?P<key>{_SNOWFLAKE})"
     r"(?::(?P<check>[0-9a-f]{12}))?"
 )
+_TREES = rf"(?P<key>{_SNOWFLAKE}):(?P<old>[0-9a-f]{{7,40}}):(?P<new>[0-9a-f]{{7,40}})"
+REVIEW_PICK_TEMPLATE = REVIEW + rf"pick:{_TREES}:(?P<page>[0-9]{{1,4}})"
+REVIEW_PAGE_TEMPLATE = REVIEW + rf"page:{_TREES}:(?P<page>[0-9]{{1,4}})"
+REVIEW_NOTE_TEMPLATE = REVIEW + rf"note:{_TREES}:(?P<index>[0-9]{{1,5}})"
+REVIEW_FORM_TEMPLATE = REVIEW + rf"form:{_TREES}:(?P<index>[0-9]{{1,5}})"
+REVIEW_DRAFT_TEMPLATE = REVIEW + rf"(?P<action>send|discard):(?P<key>{_SNOWFLAKE})"
+REVIEW_DROP_TEMPLATE = REVIEW + rf"drop:(?P<key>{_SNOWFLAKE})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
     r"(?P<action>o[0-9]{1,2}|show|esc)"
@@ -137,3 +151,15 @@ def diff(key: str, old: str, new: str) -> str:
 def finish(action: str, thread_id: str, check: str = "") -> str:
     """A Finish step of a worktree thread; ``check``: what a confirmation previewed."""
     return f"{FINISH}{action}:{thread_id}" + (f":{check}" if check else "")
+
+
+def review_files(action: str, key: str, old: str, new: str, number: int) -> str:
+    """A diff's file select (``pick``, showing page ``number``), a page button (``page``),
+    **Comment…** on file ``number`` (``note``) or the modal it opens (``form``)."""
+    return f"{REVIEW}{action}:{key}:{old}:{new}:{number}"
+
+
+def review_draft(action: str, key: str) -> str:
+    """A draft review's **Send review** / **Discard** (``send``, ``discard``) or its remove
+    select (``drop``)."""
+    return f"{REVIEW}{action}:{key}"

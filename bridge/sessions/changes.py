@@ -440,3 +440,35 @@ def summary(changes: list[FileChange]) -> str:
     removed = sum(c.removed or 0 for c in changes)
     files = f"{len(changes)} file{'s' if len(changes) != 1 else ''} changed"
     return f"📝 {files}, +{added} −{removed}"
+
+
+# --- one file, for a review (bridge/bot/review.py) ------------------------------------------
+
+MAX_BLOB = 16 << 20  # bytes: a larger file is not read for quoting
+
+
+def file_patch(
+    root: str, old: str, new: str, path: str, context: int = 3, max_bytes: int = 32 << 20
+) -> str:
+    """The unified diff of one file between two trees (``context`` lines around each change;
+    0: the hunks alone, to map line numbers), cut at ``max_bytes``. ``path`` is literal
+    (``GIT_LITERAL_PATHSPECS``); empty when the file did not change."""
+    out = git(root, "diff-tree", "-r", "-p", "--no-color", f"-U{max(0, context)}", *_DIFF_TREE,
+              "--end-of-options", old, new, "--", path)  # fmt: skip
+    return out[:max_bytes].decode(errors="replace")
+
+
+def file_in_tree(root: str, tree: str, path: str, max_bytes: int = MAX_BLOB) -> bytes | None:
+    """The bytes of ``path`` in ``tree`` as stored (``cat-file blob``: no filter, no
+    textconv), or None when the tree holds no such file. :class:`GitError` when it is larger
+    than ``max_bytes`` or git fails."""
+    if not tree or not set(tree) <= set("0123456789abcdef"):
+        raise GitError(f"not a tree id: {tree!r}")
+    spec = f"{tree}:{path}"  # begins with the id: never read as an option
+    try:
+        size = int(git(root, "cat-file", "-s", spec).decode().strip() or "0")
+    except (GitError, ValueError):
+        return None  # not in that tree (deleted, or never there)
+    if size > max_bytes:
+        raise GitError(f"{path} is larger than {max_bytes >> 20} MiB")
+    return git(root, "cat-file", "blob", spec)

@@ -3,7 +3,8 @@ fake Messages API) in tmux with the installed hooks, and the page in a real head
 
 The browser test does what a new user does: open the printed URL, type a message and read
 the reply, click **Allow** on a permission prompt, answer a question through a select and
-another through the **Other…** modal, upload a file. It asserts what the page shows, what the
+another through the **Other…** modal, upload a file, and review a turn's change on a phone's
+screen: a comment on a line of its diff, sent to Claude. It asserts what the page shows, what the
 model received and what landed on disk, and saves a screenshot of each step in the test's
 directory (and in ``$TRY_SCREENSHOTS`` when set: that is how docs/try.png is made).
 """
@@ -45,6 +46,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
 REPLY = "**Hello** from the fake model <b>not html</b>\n```py\nprint('hi')\n```"
+GREETING = "printf 'def greet():\\n    print(\"hello\")\\n    return 1\\n' > greet.py"
 
 
 class TryProcess:
@@ -154,6 +156,9 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
         echo(),
         tool_use("mcp__elic__ask_form", {}),
         echo(),
+        tool_use("Bash", {"command": GREETING, "description": "Add a greeting"}),
+        text("Added a greeting"),
+        echo(prefix="Review: "),
         text("Back again"),
     )
     with_server(rig, project)  # an MCP server in the project that asks for input
@@ -288,6 +293,42 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             page.locator("#suggest-project option[value='webshop']").wait_for(state="attached")
             page.press("#command-form input[name=project]", "Escape")
             assert page.locator("#command-form").is_hidden()  # nothing was removed
+
+            # 7. A review from a phone: the turn's Diff, a file, a comment on a line, the
+            # draft review, Send review: one prompt that quotes the line.
+            git(project, "init", "-q")
+            git(project, "add", "-A")
+            git(project, "commit", "-qm", "start")
+            page.set_viewport_size({"width": 430, "height": 900})
+            page.fill("#input", "add a greeting")
+            page.press("#input", "Enter")
+            asking = messages.locator(".message", has_text="Claude wants to use").last
+            asking.locator(".content", has_text="greet.py").wait_for()
+            asking.get_by_role("button", name="Allow", exact=True).click()
+            turn = messages.locator(".message", has=page.get_by_role("button", name="Diff"))
+            turn.last.get_by_role("button", name="Diff").click()
+            diff = messages.locator(".message.ephemeral", has_text="(this turn)")
+            diff.locator("details.select summary").click()
+            diff.locator("label", has_text="greet.py").click()
+            lines = messages.locator(".message.ephemeral", has_text="💬 greet.py")
+            assert '2 │     print("hello")' in lines.locator("pre code").inner_text()
+            lines.get_by_role("button", name="Comment…").click()
+            modal.wait_for()
+            page.fill("#modal-lines", "2")
+            page.fill("#modal-text", "Say hello in French")
+            shot(page, tmp_path, "9-review-comment")
+            modal.get_by_role("button", name="Submit").click()
+            draft = messages.locator(".message:not(.ephemeral)", has_text="Draft review")
+            draft.wait_for()
+            assert "greet.py 2 — Say hello in French" in draft.inner_text()
+            shot(page, tmp_path, "10-review-draft")
+            same = page.locator("#m-" + draft.get_attribute("data-id"))  # edited in place
+            draft.get_by_role("button", name="Send review (1)").click()
+            same.locator(".content", has_text="Review sent").wait_for()
+            saw = model_saw(rig, 12)
+            quoted = '1. greet.py, line 2:\n   2 |     print("hello")\n   Comment: Say hello'
+            assert quoted in saw, saw
+            shot(page, tmp_path, "11-review-sent")
             assert errors == []  # no script error, no failed request on the way
     finally:
         code = started.stop()
@@ -305,7 +346,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
             page.fill("#input", "still there?")
             page.press("#input", "Enter")
             page.locator(".content", has_text=re.compile(r"^Back again")).wait_for()
-        same_conversation = str(rig.api.wait_requests(10, timeout=60)[9])
+        same_conversation = str(rig.api.wait_requests(13, timeout=60)[12])
         assert "read my notes" in same_conversation  # the earlier turns came along
     finally:
         assert again.stop() == 0, again.output()

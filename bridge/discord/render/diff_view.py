@@ -21,11 +21,21 @@ MAX_LISTED = 40  # files named in a long diff's summary
 
 
 class DiffView:
-    """What to send: ``messages`` (texts, in order) and, for a long diff, ``file``."""
+    """What to send: ``messages`` (texts, in order) and, for a long diff, ``file``. A diff of
+    two trees also carries them (``trees``: old, new) and its ``files`` (``FileChange``s),
+    for the review's file select (``bridge/bot/review.py``)."""
 
-    def __init__(self, messages: list[str], file: tuple[str, bytes] | None = None) -> None:
+    def __init__(
+        self,
+        messages: list[str],
+        file: tuple[str, bytes] | None = None,
+        trees: tuple[str, str] | None = None,
+        files: list | None = None,
+    ) -> None:
         self.messages = messages
         self.file = file
+        self.trees = trees
+        self.files = files or []
 
 
 def defuse(text: str) -> str:

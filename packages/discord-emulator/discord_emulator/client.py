@@ -258,7 +258,11 @@ class EmulatorClient:
         values: list[str],
         user: str = "alice",
         timeout: float = 5.0,
+        crafted: bool = False,
     ) -> dict[str, Any]:
+        """Pick ``values`` in a message's select. Only what the select shows can be picked
+        (its options now: a paged select shows one page), as many as it allows; ``crafted``
+        sends anything, as a crafted client could."""
         return self._post(
             "/_test/select",
             {
@@ -267,6 +271,7 @@ class EmulatorClient:
                 "values": values,
                 "user": user,
                 "timeout": timeout,
+                "crafted": crafted,
             },
             timeout,
         )

@@ -354,11 +354,29 @@ async def user_component(st: State, body: dict[str, Any], select: bool) -> dict[
     data: dict[str, Any] = {"custom_id": body["custom_id"], "component_type": ctype}
     if select:
         data["values"] = [str(v) for v in body.get("values") or []]
+        if comp is not None and not body.get("crafted"):
+            _offered(comp, data["values"])
     born = st.message_born.get(msg["id"], 0.0)
     await asyncio.sleep(max(0.0, born + CLICK_SETTLE - time.monotonic()))
     channel = m.get_channel(st, msg["channel_id"])
     ist = itx.create_interaction(st, itx.COMPONENT, _author(st, body), channel, data, msg)
     return await _settle_and_await(st, ist, float(body.get("timeout", 5.0)))
+
+
+def _offered(comp: dict[str, Any], values: list[str]) -> None:
+    """A user picks in a select only what it shows: the options of the page on screen (a
+    bot that pages a long list edits the select's options), as many as it allows. A pick of
+    anything else is a crafted client's (``crafted``), or a test's mistake."""
+    if comp.get("type") == 3:
+        shown = {str(o.get("value")) for o in comp.get("options") or []}
+        missing = [v for v in values if v not in shown]
+        if missing:
+            raise _bad(f"the select {comp.get('custom_id')!r} does not show {missing} (it shows "
+                       f"{sorted(shown)}): pass crafted=True to send it anyway")  # fmt: skip
+    low, high = int(comp.get("min_values", 1)), int(comp.get("max_values", 1))
+    if not low <= len(values) <= high:
+        raise _bad(f"the select {comp.get('custom_id')!r} takes {low} to {high} values, "
+                   f"not {len(values)}")  # fmt: skip
 
 
 async def click(request: web.Request) -> web.Response:

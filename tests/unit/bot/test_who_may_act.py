@@ -18,6 +18,7 @@ import discord
 import pytest
 from discord import app_commands
 
+from bridge.bot import review
 from bridge.bot.app import BridgeBot
 from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem
 from bridge.bot.commands import BridgeCommandTree
@@ -42,7 +43,13 @@ SAMPLE_IDS = {
     "DiffButton": f"db:diff:{KEY}:abcdef1:1234567",
     "RemoveButton": f"db:proj:delete:{KEY}",
     "FinishButton": f"db:fin:domerge:{KEY}:0123456789ab",
+    "FileSelect": f"db:rv:pick:{KEY}:abcdef1:1234567:0",
+    "FilePageButton": f"db:rv:page:{KEY}:abcdef1:1234567:1",
+    "CommentButton": f"db:rv:note:{KEY}:abcdef1:1234567:0",
+    "DraftButton": f"db:rv:send:{KEY}",
+    "DropSelect": f"db:rv:drop:{KEY}",
 }
+SELECTS = ("db:s:", "db:panel:pick:", "db:rv:pick:", "db:rv:drop:")
 OWNER_ONLY_ITEMS = {"RemoveButton"}  # /project's: the owner's, not allowedUserIds'
 COMMANDS = {
     "status", "start", "stop", "esc", "peek", "mode", "model", "new", "resume", "clear",
@@ -130,7 +137,7 @@ async def item_for(bot: BridgeBot, cls: type, user: str):
     assert match is not None, custom
     shown = (
         discord.ui.Select(custom_id=custom)
-        if custom.startswith(("db:s:", "db:panel:pick:"))
+        if custom.startswith(SELECTS)
         else discord.ui.Button(label="shown", custom_id=custom)
     )
     event = click(bot, user, custom)
@@ -238,10 +245,28 @@ def test_a_modal_submit_and_an_orphan_click_refuse_a_stranger(bot) -> None:
     asyncio.run(scenario())
 
 
+def test_a_review_comment_form_refuses_a_stranger(bot, tmp_path) -> None:
+    """The review's comment form is a modal: its submit passes the check in on_interaction,
+    before anything is read or written."""
+    custom = f"db:rv:form:{KEY}:abcdef1:1234567:0"
+    values = {"lines": "1", "text": "a stranger's comment"}
+    fields = [{"type": 1, "components": [{"type": 4, "custom_id": k, "value": v}]}
+              for k, v in values.items()]  # fmt: skip
+
+    async def scenario() -> None:
+        stranger = interaction(bot, STRANGER, discord.InteractionType.modal_submit,
+                               custom_id=custom, components=fields)  # fmt: skip
+        await review.on_interaction(stranger)
+        assert stranger.response.sent == [(REFUSED, True)]
+
+    asyncio.run(scenario())
+    assert not (tmp_path / "state" / "state" / "reviews").exists()  # no draft was written
+
+
 def test_each_feature_listens_where_it_said(bot) -> None:
     listening = {event: len(handlers) for event, handlers in bot.feature_listeners.items()}
     assert listening == {
-        "interaction": 1,  # modal submits and orphan clicks
+        "interaction": 2,  # modal submits (prompts', review comments') and orphan clicks
         "raw_thread_update": 1,  # an archived thread
         "raw_thread_delete": 1,
         "raw_message_delete": 1,  # the panel's message

@@ -11,6 +11,7 @@ import pytest
 from bridge.bot.interactions import PromptButton, PromptSelect
 from bridge.bot.panel import PanelButton, PanelSelect
 from bridge.bot.progress import InterruptButton
+from bridge.bot.review import CommentButton, DraftButton, DropSelect, FilePageButton, FileSelect
 from bridge.bot.screens import ScreenButton
 from bridge.bot.threads import ArchiveButton, WorktreeButton
 from bridge.discord import custom_ids
@@ -19,6 +20,7 @@ from bridge.discord.render import decisions as views
 
 RID = "abc123def456"
 KEY = "100000000000000003"
+OLD, NEW = "4b825dc642cb6eb9a060", "0123456789abcdef0123"  # tree ids, abbreviated as posted
 
 POSTED = [  # (DynamicItem, an id as posted on Discord)
     (PromptButton, f"db:p:{RID}:allow"),
@@ -42,6 +44,12 @@ POSTED = [  # (DynamicItem, an id as posted on Discord)
     (ScreenButton, f"db:scr:{KEY}:0123456789ab:o1"),
     (ScreenButton, f"db:scr:{KEY}:0123456789ab:show"),
     (ScreenButton, f"db:scr:{KEY}:0123456789ab:esc"),
+    (FileSelect, f"db:rv:pick:{KEY}:{OLD}:{NEW}:0"),
+    (FilePageButton, f"db:rv:page:{KEY}:{OLD}:{NEW}:2"),
+    (CommentButton, f"db:rv:note:{KEY}:{OLD}:{NEW}:13"),
+    (DraftButton, f"db:rv:send:{KEY}"),
+    (DraftButton, f"db:rv:discard:{KEY}"),
+    (DropSelect, f"db:rv:drop:{KEY}"),
 ]
 
 
@@ -60,6 +68,20 @@ def test_builders_make_the_posted_formats() -> None:
     assert custom_ids.panel("stop", KEY) == f"db:panel:stop:{KEY}"
     assert custom_ids.panel_pick(4) == "db:panel:pick:4"
     assert custom_ids.screen(KEY, "0123456789ab", "o3") == f"db:scr:{KEY}:0123456789ab:o3"
+    assert custom_ids.review_files("pick", KEY, OLD, NEW, 1) == f"db:rv:pick:{KEY}:{OLD}:{NEW}:1"
+    assert custom_ids.review_draft("send", KEY) == f"db:rv:send:{KEY}"
+
+
+def test_a_reviews_longest_ids_fit_discord() -> None:
+    """The longest key (21 digits), tree ids as posted, the largest index: within 100."""
+    key = "9" * 21
+    for action in ("pick", "page", "note", "form"):
+        custom = custom_ids.review_files(action, key, OLD, NEW, 99999)
+        assert len(custom) <= 100, custom
+    form = re.fullmatch(custom_ids.REVIEW_FORM_TEMPLATE, custom_ids.review_files(
+        "form", KEY, OLD, NEW, 7))  # fmt: skip
+    assert form is not None and form.groupdict() == {"key": KEY, "old": OLD, "new": NEW,
+                                                     "index": "7"}  # fmt: skip
 
 
 def test_the_items_and_the_rendered_prompts_use_those_builders() -> None:
@@ -69,6 +91,10 @@ def test_the_items_and_the_rendered_prompts_use_those_builders() -> None:
     assert ArchiveButton("remove", KEY).item.custom_id == f"db:arch:remove:{KEY}"
     assert PanelButton("refresh", "0").item.custom_id == "db:panel:refresh:0"
     assert PanelSelect(2).item.custom_id == "db:panel:pick:2"
+    assert FileSelect(KEY, OLD, NEW, "0").item.custom_id == f"db:rv:pick:{KEY}:{OLD}:{NEW}:0"
+    assert CommentButton(KEY, OLD, NEW, "3").item.custom_id == f"db:rv:note:{KEY}:{OLD}:{NEW}:3"
+    assert DraftButton("discard", KEY).item.custom_id == f"db:rv:discard:{KEY}"
+    assert DropSelect(KEY).item.custom_id == f"db:rv:drop:{KEY}"
     assert views.custom_id(RID, actions.PLAN_AUTO) == f"db:p:{RID}:plan:auto"
     assert views.custom_id(RID, actions.select(0), select=True) == f"db:s:{RID}:q0"
 

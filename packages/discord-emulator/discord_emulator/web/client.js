@@ -600,7 +600,8 @@ function renderSelect(msg, comp) {
     label.append(input, " " + (opt.emoji && opt.emoji.name ? opt.emoji.name + " " : "") + opt.label);
     if (opt.description) label.append(el("span", "description", opt.description));
     box.append(label);
-    if (!multi) input.onchange = () => send([opt.value]);
+    // (as Discord's select: back to its placeholder once picked, so it can be picked again)
+    if (!multi) input.onchange = () => { input.checked = false; send([opt.value]); };
   }
   function send(values) {
     box.open = false;
@@ -624,13 +625,17 @@ function renderSelect(msg, comp) {
 }
 
 async function interact(msg, body) {
+  // As Discord's client: the message's controls wait while the bot answers, then work again
+  // (a select picked once can be picked again; a button that opened a form can open it again)
   const node = document.getElementById("m-" + msg.id);
-  const controls = node ? node.querySelectorAll(".components button, .components input") : [];
+  const controls = [...(node ? node.querySelectorAll(".components button, .components input") : [])]
+    .filter((c) => !c.disabled);
   controls.forEach((c) => { c.disabled = true; });
   try {
     handleResult(await api("POST", "/api/interactions", body));
   } catch (err) {
     toast("This interaction failed: " + err.message);
+  } finally {
     controls.forEach((c) => { c.disabled = false; });
   }
 }
