@@ -10,21 +10,11 @@ from __future__ import annotations
 import json
 
 from bridge.claude.screen import is_prompt_ready
-from bridge_testkit import wait_until
+from bridge_testkit import FORM, wait_until
 from bridge_testkit.elicit_server import mcp_json, received
 from fake_anthropic import echo, tool_use
 from tests.e2e.test_decisions import components, current_message, custom_id, wait_closed
 
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string", "title": "Project name", "description": "What to call it"},
-        "color": {"type": "string", "title": "Colour", "enum": ["red", "green"]},
-        "count": {"type": "integer", "minimum": 1, "maximum": 5},
-        "confirm": {"type": "boolean", "title": "Sure?"},
-    },
-    "required": ["name"],
-}
 ASKS = "asks for your input"
 
 
@@ -32,7 +22,7 @@ def with_server(rig, project=None) -> None:
     """The project's (default project-a's) ``.mcp.json`` starts the test server; its tools are
     allowed (no prompt)."""
     project = project or rig.projects["project-a"]
-    (rig.tmp / "schema.json").write_text(json.dumps(SCHEMA))
+    (rig.tmp / "schema.json").write_text(json.dumps(FORM))
     (project / ".mcp.json").write_text(json.dumps(mcp_json(log(rig), rig.tmp / "schema.json")))
     (project / ".claude").mkdir(exist_ok=True)
     local = {"enabledMcpjsonServers": ["elic"],

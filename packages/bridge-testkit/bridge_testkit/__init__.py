@@ -10,10 +10,11 @@ builds one per test (the ``rig`` fixture); ``bench_rig`` builds one for a benchm
 
 from .bench import bench_rig, percentile
 from .hook_contract import hook_input, not_from_claude
-from .questions import QUESTIONS
+from .questions import FORM, QUESTIONS
 from .rig import REPO, STATUS_MARKS, TMUX_SESSION, BridgeRig, is_status, wait_until
 
 __all__ = [
+    "FORM",
     "QUESTIONS",
     "REPO",
     "STATUS_MARKS",

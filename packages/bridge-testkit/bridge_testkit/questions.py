@@ -1,6 +1,8 @@
-"""An ``AskUserQuestion`` call's input for the tests that answer a question prompt end to end
+"""What the tests ask the owner end to end. ``QUESTIONS``: an ``AskUserQuestion`` call's input
 (the bot's buttons, select and Other… modal; the ``try`` page): one question with a single
-answer asked with buttons, one with several answers asked with a select menu."""
+answer asked with buttons, one with several answers asked with a select menu. ``FORM``: an MCP
+server's form (an Elicitation's ``requested_schema``) as Claude Code 2.1.332 passed it on
+(reference §15.9): a text field, a choice, a bounded number and a yes/no."""
 
 from __future__ import annotations
 
@@ -26,4 +28,15 @@ QUESTIONS = {
             "multiSelect": True,
         },
     ]
+}
+
+FORM = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Project name", "description": "What to call it"},
+        "color": {"type": "string", "title": "Colour", "enum": ["red", "green"]},
+        "count": {"type": "integer", "minimum": 1, "maximum": 5},
+        "confirm": {"type": "boolean", "title": "Sure?"},
+    },
+    "required": ["name"],
 }

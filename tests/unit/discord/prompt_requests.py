@@ -4,6 +4,7 @@ shows (render/test_decisions.py) and what a click on it may decide (test_prompt_
 from __future__ import annotations
 
 from bridge.state.decisions import Request
+from bridge_testkit import FORM
 
 RID = "abc123def456"
 
@@ -58,19 +59,6 @@ def plan(text: str) -> Request:
     return record(
         {"id": RID, "kind": "plan", "tool_name": "ExitPlanMode", "tool_input": tool_input}
     )
-
-
-# An MCP server's form (what Claude Code 2.1.332 passed on, reference §15.9)
-FORM = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string", "title": "Project name", "description": "What to call it"},
-        "color": {"type": "string", "title": "Colour", "enum": ["red", "green"]},
-        "count": {"type": "integer", "minimum": 1, "maximum": 5},
-        "confirm": {"type": "boolean", "title": "Sure?"},
-    },
-    "required": ["name"],
-}
 
 
 def elicitation(schema: dict | None = None, url: str | None = None) -> Request:

@@ -25,7 +25,7 @@ from bridge.discord.prompt_actions import PLAN_MODES
 from bridge.handlers.permission import cli_answer
 from bridge.state import decisions, locations, runtime
 from bridge.state.decisions import Decision, Request
-from bridge_testkit import QUESTIONS, hook_input
+from bridge_testkit import FORM, QUESTIONS, hook_input
 from bridge_testkit.hook_contract import HookContract
 from discord_emulator import Emulator
 
@@ -40,17 +40,6 @@ SUGGESTIONS = [
     {"type": "addDirectories", "directories": ["/home/dev/proj"], "destination": "session"},
     {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
 ]  # fmt: skip
-# The form Claude Code 2.1.332 passed on from a server (reference §15.9), and an answer to it.
-FORM = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string", "title": "Project name", "description": "What to call it"},
-        "color": {"type": "string", "title": "Colour", "enum": ["red", "green"]},
-        "count": {"type": "integer", "minimum": 1, "maximum": 5},
-        "confirm": {"type": "boolean", "title": "Sure?"},
-    },
-    "required": ["name"],
-}
 CONTENT = {"name": "demo", "color": "green", "count": 3, "confirm": True}
 ANSWERS = {
     "Which database should we use?": "SQLite",
