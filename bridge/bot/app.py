@@ -8,6 +8,7 @@ leaves every tmux session running.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import signal
@@ -27,6 +28,7 @@ from bridge.bot import (
     progress,
     projects,
     review,
+    schedule,
     screens,
     threads,
     usage,
@@ -41,6 +43,7 @@ from bridge.bot.panel import ControlPanel
 from bridge.bot.progress import ProgressReporter
 from bridge.bot.relay import Relay
 from bridge.bot.review import Reviews
+from bridge.bot.scheduler import Scheduler
 from bridge.bot.screens import ScreenPrompts
 from bridge.bot.threads import ThreadEvents
 from bridge.config import BridgeConfig, Server
@@ -60,7 +63,7 @@ IO_THREADS = 64
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
     interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects,
+    projects, schedule,
 )  # fmt: skip
 
 
@@ -92,8 +95,11 @@ class BridgeBot(BridgeClient):
         self.panel: ControlPanel | None = (
             ControlPanel(self, self.sessions, channel) if channel else None
         )
+        self.schedules: Scheduler = Scheduler(self, self.sessions)  # /schedule's prompts
         if self.panel is not None:
             self.sessions.on_change = self.panel.request_refresh
+            self.schedules.on_change = self.panel.request_refresh
+            self.panel.sections.append(functools.partial(schedule.panel_section, rt, server.name))
         self.tree: BridgeCommandTree = BridgeCommandTree(self)  # the slash commands' check
         for feature in FEATURES:
             feature.register(self)
@@ -116,6 +122,7 @@ class BridgeBot(BridgeClient):
         except Exception:
             log.exception("%s: could not register the slash commands", self.server.name)
         self.control_tasks.append(asyncio.create_task(self.threads.watch_worktrees()))
+        self.control_tasks.append(asyncio.create_task(self.schedules.run()))
         if self.panel is not None:
             self.control_tasks.append(asyncio.create_task(_start_panel(self.panel)))
         await self.sessions.adopt_running()

@@ -33,6 +33,7 @@ from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime
+from bridge.state.schedules import Schedule
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,15 @@ class ReviewDesk(Protocol):
     def file_picker(self, key: str, view: Any) -> discord.ui.View | None: ...
 
 
+class ScheduledPrompts(Protocol):
+    """What ``/schedule`` and its list's buttons reach (``scheduler.Scheduler``): an entry
+    run now, and entries changed on disk (the runner looks again, the panel refreshes)."""
+
+    def run_now(self, entry: Schedule) -> bool: ...
+
+    def changed(self) -> None: ...
+
+
 class BridgeClient(discord.Client):
     """The Discord side of one configured server, as its callbacks see it."""
 
@@ -108,6 +118,7 @@ class BridgeClient(discord.Client):
     panel: PanelActions | None  # None without ``generalChannelId``
     screens: ScreenAnswers
     reviews: ReviewDesk
+    schedules: ScheduledPrompts
     tree: app_commands.CommandTree[BridgeClient]
 
     def __init__(self, **options: Any) -> None:
@@ -148,14 +159,15 @@ async def allowed(interaction: BotInteraction) -> bool:
     return False
 
 
-async def owner_only(interaction: BotInteraction) -> bool:
+async def owner_only(interaction: BotInteraction, refusal: str = OWNER_ONLY) -> bool:
     """:func:`allowed`, and the owner only: what gives Claude Code a directory of this machine
-    (``/project``) is the owner's, not ``allowedUserIds``'; they get :data:`OWNER_ONLY`."""
+    (``/project``) or prompts it unattended (``/schedule``) is the owner's, not
+    ``allowedUserIds``'; they get ``refusal`` (default :data:`OWNER_ONLY`)."""
     if not await allowed(interaction):
         return False
     if str(interaction.user.id) == interaction.client.server.owner_id:
         return True
-    await interaction.response.send_message(OWNER_ONLY, ephemeral=True)
+    await interaction.response.send_message(refusal, ephemeral=True)
     log.info("refused %s from %s: not the owner", _what(interaction), interaction.user.id)
     return False
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +71,9 @@ class ControlPanel:
         self.message_id: str | None = None
         self.page = 0
         self.unknown_worktrees: list[str] = []
+        # Lines of other features below the sessions (scheduled prompts…): each called in a
+        # worker thread on every refresh, "" when it has nothing to show.
+        self.sections: list[Callable[[], str]] = []
         self._dirty = asyncio.Event()
         self._edit_lock = asyncio.Lock()
         self._shown: tuple | None = None
@@ -152,7 +156,8 @@ class ControlPanel:
         """Edit the panel if what it shows changed (or ``force``); post it if it is gone."""
         async with self._edit_lock:
             rows = await self.rows()
-            content = render(rows, self.unknown_worktrees)
+            sections = await asyncio.to_thread(self._sections)
+            content = render(rows, self.unknown_worktrees, sections)
             view = panel_view([r for r in rows if r.target.thread_id is None], self.page)
             shown = (content, repr(view.to_components()))
             if shown == self._shown and not force:
@@ -181,6 +186,15 @@ class ControlPanel:
 
     async def rows(self) -> list[Row]:
         return await asyncio.to_thread(self._rows)
+
+    def _sections(self) -> list[str]:
+        shown = []
+        for section in self.sections:
+            try:
+                shown.append(section())
+            except Exception:
+                log.exception("control panel section failed")
+        return [text for text in shown if text]
 
     def _rows(self) -> list[Row]:
         sessions = self.sessions
@@ -249,7 +263,7 @@ def last_activity(rt: Any, key: str, record: dict) -> float | None:
     return latest or None
 
 
-def render(rows: list[Row], unknown_worktrees: list[str]) -> str:
+def render(rows: list[Row], unknown_worktrees: list[str], sections: Sequence[str] = ()) -> str:
     """The panel's text (≤ 2000 characters). Timestamps are Discord's relative ``<t:…:R>``,
     so the text changes only when something really changed."""
     lines = ["**Claude Code sessions**"]
@@ -273,6 +287,7 @@ def render(rows: list[Row], unknown_worktrees: list[str]) -> str:
     if unknown_worktrees:
         lines.append("⚠️ Worktrees no session knows (not deleted): " + ", ".join(
             f"`{p}`" for p in unknown_worktrees[:10]))  # fmt: skip
+    lines.extend(sections)
     text = "\n".join(lines)
     return text if len(text) <= 2000 else text[:1997] + "…"
 

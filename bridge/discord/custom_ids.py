@@ -31,6 +31,8 @@ the actions' grammar), since a client can send any id.
                                     Comment… on a file's lines, and the modal it opens
     db:rv:send|discard:<key>        a draft review's buttons
     db:rv:drop:<key>                a draft review's "remove a comment" select
+    db:sch:run|pause|resume|delete:<schedule id>
+                                    /schedule list's buttons (bot/schedule.py)
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -50,6 +52,7 @@ PROJECT = "db:proj:"
 DIFF = "db:diff:"
 FINISH = "db:fin:"
 REVIEW = "db:rv:"
+SCHEDULE = "db:sch:"
 MODAL_TEXT = "text"  # the one text input of a prompt's modal
 
 _REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
@@ -81,6 +84,7 @@ REVIEW_NOTE_TEMPLATE = REVIEW + rf"note:{_TREES}:(?P<index>[0-9]{{1,5}})"
 REVIEW_FORM_TEMPLATE = REVIEW + rf"form:{_TREES}:(?P<index>[0-9]{{1,5}})"
 REVIEW_DRAFT_TEMPLATE = REVIEW + rf"(?P<action>send|discard):(?P<key>{_SNOWFLAKE})"
 REVIEW_DROP_TEMPLATE = REVIEW + rf"drop:(?P<key>{_SNOWFLAKE})"
+SCHEDULE_TEMPLATE = SCHEDULE + r"(?P<action>run|pause|resume|delete):(?P<sid>[0-9a-f]{8})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
     r"(?P<action>o[0-9]{1,2}|show|esc)"
@@ -163,3 +167,8 @@ def review_draft(action: str, key: str) -> str:
     """A draft review's **Send review** / **Discard** (``send``, ``discard``) or its remove
     select (``drop``)."""
     return f"{REVIEW}{action}:{key}"
+
+
+def schedule(action: str, schedule_id: str) -> str:
+    """A button of ``/schedule list``: ``run``, ``pause``, ``resume`` or ``delete`` one entry."""
+    return f"{SCHEDULE}{action}:{schedule_id}"

@@ -13,6 +13,7 @@ directory** (often a tmpfs the OS empties at reboot or logout). Both are 0700, f
       state/<channel>.json    the bot's record per channel/thread: pane, worktree, wanted state
       state/panel-<ch>.json   the control panel's message id
       logs/hooks.log          errors and notes from hook processes
+      schedules/<id>.json     scheduled prompts (bridge.state.schedules)
 
     $DISCORD_BRIDGE_RUNTIME_DIR/ (volatile; default $XDG_RUNTIME_DIR/discord-bridge,
                                   else /tmp/discord-bridge-<uid>)
@@ -45,7 +46,9 @@ ENV_STATE_DIR = "DISCORD_BRIDGE_STATE_DIR"
 ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"  # on panes the bot starts: the project's channel
 ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"  # and, for a thread's session, the thread
 
-DURABLE = ("uploads", "outputs", "outbox", "sessions", "state", "logs", "usage")  # survive a reboot
+DURABLE = (
+    "uploads", "outputs", "outbox", "sessions", "state", "logs", "usage", "schedules",
+)  # fmt: skip  # survive a reboot
 VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens", "turns", "tools")
 SUBDIRS = DURABLE + VOLATILE
 
