@@ -20,9 +20,8 @@ OWNER_ONLY = "Only this bridge's owner can schedule prompts or change scheduled 
 
 
 def schedule(rig, kind: str, options: dict, user: str = "alice") -> str:
-    """``/schedule <kind>``: the answer the user sees; the entry's id (or "" if refused)."""
-    answer = command(rig, f"schedule {kind}", options, user=user)
-    return answer
+    """``/schedule <kind>``: the answer the user sees."""
+    return command(rig, f"schedule {kind}", options, user=user)
 
 
 def entry_id(answer: str) -> str:
@@ -63,8 +62,9 @@ def edit(rig, message: dict, custom: str, contains: str) -> str:
     """Click a button of ``message``: the message as the click edited it in place."""
     since = rig.discord.mark()
     assert rig.discord.click(message["id"], custom)["response_type"] == 7
-    return rig.discord.wait(since=since, kind="message_update", message_id=message["id"],
-                            content_contains=contains, timeout=10)["message"]["content"]  # fmt: skip
+    edited = rig.discord.wait(since=since, kind="message_update", message_id=message["id"],
+                              content_contains=contains, timeout=10)  # fmt: skip
+    return edited["message"]["content"]
 
 
 def test_a_schedule_waits_for_the_turn_then_run_now_pause_and_delete(rig) -> None:

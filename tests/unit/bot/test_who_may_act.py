@@ -23,6 +23,7 @@ from bridge.bot.app import BridgeBot
 from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem
 from bridge.bot.commands import BridgeCommandTree
 from bridge.bot.interactions import answer_orphan_click, route_modal_submit
+from bridge.bot.schedule import OWNER_ONLY as SCHEDULE_OWNER_ONLY
 from bridge.config import BridgeConfig
 from bridge.state import runtime
 
@@ -48,14 +49,21 @@ SAMPLE_IDS = {
     "CommentButton": f"db:rv:note:{KEY}:abcdef1:1234567:0",
     "DraftButton": f"db:rv:send:{KEY}",
     "DropSelect": f"db:rv:drop:{KEY}",
+    "ScheduleButton": "db:sch:run:0123abcd",
 }
 SELECTS = ("db:s:", "db:panel:pick:", "db:rv:pick:", "db:rv:drop:")
-OWNER_ONLY_ITEMS = {"RemoveButton"}  # /project's: the owner's, not allowedUserIds'
+# The owner's, not allowedUserIds' (/project's, /schedule's): what each says to the others.
+OWNER_ONLY_ITEMS = {"RemoveButton": OWNER_ONLY, "ScheduleButton": SCHEDULE_OWNER_ONLY}
 COMMANDS = {
     "status", "start", "stop", "esc", "peek", "mode", "model", "new", "resume", "clear",
     "compact", "keys", "diff", "finish", "usage", "project add", "project remove", "project list",
+    "schedule at", "schedule in", "schedule daily", "schedule weekdays", "schedule every",
+    "schedule cron", "schedule list",
 }  # fmt: skip
-OWNER_ONLY_COMMANDS = {"project add", "project remove", "project list"}
+OWNER_ONLY_COMMANDS = {
+    name: SCHEDULE_OWNER_ONLY if name.startswith("schedule") else OWNER_ONLY
+    for name in COMMANDS if name.startswith(("project", "schedule"))
+}  # fmt: skip
 
 
 class Response:
@@ -156,7 +164,7 @@ def test_each_item_refuses_a_stranger_before_its_callback(bot, name) -> None:
         item, allowed = await item_for(bot, cls, ALLOWED)
         if name in OWNER_ONLY_ITEMS:
             assert await item.interaction_check(allowed) is False
-            assert allowed.response.sent == [(OWNER_ONLY, True)]
+            assert allowed.response.sent == [(OWNER_ONLY_ITEMS[name], True)]
         else:
             assert await item.interaction_check(allowed) is True
             assert allowed.response.sent == []
@@ -195,7 +203,7 @@ def test_every_slash_command_and_autocomplete_refuses_a_stranger_first(bot) -> N
             assert await bot.tree.interaction_check(allowed) is True
             may_run = await command._check_can_run(allowed)  # the command's own checks
             assert may_run is (name not in OWNER_ONLY_COMMANDS), name
-            expected = [(OWNER_ONLY, True)] if name in OWNER_ONLY_COMMANDS else []
+            expected = [(OWNER_ONLY_COMMANDS[name], True)] if name in OWNER_ONLY_COMMANDS else []
             assert allowed.response.sent == expected, name
 
     asyncio.run(scenario())
