@@ -134,6 +134,7 @@ async def create(interaction: BotInteraction, prompt: str, start: bool, rule_of:
         await interaction.response.send_message(f"⚠️ {err} Nothing was scheduled.", ephemeral=True)
         return
     client = interaction.client
+    await client.sessions.register_thread(target)  # a new thread is listed, as a message does
     entry = Schedule(
         id=schedules.new_id(), server=client.server.name, key=target.key, prompt=text,
         rule=rule, next_run=schedule_times.next_run(rule, now), start=start, created_at=now,

@@ -250,16 +250,16 @@ class Scheduler:
         now = self.clock()
         rule = schedule_times.describe(entry.rule, now)
         if manual:
-            lead = f"⏰ Scheduled prompt `{entry.id}` ({rule}), run now by hand:"
+            lead = f"⏰ Scheduled prompt `{entry.id}` · {rule} · run now by hand:"
         elif missed:
             due = schedule_times.show_moment(entry.next_run or now, now)
             times = "" if missed == 1 else f" ({missed} runs missed)"
             lead = (
-                f"⏰ Missed while the bot was off: scheduled prompt `{entry.id}` ({rule}) was "
-                f"due at {due}{times}. Running it once now:"
+                f"⏰ Missed while the bot was off: scheduled prompt `{entry.id}` · {rule} · "
+                f"was due at {due}{times}. Running it once now:"
             )
         else:
-            lead = f"⏰ Scheduled prompt `{entry.id}` ({rule}):"
+            lead = f"⏰ Scheduled prompt `{entry.id}` · {rule}:"
         prompt = entry.prompt if len(entry.prompt) <= EXCERPT else entry.prompt[:EXCERPT] + "…"
         quoted = "\n".join("> " + line for line in prompt.splitlines() or [""])
         return f"{lead}\n{quoted}"

@@ -170,3 +170,61 @@ def test_a_prompt_missed_while_the_bot_was_stopped_runs_once_at_start(rig) -> No
     wait_sent(rig, "started ping")
     assert rig.pane("project-a") is not None
     assert not any(t.strip().endswith("not started") for t in texts_sent(rig))
+
+
+def test_a_prompt_is_scheduled_listed_and_run_from_the_try_page(rig, tmp_path) -> None:
+    """The ``discord-bridge try`` page in headless Chromium: ``/schedule in`` through the
+    command form fires and reaches the model; ``/schedule list``'s **Run now** and **Delete**
+    work on the page's private answer."""
+    from tests.e2e.test_try import TryProcess, chromium, shot, user_project
+
+    project = user_project(rig)
+    rig.api.script(echo(), echo())
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1100, "height": 760})
+            page.set_default_timeout(60_000)
+            errors: list[str] = []
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(started.url())
+            page.locator("#status.online").wait_for()
+            messages = page.locator("#messages")
+
+            def command(name: str, **options: str) -> None:
+                page.fill("#input", "/" + name[:6])
+                page.locator(f"#command-picker div[data-name='{name}']").click()
+                for option, value in options.items():
+                    field = page.locator(f"#command-form [name={option}]")
+                    if value in ("true", "false"):
+                        field.select_option(value)
+                    else:
+                        field.fill(value)
+                page.press("#input" if not options else "#command-form input >> nth=0", "Enter")
+
+            command("schedule in", prompt="hello from the schedule", delay="2s", start="true")
+            answer = messages.locator(".message.ephemeral", has_text="⏰ Scheduled")
+            answer.wait_for()
+            assert "(local time, " in answer.inner_text()
+            messages.locator(".message", has_text="⏰ Scheduled prompt").wait_for()
+            messages.locator(".content", has_text="Model saw: hello from the schedule").wait_for()
+            assert "hello from the schedule" in last_user_text(rig.api.requests[0])
+            shot(page, tmp_path, "schedule-fired")
+
+            later = (datetime.now() + timedelta(hours=3)).strftime("%H:%M")
+            command("schedule daily", prompt="daily from the page", time=later)
+            messages.locator(".message.ephemeral", has_text="daily at").wait_for()
+            command("schedule list")
+            listed = messages.locator(".message.ephemeral", has_text="Scheduled prompts —")
+            listed.get_by_role("button", name="▶ Run now 1").click()
+            messages.locator(".content", has_text="Model saw: daily from the page").wait_for()
+            shot(page, tmp_path, "schedule-list")
+            kept = list(rig.state_dir.glob("try/*/state/schedules/*.json"))  # try's own dirs
+            assert len(kept) == 1 and "daily from the page" in kept[0].read_text()
+            listed.get_by_role("button", name="🗑 Delete 1").click()
+            listed.locator(".content", has_text="None.").wait_for()
+            assert not kept[0].exists()
+            assert errors == []
+    finally:
+        code = started.stop()
+    assert code == 0, started.output()

@@ -116,7 +116,7 @@ def test_a_due_entry_runs_without_a_missed_note_and_a_later_one_is_slept_for(tmp
 
     asyncio.run(scenario())
     assert sessions.typed == ["check the build"]  # the paused one did not run
-    assert said[0] == "⏰ Scheduled prompt `0123abcd` (every hour):\n> check the build"
+    assert said[0] == "⏰ Scheduled prompt `0123abcd` · every hour:\n> check the build"
 
 
 def test_a_session_at_its_usage_limit_is_skipped_with_a_note(tmp_path, monkeypatch) -> None:
