@@ -144,6 +144,9 @@ def test_a_prompt_missed_while_the_bot_was_stopped_runs_once_at_start(rig) -> No
     rig.wait_bot_message(content_contains="Model saw: hello", timeout=60)
 
     sid = entry_id(schedule(rig, "in", {"prompt": "missed ping", "delay": "4s"}))
+    later = (datetime.now() + timedelta(hours=2)).strftime("%H:%M")
+    daily = entry_id(schedule(rig, "weekdays", {"prompt": "each weekday", "time": later}))
+    listed = list_message(rig)  # its buttons are clicked after the restart
     rig.stop_bot()
     due = json.loads(entry_file(rig, sid).read_text())["next_run"]
     assert time.time() < due, "the bot stopped too slowly for this test"
@@ -158,6 +161,13 @@ def test_a_prompt_missed_while_the_bot_was_stopped_runs_once_at_start(rig) -> No
     rig.wait_reaction(missed)
     assert not entry_file(rig, sid).exists()
     assert sum(t.strip().endswith("missed ping") for t in texts_sent(rig)) == 1
+
+    # The list posted before the restart still works: Pause, then Delete.
+    assert f"`{daily}` · weekdays (Mon–Fri) at {later}" in listed["content"]
+    assert "⏸ paused" in edit(rig, listed, f"db:sch:pause:{daily}", "⏸ paused")
+    assert json.loads(entry_file(rig, daily).read_text())["paused"] is True
+    edit(rig, listed, f"db:sch:delete:{daily}", "None.")
+    assert not entry_file(rig, daily).exists()
 
     # A stopped session: skipped with a note, unless the entry says to start it.
     assert command(rig, "stop") == "Stopped **project-a**."
