@@ -143,13 +143,15 @@ async def create(interaction: BotInteraction, prompt: str, start: bool, rule_of:
     await asyncio.to_thread(schedules.save, client.sessions.runtime, entry)
     client.schedules.changed()
     when = schedule_times.describe(rule, now)
-    first = schedule_times.show_moment(entry.next_run or now, now)
+    relative = f"<t:{int(entry.next_run or now)}:R>"
+    if not entry.once:
+        when += f": first run {schedule_times.show_moment(entry.next_run or now, now)}"
     stopped = "starts the session if it is stopped" if start else "skips a run (with a note) " \
         "while the session is stopped"  # fmt: skip
     await interaction.response.send_message(
         f"⏰ Scheduled `{entry.id}` in **{discord.utils.escape_markdown(target.label)}**, "
-        f"{when}: first run {first} (<t:{int(entry.next_run or now)}:R>). It waits for Claude "
-        f"to be idle, {stopped}. `/schedule list` to run it now, pause or delete it.",
+        f"{when} ({relative}). It waits for Claude to be idle, {stopped}. `/schedule list` to "
+        "run it now, pause or delete it.",
         ephemeral=True,
     )
 

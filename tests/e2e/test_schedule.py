@@ -181,6 +181,17 @@ def test_a_prompt_missed_while_the_bot_was_stopped_runs_once_at_start(rig) -> No
     assert rig.pane("project-a") is not None
     assert not any(t.strip().endswith("not started") for t in texts_sent(rig))
 
+    # In a thread: its own session, started for it; the note in the thread.
+    thread = rig.discord.create_thread(rig.ids["project-a"], "nightly")["id"]
+    since = rig.discord.mark()
+    options = {"prompt": "thread ping", "delay": "1s", "start": True}
+    answer = rig.discord.run_command(thread, "schedule in", options)["message"]["content"]
+    sid = entry_id(answer)
+    assert "in **project-a › nightly**, once at " in answer, answer
+    rig.wait_bot_message(thread, content_contains=f"⏰ Scheduled prompt `{sid}`", since=since)
+    wait_sent(rig, "thread ping")
+    assert rig.tmux.find(thread) is not None
+
 
 def test_a_prompt_is_scheduled_listed_and_run_from_the_try_page(rig, tmp_path) -> None:
     """The ``discord-bridge try`` page in headless Chromium: ``/schedule in`` through the
