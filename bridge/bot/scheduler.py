@@ -217,6 +217,9 @@ class Scheduler:
             current = await asyncio.to_thread(schedules.load, self.runtime, entry.id)
             if current is None or (current.paused and not manual):
                 return False
+            reason = limit_reason(self.runtime, key)  # a limit reached by the turn it waited for
+            if reason:
+                raise Skipped(reason)
             async with self.sessions.lock(key):
                 pane_id = await self.sessions.live_pane(key)
                 if pane_id is None:
