@@ -7,6 +7,7 @@ session is skipped with a note, or started when the entry says so. Times are sec
 from __future__ import annotations
 
 import json
+import re
 import stat
 import time
 from datetime import datetime, timedelta
@@ -211,6 +212,8 @@ def test_a_prompt_is_scheduled_listed_and_run_from_the_try_page(rig, tmp_path) -
             page.goto(started.url())
             page.locator("#status.online").wait_for()
             messages = page.locator("#messages")
+            # The model's replies (not the live status message, which quotes a reply)
+            replies = messages.locator(".content", has_text=re.compile(r"^Model saw:"))
 
             def command(name: str, **options: str) -> None:
                 page.fill("#input", "/" + name[:6])
@@ -228,7 +231,7 @@ def test_a_prompt_is_scheduled_listed_and_run_from_the_try_page(rig, tmp_path) -
             answer.wait_for()
             assert "(local time, " in answer.inner_text()
             messages.locator(".message", has_text="⏰ Scheduled prompt").wait_for()
-            messages.locator(".content", has_text="Model saw: hello from the schedule").wait_for()
+            replies.filter(has_text="hello from the schedule").wait_for()
             assert "hello from the schedule" in last_user_text(rig.api.requests[0])
             shot(page, tmp_path, "schedule-fired")
 
@@ -238,7 +241,7 @@ def test_a_prompt_is_scheduled_listed_and_run_from_the_try_page(rig, tmp_path) -
             command("schedule list")
             listed = messages.locator(".message.ephemeral", has_text="Scheduled prompts —")
             listed.get_by_role("button", name="▶ Run now 1").click()
-            messages.locator(".content", has_text="Model saw: daily from the page").wait_for()
+            replies.filter(has_text="daily from the page").wait_for()
             shot(page, tmp_path, "schedule-list")
             kept = list(rig.state_dir.glob("try/*/state/schedules/*.json"))  # try's own dirs
             assert len(kept) == 1 and "daily from the page" in kept[0].read_text()
