@@ -6,8 +6,8 @@ adds its items, commands and listeners. Callbacks take a ``BotInteraction``, so
 ``interaction.client.sessions`` and the like are typed, without the callback modules importing
 ``app.py`` (which imports them: a circle). The parts that callbacks reach are described here
 as protocols, met by the classes in ``interactions.py``, ``progress.py``, ``threads.py``,
-``panel.py``, ``screens.py`` and ``review.py``; a click reaches them only through the check
-below, so they do not check again.
+``panel.py``, ``screens.py``, ``review.py`` and ``scheduler.py``; a click reaches them only
+through the check below, so they do not check again.
 
 :func:`allowed` is the one check every interaction passes: only the owner and
 ``allowedUserIds`` act; everyone else gets :data:`REFUSED`, ephemeral, and nothing changes.
