@@ -20,6 +20,7 @@ import discord
 import yarl
 
 from bridge.bot import (
+    away,
     commands,
     diff,
     finish,
@@ -34,6 +35,7 @@ from bridge.bot import (
     usage,
 )
 from bridge.bot import login as login_retry
+from bridge.bot.away import AwayWatch
 from bridge.bot.client import BridgeClient
 from bridge.bot.commands import BridgeCommandTree, sync
 from bridge.bot.interactions import PromptAnswerer
@@ -63,7 +65,7 @@ IO_THREADS = 64
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
     interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects, schedule,
+    projects, schedule, away,
 )  # fmt: skip
 
 
@@ -90,6 +92,7 @@ class BridgeBot(BridgeClient):
         self.threads: ThreadEvents = ThreadEvents(self, self.sessions)  # archive/delete, worktrees
         self.screens: ScreenPrompts = ScreenPrompts(self.sessions, rt)  # dialogs no hook reports
         self.reviews: Reviews = Reviews()  # line comments on a diff → one prompt
+        self.away: AwayWatch = AwayWatch(self, cfg, server, self.sessions, rt)  # limits, budgets
         self.sessions.notify = self.threads.notify
         channel = server.general_channel_id
         self.panel: ControlPanel | None = (
@@ -100,6 +103,7 @@ class BridgeBot(BridgeClient):
             self.sessions.on_change = self.panel.request_refresh
             self.schedules.on_change = self.panel.request_refresh
             self.panel.sections.append(functools.partial(schedule.panel_section, rt, server.name))
+            self.panel.sections.append(self.away.panel_section)  # limits, budgets left
         self.tree: BridgeCommandTree = BridgeCommandTree(self)  # the slash commands' check
         for feature in FEATURES:
             feature.register(self)
@@ -117,6 +121,7 @@ class BridgeBot(BridgeClient):
             self.cfg, self.server, self.sessions, self.runtime, self._http_session, self.screens
         )
         self._progress_task = asyncio.create_task(self.progress.run())
+        self.control_tasks.append(asyncio.create_task(self.away.run()))
         try:
             await sync(self.tree, self.server.guild_id)
         except Exception:
@@ -152,6 +157,7 @@ class BridgeBot(BridgeClient):
 
     async def close(self) -> None:
         self.progress.stop()
+        self.away.stop()
         if self._http_session is not None:
             await self._http_session.close()
         await asyncio.to_thread(self.sessions.tmux.close)  # the `tmux -C` client, if any

@@ -105,6 +105,17 @@ class ScheduledPrompts(Protocol):
     def changed(self) -> None: ...
 
 
+class AwayActions(Protocol):
+    """A usage limit's and a reached budget's buttons, and the panel's lines about them
+    (``away.AwayWatch``)."""
+
+    async def on_limit_click(self, interaction: BotInteraction, key: str, action: str) -> None: ...
+
+    async def on_budget_click(self, interaction: BotInteraction, key: str, action: str) -> None: ...
+
+    def summary_lines(self) -> list[str]: ...
+
+
 class BridgeClient(discord.Client):
     """The Discord side of one configured server, as its callbacks see it."""
 
@@ -119,6 +130,8 @@ class BridgeClient(discord.Client):
     screens: ScreenAnswers
     reviews: ReviewDesk
     schedules: ScheduledPrompts
+
+    away: AwayActions
     tree: app_commands.CommandTree[BridgeClient]
 
     def __init__(self, **options: Any) -> None:

@@ -18,6 +18,7 @@ from discord import app_commands
 from bridge.bot.client import BotInteraction, BridgeClient
 from bridge.bot.commands import target_here
 from bridge.discord.render.footer import summary
+from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_record, status_cache, usage_totals
 
 WINDOWS = (("five_hour", "5-hour"), ("seven_day", "7-day"))
@@ -70,6 +71,14 @@ def usage_text(rt: runtime.Runtime, label: str, record: dict, now: float | None 
     return "\n".join(lines)
 
 
+def budget_text(rt: runtime.Runtime, target: SessionTarget, now: float | None = None) -> str:
+    """``Budget: session $1.20 of $5.00 left · today …`` for ``/usage`` ("" without a budget)."""
+    from bridge.bot.away import budget_left
+
+    left = budget_left(rt, target.project, target.key, now)
+    return f"Budget: {left}" if left else ""
+
+
 def plan_text(record: dict, now: float) -> str:
     """The plan's 5-hour and 7-day usage with reset times, or that it is not reported."""
     limits = record.get("rate_limits")
@@ -98,6 +107,8 @@ async def usage(interaction: BotInteraction) -> None:
     rt = interaction.client.sessions.runtime
     record = await asyncio.to_thread(session_status, rt, target.key)
     text = await asyncio.to_thread(usage_text, rt, target.label, record)
+    budget = await asyncio.to_thread(budget_text, rt, target)
+    text += f"\n{budget}" if budget else ""
     await interaction.response.send_message(
         text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
     )

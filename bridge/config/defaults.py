@@ -30,6 +30,13 @@ VOICE_ENGINES = ("faster-whisper", "pocketsphinx")  # speech-to-text for voice m
 DEFAULT_VOICE_ENGINE = "faster-whisper"
 DEFAULT_VOICE_MODEL = "base"  # faster-whisper's model size (or a local model directory)
 DEFAULT_VOICE_MAX_SECONDS = 300.0  # longer voice messages are refused
+# limits: what the bridge does when a session hits a Claude.ai usage limit (bot/away.py).
+DEFAULT_CONTINUE_PROMPT = "continue"  # typed into the session at the reset
+# Seconds after the reset before the bridge types it: Claude Code 2.1.332 continues by itself
+# ~80 s after the reset when its window stays open (measured); the bridge goes first, and a
+# reset clock a little ahead of Anthropic's does not meet the limit again.
+DEFAULT_RESUME_MARGIN = 30.0
+DEFAULT_BUDGET_CONTINUE = 5.0  # dollars **Continue** adds to a budget that was reached
 MAX_VOICE_SECONDS = 3600.0
 # Not in tmux session, socket and window names: tmux reads ':' and '.' in targets, ';' as a
 # command separator and '#' as the start of a format ('#(cmd)' runs a shell command).

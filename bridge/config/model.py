@@ -13,9 +13,12 @@ from bridge.config.defaults import (
     CLAUDE_NICE,
     DEFAULT_API_BASE,
     DEFAULT_ATTACH_AFTER,
+    DEFAULT_BUDGET_CONTINUE,
+    DEFAULT_CONTINUE_PROMPT,
     DEFAULT_DOWNLOAD_LIMIT,
     DEFAULT_GATEWAY_URL,
     DEFAULT_PROMPT_TIMEOUT,
+    DEFAULT_RESUME_MARGIN,
     DEFAULT_RETRY_WAIT,
     DEFAULT_TMUX_SESSION,
     DEFAULT_UPLOAD_LIMIT,
@@ -55,10 +58,35 @@ class ThreadEntry:
         return f"<ThreadEntry {self.name!r} #{self.channel_id}>"
 
 
+class Budget:
+    """``budget``: what a session and the day may spend (USD, Claude Code's own cost figure);
+    None: no cap. ``continue_usd``: what **Continue** adds once a cap is reached."""
+
+    __slots__ = ("continue_usd", "day_usd", "session_usd")
+
+    def __init__(self, raw: dict) -> None:
+        self.session_usd: float | None = _dollars(raw.get("sessionUsd"))
+        self.day_usd: float | None = _dollars(raw.get("dayUsd"))
+        self.continue_usd: float = _dollars(raw.get("continueUsd")) or DEFAULT_BUDGET_CONTINUE
+
+    @property
+    def any(self) -> bool:
+        return self.session_usd is not None or self.day_usd is not None
+
+    def __repr__(self) -> str:
+        return f"<Budget session={self.session_usd} day={self.day_usd}>"
+
+
+def _dollars(value: object) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+    return float(value) if ok else None  # type: ignore[arg-type]
+
+
 class Project:
     """One mapped channel: a tmux window running Claude Code in ``path``."""
 
     __slots__ = (
+        "budget",
         "channel_id",
         "claude_args",
         "claude_command",
@@ -98,6 +126,8 @@ class Project:
         self.claude_args: list[str] = list(
             raw.get("claudeArgs", server.raw.get("claudeArgs", top.get("claudeArgs", [])))
         )
+        # The project's own ``budget`` replaces the top-level one's values it names.
+        self.budget = Budget({**(top.get("budget") or {}), **(raw.get("budget") or {})})
 
     def __repr__(self) -> str:
         return f"<Project {self.name} #{self.channel_id} {self.path}>"
@@ -188,6 +218,8 @@ class BridgeConfig:
 
     __slots__ = (
         "attach_after",
+        "auto_resume",
+        "continue_prompt",
         "download_limit",
         "footer",
         "mention_owner",
@@ -195,6 +227,7 @@ class BridgeConfig:
         "prompt_timeout",
         "prompt_timeout_outcome",
         "raw",
+        "resume_margin",
         "retry_wait",
         "servers",
         "upload_limit",
@@ -225,6 +258,12 @@ class BridgeConfig:
         notifications = raw.get("notifications") or {}
         self.mention_owner: bool = bool(notifications.get("mentionOwner", True))
         self.voice = VoiceSettings(raw.get("voice") or {})
+        limits_at = raw.get("limits") or {}  # a usage limit: resume at its reset (bot/away.py)
+        self.auto_resume: bool = limits_at.get("autoResume", True) is not False
+        self.continue_prompt: str = limits_at.get("continuePrompt") or DEFAULT_CONTINUE_PROMPT
+        self.resume_margin: float = float(
+            limits_at.get("resumeMarginSeconds", DEFAULT_RESUME_MARGIN)
+        )
         self.servers = [Server(i, s, raw, env) for i, s in enumerate(raw["servers"])]
 
     def projects(self) -> list[Project]:

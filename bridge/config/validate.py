@@ -34,6 +34,7 @@ def validate(raw: object) -> list[str]:
     _check_str_list(raw, "claudeArgs", "", problems)
     _check_limits(raw.get("attachments"), problems)
     _check_sections(raw, problems)
+    _check_away(raw, problems)
     servers = raw.get("servers")
     if not isinstance(servers, list) or not servers:
         problems.append("servers: expected a non-empty array of server objects")
@@ -140,6 +141,7 @@ def _check_project(project: object, where: str, problems: list[str]) -> None:
     _check_optional_str(project, "claudeCommand", where, problems)
     _check_nice(project, where, problems)
     _check_str_list(project, "claudeArgs", where, problems)
+    _check_budget(project.get("budget"), _join(where, "budget"), problems)
     defaults = project.get("thread", {})
     if not isinstance(defaults, dict):
         problems.append(f"{where}.thread: expected an object (model, permission, isolation)")
@@ -222,6 +224,33 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
             problems.append(
                 f"voice.maxSeconds: expected seconds between 1 and {MAX_VOICE_SECONDS:.0f}"
             )
+
+
+def _check_away(raw: dict, problems: list[str]) -> None:
+    """``limits`` (autoResume, continuePrompt, resumeMarginSeconds) and ``budget``."""
+    limits = raw.get("limits")
+    if limits is not None and not isinstance(limits, dict):
+        problems.append("limits: expected an object (autoResume, continuePrompt)")
+    elif isinstance(limits, dict):
+        _check_bool(limits, "autoResume", "limits", problems)
+        prompt = limits.get("continuePrompt", "continue")
+        if not isinstance(prompt, str) or not prompt.strip() or len(prompt) > 2000:
+            problems.append("limits.continuePrompt: expected the text to type (1-2000 characters)")
+        margin = limits.get("resumeMarginSeconds", 0)
+        if not _is_number(margin) or not 0 <= margin <= 3600:
+            problems.append("limits.resumeMarginSeconds: expected seconds between 0 and 3600")
+    _check_budget(raw.get("budget"), "budget", problems)
+
+
+def _check_budget(budget: object, where: str, problems: list[str]) -> None:
+    if budget is None:
+        return
+    if not isinstance(budget, dict):
+        problems.append(f"{where}: expected an object (sessionUsd, dayUsd, continueUsd)")
+        return
+    for key in ("sessionUsd", "dayUsd", "continueUsd"):
+        if key in budget and (not _is_number(budget[key]) or not 0 < budget[key] <= 1e6):
+            problems.append(f"{where}.{key}: expected dollars, a number above 0 (e.g. 5)")
 
 
 def _is_number(value: object) -> bool:

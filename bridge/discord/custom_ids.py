@@ -33,6 +33,9 @@ the actions' grammar), since a client can send any id.
     db:rv:drop:<key>                a draft review's "remove a comment" select
     db:sch:run|pause|resume|delete:<schedule id>
                                     /schedule list's buttons (bot/schedule.py)
+    db:lim:auto|now|cancel:<key>    a usage limit's Resume at reset / Resume now / Cancel
+                                    (bot/away.py)
+    db:bud:more|stop:<key>          a reached budget's Continue (+$N) / Stop (bot/away.py)
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -53,6 +56,8 @@ DIFF = "db:diff:"
 FINISH = "db:fin:"
 REVIEW = "db:rv:"
 SCHEDULE = "db:sch:"
+LIMIT = "db:lim:"
+BUDGET = "db:bud:"
 MODAL_TEXT = "text"  # the one text input of a prompt's modal
 
 _REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
@@ -85,6 +90,8 @@ REVIEW_FORM_TEMPLATE = REVIEW + rf"form:{_TREES}:(?P<index>[0-9]{{1,5}})"
 REVIEW_DRAFT_TEMPLATE = REVIEW + rf"(?P<action>send|discard):(?P<key>{_SNOWFLAKE})"
 REVIEW_DROP_TEMPLATE = REVIEW + rf"drop:(?P<key>{_SNOWFLAKE})"
 SCHEDULE_TEMPLATE = SCHEDULE + r"(?P<action>run|pause|resume|delete):(?P<sid>[0-9a-f]{8})"
+LIMIT_TEMPLATE = LIMIT + rf"(?P<action>auto|now|cancel):(?P<key>{_SNOWFLAKE})"
+BUDGET_TEMPLATE = BUDGET + rf"(?P<action>more|stop):(?P<key>{_SNOWFLAKE})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
     r"(?P<action>o[0-9]{1,2}|show|esc)"
@@ -172,3 +179,13 @@ def review_draft(action: str, key: str) -> str:
 def schedule(action: str, schedule_id: str) -> str:
     """A button of ``/schedule list``: ``run``, ``pause``, ``resume`` or ``delete`` one entry."""
     return f"{SCHEDULE}{action}:{schedule_id}"
+
+
+def limit(action: str, key: str) -> str:
+    """A usage limit's button: ``auto`` (resume at the reset), ``now`` or ``cancel``."""
+    return f"{LIMIT}{action}:{key}"
+
+
+def budget(action: str, key: str) -> str:
+    """A reached budget's button: ``more`` (Continue, raising it) or ``stop``."""
+    return f"{BUDGET}{action}:{key}"

@@ -30,6 +30,9 @@ def on_prompt_or_tool_done(context: HookContext) -> dict | None:
             background.at_prompt(context, task)
         else:
             notify.end_wait(context)  # the user is back: the next wait may ping again
+        from bridge.handlers import away
+
+        away.on_prompt(context)  # a usage-limit wait of this session is over
         cost = turn_changes.cost_so_far(context)
         progress.record(context, "turn", transcript=event.get("transcript_path"), cost0=cost,
                         task=task)  # fmt: skip
@@ -55,6 +58,12 @@ def on_tool_start(context: HookContext) -> dict | None:
     summary = progress.tool_summary(tool, event.get("tool_input"))
     progress.record(context, "tool", name=tool, summary=summary,
                     transcript=event.get("transcript_path"))  # fmt: skip
+    if context.project.budget.any:  # past the spend budget: no tool runs, the turn stops
+        from bridge.handlers import away
+
+        stopped = away.check_budget(context)
+        if stopped is not None:
+            return stopped
     return permission.on_pre_tool_use(context)
 
 
@@ -95,6 +104,11 @@ def on_turn_failed(context: HookContext) -> None:
     details = str(event.get("error_details") or "")
     progress.record(context, "failed", error=error, details=details[:300])
     said = str(event.get("last_assistant_message") or "")
+    if error == "rate_limit":  # the bot posts "⏸ Usage limit" and resumes at the reset
+        from bridge.handlers import away
+
+        away.on_usage_limit(context, said)
+        return
     notify.post_turn_failure(context, api_errors.notice(error, said, details))
 
 

@@ -14,6 +14,7 @@ directory** (often a tmpfs the OS empties at reboot or logout). Both are 0700, f
       state/panel-<ch>.json   the control panel's message id
       logs/hooks.log          errors and notes from hook processes
       schedules/<id>.json     scheduled prompts (bridge.state.schedules)
+      away/                   usage-limit waits, reached budgets and their raises (state/away.py)
 
     $DISCORD_BRIDGE_RUNTIME_DIR/ (volatile; default $XDG_RUNTIME_DIR/discord-bridge,
                                   else /tmp/discord-bridge-<uid>)
@@ -47,7 +48,7 @@ ENV_CHANNEL = "DISCORD_BRIDGE_CHANNEL_ID"  # on panes the bot starts: the projec
 ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"  # and, for a thread's session, the thread
 
 DURABLE = (
-    "uploads", "outputs", "outbox", "sessions", "state", "logs", "usage", "schedules",
+    "uploads", "outputs", "outbox", "sessions", "state", "logs", "usage", "schedules", "away",
 )  # fmt: skip  # survive a reboot
 VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens", "turns", "tools")
 SUBDIRS = DURABLE + VOLATILE

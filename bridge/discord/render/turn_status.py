@@ -99,6 +99,9 @@ class TurnProgress:
         if self.outcome == "interrupted":
             by = f" by <@{self.interrupted_by}>" if self.interrupted_by else ""
             return f"⏹ Interrupted{by} after {took} · {tools}"
+        if self.outcome == "failed" and self.error.startswith("budget: "):  # handlers/away.py
+            reason = self.error.removeprefix("budget: ").replace("`", "'")
+            return f"🛑 Stopped at the spend budget ({reason}) after {took} · {tools}"
         if self.outcome == "failed":
             error = self.error.replace("`", "'")
             return f"⚠️ Stopped by an API error ({error}) after {took} · {tools}"

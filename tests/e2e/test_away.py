@@ -1,0 +1,154 @@
+"""While the owner is away: a usage limit resumes at its reset, a spend budget stops and asks.
+
+The real Claude Code CLI against the fake Messages API: a subscriber login (OAuth token) gets
+the API's real usage-limit refusal (429 with the ``anthropic-ratelimit-unified-*`` headers,
+``fake_anthropic.usage_limit``), which the CLI shows as "You've hit your 5-hour limit" and
+reports to StopFailure and the statusLine. Resets and margins are seconds, not hours.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from bridge_testkit import wait_until
+from fake_anthropic import Turn, echo, text, tool_use, usage_limit
+
+OAUTH = "sk-ant-oat01-fake"
+
+
+def subscriber(rig, **top: object) -> None:
+    """The panes log in as a claude.ai subscriber (only they see usage limits)."""
+    del rig.env["ANTHROPIC_API_KEY"]
+    rig.env["CLAUDE_CODE_OAUTH_TOKEN"] = OAUTH
+    raw = rig.config()
+    raw.update(top)
+    rig.write_config(raw)
+
+
+def message_now(rig, message: dict, project: str = "project-a") -> dict:
+    return next(m for m in rig.discord.messages(rig.ids[project]) if m["id"] == message["id"])
+
+
+def wait_edit(rig, message: dict, contains: str, timeout: float = 30.0) -> dict:
+    found = {}
+
+    def edited() -> bool:
+        found["m"] = message_now(rig, message)
+        return contains in found["m"]["content"]
+
+    try:
+        wait_until(edited, timeout, f"the message to say {contains!r}")
+    except AssertionError as err:
+        raise AssertionError(f"{err}\n{found.get('m')}\n{rig.diagnostics()}") from None
+    return found["m"]
+
+
+def buttons(message: dict) -> dict[str, str]:
+    return {b["label"]: b["custom_id"] for row in message["components"] for b in row["components"]}
+
+
+def wait_prompt(rig, n: int, prompt: str) -> dict:
+    """The ``n``-th main request, whose last user text holds ``prompt``."""
+    request = rig.api.wait_requests(n, timeout=45)[n - 1]
+    assert prompt in rig.api.last_user_text(request), rig.api.last_user_text(request)
+    return request
+
+
+def test_a_usage_limit_resumes_at_the_reset_with_the_continue_prompt_across_a_restart(rig) -> None:
+    """A limit hit → "⏸ Usage limit — resumes at …" with its buttons, once; the bot restarts
+    while the session waits; at the (short) reset the continue prompt reaches the model and
+    the message says so."""
+    subscriber(rig, limits={"continuePrompt": "please go on", "resumeMarginSeconds": 1})
+    resets_at = int(time.time()) + 25
+    rig.api.script(usage_limit(resets_at), echo())
+    rig.start_bot()
+    rig.post("hit the limit")
+    notice = rig.wait_bot_message(content_contains="Usage limit", timeout=45, status=True)
+    content = notice["content"]
+    assert content.startswith(f"⏸ Usage limit — resumes at <t:{resets_at}:t> (<t:{resets_at}:R>)")
+    assert "You've hit your 5-hour limit" in content, content  # the CLI's own line
+    assert "“please go on”" in content, content
+    assert list(buttons(notice)) == ["Resume at reset", "Resume now", "Cancel"]
+    assert not any("Claude Code stopped" in m["content"] for m in rig.bot_messages())
+    assert len(rig.api.requests) == 1
+
+    rig.stop_bot()  # the wait is in the state dir: the next bot takes it on
+    rig.start_bot()
+    wait_prompt(rig, 2, "please go on")
+    assert time.time() >= resets_at  # not before the reset
+    done = wait_edit(rig, notice, "▶️ Usage limit over")
+    assert "typed “please go on”" in done["content"] and done["components"] == []
+    reply = rig.wait_bot_message(content_contains="Model saw:", timeout=30)
+    assert "please go on" in reply["content"]
+    limits = [m for m in rig.bot_messages(status=True) if "Usage limit" in m["content"]]
+    assert [m["id"] for m in limits] == [notice["id"]]  # one message, edited, after a restart
+    assert not list((rig.state_dir / "away").glob("limit-*"))
+
+
+def test_an_unknown_reset_says_so_and_resume_now_types_the_continue_prompt(rig) -> None:
+    """A plain 429 (an API key: no usage headers, no reset time) waits with gentle polling,
+    said in the message; **Resume now** types the continue prompt at once; **Cancel** from
+    another user who is not allowed changes nothing."""
+    rig.api.script(Turn(status=429, error_type="rate_limit_error", error_message="FAKE-LIMITED",
+                        headers={"x-should-retry": "false"}))  # fmt: skip
+    rig.start_bot()
+    rig.post("rate limited")
+    notice = rig.wait_bot_message(content_contains="Usage limit", timeout=45, status=True)
+    assert "reset time unknown; trying again every 15 min" in notice["content"], notice
+    refused = rig.discord.click(notice["id"], buttons(notice)["Cancel"], user="bob")
+    assert refused["ephemeral"] and "Only this bridge's owner" in refused["message"]["content"]
+    rig.api.reset()
+    rig.api.script(echo())
+    rig.discord.click(notice["id"], buttons(notice)["Resume now"])
+    wait_prompt(rig, 1, "continue")
+    wait_edit(rig, notice, "typed “continue”")
+
+
+def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(rig) -> None:
+    """80 % of the session's budget → a warning; past 100 % the next tool call is denied and
+    the turn stops, with **Continue (+$N)** / **Stop** (the owner's only); Continue raises
+    the budget and types the continue prompt, and the turn goes on."""
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["permission"] = "bypassPermissions"
+    rig.write_config(raw)
+    marker = rig.projects["project-a"] / "ran"
+    rig.api.script(text("first answer"))
+    rig.start_bot()
+    rig.post("first")
+    rig.wait_bot_message(content_contains="first answer", timeout=45)
+    status = rig.runtime_dir / "status"
+
+    def cost() -> float:
+        return max([json.loads(p.read_text()).get("cost_usd") or 0 for p in status.glob("*.json")]
+                   or [0])  # fmt: skip
+
+    wait_until(lambda: cost() > 0, 15, "the statusLine's cost")
+    # The first answer is 85 % of the session's budget: the next API call crosses it.
+    rig.stop_bot()
+    raw["budget"] = {"sessionUsd": round(cost() / 0.85, 6), "continueUsd": 100}
+    rig.write_config(raw)
+    rig.start_bot()
+    warning = rig.wait_bot_message(content_contains="⚠️ Budget", timeout=30, since=0)
+    assert "this session's budget is 85% used" in warning["content"], warning["content"]
+
+    rig.api.script(
+        tool_use("Bash", {"command": "true", "description": "Nothing"}, text_before="x" * 4000),
+        tool_use("Bash", {"command": f"touch {marker}", "description": "Mark"}),
+        echo(), echo(),
+    )  # fmt: skip
+    rig.post("go on working")
+    stop = rig.wait_bot_message(content_contains="🛑 Budget reached", timeout=45)
+    assert "this session's budget" in stop["content"], stop["content"]
+    assert list(buttons(stop)) == ["Continue (+$100.00)", "Stop"]
+    assert not marker.exists()  # denied before it ran
+    asked = len(rig.api.requests)
+    refused = rig.discord.click(stop["id"], buttons(stop)["Continue (+$100.00)"], user="bob")
+    assert refused["ephemeral"], refused  # not the owner: nothing changes
+    assert len(rig.api.requests) == asked
+
+    rig.discord.click(stop["id"], buttons(stop)["Continue (+$100.00)"])
+    went_on = wait_edit(rig, stop, "▶️ Continued by")
+    assert "raised by $100.00" in went_on["content"] and went_on["components"] == []
+    wait_prompt(rig, asked + 1, "continue")
+    rig.wait_bot_message(content_contains="Model saw:", timeout=45)
