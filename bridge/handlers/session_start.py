@@ -15,6 +15,10 @@ from bridge.state import session_record
 from bridge.state.runtime import ENV_CHANNEL
 
 FIELDS = ("session_id", "transcript_path", "cwd", "source", "model")
+# A resumed or forked conversation whose prompt cache expired is written to the cache again
+# on its next request; Claude Code 2.1.332 estimates that (``estimated_cache_write_usd``).
+# From this many dollars it is said in the channel: it counts against a spend budget.
+CACHE_WRITE_NOTE = 0.50
 
 
 def on_session_start(context: HookContext) -> None:
@@ -31,6 +35,25 @@ def on_session_start(context: HookContext) -> None:
     session_record.write_record(rt, context.channel_id, record)
     if record["source"] == "fork" and before.get("session_id") not in (None, record["session_id"]):
         say_branched(context, str(before["session_id"]), str(record["session_id"]))
+    if record["source"] in ("resume", "fork"):
+        say_cache_cost(context)
+
+
+def say_cache_cost(context: HookContext) -> None:
+    """A resumed conversation that will cost much to re-cache: said before the next prompt."""
+    cost = context.event.get("estimated_cache_write_usd")
+    if not isinstance(cost, int | float) or isinstance(cost, bool) or cost < CACHE_WRITE_NOTE:
+        return
+    from bridge.discord.post import Post, message_payload
+
+    tokens = context.event.get("context_tokens")
+    size = f" ({tokens:,} tokens)" if isinstance(tokens, int) and tokens > 0 else ""
+    text = (
+        f"💸 This conversation was resumed with a cold prompt cache: its next message writes "
+        f"the whole context{size} to the cache again, about ${cost:.2f}. `/compact` or `/new` "
+        "first costs less."
+    )
+    context.deliver([Post(message_payload(text))], budget=5.0)
 
 
 def say_branched(context: HookContext, original: str, branch: str) -> None:

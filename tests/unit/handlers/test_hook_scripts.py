@@ -284,16 +284,48 @@ def test_stop_failure_records_the_failed_turn_and_says_what_to_do(bridge: Bridge
     assert "StopFailure" in claude_settings.HOOKS
     bridge.no_direct_posts()
     bridge.runtime.ensure()
-    details = "429 Too Many Requests"
-    said = "You've hit your 5-hour limit · resets 1:51pm (UTC)"
-    stdin = event("StopFailure", bridge.project, error="rate_limit", error_details=details,
+    details = "529 Overloaded"
+    said = "API Error: Repeated 529 Overloaded errors"
+    stdin = event("StopFailure", bridge.project, error="overloaded", error_details=details,
                   last_assistant_message=said)  # fmt: skip
     quiet(bridge.run(claude_settings.HOOKS["StopFailure"].script, stdin))
     path = Path(bridge.runtime.progress) / f"{CHANNEL}.jsonl"
     (recorded,) = [json.loads(line) for line in path.read_text().splitlines()]
-    assert recorded["kind"] == "failed" and recorded["error"] == "rate_limit"
-    assert recorded["details"] == "429 Too Many Requests"
+    assert recorded["kind"] == "failed" and recorded["error"] == "overloaded"
+    assert recorded["details"] == "529 Overloaded"
     (spooled,) = Path(bridge.runtime.outbox, CHANNEL).glob("*.json")
     content = json.loads(spooled.read_text())["payload"]["content"]
     assert content.startswith(f"⚠️ Claude Code stopped: {said}\n**What to do:** ")
-    assert "wait until it resets" in content
+    assert "overloaded" in content
+
+
+def test_stop_failure_at_a_usage_limit_leaves_the_wait_to_the_bot(bridge: Bridge) -> None:
+    """A usage limit (``rate_limit``): the wait is noted in the state dir for the bot, which
+    posts "⏸ Usage limit" and resumes at the reset; no "stopped" notice is spooled."""
+    bridge.no_direct_posts()
+    bridge.runtime.ensure()
+    said = "You've hit your 5-hour limit · resets 1:51pm (UTC)"
+    stdin = event("StopFailure", bridge.project, error="rate_limit",
+                  error_details="429 Too Many Requests", last_assistant_message=said)  # fmt: skip
+    quiet(bridge.run(claude_settings.HOOKS["StopFailure"].script, stdin))
+    assert not list(Path(bridge.runtime.outbox).rglob("*.json"))
+    wait = json.loads(Path(bridge.runtime.path("away"), f"limit-{CHANNEL}.json").read_text())
+    assert wait["said"] == said and wait["state"] == "waiting" and wait["exact"] is False
+    assert time.localtime(wait["resets_at"] - 60)[3:5] == (13, 51)  # the end of that minute
+
+
+def test_a_resumed_session_with_a_costly_cache_rewrite_says_so(bridge: Bridge) -> None:
+    """SessionStart ``resume`` with ``estimated_cache_write_usd`` from $0.50: said in the
+    channel (it counts against a spend budget); a cheap one, or a fresh start, is not."""
+    bridge.no_direct_posts()
+    bridge.runtime.ensure()
+    script = claude_settings.HOOKS["SessionStart"].script
+    for source, cost in (("resume", 0.12), ("startup", 3.0), ("resume", 2.4)):
+        stdin = event("SessionStart", bridge.project, source=source, context_tokens=480000,
+                      estimated_cache_write_usd=cost, model="claude-opus-5-5")  # fmt: skip
+        quiet(bridge.run(script, stdin, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL))
+    spooled = list(Path(bridge.runtime.outbox).rglob("*.json"))
+    contents = [json.loads(p.read_text())["payload"]["content"] for p in spooled]
+    assert len(contents) == 1, contents
+    assert contents[0].startswith("💸 This conversation was resumed with a cold prompt cache")
+    assert "(480,000 tokens) to the cache again, about $2.40" in contents[0], contents[0]
