@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import discord
 
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, owner_only
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, allowed
 from bridge.config import BridgeConfig, Server
 from bridge.discord import custom_ids
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
@@ -77,7 +77,15 @@ class BudgetButton(BridgeItem[discord.ui.Button], template=custom_ids.BUDGET_TEM
         self.action, self.key = action, key
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        return await owner_only(interaction)
+        """:func:`allowed`, and the owner only (``allowedUserIds`` drive sessions, but do
+        not spend the owner's money past the budget)."""
+        if not await allowed(interaction):
+            return False
+        if str(interaction.user.id) == interaction.client.server.owner_id:
+            return True
+        await interaction.response.send_message(OWNER_BUDGET, ephemeral=True)
+        log.info("refused a budget button from %s: not the owner", interaction.user.id)
+        return False
 
     async def clicked(self, interaction: BotInteraction) -> None:
         await interaction.client.away.on_budget_click(interaction, self.key, self.action)

@@ -111,6 +111,7 @@ def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(ri
     the budget and types the continue prompt, and the turn goes on."""
     raw = rig.config()
     raw["servers"][0]["projects"][0]["permission"] = "bypassPermissions"
+    raw["servers"][0]["discord"]["allowedUserIds"] = [rig.ids["bob"]]  # drives, doesn't spend
     rig.write_config(raw)
     marker = rig.projects["project-a"] / "ran"
     rig.api.script(text("first answer"))
@@ -144,7 +145,8 @@ def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(ri
     assert not marker.exists()  # denied before it ran
     asked = len(rig.api.requests)
     refused = rig.discord.click(stop["id"], buttons(stop)["Continue (+$100.00)"], user="bob")
-    assert refused["ephemeral"], refused  # not the owner: nothing changes
+    assert refused["ephemeral"], refused  # an allowed user, not the owner: nothing changes
+    assert "Only this bridge's owner can raise" in refused["message"]["content"], refused
     assert len(rig.api.requests) == asked
 
     rig.discord.click(stop["id"], buttons(stop)["Continue (+$100.00)"])
