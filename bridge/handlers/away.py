@@ -18,7 +18,6 @@ with "Continuing automatically at 2:46pm · Esc to cancel" under it.
 
 from __future__ import annotations
 
-import re
 import time
 
 from bridge.handlers import progress
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 
 LIMIT_WINDOWS = ("five_hour", "seven_day")
 # "resets 2:46pm (UTC)", "resets 1:51pm", "resets Nov 27, 9am (UTC)": the CLI's own line
-_RESETS = re.compile(r"resets (?:[A-Z][a-z]{2} \d{1,2}, )?(\d{1,2})(?::(\d{2}))?\s*([ap]m)", re.I)
+RESETS = r"resets (?:[A-Z][a-z]{2} \d{1,2}, )?(\d{1,2})(?::(\d{2}))?\s*([ap]m)"
 
 
 def on_usage_limit(context: HookContext, said: str) -> None:
@@ -76,7 +75,9 @@ def reset_time(rt: Runtime, session: object, said: str) -> tuple[float | None, s
 
 def parse_reset(said: str, now: float) -> float | None:
     """The next local time the CLI's "resets 2:46pm" names (None if it names none)."""
-    found = _RESETS.search(said)
+    import re  # only here: UserPromptSubmit and PreToolUse import this module too
+
+    found = re.search(RESETS, said, re.IGNORECASE)
     if not found:
         return None
     hour = int(found.group(1)) % 12 + (12 if found.group(3).lower() == "pm" else 0)

@@ -20,6 +20,7 @@ from discord import app_commands
 
 from bridge.bot import review
 from bridge.bot.app import BridgeBot
+from bridge.bot.away import OWNER_BUDGET
 from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem
 from bridge.bot.commands import BridgeCommandTree
 from bridge.bot.interactions import answer_orphan_click, route_modal_submit
@@ -50,10 +51,15 @@ SAMPLE_IDS = {
     "DraftButton": f"db:rv:send:{KEY}",
     "DropSelect": f"db:rv:drop:{KEY}",
     "ScheduleButton": "db:sch:run:0123abcd",
+    "LimitButton": f"db:lim:now:{KEY}",
+    "BudgetButton": f"db:bud:more:{KEY}",
 }
 SELECTS = ("db:s:", "db:panel:pick:", "db:rv:pick:", "db:rv:drop:")
-# The owner's, not allowedUserIds' (/project's, /schedule's): what each says to the others.
-OWNER_ONLY_ITEMS = {"RemoveButton": OWNER_ONLY, "ScheduleButton": SCHEDULE_OWNER_ONLY}
+# The owner's, not allowedUserIds' (/project's, /schedule's, a reached budget's): what each
+# says to the others.
+OWNER_ONLY_ITEMS = {
+    "RemoveButton": OWNER_ONLY, "ScheduleButton": SCHEDULE_OWNER_ONLY, "BudgetButton": OWNER_BUDGET,
+}  # fmt: skip
 COMMANDS = {
     "status", "start", "stop", "esc", "peek", "mode", "model", "new", "resume", "clear",
     "compact", "keys", "diff", "finish", "usage", "project add", "project remove", "project list",
