@@ -165,6 +165,12 @@ class AwayWatch:
         if check_budgets:
             await self._warn_budgets()
 
+    def _panel_changed(self) -> None:
+        """The control panel lists limits and stopped budgets: have it refreshed."""
+        panel = getattr(self.bot, "panel", None)
+        if panel is not None and hasattr(panel, "request_refresh"):
+            panel.request_refresh()
+
     def _mine(self, records: dict[str, dict]) -> dict[str, dict]:
         return {k: r for k, r in records.items() if r.get("server") == self.server.name}
 
@@ -237,6 +243,7 @@ class AwayWatch:
                 record = await asyncio.to_thread(
                     away.update, self.runtime, "limit", key, message_id=str(sent.id)
                 )
+                self._panel_changed()
         except (discord.HTTPException, ValueError) as err:
             log.warning("usage-limit message in %s: %s", key, err)
             return
@@ -287,6 +294,7 @@ class AwayWatch:
                 log.warning("usage-limit message in %s: %s", key, err)
         await asyncio.to_thread(away.remove, self.runtime, "limit", key)
         self._shown.pop(key, None)
+        self._panel_changed()
 
     async def on_limit_click(self, interaction: BotInteraction, key: str, action: str) -> None:
         async with self._lock:
@@ -326,6 +334,7 @@ class AwayWatch:
             log.warning("budget message in %s: %s", key, err)
             return
         await asyncio.to_thread(away.update, self.runtime, "budget", key, message_id=str(sent.id))
+        self._panel_changed()
 
     async def on_budget_click(self, interaction: BotInteraction, key: str, action: str) -> None:
         async with self._lock:
@@ -336,6 +345,7 @@ class AwayWatch:
                     "This budget question is settled already.", ephemeral=True)  # fmt: skip
                 return
             await asyncio.to_thread(away.remove, self.runtime, "budget", key)
+            self._panel_changed()
             who = f"<@{interaction.user.id}>"
             if action == "stop":
                 text = (f"⏹ Stopped at the budget by {who}. The next tool call past it stops "

@@ -13,6 +13,7 @@ import time
 
 from bridge_testkit import wait_until
 from fake_anthropic import Turn, echo, text, tool_use, usage_limit
+from tests.e2e.test_control import command
 
 OAUTH = "sk-ant-oat01-fake"
 
@@ -112,6 +113,7 @@ def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(ri
     raw = rig.config()
     raw["servers"][0]["projects"][0]["permission"] = "bypassPermissions"
     raw["servers"][0]["discord"]["allowedUserIds"] = [rig.ids["bob"]]  # drives, doesn't spend
+    raw["servers"][0]["generalChannelId"] = rig.ids["general"]
     rig.write_config(raw)
     marker = rig.projects["project-a"] / "ran"
     rig.api.script(text("first answer"))
@@ -129,9 +131,21 @@ def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(ri
     rig.stop_bot()
     raw["budget"] = {"sessionUsd": round(cost() / 0.85, 6), "continueUsd": 100}
     rig.write_config(raw)
+    since = rig.discord.mark()
     rig.start_bot()
-    warning = rig.wait_bot_message(content_contains="⚠️ Budget", timeout=30, since=0)
+    warning = rig.wait_bot_message(content_contains="⚠️ Budget", timeout=30, since=since)
     assert "this session's budget is 85% used" in warning["content"], warning["content"]
+    cap = raw["budget"]["sessionUsd"]
+    left = f"session ${cap - cost():.2f} of ${cap:.2f} left"
+    assert command(rig, "usage").splitlines()[-1] == f"Budget: {left}"
+    panel = wait_until(
+        lambda: next(
+            (m for m in rig.bot_messages("general", status=True) if "💰" in m["content"]), None
+        ),
+        30,
+        "the panel's budget",
+    )
+    assert f"💰 project-a: {left}" in panel["content"], panel["content"]  # one message, edited
 
     rig.api.script(
         tool_use("Bash", {"command": "true", "description": "Nothing"}, text_before="x" * 4000),
