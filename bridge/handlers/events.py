@@ -30,9 +30,9 @@ def on_prompt_or_tool_done(context: HookContext) -> dict | None:
             background.at_prompt(context, task)
         else:
             notify.end_wait(context)  # the user is back: the next wait may ping again
-        from bridge.handlers import away
+            from bridge.handlers import away
 
-        away.on_prompt(context)  # a usage-limit wait of this session is over
+            away.on_prompt(context)  # a usage-limit wait of this session is over
         cost = turn_changes.cost_so_far(context)
         progress.record(context, "turn", transcript=event.get("transcript_path"), cost0=cost,
                         task=task)  # fmt: skip

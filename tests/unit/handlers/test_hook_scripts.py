@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bridge.claude import settings as claude_settings
-from bridge.state import decisions, locations, runtime
+from bridge.state import away, decisions, locations, runtime, status_cache
 from bridge_testkit import hook_input
 
 HOOKS = Path(__file__).resolve().parents[3] / "hooks"
@@ -329,3 +329,44 @@ def test_a_resumed_session_with_a_costly_cache_rewrite_says_so(bridge: Bridge) -
     assert len(contents) == 1, contents
     assert contents[0].startswith("💸 This conversation was resumed with a cold prompt cache")
     assert "(480,000 tokens) to the cache again, about $2.40" in contents[0], contents[0]
+
+
+def test_past_the_budget_a_tool_call_is_denied_and_the_turn_stopped(bridge: Bridge) -> None:
+    """PreToolUse past ``budget.sessionUsd`` (Claude Code's cost in the statusLine cache):
+    deny (the tool does not run) and ``continue: false`` (the turn stops), the stop noted
+    once for the bot; below it, nothing is said."""
+    path = Path(bridge.env["DISCORD_BRIDGE_HOME"]) / "config.json"
+    cfg = json.loads(path.read_text())
+    cfg["budget"] = {"sessionUsd": 1.0}
+    path.write_text(json.dumps(cfg))
+    rt = bridge.runtime.ensure()
+    script = claude_settings.HOOKS["PreToolUse"].script
+    call = tool_event("PreToolUse", bridge.project, "Bash", {"command": "ls"},
+                      tool_use_id="toolu_1")  # fmt: skip
+    status_cache.write_status(rt, SESSION, {"cost_usd": 0.95})
+    below = bridge.run(script, call)
+    assert below.returncode == 0 and b'"continue"' not in below.stdout, below
+    assert not list(Path(rt.path("away")).glob("budget-*"))
+    status_cache.write_status(rt, SESSION, {"cost_usd": 1.02})
+    for _ in range(2):
+        result = bridge.run(script, call)
+        assert result.returncode == 0, result.stderr
+        answer = json.loads(result.stdout)
+        assert answer["continue"] is False
+        decision = answer["hookSpecificOutput"]
+        assert decision["permissionDecision"] == "deny"
+        assert "this session's budget is reached ($1.02 of $1.00)" in decision[
+            "permissionDecisionReason"]  # fmt: skip
+    stops = list(Path(rt.path("away")).glob("budget-*.json"))
+    assert [p.name for p in stops] == [f"budget-{CHANNEL}.json"]
+    assert json.loads(stops[0].read_text())["tool"] == "Bash"
+
+
+def test_a_prompt_ends_a_usage_limit_wait(bridge: Bridge) -> None:
+    rt = bridge.runtime.ensure()
+    away.save(rt, "limit", CHANNEL, {"server": "main", "state": "waiting", "resets_at": None})
+    prompt = event("UserPromptSubmit", bridge.project, prompt="Your claude.ai usage limit has "
+                   "reset. Continue the task you were working on")  # fmt: skip
+    bridge.run(claude_settings.HOOKS["UserPromptSubmit"].script, prompt)
+    wait = away.load(rt, "limit", CHANNEL)
+    assert wait["state"] == "ended" and wait["ended_by"].startswith("Your claude.ai usage limit")
