@@ -61,11 +61,12 @@ def test_a_usage_limit_resumes_at_the_reset_with_the_continue_prompt_across_a_re
     while the session waits; at the (short) reset the continue prompt reaches the model and
     the message says so."""
     subscriber(rig, limits={"continuePrompt": "please go on", "resumeMarginSeconds": 1})
-    resets_at = int(time.time()) + 25
+    resets_at = int(time.time()) + 30
     rig.api.script(usage_limit(resets_at), echo())
     rig.start_bot()
     rig.post("hit the limit")
     notice = rig.wait_bot_message(content_contains="Usage limit", timeout=45, status=True)
+    notice = wait_edit(rig, notice, f"<t:{resets_at}:t>")  # the statusLine's, to the second
     content = notice["content"]
     assert content.startswith(f"⏸ Usage limit — resumes at <t:{resets_at}:t> (<t:{resets_at}:R>)")
     assert "You've hit your 5-hour limit" in content, content  # the CLI's own line
@@ -75,6 +76,7 @@ def test_a_usage_limit_resumes_at_the_reset_with_the_continue_prompt_across_a_re
     assert len(rig.api.requests) == 1
 
     rig.stop_bot()  # the wait is in the state dir: the next bot takes it on
+    assert (rig.state_dir / "away" / f"limit-{rig.ids['project-a']}.json").exists()
     rig.start_bot()
     wait_prompt(rig, 2, "please go on")
     assert time.time() >= resets_at  # not before the reset
