@@ -36,7 +36,7 @@ from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN
 from bridge.claude.screen import input_box, is_busy
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.targets import SessionTarget
-from bridge.state import decisions, held_messages, runtime, schedules
+from bridge.state import away, decisions, held_messages, runtime, schedules
 from bridge.state.schedules import Schedule
 
 log = logging.getLogger(__name__)
@@ -51,15 +51,21 @@ class Skipped(Exception):
 
 
 def at_usage_limit(rt: runtime.Runtime, key: str) -> bool:
-    """SEAM(away-limits): True while session ``key`` waits for its usage limit to reset.
-    No limit state exists yet, so never."""
-    return False
+    """True while session ``key`` waits for its usage limit to reset (``away/limit-<key>``,
+    ``bot/away.py``)."""
+    try:
+        return (away.load(rt, "limit", key) or {}).get("state") == "waiting"
+    except ValueError:
+        return False
 
 
 def over_budget(rt: runtime.Runtime, key: str) -> bool:
-    """SEAM(away-limits): True while session ``key`` is over its spend budget. No budget
-    state exists yet, so never."""
-    return False
+    """True while session ``key`` is stopped at its spend budget and the owner has not said
+    **Continue** or **Stop** yet (``away/budget-<key>``, ``bot/away.py``)."""
+    try:
+        return away.exists(rt, "budget", key)
+    except ValueError:
+        return False
 
 
 def limit_reason(rt: runtime.Runtime, key: str) -> str | None:

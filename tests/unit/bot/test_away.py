@@ -250,4 +250,14 @@ def test_the_panel_shows_limits_and_budgets_left(tmp_path, rt) -> None:
     lines = w.summary_lines()
     assert lines[0] == f"⏸ <#{CHANNELS[1]}> at a usage limit, resets <t:{int(NOW + 600)}:R>"
     assert "💰 p0: today $7.50 of $10.00 left" in lines
-    assert render([], [], lines).splitlines()[1:] == lines
+    assert render([], [], [w.panel_section()]).splitlines()[1:] == lines
+
+
+def test_a_scheduled_prompt_skips_a_session_at_a_limit_or_stopped_at_its_budget(rt) -> None:
+    from bridge.bot.scheduler import limit_reason
+
+    assert limit_reason(rt, CHANNELS[0]) is None
+    wait_for_limit(rt, CHANNELS[0], NOW + 60)
+    assert limit_reason(rt, CHANNELS[0]) == "the session is at its usage limit"
+    away.save(rt, "budget", CHANNELS[1], {"server": "srv", "which": "session"})
+    assert limit_reason(rt, CHANNELS[1]) == "the session is over its budget"
