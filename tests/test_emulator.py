@@ -421,6 +421,22 @@ def test_gateway_disallowed_intent_closes_4014(emu: Emulator) -> None:
     assert asyncio.run(run()) == 4014
 
 
+def test_reset_gives_the_next_test_the_portals_switches_back(emu: Emulator) -> None:
+    """A test that turned the intents off leaves the shared emulator as it was made: the next
+    test's bot logs in (seen failing: every bot after test_cli's intent test got 4014)."""
+    emu.client.settings(privileged_intents=0)
+    emu.client.reset()
+
+    async def run() -> tuple[int | None, list[str]]:
+        ws, frames = await _identify(emu, emu.bot_token, 1 << 15)
+        code = ws.close_code
+        await _close(ws)
+        return code, [frame.get("t") for frame in frames]
+
+    code, events = asyncio.run(run())
+    assert code is None and "READY" in events, (code, events)
+
+
 def test_gateway_ready_and_content_blanking(emu: Emulator) -> None:
     guilds, guild_messages = 1 << 0, 1 << 9
 

@@ -70,8 +70,8 @@ class State:
         second_bot: bool = True,
     ) -> None:
         self.seed = seed
-        self.max_file_size = max_file_size
-        self.rate_limits = rate_limits  # Discord's global limit and per-resource buckets
+        self.max_file_size = self.default_max_file_size = max_file_size
+        self.rate_limits = self.default_rate_limits = rate_limits  # global + per-resource
         self.flakes = Snowflakes(seed)
         self.ids = seed_ids(self.flakes)
         # Another bot (token) in the same guild. Its id is drawn either way, so that every id
@@ -83,8 +83,6 @@ class State:
         self.second_token = make_token(self.ids["second_bot_id"], seed) if second_bot else ""
         self.base_url = ""  # set once the server listens
         self.gateway: Any = None  # GatewayHub, set by the server
-        self.privileged_intents = (1 << 1) | (1 << 8) | (1 << 15)  # all enabled by default
-        self.interaction_deadline = 3.0
         # A user client's gateway logins (token -> user): the web client follows the gateway
         # as that user; the control API (/_test) needs ``control_token`` when one is set.
         self.user_tokens: dict[str, dict[str, Any]] = {}
@@ -159,6 +157,12 @@ class State:
         self.manage_channels = True  # False: the bot lacks Manage Channels (403 / 50013)
         # False: the bots lack Manage Messages: deleting someone else's message is 403 / 50013
         self.manage_messages = True
+        # What ``/_test/settings`` tunes goes back to how the emulator was made: a test that
+        # turned the intents off must not refuse the next test's bot (shared emulator).
+        self.max_file_size = self.default_max_file_size
+        self.rate_limits = self.default_rate_limits
+        self.privileged_intents = (1 << 1) | (1 << 8) | (1 << 15)  # all enabled by default
+        self.interaction_deadline = 3.0
 
     def bot_permissions(self) -> str:
         """The bot's permissions as Discord puts them in ``app_permissions``."""
