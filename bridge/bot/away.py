@@ -26,11 +26,12 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 import discord
 
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, allowed
-from bridge.config import BridgeConfig, Server
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, owner_only
+from bridge.config import BridgeConfig, Project, Server
 from bridge.discord import custom_ids
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.state import away, runtime, session_record
@@ -76,16 +77,10 @@ class BudgetButton(BridgeItem[discord.ui.Button], template=custom_ids.BUDGET_TEM
                                            custom_id=custom_ids.budget(action, key)))  # fmt: skip
         self.action, self.key = action, key
 
-    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        """:func:`allowed`, and the owner only (``allowedUserIds`` drive sessions, but do
-        not spend the owner's money past the budget)."""
-        if not await allowed(interaction):
-            return False
-        if str(interaction.user.id) == interaction.client.server.owner_id:
-            return True
-        await interaction.response.send_message(OWNER_BUDGET, ephemeral=True)
-        log.info("refused a budget button from %s: not the owner", interaction.user.id)
-        return False
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        """The owner only (``allowedUserIds`` drive sessions, but do not spend the owner's
+        money past the budget)."""
+        return await owner_only(interaction, OWNER_BUDGET)
 
     async def clicked(self, interaction: BotInteraction) -> None:
         await interaction.client.away.on_budget_click(interaction, self.key, self.action)
@@ -379,7 +374,7 @@ class AwayWatch:
             for key in self._session_keys(project):
                 await self._warn(key, project)
 
-    def _session_keys(self, project) -> list[str]:
+    def _session_keys(self, project: Project) -> list[str]:
         from bridge.state import session_state
 
         keys = [project.channel_id]
@@ -388,7 +383,7 @@ class AwayWatch:
                 keys.append(str(record.get("key")))
         return keys
 
-    async def _warn(self, key: str, project) -> None:
+    async def _warn(self, key: str, project: Project) -> None:
         session = (session_record.read_record(self.runtime, key) or {}).get("session_id")
         if not session:
             return
@@ -434,7 +429,7 @@ class AwayWatch:
         return lines
 
 
-def budget_left(rt: runtime.Runtime, project, key: str, now: float | None = None) -> str:
+def budget_left(rt: runtime.Runtime, project: Project, key: str, now: float | None = None) -> str:
     """``session $1.20 of $5.00 left · today …`` for the session of ``key`` ("" without caps)."""
     if not project.budget.any:
         return ""

@@ -61,7 +61,8 @@ def reset_time(rt: Runtime, session: object, said: str) -> tuple[float | None, s
     ``resets_at`` of the window at 100 % (to the second), else the end of the minute the
     CLI's line names (it shows the reset rounded down: 14:55:55 is "2:55pm"), else None."""
     record = status_cache.read_status(rt, session) or {}
-    used = record.get("rate_limits") if isinstance(record.get("rate_limits"), dict) else {}
+    used = record.get("rate_limits")
+    used = used if isinstance(used, dict) else {}
     resets = record.get("rate_limit_resets")
     resets = resets if isinstance(resets, dict) else {}
     now = time.time()

@@ -81,8 +81,9 @@ def raised(rt: runtime.Runtime, kind: str, name: str) -> float:
         value = (load(rt, kind, name) or {}).get("usd")
     except ValueError:
         return 0.0
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
-    return float(value) if ok else 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return 0.0
+    return float(value)
 
 
 def add_raise(rt: runtime.Runtime, kind: str, name: str, usd: float) -> float:

@@ -13,8 +13,16 @@ from __future__ import annotations
 from bridge.state import away, runtime, status_cache, usage_totals
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from bridge.config.model import Budget
+if TYPE_CHECKING:  # no ``typing`` import on the hooks' path
+    from typing import Protocol
+
+    class Budget(Protocol):
+        """The caps this module reads (``config.model.Budget`` has them; state/ does not import
+        config/, a layer above it)."""
+
+        session_usd: float | None
+        day_usd: float | None
+
 
 WARN_AT = 0.8  # the share of a cap that gets a warning in the channel
 
@@ -31,7 +39,9 @@ class Spend:
         record = status_cache.read_status(rt, self.session_id) if self.session_id else None
         cost = (record or {}).get("cost_usd")
         number = isinstance(cost, int | float) and not isinstance(cost, bool)
-        self.session_usd = float(cost) if number and cost > 0 else 0.0
+        self.session_usd = (
+            float(cost) if isinstance(cost, int | float) and number and cost > 0 else 0.0
+        )
         self.session_cap = self.day_cap = None
         if budget.session_usd is not None:
             extra = away.raised(rt, "raise", self.session_id) if self.session_id else 0.0
