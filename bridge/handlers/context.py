@@ -137,6 +137,8 @@ def _adopted_context(
     """A session adopted from Discord posts to the thread recorded at adoption (while that
     thread is still one of its project's); a released one posts nowhere."""
     if adopted.get("released"):
+        if event.get("hook_event_name") == "Stop":  # once a turn, not on every tool call
+            note(rt, f"session {adopted.get('session_id')} was released: its reply not posted")
         return None
     parent, key = adopted.get("parent_id"), adopted.get("key")
     project = cfg.project_for_channel(parent) if is_snowflake(parent) else None

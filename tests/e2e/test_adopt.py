@@ -69,6 +69,12 @@ def stop_hook_runs(transcript) -> int:
     return sum('"stop_hook_summary"' in line for line in lines)
 
 
+def outbox_empty(rig) -> bool:
+    """Nothing a hook handed to the bot waits to be posted (once its hooks have run, what
+    they posted is at the emulator)."""
+    return not list((rig.state_dir / "outbox").glob("*/*.json"))
+
+
 def test_a_claude_started_by_hand_is_adopted_typed_into_and_released(rig) -> None:
     project = rig.projects["project-a"]
     rig.api.script(
@@ -134,8 +140,12 @@ def test_a_claude_started_by_hand_is_adopted_typed_into_and_released(rig) -> Non
         stops = stop_hook_runs(transcript)
         since = rig.discord.mark()
         mine.submit("mine", "typed at the terminal")
+        wait_until(lambda: "By hand:" in mine.capture("mine"), 60, "the model's reply")
         wait_until(lambda: stop_hook_runs(transcript) > stops, 60, "its Stop hooks to run")
-        assert "By hand:" in mine.capture("mine")
+        hook_log = rig.state_dir / "logs" / "hooks.log"
+        said = f"session {session_id} was released: its reply not posted"
+        wait_until(lambda: hook_log.exists() and said in hook_log.read_text(), 30, "the Stop hook")
+        wait_until(lambda: outbox_empty(rig), 30, "whatever the hooks spooled to be posted")
         assert mine.tmux("display-message", "-p", "-t", "mine", "#{pane_pid}").strip() == pid
         posted = [r for r in rig.discord.records(since=since, kind="message_create")]
         assert not [r for r in posted if "By hand" in r["message"]["content"]], posted
