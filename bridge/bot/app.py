@@ -25,6 +25,7 @@ from bridge.bot import (
     commands,
     diff,
     finish,
+    history,
     interactions,
     panel,
     progress,
@@ -66,7 +67,7 @@ IO_THREADS = 64
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
     interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects, schedule, away, adopt,
+    projects, schedule, away, adopt, history,
 )  # fmt: skip
 
 

@@ -107,9 +107,8 @@ SESSIONS_PAGE_TEMPLATE = SESSIONS + r"page:(?P<page>[0-9]{1,4})"
 SESSIONS_ADOPT_TEMPLATE = SESSIONS + rf"adopt:(?P<token>{_TOKEN})"
 SESSIONS_RELEASE_TEMPLATE = SESSIONS + rf"release:(?P<key>{_SNOWFLAKE})"
 _SESSION_ID = r"[0-9a-f-]{8,40}"
-HISTORY_PICK_TEMPLATE = (
-    HISTORY + rf"(?P<action>pick|page):(?P<key>{_SNOWFLAKE}):(?P<page>[0-9]{{1,4}})"
-)
+HISTORY_PICK_TEMPLATE = HISTORY + rf"pick:(?P<key>{_SNOWFLAKE}):(?P<page>[0-9]{{1,4}})"
+HISTORY_PAGE_TEMPLATE = HISTORY + rf"page:(?P<key>{_SNOWFLAKE}):(?P<page>[0-9]{{1,4}})"
 HISTORY_RESUME_TEMPLATE = HISTORY + rf"resume:(?P<key>{_SNOWFLAKE}):(?P<session>{_SESSION_ID})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"

@@ -231,7 +231,9 @@ def proc_start(pid: int) -> str | None:
     except OSError:
         return None
     fields = text[text.rfind(")") + 2 :].split()  # the command name may hold spaces
-    return fields[19] if len(fields) > 19 else None
+    if len(fields) <= 19 or fields[0] in ("Z", "X"):  # exited, not yet reaped: not running
+        return None
+    return fields[19]
 
 
 def proc_environ(pid: int) -> dict[str, str]:
@@ -273,3 +275,20 @@ def hooks_installed(config_dir: str) -> bool:
     except Exception:  # unreadable or not JSON: whatever it holds, not our hooks
         return False
     return "Stop" in events and "PermissionRequest" in events
+
+
+def running_conversation(session_id: str, config_dir: str) -> int | None:
+    """The pid of a Claude Code of this user that has conversation ``session_id`` open now
+    (its ``sessions/<pid>.json``, checked against the live process), or None: two CLIs
+    appending to one transcript would interleave it."""
+    folder = os.path.join(config_dir, "sessions")
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".json") and n[:-5].isdigit()]
+    except OSError:
+        return None
+    for name in names:
+        pid = int(name[:-5])
+        start = proc_start(pid)
+        if start is not None and session_id_of(config_dir, pid, start) == session_id:
+            return pid
+    return None

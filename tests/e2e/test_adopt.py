@@ -149,3 +149,47 @@ def test_a_claude_started_by_hand_is_adopted_typed_into_and_released(rig) -> Non
         assert mine.tmux("display-message", "-p", "-t", "mine", "#{pane_pid}").strip() == pid
         posted = [r for r in rig.discord.records(since=since, kind="message_create")]
         assert not [r for r in posted if "By hand" in r["message"]["content"]], posted
+
+
+def test_a_past_conversation_resumed_in_a_thread_carries_its_earlier_prompt(rig) -> None:
+    rig.api.script(echo("First saw: "), echo("Resumed saw: "))
+    rig.start_bot()
+    rig.post("remember the word pineapple")
+    rig.wait_bot_message(content_contains="First saw:", timeout=60)
+    wait_until(lambda: screen_is_idle(rig.screen()), 30, "Claude Code to be idle")
+    since = rig.discord.mark()
+
+    # Listed for the owner only; picking one shows its first prompt and last reply.
+    listed = answer(rig, rig.discord.run_command(rig.ids["project-a"], "history"))
+    assert listed["content"].startswith("**1 past conversation of project-a**"), listed
+    select = select_of(listed)
+    (mine,) = [o for o in select["options"] if "remember the word pineapple" in o["label"]]
+    shown = answer(rig, rig.discord.select(listed["id"], select["custom_id"], [mine["value"]]))
+    assert "remember the word pineapple" in shown["content"], shown
+    assert "First saw: remember the word pineapple" in shown["content"]
+    refused = rig.discord.run_command(rig.ids["project-a"], "history", user="bob")
+    assert refused["ephemeral"] and "pineapple" not in json.dumps(refused)
+    created = [r["message"] for r in rig.discord.records(since, "message_create")]
+    public = [m["content"] for m in created if not m.get("flags", 0) & 64]  # not ephemeral
+    assert not [c for c in public if "pineapple" in c], public  # nothing posted for all to see
+
+    # Still open in the channel's session: not resumed a second time beside it.
+    busy = rig.discord.click(shown["id"], custom_id(shown, "Resume in a thread"))
+    assert "open in a running Claude Code" in busy["message"]["content"], busy
+    stopped = answer(rig, rig.discord.run_command(rig.ids["project-a"], "stop"))
+    assert "Stopped" in stopped["content"], stopped
+    running = rig.claude_home / ".claude" / "sessions"
+    wait_until(
+        lambda: mine["value"] not in "".join(p.read_text() for p in running.glob("*.json")),
+        30, "the stopped Claude Code to finish exiting",
+    )  # fmt: skip
+
+    # Resume in a thread: a new thread whose Claude Code continues that conversation.
+    resumed = answer(rig, rig.discord.click(shown["id"], custom_id(shown, "Resume in a thread")))
+    assert resumed["content"].startswith("Resumed in <#"), resumed["content"]
+    thread = resumed["content"].split("<#", 1)[1].split(">", 1)[0]
+    rig.discord.post_message(thread, "which word?")
+    rig.wait_bot_message(thread, since=0, content_contains="Resumed saw: which word?", timeout=90)
+    request = rig.api.requests[-1]
+    assert last_user_text(request).endswith("which word?")
+    assert "remember the word pineapple" in json.dumps(request["messages"])
