@@ -27,7 +27,8 @@ import os
 import socket as sockets_api
 import stat
 import subprocess
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 
 from bridge.claude.dialogs import read_dialog
 from bridge.claude.screen import is_busy
@@ -40,6 +41,7 @@ TMUX_TIMEOUT = 2.0  # seconds for one tmux command on a server (a hung server is
 MAX_DEPTH = 4  # process levels below a pane's process searched for Claude Code
 PANE_FIELDS = ("pane_id", "pane_pid", "session_name", "window_index", "pane_index", "pane_dead")
 CLAUDE_NAMES = ("claude", "claude.exe")
+CAPTURES = 8  # screens read at once (each a tmux process that mostly waits on the server)
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,8 @@ def tmux(socket: str, *args: str) -> list[str] | None:
 
 
 def scan(sockets: list[str] | None = None, with_state: bool = True) -> list[FoundSession]:
-    """Every Claude Code process in a live pane of this user's tmux servers."""
+    """Every Claude Code process in a live pane of this user's tmux servers; ``with_state``:
+    with what each screen shows (a capture each, run side by side: the slow part)."""
     found = []
     fmt = "\t".join("#{" + field + "}" for field in PANE_FIELDS)
     for server in user_sockets() if sockets is None else sockets:
@@ -138,25 +141,29 @@ def scan(sockets: list[str] | None = None, with_state: bool = True) -> list[Foun
             pid = claude_in(int(pane_pid))
             if pid is None:
                 continue
-            session_found = describe(
-                server, pane_id, f"{session}:{window}.{index}", pid, with_state
-            )
+            session_found = describe(server, pane_id, f"{session}:{window}.{index}", pid)
             if session_found is not None:
                 found.append(session_found)
+    if with_state and found:
+        with ThreadPoolExecutor(min(CAPTURES, len(found))) as pool:
+            found = list(pool.map(with_screen_state, found))
     return found
 
 
 def find(token: str, sockets: list[str] | None = None) -> FoundSession | None:
-    """The session a token (:attr:`FoundSession.token`) names, if it still runs."""
-    for session in scan(sockets):
+    """The session a token (:attr:`FoundSession.token`) names, if it still runs (only its
+    own screen is read)."""
+    for session in scan(sockets, with_state=False):
         if session.token == token:
-            return session
+            return with_screen_state(session)
     return None
 
 
-def describe(
-    socket: str, pane_id: str, where: str, pid: int, with_state: bool = True
-) -> FoundSession | None:
+def with_screen_state(session: FoundSession) -> FoundSession:
+    return replace(session, state=screen_state(session.socket, session.pane_id))
+
+
+def describe(socket: str, pane_id: str, where: str, pid: int) -> FoundSession | None:
     start = proc_start(pid)
     try:
         cwd = os.readlink(f"/proc/{pid}/cwd")
@@ -166,10 +173,9 @@ def describe(
         return None
     env = proc_environ(pid)
     config_dir = claude_config_dir(env)
-    state = screen_state(socket, pane_id) if with_state else "unknown"
     return FoundSession(
         socket=socket, pane_id=pane_id, where=where, pid=pid, proc_start=start, cwd=cwd,
-        session_id=session_id_of(config_dir, pid, start), state=state,
+        session_id=session_id_of(config_dir, pid, start), state="unknown",
         hooks=hooks_installed(config_dir), bridge=bool(env.get(ENV_CHANNEL)),
     )  # fmt: skip
 
