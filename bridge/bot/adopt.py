@@ -51,9 +51,8 @@ def register(bot: BridgeClient) -> None:
 
 
 @app_commands.command(name="sessions", description="Claude Code sessions on this machine: adopt")
+@app_commands.check(owner_only)  # the owner's, not allowedUserIds' (as /project)
 async def sessions_command(interaction: BotInteraction) -> None:
-    if not await owner_only(interaction):
-        return
     await interaction.response.defer(ephemeral=True, thinking=True)
     content, view = await listing(interaction.client.sessions, 0)
     await interaction.followup.send(content, view=view, ephemeral=True)

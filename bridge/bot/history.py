@@ -46,9 +46,8 @@ def register(bot: BridgeClient) -> None:
 
 
 @app_commands.command(name="history", description="This project's past conversations: resume one")
+@app_commands.check(owner_only)  # the owner's, not allowedUserIds' (as /project)
 async def history_command(interaction: BotInteraction) -> None:
-    if not await owner_only(interaction):
-        return
     project = project_here(interaction)
     if project is None:
         await interaction.response.send_message(UNMAPPED, ephemeral=True)
