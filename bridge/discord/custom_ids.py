@@ -207,6 +207,8 @@ def limit(action: str, key: str) -> str:
 def budget(action: str, key: str) -> str:
     """A reached budget's button: ``more`` (Continue, raising it) or ``stop``."""
     return f"{BUDGET}{action}:{key}"
+
+
 def sessions(action: str, arg: str) -> str:
     """``/sessions``' select (``pick``) or page button (``page``) showing page ``arg``,
     **Adopt** (``adopt``, ``arg`` a :func:`is_session_token`) or **Release** (``release``,
