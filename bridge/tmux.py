@@ -22,6 +22,21 @@ CHANNEL_OPTION = "@discord-bridge-channel"
 DEAD_CHECK = 0.5  # seconds between "did the pane die?" checks while waiting for a screen
 DEAD_HISTORY = 100  # scrollback lines captured with a dead pane's screen (see _exited)
 STATUS_WAIT = 0.2  # seconds a dead pane's exit status may take to be known (see _exited)
+ADDRESS_SEP = "@"  # a pane address on another tmux server: ``%12@/tmp/tmux-1000/work``
+
+
+def pane_address(socket_path: str, pane_id: str) -> str:
+    """The address of pane ``pane_id`` of the tmux server listening on ``socket_path``: what
+    :class:`TmuxSessions` takes wherever it takes a pane id, for a pane the bridge did not
+    start (an adopted session, ``bridge/sessions/adoption.py``). tmux pane ids are ``%<n>``,
+    so the separator never occurs in one; a bare id is a pane of the bridge's own server."""
+    return f"{pane_id}{ADDRESS_SEP}{socket_path}"
+
+
+def split_address(address: str) -> tuple[str | None, str]:
+    """(socket path or None for the bridge's own server, pane id) of a pane address."""
+    pane_id, sep, socket_path = address.partition(ADDRESS_SEP)
+    return (socket_path, pane_id) if sep and socket_path.startswith("/") else (None, address)
 
 
 class TmuxError(RuntimeError):
@@ -59,6 +74,7 @@ class TmuxSessions:
         connection (``bridge/tmux_control.py``) instead of a process each; call :meth:`close`."""
         self.session_name = session_name
         self.server = libtmux.Server(socket_name=socket_name)
+        self._others: dict[str, libtmux.Server] = {}  # other servers, by socket path
         self._start_lock = threading.Lock()
         self._control = ControlConnection(socket_name, session_name) if control else None
 
@@ -130,38 +146,41 @@ class TmuxSessions:
         return pane
 
     def kill(self, pane_id: str) -> None:
-        self._run("kill-pane", "-t", pane_id)
+        self._on(pane_id, "kill-pane", "-t")
 
     # --- input and output ------------------------------------------------------------
 
     def paste(self, pane_id: str, piece: str) -> None:
         """Insert ``piece`` as a bracketed paste (tabs stay text, not key presses)."""
-        buffer = f"discord-bridge-{pane_id.lstrip('%')}"
-        self._run("set-buffer", "-b", buffer, "--", literal(piece))
-        self._run("paste-buffer", "-p", "-d", "-b", buffer, "-t", pane_id)
+        socket_path, pane = split_address(pane_id)
+        buffer = f"discord-bridge-{pane.lstrip('%')}"
+        self._run("set-buffer", "-b", buffer, "--", literal(piece), socket=socket_path)
+        self._run("paste-buffer", "-p", "-d", "-b", buffer, "-t", pane, socket=socket_path)
 
     def capture(self, pane_id: str, history: int = 0) -> str:
         """The pane's screen as plain text (no escape sequences), plus ``history`` lines of
         scrollback above it."""
         extra = ["-S", str(-history)] if history > 0 else []
-        return "\n".join(self._run("capture-pane", "-p", *extra, "-t", pane_id))
+        return "\n".join(self._on(pane_id, "capture-pane", "-p", *extra, "-t"))
 
     def press(self, pane_id: str, *keys: str) -> None:
         """Send tmux key names (``Escape``, ``Enter``, ``BTab``, ``C-u``…), not text."""
-        self._run("send-keys", "-t", pane_id, *keys)
+        self._on(pane_id, "send-keys", "-t", after=keys)
 
     def type_literal(self, pane_id: str, text: str) -> None:
         """Send ``text`` as literal characters, without Enter and without checks."""
-        self._run("send-keys", "-t", pane_id, "-l", "--", literal(text))
+        self._on(pane_id, "send-keys", "-t", after=("-l", "--", literal(text)))
 
     def current_path(self, pane_id: str) -> str:
-        out = self._run("display-message", "-p", "-t", pane_id, "#{pane_current_path}")
+        out = self._on(pane_id, "display-message", "-p", "-t", after=("#{pane_current_path}",))
         return out[0] if out else ""
 
     def pane_size(self, pane_id: str) -> tuple[int, int]:
         """The pane's width and height in cells (what its screen shows now: a client attached
         with a smaller terminal makes it smaller)."""
-        out = self._run("display-message", "-p", "-t", pane_id, "#{pane_width} #{pane_height}")
+        out = self._on(
+            pane_id, "display-message", "-p", "-t", after=("#{pane_width} #{pane_height}",)
+        )
         width, _, height = (out[0] if out else "").partition(" ")
         if not (width.isdigit() and height.isdigit()):
             raise TmuxError(f"tmux gave no size for {pane_id}: {out!r}")
@@ -202,7 +221,9 @@ class TmuxSessions:
         deadline = time.monotonic() + STATUS_WAIT
         try:
             while True:
-                out = self._run("display-message", "-p", "-t", pane_id, "#{pane_dead_status}")
+                out = self._on(
+                    pane_id, "display-message", "-p", "-t", after=("#{pane_dead_status}",)
+                )
                 status = out[0] if out else ""
                 if status.isdigit() or time.monotonic() >= deadline:
                     break
@@ -230,12 +251,20 @@ class TmuxSessions:
 
     def pane_dead(self, pane_id: str) -> bool:
         try:
-            out = self._run("display-message", "-p", "-t", pane_id, "#{pane_dead}")
+            out = self._on(pane_id, "display-message", "-p", "-t", after=("#{pane_dead}",))
         except TmuxError:
             return True
         return out[:1] == ["1"]
 
-    def _run(self, *args: str) -> list[str]:
+    def _on(self, pane_id: str, *args: str, after: tuple[str, ...] = ()) -> list[str]:
+        """Run ``args`` followed by the pane (``-t`` last in ``args``) and ``after``, on the
+        server the pane address names (:func:`split_address`)."""
+        socket_path, pane = split_address(pane_id)
+        return self._run(*args, pane, *after, socket=socket_path)
+
+    def _run(self, *args: str, socket: str | None = None) -> list[str]:
+        if socket is not None:  # a pane of another server: a process each, no control mode
+            return self._run_process(self._other(socket), args)
         if self._control is not None and self._control.takes(args):
             try:
                 reply = self._control.run(args)
@@ -248,8 +277,18 @@ class TmuxSessions:
                 if not ok:
                     raise TmuxError(f"tmux {args[0]}: {' '.join(out) or 'failed'}")
                 return out
+        return self._run_process(self.server, args)
+
+    def _other(self, socket_path: str) -> libtmux.Server:
+        server = self._others.get(socket_path)
+        if server is None:
+            server = self._others[socket_path] = libtmux.Server(socket_path=socket_path)
+        return server
+
+    @staticmethod
+    def _run_process(server: libtmux.Server, args: tuple[str, ...]) -> list[str]:
         try:
-            result = self.server.cmd(*args)
+            result = server.cmd(*args)
         except LibTmuxException as err:
             raise TmuxError(str(err)) from err
         if result.returncode != 0:

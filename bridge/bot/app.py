@@ -20,10 +20,12 @@ import discord
 import yarl
 
 from bridge.bot import (
+    adopt,
     away,
     commands,
     diff,
     finish,
+    history,
     interactions,
     panel,
     progress,
@@ -65,7 +67,7 @@ IO_THREADS = 64
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
     interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects, schedule, away,
+    projects, schedule, away, adopt, history,
 )  # fmt: skip
 
 

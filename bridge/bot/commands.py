@@ -27,7 +27,7 @@ from discord import app_commands
 from bridge.bot.client import BotInteraction, BridgeClient, allowed, target_of
 from bridge.claude.screen import mode_name
 from bridge.config import MODE_ALIASES
-from bridge.sessions import pane_ops
+from bridge.sessions import adoption, pane_ops
 from bridge.sessions.manager import ClaudeDidNotStart
 from bridge.state import session_record, session_state
 from bridge.state.status_cache import read_status
@@ -244,6 +244,9 @@ class Commands:
         return f"Started **{target.label}** in `{pane_id}`."
 
     async def stop(self, target: SessionTarget, pane_id: str | None) -> str:
+        if await asyncio.to_thread(adoption.adopted, self.sessions.runtime, target.key):
+            await self.sessions.stop(target.key)  # the bridge never ends what it did not start
+            return "Released: that Claude Code keeps running, no longer linked to this thread."
         stopped = await self.sessions.stop(target.key)
         return f"Stopped **{target.label}**." if stopped else "It was not running."
 

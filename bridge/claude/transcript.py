@@ -148,12 +148,12 @@ def last_usage(transcript_path: object, tail: int = USAGE_TAIL) -> dict | None:
             "model": model if isinstance(model, str) else None,
             "text": "\n".join(texts),
             "context_tokens": sum(n for n in tokens if isinstance(n, int) and n > 0),
-            "at": _epoch(record.get("timestamp")),
+            "at": epoch(record.get("timestamp")),
         }
     return None
 
 
-def _epoch(stamp: object) -> float | None:
+def epoch(stamp: object) -> float | None:
     """``2026-11-21T23:58:04.591Z`` as epoch seconds (None if it is not such a time)."""
     if not isinstance(stamp, str):
         return None

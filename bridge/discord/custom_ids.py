@@ -36,6 +36,13 @@ the actions' grammar), since a client can send any id.
     db:lim:auto|now|cancel:<key>    a usage limit's Resume at reset / Resume now / Cancel
                                     (bot/away.py)
     db:bud:more|stop:<key>          a reached budget's Continue (+$N) / Stop (bot/away.py)
+    db:ms:pick|page:<page>          /sessions' select of this machine's sessions, its pages
+    db:ms:adopt:<pid>-<start>       Adopt one (its process id and start time; bot/adopt.py)
+    db:ms:release:<thread id>       Release an adopted session
+    db:hist:pick|page:<channel id>:<page>
+                                    /history's select of a project's conversations, its pages
+    db:hist:resume:<channel id>:<session id>
+                                    Resume in a thread (bot/history.py)
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -58,6 +65,8 @@ REVIEW = "db:rv:"
 SCHEDULE = "db:sch:"
 LIMIT = "db:lim:"
 BUDGET = "db:bud:"
+SESSIONS = "db:ms:"
+HISTORY = "db:hist:"
 MODAL_TEXT = "text"  # the one text input of a prompt's modal
 
 _REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
@@ -92,6 +101,15 @@ REVIEW_DROP_TEMPLATE = REVIEW + rf"drop:(?P<key>{_SNOWFLAKE})"
 SCHEDULE_TEMPLATE = SCHEDULE + r"(?P<action>run|pause|resume|delete):(?P<sid>[0-9a-f]{8})"
 LIMIT_TEMPLATE = LIMIT + rf"(?P<action>auto|now|cancel):(?P<key>{_SNOWFLAKE})"
 BUDGET_TEMPLATE = BUDGET + rf"(?P<action>more|stop):(?P<key>{_SNOWFLAKE})"
+_TOKEN = r"[0-9]{1,10}-[0-9]{1,20}"
+SESSIONS_PICK_TEMPLATE = SESSIONS + r"pick:(?P<page>[0-9]{1,4})"
+SESSIONS_PAGE_TEMPLATE = SESSIONS + r"page:(?P<page>[0-9]{1,4})"
+SESSIONS_ADOPT_TEMPLATE = SESSIONS + rf"adopt:(?P<token>{_TOKEN})"
+SESSIONS_RELEASE_TEMPLATE = SESSIONS + rf"release:(?P<key>{_SNOWFLAKE})"
+_SESSION_ID = r"[0-9a-f-]{8,40}"
+HISTORY_PICK_TEMPLATE = HISTORY + rf"pick:(?P<key>{_SNOWFLAKE}):(?P<page>[0-9]{{1,4}})"
+HISTORY_PAGE_TEMPLATE = HISTORY + rf"page:(?P<key>{_SNOWFLAKE}):(?P<page>[0-9]{{1,4}})"
+HISTORY_RESUME_TEMPLATE = HISTORY + rf"resume:(?P<key>{_SNOWFLAKE}):(?P<session>{_SESSION_ID})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
     r"(?P<action>o[0-9]{1,2}|show|esc)"
@@ -189,3 +207,22 @@ def limit(action: str, key: str) -> str:
 def budget(action: str, key: str) -> str:
     """A reached budget's button: ``more`` (Continue, raising it) or ``stop``."""
     return f"{BUDGET}{action}:{key}"
+
+
+def sessions(action: str, arg: str) -> str:
+    """``/sessions``' select (``pick``) or page button (``page``) showing page ``arg``,
+    **Adopt** (``adopt``, ``arg`` a :func:`is_session_token`) or **Release** (``release``,
+    ``arg`` the thread)."""
+    return f"{SESSIONS}{action}:{arg}"
+
+
+def is_session_token(value: str) -> bool:
+    """``<pid>-<start>``: how a running Claude Code process is named in a select or button."""
+    pid, dash, start = value.partition("-")
+    return bool(dash) and pid.isdigit() and start.isdigit() and len(value) <= 31
+
+
+def history(action: str, key: str, arg: str) -> str:
+    """``/history``'s select (``pick``) or page button (``page``) of channel ``key``'s
+    project, showing page ``arg``; **Resume in a thread** (``resume``, ``arg`` the session)."""
+    return f"{HISTORY}{action}:{key}:{arg}"

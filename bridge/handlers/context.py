@@ -6,8 +6,10 @@ Claude Code: every exception is logged to ``logs/hooks.log`` in the runtime dir 
 process exits 0.
 
 Target resolution: the pane's env marker (``DISCORD_BRIDGE_CHANNEL_ID``, set by the bot on
-the panes it starts) first; else the project whose ``projectPath`` is the event's ``cwd`` or
-the longest one containing it; no match means the session is not ours: exit 0, no network.
+the panes it starts) first; else, for a session adopted from Discord, the thread recorded for
+its ``session_id`` (``bridge/state/adoptions.py``; released: nowhere); else the project whose
+``projectPath`` is the event's ``cwd`` or the longest one containing it; no match means the
+session is not ours: exit 0, no network.
 
 What a hook trusts from its environment: a project's ``.claude/settings.json`` ``env`` block
 (or Claude itself, through ``settings.local.json``) can set any variable a hook sees, and a
@@ -24,7 +26,7 @@ import os
 import sys
 
 from bridge import config, fastjson
-from bridge.state import locations, private_files, runtime
+from bridge.state import adoptions, locations, private_files, runtime
 from bridge.state.runtime import ENV_CHANNEL, ENV_THREAD
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
@@ -113,6 +115,10 @@ def resolve(event: dict, env: dict[str, str] | None = None) -> HookContext | Non
         if thread_id is not None and not is_thread_of(cfg, rt, project, thread_id):
             note(rt, f"ignored {ENV_THREAD}={thread_id[:40]!r}: not a thread of {project.name}")
             thread_id = None
+    if project is None and not marker:
+        adopted = adoptions.lookup(rt, event.get("session_id"))
+        if adopted is not None:  # adopted (or released): its record decides, never its cwd
+            return _adopted_context(event, cfg, rt, adopted, env)
     if project is None:
         cwd = event.get("cwd") or os.getcwd()
         project = cfg.project_for_cwd(cwd) if isinstance(cwd, str) else None
@@ -123,6 +129,23 @@ def resolve(event: dict, env: dict[str, str] | None = None) -> HookContext | Non
         note(rt, f"refused the runtime dir {refused} (not a private directory of yours, "
                  f"perhaps another user's after a reboot); using {rt.root}")  # fmt: skip
     return HookContext(event, cfg, project, thread_id, env)
+
+
+def _adopted_context(
+    event: dict, cfg: config.BridgeConfig, rt: runtime.Runtime, adopted: dict, env: dict
+) -> HookContext | None:
+    """A session adopted from Discord posts to the thread recorded at adoption (while that
+    thread is still one of its project's); a released one posts nowhere."""
+    if adopted.get("released"):
+        if event.get("hook_event_name") == "Stop":  # once a turn, not on every tool call
+            note(rt, f"session {adopted.get('session_id')} was released: its reply not posted")
+        return None
+    parent, key = adopted.get("parent_id"), adopted.get("key")
+    project = cfg.project_for_channel(parent) if is_snowflake(parent) else None
+    if project is None or not isinstance(key, str) or not is_thread_of(cfg, rt, project, key):
+        note(rt, f"adopted session {event.get('session_id')}: its thread is gone; not posted")
+        return None
+    return HookContext(event, cfg, project, key, env)
 
 
 def is_snowflake(value: object) -> TypeGuard[str]:

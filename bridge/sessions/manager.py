@@ -22,7 +22,7 @@ from bridge import config
 from bridge.claude import launch, start_failure
 from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
 from bridge.config import ENV_TMUX_SOCKET, BridgeConfig, Server
-from bridge.sessions import pane_input, worktrees
+from bridge.sessions import adoption, pane_input, worktrees
 from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_state
@@ -31,6 +31,10 @@ from bridge.tmux import PaneExited, PaneInfo, TmuxError, TmuxSessions
 log = logging.getLogger(__name__)
 
 READY_TIMEOUT = 60.0  # seconds for a fresh Claude Code to show its prompt box
+ADOPTED_ENDED = (
+    "⏹ The Claude Code adopted here has ended (its pane closed or it exited): released. "
+    "A message here resumes its conversation in a session of the bridge's own."
+)
 
 
 class SessionManager:
@@ -144,6 +148,8 @@ class SessionManager:
             key = record["key"]
             if record.get("server") != self.server.name or record.get("wanted") != "running":
                 continue
+            if record.get("adopted"):
+                continue  # not the bridge's pane: never restarted by it (live_pane finds it)
             target = self.target_for_key(key)
             session_id = session_state.resumable_session(self.runtime, key)
             if target is None or session_id is None:
@@ -167,7 +173,12 @@ class SessionManager:
         """The pane id of the session's live Claude Code, started (and ready) if needed.
 
         A dead session whose conversation is known is resumed (``--resume``) unless
-        ``fresh``. The caller holds :meth:`lock` for the target's key."""
+        ``fresh``. The caller holds :meth:`lock` for the target's key. An adopted session's
+        pane is returned while its Claude Code runs; once that has ended, the thread is
+        released and its conversation resumed in a pane of the bridge's own."""
+        adopted = await self._adopted_pane(target.key)
+        if adopted is not None:
+            return adopted
         pane = await asyncio.to_thread(self.tmux.find, target.key)
         if pane is not None and not pane.dead:
             return pane.pane_id
@@ -200,7 +211,11 @@ class SessionManager:
 
     async def stop(self, key: str) -> bool:
         """End the session's Claude Code and close its pane; it stays stopped after a bot
-        restart. True if something was running. The caller holds :meth:`lock`."""
+        restart. True if something was running. The caller holds :meth:`lock`. An adopted
+        session is released instead: the bridge never ends a Claude Code it did not start."""
+        if await asyncio.to_thread(adoption.release, self.runtime, key) is not None:
+            self.on_change()
+            return True
         pane = await asyncio.to_thread(self.tmux.find, key)
         if pane is not None:
             await asyncio.to_thread(self.tmux.kill, pane.pane_id)
@@ -212,8 +227,25 @@ class SessionManager:
         return pane is not None and not pane.dead
 
     async def live_pane(self, key: str) -> str | None:
+        adopted = await self._adopted_pane(key)
+        if adopted is not None:
+            return adopted
         pane = await asyncio.to_thread(self.tmux.find, key)
         return pane.pane_id if pane is not None and not pane.dead else None
+
+    async def _adopted_pane(self, key: str) -> str | None:
+        """The pane address of ``key``'s adopted session while it runs; an adopted session
+        that has ended is released (said in its thread), and None."""
+        record = await asyncio.to_thread(adoption.adopted, self.runtime, key)
+        if record is None:
+            return None
+        if adoption.alive(record):
+            return str(record["address"])
+        await asyncio.to_thread(adoption.release, self.runtime, key, True)
+        log.info("adopted session of %s has ended; released", key)
+        if self.notify is not None:
+            await self.notify(key, ADOPTED_ENDED)
+        return None
 
     def keys(self, key: str, pane_id: str, screen_answer: bool = False) -> SessionKeys:
         """Session ``key``'s pane as keys are pressed into it: every key through the key gate

@@ -49,6 +49,7 @@ ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"  # and, for a thread's session, the thre
 
 DURABLE = (
     "uploads", "outputs", "outbox", "sessions", "state", "logs", "usage", "schedules", "away",
+    "adopted",
 )  # fmt: skip  # survive a reboot
 VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens", "turns", "tools")
 SUBDIRS = DURABLE + VOLATILE

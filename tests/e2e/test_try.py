@@ -37,7 +37,7 @@ from bridge_testkit.elicit_server import received
 from bridge_testkit.gitrepo import git
 from bridge_testkit.rig import REPO, wait_until
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use
-from fake_anthropic.claude_cli import prepare_home
+from fake_anthropic.claude_cli import TmuxServer, prepare_home
 from tests.e2e.test_elicitation import with_server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -679,3 +679,53 @@ def test_a_window_the_user_opens_in_tmux_does_not_get_trys_dirs(
     env = dict(line.split("=", 1) for line in seen.read_text().splitlines() if "=" in line)
     for name in ("DISCORD_BRIDGE_RUNTIME_DIR", "DISCORD_BRIDGE_STATE_DIR"):
         assert env.get(name) == rig.env[name], f"{name}={env.get(name)}"
+
+
+def test_a_claude_started_by_hand_is_adopted_and_released_from_the_page(
+    rig: BridgeRig, tmp_path: Path
+) -> None:
+    """``/sessions`` on the page lists a ``claude`` started by hand in a tmux server of its
+    own; picked, **Adopt** opens a thread whose messages are typed into that pane; **Release**
+    gives it back (README "Every session on this machine")."""
+    project = user_project(rig)
+    rig.api.script(text("adopted and answering"))
+    hand = {k: v for k, v in rig.env.items() if not k.startswith("DISCORD_BRIDGE_")}
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    with TmuxServer(f"dbhand-{os.getpid()}-{time.monotonic_ns() % 10**6}") as mine:
+        mine.new_session("mine", project, ["claude"], hand)
+        mine.wait_ready("mine", 60)
+        pid = mine.tmux("display-message", "-p", "-t", "mine", "#{pane_pid}").strip()
+        record = rig.claude_home / ".claude" / "sessions" / f"{pid}.json"
+        wait_until(record.exists, 30, "Claude Code's record of its session")
+        try:
+            with chromium() as browser:
+                page = browser.new_page(viewport={"width": 1100, "height": 760})
+                page.set_default_timeout(60_000)
+                page.goto(started.url())
+                page.locator("#status.online").wait_for()
+                messages = page.locator("#messages")
+                page.fill("#input", "/sessio")
+                page.locator("#command-picker div[data-name=sessions]").click()
+                page.press("#input", "Enter")
+                listed = messages.locator(".message.ephemeral", has_text="Claude Code session")
+                listed.wait_for()
+                listed.locator("details.select summary").click()
+                listed.locator("label", has_text=mine.socket_name).first.click()
+                offer = messages.locator(".message.ephemeral", has_text="opens a thread")
+                offer.get_by_role("button", name="Adopt").click()
+                page.locator("#channels li", has_text="adopted").wait_for()
+                page.locator("#channels li", has_text="adopted").click()
+                welcome = messages.locator(".message", has_text="🔗 Adopted")
+                welcome.wait_for()
+                shot(page, tmp_path, "adopted")
+                page.fill("#input", "typed from the page")
+                page.press("#input", "Enter")
+                wait_until(lambda: "typed from the page" in mine.capture("mine"), 30, "the text")
+                assert "typed from the page" in model_saw(rig, 1)
+                welcome.get_by_role("button", name="Release").click()
+                messages.locator(".message", has_text="↩️ Released").wait_for()
+                assert (
+                    mine.tmux("display-message", "-p", "-t", "mine", "#{pane_dead}").strip() == "0"
+                )
+        finally:
+            assert started.stop() == 0, started.output()

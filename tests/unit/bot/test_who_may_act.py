@@ -53,22 +53,34 @@ SAMPLE_IDS = {
     "ScheduleButton": "db:sch:run:0123abcd",
     "LimitButton": f"db:lim:now:{KEY}",
     "BudgetButton": f"db:bud:more:{KEY}",
+    "SessionPick": "db:ms:pick:0",
+    "SessionPage": "db:ms:page:1",
+    "AdoptButton": "db:ms:adopt:31337-1342251",
+    "ReleaseButton": f"db:ms:release:{KEY}",
+    "HistoryPick": f"db:hist:pick:{KEY}:0",
+    "HistoryPage": f"db:hist:page:{KEY}:1",
+    "ResumeButton": f"db:hist:resume:{KEY}:71313fe6-88f0-4a0f-b883-f3c1c91e1936",
 }
-SELECTS = ("db:s:", "db:panel:pick:", "db:rv:pick:", "db:rv:drop:")
-# The owner's, not allowedUserIds' (/project's, /schedule's, a reached budget's): what each
-# says to the others.
+SELECTS = ("db:s:", "db:panel:pick:", "db:rv:pick:", "db:rv:drop:", "db:ms:pick:", "db:hist:pick:")
+# The owner's, not allowedUserIds' (/project's, /schedule's, a reached budget's, /sessions' and
+# /history's): what each says to the others.
+MACHINE_ITEMS = (
+    "SessionPick", "SessionPage", "AdoptButton", "ReleaseButton", "HistoryPick", "HistoryPage",
+    "ResumeButton",
+)  # fmt: skip
 OWNER_ONLY_ITEMS = {
     "RemoveButton": OWNER_ONLY, "ScheduleButton": SCHEDULE_OWNER_ONLY, "BudgetButton": OWNER_BUDGET,
+    **dict.fromkeys(MACHINE_ITEMS, OWNER_ONLY),
 }  # fmt: skip
 COMMANDS = {
     "status", "start", "stop", "esc", "peek", "mode", "model", "new", "resume", "clear",
     "compact", "keys", "diff", "finish", "usage", "project add", "project remove", "project list",
     "schedule at", "schedule in", "schedule daily", "schedule weekdays", "schedule every",
-    "schedule cron", "schedule list",
+    "schedule cron", "schedule list", "sessions", "history",
 }  # fmt: skip
 OWNER_ONLY_COMMANDS = {
     name: SCHEDULE_OWNER_ONLY if name.startswith("schedule") else OWNER_ONLY
-    for name in COMMANDS if name.startswith(("project", "schedule"))
+    for name in COMMANDS if name.startswith(("project", "schedule", "sessions", "history"))
 }  # fmt: skip
 
 

@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from bridge.bot.adopt import AdoptButton, ReleaseButton, SessionPage, SessionPick
+from bridge.bot.history import HistoryPage, HistoryPick, ResumeButton
 from bridge.bot.interactions import PromptButton, PromptSelect
 from bridge.bot.panel import PanelButton, PanelSelect
 from bridge.bot.progress import InterruptButton
@@ -50,6 +52,13 @@ POSTED = [  # (DynamicItem, an id as posted on Discord)
     (DraftButton, f"db:rv:send:{KEY}"),
     (DraftButton, f"db:rv:discard:{KEY}"),
     (DropSelect, f"db:rv:drop:{KEY}"),
+    (SessionPick, "db:ms:pick:0"),
+    (SessionPage, "db:ms:page:3"),
+    (AdoptButton, "db:ms:adopt:31337-1342251"),
+    (ReleaseButton, f"db:ms:release:{KEY}"),
+    (HistoryPick, f"db:hist:pick:{KEY}:0"),
+    (HistoryPage, f"db:hist:page:{KEY}:2"),
+    (ResumeButton, f"db:hist:resume:{KEY}:71313fe6-88f0-4a0f-b883-f3c1c91e1936"),
 ]
 
 
