@@ -71,6 +71,7 @@ class Bot(discord.Client):
         self.tree = app_commands.CommandTree(self)
         self.guild_obj = discord.Object(guild_id)
         self.ready = threading.Event()
+        self.raw_reactions: list[discord.RawReactionActionEvent] = []
 
         @self.tree.command(name="echo", description="Echo text")
         async def echo(interaction: discord.Interaction, text: str) -> None:
@@ -93,6 +94,12 @@ class Bot(discord.Client):
 
     async def on_ready(self) -> None:
         self.ready.set()
+
+    async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
+        self.raw_reactions.append(payload)
+
+    async def on_raw_reaction_remove(self, payload: discord.RawReactionActionEvent) -> None:
+        self.raw_reactions.append(payload)
 
     async def on_message(self, message: discord.Message) -> None:
         if message.author == self.user:
@@ -225,6 +232,35 @@ def test_reaction(emu: Emulator, bot: Bot) -> None:
     rec = c.wait(since=since, kind="reaction_add", message_id=sent["id"])
     assert rec["emoji"] == "👍"
     assert c.reactions(emu.ids["general"], sent["id"]) == ["👍"]
+
+
+def test_a_users_reaction_reaches_discord_py_as_discord_sends_it(emu: Emulator, bot: Bot) -> None:
+    """MESSAGE_REACTION_ADD carries who reacted (their member) and whose message it is; a
+    second identical reaction changes nothing and sends nothing; the removal only ids."""
+    c = emu.client
+    since = c.mark()
+    posted = c.post_message(emu.ids["general"], "!ping")
+    reply = c.wait(since=since, reply_to=posted["id"])["message"]
+    assert c.react(reply["channel_id"], reply["id"], "✅", user="bob") is True
+    assert c.react(reply["channel_id"], reply["id"], "✅", user="bob") is False
+    c.wait(since=since, kind="reaction_add", message_id=reply["id"])
+    deadline = time.monotonic() + 5
+    while not bot.raw_reactions:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    (added,) = bot.raw_reactions
+    assert added.event_type == "REACTION_ADD" and str(added.emoji) == "✅"
+    assert added.user_id == int(emu.ids["bob"]) and added.message_id == int(reply["id"])
+    assert added.member is not None and added.member.id == int(emu.ids["bob"])
+    assert added.message_author_id == int(emu.ids["bot_id"])
+    assert c.reaction_users(reply["channel_id"], reply["id"]) == {"✅": [emu.ids["bob"]]}
+    assert c.reactions(reply["channel_id"], reply["id"]) == []  # no bot reacted
+    assert c.react(reply["channel_id"], reply["id"], "✅", user="bob", remove=True) is True
+    while len(bot.raw_reactions) < 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert bot.raw_reactions[1].event_type == "REACTION_REMOVE"
+    assert c.reaction_users(reply["channel_id"], reply["id"]) == {}
 
 
 def test_forced_429_is_retried_by_discord_py(emu: Emulator, bot: Bot) -> None:
@@ -762,6 +798,44 @@ def test_deleting_another_authors_message_needs_manage_messages(emu: Emulator) -
         assert first.delete(f"/channels/{channel}/messages/{mine}").status_code == 204
         emu.client.settings(manage_messages=True)  # as Discord: a moderator's right
         assert second.delete(f"/channels/{channel}/messages/{theirs}").status_code == 204
+
+
+def test_reaction_routes_as_discord_has_them(emu: Emulator) -> None:
+    """A message's reactions are counted, with the reader's own (``me``); who reacted is
+    listed; someone else's reaction, one emoji's or all are removed with Manage Messages."""
+    channel = emu.ids["general"]
+    c = emu.client
+    with _rest(emu, emu.bot_token) as first:
+        posted = first.post(f"/channels/{channel}/messages", json={"content": "x"}).json()
+        route = f"/channels/{channel}/messages/{posted['id']}"
+        assert first.put(f"{route}/reactions/✅/@me").status_code == 204
+        c.react(channel, posted["id"], "✅", user="alice")
+        c.react(channel, posted["id"], "❌", user="bob")
+        shown = {r["emoji"]["name"]: r for r in first.get(route).json()["reactions"]}
+        assert (shown["✅"]["count"], shown["✅"]["me"]) == (2, True)
+        assert (shown["❌"]["count"], shown["❌"]["me"]) == (1, False)
+        listed = first.get(f"/channels/{channel}/messages", params={"limit": 1}).json()
+        assert [r["count"] for r in listed[0]["reactions"]] == [2, 1]
+        users = first.get(f"{route}/reactions/✅").json()
+        assert [u["id"] for u in users] == sorted([emu.ids["bot_id"], emu.ids["alice"]], key=int)
+        assert first.get(f"{route}/reactions/🙃").json()["code"] == 10014
+        assert c.reactions(channel, posted["id"]) == ["✅"]  # the bots' own
+
+        emu.client.settings(manage_messages=False)
+        refused = first.delete(f"{route}/reactions/❌/{emu.ids['bob']}")
+        assert refused.status_code == 403 and refused.json()["code"] == 50013
+        assert first.delete(f"{route}/reactions/✅/{emu.ids['bot_id']}").status_code == 204
+        emu.client.settings(manage_messages=True)
+        since = c.mark()
+        assert first.delete(f"{route}/reactions/❌/{emu.ids['bob']}").status_code == 204
+        c.wait(since=since, kind="reaction_remove", user_id=emu.ids["bob"])
+        assert first.delete(f"{route}/reactions/✅").status_code == 204
+        c.wait(since=since, kind="message_reaction_remove_emoji", message_id=posted["id"])
+        c.react(channel, posted["id"], "👀", user="bob")
+        assert first.delete(f"{route}/reactions").status_code == 204
+        c.wait(since=since, kind="message_reaction_remove_all", message_id=posted["id"])
+        assert c.reaction_users(channel, posted["id"]) == {}
+        assert "reactions" not in first.get(route).json()
 
 
 def test_ephemeral_messages_are_never_fetched_over_rest(emu: Emulator) -> None:

@@ -83,6 +83,32 @@ def test_posts_act_as_the_user_and_need_the_header(web) -> None:
         assert record["message"]["content"] == "hi"
 
 
+def test_reactions_act_as_the_user_and_show_whose(web) -> None:
+    """The page reacts as its user (never as someone it names), sees its own (``me``) and
+    can take it back; a message it cannot see takes none."""
+    emu, base = web
+    channel = emu.ids["project-a"]
+    posted = emu.client.post_message(channel, "react to me", user="bob")
+    body = {"channel_id": channel, "message_id": posted["id"], "emoji": "✅", "user": "bob"}
+    assert httpx.post(f"{base}/api/reactions", json=body).status_code == 401  # no header
+    with logged_in(base) as client:
+        since = emu.client.mark()
+        assert client.post("/api/reactions", json=body).json() == {"changed": True}
+        added = emu.client.wait(since=since, kind="reaction_add", message_id=posted["id"])
+        assert added["user_id"] == emu.ids["alice"] and added["emoji"] == "✅"
+        emu.client.react(channel, posted["id"], "✅", user="bob")
+        (shown,) = [m for m in client.get(f"/api/channels/{channel}/messages").json()
+                    if m["id"] == posted["id"]]  # fmt: skip
+        assert [(r["emoji"]["name"], r["count"], r["me"]) for r in shown["reactions"]] == [
+            ("✅", 2, True)
+        ]
+        assert client.post("/api/reactions", json={**body, "remove": True}).json()["changed"]
+        users = emu.client.reaction_users(channel, posted["id"])
+        assert users == {"✅": [emu.ids["bob"]]}
+        long = client.post("/api/reactions", json={**body, "emoji": "x" * 33})
+        assert long.status_code == 400
+
+
 def test_attachments_download_and_only_images_show_inline(web) -> None:
     emu, base = web
     files = [

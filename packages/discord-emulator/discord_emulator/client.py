@@ -83,7 +83,12 @@ class EmulatorClient:
         return resp.content
 
     def reactions(self, channel_id: str, message_id: str) -> list[str]:
+        """The emojis the bots reacted with on the message."""
         return self._call("GET", f"/_test/reactions/{message_id}")
+
+    def reaction_users(self, channel_id: str, message_id: str) -> dict[str, list[str]]:
+        """Every emoji on the message, with the ids of the users who reacted with it."""
+        return self._call("GET", f"/_test/reactions/{message_id}/users")
 
     def commands(self, application_id: str | None = None) -> dict[str, list[dict[str, Any]]]:
         """One application's registered commands by scope (default: the first bot's)."""
@@ -210,17 +215,12 @@ class EmulatorClient:
         emoji: str,
         user: str = "alice",
         remove: bool = False,
-    ) -> None:
-        self._post(
-            "/_test/react",
-            {
-                "channel_id": channel_id,
-                "message_id": message_id,
-                "emoji": emoji,
-                "user": user,
-                "remove": remove,
-            },
-        )
+    ) -> bool:
+        """``user`` adds (or removes) a reaction, as from a Discord client; False when that
+        changed nothing (nothing is dispatched then, as on Discord)."""
+        body = {"channel_id": channel_id, "message_id": message_id, "emoji": emoji,
+                "user": user, "remove": remove}  # fmt: skip
+        return bool(self._post("/_test/react", body).get("changed"))
 
     def create_channel(self, name: str) -> dict[str, Any]:
         """A new text channel in the guild (it survives :meth:`reset`)."""

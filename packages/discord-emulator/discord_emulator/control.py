@@ -13,6 +13,7 @@ from aiohttp import web
 from . import interactions as itx
 from . import messages as m
 from . import payloads as p
+from . import reactions as reacting
 from . import rest
 from .responses import OUTAGE_KEY, STATE_KEY, json_response, read_json
 from .state import Bucket, Forced429, InteractionState, State
@@ -101,7 +102,12 @@ async def channel_messages(request: web.Request) -> web.Response:
 
 
 async def reactions(request: web.Request) -> web.Response:
-    return json_response(_st(request).reactions.get(request.match_info["message_id"], []))
+    """The emojis the bots reacted with on a message (``/users``: every emoji, with who)."""
+    st = _st(request)
+    found = reacting.users_of(st, request.match_info["message_id"])
+    if request.path.endswith("/users"):
+        return json_response(found)
+    return json_response([e for e, users in found.items() if any(map(st.is_bot, users))])
 
 
 async def counters(request: web.Request) -> web.Response:
@@ -233,8 +239,8 @@ async def react(request: web.Request) -> web.Response:
     body = await read_json(request)
     msg = m.get_message(st, str(body["channel_id"]), str(body["message_id"]))
     user = st.user(str(body.get("user") or "alice"))
-    rest.reaction_event(st, msg, body["emoji"], user["id"], not body.get("remove"))
-    return json_response({"ok": True})
+    changed = reacting.react(st, msg, str(body["emoji"]), user["id"], not body.get("remove"))
+    return json_response({"ok": True, "changed": changed})
 
 
 # ----- threads -----------------------------------------------------------------------------
@@ -567,6 +573,7 @@ def add_routes(app: web.Application) -> None:
     r.add_get("/_test/channels", guild_channels)
     r.add_get("/_test/channels/{channel_id}/messages", channel_messages)
     r.add_get("/_test/reactions/{message_id}", reactions)
+    r.add_get("/_test/reactions/{message_id}/users", reactions)
     r.add_route("*", "/_test/counters", counters)
     r.add_get("/_test/commands", commands)
     r.add_get("/_test/contract", contract)

@@ -10,6 +10,7 @@ from aiohttp import web
 
 from . import messages as m
 from . import payloads as p
+from . import reactions
 from .gateway import guild_payload
 from .guild_channels import check_delete, create_guild_channel
 from .responses import BOT_KEY, STATE_KEY, defer, json_response, no_content, read_json
@@ -270,7 +271,8 @@ async def list_messages(request: web.Request) -> web.Response:
     if "after" in q:
         msgs = [x for x in msgs if int(x["id"]) > int(q["after"])]
     limit = min(int(q.get("limit", 50)), 100)
-    return json_response(msgs[:limit])
+    reader = _bot(request)["id"]
+    return json_response([reactions.with_reactions(st, x, reader) for x in msgs[:limit]])
 
 
 async def post_message(request: web.Request) -> web.Response:
@@ -295,7 +297,8 @@ async def post_message(request: web.Request) -> web.Response:
 
 
 async def get_message(request: web.Request) -> web.Response:
-    return json_response(_channel_message(request))
+    msg = _channel_message(request)
+    return json_response(reactions.with_reactions(_st(request), msg, _bot(request)["id"]))
 
 
 async def patch_message(request: web.Request) -> web.Response:
@@ -318,55 +321,6 @@ async def delete_message(request: web.Request) -> web.Response:
     defer(request, lambda: m.delete_message(st, msg, "rest"))
     st.message_index.pop(msg["id"], None)
     return no_content()
-
-
-# ----- reactions ---------------------------------------------------------------------------
-
-
-async def add_reaction(request: web.Request) -> web.Response:
-    return _react(request, add=True)
-
-
-async def remove_reaction(request: web.Request) -> web.Response:
-    return _react(request, add=False)
-
-
-def _react(request: web.Request, add: bool) -> web.Response:
-    st = _st(request)
-    msg = _channel_message(request)
-    emoji = request.match_info["emoji"]
-    mine = st.reactions.setdefault(msg["id"], [])
-    if add and emoji not in mine:
-        mine.append(emoji)
-    elif not add and emoji in mine:
-        mine.remove(emoji)
-    user_id = _bot(request)["id"]  # the bot whose token reacted
-    defer(request, lambda: reaction_event(st, msg, emoji, user_id, add))
-    return no_content()
-
-
-def reaction_event(st: State, msg: dict[str, Any], emoji: str, user_id: str, add: bool) -> None:
-    name, _, emoji_id = emoji.partition(":")
-    data: dict[str, Any] = {
-        "user_id": user_id,
-        "channel_id": msg["channel_id"],
-        "message_id": msg["id"],
-        "emoji": {"id": emoji_id or None, "name": name},
-        "burst": False,
-        "type": 0,
-    }
-    if msg.get("guild_id"):
-        data["guild_id"] = msg["guild_id"]
-        if add:
-            data["member"] = p.member_obj(st.user(user_id))
-    st.gateway.dispatch("MESSAGE_REACTION_ADD" if add else "MESSAGE_REACTION_REMOVE", data)
-    st.record(
-        "reaction_add" if add else "reaction_remove",
-        channel_id=msg["channel_id"],
-        message_id=msg["id"],
-        emoji=emoji,
-        user_id=user_id,
-    )
 
 
 # ----- threads -----------------------------------------------------------------------------
@@ -558,8 +512,7 @@ def add_routes(app: web.Application) -> None:
         ("GET", msg, get_message),
         ("PATCH", msg, patch_message),
         ("DELETE", msg, delete_message),
-        ("PUT", msg + "/reactions/{emoji}/@me", add_reaction),
-        ("DELETE", msg + "/reactions/{emoji}/@me", remove_reaction),
+        *reactions.routes(msg),
         ("POST", msg + "/threads", thread_from_message),
         ("POST", ch + "/threads", thread_without_message),
         ("PUT", ch + "/thread-members/@me", thread_member),

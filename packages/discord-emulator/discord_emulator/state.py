@@ -132,7 +132,8 @@ class State:
         self.message_born: dict[str, float] = {}
         self.files: dict[str, bytes] = {}
         self.file_keys: dict[str, str] = {}  # attachment id -> the key its URL carries (hm)
-        self.reactions: dict[str, list[str]] = {}
+        # message id → emoji → the users who reacted, in order (reactions.py)
+        self.reactions: dict[str, dict[str, list[str]]] = {}
         self.nonces: dict[tuple[str, str, str], tuple[float, str]] = {}
         self.records: list[dict[str, Any]] = []
         self.seq = 0

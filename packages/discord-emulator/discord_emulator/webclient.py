@@ -3,9 +3,9 @@
 Served on its own address (``Emulator.serve_web``), separate from the bot's REST/gateway port
 and the control API. What it offers is what a Discord client offers its user, acting as that
 one user: read channels and threads, post messages with files, start and archive threads,
-click buttons, pick in selects, submit modals, run slash commands. It follows the gateway like
-a client (``/gateway``, IDENTIFY with a user token), so it sees what the bot posts as it
-happens; ephemeral messages reach it there too, and only it.
+click buttons, pick in selects, submit modals, run slash commands, react to messages. It
+follows the gateway like a client (``/gateway``, IDENTIFY with a user token), so it sees what
+the bot posts as it happens; ephemeral messages reach it there too, and only it.
 
 The page itself (``/``, its script and style sheet) is static and holds no secret. What it
 reads and does needs the access token: the address ``try`` prints carries it in its fragment
@@ -30,7 +30,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import control
+from . import control, reactions
 from . import messages as m
 from .responses import STATE_KEY, json_response, read_json
 from .state import State
@@ -78,6 +78,7 @@ def make_app(
     r.add_post("/api/threads", start_thread)
     r.add_post("/api/threads/{thread_id}/archive", archive_thread)
     r.add_post("/api/interactions", interaction)
+    r.add_post("/api/reactions", react)
     r.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", attachment)
     return app
 
@@ -165,13 +166,12 @@ def _visible(msg: dict[str, Any]) -> bool:
 async def channel_messages(request: web.Request) -> web.Response:
     st = _st(request)
     channel = m.get_channel(st, request.match_info["channel_id"])
-    msgs = [copy.deepcopy(msg) for msg in st.messages.get(channel["id"], []) if _visible(msg)]
-    for msg in msgs:
-        counts: dict[str, int] = {}
-        for emoji in st.reactions.get(msg["id"], []):
-            name = emoji.partition(":")[0]
-            counts[name] = counts.get(name, 0) + 1
-        msg["reactions"] = [{"emoji": {"name": k}, "count": n} for k, n in counts.items()]
+    reader = request.app[USER_KEY].user["id"]
+    msgs = [
+        copy.deepcopy(reactions.with_reactions(st, msg, reader))
+        for msg in st.messages.get(channel["id"], [])
+        if _visible(msg)
+    ]
     return json_response(msgs[-200:])
 
 
@@ -233,6 +233,18 @@ async def interaction(request: web.Request) -> web.Response:
         raise ApiError(400, 50035, f"unknown interaction kind {kind!r}")
     result.pop("token", None)  # the interaction token is the bot's credential, not the user's
     return json_response(result)
+
+
+async def react(request: web.Request) -> web.Response:
+    """Add (``remove``: take back) the user's reaction ``emoji`` on a message it can see."""
+    st = _st(request)
+    body = _as_user(request, await read_json(request))
+    msg = m.get_message(st, str(body["channel_id"]), str(body["message_id"]))
+    emoji = str(body["emoji"])
+    if not _visible(msg) or not 1 <= len(emoji) <= 32:
+        raise ApiError(400, 50035, "Invalid Form Body")
+    changed = reactions.react(st, msg, emoji, body["user"], not body.get("remove"))
+    return json_response({"changed": changed})
 
 
 async def attachment(request: web.Request) -> web.StreamResponse:

@@ -227,17 +227,61 @@ function upsertMessage(msg) {
   if (stick) scrollDown();
 }
 
+// A reaction the gateway reports (anyone's, this user's included): its count, and whether
+// it is this user's (\`me\`), as Discord shows it.
 function react(d, add) {
   const list = S.messages.get(d.channel_id) || [];
   const msg = list.find((m) => m.id === d.message_id);
   if (!msg) return;
   const name = d.emoji.name;
-  const reactions = (msg.reactions || []).filter((r) => r.emoji.name !== name);
+  const mine = d.user_id === S.session.user.id;
   const old = (msg.reactions || []).find((r) => r.emoji.name === name);
   const count = (old ? old.count : 0) + (add ? 1 : -1);
-  if (count > 0) reactions.push({ emoji: { name }, count });
+  const me = mine ? add : !!(old && old.me);
+  const reactions = (msg.reactions || []).filter((r) => r.emoji.name !== name);
+  if (count > 0) reactions.push({ emoji: { name }, count, me });
   msg.reactions = reactions;
   upsertMessage(msg);
+}
+
+// The reactions a user is offered on a message (a click on a shown reaction toggles it too).
+const QUICK_REACTIONS = ["✅", "❌", "👍", "👀"];
+
+async function toggleReaction(msg, name, remove) {
+  try {
+    await api("POST", "/api/reactions", {
+      channel_id: msg.channel_id, message_id: msg.id, emoji: name, remove });
+  } catch (err) {
+    toast("Could not react: " + err.message);
+  }
+}
+
+function renderReactions(msg) {
+  const box = el("div", "reactions");
+  for (const r of msg.reactions || []) {
+    const chip = el("button", "reaction" + (r.me ? " mine" : ""), `${r.emoji.name} ${r.count}`);
+    chip.type = "button";
+    chip.title = r.me ? "Remove your reaction" : "React with " + r.emoji.name;
+    chip.onclick = () => toggleReaction(msg, r.emoji.name, !!r.me);
+    box.append(chip);
+  }
+  const add = el("details", "add-reaction");
+  const summary = el("summary", "", "☺+");
+  summary.title = "Add a reaction";
+  add.append(summary);
+  for (const name of QUICK_REACTIONS) {
+    const pick = el("button", "reaction-pick", name);
+    pick.type = "button";
+    pick.title = "React with " + name;
+    pick.onclick = () => {
+      add.open = false;
+      const known = (msg.reactions || []).find((r) => r.emoji.name === name);
+      if (!(known && known.me)) toggleReaction(msg, name, false);
+    };
+    add.append(pick);
+  }
+  box.append(add);
+  return box;
 }
 
 function nearBottom() {
@@ -298,11 +342,7 @@ function renderMessage(msg) {
     div.append(box);
   }
   if ((msg.components || []).length) div.append(renderComponents(msg));
-  if ((msg.reactions || []).length) {
-    const box = el("div", "reactions");
-    for (const r of msg.reactions) box.append(el("span", "reaction", `${r.emoji.name} ${r.count}`));
-    div.append(box);
-  }
+  if (!(msg.flags & (EPHEMERAL | LOADING))) div.append(renderReactions(msg));
   return div;
 }
 
