@@ -79,6 +79,7 @@ class BridgeBot(BridgeClient):
         intents.guilds = True
         intents.guild_messages = True
         intents.message_content = True  # privileged: enable it in the Developer Portal
+        intents.guild_reactions = True  # ✅ / ❌ on a prompt (not privileged)
         super().__init__(
             intents=intents,
             allowed_mentions=discord.AllowedMentions.none(),

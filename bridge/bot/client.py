@@ -11,6 +11,7 @@ through the check below, so they do not check again.
 
 :func:`allowed` is the one check every interaction passes: only the owner and
 ``allowedUserIds`` act; everyone else gets :data:`REFUSED`, ephemeral, and nothing changes.
+A reaction on a prompt (✅ / ❌) is no interaction: :func:`may_react` asks the same of it.
 It runs before any callback: a button or select is a :class:`BridgeItem` (discord.py calls its
 ``interaction_check`` first and drops the click on False), a slash command or autocomplete
 passes the command tree's check (``commands.BridgeCommandTree``), a modal submit and a click
@@ -42,7 +43,8 @@ OWNER_ONLY = "Only this bridge's owner can add, remove or list projects."
 
 
 class PromptAnswers(Protocol):
-    """Clicks, selects and modal submits on prompt messages (``interactions.PromptAnswerer``)."""
+    """Clicks, selects and modal submits on prompt messages, and reactions on them
+    (``interactions.PromptAnswerer``)."""
 
     async def on_button(self, interaction: BotInteraction, rid: str, action: str) -> None: ...
 
@@ -52,6 +54,10 @@ class PromptAnswers(Protocol):
     ) -> None: ...  # fmt: skip
 
     async def on_modal(self, interaction: BotInteraction, custom_id: str) -> None: ...
+
+    async def on_reaction(
+        self, client: BridgeClient, payload: discord.RawReactionActionEvent
+    ) -> None: ...
 
 
 class Interrupter(Protocol):
@@ -169,6 +175,23 @@ async def allowed(interaction: BotInteraction) -> bool:
     else:
         await interaction.response.send_message(REFUSED, ephemeral=True)
     log.info("refused %s from %s", _what(interaction), interaction.user.id)
+    return False
+
+
+def may_react(client: BridgeClient, payload: discord.RawReactionActionEvent) -> bool:
+    """Whether a reaction may act on a prompt. A reaction is no interaction (discord.py runs no
+    check for it), so this is :func:`allowed` for it, asked explicitly: the same
+    ``Server.may_act`` (the owner and ``allowedUserIds``), never the bot itself, and only on
+    this bot's own messages (a reaction on another bot's is not its to act on). Nobody is
+    told of a refusal: a reaction has no reply, and it changes nothing."""
+    me = client.user.id if client.user else None
+    if payload.user_id == me:
+        return False
+    if payload.message_author_id is not None and payload.message_author_id != me:
+        return False
+    if client.server.may_act(payload.user_id):
+        return True
+    log.info("ignored %s on %s from %s", payload.emoji, payload.message_id, payload.user_id)
     return False
 
 

@@ -23,7 +23,15 @@ from typing import Any
 
 import discord
 
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, allowed, data_of
+from bridge.bot.client import (
+    BotInteraction,
+    BridgeClient,
+    BridgeItem,
+    allowed,
+    data_of,
+    may_react,
+)
+from bridge.claude import plan_steps
 from bridge.claude.permissions import next_scope
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
@@ -45,9 +53,16 @@ TEXT_FIELD = custom_ids.MODAL_TEXT
 
 
 def register(bot: BridgeClient) -> None:
-    """Prompt buttons and selects; the modal submits and clicks no item receives."""
+    """Prompt buttons and selects; the modal submits and clicks no item receives; reactions
+    on prompts."""
     bot.add_dynamic_items(PromptButton, PromptSelect)
     bot.listen("interaction", on_interaction)
+
+    async def on_raw_reaction_add(payload: discord.RawReactionActionEvent) -> None:
+        if may_react(bot, payload):  # before anything: who reacted, on whose message
+            await bot.prompts.on_reaction(bot, payload)
+
+    bot.listen("raw_reaction_add", on_raw_reaction_add)
 
 
 async def on_interaction(interaction: BotInteraction) -> None:
@@ -111,21 +126,25 @@ class PromptAnswerer:
         request = await self._pending(interaction, rid)
         if request is None:
             return
-        click = actions.parse(request, action, actions.MODAL)
+        submitted = _submitted(interaction)
+        picked = submitted.get(custom_ids.MODAL_MODE)  # a select's picks: checked as a click's
+        values = picked if isinstance(picked, list) else ()
+        click = actions.parse(request, action, actions.MODAL, values)
         if click is None:
             await _ephemeral(interaction, NOT_VALID)
             return
         if request.kind == "elicitation":
             await self.forms.on_modal(interaction, request, click)
             return
-        text = _submitted_text(interaction).strip()
+        text = _typed(request, click, submitted)
         if not text:
             await _ephemeral(interaction, "Nothing was typed, so nothing was sent.")
             return
         if click.kind == actions.OTHER:
             await self._record_answer(interaction, request, click, click.answer(text))
         else:
-            await self.decide(interaction, request, decision_of(click, interaction, text))
+            decision = decision_of(click, *_who_of(interaction), text)
+            await self.decide(interaction, request, decision)
 
     async def _on_click(
         self,
@@ -153,7 +172,48 @@ class PromptAnswerer:
         elif click.kind == actions.ANSWER:
             await self._record_answer(interaction, request, click, click.answer())
         else:
-            await self.decide(interaction, request, decision_of(click, interaction))
+            await self.decide(interaction, request, decision_of(click, *_who_of(interaction)))
+
+    async def on_reaction(
+        self, client: BridgeClient, payload: discord.RawReactionActionEvent
+    ) -> None:
+        """A reaction by someone who may act (``client.may_react``) on this bot's message: if
+        that message is a prompt still waiting, the emoji is read as a click on it
+        (``prompt_actions``: ✅ / ❌ on a permission prompt are Allow / Deny) and decides as
+        the click would; anything else changes nothing."""
+        request = self._prompt_of(client, payload)
+        if request is None:
+            return
+        click = actions.parse(request, str(payload.emoji), actions.REACTION)
+        if click is None:
+            log.info("prompt %s: %s decides nothing", request.id, payload.emoji)
+            return
+        member = payload.member
+        name = member.display_name if member else str(payload.user_id)
+        decision = decision_of(click, str(payload.user_id), name)
+        if not decisions.decide(self.runtime, request.id, decision):
+            return  # a click, the terminal or the timeout came first
+        log.info("prompt %s: %s by %s (reaction)", request.id, decision.outcome, decision.by)
+        channel = client.get_partial_messageable(payload.channel_id)
+        message = channel.get_partial_message(payload.message_id)
+        line = views.outcome_line(request, decision, request.timeout)
+        try:  # decided either way: the waiting hook has its answer
+            shown = await message.fetch()
+            await message.edit(content=views.closed_content(shown.content, line), view=None)
+        except discord.HTTPException:
+            log.exception("prompt %s: decided by a reaction, its message not closed", request.id)
+
+    def _prompt_of(
+        self, client: BridgeClient, payload: discord.RawReactionActionEvent
+    ) -> Request | None:
+        """The waiting request whose prompt is this message, in this server's projects."""
+        projects = {project.name for project in client.server.projects}
+        for request in decisions.open_prompts(self.runtime):
+            if request.message_id != str(payload.message_id):
+                continue
+            here = request.channel_id == str(payload.channel_id)
+            return request if here and request.project in projects else None
+        return None
 
     # --- questions --------------------------------------------------------------------------
 
@@ -203,38 +263,76 @@ class PromptAnswerer:
     async def _open_modal(
         self, interaction: BotInteraction, request: Request, click: Action
     ) -> None:
-        title, label, placeholder = _modal_text(request, click)
-        modal = discord.ui.Modal(title=title, custom_id=views.custom_id(request.id, click.modal()))
-        modal.add_item(
-            discord.ui.TextInput(
-                label=label,
-                custom_id=TEXT_FIELD,
-                style=discord.TextStyle.paragraph,
-                placeholder=placeholder,
-                max_length=4000,
+        if click.kind == actions.APPROVE_NOTES:
+            modal = modal_from_spec(views.plan_notes_modal(request))
+        elif click.kind == actions.STEP_NOTES:
+            modal = modal_from_spec(views.step_notes_modal(request, click.steps))
+        else:
+            title, label, placeholder = _modal_text(request, click)
+            custom = views.custom_id(request.id, click.modal())
+            modal = discord.ui.Modal(title=title, custom_id=custom)
+            modal.add_item(
+                discord.ui.TextInput(
+                    label=label,
+                    custom_id=TEXT_FIELD,
+                    style=discord.TextStyle.paragraph,
+                    placeholder=placeholder,
+                    max_length=views.NOTE_LIMIT,
+                )
             )
-        )
         await interaction.response.send_modal(modal)
         modal.stop()  # submits are routed by custom_id (on_interaction), also after a restart
 
 
-def decision_of(click: Action, interaction: BotInteraction, text: str = "") -> Decision:
+def modal_from_spec(spec: dict) -> discord.ui.Modal:
+    """A discord.py modal from the JSON ``render/decisions.py`` describes it with (labelled
+    text inputs and selects)."""
+    modal = discord.ui.Modal(title=spec["title"], custom_id=spec["custom_id"])
+    for label in spec["components"]:
+        inner = label["component"]
+        item: discord.ui.Item[discord.ui.Modal]
+        if inner["type"] == views.SELECT:
+            item = discord.ui.Select(
+                custom_id=inner["custom_id"],
+                min_values=inner["min_values"],
+                max_values=inner["max_values"],
+                options=[
+                    discord.SelectOption(label=o["label"], value=o["value"], default=o["default"])
+                    for o in inner["options"]
+                ],
+            )
+        else:
+            item = discord.ui.TextInput(
+                custom_id=inner["custom_id"],
+                style=discord.TextStyle.paragraph,
+                placeholder=inner["placeholder"],
+                max_length=inner["max_length"],
+            )
+        described = label.get("description") or None
+        modal.add_item(discord.ui.Label(text=label["label"], description=described, component=item))
+    return modal
+
+
+def decision_of(click: Action, by: str, by_name: str, text: str = "") -> Decision:
     """What a click (and the text its modal took) decides, for the kinds that decide at once:
-    the one table from what a user did on Discord to what the waiting hook reads."""
-    who = _who(interaction)
+    the one table from what a user did on Discord (a click, a modal, a reaction) to what the
+    waiting hook reads. ``by``, ``by_name``: who did it."""
+    who = {"by": by, "by_name": by_name}
     if click.kind == actions.ALLOW:
         return Decision(outcome=decisions.ALLOWED, **who)
     if click.kind == actions.DENY:
-        name = interaction.user.display_name
-        return Decision(outcome=decisions.DENIED, message=f"Denied from Discord by {name}.", **who)
+        message = f"Denied from Discord by {by_name}."
+        return Decision(outcome=decisions.DENIED, message=message, **who)
     if click.kind == actions.ALWAYS:
         suggestion, scope = click.suggestion, click.scope
         return Decision(outcome=decisions.ALWAYS_ALLOWED, suggestion=suggestion, scope=scope, **who)
     if click.kind == actions.APPROVE:
         return Decision(outcome=decisions.PLAN_APPROVED, mode=click.mode, **who)
+    if click.kind == actions.APPROVE_NOTES:
+        return Decision(outcome=decisions.PLAN_APPROVED, mode=click.mode, message=text, **who)
     if click.kind == actions.TELL:
         return Decision(outcome=decisions.TOLD_INSTEAD, message=text, **who)
-    if click.kind == actions.KEEP_PLANNING:
+    if click.kind in (actions.KEEP_PLANNING, actions.STEP_NOTES):
         return Decision(outcome=decisions.KEEP_PLANNING, message=text, **who)
     if click.kind == actions.RETRY:
         return Decision(outcome=decisions.RETRY, **who)
@@ -245,6 +343,10 @@ def decision_of(click: Action, interaction: BotInteraction, text: str = "") -> D
 
 def _who(interaction: BotInteraction) -> dict[str, str]:
     return {"by": str(interaction.user.id), "by_name": interaction.user.display_name}
+
+
+def _who_of(interaction: BotInteraction) -> tuple[str, str]:
+    return str(interaction.user.id), interaction.user.display_name
 
 
 def _modal_text(request: Request, click: Action) -> tuple[str, str, str]:
@@ -271,13 +373,35 @@ def _question_content(request: Request, answers: dict) -> str:
     return views.closed_content(base, summary) if summary else base  # within 2,000
 
 
-def _submitted_text(interaction: BotInteraction) -> str:
+def _submitted(interaction: BotInteraction) -> dict[str, str | list[str]]:
+    """A modal's submitted fields: custom_id → the text typed, or the values picked."""
+    found: dict[str, str | list[str]] = {}
     for row in data_of(interaction).get("components", []):
         children = row.get("components") or ([row["component"]] if "component" in row else [])
         for child in children:
-            if child.get("custom_id") == TEXT_FIELD:
-                return str(child.get("value") or "")
-    return ""
+            custom = child.get("custom_id")
+            if not isinstance(custom, str):
+                continue
+            if "values" in child:
+                found[custom] = [str(v) for v in child.get("values") or []]
+            else:
+                found[custom] = str(child.get("value") or "")
+    return found
+
+
+def _typed(request: Request, click: Action, submitted: dict[str, str | list[str]]) -> str:
+    """What the modal's text says: its one field, or for notes on steps each step's note,
+    quoted with its step (``plan_steps.feedback``; a step left empty is left out)."""
+    if click.kind != actions.STEP_NOTES:
+        text = submitted.get(TEXT_FIELD)
+        return text.strip() if isinstance(text, str) else ""
+    notes = []
+    for number in click.steps:
+        note = submitted.get(actions.step_value(number))
+        if isinstance(note, str) and note.strip():
+            notes.append((number, note))
+    plan = str(request.tool_input.get("plan") or "")
+    return plan_steps.feedback(plan, notes) if notes else ""
 
 
 async def _ephemeral(interaction: BotInteraction, text: str) -> None:

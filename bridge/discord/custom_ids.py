@@ -67,7 +67,8 @@ LIMIT = "db:lim:"
 BUDGET = "db:bud:"
 SESSIONS = "db:ms:"
 HISTORY = "db:hist:"
-MODAL_TEXT = "text"  # the one text input of a prompt's modal
+MODAL_TEXT = "text"  # the text input of a prompt's modal (a note on a step: its step's value)
+MODAL_MODE = "mode"  # the mode select of "Approve with notes"
 
 _REQUEST_ACTION = r"(?P<rid>[a-z0-9]{12}):(?P<action>[a-z0-9:._]{1,70})"
 _RID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")  # as _REQUEST_ACTION says

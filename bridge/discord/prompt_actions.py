@@ -4,7 +4,8 @@ A prompt's ``custom_id`` (:func:`bridge.discord.custom_ids.prompt`) ends in an *
 ``render/decisions.py`` puts every action on a button, select or modal with the builders
 here, and the bot reads every click back with :func:`parse`, so the two cannot drift. What
 an action may be depends on the request (its kind, the suggestions, questions and options it
-holds) and on where it came from (a button, a select menu, a modal's submit):
+holds, the plan's steps) and on where it came from (a button, a select menu, a modal's
+submit, a reaction on the prompt's message):
 
     where   request     action                      values          Action
     button  permission  allow | deny                                ALLOW | DENY
@@ -12,9 +13,16 @@ holds) and on where it came from (a button, a select menu, a modal's submit):
                         always:<n>:<scope>                          ALWAYS: suggestion n, scope
                         scope:<scope>                               SCOPE: the scope shown
     modal   permission  tell                                        TELL: the text decides
+    reaction permission ✅ | ❌                                      ALLOW | DENY
     button  plan        plan:auto | plan:review                     APPROVE: mode
+                        plan:notes                                  APPROVE_NOTES (opens the modal)
                         plan:keep                                   KEEP_PLANNING (opens the modal)
-    modal   plan        plan:keep                                   KEEP_PLANNING: the text decides
+    modal   plan        plan:notes                  auto | review   APPROVE_NOTES: the mode picked
+                                                                    in the modal, the text typed
+                        plan:keep                                   KEEP_PLANNING: the text decides
+    select  plan        plan:steps:<p>              s<k>…           STEP_NOTES: steps picked (one to
+                                                                    five; opens the modal)
+    modal   plan        plan:steps:<k>[.<k>…]                       STEP_NOTES: a note per step
     button  question    q<i>:o<j>                                   ANSWER: question i, option j
                         q<i>:other                                  OTHER (opens the modal)
     select  question    q<i>                        o<j>…           ANSWER: the options picked
@@ -33,7 +41,9 @@ holds) and on where it came from (a button, a select menu, a modal's submit):
 ``n`` counts the request's ``permission_suggestions`` (only the first four are offered, and
 only objects); ``i`` its questions that are objects (the first four); ``j`` a question's
 options that are objects. A question with more than four options, or several answers, is
-asked with a select (the first 24 options, then Other…), the others with buttons.
+asked with a select (the first 24 options, then Other…), the others with buttons. ``k`` is a
+plan step's number (``bridge/claude/plan_steps.py``, from 1), offered 25 a select (select
+``p`` from 0: steps 25p+1 to 25p+25), four selects at most; a reaction's action is its emoji.
 
 An elicitation (an MCP server asking for input, ``bridge.claude.elicitation``) in form mode is
 laid out by :func:`form_layout`: its fields are numbered ``i`` in the schema's order; fields
@@ -46,11 +56,13 @@ five pages) offers only Decline, Cancel and the terminal.
 Anything the prompt's own message could not have sent parses as None and decides nothing:
 another kind's action, an index past the end, an "always" on a suggestion that was not
 offered, a select on a question asked with buttons, a number written another way
-(``q00``), a crafted custom_id. :func:`bridge.bot.client.allowed` has already checked who
+(``q00``), a step the plan does not have, a crafted custom_id, a reaction on a plan.
+:func:`bridge.bot.client.allowed` (for a reaction, ``Server.may_act``) has already checked who
 clicked; this checks what they clicked.
 
-No imports: ``render/decisions.py`` is on the PermissionRequest hook's path (this module
-costs it ~0.2 ms, ``-X importtime``; the hooks of every tool call do not load it).
+No imports (``plan_steps``, itself import-free, only when a plan's steps are parsed):
+``render/decisions.py`` is on the PermissionRequest hook's path (this module costs it ~0.2 ms,
+``-X importtime``; the hooks of every tool call do not load it).
 """
 
 from __future__ import annotations
@@ -61,7 +73,7 @@ if TYPE_CHECKING:
 
 # --- where a click came from ----------------------------------------------------------------
 
-BUTTON, SELECT, MODAL = "button", "select", "modal"
+BUTTON, SELECT, MODAL, REACTION = "button", "select", "modal", "reaction"
 
 # --- what a click does (Action.kind) --------------------------------------------------------
 
@@ -71,10 +83,13 @@ TELL = "tell"  # deny, telling Claude what to do instead
 ALWAYS = "always"  # allow, and apply a permission suggestion at a scope
 SCOPE = "scope"  # show the "always" buttons at the next scope
 APPROVE = "approve"  # approve a plan, switching the permission mode
+APPROVE_NOTES = "approve_notes"  # approve a plan with notes Claude reads with the approval
 KEEP_PLANNING = "keep_planning"  # send a plan back, saying what should change
+STEP_NOTES = "step_notes"  # send a plan back with a note on each of some of its steps
 ANSWER = "answer"  # answer a question with options picked
 OTHER = "other"  # answer a question with text typed (after the options picked, if any)
-TYPED = (TELL, KEEP_PLANNING, OTHER)  # a button or select opens a modal; its submit decides
+# a button or select opens a modal; its submit decides
+TYPED = (TELL, APPROVE_NOTES, KEEP_PLANNING, STEP_NOTES, OTHER)
 ACCEPT = "accept"  # send the form (checked first), or say the link was followed
 DECLINE = "decline"
 CANCEL = "cancel"
@@ -88,7 +103,13 @@ GO_ON = "go_on"  # … or not
 
 SCOPES = ("s", "l", "p", "u")  # the "always" scopes (bridge.claude.permissions.SCOPES)
 PLAN_AUTO, PLAN_REVIEW, PLAN_KEEP = "plan:auto", "plan:review", "plan:keep"
+PLAN_NOTES, PLAN_STEPS = "plan:notes", "plan:steps"
 PLAN_MODES = {PLAN_AUTO: "acceptEdits", PLAN_REVIEW: "default"}  # Claude Code's mode names
+NOTES_MODES = {"auto": "acceptEdits", "review": "default"}  # the mode select of plan:notes
+REACTIONS = {"✅": ALLOW, "❌": DENY}  # an emoji on a permission prompt, as its button
+STEPS_PER_SELECT = 25  # a select's options
+STEP_SELECTS = 4  # the rows under the plan's buttons
+STEP_NOTES_MOST = 5  # a modal holds five fields
 OTHER_VALUE = "other"  # the Other… entry of a question's select menu
 SUGGESTIONS_SHOWN = 4
 QUESTIONS_SHOWN = 4
@@ -129,6 +150,21 @@ def select(question: int) -> str:
 def value(option: int) -> str:
     """An option as a select menu's value (and the end of its button's action)."""
     return f"o{option}"
+
+
+def step_select(page: int) -> str:
+    """The select of steps ``25 * page + 1`` to ``25 * page + 25``."""
+    return f"{PLAN_STEPS}:{page}"
+
+
+def step_value(number: int) -> str:
+    """A plan step as a select's value, and as the field of its note in the modal."""
+    return f"s{number}"
+
+
+def step_notes(numbers: tuple[int, ...]) -> str:
+    """The modal asking a note on each of these steps."""
+    return f"{PLAN_STEPS}:" + ".".join(map(str, numbers))
 
 
 # --- what a request offers ------------------------------------------------------------------
@@ -244,9 +280,12 @@ class Action:
     """One click, read: what it does, and what it names. ``suggestion`` and ``scope``: an
     "always" (``scope`` also the scope button's); ``mode``: a plan's approval; ``question``,
     ``picked`` (option numbers) and ``label`` (their labels, joined): a question's answer, or
-    a form field's choices; ``page``: a form's page of text fields."""
+    a form field's choices; ``page``: a form's page of text fields; ``steps``: the plan steps
+    notes are asked on (numbers from 1)."""
 
-    __slots__ = ("kind", "label", "mode", "page", "picked", "question", "scope", "suggestion")
+    __slots__ = (
+        "kind", "label", "mode", "page", "picked", "question", "scope", "steps", "suggestion"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -259,8 +298,10 @@ class Action:
         picked: tuple[int, ...] = (),
         label: str = "",
         page: int | None = None,
+        steps: tuple[int, ...] = (),
     ) -> None:
         self.kind = kind
+        self.steps = steps
         self.suggestion = suggestion
         self.scope = scope
         self.mode = mode
@@ -276,6 +317,10 @@ class Action:
             return TELL
         if self.kind == KEEP_PLANNING:
             return PLAN_KEEP
+        if self.kind == APPROVE_NOTES:
+            return PLAN_NOTES
+        if self.kind == STEP_NOTES and self.steps:
+            return step_notes(self.steps)
         if self.kind == OTHER and self.question is not None:
             return other(self.question, self.picked)
         if self.kind == FILL and self.page is not None:
@@ -309,7 +354,7 @@ def parse(
     if request.kind == "permission":
         return _permission(request, action, where)
     if request.kind == "plan":
-        return _plan(action, where)
+        return _plan(request, action, where, list(values))
     if request.kind == "question":
         return _question(request, action, where, list(values))
     if request.kind == "elicitation":
@@ -351,6 +396,9 @@ def _denied(action: str, where: str) -> Action | None:
 
 
 def _permission(request: Request, action: str, where: str) -> Action | None:
+    if where == REACTION:
+        kind = REACTIONS.get(action)
+        return Action(kind) if kind else None
     if where == MODAL:
         return Action(TELL) if action == TELL else None
     if where != BUTTON:
@@ -367,12 +415,54 @@ def _permission(request: Request, action: str, where: str) -> Action | None:
     return None
 
 
-def _plan(action: str, where: str) -> Action | None:
+def _plan(request: Request, action: str, where: str, values: list[str]) -> Action | None:
     if action == PLAN_KEEP and where in (BUTTON, MODAL):
         return Action(KEEP_PLANNING)
     if action in PLAN_MODES and where == BUTTON:
         return Action(APPROVE, mode=PLAN_MODES[action])
+    if action == PLAN_NOTES and where == BUTTON:
+        return Action(APPROVE_NOTES)
+    if action == PLAN_NOTES and where == MODAL:
+        mode = NOTES_MODES.get(values[0]) if len(values) == 1 else None
+        return Action(APPROVE_NOTES, mode=mode) if mode else None
+    if not action.startswith(PLAN_STEPS + ":"):
+        return None
+    rest = action[len(PLAN_STEPS) + 1 :]
+    shown = min(plan_step_count(request), STEPS_PER_SELECT * STEP_SELECTS)
+    if where == SELECT:
+        page = _number(rest)
+        if page is None or page * STEPS_PER_SELECT >= shown:
+            return None
+        first = page * STEPS_PER_SELECT + 1
+        offered = range(first, min(first + STEPS_PER_SELECT, shown + 1))
+        return _steps([_step_number(v) for v in values], offered)
+    if where == MODAL:
+        picked = [_number(p) for p in rest.split(".")]
+        found = _steps(picked, range(1, shown + 1))
+        return found if found is not None and list(found.steps) == picked else None  # as sent
     return None
+
+
+def _steps(picked: list[int | None], offered: range) -> Action | None:
+    """Notes asked on the steps ``picked`` (in the plan's order): one to five, each offered,
+    none twice."""
+    numbers = [n for n in picked if n is not None and n in offered]
+    if not 1 <= len(picked) <= STEP_NOTES_MOST or len(numbers) < len(picked):
+        return None
+    if len(set(numbers)) < len(numbers):
+        return None
+    return Action(STEP_NOTES, steps=tuple(sorted(numbers)))
+
+
+def plan_step_count(request: Request) -> int:
+    from bridge.claude.plan_steps import count  # only a click on a plan's steps needs it
+
+    return count(str(request.tool_input.get("plan") or ""))
+
+
+def _step_number(text: str) -> int | None:
+    """``s<k>``: a step as a select's value."""
+    return _number(text[1:]) if text.startswith("s") else None
 
 
 def _question(request: Request, action: str, where: str, values: list[str]) -> Action | None:

@@ -24,6 +24,7 @@ from bridge.state.decisions import Decision, Request
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
     from bridge.discord.post import Post
+    from bridge.discord.render.tool_call import Files, OnDisk
 
 POST_BUDGET = 3.0  # seconds to get the prompt onto Discord before leaving it to the terminal
 EDIT_BUDGET = 5.0
@@ -68,17 +69,18 @@ def _listed(tool: str, context: HookContext) -> bool:
 
 def on_permission_request(context: HookContext) -> dict | None:
     request = new_request(context)
-    payload, plan_file = render(request)
-    decision = ask(context, request, payload, plan_file)
+    payload, files = render(request, [context.project.path])
+    decision = ask(context, request, payload, files)
     return None if decision is None else cli_answer(request, decision)
 
 
 def ask(
-    context: HookContext, request: Request, payload: dict, plan_file: bytes | None = None
+    context: HookContext, request: Request, payload: dict, files: Files | None = None
 ) -> Decision | None:
-    """Post ``request``'s prompt and wait for what ends it: a click, the terminal, the
-    timeout. None when the prompt could not be posted (the terminal decides). Shared by every
-    hook that waits for the owner (PermissionRequest, Elicitation, PermissionDenied)."""
+    """Post ``request``'s prompt (with ``files`` attached) and wait for what ends it: a click,
+    a reaction, the terminal, the timeout. None when the prompt could not be posted (the
+    terminal decides). Shared by every hook that waits for the owner (PermissionRequest,
+    Elicitation, PermissionDenied)."""
     rt = context.runtime.ensure()
     decisions.write_request(rt, request)
     # Claude Code stops the hook with SIGTERM (often twice) soon after an Esc or a terminal
@@ -86,7 +88,7 @@ def ask(
     # being closed. Signals are caught for the whole walk: they cancel only the wait.
     with _CancelledBySignals() as signals:
         try:
-            message = _post(context, payload, plan_file)
+            message = _post(context, payload, files or [])
         except Exception as err:  # Discord unreachable or refusing: the terminal dialog decides
             decisions.close(rt, request.id)
             private_files.append_log(
@@ -200,17 +202,60 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def render(request: Request) -> tuple[dict, bytes | None]:
+def render(request: Request, roots: list[str] | None = None) -> tuple[dict, Files]:
+    """The prompt's message and the files it attaches. A file an Edit or a Write changes is
+    read (to number the diff's lines, as the terminal does) only inside ``roots``."""
     from bridge.discord.render import decisions as views
 
     if request.kind == "question":
-        return views.question_prompt(request), None
+        return views.question_prompt(request), []
     if request.kind == "plan":
         return views.plan_prompt(request)
-    return views.permission_prompt(request), None
+    path = request.tool_input.get("file_path")
+    if request.tool_name in ("Edit", "MultiEdit", "Write") and isinstance(path, str):
+        return views.permission_prompt(request, on_disk(path, roots or []))
+    return views.permission_prompt(request)
 
 
-def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
+FILE_READ_MOST = 1024 * 1024  # bigger files are diffed by their strings only
+
+
+def on_disk(path: str, roots: list[str]) -> OnDisk:
+    """The file as it is now, read only when it lies inside one of ``roots`` (the project:
+    a file outside it is the model's to name, and its text must not go to Discord unasked),
+    is a regular text file of at most 1 MB, and opens without following a symlink or
+    blocking (a FIFO)."""
+    import stat
+
+    from bridge.discord.render.tool_call import UNREAD, OnDisk
+
+    if not os.path.isabs(path):
+        return UNREAD
+    real = os.path.realpath(path)
+    inside = [os.path.realpath(root) for root in roots if root]
+    if not any(real.startswith(root.rstrip(os.sep) + os.sep) for root in inside):
+        return UNREAD
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(real, flags)
+    except FileNotFoundError:
+        return OnDisk(absent=True)
+    except OSError:
+        return UNREAD
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > FILE_READ_MOST:
+            return UNREAD
+        data = os.read(fd, FILE_READ_MOST + 1)
+    finally:
+        os.close(fd)
+    try:
+        return OnDisk(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return UNREAD
+
+
+def _post(context: HookContext, payload: dict, files: Files) -> dict:
     from bridge.discord.post import Post, allowed, message_payload  # only a prompt needs them
     from bridge.handlers.notify import mention_for
 
@@ -218,7 +263,6 @@ def _post(context: HookContext, payload: dict, plan_file: bytes | None) -> dict:
     body = {**message_payload(""), **payload, "allowed_mentions": allowed(mention)}
     if mention:
         body["content"] = f"{mention} {payload['content']}"
-    files = [("plan.md", plan_file)] if plan_file else None
     post = Post(body, files)
     message = _hand_to_bot(context, post)
     if message is not None:
@@ -415,10 +459,23 @@ def _decision(request: Request, decision: Decision) -> dict | None:
         return {"behavior": "allow", "updatedInput": updated}
     if outcome == decisions.PLAN_APPROVED:
         mode = {"type": "setMode", "mode": decision.mode, "destination": "session"}
-        return {"behavior": "allow", "updatedInput": {}, "updatedPermissions": [mode]}
+        return {"behavior": "allow", "updatedInput": _approved(request, decision.message),
+                "updatedPermissions": [mode]}  # fmt: skip
     if outcome == decisions.TIMED_OUT and not decision.left_to_terminal:
         from bridge.discord.render.decisions import duration
 
         waited = duration(request.timeout)
         return {"behavior": "deny", "message": f"No answer from Discord within {waited}."}
     return None  # answered in the terminal, or left to it
+
+
+def _approved(request: Request, notes: str | None) -> dict:
+    """The approval's input: ``{}`` (Claude Code approves the plan it showed), or with notes
+    the plan with them appended, which Claude Code takes as the plan "edited by user": the
+    model reads it in the approval's own result, before it acts, and the plan file keeps it
+    (measured on 2.1.332: bridge/claude/plan_steps.py)."""
+    if not notes:
+        return {}
+    from bridge.claude.plan_steps import with_notes
+
+    return {"plan": with_notes(str(request.tool_input.get("plan") or ""), notes)}

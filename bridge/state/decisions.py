@@ -41,7 +41,7 @@ ALWAYS_ALLOWED = "always"  # allowed, and a permission suggestion applied (sugge
 DENIED = "deny"
 TOLD_INSTEAD = "tell"  # denied, with what Claude should do instead (message)
 ANSWERED = "answers"  # a question's answers (answers)
-PLAN_APPROVED = "approve"  # with the permission mode to switch to (mode)
+PLAN_APPROVED = "approve"  # with the permission mode to switch to (mode), and notes (message)
 KEEP_PLANNING = "keep_planning"  # a plan sent back, with what should change (message)
 ACCEPTED = "accepted"  # an MCP server's request for input, answered (content; a url: none)
 DECLINED = "declined"  # … refused
@@ -255,7 +255,8 @@ class Decision(_Record):
         "by_name": (_optional_text, None),
         "suggestion": (_integer, None),  # ALWAYS_ALLOWED: which permission suggestion
         "scope": (_optional_text, None),  # ALWAYS_ALLOWED: where the rule goes (s, l, p, u)
-        "message": (_optional_text, None),  # DENIED, TOLD_INSTEAD, KEEP_PLANNING: Claude reads it
+        # DENIED, TOLD_INSTEAD, KEEP_PLANNING, PLAN_APPROVED (its notes): Claude reads it
+        "message": (_optional_text, None),
         "answers": (_dict, None),  # question text → answer
         "content": (_dict, None),  # ACCEPTED: the form's answer, checked against its schema
         "mode": (_optional_text, None),  # a plan's approval: the permission mode to switch to

@@ -6,19 +6,22 @@ after a restart — knows which request it answers, and an action: every action,
 them a request offers, comes from ``bridge/discord/prompt_actions.py``, the same grammar the
 bot parses clicks with.
 
-The hook posts these payloads over REST; the bot edits them through discord.py after
-rebuilding the same components with :func:`question_components` / :func:`permission_components`.
+The hook posts these payloads over REST (with the files they attach: a long plan, a long
+change); the bot edits them through discord.py after rebuilding the same components with
+:func:`question_components` / :func:`permission_components`, and opens the modals
+:func:`plan_notes_modal` / :func:`step_notes_modal` describe.
 """
 
 from __future__ import annotations
 
-import difflib
-import json
 import os
 
+from bridge.claude import plan_steps
 from bridge.claude.permissions import rule_text
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
+from bridge.discord.render import tool_call
+from bridge.discord.render.tool_call import Files, OnDisk
 from bridge.discord.render.visible import MARK_OPEN, reveal
 from bridge.state import decisions
 from bridge.state.decisions import Decision, Request
@@ -30,7 +33,9 @@ MODAL_TITLE_LIMIT = 45
 PLAN_EXCERPT = 1200
 SUMMARY_HEADER, SUMMARY_ANSWER = 60, 300  # the answers so far, shown under the questions
 
-BUTTON, SELECT, ROW = 2, 3, 1
+BUTTON, SELECT, ROW, TEXT_INPUT, LABEL = 2, 3, 1, 4, 18
+PARAGRAPH = 2  # a text input's style
+NOTE_LIMIT = 4000  # characters a text input takes
 PRIMARY, SECONDARY, SUCCESS, DANGER = 1, 2, 3, 4
 
 # Said under a prompt's title when its text shows hidden characters (render/visible.py).
@@ -52,15 +57,19 @@ def custom_id(request_id: str, action: str, select: bool = False) -> str:
 # --- permission -----------------------------------------------------------------------------
 
 
-def permission_prompt(request: Request) -> dict:
-    """The message for a permission dialog: what will happen, and the buttons."""
+def permission_prompt(request: Request, on_disk: OnDisk = tool_call.UNREAD) -> tuple[dict, Files]:
+    """The message for a permission dialog: what will happen (what the terminal's dialog
+    shows: ``render/tool_call.py``; ``on_disk``: the file it writes, as the hook read it) and
+    the buttons; and the files it attaches when that is too long to show."""
     tool = request.tool_name or "tool"
-    title = f"🔐 **Claude wants to use {_inline(reveal(tool, code=True))}**"
-    body = describe_tool_call(tool, request.tool_input)
-    return {
-        "content": _fit(_titled(title, body, "\n")),
+    home = os.path.expanduser("~").rstrip("/")
+    shown, files = tool_call.describe(tool, request.tool_input, on_disk, home)
+    title = f"🔐 **Claude wants to use {_inline(reveal(_label(tool), code=True))}**"
+    payload = {
+        "content": _fit(_titled(title, shown, "\n")),
         "components": permission_components(request, "s"),
     }
+    return payload, files
 
 
 def permission_components(request: Request, scope: str) -> list[dict]:
@@ -124,34 +133,10 @@ def _mode_phrase(mode: object) -> str:
 
 
 def describe_tool_call(tool: str, tool_input: dict) -> str:
-    """What will happen, in Markdown: a command, a diff, the start of a file, or the JSON;
-    hidden and look-alike characters shown (``render/visible.py``)."""
-    if tool == "Bash" and isinstance(tool_input.get("command"), str):
-        text = _code_block(reveal(tool_input["command"], code=True), "sh", 1200)
-        description = tool_input.get("description")
-        return text + (f"\n> {_one_line(reveal(str(description)))}" if description else "")
-    if tool in ("Edit", "MultiEdit") and tool_input.get("file_path"):
-        return f"**Edit** `{_path(tool_input['file_path'])}`\n" + _code_block(
-            reveal(_compact_diff(tool_input), code=True), "diff", 1300
-        )
-    if tool == "Write" and tool_input.get("file_path"):
-        content = str(tool_input.get("content") or "")
-        lines = content.count("\n") + (0 if content.endswith("\n") else 1)
-        head = f"**Write** `{_path(tool_input['file_path'])}` ({lines} lines)\n"
-        return head + _code_block(reveal(content, code=True), "", 1200)
-    dumped = json.dumps(tool_input, indent=1, ensure_ascii=False)
-    return _code_block(reveal(dumped, code=True), "json", 1400)
-
-
-def _compact_diff(tool_input: dict) -> str:
-    edits = tool_input.get("edits") or [tool_input]
-    lines: list[str] = []
-    for edit in edits:
-        old = str(edit.get("old_string") or "").splitlines()
-        new = str(edit.get("new_string") or "").splitlines()
-        diff = difflib.unified_diff(old, new, lineterm="", n=1)
-        lines.extend(line for line in diff if not line.startswith(("---", "+++", "@@")))
-    return "\n".join(lines) or "(no textual change)"
+    """What will happen, in Markdown, without attachments (``render/tool_call.py``; hidden
+    and look-alike characters shown: ``render/visible.py``)."""
+    home = os.path.expanduser("~").rstrip("/")
+    return tool_call.describe(tool, tool_input, tool_call.UNREAD, home)[0]
 
 
 # --- questions ------------------------------------------------------------------------------
@@ -251,28 +236,114 @@ def answers_summary(request: Request, answers: dict) -> str:
 # --- plan -----------------------------------------------------------------------------------
 
 
-def plan_prompt(request: Request) -> tuple[dict, bytes | None]:
-    """The plan message, and the full plan as a file when it is too long to show."""
-    plan = str(request.tool_input.get("plan") or "").strip() or "(empty plan)"
+def plan_prompt(request: Request) -> tuple[dict, Files]:
+    """The plan message, its steps numbered (``bridge/claude/plan_steps.py``), and the whole
+    numbered plan as a file when it is too long to show."""
+    plan = str(request.tool_input.get("plan") or "").strip()
+    shown = plan_steps.numbered(plan) if plan else "(empty plan)"
     head = "📋 **Claude's plan is ready for review**\n"
-    if reveal(plan) != plan:
+    if reveal(shown) != shown:
         head += REVEALED + "\n"
-    attach = len(plan) > BODY_LIMIT - len(head) - 40
-    excerpt = _balance_fences(plan[:PLAN_EXCERPT].rstrip() if attach else plan)
+    attach = len(shown) > BODY_LIMIT - len(head) - 40
+    excerpt = _balance_fences(shown[:PLAN_EXCERPT].rstrip() if attach else shown)
     excerpt = reveal(excerpt)
     body = excerpt + "\n…\n*(full plan attached: plan.md)*" if attach else excerpt
+    payload = {"content": _fit(head + body), "components": plan_components(request)}
+    return payload, ([("plan.md", shown.encode())] if attach else [])
+
+
+def plan_components(request: Request) -> list[dict]:
+    """The three ways and the one with notes; then the steps to put notes on, 25 a select."""
     rid = request.id
-    payload = {
-        "content": _fit(head + body),
-        "components": [
-            _row(
-                _button("Approve, auto-accept edits", custom_id(rid, actions.PLAN_AUTO), SUCCESS),
-                _button("Approve, review each edit", custom_id(rid, actions.PLAN_REVIEW), PRIMARY),
-                _button("Keep planning…", custom_id(rid, actions.PLAN_KEEP), SECONDARY),
-            )
+    rows = [
+        _row(
+            _button("Approve, auto-accept edits", custom_id(rid, actions.PLAN_AUTO), SUCCESS),
+            _button("Approve, review each edit", custom_id(rid, actions.PLAN_REVIEW), PRIMARY),
+            _button("Approve with notes…", custom_id(rid, actions.PLAN_NOTES), PRIMARY),
+            _button("Keep planning…", custom_id(rid, actions.PLAN_KEEP), SECONDARY),
+        )
+    ]
+    found = plan_steps.steps(str(request.tool_input.get("plan") or "").strip())
+    per = actions.STEPS_PER_SELECT
+    found = found[: per * actions.STEP_SELECTS]
+    for page in range((len(found) + per - 1) // per):
+        on_page = found[page * per : page * per + per]
+        rows.append(_row(_steps_select(rid, page, on_page)))
+    return rows
+
+
+def _steps_select(rid: str, page: int, steps: list[plan_steps.Step]) -> dict:
+    first, last = steps[0].number, steps[-1].number
+    which = f"step {first}" if first == last else f"steps {first}–{last}"
+    return {
+        "type": SELECT,
+        "custom_id": custom_id(rid, actions.step_select(page), select=True),
+        "placeholder": f"Notes on {which}… (sent back to keep planning)",
+        "min_values": 1,
+        "max_values": min(actions.STEP_NOTES_MOST, len(steps)),
+        "options": [
+            {"label": _label(f"{s.number} · {_shown(s.text)}", 100), "value": actions.step_value(s.number)}
+            for s in steps
         ],
     }
-    return payload, (plan.encode() if attach else None)
+
+
+def plan_notes_modal(request: Request) -> dict:
+    """Approve with notes: the mode to switch to, and the notes (Discord's modal JSON)."""
+    return {
+        "custom_id": custom_id(request.id, actions.PLAN_NOTES),
+        "title": "Approve the plan with notes",
+        "components": [
+            {
+                "type": LABEL,
+                "label": "Edits after approval",
+                "component": {
+                    "type": SELECT,
+                    "custom_id": custom_ids.MODAL_MODE,
+                    "min_values": 1,
+                    "max_values": 1,
+                    "options": [
+                        {"label": "Auto-accept edits", "value": "auto", "default": True},
+                        {"label": "Review each edit", "value": "review", "default": False},
+                    ],
+                },
+            },
+            {
+                "type": LABEL,
+                "label": "Notes Claude reads with the approval",
+                "component": _text_input(custom_ids.MODAL_TEXT, "e.g. keep the old API working"),
+            },
+        ],
+    }
+
+
+def step_notes_modal(request: Request, numbers: tuple[int, ...]) -> dict:
+    """A note on each step picked (at most five), each field showing its step's text."""
+    by_number = {s.number: s for s in plan_steps.steps(str(request.tool_input.get("plan") or ""))}
+    which = ", ".join(map(str, numbers))
+    return {
+        "custom_id": custom_id(request.id, actions.step_notes(numbers)),
+        "title": _label(f"Notes on step{'s' if len(numbers) > 1 else ''} {which}", 45),
+        "components": [
+            {
+                "type": LABEL,
+                "label": f"Step {n}",
+                "description": _label(_shown(by_number[n].text) if n in by_number else "", 100),
+                "component": _text_input(actions.step_value(n), "What should change here?"),
+            }
+            for n in numbers
+        ],
+    }
+
+
+def _text_input(custom: str, placeholder: str) -> dict:
+    return {
+        "type": TEXT_INPUT,
+        "custom_id": custom,
+        "style": PARAGRAPH,
+        "placeholder": _label(placeholder, 100),
+        "max_length": NOTE_LIMIT,
+    }
 
 
 # --- a call auto mode refused (PermissionDenied) --------------------------------------------
@@ -366,15 +437,6 @@ def _inline(text: str) -> str:
     return "`" + text.replace("`", "'") + "`"
 
 
-def _code_block(text: str, language: str, limit: int) -> str:
-    if len(text) > limit:
-        text = text[:limit].rstrip() + f"\n… ({len(text) - limit} more characters)"
-    fence = "```"
-    while fence in text:
-        fence += "`"
-    return f"{fence}{language}\n{text}\n{fence}"
-
-
 def _balance_fences(text: str) -> str:
     """An excerpt cut inside a code block must not turn the rest of the message into code."""
     opened = sum(1 for line in text.splitlines() if line.lstrip().startswith("```")) % 2
@@ -409,7 +471,8 @@ def outcome_line(request: Request, decision: Decision, timeout: float = 900.0) -
         return f"✅ **Answered** by {who}"
     if outcome == decisions.PLAN_APPROVED:
         how = "auto-accept edits" if decision.mode == "acceptEdits" else "review each edit"
-        return f"✅ **Plan approved** by {who} — {how}"
+        notes = f", with notes: {said}" if decision.message else ""
+        return f"✅ **Plan approved** by {who} — {how}{notes}"
     if outcome == decisions.KEEP_PLANNING:
         return f"✏️ {who} asked Claude to **keep planning**: {said}"
     if outcome == decisions.ACCEPTED:

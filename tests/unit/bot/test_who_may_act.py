@@ -21,7 +21,7 @@ from discord import app_commands
 from bridge.bot import review
 from bridge.bot.app import BridgeBot
 from bridge.bot.away import OWNER_BUDGET
-from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem
+from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem, may_react
 from bridge.bot.commands import BridgeCommandTree
 from bridge.bot.interactions import answer_orphan_click, route_modal_submit
 from bridge.bot.schedule import OWNER_ONLY as SCHEDULE_OWNER_ONLY
@@ -296,4 +296,49 @@ def test_each_feature_listens_where_it_said(bot) -> None:
         "raw_thread_update": 1,  # an archived thread
         "raw_thread_delete": 1,
         "raw_message_delete": 1,  # the panel's message
+        "raw_reaction_add": 1,  # ✅ / ❌ on a prompt
     }
+
+
+BOT_ID, OTHER_BOT = 100000000000000001, 100000000000000008
+
+
+def reaction(user: str | int, author: int | None = BOT_ID, emoji: str = "✅") -> SimpleNamespace:
+    """A MESSAGE_REACTION_ADD as discord.py hands it over (what ``may_react`` reads)."""
+    return SimpleNamespace(user_id=int(user), message_author_id=author, emoji=emoji,
+                           message_id=1, channel_id=int(CHANNEL), member=None)  # fmt: skip
+
+
+def test_a_reaction_acts_only_for_an_allowed_user_on_the_bots_own_message(bot) -> None:
+    """A reaction is no interaction: discord.py runs no check for it, so ``may_react`` asks
+    ``Server.may_act`` itself, and never acts for the bot or on another bot's message."""
+    bot._connection.user = SimpleNamespace(id=BOT_ID)
+    assert may_react(bot, reaction(OWNER)) is True
+    assert may_react(bot, reaction(ALLOWED)) is True
+    assert may_react(bot, reaction(OWNER, author=None)) is True  # Discord may leave it out
+    assert may_react(bot, reaction(STRANGER)) is False
+    assert may_react(bot, reaction(BOT_ID)) is False  # its own (it never reacts to prompts)
+    assert may_react(bot, reaction(OWNER, author=OTHER_BOT)) is False
+    assert may_react(bot, reaction(OWNER, author=int(OWNER))) is False
+
+
+class Reactions:
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    async def on_reaction(self, client: object, payload: SimpleNamespace) -> None:
+        self.seen.append(payload.user_id)
+
+
+def test_a_strangers_reaction_never_reaches_the_prompts(bot) -> None:
+    bot._connection.user = SimpleNamespace(id=BOT_ID)
+    bot.prompts = Reactions()
+    (listener,) = bot.feature_listeners["raw_reaction_add"]
+
+    async def scenario() -> None:
+        await listener(reaction(STRANGER))
+        await listener(reaction(OWNER, author=OTHER_BOT))
+        await listener(reaction(OWNER))
+
+    asyncio.run(scenario())
+    assert bot.prompts.seen == [int(OWNER)]

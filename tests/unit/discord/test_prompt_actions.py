@@ -21,6 +21,7 @@ from bridge.discord.prompt_actions import (
     ALWAYS,
     ANSWER,
     APPROVE,
+    APPROVE_NOTES,
     BUTTON,
     CANCEL,
     DECLINE,
@@ -31,9 +32,11 @@ from bridge.discord.prompt_actions import (
     MODAL,
     OTHER,
     PICK,
+    REACTION,
     RETRY,
     SCOPE,
     SELECT,
+    STEP_NOTES,
     TELL,
     TO_TERMINAL,
     Action,
@@ -102,6 +105,8 @@ REQUESTS = {
     ),
     "denied": denied(),
 }
+MANY_STEPS = plan("\n".join(f"- step {k}" for k in range(1, 131)))  # 100 offered, 4 selects
+REACTIONS = {(REACTION, "✅", ()): Action(ALLOW), (REACTION, "❌", ()): Action(DENY)}
 
 FORM_BUTTONS = {
     (BUTTON, "e:accept", ()): Action(ACCEPT),
@@ -137,8 +142,10 @@ OFFERED = {
         (BUTTON, "deny", ()): Action(DENY),
         (BUTTON, "tell", ()): Action(TELL),
         (MODAL, "tell", ()): Action(TELL),
+        **REACTIONS,
     },
     "permission, suggestions": {
+        **REACTIONS,
         (BUTTON, "allow", ()): Action(ALLOW),
         (BUTTON, "deny", ()): Action(DENY),
         (BUTTON, "tell", ()): Action(TELL),
@@ -151,6 +158,7 @@ OFFERED = {
         **{(BUTTON, f"scope:{scope}", ()): Action(SCOPE, scope=scope) for scope in "slpu"},
     },
     "permission, a mode switch only": {
+        **REACTIONS,
         (BUTTON, "allow", ()): Action(ALLOW),
         (BUTTON, "deny", ()): Action(DENY),
         (BUTTON, "tell", ()): Action(TELL),
@@ -216,11 +224,20 @@ OFFERED = {
         (BUTTON, "q3:other", ()): other(3),
         (MODAL, "q3:other", ()): other(3),
     },
-    "plan": {
+    "plan": {  # steps: 1 "Plan", 2 "Add README.md"
         (BUTTON, "plan:auto", ()): Action(APPROVE, mode="acceptEdits"),
         (BUTTON, "plan:review", ()): Action(APPROVE, mode="default"),
+        (BUTTON, "plan:notes", ()): Action(APPROVE_NOTES),
+        (MODAL, "plan:notes", ("auto",)): Action(APPROVE_NOTES, mode="acceptEdits"),
+        (MODAL, "plan:notes", ("review",)): Action(APPROVE_NOTES, mode="default"),
         (BUTTON, "plan:keep", ()): Action(KEEP_PLANNING),
         (MODAL, "plan:keep", ()): Action(KEEP_PLANNING),
+        (SELECT, "plan:steps:0", ("s1",)): Action(STEP_NOTES, steps=(1,)),
+        (SELECT, "plan:steps:0", ("s2",)): Action(STEP_NOTES, steps=(2,)),
+        (SELECT, "plan:steps:0", ("s1", "s2")): Action(STEP_NOTES, steps=(1, 2)),
+        (MODAL, "plan:steps:1", ()): Action(STEP_NOTES, steps=(1,)),
+        (MODAL, "plan:steps:2", ()): Action(STEP_NOTES, steps=(2,)),
+        (MODAL, "plan:steps:1.2", ()): Action(STEP_NOTES, steps=(1, 2)),
     },
     "form": {
         **FORM_BUTTONS,
@@ -268,7 +285,7 @@ def rendered(request: Request) -> set[tuple[str, str, tuple]]:
     if request.kind == "permission":
         rows = [row for s in actions.SCOPES for row in views.permission_components(request, s)]
     elif request.kind == "plan":
-        rows = views.plan_prompt(request)[0]["components"]
+        rows = views.plan_components(request)
     elif request.kind == "elicitation":
         rows = elicitation_prompt(request, {})["components"]
     elif request.kind == "denied":
@@ -290,8 +307,17 @@ def rendered(request: Request) -> set[tuple[str, str, tuple]]:
     for where, action, values in list(found):
         click = actions.parse(request, action, where, values)
         if click is not None and click.kind in (*actions.TYPED, FILL):
-            found.add((MODAL, click.modal(), ()))
+            found.update((MODAL, click.modal(), picked) for picked in modal_values(click))
+    if request.kind == "permission":  # ✅ / ❌ added to its message
+        found.update((REACTION, emoji, ()) for emoji in actions.REACTIONS)
     return found
+
+
+def modal_values(click: Action) -> list[tuple]:
+    """What the modal a click opens may send with its text: the mode its select picks."""
+    if click.kind == APPROVE_NOTES:
+        return [(value,) for value in actions.NOTES_MODES]
+    return [()]
 
 
 @pytest.mark.parametrize("name", OFFERED)
@@ -305,8 +331,37 @@ def test_the_table_is_what_the_message_renders(name: str) -> None:
 def test_a_typed_click_opens_a_modal_that_parses_back_to_it() -> None:
     for name, table in OFFERED.items():
         for (where, _action, _values), click in table.items():
-            if where != MODAL and click.kind in actions.TYPED:
-                assert actions.parse(REQUESTS[name], click.modal(), MODAL) == click
+            if where == MODAL or click.kind not in actions.TYPED:
+                continue
+            for values in modal_values(click):
+                back = actions.parse(REQUESTS[name], click.modal(), MODAL, values)
+                if click.kind == APPROVE_NOTES:  # the modal adds the mode picked in it
+                    assert back is not None and back.kind == APPROVE_NOTES and back.mode
+                else:
+                    assert back == click
+
+
+def test_a_long_plan_offers_its_first_100_steps_in_four_selects_five_at_a_time() -> None:
+    request = MANY_STEPS
+    assert actions.parse(request, "plan:steps:3", SELECT, ["s76", "s100"]) == Action(
+        STEP_NOTES, steps=(76, 100)
+    )
+    assert actions.parse(request, "plan:steps:0", SELECT, ["s5", "s1"]) == Action(
+        STEP_NOTES,
+        steps=(1, 5),  # in the plan's order, whichever order the client sent
+    )
+    five = [f"s{k}" for k in range(1, 6)]
+    assert actions.parse(request, "plan:steps:0", SELECT, five).steps == (1, 2, 3, 4, 5)
+    assert actions.parse(request, "plan:steps:100", MODAL) == Action(STEP_NOTES, steps=(100,))
+    for where, action, values in (
+        (SELECT, "plan:steps:4", ["s101"]),  # past the 100 offered
+        (SELECT, "plan:steps:0", ["s26"]),  # on the next select
+        (SELECT, "plan:steps:1", ["s25"]),
+        (SELECT, "plan:steps:0", [*five, "s6"]),  # six: a modal holds five
+        (MODAL, "plan:steps:101", []),
+        (MODAL, "plan:steps:1.2.3.4.5.6", []),
+    ):
+        assert actions.parse(request, action, where, values) is None, (action, values)
 
 
 def test_the_long_select_offers_its_first_24_options_and_other() -> None:
@@ -343,6 +398,46 @@ REFUSED = [
     ("question", BUTTON, "allow", ()),
     ("question", MODAL, "tell", ()),
     ("question", BUTTON, "plan:review", ()),
+    ("question", SELECT, "plan:steps:0", ("s1",)),
+    ("question", MODAL, "plan:notes", ("auto",)),
+    # a reaction on anything but a permission, or any other emoji
+    ("plan", REACTION, "✅", ()),
+    ("plan", REACTION, "❌", ()),
+    ("question", REACTION, "✅", ()),
+    ("permission", REACTION, "👍", ()),
+    ("permission", REACTION, "allow", ()),
+    ("permission", REACTION, "✔️", ()),
+    ("permission", REACTION, "✅✅", ()),
+    ("permission", REACTION, "", ()),
+    ("permission", BUTTON, "✅", ()),
+    ("permission", MODAL, "✅", ()),
+    # a plan's notes: the mode the modal picked, and nothing else
+    ("plan", MODAL, "plan:notes", ()),
+    ("plan", MODAL, "plan:notes", ("fast",)),
+    ("plan", MODAL, "plan:notes", ("auto", "review")),
+    ("plan", MODAL, "plan:notes", ("acceptEdits",)),
+    ("plan", SELECT, "plan:notes", ("auto",)),
+    ("plan", BUTTON, "plan:notes:auto", ()),
+    # steps the plan does not have, or not as its select and modal write them
+    ("plan", BUTTON, "plan:steps:0", ()),
+    ("plan", SELECT, "plan:steps:0", ()),
+    ("plan", SELECT, "plan:steps:1", ("s1",)),  # one select: steps 1-25
+    ("plan", SELECT, "plan:steps:0", ("s3",)),
+    ("plan", SELECT, "plan:steps:0", ("s0",)),
+    ("plan", SELECT, "plan:steps:0", ("s1", "s1")),
+    ("plan", SELECT, "plan:steps:0", ("1",)),
+    ("plan", SELECT, "plan:steps:0", ("s01",)),
+    ("plan", SELECT, "plan:steps:00", ("s1",)),
+    ("plan", SELECT, "plan:steps", ("s1",)),
+    ("plan", SELECT, "plan:steps:", ("s1",)),
+    ("plan", MODAL, "plan:steps:2.1", ()),  # the bot writes them in the plan's order
+    ("plan", MODAL, "plan:steps:3", ()),
+    ("plan", MODAL, "plan:steps:0", ()),
+    ("plan", MODAL, "plan:steps:", ()),
+    ("plan", MODAL, "plan:steps:1.1", ()),
+    ("plan", MODAL, "plan:steps:1..2", ()),
+    ("plan", MODAL, "plan:steps:s1", ()),
+    ("plan", MODAL, "plan:steps", ()),
     # an "always" that was not offered, or not as the message writes it
     ("permission", BUTTON, "always:0:s", ()),  # no suggestions at all
     ("permission", BUTTON, "scope:l", ()),
@@ -484,6 +579,12 @@ def test_the_scope_button_shows_for_a_scoped_suggestion(suggestion: dict) -> Non
     assert actions.has_scope(permission(suggestions=[suggestion])) == permissions.is_scoped(
         suggestion
     )
+
+
+def test_an_empty_plan_has_no_steps_to_note() -> None:
+    request = plan("   \n")
+    assert actions.parse(request, "plan:steps:0", SELECT, ["s1"]) is None
+    assert actions.parse(request, "plan:steps:1", MODAL) is None
 
 
 def test_only_typed_kinds_open_a_modal() -> None:

@@ -178,6 +178,9 @@ ANSWERED = [  # (name, the prompt's event, the decision file as the bot or the h
      True),
     ("plan approved", plan_event, {"outcome": decisions.PLAN_APPROVED, "mode": "acceptEdits"},
      True),
+    ("plan approved with notes", plan_event,  # updatedInput.plan: ExitPlanMode's input is open
+     {"outcome": decisions.PLAN_APPROVED, "mode": "default", "message": "keep the old API"},
+     True),
     ("plan sent back", plan_event,
      {"outcome": decisions.KEEP_PLANNING, "message": "add tests first"}, True),
     ("form sent", form_event, {"outcome": decisions.ACCEPTED, "content": CONTENT}, True),
@@ -236,10 +239,10 @@ def test_always_with_every_suggestion_at_every_scope_and_every_plan_mode_is_in_t
         *[cli_answer(request, Decision(outcome=decisions.ALWAYS_ALLOWED, suggestion=n,
                                        scope=scope)) for n in range(len(SUGGESTIONS))
           for scope in SCOPES],
-        *[cli_answer(plan, Decision(outcome=decisions.PLAN_APPROVED, mode=mode))
-          for mode in PLAN_MODES.values()],
+        *[cli_answer(plan, Decision(outcome=decisions.PLAN_APPROVED, mode=mode, message=notes))
+          for mode in PLAN_MODES.values() for notes in (None, "keep the old API")],
     ]  # fmt: skip
-    assert len(answers) == len(SUGGESTIONS) * len(SCOPES) + len(PLAN_MODES)
+    assert len(answers) == len(SUGGESTIONS) * len(SCOPES) + 2 * len(PLAN_MODES)
     for answer in answers:
         assert answer is not None
         hook_contract.check_output("PermissionRequest", fastjson.loads(fastjson.dumps(answer)))

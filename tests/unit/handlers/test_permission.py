@@ -154,6 +154,25 @@ def test_plan_approval_is_allow_with_empty_input_and_the_mode() -> None:
         )
 
 
+def test_plan_approval_with_notes_carries_the_plan_with_the_notes() -> None:
+    """Measured on 2.1.332: Claude Code takes ``updatedInput.plan`` as the plan "edited by
+    user" and gives it to the model in the approval's own tool result, before it acts."""
+    request = req("ExitPlanMode", PLAN, permission_suggestions=[])
+    decision = {"outcome": "approve", "mode": "default", "message": "  keep the old API  "}
+    assert cli_answer(request, decision) == answer(
+        {
+            "behavior": "allow",
+            "updatedInput": {
+                "plan": "# Plan\n\n1. Add README.md\n\n"
+                "## Notes from the review\n\nkeep the old API\n"
+            },
+            "updatedPermissions": [
+                {"type": "setMode", "mode": "default", "destination": "session"}
+            ],
+        }
+    )
+
+
 def test_keep_planning_is_deny_with_the_feedback() -> None:
     request = req("ExitPlanMode", PLAN, permission_suggestions=[])
     decision = {"outcome": "keep_planning", "message": "add tests first", "by": "1"}
@@ -447,6 +466,48 @@ def test_signals_cancel_only_the_wait_once_and_never_kill_the_hook() -> None:
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
+# --- the file an edit changes, as the hook reads it ----------------------------------------
+
+
+def test_the_file_is_read_only_inside_the_project(tmp_path) -> None:
+    """Its text goes to Discord: only a plain text file of the project is read (what Claude
+    may read there unasked), never one the model names outside it, through a symlink out of
+    it, a FIFO (it would block), a huge or a binary file."""
+    project, outside = tmp_path / "proj", tmp_path / "secret"
+    project.mkdir()
+    outside.mkdir()
+    (project / "app.py").write_text("print('hi')\n")
+    (outside / "key").write_text("SECRET\n")
+    (project / "link").symlink_to(outside / "key")
+    (project / "big.txt").write_text("x" * (permission.FILE_READ_MOST + 1))
+    (project / "blob.bin").write_bytes(b"\xff\xfe\x00")
+    os.mkfifo(project / "fifo")
+    roots = [str(project)]
+    assert permission.on_disk(str(project / "app.py"), roots).text == "print('hi')\n"
+    absent = permission.on_disk(str(project / "new.py"), roots)
+    assert absent.absent and absent.text is None
+    for path in (outside / "key", project / "link", project / "big.txt", project / "blob.bin",
+                 project / "fifo", project / ".." / "secret" / "key", project):  # fmt: skip
+        found = permission.on_disk(str(path), roots)
+        assert found.text is None and not found.absent, path
+    assert permission.on_disk("app.py", roots).text is None  # not an absolute path
+    assert permission.on_disk(str(outside / "new.py"), roots).absent is False
+
+
+def test_an_edit_in_the_project_is_shown_numbered_and_one_outside_is_not(tmp_path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "a.py").write_text("one\ntwo\nthree\n")
+    (tmp_path / "b.py").write_text("one\ntwo\nthree\n")
+    edit = {"old_string": "two", "new_string": "TWO"}
+    inside = req("Edit", {"file_path": str(project / "a.py"), **edit})
+    payload, _ = permission.render(inside, [str(project)])
+    assert "-   2 two\n+   2 TWO" in payload["content"]
+    outside = req("Edit", {"file_path": str(tmp_path / "b.py"), **edit})
+    payload, _ = permission.render(outside, [str(project)])
+    assert "```diff\n-two\n+TWO\n```" in payload["content"]
+
+
 # --- the whole PermissionRequest walk, Discord stubbed --------------------------------------
 
 
@@ -487,8 +548,8 @@ def test_permission_request_posts_waits_and_answers_the_click(tmp_path, monkeypa
     assert result == answer(
         {"behavior": "allow", "updatedPermissions": [{**RULES, "destination": "localSettings"}]}
     )
-    ((payload, plan_file),) = posted
-    assert "touch perm-a.txt" in payload["content"] and plan_file is None
+    ((payload, files),) = posted
+    assert "touch perm-a.txt" in payload["content"] and files == []
     assert os.listdir(context.runtime.prompts) == []  # the hook cleans up after itself
 
 

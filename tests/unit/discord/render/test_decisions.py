@@ -10,10 +10,11 @@ import re
 import pytest
 
 from bridge.bot import interactions
-from bridge.claude import permissions
+from bridge.claude import permissions, plan_steps
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
 from bridge.discord.render import decisions as views
+from bridge.discord.render.tool_call import OnDisk
 from bridge.state.decisions import Decision
 from tests.unit.discord.prompt_requests import (
     ADD_DIRS,
@@ -104,7 +105,17 @@ OUTCOMES = [
 
 
 def fences_balanced(text: str) -> bool:
-    return sum(1 for line in text.splitlines() if line.lstrip().startswith("```")) % 2 == 0
+    """Every code block that opens closes (a fence closes on a line of only backticks, at
+    least as many as opened it, as Markdown reads them)."""
+    opened = 0
+    for line in text.splitlines():
+        stripped = line.strip()
+        run = len(stripped) - len(stripped.lstrip("`"))
+        if not opened and run >= 3:
+            opened = run
+        elif opened and run >= opened and stripped == "`" * run:
+            opened = 0
+    return not opened
 
 
 HOSTILE_PERMISSIONS = {
@@ -136,9 +147,22 @@ HOSTILE_PERMISSIONS = {
 
 
 @pytest.mark.parametrize("case", HOSTILE_PERMISSIONS)
-def test_permission_prompts_are_valid_for_discord(case: str) -> None:
-    payload = views.permission_prompt(HOSTILE_PERMISSIONS[case])
+@pytest.mark.parametrize("disk", ["unread", "absent", "the strings it replaces"])
+def test_permission_prompts_are_valid_for_discord(case: str, disk: str) -> None:
+    request = HOSTILE_PERMISSIONS[case]
+    edits = request.tool_input.get("edits") or [request.tool_input]
+    on_disk = {
+        "unread": OnDisk(),
+        "absent": OnDisk(absent=True),
+        "the strings it replaces": OnDisk("\n".join(str(e.get("old_string")) for e in edits)),
+    }[disk]
+    payload, files = views.permission_prompt(request, on_disk)
     assert_discord_valid(payload)
+    assert fences_balanced(payload["content"])
+    for name, data in files:  # said in the message; a plain name; Discord takes its size
+        assert f": {name})*" in payload["content"], name
+        assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", name), name
+        assert 0 < len(data) <= 8 * 1024 * 1024
     for scope in permissions.SCOPE_ORDER:  # the scope button re-renders the row
         rows = views.permission_components(HOSTILE_PERMISSIONS[case], scope)
         assert_discord_valid({"content": "x", "components": rows})
@@ -195,7 +219,7 @@ def test_plan_prompts_are_valid_for_discord(size: int) -> None:
     text = ("step\n" * size)[:size]
     payload, attached = views.plan_prompt(plan(text))
     assert_discord_valid(payload)
-    assert (attached is not None) == (len(text.strip()) > 1600)
+    assert bool(attached) == (len(text.strip()) > 1600)
 
 
 def test_modal_title_label_and_placeholder_fit() -> None:
@@ -224,73 +248,152 @@ def test_modal_texts_the_bot_uses_fit() -> None:
 # --- what each prompt shows -----------------------------------------------------------------
 
 
-def test_bash_shows_the_command_and_its_description() -> None:
-    payload = views.permission_prompt(
-        permission("Bash", {"command": "npm test -- --watch=false", "description": "Run tests"})
-    )
-    assert payload["content"] == (
-        "🔐 **Claude wants to use `Bash`**\n```sh\nnpm test -- --watch=false\n```\n> Run tests"
+def shown(tool: str, tool_input: dict, on_disk: OnDisk | None = None) -> tuple[str, list]:
+    """A permission prompt's text (after its title line) and its attachments."""
+    payload, files = views.permission_prompt(permission(tool, tool_input), on_disk or OnDisk())
+    title, _, body = payload["content"].partition("\n")
+    assert title == f"🔐 **Claude wants to use `{tool}`**"
+    return body, files
+
+
+def test_bash_shows_its_description_then_the_command_in_full() -> None:
+    command = "npm test -- --watch=false && echo done"
+    assert shown("Bash", {"command": command, "description": "Run the tests once"}) == (
+        f"> Run the tests once\n```sh\n{command}\n```",
+        [],
     )
 
 
 def test_backticks_in_a_command_get_a_longer_fence() -> None:
     command = "echo ```inner``` `tick`"
-    content = views.permission_prompt(permission("Bash", {"command": command}))["content"]
-    assert "````sh\necho ```inner``` `tick`\n````" in content
-    assert views.permission_prompt(permission("B`a`sh", {}))["content"].startswith(
-        "🔐 **Claude wants to use `B'a'sh`**"
+    body, _ = shown("Bash", {"command": command})
+    assert body == "````sh\necho ```inner``` `tick`\n````"
+    title = views.permission_prompt(permission("B`a`sh", {}))[0]["content"].split("\n")[0]
+    assert title == "🔐 **Claude wants to use `B'a'sh`**"
+
+
+def test_a_long_command_shows_its_first_lines_and_is_attached_whole() -> None:
+    command = "\n".join(f"echo step {i}" for i in range(300))
+    body, files = shown("Bash", {"command": command})
+    assert body.startswith("```sh\necho step 0\necho step 1\n")
+    assert "echo step 299" not in body and fences_balanced(body)
+    more = int(re.search(r"\((\d+) lines more — the whole is attached: command.sh\)", body)[1])
+    assert body.count("echo step") + more == 300
+    assert files == [("command.sh", command.encode())]
+    one_long_line, files = shown("Bash", {"command": "y" * 5000})
+    assert one_long_line.endswith("y…\n```\n*(cut — the whole is attached: command.sh)*")
+    assert files == [("command.sh", b"y" * 5000)]
+
+
+APP = "".join(f"line {i}\n" for i in range(1, 41)) + "def main():\n    print('hi')\n    return 0\n"
+EDIT = {
+    "file_path": "/p/app.py",
+    "old_string": "    print('hi')\n    return 0",
+    "new_string": "    print('hello')\n    log('x')\n    return 1",
+}
+
+
+def test_edit_shows_a_diff_numbered_as_the_terminal_does() -> None:
+    """Measured on 2.1.332's dialog for this edit: lines 39-41 as context, 42-43 removed,
+    42-44 added (reference capture in issue 20's work)."""
+    body, files = shown("Edit", EDIT, OnDisk(APP))
+    assert body == (
+        "**Edit file** `/p/app.py`\n```diff\n"
+        "   39 line 39\n   40 line 40\n   41 def main():\n"
+        "-  42     print('hi')\n-  43     return 0\n"
+        "+  42     print('hello')\n+  43     log('x')\n+  44     return 1\n```"
     )
+    assert files == []
 
 
-def test_a_huge_command_is_cut_with_a_count_and_closed() -> None:
-    content = views.permission_prompt(permission("Bash", {"command": "y" * 5000}))["content"]
-    assert "… (3800 more characters)\n```" in content
-    assert fences_balanced(content)
+def test_edits_far_apart_are_hunks_and_replace_all_changes_every_one() -> None:
+    text = "".join(f"x{i}\n" for i in range(30)).replace("x3\n", "v\n").replace("x25\n", "v\n")
+    edit = {"file_path": "/p/a.txt", "old_string": "v", "new_string": "w", "replace_all": True}
+    body, _ = shown("Edit", edit, OnDisk(text))
+    assert "-   4 v\n+   4 w" in body and "-  26 v\n+  26 w" in body
+    assert "\n⋯\n" in body  # two hunks
+    first_only, _ = shown("Edit", {**edit, "replace_all": False}, OnDisk(text))
+    assert "-  26 v" not in first_only
 
 
-def test_edit_shows_the_file_and_a_compact_diff() -> None:
+def test_multi_edit_applies_its_edits_in_order() -> None:
+    edits = [{"old_string": "line 2\n", "new_string": "two\n"},
+             {"old_string": "two", "new_string": "TWO"}]  # fmt: skip
+    body, _ = shown("MultiEdit", {"file_path": "/p/app.py", "edits": edits}, OnDisk(APP))
+    assert "-   2 line 2\n+   2 TWO\n" in body
+
+
+def test_an_edit_not_read_or_not_applying_shows_the_strings_it_replaces() -> None:
     old = "def f():\n    a = 1\n    b = 2\n    c = 3\n    d = 4\n    return a\n"
-    new = old.replace("b = 2", "b = 20")
-    content = views.permission_prompt(
-        permission("Edit", {"file_path": "/p/src/f.py", "old_string": old, "new_string": new})
-    )["content"]
-    assert content == (
-        "🔐 **Claude wants to use `Edit`**\n**Edit** `/p/src/f.py`\n"
-        "```diff\n     a = 1\n-    b = 2\n+    b = 20\n     c = 3\n```"
+    edit = {
+        "file_path": "/p/src/f.py",
+        "old_string": old,
+        "new_string": old.replace("b = 2", "b = 20"),
+    }
+    expected = (
+        "**Edit file** `/p/src/f.py`\n```diff\n     a = 1\n-    b = 2\n+    b = 20\n     c = 3\n```"
     )
-
-
-def test_multi_edit_diffs_every_edit_and_a_no_op_says_so() -> None:
+    assert shown("Edit", edit) == (expected, [])
+    assert shown("Edit", edit, OnDisk("something else entirely")) == (expected, [])
     edits = [{"old_string": "x = 1", "new_string": "x = 2"}, {"old_string": "y", "new_string": "z"}]
-    content = views.permission_prompt(
-        permission("MultiEdit", {"file_path": "/p/a.py", "edits": edits})
-    )["content"]
-    assert "```diff\n-x = 1\n+x = 2\n-y\n+z\n```" in content
+    body, _ = shown("MultiEdit", {"file_path": "/p/a.py", "edits": edits})
+    assert "```diff\n-x = 1\n+x = 2\n⋯\n-y\n+z\n```" in body
     same = {"file_path": "/p/a.py", "old_string": "same", "new_string": "same"}
-    assert "(no textual change)" in views.permission_prompt(permission("Edit", same))["content"]
+    assert "(no textual change)" in shown("Edit", same)[0]
 
 
-def test_write_shows_the_path_line_count_and_start_of_content() -> None:
-    content = "\n".join(f"line {i}" for i in range(1, 401)) + "\n"
-    text = views.permission_prompt(
-        permission("Write", {"file_path": "/p/notes.txt", "content": content})
-    )["content"]
-    assert text.startswith(
-        "🔐 **Claude wants to use `Write`**\n**Write** `/p/notes.txt` (400 lines)\n```\nline 1\n"
+def test_a_big_edit_shows_its_start_and_attaches_the_whole_diff() -> None:
+    before = "".join(f"old {i}\n" for i in range(400))
+    edit = {"file_path": "/p/big.py", "old_string": before, "new_string": before.upper()}
+    body, files = shown("Edit", edit, OnDisk(before))
+    assert body.startswith("**Edit file** `/p/big.py`\n```diff\n-   1 old 0\n")
+    assert "more — the whole is attached: big.py.diff)*" in body
+    assert len(body) < views.BODY_LIMIT and fences_balanced(body)
+    ((name, data),) = files
+    diff = data.decode()
+    assert name == "big.py.diff" and diff.startswith("--- a//p/big.py\n+++ b//p/big.py\n@@ ")
+    assert "-old 399\n" in diff and "+OLD 399\n" in diff
+
+
+def test_write_creates_or_overwrites_as_the_terminal_says() -> None:
+    content = "".join(f"x = {i}\n" for i in range(30))
+    body, files = shown(
+        "Write", {"file_path": "/p/new.py", "content": content}, OnDisk(absent=True)
     )
-    assert "more characters)\n```" in text and "line 400" not in text
-    short = views.permission_prompt(permission("Write", {"file_path": "/p/a", "content": "hi"}))
-    assert "**Write** `/p/a` (1 lines)\n```\nhi\n```" in short["content"]
+    assert body == f"**Create file** `/p/new.py` (30 lines)\n```python\n{content}```" and not files
+    old = {"file_path": "/p/old.txt", "content": "new content\nsecond\nthird\n"}
+    body, _ = shown("Write", old, OnDisk("old content\nsecond\n"))
+    assert body == (
+        "**Overwrite file** `/p/old.txt`\n```diff\n-   1 old content\n+   1 new content\n"
+        "    2 second\n+   3 third\n```"
+    )
+    unread, _ = shown("Write", {"file_path": "/p/a", "content": "hi"})
+    assert unread == "**Write** `/p/a` (1 line)\n```\nhi\n```"
+
+
+def test_a_write_of_300_lines_shows_the_first_and_attaches_the_file() -> None:
+    content = "".join(f"print({i})  # a line of the new module\n" for i in range(300))
+    body, files = shown("Write", {"file_path": "/p/pkg/mod.py", "content": content},
+                        OnDisk(absent=True))  # fmt: skip
+    assert body.startswith("**Create file** `/p/pkg/mod.py` (300 lines)\n```python\nprint(0)")
+    assert "print(299)" not in body and "the whole is attached: mod.py)*" in body
+    assert files == [("mod.py", content.encode())]
+    assert len(body) < views.BODY_LIMIT and fences_balanced(body)
+
+
+def test_a_path_shows_from_home_and_names_a_safe_attachment(monkeypatch) -> None:
+    monkeypatch.setenv("HOME", "/home/dev")
+    content = "a\n" * 2000
+    body, files = shown("Write", {"file_path": "/home/dev/proj/we`ird $(name).sh",
+                                  "content": content}, OnDisk(absent=True))  # fmt: skip
+    assert body.startswith("**Create file** `~/proj/we'ird $(name).sh` (2000 lines)\n```sh\n")
+    assert [name for name, _ in files] == ["we_ird___name_.sh"]
 
 
 def test_other_tools_show_their_input_as_json() -> None:
     tool_input = {"url": "https://example.com", "prompt": "Summarise ü"}
-    content = views.permission_prompt(permission("WebFetch", tool_input))["content"]
-    assert content == (
-        "🔐 **Claude wants to use `WebFetch`**\n```json\n"
-        + json.dumps(tool_input, indent=1, ensure_ascii=False)
-        + "\n```"
-    )
+    body, _ = shown("WebFetch", tool_input)
+    assert body == "```json\n" + json.dumps(tool_input, indent=1, ensure_ascii=False) + "\n```"
 
 
 def test_questions_show_header_text_options_and_descriptions() -> None:
@@ -342,15 +445,63 @@ def test_question_texts_for_the_answers() -> None:
 
 def test_a_short_plan_is_shown_whole() -> None:
     payload, attached = views.plan_prompt(plan("# Plan\n\n1. Add README.md\n2. Done\n"))
-    assert attached is None
+    assert attached == []
     assert payload["content"] == (
-        "📋 **Claude's plan is ready for review**\n# Plan\n\n1. Add README.md\n2. Done"
+        "📋 **Claude's plan is ready for review**\n"
+        "# **[1]** Plan\n\n1. **[2]** Add README.md\n2. **[3]** Done"
     )
-    labels = [b["label"] for b in payload["components"][0]["components"]]
-    assert labels == ["Approve, auto-accept edits", "Approve, review each edit", "Keep planning…"]
-    ids = [b["custom_id"] for b in payload["components"][0]["components"]]
-    assert ids == [f"db:p:{RID}:plan:auto", f"db:p:{RID}:plan:review", f"db:p:{RID}:plan:keep"]
-    assert views.plan_prompt(plan("  \n"))[0]["content"].endswith("(empty plan)")
+    buttons, steps = payload["components"]
+    labels = [b["label"] for b in buttons["components"]]
+    assert labels == ["Approve, auto-accept edits", "Approve, review each edit",
+                      "Approve with notes…", "Keep planning…"]  # fmt: skip
+    ids = [b["custom_id"] for b in buttons["components"]]
+    assert ids == [f"db:p:{RID}:plan:{a}" for a in ("auto", "review", "notes", "keep")]
+    (select,) = steps["components"]
+    assert select["custom_id"] == f"db:s:{RID}:plan:steps:0"
+    assert select["placeholder"] == "Notes on steps 1–3… (sent back to keep planning)"
+    assert [(o["label"], o["value"]) for o in select["options"]] == [
+        ("1 · Plan", "s1"),
+        ("2 · Add README.md", "s2"),
+        ("3 · Done", "s3"),
+    ]
+    assert (select["min_values"], select["max_values"]) == (1, 3)
+    empty = views.plan_prompt(plan("  \n"))[0]
+    assert empty["content"].endswith("\n(empty plan)") and len(empty["components"]) == 1
+
+
+def test_a_plan_of_many_steps_offers_them_25_a_select_up_to_100() -> None:
+    text = "\n".join(f"- step {i}" for i in range(1, 131))
+    payload, attached = views.plan_prompt(plan(text))
+    selects = [row["components"][0] for row in payload["components"][1:]]
+    assert [s["custom_id"].rsplit(":", 1)[1] for s in selects] == ["0", "1", "2", "3"]
+    assert selects[3]["options"][-1]["value"] == "s100" and selects[3]["max_values"] == 5
+    assert selects[1]["placeholder"].startswith("Notes on steps 26–50…")
+    assert attached and b"- **[130]** step 130" in attached[0][1]  # every step numbered there
+    assert_discord_valid(payload)
+
+
+def test_the_notes_modals_fit_discord() -> None:
+    """Approve with notes: the mode (auto-accept first) and the notes; notes per step: one
+    labelled field per step picked, showing the step's text."""
+    request = plan("# Plan\n\n1. " + LONG + "\n2. Done\n")
+    notes = views.plan_notes_modal(request)
+    assert notes["custom_id"] == f"db:p:{RID}:plan:notes" and len(notes["title"]) <= 45
+    mode, text = notes["components"]
+    assert [o["value"] for o in mode["component"]["options"]] == ["auto", "review"]
+    assert mode["component"]["custom_id"] == "mode" and text["component"]["custom_id"] == "text"
+    steps = views.step_notes_modal(request, (2, 3))
+    assert steps["custom_id"] == f"db:p:{RID}:plan:steps:2.3"
+    assert steps["title"] == "Notes on steps 2, 3"
+    assert [(c["label"], c["component"]["custom_id"]) for c in steps["components"]] == [
+        ("Step 2", "s2"),
+        ("Step 3", "s3"),
+    ]
+    assert steps["components"][0]["description"] == LONG.strip()[:99] + "…"
+    assert steps["components"][1]["description"] == "Done"
+    for modal in (notes, steps):
+        assert 1 <= len(modal["components"]) <= 5
+        for label in modal["components"]:
+            assert 1 <= len(label["label"]) <= 45 and len(label.get("description", "")) <= 100
 
 
 def test_a_long_plan_is_attached_with_an_excerpt_whose_fences_balance() -> None:
@@ -358,7 +509,7 @@ def test_a_long_plan_is_attached_with_an_excerpt_whose_fences_balance() -> None:
         "# Plan\n\n" + "Intro line.\n" * 80 + "```python\n" + "print('x')\n" * 200 + "```\nEnd.\n"
     )
     payload, attached = views.plan_prompt(plan(text))
-    assert attached == text.strip().encode()
+    assert attached == [("plan.md", plan_steps.numbered(text.strip()).encode())]
     content = payload["content"]
     assert fences_balanced(content)
     assert "Intro line." in content and "End." not in content
@@ -422,13 +573,13 @@ def test_permission_buttons_with_suggestions_and_the_scope_control() -> None:
         ("Scope: this project (just me) ↻", f"db:p:{RID}:scope:l"),
     ]
     # the message starts at "this session"
-    assert views.permission_prompt(request)["components"][1]["components"][-1]["label"] == (
+    assert views.permission_prompt(request)[0]["components"][1]["components"][-1]["label"] == (
         "Scope: this session ↻"
     )
 
 
 def test_no_suggestions_no_always_row_and_set_mode_alone_has_no_scope() -> None:
-    assert len(views.permission_prompt(permission())["components"]) == 1
+    assert len(views.permission_prompt(permission())[0]["components"]) == 1
     (_, always) = views.permission_components(permission(suggestions=[SET_MODE]), "s")
     assert [b["label"] for b in always["components"]] == ["Accept edits for this session"]
 
