@@ -479,3 +479,97 @@ def test_claude_code_killed_with_a_prompt_open_closes_the_prompt_and_its_hook(ri
         time.sleep(0.2)
     assert not hooks_left()
     assert not (rig.projects["project-a"] / "never.txt").exists()
+
+
+# --- issue 20: the plan annotated, what a permission prompt shows, reactions -----------------
+
+
+def request_text(request: dict) -> str:
+    return json.dumps(request, ensure_ascii=False)
+
+
+def test_plan_notes_per_step_then_approved_with_notes_read_before_it_acts(rig) -> None:
+    """Notes on steps go back as "keep planning", each quoted with its step; an approval with
+    notes reaches the model in the approval's own result (the request whose answer is the
+    implementation's first tool call), with the mode picked in the modal; then the Write it
+    asks for shows its new file, a stranger's ✅ on it is ignored and the owner's allows."""
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["permission"] = "plan"
+    rig.write_config(raw)
+    project = rig.projects["project-a"]
+    rig.api.script(
+        write_plan("# Plan\n\n1. Add README.md\n2. Add tests\n"),
+        tool_use("ExitPlanMode", {}),
+        write_plan("# Plan\n\n1. Add README.md under docs/\n2. Add tests\n", delay=2.0),
+        tool_use("ExitPlanMode", {}),
+        tool_use("Write", {"file_path": str(project / "README.md"), "content": "hello\n"}),
+        echo(),
+    )
+    rig.start_bot()
+    rig.post("plan a readme")
+    first = wait_prompt(rig, "plan is ready")
+    assert "# **[1]** Plan" in first["content"] and "1. **[2]** Add README.md" in first["content"]
+    select = next(c for c in components(first) if c["type"] == 3)
+    assert [o["label"] for o in select["options"]] == ["1 · Plan", "2 · Add README.md",
+                                                       "3 · Add tests"]  # fmt: skip
+    opened = rig.discord.select(first["id"], select["custom_id"], ["s2", "s3"])
+    assert opened["response_type"] == 9, opened
+    labels = [(c["label"], c.get("description")) for c in opened["modal"]["components"]]
+    assert labels == [("Step 2", "Add README.md"), ("Step 3", "Add tests")]
+    rig.discord.submit_modal(opened, {"s2": "put it under docs/", "s3": ""})
+    saw = model_saw(rig, 3)
+    assert "[tool_result is_error]" in saw
+    assert "Step 2: “Add README.md”\nput it under docs/" in saw and "Step 3" not in saw
+    assert "asked Claude to **keep planning**" in wait_closed(rig, first)["content"]
+
+    second = wait_prompt(rig, "under docs/")
+    opened = rig.discord.click(second["id"], custom_id(second, "Approve with notes"))
+    assert opened["response_type"] == 9 and opened["modal"]["title"].startswith("Approve")
+    rig.discord.submit_modal(opened, {"mode": ["review"], "text": "NOTE: keep it short"})
+    approval = rig.api.wait_requests(5, timeout=60)[4]  # answered with the Write: its first act
+    saw = last_user_text(approval)
+    assert "approved your plan" in saw and "(edited by user)" in saw, saw
+    assert "## Notes from the review\n\nNOTE: keep it short" in saw
+    assert "NOTE: keep it short" not in request_text(rig.api.requests[3])  # not before it
+    closed = wait_closed(rig, second)
+    assert (
+        "Plan approved** by" in closed["content"]
+        and "review each edit, with notes" in (closed["content"])
+    )
+
+    write = wait_prompt(rig)  # review each edit: the Write asks
+    assert (
+        f"**Create file** `{project / 'README.md'}` (1 line)\n```md\nhello\n```"
+        in (write["content"])
+    ), write["content"]
+    rig.discord.react(write["channel_id"], write["id"], "✅", user="bob")
+    rig.discord.react(write["channel_id"], write["id"], "✅")
+    assert "[tool_result]" in model_saw(rig, 6)
+    assert (project / "README.md").read_text() == "hello\n"
+    closed = wait_closed(rig, write)
+    assert f"Allowed** by <@{rig.ids['alice']}>" in closed["content"]
+    assert f"from {rig.ids['bob']}" in rig.bot_output()  # seen, and ignored
+
+
+def test_an_edit_prompt_shows_the_numbered_diff_and_a_reaction_denies(rig) -> None:
+    """What the terminal shows for an Edit (2.1.332): the file's line numbers, three lines
+    of context; ❌ from the owner denies as the button does (the model reads who denied)."""
+    project = rig.projects["project-a"]
+    app = project / "app.py"
+    app.write_text("".join(f"line {i}\n" for i in range(1, 41)) + "def main():\n"
+                   "    print('hi')\n    return 0\n")  # fmt: skip
+    edit = {"file_path": str(app), "old_string": "    print('hi')\n    return 0",
+            "new_string": "    print('hello')\n    return 1"}  # fmt: skip
+    rig.api.script(tool_use("Edit", edit), echo())
+    rig.start_bot()
+    rig.post("fix main")
+    prompt = wait_prompt(rig)
+    assert (
+        f"**Edit file** `{app}`\n```diff\n   39 line 39\n   40 line 40\n   41 def main():\n"
+        "-  42     print('hi')\n-  43     return 0\n+  42     print('hello')\n+  43     return 1\n```"
+    ) in prompt["content"], prompt["content"]
+    rig.discord.react(prompt["channel_id"], prompt["id"], "❌")
+    saw = model_saw(rig, 2)
+    assert "[tool_result is_error]" in saw and "Denied from Discord by" in saw
+    assert "print('hi')" in app.read_text()
+    assert "Denied** by" in wait_closed(rig, prompt)["content"]
