@@ -282,7 +282,10 @@ def _steps_select(rid: str, page: int, steps: list[plan_steps.Step]) -> dict:
         "min_values": 1,
         "max_values": min(actions.STEP_NOTES_MOST, len(steps)),
         "options": [
-            {"label": _label(f"{s.number} · {_shown(s.text)}", 100), "value": actions.step_value(s.number)}
+            {
+                "label": _label(f"{s.number} · {_shown(s.text)}", 100),
+                "value": actions.step_value(s.number),
+            }
             for s in steps
         ],
     }

@@ -14,6 +14,10 @@ Line numbers need the file as it is now: the PermissionRequest hook reads it (on
 project: ``handlers/permission.py``) and passes it as :class:`OnDisk`. Without it (outside the
 project, too big, not text) an edit shows the strings it replaces, unnumbered, as before.
 
+Everything shown (and attached: the owner reads it too) goes through ``render/visible.py``
+first: a bidi override, a zero-width space or a look-alike letter in a command, a path, a
+diff or a file is shown as ``⟦U+202E⟧``, so what the owner allows is what runs.
+
 Pure functions: no file is read here.
 """
 
@@ -22,6 +26,8 @@ from __future__ import annotations
 import difflib
 import json
 import os
+
+from bridge.discord.render.visible import reveal
 
 Files = list[tuple[str, bytes]]
 
@@ -63,7 +69,7 @@ def describe(
         return _edit(path, _edits(tool_input), on_disk, home)
     if tool == "Write" and isinstance(path, str) and path:
         return _write(path, str(tool_input.get("content") or ""), on_disk, home)
-    text = json.dumps(tool_input, indent=1, ensure_ascii=False)
+    text = reveal(json.dumps(tool_input, indent=1, ensure_ascii=False), code=True)
     return code_block(text, "json", 1400), []
 
 
@@ -71,7 +77,9 @@ def describe(
 
 
 def _bash(command: str, description: object) -> tuple[str, Files]:
-    said = f"> {one_line(description)[:200]}\n" if one_line(description) else ""
+    described = one_line(reveal(str(description or "")))
+    said = f"> {described[:200]}\n" if described else ""
+    command = reveal(command, code=True)
     shown, more = fit_lines(command.splitlines() or [""], BLOCK)
     body, files = _cut(shown, more, "sh", "command.sh", command.encode())
     return said + body, files
@@ -96,8 +104,8 @@ def _edit(path: str, edits: list[dict], on_disk: OnDisk, home: str) -> tuple[str
         return head + diff, files
     lines: list[str] = []
     for n, edit in enumerate(edits):
-        old = str(edit.get("old_string") or "").splitlines()
-        new = str(edit.get("new_string") or "").splitlines()
+        old = reveal(str(edit.get("old_string") or ""), code=True).splitlines()
+        new = reveal(str(edit.get("new_string") or ""), code=True).splitlines()
         hunks = difflib.unified_diff(old, new, lineterm="", n=1)
         part = [line for line in hunks if not line.startswith(("---", "+++", "@@"))]
         lines.extend((["⋯"] if n and part and lines else []) + part)
@@ -122,8 +130,9 @@ def applied(text: str, edits: list[dict]) -> str | None:
 
 def _diff(path: str, before: str, after: str) -> tuple[str, Files]:
     """The change as the terminal shows it: numbered lines, three of context, ``⋯`` between
-    hunks; the unified diff attached when it does not fit."""
-    old, new = before.splitlines(), after.splitlines()
+    hunks; the unified diff attached when it does not fit. Both sides revealed first, so a
+    U+2028 inside a line is shown, not taken for a line break."""
+    old, new = reveal(before, code=True).splitlines(), reveal(after, code=True).splitlines()
     unified = list(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", lineterm="", n=CONTEXT))
     if not unified:
         return code_block("(no textual change)", "diff"), []
@@ -174,6 +183,7 @@ def _write(path: str, content: str, on_disk: OnDisk, home: str) -> tuple[str, Fi
     if on_disk.text is not None and not on_disk.absent:
         diff, files = _diff(path, on_disk.text, content)
         return f"**Overwrite file** `{shown}`\n" + diff, files
+    content = reveal(content, code=True)
     lines = content.splitlines()
     verb = "Create file" if on_disk.absent else "Write"  # unread: it may exist
     head = f"**{verb}** `{shown}` ({_lines(len(lines))})\n"
@@ -231,7 +241,7 @@ def shown_path(path: str, home: str) -> str:
     characters (its end kept: the file's name)."""
     if home and (path == home or path.startswith(home.rstrip("/") + "/")):
         path = "~" + path[len(home.rstrip("/")) :]
-    text = one_line(path).replace("`", "'")
+    text = one_line(reveal(path, code=True)).replace("`", "'")
     return text if len(text) <= PATH_SHOWN else "…" + text[-(PATH_SHOWN - 1) :]
 
 
