@@ -17,6 +17,7 @@ written (:func:`decision_of`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Coroutine
 from typing import Any
@@ -50,6 +51,9 @@ NOT_VALID = "That is not valid for this prompt: nothing was decided."
 OUT_OF_DATE = "That button is out of date: use the prompt's current buttons."
 FAILED = "Something went wrong with that click: nothing was decided (see the bot's log)."
 TEXT_FIELD = custom_ids.MODAL_TEXT
+# A prompt's hook records its message's id once the post returns: a reaction that lands before
+# that (seen in e2e, ✅ at once on a prompt just posted) waits for it this long, polling.
+REACTION_WAIT, REACTION_POLL = 3.0, 0.05
 
 
 def register(bot: BridgeClient) -> None:
@@ -181,7 +185,7 @@ class PromptAnswerer:
         that message is a prompt still waiting, the emoji is read as a click on it
         (``prompt_actions``: ✅ / ❌ on a permission prompt are Allow / Deny) and decides as
         the click would; anything else changes nothing."""
-        request = self._prompt_of(client, payload)
+        request = await self._prompt_of(client, payload)
         if request is None:
             return
         click = actions.parse(request, str(payload.emoji), actions.REACTION)
@@ -203,17 +207,32 @@ class PromptAnswerer:
         except discord.HTTPException:
             log.exception("prompt %s: decided by a reaction, its message not closed", request.id)
 
-    def _prompt_of(
+    async def _prompt_of(
         self, client: BridgeClient, payload: discord.RawReactionActionEvent
     ) -> Request | None:
-        """The waiting request whose prompt is this message, in this server's projects."""
+        """The waiting request whose prompt is this message, in this server's projects; while
+        a prompt of this channel is still being posted (no message id yet), asked again."""
+        deadline = asyncio.get_running_loop().time() + REACTION_WAIT
+        while True:
+            request, posting = self._prompt_here(client, payload)
+            if request or not posting or asyncio.get_running_loop().time() > deadline:
+                return request
+            await asyncio.sleep(REACTION_POLL)
+
+    def _prompt_here(
+        self, client: BridgeClient, payload: discord.RawReactionActionEvent
+    ) -> tuple[Request | None, bool]:
+        """The request whose prompt is this message (if any), and whether a prompt of this
+        channel has no message id yet."""
         projects = {project.name for project in client.server.projects}
+        channel, posting = str(payload.channel_id), False
         for request in decisions.open_prompts(self.runtime):
+            posting = posting or (request.message_id is None and request.channel_id == channel)
             if request.message_id != str(payload.message_id):
                 continue
-            here = request.channel_id == str(payload.channel_id)
-            return request if here and request.project in projects else None
-        return None
+            here = request.channel_id == channel
+            return (request if here and request.project in projects else None), False
+        return None, posting
 
     # --- questions --------------------------------------------------------------------------
 

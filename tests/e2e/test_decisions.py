@@ -566,7 +566,8 @@ def test_an_edit_prompt_shows_the_numbered_diff_and_a_reaction_denies(rig) -> No
     prompt = wait_prompt(rig)
     assert (
         f"**Edit file** `{app}`\n```diff\n   39 line 39\n   40 line 40\n   41 def main():\n"
-        "-  42     print('hi')\n-  43     return 0\n+  42     print('hello')\n+  43     return 1\n```"
+        "-  42     print('hi')\n-  43     return 0\n"
+        "+  42     print('hello')\n+  43     return 1\n```"
     ) in prompt["content"], prompt["content"]
     rig.discord.react(prompt["channel_id"], prompt["id"], "❌")
     saw = model_saw(rig, 2)
