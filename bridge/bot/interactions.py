@@ -326,6 +326,7 @@ def modal_from_spec(spec: dict) -> discord.ui.Modal:
                 style=discord.TextStyle.paragraph,
                 placeholder=inner["placeholder"],
                 max_length=inner["max_length"],
+                required=inner.get("required", True),
             )
         described = label.get("description") or None
         modal.add_item(discord.ui.Label(text=label["label"], description=described, component=item))

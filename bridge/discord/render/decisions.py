@@ -332,20 +332,23 @@ def step_notes_modal(request: Request, numbers: tuple[int, ...]) -> dict:
                 "type": LABEL,
                 "label": f"Step {n}",
                 "description": _label(_shown(by_number[n].text) if n in by_number else "", 100),
-                "component": _text_input(actions.step_value(n), "What should change here?"),
+                "component": _text_input(  # a step left empty gets no note
+                    actions.step_value(n), "What should change here?", required=False
+                ),
             }
             for n in numbers
         ],
     }
 
 
-def _text_input(custom: str, placeholder: str) -> dict:
+def _text_input(custom: str, placeholder: str, required: bool = True) -> dict:
     return {
         "type": TEXT_INPUT,
         "custom_id": custom,
         "style": PARAGRAPH,
         "placeholder": _label(placeholder, 100),
         "max_length": NOTE_LIMIT,
+        "required": required,
     }
 
 

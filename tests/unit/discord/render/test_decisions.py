@@ -498,6 +498,11 @@ def test_the_notes_modals_fit_discord() -> None:
     ]
     assert steps["components"][0]["description"] == LONG.strip()[:99] + "…"
     assert steps["components"][1]["description"] == "Done"
+    # a step may be left without a note; the approval's notes are what the button is for
+    assert [c["component"]["required"] for c in steps["components"]] == [False, False]
+    assert text["component"]["required"] is True
+    built = json.dumps(interactions.modal_from_spec(steps).to_dict())
+    assert built.count('"required": false') == 2, built
     for modal in (notes, steps):
         assert 1 <= len(modal["components"]) <= 5
         for label in modal["components"]:
