@@ -240,14 +240,14 @@ def test_plan_keep_planning_then_approve_with_auto_accept(rig) -> None:
     rig.start_bot()
     rig.post("plan a readme")
     first = wait_prompt(rig, "plan is ready")
-    assert "1. Add README.md" in first["content"]
+    assert "1. **[2]** Add README.md" in first["content"]  # its steps numbered
     opened = rig.discord.click(first["id"], custom_id(first, "Keep planning"))
     rig.discord.submit_modal(opened, {"text": "add tests first"})
     saw = model_saw(rig, 3)
     assert "[tool_result is_error]" in saw and "add tests first" in saw
     wait_screen(rig, "plan mode on")  # still planning while the model answers (3 s)
 
-    second = wait_prompt(rig, "1. Add tests")
+    second = wait_prompt(rig, "1. **[2]** Add tests")
     rig.discord.click(second["id"], custom_id(second, "Approve, auto-accept"))
     assert "approved your plan" in model_saw(rig, 5)
     rig.wait_bot_message(content_contains="all written")
