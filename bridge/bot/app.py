@@ -30,6 +30,8 @@ from bridge.bot import (
     panel,
     progress,
     projects,
+    queue,
+    queue_command,
     review,
     schedule,
     screens,
@@ -45,6 +47,7 @@ from bridge.bot.outbox_drain import OutboxDrainer
 from bridge.bot.pacing import pace_global_limit
 from bridge.bot.panel import ControlPanel
 from bridge.bot.progress import ProgressReporter
+from bridge.bot.queue import PromptQueue
 from bridge.bot.relay import Relay
 from bridge.bot.review import Reviews
 from bridge.bot.scheduler import Scheduler
@@ -67,7 +70,7 @@ IO_THREADS = 64
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
     interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects, schedule, away, adopt, history,
+    projects, schedule, away, adopt, history, queue, queue_command,
 )  # fmt: skip
 
 
@@ -96,6 +99,10 @@ class BridgeBot(BridgeClient):
         self.screens: ScreenPrompts = ScreenPrompts(self.sessions, rt)  # dialogs no hook reports
         self.reviews: Reviews = Reviews()  # line comments on a diff → one prompt
         self.away: AwayWatch = AwayWatch(self, cfg, server, self.sessions, rt)  # limits, budgets
+        self.queue: PromptQueue = PromptQueue(self, self.sessions, rt)  # typed when turns end
+        self.progress.queue = self.queue
+        self.queue.turn_running = self.progress.turn_running
+        self.queue.on_change = self.progress.refresh
         self.sessions.notify = self.threads.notify
         channel = server.general_channel_id
         self.panel: ControlPanel | None = (
@@ -121,10 +128,12 @@ class BridgeBot(BridgeClient):
         self.setup_started = True
         self._http_session = aiohttp.ClientSession()
         self.relay = Relay(
-            self.cfg, self.server, self.sessions, self.runtime, self._http_session, self.screens
-        )
+            self.cfg, self.server, self.sessions, self.runtime, self._http_session, self.screens,
+            self.queue,
+        )  # fmt: skip
         self._progress_task = asyncio.create_task(self.progress.run())
         self.control_tasks.append(asyncio.create_task(self.away.run()))
+        self.control_tasks.append(asyncio.create_task(self.queue.run()))
         try:
             await sync(self.tree, self.server.guild_id)
         except Exception:

@@ -122,6 +122,29 @@ class AwayActions(Protocol):
     def summary_lines(self) -> list[str]: ...
 
 
+class QueueActions(Protocol):
+    """Queued prompts (``queue.PromptQueue``): ``/queue`` adds one, a click on a queued
+    message's Send now / Interrupt and send / Cancel acts on it."""
+
+    async def add(
+        self, key: str, prompt: str, source: str, message_id: str | None, author: str | None
+    ) -> dict: ...
+
+    def notice_text(self, key: str) -> str: ...
+
+    async def noticed(self, key: str, entry: dict, notice: discord.Message | None) -> None: ...
+
+    async def on_click(
+        self, interaction: BotInteraction, action: str, key: str, entry_id: str
+    ) -> None: ...
+
+
+class StallActions(Protocol):
+    """Peek / Keep waiting / Restart and resume on a stall notice (``stalls.StallWatch``)."""
+
+    async def on_click(self, interaction: BotInteraction, action: str, key: str) -> None: ...
+
+
 class BridgeClient(discord.Client):
     """The Discord side of one configured server, as its callbacks see it."""
 
@@ -138,6 +161,8 @@ class BridgeClient(discord.Client):
     schedules: ScheduledPrompts
 
     away: AwayActions
+    queue: QueueActions
+    stalls: StallActions
     tree: app_commands.CommandTree[BridgeClient]
 
     def __init__(self, **options: Any) -> None:

@@ -21,11 +21,19 @@ import discord
 
 from bridge import fastjson
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
+from bridge.bot.queue import CANCEL_BUTTONS, PromptQueue, cancel_button, queue_lines
 from bridge.claude import transcript
 from bridge.discord import custom_ids
 from bridge.discord.render.turn_status import TurnProgress, turn_cost
 from bridge.sessions import pane_ops
-from bridge.state import decisions, private_files, progress_log, runtime, status_cache
+from bridge.state import (
+    decisions,
+    private_files,
+    progress_log,
+    queued_prompts,
+    runtime,
+    status_cache,
+)
 from bridge.tmux import TmuxError
 
 log = logging.getLogger(__name__)
@@ -73,6 +81,7 @@ class _Status:
         self.last_shown = ""
         self.dirty = asyncio.Event()
         self.writer: asyncio.Task | None = None
+        self.end_told = False  # the queue heard that this turn ended
 
 
 class _Channel:
@@ -100,6 +109,7 @@ class ProgressReporter:
         self.channels: dict[str, _Channel] = {}
         self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()  # waiting for a turn's cost
+        self.queue: PromptQueue | None = None  # prompts typed when a turn ends (bot/queue.py)
 
     # --- watching ---------------------------------------------------------------------------
 
@@ -194,6 +204,8 @@ class ProgressReporter:
                 return
             turn = TurnProgress(float(event["t"]))
             channel.status, channel.transcript_offset = _Status(turn), None
+            if self.queue is not None:
+                self.queue.turn_started(channel.key)
         turn.apply(event)
         if channel.transcript_offset is None and turn.transcript:
             channel.transcript_offset = transcript.size(
@@ -275,10 +287,25 @@ class ProgressReporter:
 
     # --- showing ----------------------------------------------------------------------------
 
+    def refresh(self, key: str) -> None:
+        """Show the running turn's status again (its queue changed)."""
+        channel = self.channels.get(key)
+        if channel is not None and channel.turn is not None and not channel.turn.outcome:
+            self._changed(channel)
+
+    def turn_running(self, key: str) -> bool:
+        """A turn of ``key`` started and has not ended, as its events say."""
+        channel = self.channels.get(key)
+        return bool(channel and channel.turn and not channel.turn.outcome)
+
     def _changed(self, channel: _Channel) -> None:
         status = channel.status
         if status is None:
             return
+        if status.turn.outcome and not status.end_told:
+            status.end_told = True
+            if self.queue is not None and status.turn.outcome in ("done", "interrupted"):
+                self.queue.turn_ended(channel.key)
         status.dirty.set()
         if status.writer is None or status.writer.done():
             status.writer = asyncio.create_task(self._write(channel, status))
@@ -304,9 +331,16 @@ class ProgressReporter:
     async def _show(self, channel: _Channel, status: _Status) -> None:
         turn = status.turn
         content = turn.render(time.time())
+        queued = queued_prompts.entries(self.runtime, channel.key) if not turn.outcome else []
+        if queued:
+            content = "\n".join([content, *queue_lines(queued)])[:2000]
         if content == status.last_shown:
             return
-        view = _interrupt_view(channel.key) if not turn.outcome else _closed_view(channel, turn)
+        view = (
+            _interrupt_view(channel.key, queued)
+            if not turn.outcome
+            else _closed_view(channel, turn)
+        )
         if status.message is None:
             on_reply = bool((turn.changes or {}).get("on_reply", True))
             if turn.outcome and turn.outcome != "failed" and (view is None or on_reply):
@@ -394,7 +428,10 @@ def _closed_view(channel: _Channel, turn: TurnProgress) -> discord.ui.View | Non
     return diff_view(channel.key, turn.changes)
 
 
-def _interrupt_view(key: str) -> discord.ui.View:
+def _interrupt_view(key: str, queued: list[dict] | None = None) -> discord.ui.View:
+    """⏹ Interrupt, and ✖ Cancel for each queued prompt (the first few)."""
     view = discord.ui.View(timeout=None)
     view.add_item(InterruptButton(key))
+    for number, entry in enumerate((queued or [])[:CANCEL_BUTTONS], 1):
+        view.add_item(cancel_button(key, entry["id"], number))
     return view

@@ -25,6 +25,7 @@ import discord
 
 from bridge.bot.client import target_of
 from bridge.bot.downloads import save_attachments
+from bridge.bot.queue import PromptQueue
 from bridge.bot.screens import ScreenPrompts
 from bridge.bot.voice import VoicePrompts, is_spoken
 from bridge.config import BridgeConfig, Server
@@ -52,6 +53,7 @@ class Relay:
         rt: runtime.Runtime,
         http: aiohttp.ClientSession,
         screens: ScreenPrompts | None = None,
+        queue: PromptQueue | None = None,
     ) -> None:
         self.cfg = cfg
         self.server = server
@@ -59,6 +61,7 @@ class Relay:
         self.runtime = rt
         self.http = http
         self.screens = screens
+        self.queue = queue  # messages that wait for the running turn (bot/queue.py)
         self.voice = VoicePrompts(cfg, http, rt)  # voice messages → transcripts
 
     async def on_message(self, message: discord.Message, bot_user_id: int | None) -> None:
@@ -101,9 +104,13 @@ class Relay:
                 text = spoken
             else:
                 paths = await self._download(message, target)
+            text, queued = split_queue_prefix(text, self.cfg.queue_prefix)
             prompt = defuse_prefix(compose_prompt(sanitize_prompt(text), paths))
             if not prompt.strip():
                 return False
+            if queued and self.queue is not None and await self.queue.must_wait(target.key):
+                await self.queue.hold(message, target.key, prompt)
+                return False  # its ✅ comes when it is typed
             pane_id = await self.sessions.ensure_running(target)
             if self.screens is not None:  # messages held behind a screen go first
                 await self.screens.type_held(target.key, pane_id, message.channel)
@@ -141,6 +148,15 @@ class Relay:
         if failures:
             await _reply(message, "⚠️ Not downloaded: " + "; ".join(failures))
         return paths
+
+
+def split_queue_prefix(text: str, prefix: str) -> tuple[str, bool]:
+    """``(text without the queue prefix, True)`` for a message that should wait for the
+    running turn (``>> run the tests``), else ``(text, False)``."""
+    stripped = text.lstrip()
+    if prefix and stripped.startswith(prefix):
+        return stripped[len(prefix) :].lstrip(), True
+    return text, False
 
 
 def defuse_prefix(text: str) -> str:

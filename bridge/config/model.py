@@ -18,8 +18,10 @@ from bridge.config.defaults import (
     DEFAULT_DOWNLOAD_LIMIT,
     DEFAULT_GATEWAY_URL,
     DEFAULT_PROMPT_TIMEOUT,
+    DEFAULT_QUEUE_PREFIX,
     DEFAULT_RESUME_MARGIN,
     DEFAULT_RETRY_WAIT,
+    DEFAULT_STALL_MINUTES,
     DEFAULT_TMUX_SESSION,
     DEFAULT_UPLOAD_LIMIT,
     DEFAULT_VOICE_ENGINE,
@@ -223,13 +225,16 @@ class BridgeConfig:
         "download_limit",
         "footer",
         "mention_owner",
+        "notify_when_attached",
         "path",
         "prompt_timeout",
         "prompt_timeout_outcome",
+        "queue_prefix",
         "raw",
         "resume_margin",
         "retry_wait",
         "servers",
+        "stall_minutes",
         "upload_limit",
         "voice",
     )
@@ -257,6 +262,10 @@ class BridgeConfig:
         self.attach_after: int = int(replies.get("attachAfterMessages", DEFAULT_ATTACH_AFTER))
         notifications = raw.get("notifications") or {}
         self.mention_owner: bool = bool(notifications.get("mentionOwner", True))
+        # Mention also while a tmux client is attached to the session and active (at the desk).
+        self.notify_when_attached: bool = bool(notifications.get("whenAttached", False))
+        self.queue_prefix: str = (raw.get("queue") or {}).get("prefix", DEFAULT_QUEUE_PREFIX)
+        self.stall_minutes: float = float(raw.get("stallMinutes", DEFAULT_STALL_MINUTES))
         self.voice = VoiceSettings(raw.get("voice") or {})
         limits_at = raw.get("limits") or {}  # a usage limit: resume at its reset (bot/away.py)
         self.auto_resume: bool = limits_at.get("autoResume", True) is not False

@@ -7,7 +7,9 @@ import os
 from bridge.config.defaults import (
     DEFAULT_ATTACH_AFTER,
     DEFAULT_PROMPT_TIMEOUT,
+    DEFAULT_QUEUE_PREFIX,
     DEFAULT_RETRY_WAIT,
+    DEFAULT_STALL_MINUTES,
     FORBIDDEN,
     ISOLATION_MODES,
     MAX_RETRY_WAIT,
@@ -188,7 +190,8 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
     for section, hint in (
         ("prompts", "timeoutSeconds, onTimeout, retryWaitSeconds"),
         ("replies", "footer, attachAfterMessages"),
-        ("notifications", "mentionOwner"),
+        ("notifications", "mentionOwner, whenAttached"),
+        ("queue", "prefix"),
         ("voice", "engine, model, maxSeconds, language"),
     ):
         value = raw.get(section)
@@ -214,6 +217,19 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
     notifications = raw.get("notifications")
     if isinstance(notifications, dict):
         _check_bool(notifications, "mentionOwner", "notifications", problems)
+        _check_bool(notifications, "whenAttached", "notifications", problems)
+    queue = raw.get("queue")
+    if isinstance(queue, dict):
+        prefix = queue.get("prefix", DEFAULT_QUEUE_PREFIX)
+        if (
+            not isinstance(prefix, str)
+            or not 1 <= len(prefix.strip()) <= 10
+            or prefix != prefix.strip()
+        ):
+            problems.append("queue.prefix: expected 1 to 10 characters without spaces around")
+    stall = raw.get("stallMinutes", DEFAULT_STALL_MINUTES)
+    if not _is_number(stall) or not 0 < stall <= 1440:
+        problems.append("stallMinutes: expected minutes above 0 and up to 1440 (fractions allowed)")
     voice = raw.get("voice")
     if isinstance(voice, dict):
         _check_choice(voice, "engine", VOICE_ENGINES, "voice", problems)

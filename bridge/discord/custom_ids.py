@@ -43,6 +43,13 @@ the actions' grammar), since a client can send any id.
                                     /history's select of a project's conversations, its pages
     db:hist:resume:<channel id>:<session id>
                                     Resume in a thread (bot/history.py)
+    db:q:now|int|cancel:<channel or thread id>:<entry id>
+                                    Send now / Interrupt and send / Cancel on a queued
+                                    message (bot/queue.py)
+    db:stall:peek|wait:<channel or thread id>
+                                    Peek / Keep waiting on a stall notice (bot/stalls.py)
+    db:stall:restart:<channel or thread id>
+                                    Restart and resume a session whose Claude Code exited
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -67,6 +74,8 @@ LIMIT = "db:lim:"
 BUDGET = "db:bud:"
 SESSIONS = "db:ms:"
 HISTORY = "db:hist:"
+QUEUE = "db:q:"
+STALL = "db:stall:"
 MODAL_TEXT = "text"  # the text input of a prompt's modal (a note on a step: its step's value)
 MODAL_MODE = "mode"  # the mode select of "Approve with notes"
 
@@ -111,6 +120,10 @@ _SESSION_ID = r"[0-9a-f-]{8,40}"
 HISTORY_PICK_TEMPLATE = HISTORY + rf"pick:(?P<key>{_SNOWFLAKE}):(?P<page>[0-9]{{1,4}})"
 HISTORY_PAGE_TEMPLATE = HISTORY + rf"page:(?P<key>{_SNOWFLAKE}):(?P<page>[0-9]{{1,4}})"
 HISTORY_RESUME_TEMPLATE = HISTORY + rf"resume:(?P<key>{_SNOWFLAKE}):(?P<session>{_SESSION_ID})"
+QUEUE_TEMPLATE = (
+    QUEUE + rf"(?P<action>now|int|cancel):(?P<key>{_SNOWFLAKE}):(?P<entry>[0-9a-f]{{12}})"
+)
+STALL_TEMPLATE = STALL + rf"(?P<action>peek|wait|restart):(?P<key>{_SNOWFLAKE})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
     r"(?P<action>o[0-9]{1,2}|show|esc)"
@@ -227,3 +240,15 @@ def history(action: str, key: str, arg: str) -> str:
     """``/history``'s select (``pick``) or page button (``page``) of channel ``key``'s
     project, showing page ``arg``; **Resume in a thread** (``resume``, ``arg`` the session)."""
     return f"{HISTORY}{action}:{key}:{arg}"
+
+
+def queued(action: str, key: str, entry_id: str) -> str:
+    """A queued message's **Send now** (``now``), **Interrupt and send** (``int``) or
+    **Cancel** (``cancel``)."""
+    return f"{QUEUE}{action}:{key}:{entry_id}"
+
+
+def stall(action: str, key: str) -> str:
+    """A stall notice's **Peek** / **Keep waiting** (``peek``, ``wait``), or **Restart and
+    resume** (``restart``) when Claude Code exited."""
+    return f"{STALL}{action}:{key}"

@@ -50,7 +50,7 @@ def message(content: str, kind: discord.MessageType) -> SimpleNamespace:
 def test_system_messages_such_as_thread_created_are_never_typed() -> None:
     sessions = FakeSessions()
     server = SimpleNamespace(may_act=lambda user: str(user) == str(OWNER))
-    relay = Relay(SimpleNamespace(), server, sessions, SimpleNamespace(), None)
+    relay = Relay(SimpleNamespace(queue_prefix=">>"), server, sessions, SimpleNamespace(), None)
     # Discord posts "<owner> started a thread: <name>" in the parent channel, authored by the
     # owner, with the thread's name as its content: not a prompt for the parent's session.
     created = message("delete the tests", discord.MessageType.thread_created)

@@ -60,6 +60,7 @@ SAMPLE_IDS = {
     "HistoryPick": f"db:hist:pick:{KEY}:0",
     "HistoryPage": f"db:hist:page:{KEY}:1",
     "ResumeButton": f"db:hist:resume:{KEY}:71313fe6-88f0-4a0f-b883-f3c1c91e1936",
+    "QueueButton": f"db:q:cancel:{KEY}:0123456789ab",
 }
 SELECTS = ("db:s:", "db:panel:pick:", "db:rv:pick:", "db:rv:drop:", "db:ms:pick:", "db:hist:pick:")
 # The owner's, not allowedUserIds' (/project's, /schedule's, a reached budget's, /sessions' and
@@ -76,7 +77,7 @@ COMMANDS = {
     "status", "start", "stop", "esc", "peek", "mode", "model", "new", "resume", "clear",
     "compact", "keys", "diff", "finish", "usage", "project add", "project remove", "project list",
     "schedule at", "schedule in", "schedule daily", "schedule weekdays", "schedule every",
-    "schedule cron", "schedule list", "sessions", "history",
+    "schedule cron", "schedule list", "sessions", "history", "queue",
 }  # fmt: skip
 OWNER_ONLY_COMMANDS = {
     name: SCHEDULE_OWNER_ONLY if name.startswith("schedule") else OWNER_ONLY

@@ -1,0 +1,281 @@
+"""Messages that wait for the turn: queued while Claude works, typed when the turn ends.
+
+A message sent while Claude works is typed at once and Claude Code folds it into the running
+turn (steering). A message that starts with the queue prefix (``>>``, ``queue.prefix`` in the
+config) or is sent with ``/queue`` waits instead: it is kept in the durable state dir
+(``bridge/state/queued_prompts.py``) and answered with a notice (**▶ Send now**, **⏹ Interrupt
+and send**, **✖ Cancel**); each time a turn of that session ends (Stop, or an interrupt) the
+oldest queued prompt is typed, so each is a turn of its own, in order, and the message gets its
+✅. The running turn's status message lists them. Sent while nothing runs, it is typed at once.
+
+After a bot restart the queue is still on disk; a session whose turn the new bot never saw
+start is drained once its screen shows it idle (checked every :data:`IDLE_CHECK` seconds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import discord
+
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
+from bridge.discord import custom_ids
+from bridge.sessions import pane_ops
+from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
+from bridge.sessions.pane_input import NoInputBox
+from bridge.state import queued_prompts, runtime
+from bridge.tmux import TmuxError
+
+log = logging.getLogger(__name__)
+
+IDLE_CHECK = 3.0  # seconds between looks at sessions with a queue and no turn seen running
+TURN_START_GRACE = 15.0  # seconds a typed prompt gets to show up as a turn before another goes
+CANCEL_BUTTONS = 9  # ✖ buttons on a status message (Discord: 5 per row, 5 rows)
+PREVIEW = 80  # characters of a queued prompt shown in lists
+NOTHING_RUNS = "Nothing is running here: typed at once."
+
+
+def register(bot: BridgeClient) -> None:
+    """The buttons of a queued message's notice and of the status message's queue list."""
+    bot.add_dynamic_items(QueueButton)
+
+
+class QueueButton(BridgeItem[discord.ui.Button], template=custom_ids.QUEUE_TEMPLATE):
+    """**▶ Send now**, **⏹ Interrupt and send** or **✖ Cancel** on one queued prompt."""
+
+    def __init__(self, action: str, key: str, entry: str, number: int | None = None) -> None:
+        label, emoji, style = BUTTONS[action]
+        label = label if number is None else str(number)  # ✖ 2 on a status message's list
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
+            label=label, emoji=emoji, style=style,
+            custom_id=custom_ids.queued(action, key, entry),
+        )  # fmt: skip
+        super().__init__(button)
+        self.action, self.key, self.entry = action, key, entry
+
+    async def clicked(self, interaction: BotInteraction) -> None:
+        await interaction.client.queue.on_click(interaction, self.action, self.key, self.entry)
+
+
+BUTTONS = {
+    "now": ("Send now", "▶", discord.ButtonStyle.secondary),
+    "int": ("Interrupt and send", "⏹", discord.ButtonStyle.danger),
+    "cancel": ("Cancel", "✖", discord.ButtonStyle.secondary),
+}
+
+
+def notice_view(key: str, entry_id: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for action in BUTTONS:
+        view.add_item(QueueButton(action, key, entry_id))
+    return view
+
+
+def preview(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= PREVIEW else line[: PREVIEW - 1] + "…"
+
+
+class PromptQueue:
+    """The queued prompts of one bot's sessions: kept, listed, typed when a turn ends."""
+
+    def __init__(self, bot: discord.Client, sessions: SessionManager, rt: runtime.Runtime) -> None:
+        self.bot = bot
+        self.sessions = sessions
+        self.runtime = rt
+        self.typed_at: dict[str, float] = {}  # key → when a queued prompt was last typed
+        self.turn_running = lambda key: False  # set by the bot: the progress reporter's view
+        self.on_change = lambda key: None  # set by the bot: refresh the status message
+        self._tasks: set[asyncio.Task] = set()
+
+    # --- queueing ---------------------------------------------------------------------------
+
+    async def busy(self, key: str) -> bool:
+        """A turn of the session is running (seen by its events, or on its screen)."""
+        if self.turn_running(key):
+            return True
+        pane = await self.sessions.live_pane(key)
+        if pane is None:
+            return False
+        try:
+            return (await asyncio.to_thread(pane_ops.glance, self.sessions.tmux, pane)).busy
+        except TmuxError:
+            return False
+
+    async def must_wait(self, key: str) -> bool:
+        """A prompt for ``key`` must queue: a turn runs, or others wait before it."""
+        return bool(queued_prompts.entries(self.runtime, key)) or await self.busy(key)
+
+    async def hold(self, message: discord.Message, key: str, prompt: str) -> None:
+        """Queue a Discord message's prompt and answer it with the queued notice."""
+        entry = await self.add(key, prompt, "discord", str(message.id), str(message.author.id))
+        notice = await _reply(message, self.notice_text(key), notice_view(key, entry["id"]))
+        await self.noticed(key, entry, notice)
+
+    async def add(
+        self, key: str, prompt: str, source: str, message_id: str | None, author: str | None
+    ) -> dict:
+        """Queue ``prompt`` (ready to type) for ``key``; the entry."""
+        entry = await asyncio.to_thread(
+            queued_prompts.queue_prompt, self.runtime, key, prompt, source, message_id, author
+        )
+        log.info("queued a prompt (%s) for %s", source, key)
+        return entry
+
+    def notice_text(self, key: str) -> str:
+        count = len(queued_prompts.entries(self.runtime, key))
+        return f"⏭ Queued (#{count}): typed when Claude's turn ends."
+
+    async def noticed(self, key: str, entry: dict, notice: discord.Message | None) -> None:
+        """The notice of ``entry`` was posted: remember it (closed when typed or cancelled)."""
+        if notice is not None:
+            await asyncio.to_thread(
+                queued_prompts.update, self.runtime, key, entry["id"], notice_id=str(notice.id)
+            )
+        self.on_change(key)
+        if not await self.busy(key):  # the turn ended meanwhile, or none ran (/queue)
+            self._spawn(self.type_next(key))
+
+    # --- typing -----------------------------------------------------------------------------
+
+    def turn_ended(self, key: str) -> None:
+        """A turn of ``key`` ended (Stop, interrupt): type the next queued prompt."""
+        self.typed_at.pop(key, None)
+        if queued_prompts.entries(self.runtime, key):
+            self._spawn(self.type_next(key))
+
+    def turn_started(self, key: str) -> None:
+        self.typed_at.pop(key, None)
+
+    async def run(self) -> None:
+        """Drain sessions whose queue waits for a turn this bot never saw (after a restart)."""
+        while True:
+            await asyncio.sleep(IDLE_CHECK)
+            try:
+                for key in await asyncio.to_thread(queued_prompts.keys_with_entries, self.runtime):
+                    if self.sessions.target_for_key(key) is None:
+                        continue
+                    typed = self.typed_at.get(key)
+                    if typed is not None and time.monotonic() - typed < TURN_START_GRACE:
+                        continue  # the last one typed has not shown up as a turn yet
+                    if not await self.busy(key):
+                        await self.type_next(key)
+            except Exception:
+                log.exception("queued prompts: idle check failed")
+
+    async def type_next(self, key: str, entry_id: str | None = None, steer: bool = False) -> bool:
+        """Type the oldest queued prompt of ``key`` (or ``entry_id``) if the session is idle
+        (``steer``: into the running turn). True if one was typed."""
+        target = self.sessions.target_for_key(key)
+        if target is None:
+            return False
+        async with self.sessions.lock(key):
+            items = queued_prompts.entries(self.runtime, key)
+            entry = next((e for e in items if entry_id in (None, e["id"])), None)
+            if entry is None or (not steer and await self.busy(key)):
+                return False
+            try:
+                pane = await self.sessions.ensure_running(target)
+                await self.sessions.type_prompt(key, pane, entry["text"])
+            except (NoInputBox, ClaudeDidNotStart, TmuxError) as err:
+                log.warning("queued prompt for %s not typed yet: %s", key, err)
+                return False
+            await asyncio.to_thread(queued_prompts.remove, self.runtime, key, entry["id"])
+            self.typed_at[key] = time.monotonic()
+        log.info("typed queued prompt %s into %s", entry["id"], key)
+        await asyncio.to_thread(self.sessions.touch, key)
+        await self._close(key, entry, "✅ Typed (was queued).")
+        self.on_change(key)
+        return True
+
+    async def _close(self, key: str, entry: dict, text: str) -> None:
+        """The queued message's ✅ (when typed) and its notice closed."""
+        channel = self.bot.get_partial_messageable(int(key))
+        try:
+            if text.startswith("✅") and entry.get("message_id"):
+                await channel.get_partial_message(int(entry["message_id"])).add_reaction("✅")
+            if entry.get("notice_id"):
+                notice = channel.get_partial_message(int(entry["notice_id"]))
+                await notice.edit(content=f"{text} {preview(entry['text'])}", view=None)
+        except (discord.HTTPException, ValueError) as err:
+            log.warning("queued message of %s: %s", key, err)
+
+    # --- clicks -----------------------------------------------------------------------------
+
+    async def on_click(
+        self, interaction: BotInteraction, action: str, key: str, entry_id: str
+    ) -> None:
+        entry = next(
+            (e for e in queued_prompts.entries(self.runtime, key) if e["id"] == entry_id), None
+        )
+        if entry is None:
+            await interaction.response.send_message(
+                "That message is no longer queued (typed or cancelled).", ephemeral=True
+            )
+            return
+        if action == "cancel":
+            await asyncio.to_thread(queued_prompts.remove, self.runtime, key, entry_id)
+            await interaction.response.send_message("✖ Cancelled: it will not be typed.",
+                                                    ephemeral=True)  # fmt: skip
+            await self._close(key, entry, "✖ Cancelled:")
+            self.on_change(key)
+            return
+        await interaction.response.defer()
+        if action == "int" and await self.busy(key):
+            try:
+                await self._interrupt(key)
+            except TmuxError as err:
+                await interaction.followup.send(f"⚠️ {err}", ephemeral=True)
+                return
+            await self._wait_idle(key)
+        if not await self.type_next(key, entry_id, steer=action == "now"):
+            await interaction.followup.send("⚠️ Not typed yet: it stays queued.", ephemeral=True)
+
+    async def _interrupt(self, key: str) -> None:
+        pane = await self.sessions.live_pane(key)
+        if pane is None:
+            return
+        keys = self.sessions.keys(key, pane)
+        await asyncio.to_thread(keys.require_input_box, "the interrupt (Escape)")
+        await asyncio.to_thread(pane_ops.interrupt, keys)
+
+    async def _wait_idle(self, key: str, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pane = await self.sessions.live_pane(key)
+            if pane is None:
+                return
+            if not (await asyncio.to_thread(pane_ops.glance, self.sessions.tmux, pane)).busy:
+                return
+            await asyncio.sleep(0.2)
+
+    def _spawn(self, work: object) -> None:
+        task = asyncio.ensure_future(work)  # type: ignore[arg-type]
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+def queue_lines(items: list[dict]) -> list[str]:
+    """What a status message shows of the session's queue."""
+    if not items:
+        return []
+    return [f"⏭ Queued, typed after this turn ({len(items)}):"] + [
+        f"{i}. {preview(e['text'])}" for i, e in enumerate(items, 1)
+    ]
+
+
+def cancel_button(key: str, entry_id: str, number: int) -> QueueButton:
+    """✖ <number>: cancel the queued prompt listed under that number on a status message."""
+    return QueueButton("cancel", key, entry_id, number)
+
+
+async def _reply(
+    message: discord.Message, text: str, view: discord.ui.View
+) -> discord.Message | None:
+    try:
+        return await message.reply(text, view=view, mention_author=False)
+    except discord.HTTPException as err:
+        log.warning("could not reply to %s: %s", message.id, err)
+        return None

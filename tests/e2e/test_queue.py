@@ -1,0 +1,123 @@
+"""Messages that wait for the turn: ``>>`` and ``/queue``, typed after the Stop, in order.
+
+Real CLI, real tmux, the emulator and the bot. The first turn runs a tool, so a message typed
+into it would be steered in next to the tool's result (what a plain message does): a queued
+one must reach the model only as a turn of its own, after the Stop.
+"""
+
+from __future__ import annotations
+
+import time
+
+from bridge_testkit import is_status, wait_until
+from fake_anthropic import echo, last_user_text, text, tool_use
+
+
+def status_with(rig, words: str) -> dict:
+    def found():
+        for m in rig.bot_messages(status=True):
+            if is_status(m) and words in m["content"]:
+                return m
+        return None
+
+    return wait_until(found, 30, f"a status message showing {words!r}\n{rig.diagnostics()}")
+
+
+def message(rig, message_id: str) -> dict:
+    return next(m for m in rig.discord.messages(rig.ids["project-a"]) if m["id"] == message_id)
+
+
+def user_texts(request: dict) -> str:
+    return str(request["messages"])
+
+
+def test_queued_messages_are_typed_after_the_stop_in_order(rig) -> None:
+    rig.api.script(
+        echo(prefix="Saw: "),
+        tool_use("Bash", {"command": "sleep 4", "description": "Wait"}),
+        text("first turn done", delay=1),
+        echo(prefix="Saw: "),
+        echo(prefix="Saw: "),
+        echo(prefix="Saw: "),
+    )
+    rig.start_bot()
+    at_once = rig.post(">> right away")  # nothing running: typed at once, no notice
+    rig.wait_bot_message(content_contains="Saw: right away", timeout=60)
+    rig.wait_reaction(at_once)
+    assert not any("Queued" in m["content"] for m in rig.bot_messages())
+    rig.wait_reaction(rig.post("run the slow thing"))
+    status_with(rig, "Bash")  # the turn is running its tool
+
+    one = rig.post(">> queued one")
+    notice_one = rig.wait_bot_message(content_contains="⏭ Queued (#1)")
+    two = rig.post(">>queued two")
+    rig.wait_bot_message(content_contains="⏭ Queued (#2)")
+    three = rig.post(">> never typed")
+    notice_three = rig.wait_bot_message(content_contains="⏭ Queued (#3)")
+    listed = status_with(rig, "3. never typed")  # the status message lists the queue
+    assert "1. queued one" in listed["content"] and "2. queued two" in listed["content"]
+
+    # ✖ 3 on the status message cancels the third; bob may not.
+    cancel = next(
+        c
+        for row in listed["components"]
+        for c in row["components"]
+        if c.get("label") == "3" and c["custom_id"].startswith("db:q:cancel:")
+    )
+    assert rig.discord.click(listed["id"], cancel["custom_id"], user="bob")["ephemeral"]
+    answer = rig.discord.click(listed["id"], cancel["custom_id"])
+    assert "Cancelled" in str(answer)
+    wait_until(
+        lambda: "✖ Cancelled" in message(rig, notice_three["id"])["content"],
+        10,
+        "the third notice closed as cancelled",
+    )
+    for sent in (one, two):  # not typed while the turn runs
+        assert "✅" not in rig.discord.reactions(sent["channel_id"], sent["id"])
+
+    rig.wait_bot_message(content_contains="first turn done", timeout=60)
+    rig.wait_bot_message(content_contains="Saw: queued one", timeout=60)
+    rig.wait_bot_message(content_contains="Saw: queued two", timeout=60)
+    requests = rig.api.wait_requests(5)[1:]
+    # The turn's own requests never saw them (a plain message would ride on the tool result).
+    turn = user_texts(requests[0]) + user_texts(requests[1])
+    assert "queued one" not in turn and "queued two" not in turn
+    assert last_user_text(requests[2]) == "queued one"
+    assert last_user_text(requests[3]) == "queued two"
+    assert "queued two" not in user_texts(requests[2])  # a turn of its own, in order
+    rig.wait_reaction(one)
+    rig.wait_reaction(two)
+    closed = message(rig, notice_one["id"])
+    assert closed["content"].startswith("✅ Typed") and closed["components"] == []
+    time.sleep(1.0)  # the cancelled one stays cancelled
+    assert len(rig.api.requests) == 5
+    assert "never typed" not in rig.screen()
+    assert "✅" not in rig.discord.reactions(three["channel_id"], three["id"])
+
+
+def test_a_queue_survives_a_bot_restart_and_queue_command(rig) -> None:
+    rig.api.script(
+        tool_use("Bash", {"command": "sleep 6", "description": "Wait"}),
+        text("long turn done"),
+        echo(prefix="Saw: "),
+        echo(prefix="Saw: "),
+    )
+    rig.start_bot()
+    rig.wait_reaction(rig.post("run the long thing"))
+    status_with(rig, "Bash")
+    answer = rig.discord.run_command(rig.ids["project-a"], "queue", {"text": "from the command"})
+    assert "Queued (#1)" in str(answer), answer
+    queued = rig.post(">> after the restart")
+    rig.wait_bot_message(content_contains="⏭ Queued (#2)")
+    assert rig.stop_bot() == 0
+    assert list((rig.state_dir / "state").glob("queued-*.json"))  # on disk while no bot runs
+    rig.start_bot()
+
+    rig.wait_bot_message(content_contains="Saw: from the command", timeout=60)
+    rig.wait_bot_message(content_contains="Saw: after the restart", timeout=60)
+    requests = rig.api.wait_requests(4)
+    assert "from the command" not in user_texts(requests[1])
+    assert last_user_text(requests[2]) == "from the command"
+    assert last_user_text(requests[3]) == "after the restart"
+    rig.wait_reaction(queued)
+    assert not list((rig.state_dir / "state").glob("queued-*.json"))
