@@ -35,6 +35,7 @@ from bridge.bot import (
     review,
     schedule,
     screens,
+    stalls,
     threads,
     usage,
 )
@@ -52,6 +53,7 @@ from bridge.bot.relay import Relay
 from bridge.bot.review import Reviews
 from bridge.bot.scheduler import Scheduler
 from bridge.bot.screens import ScreenPrompts
+from bridge.bot.stalls import StallWatch
 from bridge.bot.threads import ThreadEvents
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
@@ -70,7 +72,7 @@ IO_THREADS = 64
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
     interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects, schedule, away, adopt, history, queue, queue_command,
+    projects, schedule, away, adopt, history, queue, queue_command, stalls,
 )  # fmt: skip
 
 
@@ -103,6 +105,9 @@ class BridgeBot(BridgeClient):
         self.progress.queue = self.queue
         self.queue.turn_running = self.progress.turn_running
         self.queue.on_change = self.progress.refresh
+        self.stalls: StallWatch = StallWatch(self, self.sessions, rt, self.progress,
+                                             cfg.stall_minutes)  # fmt: skip
+        self.progress.on_died = self.stalls.session_died
         self.sessions.notify = self.threads.notify
         channel = server.general_channel_id
         self.panel: ControlPanel | None = (
@@ -134,6 +139,7 @@ class BridgeBot(BridgeClient):
         self._progress_task = asyncio.create_task(self.progress.run())
         self.control_tasks.append(asyncio.create_task(self.away.run()))
         self.control_tasks.append(asyncio.create_task(self.queue.run()))
+        self.control_tasks.append(asyncio.create_task(self.stalls.run()))
         try:
             await sync(self.tree, self.server.guild_id)
         except Exception:

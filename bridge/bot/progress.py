@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import time
+from collections.abc import Awaitable, Callable
 
 import discord
 
@@ -93,6 +94,7 @@ class _Channel:
         self.status: _Status | None = None
         self.last_edit = 0.0
         self.transcript_offset: int | None = None  # where the turn's interrupts are looked for
+        self.last_event = time.time()  # when the turn last showed progress (stalls.py)
 
     @property
     def turn(self) -> TurnProgress | None:
@@ -110,6 +112,7 @@ class ProgressReporter:
         self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()  # waiting for a turn's cost
         self.queue: PromptQueue | None = None  # prompts typed when a turn ends (bot/queue.py)
+        self.on_died: Callable[[str], Awaitable[None]] | None = None  # a session died mid-turn
 
     # --- watching ---------------------------------------------------------------------------
 
@@ -197,6 +200,7 @@ class ProgressReporter:
 
     def _apply(self, channel: _Channel, event: dict) -> None:
         turn = channel.turn
+        channel.last_event = time.time()
         if event.get("kind") == "turn" and turn is not None and not turn.outcome:
             return  # a message queued mid-turn joins the running turn
         if turn is None or turn.outcome:
@@ -262,6 +266,8 @@ class ProgressReporter:
             if sessions is not None and await sessions.live_pane(channel.key) is None:
                 turn.finish("ended", time.time())
                 self._changed(channel)
+                if self.on_died is not None:
+                    await self.on_died(channel.key)
 
     def _check_active_turns(self) -> None:
         """Open prompts, interrupts seen in the transcript, and the elapsed time."""
@@ -292,6 +298,10 @@ class ProgressReporter:
         channel = self.channels.get(key)
         if channel is not None and channel.turn is not None and not channel.turn.outcome:
             self._changed(channel)
+
+    def running_turns(self) -> list[tuple[str, TurnProgress, float]]:
+        """Each running turn: its channel, the turn, when it last showed progress."""
+        return [(c.key, turn, c.last_event) for c, turn in self._active_turns()]
 
     def turn_running(self, key: str) -> bool:
         """A turn of ``key`` started and has not ended, as its events say."""
