@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from bridge.config.defaults import (
+    ACTIVE_CLIENT_SECONDS,
     CLAUDE_NICE,
     DEFAULT_API_BASE,
     DEFAULT_ATTACH_AFTER,
@@ -219,6 +220,7 @@ class BridgeConfig:
     """A validated config file. ``raw`` is the parsed JSON, kept whole for saving."""
 
     __slots__ = (
+        "active_within",
         "attach_after",
         "auto_resume",
         "continue_prompt",
@@ -264,6 +266,9 @@ class BridgeConfig:
         self.mention_owner: bool = bool(notifications.get("mentionOwner", True))
         # Mention also while a tmux client is attached to the session and active (at the desk).
         self.notify_when_attached: bool = bool(notifications.get("whenAttached", False))
+        self.active_within: float = float(
+            notifications.get("activeWithinSeconds", ACTIVE_CLIENT_SECONDS)
+        )
         self.queue_prefix: str = (raw.get("queue") or {}).get("prefix", DEFAULT_QUEUE_PREFIX)
         self.stall_minutes: float = float(raw.get("stallMinutes", DEFAULT_STALL_MINUTES))
         self.voice = VoiceSettings(raw.get("voice") or {})

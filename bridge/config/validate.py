@@ -190,7 +190,7 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
     for section, hint in (
         ("prompts", "timeoutSeconds, onTimeout, retryWaitSeconds"),
         ("replies", "footer, attachAfterMessages"),
-        ("notifications", "mentionOwner, whenAttached"),
+        ("notifications", "mentionOwner, whenAttached, activeWithinSeconds"),
         ("queue", "prefix"),
         ("voice", "engine, model, maxSeconds, language"),
     ):
@@ -218,6 +218,9 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
     if isinstance(notifications, dict):
         _check_bool(notifications, "mentionOwner", "notifications", problems)
         _check_bool(notifications, "whenAttached", "notifications", problems)
+        within = notifications.get("activeWithinSeconds", 60)
+        if not _is_number(within) or not 0 <= within <= 86400:
+            problems.append("notifications.activeWithinSeconds: expected seconds, 0 to 86400")
     queue = raw.get("queue")
     if isinstance(queue, dict):
         prefix = queue.get("prefix", DEFAULT_QUEUE_PREFIX)

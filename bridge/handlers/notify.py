@@ -6,6 +6,10 @@ remembers that, so the ``idle_prompt`` notice Claude Code sends 60 s later, or t
 of a background task, pings nobody again. A prompt that asks for a decision mentions the
 owner in its own message (``bridge/handlers/permission.py``); the ``permission_prompt``
 notice about the same dialog is then dropped rather than posted twice.
+
+None of these mention the owner while they sit at the session's terminal: a tmux client
+attached to it and active within ``notifications.activeWithinSeconds`` (unless
+``notifications.whenAttached``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,10 @@ import os
 
 from bridge.handlers.context import HookContext
 from bridge.state import decisions
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 FAILURE_BUDGET = 6.0  # seconds to post a turn's failure (the StopFailure hook's timeout: 10)
 _SESSION_CHARS = frozenset("0123456789abcdefABCDEF-")
@@ -27,12 +35,48 @@ WAITS = (
 
 
 def mention_for(context: HookContext) -> str:
-    """``<@owner>`` if the owner should be pinged now, else ""."""
+    """``<@owner>`` if the owner should be pinged now, else "" (also while the owner sits at
+    this session's terminal, unless ``notifications.whenAttached``)."""
     if not context.cfg.mention_owner:
+        return ""
+    if not context.cfg.notify_when_attached and owner_at_desk(context.cfg.active_within):
         return ""
     from bridge.discord.post import mention
 
     return mention(context.server.owner_id)
+
+
+def owner_at_desk(within: float, env: Mapping[str, str] | None = None) -> bool:
+    """A tmux client is attached to the session of this hook's pane and was active (a key
+    pressed, or attached) within the last ``within`` seconds: the owner is at the desk.
+    Control-mode clients (``tmux -C``: the bot's own, ``tmux.controlMode``) are programs.
+
+    Asked of the tmux server the pane runs in (``$TMUX``, ``$TMUX_PANE``, inherited through
+    Claude Code); one ``tmux list-clients`` (~3 ms), only when a mention is about to be sent.
+    No tmux, or tmux not answering: not at the desk (a ping too many beats one missed).
+    """
+    import subprocess
+    import time
+
+    env = os.environ if env is None else env
+    pane, server = env.get("TMUX_PANE", ""), env.get("TMUX", "").split(",")[0]
+    if not pane.startswith("%") or not server.startswith("/"):
+        return False
+    try:
+        listed = subprocess.run(
+            ["tmux", "-S", server, "list-clients", "-t", pane, "-F",
+             "#{client_control_mode} #{client_activity}"],
+            capture_output=True, text=True, timeout=2, check=True,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return False
+    now = time.time()
+    for line in listed.splitlines():
+        control, _, activity = line.partition(" ")
+        # A control-mode client is a program (the bot's own `tmux -C`), not a person.
+        if control == "0" and activity.isdigit() and now - int(activity) <= within:
+            return True
+    return False
 
 
 def claim_wait(context: HookContext) -> bool:

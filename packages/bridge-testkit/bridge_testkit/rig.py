@@ -269,6 +269,14 @@ class BridgeRig:
     def tmux(self) -> TmuxSessions:
         return TmuxSessions(TMUX_SESSION, self.socket)
 
+    def tmux_clients(self) -> list[str]:
+        """The ttys of the tmux clients attached to the rig's tmux server."""
+        listed = subprocess.run(
+            ["tmux", "-L", self.socket, "list-clients", "-F", "#{client_tty}"],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        return listed.stdout.split()
+
     def pane(self, project: str = "project-a"):
         return self.tmux.find(self.ids[project])
 

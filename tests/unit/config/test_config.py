@@ -210,7 +210,7 @@ def test_prompt_reply_and_notification_settings_have_defaults_and_are_checked() 
         )
     )
     assert problems == [
-        "notifications: expected an object (mentionOwner, whenAttached)",
+        "notifications: expected an object (mentionOwner, whenAttached, activeWithinSeconds)",
         "prompts.timeoutSeconds: expected seconds between 10 and 86400",
         "prompts.onTimeout: expected one of deny, terminal (got 'allow')",
         "replies.footer: expected true or false",
