@@ -104,7 +104,7 @@ class BridgeBot(BridgeClient):
         self.queue: PromptQueue = PromptQueue(self, self.sessions, rt)  # typed when turns end
         self.progress.queue = self.queue
         self.queue.turn_running = self.progress.turn_running
-        self.queue.on_change = self.progress.refresh
+        self.queue.on_change = self._queue_changed  # its status message and the panel
         self.stalls: StallWatch = StallWatch(self, self.sessions, rt, self.progress,
                                              cfg.stall_minutes)  # fmt: skip
         self.progress.on_died = self.stalls.session_died
@@ -119,6 +119,7 @@ class BridgeBot(BridgeClient):
             self.schedules.on_change = self.panel.request_refresh
             self.panel.sections.append(functools.partial(schedule.panel_section, rt, server.name))
             self.panel.sections.append(self.away.panel_section)  # limits, budgets left
+            self.panel.sections.append(functools.partial(queue.panel_section, self.sessions, rt))
         self.tree: BridgeCommandTree = BridgeCommandTree(self)  # the slash commands' check
         for feature in FEATURES:
             feature.register(self)
@@ -128,6 +129,12 @@ class BridgeBot(BridgeClient):
         self._http_session: aiohttp.ClientSession | None = None
         self._startup: asyncio.Task | None = None
         self.setup_started = False  # login retries only what comes before setup_hook
+
+    def _queue_changed(self, key: str) -> None:
+        """A session's queued prompts changed: its status message and the panel show them."""
+        self.progress.refresh(key)
+        if self.panel is not None:
+            self.panel.request_refresh()
 
     async def setup_hook(self) -> None:
         self.setup_started = True

@@ -257,6 +257,20 @@ class PromptQueue:
         task.add_done_callback(self._tasks.discard)
 
 
+def panel_section(sessions: SessionManager, rt: runtime.Runtime) -> str:
+    """The control panel's line: ``⏭ Queued: project-a 2 · ↳ fix-login 1``."""
+    parts = []
+    for key in queued_prompts.keys_with_entries(rt):
+        target = sessions.target_for_key(key)
+        if target is None:
+            continue  # another server's session, or one no longer mapped
+        name = target.thread_name or target.project.name
+        prefix = "↳ " if target.thread_id else ""
+        count = len(queued_prompts.entries(rt, key))
+        parts.append(f"{prefix}{discord.utils.escape_markdown(name)} {count}")
+    return "⏭ Queued: " + " · ".join(parts) if parts else ""
+
+
 def queue_lines(items: list[dict]) -> list[str]:
     """What a status message shows of the session's queue."""
     if not items:

@@ -95,7 +95,20 @@ def test_queued_messages_are_typed_after_the_stop_in_order(rig) -> None:
     assert "✅" not in rig.discord.reactions(three["channel_id"], three["id"])
 
 
+def panel_shows(rig, words: str) -> dict:
+    def found():
+        for m in rig.discord.messages(rig.ids["general"]):
+            if m["author"]["id"] == rig.ids["bot_id"] and words in m["content"]:
+                return m
+        return None
+
+    return wait_until(found, 30, f"the control panel showing {words!r}")
+
+
 def test_a_queue_survives_a_bot_restart_and_queue_command(rig) -> None:
+    raw = rig.config()
+    raw["servers"][0]["generalChannelId"] = rig.ids["general"]
+    rig.write_config(raw)
     rig.api.script(
         tool_use("Bash", {"command": "sleep 6", "description": "Wait"}),
         text("long turn done"),
@@ -109,6 +122,7 @@ def test_a_queue_survives_a_bot_restart_and_queue_command(rig) -> None:
     assert "Queued (#1)" in str(answer), answer
     queued = rig.post(">> after the restart")
     rig.wait_bot_message(content_contains="⏭ Queued (#2)")
+    panel_shows(rig, "⏭ Queued: project-a 2")  # the control panel's own line
     assert rig.stop_bot() == 0
     assert list((rig.state_dir / "state").glob("queued-*.json"))  # on disk while no bot runs
     rig.start_bot()
@@ -121,3 +135,10 @@ def test_a_queue_survives_a_bot_restart_and_queue_command(rig) -> None:
     assert last_user_text(requests[3]) == "after the restart"
     rig.wait_reaction(queued)
     assert not list((rig.state_dir / "state").glob("queued-*.json"))
+    wait_until(
+        lambda: (
+            not any("⏭ Queued" in m["content"] for m in rig.discord.messages(rig.ids["general"]))
+        ),
+        30,
+        "the panel without a queue",
+    )
