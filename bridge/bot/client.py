@@ -134,6 +134,10 @@ class QueueActions(Protocol):
 
     async def noticed(self, key: str, entry: dict, notice: discord.Message | None) -> None: ...
 
+    async def on_steer_click(
+        self, interaction: BotInteraction, action: str, key: str, message_id: str
+    ) -> None: ...
+
     async def on_click(
         self, interaction: BotInteraction, action: str, key: str, entry_id: str
     ) -> None: ...

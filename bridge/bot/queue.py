@@ -38,8 +38,9 @@ NOTHING_RUNS = "Nothing is running here: typed at once."
 
 
 def register(bot: BridgeClient) -> None:
-    """The buttons of a queued message's notice and of the status message's queue list."""
-    bot.add_dynamic_items(QueueButton)
+    """The buttons of a queued message's notice, of the status message's queue list and of
+    the receipt of a message typed mid-turn."""
+    bot.add_dynamic_items(QueueButton, SteerButton)
 
 
 class QueueButton(BridgeItem[discord.ui.Button], template=custom_ids.QUEUE_TEMPLATE):
@@ -57,6 +58,39 @@ class QueueButton(BridgeItem[discord.ui.Button], template=custom_ids.QUEUE_TEMPL
 
     async def clicked(self, interaction: BotInteraction) -> None:
         await interaction.client.queue.on_click(interaction, self.action, self.key, self.entry)
+
+
+class SteerButton(BridgeItem[discord.ui.Button], template=custom_ids.STEER_TEMPLATE):
+    """**⏭ After this turn** or **⏹ Interrupt and send** on the receipt of a message typed
+    into a running turn."""
+
+    def __init__(self, action: str, key: str, message: str) -> None:
+        label, emoji, style = STEER_BUTTONS[action]
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
+            label=label, emoji=emoji, style=style,
+            custom_id=custom_ids.steered(action, key, message),
+        )  # fmt: skip
+        super().__init__(button)
+        self.action, self.key, self.message = action, key, message
+
+    async def clicked(self, interaction: BotInteraction) -> None:
+        await interaction.client.queue.on_steer_click(
+            interaction, self.action, self.key, self.message
+        )
+
+
+STEER_BUTTONS = {
+    "later": ("After this turn", "⏭", discord.ButtonStyle.secondary),
+    "stop": ("Interrupt and send", "⏹", discord.ButtonStyle.danger),
+}
+STEERED = "✅ Typed into the running turn: Claude reads it at its next step."
+
+
+def receipt_view(key: str, message_id: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for action in STEER_BUTTONS:
+        view.add_item(SteerButton(action, key, message_id))
+    return view
 
 
 BUTTONS = {
@@ -233,6 +267,50 @@ class PromptQueue:
         if not await self.type_next(key, entry_id, steer=action == "now"):
             await interaction.followup.send("⚠️ Not typed yet: it stays queued.", ephemeral=True)
 
+    # --- a message typed into the running turn ----------------------------------------------
+
+    async def steered(self, message: discord.Message, key: str, prompt: str) -> None:
+        """``message`` was typed into a running turn: its receipt, with the buttons that
+        switch it to after the turn or interrupt the turn for it."""
+        await asyncio.to_thread(
+            queued_prompts.remember_steered, self.runtime, key, str(message.id), prompt
+        )
+        await _reply(message, STEERED, receipt_view(key, str(message.id)))
+
+    async def on_steer_click(
+        self, interaction: BotInteraction, action: str, key: str, message_id: str
+    ) -> None:
+        text = queued_prompts.steered_text(self.runtime, key, message_id)
+        pane = await self.sessions.live_pane(key)
+        if text is None or pane is None:
+            await interaction.response.send_message(
+                "That message is no longer in a running turn.", ephemeral=True
+            )
+            return
+        await interaction.response.defer()
+        keys = self.sessions.keys(key, pane)
+        try:
+            if action == "stop":
+                await asyncio.to_thread(pane_ops.interrupt, keys)
+                await _edit(interaction, "⏹ Turn interrupted: Claude Code sends your message now.")
+                return
+            async with self.sessions.lock(key):
+                taken = await asyncio.to_thread(pane_ops.withdraw_queued, keys, text)
+        except TmuxError as err:
+            log.warning("%s of message %s in %s: %s", action, message_id, key, err)
+            await interaction.followup.send(f"⚠️ {err}", ephemeral=True)
+            return
+        log.info("message %s of %s taken back from the turn: %s", message_id, key, taken)
+        if not taken:
+            await interaction.followup.send(
+                "Claude has already read it in this turn: nothing to move.", ephemeral=True
+            )
+            return
+        entry = await self.add(key, text, "discord", message_id, str(interaction.user.id))
+        await _edit(interaction, self.notice_text(key), notice_view(key, entry["id"]))
+        notice = interaction.message
+        await self.noticed(key, entry, notice)
+
     async def _interrupt(self, key: str) -> None:
         pane = await self.sessions.live_pane(key)
         if pane is None:
@@ -283,6 +361,15 @@ def queue_lines(items: list[dict]) -> list[str]:
 def cancel_button(key: str, entry_id: str, number: int) -> QueueButton:
     """✖ <number>: cancel the queued prompt listed under that number on a status message."""
     return QueueButton("cancel", key, entry_id, number)
+
+
+async def _edit(
+    interaction: BotInteraction, text: str, view: discord.ui.View | None = None
+) -> None:
+    try:
+        await interaction.edit_original_response(content=text, view=view)
+    except discord.HTTPException as err:
+        log.warning("could not edit a receipt: %s", err)
 
 
 async def _reply(

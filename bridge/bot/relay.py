@@ -111,6 +111,7 @@ class Relay:
             if queued and self.queue is not None and await self.queue.must_wait(target.key):
                 await self.queue.hold(message, target.key, prompt)
                 return False  # its ✅ comes when it is typed
+            steering = self.queue is not None and await self.queue.busy(target.key)
             pane_id = await self.sessions.ensure_running(target)
             if self.screens is not None:  # messages held behind a screen go first
                 await self.screens.type_held(target.key, pane_id, message.channel)
@@ -133,6 +134,8 @@ class Relay:
             await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")
             return False
         await asyncio.to_thread(self.sessions.touch, target.key)  # an fsync: off the loop
+        if steering and self.queue is not None:  # its receipt: move it after the turn, or not
+            await self.queue.steered(message, target.key, prompt)
         log.info("typed message %s into %s (%d chars, %d attachments) in %.0f ms (%s)",
                  message.id, target.label, len(prompt), len(paths),
                  (time.monotonic() - started) * 1000, timings)  # fmt: skip

@@ -46,6 +46,9 @@ the actions' grammar), since a client can send any id.
     db:q:now|int|cancel:<channel or thread id>:<entry id>
                                     Send now / Interrupt and send / Cancel on a queued
                                     message (bot/queue.py)
+    db:q:later|stop:<channel or thread id>:<message id>
+                                    ⏭ After this turn / ⏹ Interrupt and send on the receipt
+                                    of a message typed mid-turn (bot/queue.py)
     db:stall:peek|wait:<channel or thread id>
                                     Peek / Keep waiting on a stall notice (bot/stalls.py)
     db:stall:restart:<channel or thread id>
@@ -123,6 +126,7 @@ HISTORY_RESUME_TEMPLATE = HISTORY + rf"resume:(?P<key>{_SNOWFLAKE}):(?P<session>
 QUEUE_TEMPLATE = (
     QUEUE + rf"(?P<action>now|int|cancel):(?P<key>{_SNOWFLAKE}):(?P<entry>[0-9a-f]{{12}})"
 )
+STEER_TEMPLATE = QUEUE + rf"(?P<action>later|stop):(?P<key>{_SNOWFLAKE}):(?P<message>{_SNOWFLAKE})"
 STALL_TEMPLATE = STALL + rf"(?P<action>peek|wait|restart):(?P<key>{_SNOWFLAKE})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
@@ -252,3 +256,9 @@ def stall(action: str, key: str) -> str:
     """A stall notice's **Peek** / **Keep waiting** (``peek``, ``wait``), or **Restart and
     resume** (``restart``) when Claude Code exited."""
     return f"{STALL}{action}:{key}"
+
+
+def steered(action: str, key: str, message_id: str) -> str:
+    """**⏭ After this turn** (``later``) or **⏹ Interrupt and send** (``stop``) on the receipt
+    of a message typed into a running turn."""
+    return f"{QUEUE}{action}:{key}:{message_id}"

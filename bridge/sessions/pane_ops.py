@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bridge.claude.screen import input_box, is_busy, mode_on_screen
+from bridge.claude.screen import box_holds, input_box, is_busy, mode_on_screen, signature
 from bridge.sessions import pane_input
 from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.typed_text import sanitize_prompt
@@ -39,6 +39,8 @@ SWITCH_YES = "1. Yes, switch to"  # its first answer
 DIALOG_EDGE = "▔▔▔"  # the top edge of a dialog at the bottom of the screen (2.1.330)
 DIALOG_SETTLE = 0.5  # dialogs ignore keys for ~0.3 s after they open
 MODEL_WAIT = 5.0  # seconds for the model dialog, or the box, to show
+QUEUED_MARK = "Queued ·"  # 2.1.332: under a message typed mid-turn, until the turn reads it
+WITHDRAW_WAIT = 2.0  # seconds for ↑ to bring the queued messages into the input box
 KEY_PAUSE = 0.05  # seconds after each key or piece of text of send_keys
 # Key names send_keys sends as keys (tmux names); any other word is typed as text.
 KEY_NAMES = {
@@ -77,6 +79,39 @@ def interrupt(keys: SessionKeys) -> None:
     time.sleep(INTERRUPT_SETTLE)
     if input_box(keys.capture()):
         keys.press("C-e", "C-u")
+
+
+def withdraw_queued(keys: SessionKeys, text: str) -> bool:
+    """Take back a message typed mid-turn that Claude Code still holds queued ("Queued ·
+    ctrl+x ctrl+s to send now": the turn has not read it yet). Measured on 2.1.332: ↑ brings
+    the queued messages into the input box, and a box cleared then sends nothing. True when
+    the box held exactly ``text`` and is empty now; when it held more (several messages
+    queued) Enter queues them again, unchanged, and False; False too when none is queued."""
+    screen = keys.require_input_box("taking the message back (Up)")
+    if QUEUED_MARK not in screen:  # just typed: Claude Code may not have redrawn yet
+        try:
+            keys.tmux.wait_for(keys.pane_id, lambda s: QUEUED_MARK in s, WITHDRAW_WAIT)
+        except TmuxError:
+            return False
+        keys.require_input_box("taking the message back (Up)")
+    keys.press("Up")
+    try:
+        keys.tmux.wait_for(keys.pane_id, lambda s: box_holds(s, text), WITHDRAW_WAIT)
+    except TmuxError:
+        pass
+    box = input_box(keys.capture()) or ""
+    if signature(box) != signature(text):
+        if box:
+            keys.press("Enter")  # back into Claude Code's queue as it was
+        return False
+    for _ in range(box.count("\n") + 1):  # C-u clears one line; BSpace joins the one above
+        keys.press("C-e", "C-u", "BSpace")
+        time.sleep(KEY_PAUSE)
+    try:
+        keys.tmux.wait_for(keys.pane_id, lambda s: not input_box(s), WITHDRAW_WAIT)
+    except TmuxError:
+        return False
+    return True
 
 
 def cycle_mode(keys: SessionKeys, wanted: str) -> str | None:

@@ -120,3 +120,39 @@ def keys_with_entries(rt: runtime.Runtime) -> list[str]:
         for n, k in zip(names, keys, strict=True)
         if n.startswith("queued-") and n.endswith(".json") and k.isdigit()
     )
+
+
+# --- messages typed into a running turn (steering), which the owner may still take back -----
+
+MAX_STEERED = 20  # per session: the latest mid-turn messages whose receipt buttons still work
+
+
+def _steered_path(rt: runtime.Runtime, key: str) -> str:
+    _path(rt, key)  # the same check: only digits reach the file name
+    return os.path.join(rt.state, f"steered-{key}.json")
+
+
+def remember_steered(rt: runtime.Runtime, key: str, message_id: str, text: str) -> None:
+    """``text`` (as typed) went into the running turn of ``key`` from Discord message
+    ``message_id``: kept so that **⏭ After this turn** can take it back and queue it."""
+    path = _steered_path(rt, key)
+    try:
+        record = private_files.read_json(path) or {}
+    except (OSError, ValueError):
+        record = {}
+    items = [e for e in record.get("steered") or [] if isinstance(e, dict)][-MAX_STEERED + 1 :]
+    items.append({"message_id": message_id, "text": text[:MAX_CHARS], "at": time.time()})
+    private_files.write_atomic(path, fastjson.dumps({"key": key, "steered": items}).encode())
+
+
+def steered_text(rt: runtime.Runtime, key: str, message_id: str) -> str | None:
+    """What message ``message_id`` typed into a running turn of ``key``, if remembered."""
+    try:
+        record = private_files.read_json(_steered_path(rt, key)) or {}
+    except (OSError, ValueError):
+        return None
+    for entry in record.get("steered") or []:
+        if isinstance(entry, dict) and entry.get("message_id") == message_id:
+            text = entry.get("text")
+            return text if isinstance(text, str) else None
+    return None

@@ -142,3 +142,61 @@ def test_a_queue_survives_a_bot_restart_and_queue_command(rig) -> None:
         30,
         "the panel without a queue",
     )
+
+
+def hang(seconds: int) -> str:
+    return f"python3 -c 'import time; time.sleep({seconds})'"  # Claude Code refuses a bare sleep
+
+
+def receipt_of(rig, sent: dict) -> dict:
+    def found():
+        for m in rig.bot_messages():
+            reference = (m.get("message_reference") or {}).get("message_id")
+            if reference == sent["id"] and "running turn" in m["content"]:
+                return m
+        return None
+
+    return wait_until(found, 30, f"the receipt of {sent['content']!r}\n{rig.diagnostics()}")
+
+
+def test_a_mid_turn_receipt_moves_the_message_after_the_turn_or_interrupts_for_it(rig) -> None:
+    raw = rig.config()
+    raw["servers"][0]["projects"][0]["permission"] = "bypassPermissions"
+    rig.write_config(raw)
+    rig.api.script(
+        tool_use("Bash", {"command": hang(10), "description": "Wait"}),
+        text("first turn done"),
+        echo(prefix="Saw: "),
+        tool_use("Bash", {"command": hang(60), "description": "Wait long"}),
+        echo(prefix="Saw: "),
+    )
+    rig.start_bot()
+    rig.wait_reaction(rig.post("run the slow thing"))
+    status_with(rig, "time.sleep(10)")
+
+    # ⏭ After this turn: taken back from Claude Code's own queue, typed after the Stop.
+    later = rig.post("move me after the turn")
+    rig.wait_reaction(later)  # typed (steered) at once, as before
+    receipt = receipt_of(rig, later)
+    button = receipt["components"][0]["components"][0]
+    assert button["label"] == "After this turn"
+    assert rig.discord.click(receipt["id"], button["custom_id"], user="bob")["ephemeral"]
+    rig.discord.click(receipt["id"], button["custom_id"], timeout=15)
+    wait_until(lambda: "⏭ Queued" in message(rig, receipt["id"])["content"], 15, "moved")
+    rig.wait_bot_message(content_contains="Saw: move me after the turn", timeout=60)
+    requests = rig.api.wait_requests(3)
+    assert "move me after the turn" not in user_texts(requests[1])  # not steered in
+    assert last_user_text(requests[2]) == "move me after the turn"
+
+    # ⏹ Interrupt and send: the hanging tool is stopped and the message goes in at once.
+    rig.wait_reaction(rig.post("hang again"))
+    status_with(rig, "time.sleep(60)")
+    urgent = rig.post("stop and do this instead")
+    receipt = receipt_of(rig, urgent)
+    button = receipt["components"][0]["components"][1]
+    assert button["label"] == "Interrupt and send"
+    rig.discord.click(receipt["id"], button["custom_id"], timeout=15)
+    answer = rig.wait_bot_message(content_contains="stop and do this instead", timeout=30)
+    assert answer["content"].startswith("Saw: [tool_result is_error]")  # the tool was stopped
+    assert "stop and do this instead" in last_user_text(rig.api.wait_requests(5)[4])
+    assert "Turn interrupted" in message(rig, receipt["id"])["content"]

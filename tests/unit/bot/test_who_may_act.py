@@ -62,6 +62,7 @@ SAMPLE_IDS = {
     "ResumeButton": f"db:hist:resume:{KEY}:71313fe6-88f0-4a0f-b883-f3c1c91e1936",
     "QueueButton": f"db:q:cancel:{KEY}:0123456789ab",
     "StallButton": f"db:stall:peek:{KEY}",
+    "SteerButton": f"db:q:later:{KEY}:{KEY}",
 }
 SELECTS = ("db:s:", "db:panel:pick:", "db:rv:pick:", "db:rv:drop:", "db:ms:pick:", "db:hist:pick:")
 # The owner's, not allowedUserIds' (/project's, /schedule's, a reached budget's, /sessions' and
