@@ -7,6 +7,7 @@ one must reach the model only as a turn of its own, after the Stop.
 
 from __future__ import annotations
 
+import re
 import time
 
 from bridge_testkit import is_status, wait_until
@@ -200,3 +201,60 @@ def test_a_mid_turn_receipt_moves_the_message_after_the_turn_or_interrupts_for_i
     assert answer["content"].startswith("Saw: [tool_result is_error]")  # the tool was stopped
     assert "stop and do this instead" in last_user_text(rig.api.wait_requests(5)[4])
     assert "Turn interrupted" in message(rig, receipt["id"])["content"]
+
+
+def test_messages_are_queued_from_the_try_page(rig, tmp_path) -> None:
+    """The ``discord-bridge try`` page in headless Chromium: ``>>`` and ``/queue`` while the
+    model thinks; the notice's buttons show, the status lists the queue, and both are typed
+    after the turn, in order."""
+    from tests.e2e.test_try import TryProcess, chromium, shot, user_project
+
+    project = user_project(rig)
+    rig.api.script(
+        text("the slow answer", delay=12),  # the model thinks for 12 s
+        echo(),
+        echo(),
+    )
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1100, "height": 760})
+            page.set_default_timeout(60_000)
+            errors: list[str] = []
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(started.url())
+            page.locator("#status.online").wait_for()
+            messages = page.locator("#messages")
+            page.fill("#input", "think for a while")
+            page.press("#input", "Enter")
+            messages.locator(".message", has_text="⏳ Working").wait_for()  # the turn runs
+
+            page.fill("#input", ">> first after the turn")
+            page.press("#input", "Enter")
+            notice = messages.locator(".message", has_text="⏭ Queued (#1)")
+            notice.wait_for()
+            same = page.locator("#m-" + notice.get_attribute("data-id"))  # edited in place
+            for name in ("Send now", "Interrupt and send", "Cancel"):
+                notice.get_by_role("button", name=name).wait_for()
+            page.fill("#input", "/queue")
+            page.locator("#command-picker div[data-name='queue']").click()
+            page.fill("#command-form [name=text]", "second after the turn")
+            page.press("#command-form input >> nth=0", "Enter")
+            messages.locator(".message", has_text="⏭ Queued (#2)").wait_for()
+            status = messages.locator(".message", has_text="Queued, typed after this turn (2)")
+            status.wait_for()  # the status message lists both
+            assert "second after the turn" in status.inner_text()
+            shot(page, tmp_path, "queue-listed")
+
+            replies = messages.locator(".content", has_text=re.compile(r"^Model saw:"))
+            replies.filter(has_text="second after the turn").wait_for()
+            requests = rig.api.wait_requests(3)
+            assert "after the turn" not in str(requests[0]["messages"])
+            assert "first after the turn" in last_user_text(requests[1])
+            assert "second after the turn" in last_user_text(requests[2])
+            same.locator(".content", has_text="✅ Typed").wait_for()
+            shot(page, tmp_path, "queue-typed")
+            assert errors == []
+    finally:
+        code = started.stop()
+    assert code == 0, started.output()
