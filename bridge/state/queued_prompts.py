@@ -5,7 +5,8 @@ into the turn (Claude Code would fold it in: steering) but kept here, and the bo
 first one each time a turn of that session ends (``bridge/bot/queue.py``), so each queued
 prompt is a turn of its own, in the order they were sent. The file is durable state, written
 atomically like the outbox: a bot restart or a reboot loses nothing. The bot is its only
-writer and serialises per session, so read-modify-write is safe.
+writer; its changes run in worker threads (``asyncio.to_thread``), so each read-modify-write
+holds :data:`_LOCK` (an add and a notice's update once raced and lost an entry).
 
 :func:`queue_prompt` is what any part of the bot calls to say "type this into session X once
 it is idle" (a scheduled prompt that finds its session busy, for one).
@@ -14,6 +15,7 @@ it is idle" (a scheduled prompt that finds its session busy, for one).
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 
@@ -22,6 +24,9 @@ from bridge.state import private_files, runtime
 
 MAX_QUEUED = 20  # per session: more is a mistake, not a plan
 MAX_CHARS = 20_000  # of one queued prompt (Discord's own limit is 4,000 for Nitro)
+
+
+_LOCK = threading.Lock()  # one read-modify-write of a queue file at a time
 
 
 class QueueFull(ValueError):
@@ -74,6 +79,14 @@ def queue_prompt(
     ``source`` says who queued it (``discord``, ``schedule``…); ``message_id``: the Discord
     message it came from (its ✅ comes once typed). Returns the entry; raises
     :class:`QueueFull`."""
+    with _LOCK:
+        return _add(rt, key, text, source, message_id, author)
+
+
+def _add(
+    rt: runtime.Runtime, key: str, text: str, source: str, message_id: str | None,
+    author: str | None,
+) -> dict:  # fmt: skip
     items = entries(rt, key)
     if len(items) >= MAX_QUEUED:
         raise QueueFull(f"{MAX_QUEUED} prompts are already queued here")
@@ -91,21 +104,23 @@ def queue_prompt(
 
 def update(rt: runtime.Runtime, key: str, entry_id: str, **changes: object) -> None:
     """Merge ``changes`` into one entry (its notice's message id, say)."""
-    items = entries(rt, key)
-    for entry in items:
-        if entry["id"] == entry_id:
-            entry.update(changes)
-    _save(rt, key, items)
+    with _LOCK:
+        items = entries(rt, key)
+        for entry in items:
+            if entry["id"] == entry_id:
+                entry.update(changes)
+        _save(rt, key, items)
 
 
 def remove(rt: runtime.Runtime, key: str, entry_id: str) -> dict | None:
     """Take one entry out (typed or cancelled); the entry, or None if it was not there."""
-    items = entries(rt, key)
-    kept = [e for e in items if e["id"] != entry_id]
-    if len(kept) == len(items):
-        return None
-    _save(rt, key, kept)
-    return next(e for e in items if e["id"] == entry_id)
+    with _LOCK:
+        items = entries(rt, key)
+        kept = [e for e in items if e["id"] != entry_id]
+        if len(kept) == len(items):
+            return None
+        _save(rt, key, kept)
+        return next(e for e in items if e["id"] == entry_id)
 
 
 def keys_with_entries(rt: runtime.Runtime) -> list[str]:
@@ -136,13 +151,15 @@ def remember_steered(rt: runtime.Runtime, key: str, message_id: str, text: str) 
     """``text`` (as typed) went into the running turn of ``key`` from Discord message
     ``message_id``: kept so that **⏭ After this turn** can take it back and queue it."""
     path = _steered_path(rt, key)
-    try:
-        record = private_files.read_json(path) or {}
-    except (OSError, ValueError):
-        record = {}
-    items = [e for e in record.get("steered") or [] if isinstance(e, dict)][-MAX_STEERED + 1 :]
-    items.append({"message_id": message_id, "text": text[:MAX_CHARS], "at": time.time()})
-    private_files.write_atomic(path, fastjson.dumps({"key": key, "steered": items}).encode())
+    with _LOCK:
+        try:
+            record = private_files.read_json(path) or {}
+        except (OSError, ValueError):
+            record = {}
+        items = [e for e in record.get("steered") or [] if isinstance(e, dict)]
+        items = items[-MAX_STEERED + 1 :]
+        items.append({"message_id": message_id, "text": text[:MAX_CHARS], "at": time.time()})
+        private_files.write_atomic(path, fastjson.dumps({"key": key, "steered": items}).encode())
 
 
 def steered_text(rt: runtime.Runtime, key: str, message_id: str) -> str | None:

@@ -62,3 +62,18 @@ def test_queue_prefix_and_stall_minutes_are_checked() -> None:
     with pytest.raises(ConfigError) as err:
         BridgeConfig(raw(queue={"prefix": " "}, stallMinutes=0))
     assert "queue.prefix" in str(err.value) and "stallMinutes" in str(err.value)
+
+
+def test_adds_and_updates_from_worker_threads_lose_nothing(tmp_path) -> None:
+    """The bot changes queues from asyncio.to_thread: an add racing a notice's update once
+    lost the added entry."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rt = make_rt(tmp_path)
+    first = queued_prompts.queue_prompt(rt, KEY, "first")
+    with ThreadPoolExecutor(8) as pool:
+        adds = [pool.submit(queued_prompts.queue_prompt, rt, KEY, f"p{i}") for i in range(15)]
+        for i in range(15):
+            pool.submit(queued_prompts.update, rt, KEY, first["id"], notice_id=str(i))
+    assert len(queued_prompts.entries(rt, KEY)) == 16
+    assert {a.result()["id"] for a in adds} <= {e["id"] for e in queued_prompts.entries(rt, KEY)}
