@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Coroutine
+from typing import Any
 
 import discord
 
@@ -329,8 +331,8 @@ class PromptQueue:
                 return
             await asyncio.sleep(0.2)
 
-    def _spawn(self, work: object) -> None:
-        task = asyncio.ensure_future(work)  # type: ignore[arg-type]
+    def _spawn(self, work: Coroutine[Any, Any, object]) -> None:
+        task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
