@@ -59,6 +59,8 @@ class Outbox:
         entry: dict[str, object] = {"channel_id": channel_id, "server": server,
                                     "payload": post.payload, "files": files,
                                     "queued_at": queued_at}  # fmt: skip
+        if post.footer is not None:  # a reply whose footer the bot brings in once posted
+            entry["footer"] = post.footer
         if receipt:  # a prompt: only worth posting while its hook still waits for it
             entry["receipt"] = True
             entry["not_after"] = queued_at + PROMPT_HANDOFF_LIFETIME
