@@ -150,3 +150,24 @@ def test_two_projects_started_at_once_each_answer_in_their_channel(rig) -> None:
     assert a["content"] == "Saw: to project a"
     assert b["content"] == "Saw: to project b"
     assert sorted(p.window_name for p in rig.tmux.panes()) == ["project-a", "project-b"]
+
+
+def test_hostile_text_reaches_the_model_as_typed_and_nothing_of_it_reaches_tmux(rig) -> None:
+    # Typed over the bot's one tmux control connection as hex bytes (send-keys -H): tmux's
+    # command parser sees only [0-9a-f], whatever the text holds; pieces of 100 characters.
+    from bridge.sessions.typed_text import sanitize_prompt
+
+    rig.api.script(text("typed"))
+    rig.start_bot()
+    hostile = (
+        'it\'s "quoted" ; kill-server ; #{pane_id} #(touch PWNED) $HOME ~/x \\ back\\slash;\n'
+        "second line; é\u0301 👩\u200d👩\u200d👧 🏴\U000e0067\U000e0062\U000e0073\U000e0063"
+        "\U000e0074\U000e007f 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 \x01\x7f" + "x" * 60 + " ends with ;"
+    )
+    rig.post(hostile)
+    rig.wait_bot_message(content_contains="typed", timeout=60)
+    (request,) = rig.api.wait_requests(1)
+    assert last_user_text(request) == sanitize_prompt(hostile)  # only \x01 and \x7f dropped
+    assert not any(rig.tmp.rglob("PWNED"))
+    assert rig.pane() is not None  # the server still runs: no kill-server
+    assert "typed message" in rig.bot_output()
