@@ -21,12 +21,12 @@ import os
 import stat
 import unicodedata
 
+from bridge.sizes import format_size
+
 TYPE_CHECKING = False  # the Stop hook imports this module: no typing, re or dataclasses (~4 ms)
 if TYPE_CHECKING:
     import re
     from collections.abc import Iterable, Sequence
-
-from bridge.sizes import format_size
 
 __all__ = [
     "DISCORD_FILES_PER_MESSAGE",

@@ -9,7 +9,7 @@ import pytest
 
 from bridge import fastjson
 from bridge.handlers import reply_footer as footers
-from bridge.state import runtime
+from bridge.state import private_files
 from bridge.state.runtime import Runtime
 
 SESSION = "5e551017-0000-4000-8000-00000000f007"
@@ -79,7 +79,7 @@ def test_the_room_is_at_least_the_longest_line_the_edit_can_make(tmp_path) -> No
     limits = {f"window_{i}": 99.5 for i in range(8)}
     record = {"model_name": None, "context_percent": None, "cost_usd": 1234.5,
               "rate_limits": limits, "context_window_size": 1}  # fmt: skip
-    runtime.write_atomic(f"{rt.status}/{SESSION}.json", fastjson.dumps(record).encode())
+    private_files.write_atomic(f"{rt.status}/{SESSION}.json", fastjson.dumps(record).encode())
     transcript = tmp_path / f"{SESSION}.jsonl"
     usage = {"input_tokens": 10**9, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
     line = {"type": "assistant", "timestamp": "2099-01-01T00:00:00Z",
