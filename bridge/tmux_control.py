@@ -64,8 +64,11 @@ class ControlConnection:
         if args[0] == "send-keys" and ("-l" in args or "--" in args):
             return False  # literal text: never through the parser
         if args[0] == "send-keys" and "-H" in args:  # typed text: hex bytes, nothing else
-            return args[1:3] == ("-H", "-t") and all(map(_is_hex_byte, args[4:]))
-        return not any(("'" in a) or ("\n" in a) or ("\r" in a) for a in args)
+            return (
+                args[1:3] == ("-H", "-t") and len(args) > 4 and _plain(args[3])
+                and all(map(_is_hex_byte, args[4:]))
+            )  # fmt: skip
+        return all(map(_plain, args))
 
     def run(self, args: tuple[str, ...]) -> tuple[bool, list[str]] | None:
         """``(ok, output lines)``, or None when there is no connection (run it as a process).
@@ -198,6 +201,11 @@ class ControlConnection:
                 except OSError:
                     pass
         self._proc = None
+
+
+def _plain(arg: str) -> bool:
+    """An argument that cannot leave its quotes or its line: no quote, no line break."""
+    return not ("'" in arg or "\n" in arg or "\r" in arg)
 
 
 def _is_hex_byte(arg: str) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bridge.tmux import TmuxError, TmuxSessions
+from bridge.tmux import HEX_KEYS_PER_COMMAND, TmuxError, TmuxSessions
 
 SCREEN = "héllo ✅ wörld\n%end 1 2 0\nlast line"
 
@@ -51,8 +51,14 @@ def test_control_mode_reads_like_a_process_and_falls_back(socket: str) -> None:
         assert not control._control.takes(("send-keys", "-t", pane, "-l", "--", "x"))
         assert not control._control.takes(("display-message", "-p", "it's"))
         assert control._control.takes(("send-keys", "-H", "-t", pane, "74", "0a"))
-        for forged in (("send-keys", "-H", "-t", pane, "74", "x;"), ("send-keys", "-H", "7;")):
-            assert not control._control.takes(forged)  # only hex bytes after the target
+        for forged in (
+            ("send-keys", "-H", "-t", pane, "74", "x;"),
+            ("send-keys", "-H", "7;"),
+            ("send-keys", "-H", "-t", f"{pane}' ; kill-server ; '", "74"),
+            ("send-keys", "-H", "-t", f"{pane}\nkill-server", "74"),
+            ("send-keys", "-H", "-t", pane),
+        ):
+            assert not control._control.takes(forged)  # a plain target, then hex bytes only
         control.type_literal(pane, "typed as hex bytes")
         control.press(pane, "Enter")  # key names go -C too
         control.wait_for(pane, lambda s: s.count("typed as hex bytes") == 2, 30)  # cat echoes
@@ -128,9 +134,15 @@ HOSTILE = (
 )
 
 
+# Longer than any piece the bridge types (100 characters): a whole Discord message and more in
+# one command, every hostile piece again at every offset of a piece of 100.
+LONG = "".join(f"{i:04d}{HOSTILE}" for i in range(40)) + "x" * 3000
+
+
+@pytest.mark.parametrize("typed", [HOSTILE, LONG], ids=["hostile", "long"])
 @pytest.mark.parametrize("control", [True, False], ids=["control connection", "a process"])
 def test_typed_text_arrives_byte_for_byte_and_never_reaches_the_command_parser(
-    socket: str, tmp_path, control: bool
+    socket: str, tmp_path, control: bool, typed: str
 ) -> None:
     """Message text is typed as ``send-keys -H`` (hex bytes): over the control connection
     when there is one. What the pane's program reads must be the text's very bytes, whatever
@@ -152,9 +164,15 @@ def test_typed_text_arrives_byte_for_byte_and_never_reaches_the_command_parser(
         while not received.exists():  # the program is up, its terminal raw
             assert time.monotonic() < deadline, "the pane's program never started"
             time.sleep(0.02)
-        sent = HOSTILE.encode()
-        for piece in (HOSTILE[:40], HOSTILE[40:]):
+        processes: list[tuple[str, ...]] = []
+        as_process = tmux.server.cmd
+        tmux.server.cmd = lambda *args: processes.append(args) or as_process(*args)  # type: ignore[method-assign]
+        sent = typed.encode()
+        for piece in (typed[:40], typed[40:]):
             tmux.type_literal(pane, piece)
+        per = HEX_KEYS_PER_COMMAND
+        commands = -(-len(typed[:40].encode()) // per) - (-len(typed[40:].encode()) // per)
+        assert [a[0] for a in processes] == ([] if control else ["send-keys"] * commands)
         while not received.exists() or len(received.read_bytes()) < len(sent):
             assert time.monotonic() < deadline, received.read_bytes() if received.exists() else b""
             time.sleep(0.02)
