@@ -66,6 +66,14 @@ def stop_hook(rig, reply: str, transcript) -> subprocess.Popen:
     return hook
 
 
+def creates(rig, since: int) -> list[dict]:
+    return [
+        r
+        for r in rig.discord.records(since=since, kind="message_create")
+        if r["channel_id"] == rig.ids[PROJECT]
+    ]
+
+
 def edits_of(rig, since: int, message_id: str) -> list[dict]:
     return [
         r
@@ -104,6 +112,30 @@ def test_the_reply_goes_at_once_and_its_footer_comes_in_when_the_record_lands(ri
     assert edit["allowed_mentions"] == {"parse": [], "users": [alice]}
     time.sleep(0.5)
     assert len(edits_of(rig, since, posted["message"]["id"])) == 1
+    # One message, so one notification: the footer never came as a message of its own.
+    assert [r["message"]["id"] for r in creates(rig, since)] == [posted["message"]["id"]]
+
+
+def test_a_sessions_first_reply_gets_its_footer_from_the_record_that_lands_later(rig) -> None:
+    # No statusLine cache yet (the CLI refreshes it after the first answer, often after the
+    # Stop hook): the reply goes with the mention alone, and the footer comes in by the edit.
+    defaults_on(rig)
+    transcript = rig.tmp / f"{SESSION}.jsonl"
+    record(transcript, "the previous answer", 2_000)
+    rig.start_bot()
+    alice = rig.ids["alice"]
+    since = rig.discord.mark()
+    reply = f"a first answer {uuid.uuid4().hex[:8]}"
+    assert stop_hook(rig, reply, transcript).wait(30) == 0
+    posted = rig.discord.wait(since=since, kind="message_create", content_contains=reply)
+    assert posted["message"]["content"] == f"{reply}\n\n-# 🔔 <@{alice}>"
+
+    record(transcript, reply, 50_000)  # 25 % of the 200k window a model has by default
+    edit = rig.discord.wait(since=since, kind="message_update", timeout=FOOTER_WAIT + 5)
+    assert edit["message"]["id"] == posted["message"]["id"]
+    assert edit["message"]["content"] == f"{reply}\n\n-# claude-opus-5-5 · ctx 25% · 🔔 <@{alice}>"
+    assert edit["allowed_mentions"] == {"parse": [], "users": [alice]}
+    assert [r["message"]["id"] for r in creates(rig, since)] == [posted["message"]["id"]]
 
 
 def test_a_record_that_never_comes_leaves_the_footer_of_the_cache_and_holds_nothing_up(rig):
