@@ -13,7 +13,6 @@ does not take now.
 from __future__ import annotations
 
 from bridge.claude.transcript import reply_and_note
-from bridge.handlers import reply_footer as footers
 from bridge.handlers.context import HookContext
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
@@ -98,7 +97,9 @@ class Tail:
 
     def line(self) -> str:
         """The footer line: the footer with the mention at its end."""
-        return footers.ending_line(self.footer, self.mention)
+        from bridge.handlers.reply_footer import ending_line  # only with a reply to post
+
+        return ending_line(self.footer, self.mention)
 
 
 def _add_footer(context: HookContext, text: str, tail: Tail) -> None:
@@ -106,6 +107,7 @@ def _add_footer(context: HookContext, text: str, tail: Tail) -> None:
     bot takes the reply, what the bot needs to bring the footer in once it is. With no bot to
     edit the message later (or no line to edit), wait for the record here."""
     from bridge.discord import handoff
+    from bridge.handlers import reply_footer as footers
 
     rt, event = context.runtime, context.event
     session, transcript = event.get("session_id"), event.get("transcript_path")
