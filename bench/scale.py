@@ -48,6 +48,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 BURST_PER_CHANNEL = 10
 CHANNEL_LIMIT = (5, 5.0)  # the emulator's message bucket per channel (Discord's, observed)
 GLOBAL_LIMIT = 50  # requests per second per bot token
+BRIDGE_SHARE = "box + type"  # the bridge's own share of a message (the rest is Claude Code's)
 
 
 @dataclass
@@ -85,22 +86,52 @@ def main() -> None:
     parser.add_argument(
         "--burst-only", action="store_true", help="only the burst (no Claude Code sessions)"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=1,
+        help="measure each bot this often, alternating (today, new, new, today…): the load "
+        "of a shared machine drifts over the minutes one measurement takes",
+    )  # fmt: skip
     args = parser.parse_args()
     if not claude_available():
         raise SystemExit("the pinned Claude Code CLI is missing (./scripts/test.sh installs it)")
-    runs: list[tuple[str, Figures]] = []
+    bots: list[tuple[str, Path | None]] = []
     if args.baseline:
-        runs.append(("today", measure(args, args.baseline.resolve())))
+        bots.append(("today", args.baseline.resolve()))
     if not (args.baseline and args.baseline_only):
-        runs.append(("new", measure(args, None)))
-    report(args, runs)
+        bots.append(("new", None))
+    measured: dict[str, list[Figures]] = {name: [] for name, _ in bots}
+    loads = [os.getloadavg()[0]]
+    for repeat in range(args.repeat):
+        for name, checkout in bots if repeat % 2 == 0 else bots[::-1]:
+            measured[name].append(measure(args, checkout))
+            loads.append(os.getloadavg()[0])
+    report(args, [(name, merged(figures)) for name, figures in measured.items()], loads)
+
+
+def merged(runs: list[Figures]) -> Figures:
+    """The figures of several measurements of one bot: samples pooled, the rest averaged."""
+    if len(runs) == 1:
+        return runs[0]
+    fig = Figures()
+    for name, value in vars(runs[0]).items():
+        values = [getattr(run, name) for run in runs]
+        if isinstance(value, list):
+            setattr(fig, name, [x for v in values for x in v])
+        elif isinstance(value, dict):
+            setattr(fig, name, {k: [x for v in values for x in v.get(k, [])] for k in value})
+        elif isinstance(value, float):
+            setattr(fig, name, sum(values) / len(values))
+        else:  # the burst's outcome: one line per measurement
+            setattr(fig, name, "; ".join(values))
+    return fig
 
 
 def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
     fig = Figures()
     label = checkout or "this checkout"
     with bench_rig("scale-bench-", projects=args.sessions, rate_limits=True) as rig:
-        print(f"--- bot of {label}: {args.sessions} sessions", flush=True)
+        print(f"--- bot of {label}: {args.sessions} sessions, load {os.getloadavg()[0]:.1f}",
+              flush=True)  # fmt: skip
         if checkout is None and (args.tmux_control or args.claude_nice is not None):
             raw = rig.config()
             if args.tmux_control:
@@ -270,9 +301,14 @@ def typing_phases(log: str) -> dict[str, list[float]]:
     phases: dict[str, list[float]] = {}
     for match in re.finditer(r"typed message \d+ into .*? in (\d+) ms \((.*)\)", log):
         phases.setdefault("total", []).append(float(match[1]))
+        message = {}
         for part in match[2].split(", "):
             name, _, ms = part.rpartition(" ")
+            message[name] = float(ms)
             phases.setdefault(name, []).append(float(ms))
+        # What the message waits for the bridge itself: the box checked and the text typed,
+        # summed per message (a sum of per-phase percentiles says more than any message waits).
+        phases.setdefault(BRIDGE_SHARE, []).append(message.get("box", 0) + message.get("type", 0))
     return phases
 
 
@@ -397,7 +433,7 @@ def burst_s(f: Figures) -> str:
     return f"{f.burst_s:.1f}"
 
 
-def report(args: argparse.Namespace, runs: list[tuple[str, Figures]]) -> None:
+def report(args: argparse.Namespace, runs: list[tuple[str, Figures]], loads: list[float]) -> None:
     n = args.sessions
     bound = burst_bound(n)
 
@@ -425,6 +461,11 @@ def report(args: argparse.Namespace, runs: list[tuple[str, Figures]]) -> None:
             (f"  typing: {phase}, p50 / p95 ms", phase_figures(phase), "")
             for phase in ("total", "box", "type", "echo", "enter")
         ),
+        (
+            f"  the bridge's share ({BRIDGE_SHARE}) per message, p50 / p95 ms",
+            phase_figures(BRIDGE_SHARE),
+            "p95 ≤ 50",
+        ),
         (f"burst of {n * BURST_PER_CHANNEL} replies, s", burst_s, f"≥ {bound:.1f} (bound)"),
         ("burst delivery", lambda f: f.burst_ok, ""),
         ("burst 429s", lambda f: f.burst_429, ""),
@@ -432,10 +473,11 @@ def report(args: argparse.Namespace, runs: list[tuple[str, Figures]]) -> None:
     names = [name for name, _ in runs]
     width = max(len(f.burst_429) for _, f in runs) + 2
     print()
-    print(f"{'path':<44}" + "".join(f"{name:>{width}}" for name in names) + "  target")
+    print(f"{'path':<58}" + "".join(f"{name:>{width}}" for name in names) + "  target")
     for title, get, target in rows:
-        print(f"{title:<44}" + "".join(f"{get(f):>{width}}" for _, f in runs) + f"  {target}")
-    print(f"({len(runs[-1][1].busy_ms)} busy messages per column; nproc {os.cpu_count()})")
+        print(f"{title:<58}" + "".join(f"{get(f):>{width}}" for _, f in runs) + f"  {target}")
+    print(f"({len(runs[-1][1].busy_ms)} busy messages per column; nproc {os.cpu_count()}; "
+          f"load average {' → '.join(f'{load:.1f}' for load in loads)})")  # fmt: skip
     for name, f in runs:
         for note in f.notes:
             print(f"{name}: {note}")

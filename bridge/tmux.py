@@ -22,6 +22,9 @@ CHANNEL_OPTION = "@discord-bridge-channel"
 DEAD_CHECK = 0.5  # seconds between "did the pane die?" checks while waiting for a screen
 DEAD_HISTORY = 100  # scrollback lines captured with a dead pane's screen (see _exited)
 STATUS_WAIT = 0.2  # seconds a dead pane's exit status may take to be known (see _exited)
+HEX_KEYS_PER_COMMAND = 2048  # bytes per send-keys -H: a tmux client refuses a longer command
+# ("command too long", measured with tmux 3.3a at 20 KB as a process); a typed piece of 100
+# characters is one command
 ADDRESS_SEP = "@"  # a pane address on another tmux server: ``%12@/tmp/tmux-1000/work``
 
 
@@ -168,8 +171,17 @@ class TmuxSessions:
         self._on(pane_id, "send-keys", "-t", after=keys)
 
     def type_literal(self, pane_id: str, text: str) -> None:
-        """Send ``text`` as literal characters, without Enter and without checks."""
-        self._on(pane_id, "send-keys", "-t", after=("-l", "--", literal(text)))
+        """Send ``text`` as literal characters, without Enter and without checks.
+
+        As ``send-keys -H``: each byte of the text in hex, which tmux writes to the pane as
+        it is (the very bytes ``send-keys -l`` writes, measured with tmux 3.3a for quotes,
+        ``;``, ``#{}``, newlines, tabs, control characters and emoji sequences). Nothing of
+        the text can reach tmux's command parser that way, so it goes over the control
+        connection too: no ``tmux`` process per piece waiting for a CPU under load."""
+        data = text.encode()
+        for start in range(0, len(data), HEX_KEYS_PER_COMMAND):
+            hexed = tuple(f"{b:02x}" for b in data[start : start + HEX_KEYS_PER_COMMAND])
+            self._on(pane_id, "send-keys", "-H", "-t", after=hexed)
 
     def current_path(self, pane_id: str) -> str:
         out = self._on(pane_id, "display-message", "-p", "-t", after=("#{pane_current_path}",))

@@ -19,11 +19,12 @@ a second command per command: a 50-row capture went from 0.136 to 0.153 ms p50, 
 ``display-message`` from 0.050 to 0.065 ms (still far below a process's few ms).
 
 Only commands whose arguments the bridge makes itself go this way (``CONTROL_COMMANDS``: pane
-captures, ``display-message``, ``list-panes``, key names for ``send-keys``); anything carrying
-user text (``send-keys -l``, buffers) or creating windows keeps its own process, so no message
-text ever passes tmux's command parser. An argument with a quote or a line break is refused
-here too. One command at a time (a lock); when the connection is not there (no session yet, the
-server died) the caller runs the command as a process instead.
+captures, ``display-message``, ``list-panes``, key names for ``send-keys``, and typed text as
+``send-keys -H``: each byte as two hex digits, so the parser sees only ``[0-9a-f]``); anything
+else carrying user text (``send-keys -l``, buffers) or creating windows keeps its own process,
+so no message text ever passes tmux's command parser. An argument with a quote or a line break
+is refused here too. One command at a time (a lock); when the connection is not there (no
+session yet, the server died) the caller runs the command as a process instead.
 """
 
 from __future__ import annotations
@@ -61,8 +62,13 @@ class ControlConnection:
         if not args or args[0] not in CONTROL_COMMANDS:
             return False
         if args[0] == "send-keys" and ("-l" in args or "--" in args):
-            return False  # literal text: always its own process
-        return not any(("'" in a) or ("\n" in a) or ("\r" in a) for a in args)
+            return False  # literal text: never through the parser
+        if args[0] == "send-keys" and "-H" in args:  # typed text: hex bytes, nothing else
+            return (
+                args[1:3] == ("-H", "-t") and len(args) > 4 and _plain(args[3])
+                and all(map(_is_hex_byte, args[4:]))
+            )  # fmt: skip
+        return all(map(_plain, args))
 
     def run(self, args: tuple[str, ...]) -> tuple[bool, list[str]] | None:
         """``(ok, output lines)``, or None when there is no connection (run it as a process).
@@ -195,6 +201,15 @@ class ControlConnection:
                 except OSError:
                     pass
         self._proc = None
+
+
+def _plain(arg: str) -> bool:
+    """An argument that cannot leave its quotes or its line: no quote, no line break."""
+    return not ("'" in arg or "\n" in arg or "\r" in arg)
+
+
+def _is_hex_byte(arg: str) -> bool:
+    return len(arg) == 2 and all(ch in "0123456789abcdef" for ch in arg)
 
 
 def _closes_block(line: str) -> bool:

@@ -111,3 +111,19 @@ async def create_message(http: discord.http.HTTPClient, channel_id: str, post: P
         raise posting.refusal(err.status, err.text, err.code) from err
     except (TimeoutError, OSError) as err:
         raise posting.unreachable(err) from err
+
+
+async def edit_message(
+    http: discord.http.HTTPClient, channel_id: str, message_id: str, payload: dict
+) -> dict:
+    """PATCH a message the bot posted (a reply's footer brought in): as :func:`create_message`."""
+    route = Route(
+        "PATCH", "/channels/{channel_id}/messages/{message_id}",
+        channel_id=int(channel_id), message_id=int(message_id),
+    )  # fmt: skip
+    try:
+        return await http.request(route, json=payload)
+    except discord.HTTPException as err:
+        raise posting.refusal(err.status, err.text, err.code) from err
+    except (TimeoutError, OSError) as err:
+        raise posting.unreachable(err) from err

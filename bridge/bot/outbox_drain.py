@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Callable, Generator
@@ -28,11 +29,13 @@ import watchfiles
 
 from bridge.bot import courier
 from bridge.bot.courier import WakeSocket
+from bridge.bot.reply_footer import FooterEdits
 from bridge.config import BridgeConfig, Server
 from bridge.discord import handoff
 from bridge.discord.outbox import Outbox
 from bridge.discord.post import DeliveryError, Post
 from bridge.discord.rest import DiscordREST
+from bridge.handlers.reply_footer import read_pending
 from bridge.state import runtime
 
 log = logging.getLogger(__name__)
@@ -61,6 +64,7 @@ class OutboxDrainer:
         self._again: set[str] = set()
         self._stopping = False
         self._stop = asyncio.Event()
+        self.footers = FooterEdits(rt)  # replies whose footer comes in once posted
 
     async def run(self, stop: asyncio.Event) -> None:
         self._stop = stop
@@ -82,6 +86,7 @@ class OutboxDrainer:
             self._stopping = True
             wake.close()
             watcher.cancel()
+            self.footers.close()
             await asyncio.gather(*self._active.values(), return_exceptions=True)
             for client in self._clients.values():
                 client.close()
@@ -167,6 +172,11 @@ class OutboxDrainer:
             message = await asyncio.wait_for(courier.send_post(http, channel, post), WARM_TIMEOUT)
         else:
             message = await asyncio.to_thread(self._send_blocking, server, channel, post)
+        spec = read_pending(entry.get("footer"))
+        if spec is not None:  # a reply posted before its footer was known: bring it in
+            allowed = entry["payload"].get("allowed_mentions")
+            edit = functools.partial(self._edit, server, channel, http)
+            self.footers.bring_in(spec, message, allowed, edit)
         if entry.get("receipt"):
             try:  # the post is made: a lost receipt only makes the hook repost (same nonce)
                 nonce = post.payload.get("nonce")
@@ -174,6 +184,17 @@ class OutboxDrainer:
             except OSError as err:
                 log.warning("could not record the receipt of a prompt: %s", err)
         log.info("delivered a queued message to #%s", channel)
+
+    async def _edit(
+        self, server: Server, channel: str, http: discord.http.HTTPClient | None,
+        message_id: str, payload: dict,
+    ) -> dict:  # fmt: skip
+        """Edit a message as :meth:`_send` posted it: on the warm session, or blocking."""
+        if http is not None:
+            edit = courier.edit_message(http, channel, message_id, payload)
+            return await asyncio.wait_for(edit, WARM_TIMEOUT)
+        client = self._client_for(server)
+        return await asyncio.to_thread(client.edit_message, channel, message_id, payload)
 
     def _send_blocking(self, server: Server, channel: str, post: Post) -> dict:
         return self._client_for(server).send_post(channel, post)

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import fcntl
 import os
-import shutil
 import time
-from collections.abc import Callable, Generator, Iterator
-from contextlib import closing, contextmanager
 
 from bridge import fastjson
 from bridge.discord.post import DeliveryError, Post
 from bridge.state import private_files, runtime
+
+TYPE_CHECKING = False  # the Stop hook imports this module: no typing (~4 ms)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Generator
 
 _sequence = 0
 MAX_AGE = 24 * 3600.0  # seconds an entry may wait; older ones are dropped and the channel told
@@ -37,9 +38,14 @@ class Outbox:
 
     # --- writing ---------------------------------------------------------------------
 
-    def enqueue(self, channel_id: str, server: str, post: Post, receipt: bool = False) -> str:
+    def enqueue(
+        self, channel_id: str, server: str, post: Post, receipt: bool = False,
+        durable: bool = True,
+    ) -> str:  # fmt: skip
         """Spool one post for ``channel_id``; returns the entry's path. ``receipt``: whoever
-        posts it records the message's id for the hook that spooled it (a prompt)."""
+        posts it records the message's id for the hook that spooled it (a prompt).
+        ``durable=False``: not on disk yet (a hand-off the bot takes within milliseconds
+        does not wait for the disk: :meth:`make_durable` when it stays)."""
         directory = self._channel_dir(channel_id, create=True)
         name = _entry_name(self.pending(channel_id))
         files = []
@@ -47,18 +53,31 @@ class Outbox:
             files_dir = runtime.ensure_private_dir(os.path.join(directory, name + ".files"))
             for i, (filename, data) in enumerate(post.files):
                 staged = os.path.join(files_dir, f"{i}")
-                private_files.write_atomic(staged, data)
+                private_files.write_atomic(staged, data, durable=durable)
                 files.append({"filename": filename, "path": f"{i}"})  # in the entry's own folder
         queued_at = time.time()
         entry: dict[str, object] = {"channel_id": channel_id, "server": server,
                                     "payload": post.payload, "files": files,
                                     "queued_at": queued_at}  # fmt: skip
+        if post.footer is not None:  # a reply whose footer the bot brings in once posted
+            entry["footer"] = post.footer
         if receipt:  # a prompt: only worth posting while its hook still waits for it
             entry["receipt"] = True
             entry["not_after"] = queued_at + PROMPT_HANDOFF_LIFETIME
         path = os.path.join(directory, name + ".json")
-        private_files.write_atomic(path, fastjson.dumps(entry).encode())
+        private_files.write_atomic(path, fastjson.dumps(entry).encode(), durable=durable)
         return path
+
+    def make_durable(self, path: str) -> None:
+        """Put an entry :meth:`enqueue` wrote with ``durable=False`` on disk, with its files
+        (an entry posted and removed meanwhile is fine)."""
+        files_dir = path[: -len(".json")] + ".files"
+        try:
+            staged = [os.path.join(files_dir, name) for name in os.listdir(files_dir)]
+        except (FileNotFoundError, NotADirectoryError):
+            staged = []
+        for file in [*staged, path]:
+            private_files.make_durable(file)
 
     # --- reading ---------------------------------------------------------------------
 
@@ -107,24 +126,19 @@ class Outbox:
         return Post(entry["payload"], files)
 
     def remove(self, path: str) -> None:
+        import shutil  # here: a hook that hands its reply over never needs it (zlib, bz2, lzma…)
+
         shutil.rmtree(path[: -len(".json")] + ".files", ignore_errors=True)
         os.unlink(path)
 
     # --- draining --------------------------------------------------------------------
 
-    @contextmanager
-    def locked(
-        self, channel_id: str, wait: bool = True, until: float | None = None
-    ) -> Iterator[bool]:
-        """Hold the channel's lock. Yields False if it is taken and ``wait`` is off, or still
-        taken at ``until`` (a ``time.monotonic()`` deadline)."""
+    def locked(self, channel_id: str, wait: bool = True, until: float | None = None) -> ChannelLock:
+        """Hold the channel's lock: ``with outbox.locked(channel) as acquired``; False if it
+        is taken and ``wait`` is off, or still taken at ``until`` (a ``time.monotonic()``
+        deadline)."""
         directory = self._channel_dir(channel_id, create=True)
-        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(os.path.join(directory, ".lock"), flags, 0o600)
-        try:
-            yield _acquire(fd, wait, until)
-        finally:
-            os.close(fd)  # closing releases the lock
+        return ChannelLock(os.path.join(directory, ".lock"), wait, until)
 
     def drain(
         self,
@@ -141,6 +155,8 @@ class Outbox:
         retryable, or reaching the ``until`` deadline, stops the drain so that order is kept.
         ``send`` blocks; the bot drives :meth:`draining` on its event loop instead.
         """
+        from contextlib import closing
+
         with closing(self.draining(channel_id, until, max_age)) as steps:
             outcome: Exception | None = None
             while True:
@@ -232,6 +248,8 @@ class Outbox:
         try:
             os.rename(path, path[: -len(".json")] + ".failed")
         except OSError:
+            import shutil
+
             shutil.rmtree(path, ignore_errors=True)  # a directory named like an entry …
             if os.path.lexists(path):
                 os.unlink(path)
@@ -281,6 +299,30 @@ def _date_by_file(entry: dict, written: float) -> None:
     not_after = entry.get("not_after")
     if isinstance(not_after, int | float):
         entry["not_after"] = min(not_after, entry["queued_at"] + PROMPT_HANDOFF_LIFETIME)
+
+
+class ChannelLock:
+    """The ``flock`` of one channel's outbox folder while in a ``with`` block, which gets
+    whether it was acquired. (A class: ``contextlib`` costs a hook that hands its reply to
+    the bot ``collections`` and ``functools``, ~1 ms, for a lock it never takes.)"""
+
+    __slots__ = ("fd", "path", "until", "wait")
+
+    def __init__(self, path: str, wait: bool, until: float | None) -> None:
+        self.path, self.wait, self.until = path, wait, until
+        self.fd = -1
+
+    def __enter__(self) -> bool:
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        self.fd = os.open(self.path, flags, 0o600)
+        try:
+            return _acquire(self.fd, self.wait, self.until)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def __exit__(self, *_: object) -> None:
+        os.close(self.fd)  # closing releases the lock
 
 
 def _acquire(fd: int, wait: bool, until: float | None) -> bool:

@@ -32,13 +32,16 @@ class DeliveryError(Exception):
 
 
 class Post:
-    """One message to create: the JSON payload and the files to upload with it."""
+    """One message to create: the JSON payload and the files to upload with it. ``footer``:
+    what the bot needs to bring a reply's footer in by an edit once the message is posted
+    (``bridge.handlers.reply_footer``), kept with the entry when the post is handed over."""
 
-    __slots__ = ("files", "payload")
+    __slots__ = ("files", "footer", "payload")
 
     def __init__(self, payload: dict, files: list[tuple[str, bytes]] | None = None) -> None:
         self.payload = payload
         self.files = files or []
+        self.footer: dict | None = None
 
     def __repr__(self) -> str:
         return f"<Post {len(self.payload.get('content') or '')} chars, {len(self.files)} files>"

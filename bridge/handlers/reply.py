@@ -2,9 +2,10 @@
 
 Reply text comes from the event's ``last_assistant_message`` (or the transcript), attachment
 markers become uploads from the session's ``outputs/`` directory, Markdown tables become aligned
-code blocks, a footer (model, context, cost from the statusLine cache) ends the reply, the text
-is split into ≤ 2000-character messages with balanced code fences (a reply too long for
-``replies.attachAfterMessages`` messages posts its start and attaches the whole as
+code blocks, a footer (model, context, cost: ``reply_footer``; the bot may bring it in by an
+edit once the turn's record is in the transcript, so that the reply never waits for it) ends
+the reply, the text is split into ≤ 2000-character messages with balanced code fences (a reply
+too long for ``replies.attachAfterMessages`` messages posts its start and attaches the whole as
 ``reply.md``), and everything is delivered in order, spooling to the outbox whatever Discord
 does not take now.
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 from bridge.claude.transcript import reply_and_note
 from bridge.handlers.context import HookContext
-from bridge.state import runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
@@ -27,8 +27,6 @@ FULL_REPLY_NOTE = "📎 The full reply is attached as `reply.md`."
 SLOW_REPLY_NOTE = "⚠️ This reply could not be laid out in time: it is attached as `reply.md`."
 FORMAT_BUDGET = 10.0  # seconds for build_posts; delivery gets 40 more; the hook's timeout: 60
 LONG_REPLY_CHARS = 256 * 1024  # beyond this (and 4x attachAfterMessages), lay out the start only
-FOOTER_WAIT = 3.0  # seconds the Stop hook may wait for this reply's record in the transcript
-DEFAULT_CONTEXT_WINDOW = 200_000  # tokens, when no statusLine ever said (it says per model)
 
 
 def on_stop(context: HookContext, turn_changes: PendingChanges | None = None) -> bool:
@@ -44,11 +42,9 @@ def on_stop(context: HookContext, turn_changes: PendingChanges | None = None) ->
     rt = context.runtime.ensure()
     outputs = rt.channel_dir("outputs", context.channel_id)
     cfg = context.cfg
-    event = context.event
-    footer = ""
+    tail = Tail(mention=_owner_mention(context))
     if cfg.footer:
-        footer = reply_footer(rt, event.get("session_id"), event.get("transcript_path"), text)
-    tail = Tail(footer, mention=_owner_mention(context))
+        _add_footer(context, text, tail)
     changes = turn_changes() if turn_changes is not None and turn_changes.on_reply else None
     if changes:
         from bridge.handlers.turn_changes import diff_button
@@ -66,9 +62,11 @@ class Tail:
     """What ends a reply, laid out by :func:`build_posts` after its text: the turn's changes
     summary above the footer line, the owner's mention at the end of that line (the one ping
     a reply may carry: only the message holding it grants it), and the components (the
-    **Diff** button) of the reply's last message."""
+    **Diff** button) of the reply's last message. ``pending``: the bot brings a better footer
+    in later (``handlers/reply_footer``); the reply is then laid out with ``room``, a line as
+    long as the footer line could become, in place of its own."""
 
-    __slots__ = ("changes", "components", "footer", "mention")
+    __slots__ = ("changes", "components", "footer", "mention", "pending", "room")
 
     def __init__(
         self,
@@ -81,13 +79,48 @@ class Tail:
         self.mention = mention  # ``<@id>`` or empty
         self.changes = changes
         self.components = components or []
+        self.pending: dict | None = None
+        self.room = ""
 
-    def text(self) -> str:
-        """The lines that end the reply's last text message."""
-        footer = self.footer
-        if self.mention:
-            footer = f"{footer} · 🔔 {self.mention}" if footer else f"-# 🔔 {self.mention}"
-        return "\n".join(line for line in (self.changes, footer) if line)
+    def text(self, layout: bool = False) -> str:
+        """The lines that end the reply's last text message (``layout``: with the room for
+        a later footer in place of the footer line)."""
+        line = self.room if layout and self.pending else self.line()
+        return "\n".join(part for part in (self.changes, line) if part)
+
+    def settle(self, chunk: str) -> str | None:
+        """The reply's last text message laid out with the room: with its own line instead;
+        None if it does not end with the room (the reply is then laid out again without)."""
+        if not chunk.endswith(self.room):
+            return None
+        return chunk[: len(chunk) - len(self.room)] + self.line()
+
+    def line(self) -> str:
+        """The footer line: the footer with the mention at its end."""
+        from bridge.handlers.reply_footer import ending_line  # only with a reply to post
+
+        return ending_line(self.footer, self.mention)
+
+
+def _add_footer(context: HookContext, text: str, tail: Tail) -> None:
+    """The footer as known now; when this reply's record is not in the transcript yet and the
+    bot takes the reply, what the bot needs to bring the footer in once it is. With no bot to
+    edit the message later (or no line to edit), wait for the record here."""
+    from bridge.discord import handoff
+    from bridge.handlers import reply_footer as footers
+
+    rt, event = context.runtime, context.event
+    session, transcript = event.get("session_id"), event.get("transcript_path")
+    footer, final = footers.current_footer(rt, session, transcript, text)
+    if not final and handoff.bot_listening(rt):
+        tail.footer = footer
+        tail.pending = footers.pending(event, text, tail.line(), tail.mention)
+        if tail.pending is not None:
+            tail.room = footers.longest_line(rt, session, tail.mention)
+            return
+    if not final:
+        footer = footers.reply_footer(rt, session, transcript, text)
+    tail.footer = footer
 
 
 def _owner_mention(context: HookContext) -> str:
@@ -96,79 +129,6 @@ def _owner_mention(context: HookContext) -> str:
 
     mention = mention_for(context)
     return mention if mention and claim_wait(context) else ""
-
-
-def reply_footer(
-    rt: runtime.Runtime,
-    session_id: object,
-    transcript_path: object = None,
-    reply: str = "",
-    wait: float = FOOTER_WAIT,
-) -> str:
-    """``-# Opus 5.5 · ctx 12% · $0.43`` from what the statusLine command cached for this
-    session, with model and context taken from the transcript's record of this reply when
-    the cache is older than that. The CLI refreshes its statusLine after the response, often
-    after the Stop hook ran (a session's first reply had no footer at all), and it writes the
-    reply's record to the transcript up to about half a second after the hook starts: the
-    hook waits for that record (the one ending ``reply``) for at most ``wait`` seconds.
-
-    Empty when neither source says how full the context is. A cache from before the
-    session's first API response has no cost worth showing ($0.00): it is left out then.
-    """
-    import os
-
-    from bridge.discord.render.footer import footer_line
-    from bridge.state.status_cache import read_status, status_path
-
-    record = read_status(rt, session_id) or {}
-    usage = _this_turns_usage(transcript_path, reply, wait)
-    if usage is not None:
-        try:
-            cached_at = os.stat(status_path(rt, str(session_id))).st_mtime if record else None
-        except OSError:
-            cached_at = None
-        stale = cached_at is None or (usage["at"] is not None and cached_at < usage["at"])
-        if stale or record.get("context_percent") is None:
-            record = _from_usage(record, usage)
-    if record.get("context_percent") is None:
-        return ""
-    return footer_line(record)
-
-
-def _this_turns_usage(transcript_path: object, reply: str, wait: float) -> dict | None:
-    """The transcript's last usage, once it is the record of ``reply`` (or after ``wait``
-    seconds: whatever it is then, if it is that record)."""
-    import time
-
-    from bridge.claude.transcript import last_usage
-
-    if not isinstance(transcript_path, str) or not transcript_path:
-        return None
-    expected = reply.rstrip()
-    deadline = time.monotonic() + (wait if expected else 0)
-    while True:
-        usage = last_usage(transcript_path)
-        text = (usage or {}).get("text", "").rstrip()
-        if usage is not None and (not expected or (text and expected.endswith(text))):
-            return usage
-        if time.monotonic() >= deadline:
-            return None
-        time.sleep(0.05)
-
-
-def _from_usage(record: dict, usage: dict) -> dict:
-    """The cached record with model and context % of the transcript's last usage."""
-    updated = dict(record)
-    if record.get("context_percent") is None:
-        updated.pop("cost_usd", None)  # the cache predates the first response: $0.00
-    model = usage["model"]
-    if model and model != record.get("model_id"):  # switched (/model) since the cache
-        updated["model_id"], updated["model_name"] = model, None
-    window = record.get("context_window_size")
-    if not isinstance(window, int | float) or isinstance(window, bool) or window <= 0:
-        window = DEFAULT_CONTEXT_WINDOW
-    updated["context_percent"] = min(100.0, usage["context_tokens"] * 100 / window)
-    return updated
 
 
 def build_posts(
@@ -193,23 +153,29 @@ def build_posts(
 
     from bridge.discord.post import Post, allowed, message_payload
     from bridge.discord.render.attachments import extract_markers, format_refusals, plan_uploads
-    from bridge.discord.render.split import SplitTimeout, split_message
 
     tail = tail or Tail()
     deadline = time.monotonic() + budget
     body, names = extract_markers(text)
     files, refused = _resolve_files(outputs_dir, names, upload_limit)
-    ending = _paragraphs(note, format_refusals(refused), tail.text())
-    try:
-        chunks, full = _lay_out(body, ending, upload_limit, attach_after, deadline)
-    except SplitTimeout:  # pathological text: attach it rather than lose it to the hook's timeout
-        full, cut_note = _full_reply(body, upload_limit)
-        chunks = split_message(_paragraphs(SLOW_REPLY_NOTE, cut_note, ending))
+    refusals = format_refusals(refused)
+    ending = _paragraphs(note, refusals, tail.text(layout=True))
+    chunks, full = _lay_out_in_time(body, ending, upload_limit, attach_after, deadline)
+    if tail.pending:
+        last = tail.settle(chunks[-1]) if chunks else None
+        if last is not None:
+            chunks[-1] = last
+        else:  # no room where the footer line goes: the reply keeps the footer it has
+            tail.pending = None
+            ending = _paragraphs(note, refusals, tail.text())
+            chunks, full = _lay_out_in_time(body, ending, upload_limit, attach_after, deadline)
     if full is not None:
         files.insert(0, full)
     posts = [Post(message_payload(chunk)) for chunk in chunks]
     if tail.mention and posts:  # the message ending with the tail; the model's text never pings
         posts[-1].payload["allowed_mentions"] = allowed(tail.mention)
+    if tail.pending and posts:  # the bot brings the footer in there once the record lands
+        posts[-1].footer = tail.pending
     for i, batch in enumerate(plan_uploads(files)):
         uploads = [(f.upload_name, f.data) for f in batch]
         if i == 0 and posts:
@@ -219,6 +185,20 @@ def build_posts(
     if tail.components and posts:
         posts[-1].payload["components"] = tail.components
     return posts
+
+
+def _lay_out_in_time(
+    body: str, ending: str, upload_limit: int, attach_after: int, deadline: float
+) -> tuple[list[str], OutputFile | None]:
+    """:func:`_lay_out`, or past the ``deadline`` (pathological text) the reply attached
+    rather than lost to the hook's timeout."""
+    from bridge.discord.render.split import SplitTimeout, split_message
+
+    try:
+        return _lay_out(body, ending, upload_limit, attach_after, deadline)
+    except SplitTimeout:
+        full, cut_note = _full_reply(body, upload_limit)
+        return split_message(_paragraphs(SLOW_REPLY_NOTE, cut_note, ending)), full
 
 
 def _lay_out(

@@ -256,12 +256,8 @@ class SessionManager:
         """Type ``text`` as one prompt into session ``key``'s pane: only into an input box,
         never into a dialog. Returns where the time went (milliseconds per phase)."""
         keys = self.keys(key, pane_id)
-        timings = pane_input.Timings()
-        mark = time.monotonic()
-        await asyncio.to_thread(pane_input.clear_input, keys)
-        timings.lap("box", mark)
-        await asyncio.to_thread(pane_input.type_prompt, keys, text, pane_input.TYPE_CHUNK, timings)
-        return timings
+        since = time.monotonic()  # the box's time counts the wait for a worker thread too
+        return await asyncio.to_thread(pane_input.type_into_box, keys, text, since)
 
     def touch(self, key: str) -> None:
         """Note activity (a prompt typed) for the panel's "last activity"."""

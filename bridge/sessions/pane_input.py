@@ -45,6 +45,18 @@ class Timings(dict[str, float]):
         return ", ".join(f"{phase} {ms:.0f}" for phase, ms in self.items())
 
 
+def type_into_box(keys: SessionKeys, text: str, since: float | None = None) -> Timings:
+    """:func:`clear_input`, then :func:`type_prompt`, in one worker thread (one wait for a
+    thread per message, not two: with 20 sessions busy each is a wait for a CPU). Returns
+    where the time went; ``since``: when the caller asked (the box's time starts there)."""
+    timings = Timings()
+    mark = time.monotonic() if since is None else since
+    clear_input(keys)
+    timings.lap("box", mark)
+    type_prompt(keys, text, TYPE_CHUNK, timings)
+    return timings
+
+
 def type_prompt(
     keys: SessionKeys,
     text: str,

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import shlex
+import shutil
+from pathlib import Path
+
 import pytest
 
 from fake_anthropic import echo, last_user_text, text, tool_use
@@ -150,3 +155,61 @@ def test_two_projects_started_at_once_each_answer_in_their_channel(rig) -> None:
     assert a["content"] == "Saw: to project a"
     assert b["content"] == "Saw: to project b"
     assert sorted(p.window_name for p in rig.tmux.panes()) == ["project-a", "project-b"]
+
+
+def tmux_calls(rig) -> tuple[dict[str, str], Path]:
+    """A ``tmux`` first on the bot's PATH that writes down each command line, then runs tmux:
+    the bot's environment, and the file where its tmux processes are listed."""
+    calls, shim = rig.tmp / "tmux-calls", rig.tmp / "shim"
+    shim.mkdir()
+    real = shutil.which("tmux")
+    assert real is not None
+    log, run = shlex.quote(str(calls)), shlex.quote(real)
+    (shim / "tmux").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\nexec {run} "$@"\n')
+    (shim / "tmux").chmod(0o755)
+    return {"PATH": f"{shim}:{rig.env['PATH']}"}, calls
+
+
+def test_hostile_text_reaches_the_model_as_typed_and_nothing_of_it_reaches_tmux(rig) -> None:
+    # Typed over the bot's one tmux control connection as hex bytes (send-keys -H): tmux's
+    # command parser sees only [0-9a-f], whatever the text holds; pieces of 100 characters.
+    # Then a whole Discord message of it, every hostile part at another offset of a piece.
+    from bridge.sessions.typed_text import sanitize_prompt
+
+    rig.api.script(text("typed"), text("typed long"))
+    env, calls = tmux_calls(rig)
+    rig.start_bot(env=env)
+    hostile = (
+        'it\'s "quoted" ; kill-server ; #{pane_id} #(touch PWNED) $HOME ~/x \\ back\\slash;\n'
+        "second line; é\u0301 👩\u200d👩\u200d👧 🏴\U000e0067\U000e0062\U000e0073\U000e0063"
+        "\U000e0074\U000e007f 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 \x01\x7f \x1b[2J\x1b]0;title\x07 \x1b\x03\x15 \r\n"
+        "'; send-keys -t %0 C-c ; '" + "x" * 60 + " ends with ;"
+    )
+    rig.post(hostile)
+    rig.wait_bot_message(content_contains="typed", timeout=60)
+    long = "".join(f"[{i}{'y' * (i * 7)}]{hostile}" for i in range(7))
+    assert 1800 < len(long) <= 2000  # a Discord message's limit
+    rig.post(long)
+    rig.wait_bot_message(content_contains="typed long", timeout=60)
+
+    first, second = rig.api.wait_requests(2)
+    # What Claude took as the prompt is the text as sent, but for the escape sequences and
+    # control characters the bridge drops before typing (a \r\n is a line break)
+    assert last_user_text(first) == sanitize_prompt(hostile)
+    assert "\x1b" not in sanitize_prompt(hostile) and "#{pane_id}" in sanitize_prompt(hostile)
+    assert last_user_text(second) == sanitize_prompt(long)
+    assert "pasted_content" not in str(second["messages"])
+    assert not any(rig.tmp.rglob("PWNED"))
+    assert rig.pane() is not None  # the server still runs: no kill-server
+    assert rig.bot_output().count("typed message") == 2
+    # No tmux command line carried the text: what typing ran as a process (while the control
+    # connection is not up yet) is hex bytes too; the rest went over the connection.
+    lines = calls.read_text().splitlines()
+    typed = [line.split(" send-keys ", 1)[1] for line in lines if " send-keys " in line]
+    for command in typed:
+        assert command.startswith(("-H -t ", "-t ")), command
+        if command.startswith("-H"):
+            assert re.fullmatch(r"-H -t %\d+( [0-9a-f]{2})+", command), command
+        else:
+            assert re.fullmatch(r"-t %\d+( [A-Za-z-]+)+", command), command  # key names
+    assert "kill-server" not in "".join(lines) and "PWNED" not in "".join(lines)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
 
 import pytest
 
-from bridge.tmux import TmuxError, TmuxSessions
+from bridge.tmux import HEX_KEYS_PER_COMMAND, TmuxError, TmuxSessions
 
 SCREEN = "héllo ✅ wörld\n%end 1 2 0\nlast line"
 
@@ -49,9 +50,18 @@ def test_control_mode_reads_like_a_process_and_falls_back(socket: str) -> None:
         assert control._control.takes(("capture-pane", "-p", "-t", pane))
         assert not control._control.takes(("send-keys", "-t", pane, "-l", "--", "x"))
         assert not control._control.takes(("display-message", "-p", "it's"))
-        control.type_literal(pane, "typed as a process")  # user text never goes -C
-        control.press(pane, "Enter")  # key names do
-        control.wait_for(pane, lambda s: s.count("typed as a process") == 2, 30)  # cat echoes
+        assert control._control.takes(("send-keys", "-H", "-t", pane, "74", "0a"))
+        for forged in (
+            ("send-keys", "-H", "-t", pane, "74", "x;"),
+            ("send-keys", "-H", "7;"),
+            ("send-keys", "-H", "-t", f"{pane}' ; kill-server ; '", "74"),
+            ("send-keys", "-H", "-t", f"{pane}\nkill-server", "74"),
+            ("send-keys", "-H", "-t", pane),
+        ):
+            assert not control._control.takes(forged)  # a plain target, then hex bytes only
+        control.type_literal(pane, "typed as hex bytes")
+        control.press(pane, "Enter")  # key names go -C too
+        control.wait_for(pane, lambda s: s.count("typed as hex bytes") == 2, 30)  # cat echoes
         with pytest.raises(TmuxError):
             control.capture("%999")  # an error block is an error
         subprocess.run(["tmux", "-L", socket, "kill-server"], check=True)
@@ -115,3 +125,60 @@ def test_pane_text_that_looks_like_the_protocol_is_text(socket: str, tmp_path) -
             assert control.capture(pane, history=10) == plain.capture(pane, history=10)
     finally:
         control.close()
+
+
+HOSTILE = (
+    'it\'s "quoted" ; kill-server ; #{pane_id} #(touch PWNED) $HOME ~ \\ back\\slash\n'
+    "line two\ttab\r é\u0301 👩\u200d👩\u200d👧 🏴\U000e0067\U000e0062\U000e0073\U000e0063"
+    "\U000e0074\U000e007f \x7f \x01 \x1b[31m ends with ;"
+)
+
+
+# Longer than any piece the bridge types (100 characters): a whole Discord message and more in
+# one command, every hostile piece again at every offset of a piece of 100.
+LONG = "".join(f"{i:04d}{HOSTILE}" for i in range(40)) + "x" * 3000
+
+
+@pytest.mark.parametrize("typed", [HOSTILE, LONG], ids=["hostile", "long"])
+@pytest.mark.parametrize("control", [True, False], ids=["control connection", "a process"])
+def test_typed_text_arrives_byte_for_byte_and_never_reaches_the_command_parser(
+    socket: str, tmp_path, control: bool, typed: str
+) -> None:
+    """Message text is typed as ``send-keys -H`` (hex bytes): over the control connection
+    when there is one. What the pane's program reads must be the text's very bytes, whatever
+    it holds; a ``;``, ``#{}``, ``#()`` or quote in it must do nothing in tmux."""
+    received = tmp_path / "received"
+    dump = (f"import os, sys, tty; tty.setraw(0); out = open({str(received)!r}, 'wb', 0)\n"
+            "while data := os.read(0, 4096): out.write(data)")  # fmt: skip
+    # (raw, so the terminal's line discipline takes nothing: not even a DEL or a Ctrl+A)
+    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "s", "-x", "80", "-y", "10",
+                    "-c", str(tmp_path), sys.executable, "-c", dump], check=True)  # fmt: skip
+    tmux = TmuxSessions("s", socket, control=control)
+    try:
+        pane = tmux.server.cmd("display-message", "-p", "-t", "s", "#{pane_id}").stdout[0]
+        deadline = time.monotonic() + 15
+        while control and tmux._control._proc is None:  # the connection comes up
+            tmux.capture(pane)
+            assert time.monotonic() < deadline, "the control connection never came up"
+            time.sleep(0.1)
+        while not received.exists():  # the program is up, its terminal raw
+            assert time.monotonic() < deadline, "the pane's program never started"
+            time.sleep(0.02)
+        processes: list[tuple[str, ...]] = []
+        as_process = tmux.server.cmd
+        tmux.server.cmd = lambda *args: processes.append(args) or as_process(*args)  # type: ignore[method-assign]
+        sent = typed.encode()
+        for piece in (typed[:40], typed[40:]):
+            tmux.type_literal(pane, piece)
+        per = HEX_KEYS_PER_COMMAND
+        commands = -(-len(typed[:40].encode()) // per) - (-len(typed[40:].encode()) // per)
+        assert [a[0] for a in processes] == ([] if control else ["send-keys"] * commands)
+        while not received.exists() or len(received.read_bytes()) < len(sent):
+            assert time.monotonic() < deadline, received.read_bytes() if received.exists() else b""
+            time.sleep(0.02)
+        time.sleep(0.1)
+        assert received.read_bytes() == sent
+        assert not (tmp_path / "PWNED").exists()
+        assert tmux.server.cmd("has-session", "-t", "=s").returncode == 0  # no kill-server ran
+    finally:
+        tmux.close()

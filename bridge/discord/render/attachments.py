@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
 
 from bridge.sizes import format_size
+
+TYPE_CHECKING = False  # the Stop hook imports this module: no typing, re or dataclasses (~4 ms)
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable, Sequence
 
 __all__ = [
     "DISCORD_FILES_PER_MESSAGE",
@@ -45,9 +47,10 @@ DISCORD_REQUEST_LIMIT = 25 * 1024 * 1024
 # Leave room for payload_json and multipart framing in a single request.
 _BATCH_BYTES = DISCORD_REQUEST_LIMIT - 512 * 1024
 
-_MARKER = re.compile(r"[ \t]*\[DISCORD_ATTACH:[ \t]*([^\]\n]*)\][ \t]*")
-_UNSAFE_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
-_ALNUM = re.compile(r"[A-Za-z0-9]")
+# Patterns for ``re``, imported where a reply has a marker or a file (``re`` caches them).
+_MARKER = r"[ \t]*\[DISCORD_ATTACH:[ \t]*([^\]\n]*)\][ \t]*"
+_UNSAFE_NAME_CHARS = r"[^A-Za-z0-9._-]+"
+_ALNUM = r"[A-Za-z0-9]"
 _MAX_UPLOAD_NAME = 100
 _MAX_EXTENSION = 16
 _MAX_SHOWN_NAME = 80
@@ -55,29 +58,58 @@ _MAX_REFUSAL_LINES = 10
 _READ_CHUNK = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
 class OutputFile:
     """A file approved for upload, already read (so nothing can swap it later).
 
     ``name`` is the path as Claude wrote it; ``upload_name`` is the filename to
-    send to Discord.
+    send to Discord. A value: compared by its fields, never changed in place.
     """
 
-    name: str
-    upload_name: str
-    data: bytes
+    __slots__ = ("data", "name", "upload_name")
+
+    def __init__(self, name: str, upload_name: str, data: bytes) -> None:
+        self.name = name
+        self.upload_name = upload_name
+        self.data = data
 
     @property
     def size(self) -> int:
         return len(self.data)
 
+    def renamed(self, upload_name: str) -> OutputFile:
+        return OutputFile(self.name, upload_name, self.data)
 
-@dataclass(frozen=True, slots=True)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OutputFile):
+            return NotImplemented
+        return (self.name, self.upload_name, self.data) == (
+            other.name, other.upload_name, other.data
+        )  # fmt: skip
+
+    __hash__ = None  # type: ignore[assignment]  # as a dataclass with eq
+
+    def __repr__(self) -> str:
+        return f"<OutputFile {self.name!r} as {self.upload_name!r}, {self.size} bytes>"
+
+
 class Refused:
     """A marker that was not honoured, with a short reason for a Discord note."""
 
-    name: str
-    reason: str
+    __slots__ = ("name", "reason")
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Refused):
+            return NotImplemented
+        return (self.name, self.reason) == (other.name, other.reason)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Refused(name={self.name!r}, reason={self.reason!r})"
 
 
 # --- markers ---------------------------------------------------------------------
@@ -95,7 +127,9 @@ def extract_markers(text: str) -> tuple[str, list[str]]:
     dropped_line = False
     for line in text.split("\n"):
         if "[DISCORD_ATTACH:" in line:
-            line = _MARKER.sub(lambda m: _take_marker(m, names), line)
+            import re
+
+            line = re.sub(_MARKER, lambda m: _take_marker(m, names), line)
             if not line.strip():
                 dropped_line = True
                 continue
@@ -260,14 +294,16 @@ def safe_upload_name(name: str) -> str:
     first, so ``résumé.pdf`` becomes ``resume.pdf``); other runs become ``_``.
     Never empty, never a dotfile, at most 100 characters with the extension kept.
     """
+    import re
+
     base = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     folded = unicodedata.normalize("NFKD", base)
     folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    safe = _UNSAFE_NAME_CHARS.sub("_", folded)
+    safe = re.sub(_UNSAFE_NAME_CHARS, "_", folded)
     stem, dot, ext = safe.rpartition(".")
-    if not _ALNUM.search(stem if dot else safe):
+    if not re.search(_ALNUM, stem if dot else safe):
         # Nothing readable left of the name (".env", "日本語.txt"): give it one.
-        safe = f"file.{ext}" if dot and _ALNUM.search(ext) else "file"
+        safe = f"file.{ext}" if dot and re.search(_ALNUM, ext) else "file"
     return _shorten(safe, _MAX_UPLOAD_NAME)
 
 
@@ -320,7 +356,7 @@ def _unique_names(files: Iterable[OutputFile]) -> list[OutputFile]:
             base = f"{stem}-{n}.{ext}" if dot and stem else f"{file.upload_name}-{n}"
             candidate = _shorten(base, _MAX_UPLOAD_NAME)
         seen.add(candidate.lower())
-        out.append(file if candidate == file.upload_name else replace(file, upload_name=candidate))
+        out.append(file if candidate == file.upload_name else file.renamed(candidate))
     return out
 
 

@@ -23,23 +23,37 @@ An optional ``deadline`` bounds the work: past it, :class:`SplitTimeout`.
 
 from __future__ import annotations
 
-import re
 import time
 import unicodedata
-from dataclasses import dataclass
+
+TYPE_CHECKING = False  # the Stop hook imports this module: no typing, re or dataclasses (~4 ms)
+if TYPE_CHECKING:
+    import re
 
 __all__ = ["DISCORD_MESSAGE_LIMIT", "SplitTimeout", "close_open_fence", "split_message"]
 
 DISCORD_MESSAGE_LIMIT = 2000
 _MIN_LIMIT = 20
+_FENCES = ("```", "~~~")  # no fence opens, closes or needs defusing in a text without these
 
-_OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
-_CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
+# Compiled by _compile() when a text has a fence (``re`` costs a hook milliseconds to import).
+_OPENER: re.Pattern[str]  # r"( {0,3})(`{3,}|~{3,})(.*)"
+_CLOSER: re.Pattern[str]  # r" {0,3}(`{3,}|~{3,})[ \t]*"
 # Text that would read as a fence if a hard split put it at the start of a line.
-_FENCE_START = re.compile(r" {0,3}(?:```|~~~)")
-_LEADING_BLANK_LINES = re.compile(r"(?:[ \t\r]*\n)+")
+_FENCE_START: re.Pattern[str]  # r" {0,3}(?:```|~~~)"
 # Starts a chunk that begins inside a line at a fence-like run (see the module notes).
 _DEFUSE = "\u200b"
+
+
+def _compile() -> None:
+    global _OPENER, _CLOSER, _FENCE_START
+    if "_OPENER" in globals():
+        return
+    import re
+
+    _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
+    _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
+    _FENCE_START = re.compile(r" {0,3}(?:```|~~~)")
 
 
 class SplitTimeout(Exception):
@@ -55,15 +69,16 @@ _SCORE_PARAGRAPH = 3  # blank line, or right after a closing fence
 _SCORE_END = 4  # the rest of the text fits
 
 
-@dataclass(frozen=True, slots=True)
 class _Fence:
     """An open code fence: the line that reopens it and the line that closes it."""
 
-    reopen: str
-    close: str
+    __slots__ = ("close", "reopen")
+
+    def __init__(self, reopen: str, close: str) -> None:
+        self.reopen = reopen
+        self.close = close
 
 
-@dataclass(slots=True)
 class _Lines:
     """Per-line facts for the text, computed once.
 
@@ -71,13 +86,16 @@ class _Lines:
     is the fence still open after line ``i`` (``before[i]`` the one open before).
     """
 
-    start: list[int]
-    content_end: list[int]
-    end: list[int]
-    before: list[_Fence | None]
-    after: list[_Fence | None]
-    blank: list[bool]
-    table: list[bool]
+    __slots__ = ("after", "before", "blank", "content_end", "end", "start", "table")
+
+    def __init__(self) -> None:
+        self.start: list[int] = []
+        self.content_end: list[int] = []
+        self.end: list[int] = []
+        self.before: list[_Fence | None] = []
+        self.after: list[_Fence | None] = []
+        self.blank: list[bool] = []
+        self.table: list[bool] = []
 
 
 def split_message(
@@ -96,6 +114,9 @@ def split_message(
         raise ValueError(f"limit must be at least {_MIN_LIMIT}, got {limit}")
     if not text.strip():
         return []
+    if len(text) <= limit and not any(fence in text for fence in _FENCES):
+        return [_trim(text)]  # one message, and no fence to close or reopen (most replies)
+    _compile()
     lines = _scan_lines(text, max_opener=limit // 4, deadline=deadline)
     chunks: list[str] = []
     pos, li = 0, 0
@@ -116,6 +137,9 @@ def split_message(
 def close_open_fence(text: str, limit: int = DISCORD_MESSAGE_LIMIT) -> str:
     """``text`` with a code block it leaves open (a reply cut off mid-code) closed, so what
     is appended after it (notes, the footer) is not shown as code."""
+    if not any(fence in text for fence in _FENCES):
+        return text
+    _compile()
     fence: _Fence | None = None
     for line in text.split("\n"):
         fence = _next_fence_state(fence, line.rstrip("\r"), limit // 4)
@@ -124,7 +148,7 @@ def close_open_fence(text: str, limit: int = DISCORD_MESSAGE_LIMIT) -> str:
 
 def _scan_lines(text: str, max_opener: int, deadline: float | None = None) -> _Lines:
     """Record line boundaries and the fence state around every line."""
-    lines = _Lines([], [], [], [], [], [], [])
+    lines = _Lines()
     fence: _Fence | None = None
     pos = 0
     while pos < len(text):
@@ -259,6 +283,13 @@ def _continues_cluster(ch: str) -> bool:
     )
 
 
+def _trim(body: str) -> str:
+    """``body`` without its leading blank lines (the first line's indent stays) or its
+    trailing whitespace."""
+    first = len(body) - len(body.lstrip(" \t\r\n"))
+    return body[body.rfind("\n", 0, first) + 1 :].rstrip()
+
+
 def _closes_fence(lines: _Lines, li: int) -> bool:
     return lines.before[li] is not None and lines.after[li] is None
 
@@ -267,11 +298,7 @@ def _render_chunk(
     text: str, lines: _Lines, pos: int, li: int, end: int, next_li: int, defuse: bool = False
 ) -> str:
     """Build one message: reopened fence + trimmed content + closing fence."""
-    body = text[pos:end]
-    m = _LEADING_BLANK_LINES.match(body)
-    if m:
-        body = body[m.end() :]
-    body = body.rstrip()
+    body = _trim(text[pos:end])
     if not body:
         return ""
     if defuse:

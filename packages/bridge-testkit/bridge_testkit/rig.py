@@ -123,9 +123,11 @@ class BridgeRig:
 
     # --- set-up ----------------------------------------------------------------------
 
-    def install_hooks(self) -> None:
+    def install_hooks(self, checkout: Path | None = None) -> None:
+        """``checkout``: install the hooks and statusLine command of another checkout of the
+        bridge (a benchmark's "before"); its ``hooks install`` points them at its own files."""
         settings = self.claude_home / ".claude" / "settings.json"
-        self.cli("hooks", "install", "--settings", str(settings))
+        self.cli("hooks", "install", "--settings", str(settings), cwd=checkout)
 
     def config(self) -> dict:
         projects = [
@@ -159,10 +161,15 @@ class BridgeRig:
         path.write_text(json.dumps(raw or self.config(), indent=2))
         path.chmod(0o600)
 
-    def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    def cli(
+        self, *args: str, check: bool = True, cwd: Path | None = None
+    ) -> subprocess.CompletedProcess:
+        """``discord-bridge`` of this checkout, or of the one in ``cwd`` (``-m`` puts the
+        current directory first on the path)."""
         return subprocess.run(
             [sys.executable, "-m", "bridge.cli", *args],
-            env=self.env, cwd=REPO, capture_output=True, text=True, check=check, timeout=60,
+            env=self.env, cwd=cwd or REPO, capture_output=True, text=True, check=check,
+            timeout=60,
         )  # fmt: skip
 
     # --- the bot ---------------------------------------------------------------------

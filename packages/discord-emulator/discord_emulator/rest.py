@@ -309,7 +309,8 @@ async def patch_message(request: web.Request) -> web.Response:
     body, uploads = await m.read_body(request)
     m.edit_message(st, msg, body, uploads)
     snapshot = copy.deepcopy(msg)
-    defer(request, lambda: m.announce(st, snapshot, "message_update", source="rest"))
+    extra = {"source": "rest", "allowed_mentions": body.get("allowed_mentions")}
+    defer(request, lambda: m.announce(st, snapshot, "message_update", **extra))
     return json_response(msg)
 
 

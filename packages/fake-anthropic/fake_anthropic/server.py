@@ -37,6 +37,7 @@ class LoggedRequest:
     body: Any
     kind: str  # "main", "unscripted", a side kind, or "other"
     at: float = field(default_factory=time.monotonic)
+    served: float | None = None  # ``time.monotonic()`` once the whole answer was written
 
 
 class FakeAnthropic:
@@ -249,8 +250,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer_messages(self, body: Request) -> None:
         turn, kind = self.fake._take_turn(body)
-        self._log_request(body, kind)
-        turn = self.fake._check_expect(turn, body)
+        entry = self._log_request(body, kind)
+        try:
+            self._answer_turn(self.fake._check_expect(turn, body), body)
+        finally:
+            entry.served = time.monotonic()  # what a latency bench counts from
+
+    def _answer_turn(self, turn: Turn, body: Request) -> None:
         if turn.delay:
             time.sleep(turn.delay)
         if turn.status != 200:
@@ -320,9 +326,10 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             return {"_raw": raw.decode(errors="replace")}
 
-    def _log_request(self, body: Any, kind: str) -> None:
+    def _log_request(self, body: Any, kind: str) -> LoggedRequest:
         entry = LoggedRequest(self.command, self.path, dict(self.headers.items()), body, kind)
         self.fake._record_log(entry)
+        return entry
 
 
 def _model(model_id: str) -> dict[str, Any]:

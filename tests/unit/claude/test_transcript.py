@@ -169,3 +169,30 @@ def test_no_transcript_is_no_interrupt(tmp_path) -> None:
     assert not transcript.interrupted_since(None, 0)
     assert not transcript.interrupted_since(str(tmp_path / "missing.jsonl"), 0)
     assert not transcript.interrupted_since(str(tmp_path), 0)  # a directory
+
+
+def answer(text: str, tokens: int) -> str:
+    usage = {"input_tokens": tokens, "cache_creation_input_tokens": 0,
+             "cache_read_input_tokens": 0, "output_tokens": 5}  # fmt: skip
+    message = {"id": f"m{tokens}", "model": "claude-opus-5-5", "usage": usage,
+               "content": [{"type": "text", "text": text}]}  # fmt: skip
+    record = {"type": "assistant", "isSidechain": False, "message": message,
+              "timestamp": "2026-11-21T23:58:04.591Z"}  # fmt: skip
+    return json.dumps(record) + "\n"
+
+
+def test_the_last_answers_usage_is_found_far_from_the_end_and_with_its_time(tmp_path) -> None:
+    # The footer reads it: the end of the file first, more only when the answer is not there.
+    path = tmp_path / "t.jsonl"
+    progress = json.dumps({"type": "progress", "data": "x" * 1000}) + "\n"
+    path.write_text(answer("older", 10) + answer("newest", 20) + progress * 200)
+    usage = transcript.last_usage(str(path))
+    assert usage is not None and usage["text"] == "newest" and usage["context_tokens"] == 20
+    assert usage["at"] == 1795305484.591 and usage["model"] == "claude-opus-5-5"
+
+
+def test_an_answer_longer_than_the_first_look_is_not_taken_for_an_older_one(tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(answer("older", 10) + answer("long " * 40_000, 20))  # 200 KB on one line
+    usage = transcript.last_usage(str(path))
+    assert usage is not None and usage["context_tokens"] == 20

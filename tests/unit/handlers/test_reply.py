@@ -12,7 +12,8 @@ import pytest
 
 from bridge import fastjson
 from bridge.discord.render.footer import footer_line, summary
-from bridge.handlers.reply import FULL_REPLY_NOTE, SLOW_REPLY_NOTE, Tail, build_posts, reply_footer
+from bridge.handlers.reply import FULL_REPLY_NOTE, SLOW_REPLY_NOTE, Tail, build_posts
+from bridge.handlers.reply_footer import reply_footer
 from bridge.state import private_files
 from bridge.state.runtime import Runtime
 
@@ -285,3 +286,30 @@ def test_a_reply_without_a_mention_pings_no_one(outputs) -> None:
     posts = build_posts(f"{MENTION} said hi", outputs, 1 << 20, 4, Tail(FOOTER))
     assert posts[0].payload["allowed_mentions"] == {"parse": []}
     assert "components" not in posts[0].payload
+
+
+# --- a footer brought in later ------------------------------------------------------------------
+
+
+def pending_tail() -> Tail:
+    """A tail whose footer the bot brings in later, as the Stop hook makes it."""
+    tail = Tail(FOOTER, MENTION)
+    tail.pending = {"session_id": "s", "transcript_path": "/t/s.jsonl", "reply": "r",
+                    "line": tail.line(), "mention": MENTION}  # fmt: skip
+    tail.room = f"-# {'W' * 150} · 🔔 {MENTION}"
+    return tail
+
+
+def test_a_reply_whose_footer_comes_later_has_room_for_the_longest_footer(outputs) -> None:
+    # The bot's edit may make the footer line as long as the room: whatever the length of the
+    # reply, its last message must still fit in Discord's 2,000 characters then.
+    for size in range(1700, 2100, 9):
+        tail = pending_tail()
+        text = ("word " * size)[:size].rstrip() + "\n\nThe end."
+        posts = build_posts(text, outputs, 1 << 20, 4, tail)
+        last = contents(posts)[-1]
+        assert last.endswith(f"{FOOTER} · 🔔 {MENTION}")  # the footer known now
+        assert "\n\n".join(contents(posts)).endswith(f"The end.\n\n{FOOTER} · 🔔 {MENTION}")
+        assert posts[-1].footer is tail.pending and posts[-1].footer["line"] == tail.line()
+        assert len(last) - len(tail.line()) + len(tail.room) <= 2000, size
+        assert [p.footer for p in posts[:-1]] == [None] * (len(posts) - 1)

@@ -281,3 +281,24 @@ def test_property_runs_of_fence_characters(lines: list[str], limit: int) -> None
     chunks = split_message(text, limit=limit)
     check_runs(text, chunks, limit)
     assert (chunks == []) == (not text.strip())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from([*" \t\r\n\n\n|#*`~ab", "\u0301", "é"]), max_size=60))
+def test_a_short_text_without_fences_comes_out_as_the_full_splitter_would_make_it(
+    text: str,
+) -> None:
+    # The Stop hook's usual reply takes a shortcut that needs no regular expressions (``re``
+    # costs a hook milliseconds to import): it must give the very message the splitter gives.
+    from bridge.discord.render import split
+
+    fast = split.split_message(text, limit=40)
+    fences = split._FENCES
+    split._FENCES = ("",)  # every text "has" a fence: the full splitter runs
+    try:
+        full = split.split_message(text, limit=40)
+        closed = split.close_open_fence(text)
+    finally:
+        split._FENCES = fences
+    assert fast == full
+    assert split.close_open_fence(text) == closed
