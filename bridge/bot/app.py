@@ -150,7 +150,10 @@ class BridgeBot(BridgeClient):
         try:
             await sync(self.tree, self.server.guild_id)
         except Exception:
-            log.exception("%s: could not register the slash commands", self.server.name)
+            if self.is_closed():  # shutting down meanwhile (another server's token refused)
+                log.debug("%s: shut down while registering the commands", self.server.name)
+            else:
+                log.exception("%s: could not register the slash commands", self.server.name)
         self.control_tasks.append(asyncio.create_task(self.threads.watch_worktrees()))
         self.control_tasks.append(asyncio.create_task(self.schedules.run()))
         if self.panel is not None:
