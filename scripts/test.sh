@@ -15,7 +15,7 @@
 #   - --claude-version VERSION runs the claude_versions-marked tests on that version only
 #     (installed like the others); --claude-version latest asks the npm registry which
 #     version is the newest today and runs just those tests on it (unless -m is given).
-# Extra arguments go to pytest, e.g. ./scripts/test.sh -k relay -x
+# Extra arguments go to pytest, e.g. ./scripts/test.sh -k relay -x (-n 0: serially)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -118,4 +118,8 @@ if [ ! -x "$generator_prefix/node_modules/.bin/${generator%@*}" ]; then
   npm install --silent --no-audit --no-fund --prefix "$generator_prefix" "$generator" >/dev/null
 fi
 
-exec .venv/bin/python -m pytest "$@"
+# Three pytest-xdist workers on two cores: most of an end-to-end test is waiting (on the Claude
+# Code CLI, tmux, the emulator), so a third worker still pays (README, "Running the tests").
+# --dist loadgroup keeps tests marked with one xdist_group in one worker. A later -n wins:
+# ./scripts/test.sh -n 0 runs serially (as --pdb needs).
+exec .venv/bin/python -m pytest -n 3 --dist loadgroup "$@"

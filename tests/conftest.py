@@ -52,12 +52,47 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """How many request bodies this run's emulators held to Discord's OpenAPI spec (the
-    emulators of this process; a ``discord-bridge try`` subprocess counts its own)."""
+CONTRACT_STATS = "discord_openapi_contract"
+WORKER_CONTRACT_STATS: list[dict] = []  # each finished xdist worker's counts
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a pytest-xdist worker: hand its emulators' contract counts to the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        from discord_emulator.contract import PROCESS_STATS
+
+        workeroutput[CONTRACT_STATS] = PROCESS_STATS.summary()
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: called in the controller
+def pytest_testnodedown(node: object, error: object) -> None:
+    stats = getattr(node, "workeroutput", {}).get(CONTRACT_STATS)
+    if stats:
+        WORKER_CONTRACT_STATS.append(stats)
+
+
+def contract_summary() -> dict:
+    """The contract counts of this process's emulators and of every xdist worker's."""
     from discord_emulator.contract import PROCESS_STATS
 
-    stats = PROCESS_STATS.summary()
+    total: dict = {"validated": 0, "invalid": 0, "operations": {}}
+    for stats in (PROCESS_STATS.summary(), *WORKER_CONTRACT_STATS):
+        total["validated"] += stats["validated"]
+        total["invalid"] += stats["invalid"]
+        for operation, counts in stats["operations"].items():
+            mine = total["operations"].setdefault(operation, {"validated": 0, "invalid": 0})
+            mine["validated"] += counts["validated"]
+            mine["invalid"] += counts["invalid"]
+    total["operations"] = dict(sorted(total["operations"].items()))
+    return total
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many request bodies this run's emulators held to Discord's OpenAPI spec (the
+    emulators of this process and of its xdist workers; a ``discord-bridge try`` subprocess
+    counts its own)."""
+    stats = contract_summary()
     if not stats["validated"]:
         return
     terminalreporter.write_sep("-", "Discord OpenAPI contract")
@@ -68,6 +103,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for operation, counts in stats["operations"].items():
         refused = f", {counts['invalid']} refused" if counts["invalid"] else ""
         terminalreporter.write_line(f"  {operation}: {counts['validated']}{refused}")
+
+
+# Started first by each pytest-xdist worker: alone they take minutes (install.sh's pip installs,
+# pocketsphinx transcribing), so begun last they would leave one worker running long after the
+# others are done (401 s and up to 68 s a test with 4 workers at load 20+).
+LONGEST_FIRST = ("tests/test_install.py", "tests/unit/voice/test_audio.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not hasattr(config, "workerinput"):  # not an xdist worker: the usual order
+        return
+    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))  # stable
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

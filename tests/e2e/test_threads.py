@@ -170,9 +170,8 @@ def test_worktree_thread_clean_removed_dirty_kept_until_remove_anyway(rig) -> No
     assert refused["ephemeral"] and dirty_path.exists()
     result = rig.discord.click(question["id"], buttons[0])
     assert result["response_type"] == 6
-    edited = rig.discord.wait(
-        since=since, kind="message_update", message_id=question["id"], content_contains="Removed"
-    )["message"]
+    edited = rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
+                              content_contains="Removed", timeout=30)["message"]  # fmt: skip
     assert edited["components"] == []
     assert not dirty_path.exists()
     assert "worktree-dirty-work" not in git(repo, "branch", "--list")
@@ -273,7 +272,7 @@ def test_archive_by_someone_else_or_by_discord_keeps_the_session_and_asks(rig) -
     assert rig.tmux.find(key).pane_id == pane and path.is_dir()
     rig.discord.click(question["id"], f"db:arch:keep:{key}")
     rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
-                     content_contains="Kept")  # fmt: skip
+                     content_contains="Kept", timeout=30)  # fmt: skip
 
     # Discord's inactivity auto-archive (no audit-log entry): nothing ends either.
     since = rig.discord.mark()
@@ -284,7 +283,7 @@ def test_archive_by_someone_else_or_by_discord_keeps_the_session_and_asks(rig) -
     assert refused["ephemeral"] and rig.tmux.find(key) is not None
     rig.discord.click(question["id"], f"db:arch:stop:{key}")  # the owner decides
     rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
-                     content_contains="Session stopped")  # fmt: skip
+                     content_contains="Session stopped", timeout=30)  # fmt: skip
     assert rig.tmux.find(key) is None and path.is_dir()  # stopped; the worktree stays
 
     # Without View Audit Log even the owner's archive cannot be told apart: asked, not ended.
@@ -299,7 +298,7 @@ def test_archive_by_someone_else_or_by_discord_keeps_the_session_and_asks(rig) -
     assert "View Audit Log" in rig.bot_output()
     rig.discord.click(question["id"], f"db:arch:remove:{key}")
     rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
-                     content_contains="Removed its worktree")  # fmt: skip
+                     content_contains="Removed its worktree", timeout=30)  # fmt: skip
     assert rig.tmux.find(key) is None and not path.exists()
 
 

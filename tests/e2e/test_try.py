@@ -20,6 +20,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -144,7 +145,19 @@ def user_project(rig: BridgeRig) -> Path:
     return project
 
 
-def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
+@pytest.fixture
+def short_state_dir() -> Iterator[str]:
+    """A state dir with a short path, for ``try``'s runtime dir (``<state>/try/<project>-<hash>/
+    runtime``): the hooks reach try's bot through a socket there, whose path may be 100 bytes at
+    most, and under pytest-xdist the test's own (``/tmp/pytest-of-root/pytest-N/popen-gwN/
+    test_…0/state/…/runtime/bot.sock``, 107) is longer: every hook's message would wait in
+    the outbox for a bot that never hears of it (try's hooks do not post directly)."""
+    path = tempfile.mkdtemp(prefix="dbtry-")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_try_in_a_browser(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -> None:
     project = user_project(rig)
     rig.api.script(
         text(REPLY),
@@ -162,7 +175,8 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
         text("Back again"),
     )
     with_server(rig, project)  # an MCP server in the project that asks for input
-    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    env = {**rig.env, "DISCORD_BRIDGE_STATE_DIR": short_state_dir}
+    started = TryProcess(tmp_path, env, str(project), "--port", "0")
     try:
         url = started.url()
         assert url.startswith("http://127.0.0.1:") and "/#token=" in url
@@ -336,7 +350,7 @@ def test_try_in_a_browser(rig: BridgeRig, tmp_path: Path) -> None:
     assert "stopped; Claude Code keeps running in tmux" in started.output()
 
     # Ctrl-C left Claude Code running; the next `try` of the directory takes it up again.
-    again = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    again = TryProcess(tmp_path, env, str(project), "--port", "0")
     try:
         with chromium() as browser:
             page = browser.new_page()

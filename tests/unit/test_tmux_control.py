@@ -76,6 +76,8 @@ def test_the_connection_comes_up_at_once_whichever_block_tmux_sends_first(socket
     taking one for the other left the connection waiting 10 s for a reply that had come (with
     every worker queued behind it: the stall once seen with 20 sessions)."""
     start(socket)
+    # the pane's text first (asked as a process): a loaded machine runs the pane's printf late
+    TmuxSessions("s", socket).wait_for("s", lambda screen: "last line" in screen, 30)
     for _ in range(10):
         control = TmuxSessions("s", socket, control=True)
         try:

@@ -9,6 +9,10 @@ import pytest
 from bridge import fastjson
 from bridge.state import private_files, runtime
 
+# Both look at this machine's own /tmp/discord-bridge-<uid>, which the second creates for a
+# moment: never at once in two pytest-xdist workers (``--dist loadgroup``).
+SHARED_TMP_DIR = pytest.mark.xdist_group("tmp-discord-bridge-uid")
+
 
 def test_created_private_with_subdirs(tmp_path) -> None:
     rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
@@ -39,6 +43,7 @@ def test_refuses_other_owner(tmp_path) -> None:
         runtime.Runtime(str(tmp_path / "theirs")).ensure()
 
 
+@SHARED_TMP_DIR
 def test_default_location_order() -> None:
     assert runtime.runtime_dir_path({"DISCORD_BRIDGE_RUNTIME_DIR": "/x"}) == "/x"
     assert runtime.runtime_dir_path({"XDG_RUNTIME_DIR": "/run/user/1"}) == (
@@ -113,6 +118,7 @@ def test_durable_files_of_an_older_bridge_move_from_the_runtime_dir_once(tmp_pat
     assert rt.move_legacy_state() == []  # once: nothing left to move
 
 
+@SHARED_TMP_DIR
 def test_a_tmp_dir_another_user_created_first_is_not_used(tmp_path, monkeypatch) -> None:
     shared = f"/tmp/discord-bridge-{os.getuid()}"
     if os.path.lexists(shared):
