@@ -81,6 +81,9 @@ def ask(
     a reaction, the terminal, the timeout. None when the prompt could not be posted (the
     terminal decides). Shared by every hook that waits for the owner (PermissionRequest,
     Elicitation, PermissionDenied)."""
+    import gc
+
+    gc.enable()  # off for the fast path (run_hook); this process may now live for minutes
     rt = context.runtime.ensure()
     decisions.write_request(rt, request)
     # Claude Code stops the hook with SIGTERM (often twice) soon after an Esc or a terminal
