@@ -57,6 +57,7 @@ CHANNEL = "100000000000000003"
 POSTING = ("PermissionRequest", "Elicitation", "PermissionDenied", "StopFailure")
 ASKING_TOOL = "WebFetch"  # in permissionTools: PreToolUse answers "ask"
 NOW = "now"  # this checkout's label
+MISSING = f"{'—':>13}"  # a hook the other checkout does not have (an event new since)
 
 
 Setup = Callable[[], Callable[[], None] | None]  # a case's set-up; returns its check and undo
@@ -203,7 +204,7 @@ def header(labels: list[str], instructions: bool) -> str:
 def time_case(case: Case, commands: dict[str, dict[str, str]], runs: int) -> str:
     """Each checkout's command and the baseline, in rounds; their medians side by side."""
     baseline = f"{sys.executable} -c pass"
-    argvs = {label: found[case.script] for label, found in commands.items()}
+    argvs = {label: found[case.script] for label, found in commands.items() if case.script in found}
     walls: dict[str, list[float]] = {label: [] for label in [*argvs, "base"]}
     cpus: dict[str, list[float]] = {label: [] for label in walls}
     extra = []
@@ -222,11 +223,13 @@ def time_case(case: Case, commands: dict[str, dict[str, str]], runs: int) -> str
     wall = {label: statistics.median(values) for label, values in walls.items()}
     cpu = {label: statistics.median(values) for label, values in cpus.items()}
     line = f"{case.hook:<20} {case.name:<36} {wall['base']:9.1f}"
-    for label in argvs:
-        line += f" {wall[label]:6.1f} {wall[label] / wall['base']:4.2f}×"
+    for label in commands:
+        line += (
+            f" {wall[label]:6.1f} {wall[label] / wall['base']:4.2f}×" if label in argvs else MISSING
+        )
     line += f" {statistics.median(extra):5.1f} |"
-    for label in argvs:
-        line += f" {cpu[label] / cpu['base']:9.2f}×"
+    for label in commands:
+        line += f" {cpu[label] / cpu['base']:9.2f}×" if label in argvs else f"{'—':>11}"
     return line
 
 
@@ -236,6 +239,9 @@ def count_case(case: Case, commands: dict[str, dict[str, str]]) -> str:
     base = instructions([sys.executable, "-c", "pass"], case)
     line = f"{case.hook:<20} {case.name:<36} {base / 1e6:9.2f}"
     for found in commands.values():
+        if case.script not in found:
+            line += MISSING
+            continue
         argv = shlex.split(found[case.script], comments=True)
         run(found[case.script], case.stdin, case.env, case.cwd, case.output)
         count = instructions(argv, case)
