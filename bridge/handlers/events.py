@@ -34,6 +34,17 @@ def close_answered_prompts(context: HookContext) -> None:
     permission.on_session_event(context)
 
 
+def turn_start_taken(context: HookContext) -> None:
+    """A tool may change files: the snapshot of the turn's start, taken after
+    UserPromptSubmit answered, must be complete first (``turn_changes.wait_for_start``). One
+    ``lstat`` when it is (``turn_changes`` is not imported then)."""
+    marker = os.path.join(context.runtime.path("turns"), f"{context.channel_id}.pending")
+    if os.path.lexists(marker):  # turn_changes.pending_path
+        from bridge.handlers import turn_changes
+
+        turn_changes.wait_for_start(context)
+
+
 def on_prompt_or_tool_done(context: HookContext) -> dict | None:
     """UserPromptSubmit, PostToolUse and PostToolUseFailure. A thread's prompt may name its
     conversation after the thread (``titles``)."""
@@ -74,6 +85,7 @@ def on_tool_start(context: HookContext) -> dict | None:
     ask."""
     from bridge.state import tool_calls
 
+    turn_start_taken(context)
     event = context.event
     tool_calls.started(context.runtime, context.channel_id, event.get("tool_use_id"))
     tool = str(event.get("tool_name") or "tool")
