@@ -5,6 +5,12 @@ once; (2) a bridge session (env marker) whose event has nothing to send (an empt
 SessionStart, which only records the session id). PermissionRequest, Elicitation,
 PermissionDenied and StopFailure are measured unmapped only: for a bridge session they post a
 prompt (or a notice: what ended the turn, once per failed turn), which is no fast path.
+UserPromptSubmit also in a git repository (the project the bench makes has none): it
+snapshots the working tree as the turn starts (``bridge/handlers/turn_changes.py``), each
+run a fresh turn (the record is removed after each run, as the turn's Stop would). A
+checkout that takes that snapshot after the hook has answered, in a process of its own, is
+timed without it (the CPU is spent meanwhile, off the prompt's path); the next run starts
+once it is done.
 
 Then the decision hooks with the events they really get on every tool call: PreToolUse
 (``pre_tool_use.py``, a Bash call) and PostToolUse (``session_event.py``), each unmapped,
@@ -67,10 +73,12 @@ class Case:
     """One row: a hook command (by script, or ``STATUS_LINE``) fed one event."""
 
     def __init__(self, hook: str, name: str, script: str, stdin: bytes, env: dict, cwd: str,
-                 output: bool = False, around: Setup | None = None) -> None:  # fmt: skip
+                 output: bool = False, around: Setup | None = None,
+                 after_each: Callable[[], None] | None = None) -> None:  # fmt: skip
         self.hook, self.name, self.script, self.stdin = hook, name, script, stdin
         self.env, self.cwd, self.output = env, cwd, output
         self.around = around  # sets the case up, returns what checks and undoes it
+        self.after_each = after_each or (lambda: None)  # after every run of a hook
         self.title = ""  # printed above the case: the first of a group
 
 
@@ -164,6 +172,11 @@ def cases(env: dict[str, str], project: str, tmp: str) -> list[Case]:
             stdin = json.dumps(event_input(event, cwd)).encode()
             around = (lambda: reply_pinged(rt)) if event == "Notification" else None
             found.append(Case(event, name, hook.script, stdin, case_env, cwd, around=around))
+        if event == "UserPromptSubmit":  # the turn's start snapshot: a project in git
+            repo = git_project(project)
+            stdin = json.dumps(event_input(event, repo)).encode()
+            found.append(Case(event, "mapped, git repository", hook.script, stdin, mapped, repo,
+                              after_each=lambda: turn_consumed(rt)))  # fmt: skip
     decision_hooks = len(found)
     for event, script, tool in (
         ("PreToolUse", "pre_tool_use.py", "Bash"),
@@ -212,6 +225,7 @@ def time_case(case: Case, commands: dict[str, dict[str, str]], runs: int) -> str
         base = measure(baseline, case.stdin, case.env, case.cwd)
         for label, command in argvs.items():
             wall, cpu = measure(command, case.stdin, case.env, case.cwd, case.output)
+            case.after_each()
             if round_ >= 3:
                 walls[label].append(wall)
                 cpus[label].append(cpu)
@@ -244,7 +258,9 @@ def count_case(case: Case, commands: dict[str, dict[str, str]]) -> str:
             continue
         argv = shlex.split(found[case.script], comments=True)
         run(found[case.script], case.stdin, case.env, case.cwd, case.output)
+        case.after_each()
         count = instructions(argv, case)
+        case.after_each()
         line += f" {count / 1e6:6.2f} {count / base:4.2f}×"
     return line
 
@@ -308,6 +324,38 @@ def tool_event(event: str, cwd: str, tool: str) -> dict:
     if event == "PostToolUse":
         fields["tool_response"] = {"stdout": "ok", "stderr": "", "interrupted": False}
     return hook_input(event, **COMMON, cwd=cwd, **fields)
+
+
+def git_project(project: str) -> str:
+    """A git repository in the project, a few files committed, one edited, one untracked."""
+    repo = os.path.join(project, "repo")
+    os.makedirs(os.path.join(repo, "src"))
+    for name in ("README.md", "src/app.py", "src/util.py"):
+        with open(os.path.join(repo, name), "w") as handle:
+            handle.write(f"{name}\n" * 50)
+    identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "start"]):
+        subprocess.run(["git", "-C", repo, *identity, *args], check=True, capture_output=True)
+    with open(os.path.join(repo, "src/app.py"), "a") as handle:
+        handle.write("edited\n")
+    with open(os.path.join(repo, "notes.txt"), "w") as handle:
+        handle.write("untracked\n")
+    return repo
+
+
+def turn_consumed(rt: runtime.Runtime) -> None:
+    """After a UserPromptSubmit: its snapshot taken (a checkout that takes it after answering
+    is waited for, as its next hook would), then the record gone, as a Stop takes it: the
+    next prompt snapshots again."""
+    turns = rt.path("turns")
+    pending = os.path.join(turns, f"{CHANNEL}.pending")
+    deadline = time.monotonic() + 10
+    while os.path.lexists(pending) and time.monotonic() < deadline:
+        time.sleep(0.002)
+    try:
+        os.unlink(os.path.join(turns, f"{CHANNEL}.json"))
+    except FileNotFoundError:
+        pass
 
 
 def pending_elsewhere(rt: runtime.Runtime) -> Callable[[], None]:
