@@ -20,9 +20,7 @@ def read_record(rt: runtime.Runtime, channel_id: str) -> dict | None:
     return private_files.read_json(record_path(rt, channel_id))
 
 
-def write_record(rt: runtime.Runtime, channel_id: str, record: dict, durable: bool = True) -> None:
-    """``durable=False``: not yet on disk (:func:`private_files.sync` it)."""
+def write_record(rt: runtime.Runtime, channel_id: str, record: dict) -> None:
     from bridge import fastjson
 
-    data = fastjson.dumps(record).encode()
-    private_files.write_atomic(record_path(rt, channel_id), data, durable=durable)
+    private_files.write_atomic(record_path(rt, channel_id), fastjson.dumps(record).encode())
