@@ -13,4 +13,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bridge.handlers.status_line import main  # noqa: E402 - after gc.disable() and the path
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from bridge.handlers.context import leave
+
+    leave(main(sys.argv[1:]))  # without the interpreter's tear-down (see there)

@@ -207,7 +207,23 @@ def run(load_handler: Callable[[], Callable[[HookContext], dict | None]]) -> Non
                 detach(context.deferred)
     except BaseException as err:  # a hook must never break Claude Code, whatever happened
         log_error(err)
-    sys.exit(0)
+    leave(0)
+
+
+def leave(status: int) -> None:
+    """Exit now, without the interpreter's tear-down: freeing every module and object on the
+    way out was 7.9 M of a bridge session's 46 M instructions (bench/hooks_fast_path.py
+    --instructions), and after :func:`detach` it copied the memory it touched (the child
+    shares it). Nothing is lost by it: the hooks write their files whole (``os.write``,
+    ``with`` blocks), start no thread that must finish (the Stop hook's comparison is joined
+    or abandoned, as before) and register nothing ``atexit``; the standard streams are
+    flushed here."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    os._exit(status)
 
 
 def detach(jobs: list[Callable[[], None]]) -> None:
