@@ -37,6 +37,7 @@ count whatever the machine's load; the kernel's share, file operations and proce
 not in it), the command run directly rather than through ``sh``.
 
     .venv/bin/python bench/hooks_fast_path.py [--runs 60] [--before DIR] [--instructions]
+                                              [--only HOOK]
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--before", help="a checkout whose hooks are measured next to these")
+    parser.add_argument("--only", help="the cases whose hook names this (e.g. SessionStart)")
     parser.add_argument("--instructions", action="store_true",
                         help="count instructions (callgrind) instead of timing")  # fmt: skip
     args = parser.parse_args()
@@ -103,6 +105,8 @@ def main() -> None:
             print(f"before: {os.path.abspath(args.before)}  now: {checkout_root()}")
         print(header(list(commands), args.instructions))
         for case in cases(env, project, tmp):
+            if args.only and args.only not in case.hook:
+                continue
             if case.title:
                 print(f"\n{case.title}")
             undo = case.around() if case.around else None
