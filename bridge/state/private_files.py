@@ -15,12 +15,13 @@ import stat
 _counter = 0
 
 
-def write_atomic(path: str, data: bytes, mode: int = 0o600) -> None:
+def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
 
     The temporary file is created exclusively and without following symlinks, so a planted
     link cannot redirect the write; the rename replaces a link at ``path`` itself, never
-    its target.
+    its target. ``durable=False``: no ``fsync`` (the caller makes it durable later, with
+    :func:`sync`).
     """
     global _counter
     _counter += 1
@@ -32,15 +33,27 @@ def write_atomic(path: str, data: bytes, mode: int = 0o600) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.rename(tmp, path)
-        _sync_directory(directory)
+        if durable:
+            _sync_directory(directory)
     except BaseException:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
         raise
+
+
+def sync(path: str) -> None:
+    """Make a file :func:`write_atomic` wrote with ``durable=False`` durable, and its name."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _sync_directory(os.path.dirname(path))
 
 
 def _sync_directory(directory: str) -> None:
