@@ -247,6 +247,7 @@ def detach(jobs: list[Callable[[], None]]) -> None:
         return
     try:
         os.setsid()
+        os.nice(10)  # behind the hook's own exit and Claude Code's request (a loaded machine)
         for job in jobs:
             job()
     except BaseException as err:
