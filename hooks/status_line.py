@@ -7,7 +7,13 @@ import sys
 # Run as `python -I -S <this file>` on every status refresh: see hooks/stop.py for why.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bridge.handlers.status_line import main
+from bridge.handlers import hook_process
+
+hook_process()  # before the imports below (see there)
+
+from bridge.handlers.status_line import main  # noqa: E402 - after hook_process()
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from bridge.handlers.context import leave
+
+    leave(main(sys.argv[1:]))  # without the interpreter's tear-down (see there)

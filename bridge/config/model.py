@@ -186,6 +186,13 @@ class Server:
         self.general_channel_id: str | None = raw.get("generalChannelId")
         self.projects = [Project(self, p, top) for p in raw["projects"]]
 
+    def lists_permission_tool(self, tool: str) -> bool:
+        """``tool`` is in ``permissionTools`` (a name, or a prefix ending in ``*``)."""
+        for pattern in self.permission_tools:
+            if pattern == tool or (pattern.endswith("*") and tool.startswith(pattern[:-1])):
+                return True
+        return False
+
     def may_act(self, user_id: int | str) -> bool:
         """Only the owner and ``allowedUserIds`` may drive sessions or answer prompts."""
         return str(user_id) in self.allowed_user_ids

@@ -11,15 +11,44 @@ network.
 
 from __future__ import annotations
 
-from bridge.handlers import permission, progress
+import os
+
+from bridge.handlers import progress
 from bridge.handlers.context import HookContext
-from bridge.state import tool_calls
+
+# Imported where they are needed, not here: each module is ~0.4 M instructions of every hook
+# process (bench/hooks_fast_path.py --instructions), and ``permission`` with
+# ``state/decisions`` 2.6 M, needed only while a Discord prompt is open.
+
+
+def close_answered_prompts(context: HookContext) -> None:
+    """``permission.on_session_event``: the open prompts this event shows were answered in
+    the terminal. One ``listdir`` when none is open (then ``permission`` is not imported)."""
+    try:
+        if not os.listdir(context.runtime.prompts):
+            return
+    except OSError:  # no prompts dir: the bot never ran, nothing was ever asked
+        return
+    from bridge.handlers import permission
+
+    permission.on_session_event(context)
+
+
+def turn_start_taken(context: HookContext) -> None:
+    """A tool may change files: the snapshot of the turn's start, taken after
+    UserPromptSubmit answered, must be complete first (``turn_changes.wait_for_start``). One
+    ``lstat`` when it is (``turn_changes`` is not imported then)."""
+    marker = os.path.join(context.runtime.path("turns"), f"{context.channel_id}.pending")
+    if os.path.lexists(marker):  # turn_changes.pending_path
+        from bridge.handlers import turn_changes
+
+        turn_changes.wait_for_start(context)
 
 
 def on_prompt_or_tool_done(context: HookContext) -> dict | None:
     """UserPromptSubmit, PostToolUse and PostToolUseFailure. A thread's prompt may name its
     conversation after the thread (``titles``)."""
-    permission.on_session_event(context)
+    close_answered_prompts(context)
     event = context.event
     if event.get("hook_event_name") == "UserPromptSubmit":
         from bridge.handlers import background, notify, turn_changes  # tool calls never need them
@@ -37,11 +66,13 @@ def on_prompt_or_tool_done(context: HookContext) -> dict | None:
         progress.record(context, "turn", transcript=event.get("transcript_path"), cost0=cost,
                         task=task)  # fmt: skip
         turn_changes.at_prompt(context)  # the working tree as the turn starts (git)
-        if task is None:
+        if task is None and context.thread_id is not None:  # a channel's session is not named
             from bridge.handlers.titles import session_title
 
             return session_title(context)
     else:
+        from bridge.state import tool_calls
+
         tool_calls.finished(context.runtime, context.channel_id, event.get("tool_use_id"))
         failed = event.get("hook_event_name") == "PostToolUseFailure"
         progress.record(context, "tool_done", failed=failed)
@@ -52,6 +83,9 @@ def on_tool_start(context: HookContext) -> dict | None:
     """PreToolUse: a permission dialog may follow, so the bot presses no key for a moment
     (``state/tool_calls``); show the tool in the status message; ``permissionTools`` always
     ask."""
+    from bridge.state import tool_calls
+
+    turn_start_taken(context)
     event = context.event
     tool_calls.started(context.runtime, context.channel_id, event.get("tool_use_id"))
     tool = str(event.get("tool_name") or "tool")
@@ -64,6 +98,11 @@ def on_tool_start(context: HookContext) -> dict | None:
         stopped = away.check_budget(context)
         if stopped is not None:
             return stopped
+    if not context.server.lists_permission_tool(tool):
+        close_answered_prompts(context)
+        return None  # (permission.on_pre_tool_use's answer for a tool not listed)
+    from bridge.handlers import permission
+
     return permission.on_pre_tool_use(context)
 
 
@@ -80,7 +119,7 @@ def on_turn_end(context: HookContext) -> None:
     from bridge.handlers import turn_changes
     from bridge.handlers.reply import on_stop
 
-    permission.on_session_event(context)
+    close_answered_prompts(context)
     changes = turn_changes.compare_in_background(context)  # git meanwhile: reply text, footer
     found = None
     try:
@@ -98,7 +137,7 @@ def on_turn_failed(context: HookContext) -> None:
     from bridge.claude import api_errors
     from bridge.handlers import notify
 
-    permission.on_session_event(context)
+    close_answered_prompts(context)
     event = context.event
     error = str(event.get("error") or "unknown")
     details = str(event.get("error_details") or "")

@@ -40,7 +40,9 @@ def on_pre_tool_use(context: HookContext) -> dict | None:
     requests whose hook was killed are cleared here (``mark_stale``)."""
     on_session_event(context)
     tool = context.event.get("tool_name")
-    if not isinstance(tool, str) or tool in NEVER_ASK or not _listed(tool, context):
+    if not isinstance(tool, str) or tool in NEVER_ASK:
+        return None
+    if not context.server.lists_permission_tool(tool):
         return None
     return {
         "hookSpecificOutput": {
@@ -55,13 +57,6 @@ def on_session_event(context: HookContext) -> None:
     """Close the open prompts this event shows were answered in the terminal."""
     if os.path.isdir(context.runtime.prompts):
         decisions.mark_stale(context.runtime, context.event)
-
-
-def _listed(tool: str, context: HookContext) -> bool:
-    for pattern in context.server.permission_tools:
-        if pattern == tool or (pattern.endswith("*") and tool.startswith(pattern[:-1])):
-            return True
-    return False
 
 
 # --- PermissionRequest ----------------------------------------------------------------------
@@ -81,6 +76,9 @@ def ask(
     a reaction, the terminal, the timeout. None when the prompt could not be posted (the
     terminal decides). Shared by every hook that waits for the owner (PermissionRequest,
     Elicitation, PermissionDenied)."""
+    import gc
+
+    gc.enable()  # off for the fast path (run_hook); this process may now live for minutes
     rt = context.runtime.ensure()
     decisions.write_request(rt, request)
     # Claude Code stops the hook with SIGTERM (often twice) soon after an Esc or a terminal

@@ -20,7 +20,9 @@ def read_record(rt: runtime.Runtime, channel_id: str) -> dict | None:
     return private_files.read_json(record_path(rt, channel_id))
 
 
-def write_record(rt: runtime.Runtime, channel_id: str, record: dict) -> None:
+def write_record(rt: runtime.Runtime, channel_id: str, record: dict, durable: bool = True) -> None:
+    """``durable=False``: not yet on disk (:func:`private_files.make_durable` it)."""
     from bridge import fastjson
 
-    private_files.write_atomic(record_path(rt, channel_id), fastjson.dumps(record).encode())
+    data = fastjson.dumps(record).encode()
+    private_files.write_atomic(record_path(rt, channel_id), data, durable=durable)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,6 +19,7 @@ from bridge.state.status_cache import write_status
 from bridge_testkit import hook_input
 
 CHANNEL = "1300000000000000001"
+REPO = Path(__file__).resolve().parents[3]
 
 
 def git(path: Path, *args: str) -> None:
@@ -37,9 +42,15 @@ def context(tmp_path: Path, cwd: Path, session: str = "s-1", progress: bool = Tr
     rt = runtime.Runtime(str(tmp_path / "run"), str(tmp_path / "state")).ensure()
     event = hook_input("Stop", session_id=session, cwd=cwd)
     home = tmp_path / "bridge-home"
-    return SimpleNamespace(event=event, runtime=rt, channel_id=CHANNEL, home=str(home),
-                           project=SimpleNamespace(progress=progress),
-                           cfg=SimpleNamespace(path=str(home / "config.json")))  # fmt: skip
+    return SimpleNamespace(
+        event=event,
+        runtime=rt,
+        channel_id=CHANNEL,
+        home=str(home),
+        project=SimpleNamespace(progress=progress),
+        cfg=SimpleNamespace(path=str(home / "config.json")),
+        defer=lambda job: job(),
+    )  # fmt: skip (as outside a hook process)
 
 
 def test_a_turn_that_changes_files_is_summed_up_once(tmp_path, repo) -> None:
@@ -134,3 +145,47 @@ def test_stop_knows_at_once_whether_the_reply_must_wait_for_git(tmp_path, repo) 
     outside.mkdir()
     pending = turn_changes.compare_in_background(context(tmp_path, outside))
     assert pending.on_reply is False and pending() is None
+
+
+def test_the_prompt_does_not_wait_for_git_and_no_tool_runs_before_the_snapshot(
+    tmp_path, repo
+) -> None:
+    """The real hooks, with a git that takes 2 s a call (a loaded machine, a large
+    repository): UserPromptSubmit answers without waiting for its snapshot (a process of
+    its own takes it), the turn's first PreToolUse waits until it is taken, so what the
+    tool then writes is the turn's change and nothing before it is."""
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "git").write_text(f'#!/bin/sh\nsleep 2\nexec {shutil.which("git")} "$@"\n')
+    (shim / "git").chmod(0o755)
+    home = tmp_path / "bridge-home"
+    home.mkdir(mode=0o700)
+    (home / "config.json").write_text(json.dumps({"schemaVersion": 2, "servers": [{
+        "discord": {"botToken": "t", "ownerUserId": "100000000000000002",
+                    "apiBaseUrl": "http://127.0.0.1:9/api/v10"},
+        "projects": [{"name": "p", "channelId": CHANNEL,
+                      "projectPath": str(repo)}]}]}))  # fmt: skip
+    env = {"PATH": f"{shim}:{os.environ['PATH']}", "HOME": str(tmp_path),
+           "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}  # fmt: skip
+
+    def hook(script: str, event: dict) -> float:
+        start = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", str(REPO / "hooks" / script), "--home", str(home),
+             "--runtime-dir", str(tmp_path / "run"), "--state-dir", str(tmp_path / "state")],
+            input=json.dumps(event).encode(), capture_output=True, timeout=30, cwd=repo, env=env,
+        )  # fmt: skip
+        assert done.returncode == 0 and done.stderr == b"", done.stderr
+        return time.monotonic() - start
+
+    ctx = context(tmp_path, repo)
+    record = turn_changes.record_path(ctx.runtime, CHANNEL)
+    prompt = hook_input("UserPromptSubmit", session_id="s-1", cwd=repo, prompt="add a line")
+    assert hook("session_event.py", prompt) < 2.0  # two git calls of 2 s each: not waited for
+    assert private_files.read_json(record) is None  # still being taken
+    hook("pre_tool_use.py", hook_input("PreToolUse", session_id="s-1", cwd=repo,
+                                       tool_name="Write", tool_use_id="toolu_1",
+                                       tool_input={"file_path": str(repo / "a.txt")}))  # fmt: skip
+    assert private_files.read_json(record)["tree"]  # taken before the tool could write
+    (repo / "a.txt").write_text("a\nb\n")  # the tool
+    assert turn_changes.at_stop(ctx)["summary"] == "📝 1 file changed, +1 −0"
