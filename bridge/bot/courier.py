@@ -23,7 +23,7 @@ import discord
 from discord.http import Route
 
 from bridge.discord import post as posting
-from bridge.discord.handoff import socket_path
+from bridge.discord.handoff import socket_address, socket_path
 from bridge.discord.post import DeliveryError, Post
 from bridge.state import runtime
 
@@ -54,14 +54,21 @@ class WakeSocket:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)  # a previous bot's leftover (this dir is ours and private)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        fd = -1
         try:
-            sock.bind(self.path)
+            address, fd = socket_address(self.path)
+            if not address:
+                raise OSError(f"a path of {len(self.path)} bytes is too long for a socket here")
+            sock.bind(address)
             os.chmod(self.path, 0o600)
             self._inode = os.stat(self.path).st_ino
         except OSError as err:
             sock.close()
             log.warning("hooks will post directly: cannot listen on %s (%s)", self.path, err)
             return False
+        finally:
+            if fd >= 0:
+                os.close(fd)
         loop = asyncio.get_running_loop()
         self._transport, _ = await loop.create_datagram_endpoint(
             lambda: _Datagrams(self.on_channel), sock=sock

@@ -26,37 +26,56 @@ from bridge.state import private_files, runtime
 SOCKET_NAME = "bot.sock"
 HANDOFF_WAIT = 2.0  # seconds the bot has to take a message before the hook posts it itself
 POLL = 0.002  # seconds between looks at the entries a hook handed off
-_MAX_SOCKET_PATH = 100  # sockaddr_un holds 108 bytes; a longer runtime dir skips the hand-off
+_MAX_SOCKET_PATH = 100  # sockaddr_un holds 108 bytes (104 on macOS)
 
 
 def socket_path(rt: runtime.Runtime) -> str:
     return rt.path(SOCKET_NAME)
 
 
+def socket_address(path: str) -> tuple[str, int]:
+    """``path`` as an address to bind or send to, and a descriptor to close once done (-1:
+    none; "": no address). A path too long for ``sockaddr_un`` (a long HOME, a ``try`` of a
+    deep project: the hooks used to skip the bot silently) is reached through its directory's
+    descriptor, ``/proc/self/fd/<n>/bot.sock`` (Linux); elsewhere it gets no hand-off."""
+    if len(path) <= _MAX_SOCKET_PATH:
+        return path, -1
+    o_path = getattr(os, "O_PATH", 0)
+    if not o_path or not os.path.isdir("/proc/self/fd"):
+        return "", -1
+    flags = o_path | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
+    fd = os.open(os.path.dirname(path), flags)
+    return f"/proc/self/fd/{fd}/{os.path.basename(path)}", fd
+
+
 def bot_listening(rt: runtime.Runtime) -> bool:
     """A bot's socket is there (it may still be a crashed bot's leftover: :func:`wake_bot`
     tells)."""
-    path = socket_path(rt)
-    return len(path) <= _MAX_SOCKET_PATH and os.path.exists(path)
+    return os.path.exists(socket_path(rt))
 
 
 def wake_bot(rt: runtime.Runtime, channel_id: str) -> bool:
     """Tell the running bot that ``channel_id`` has messages to post. False: no bot listens."""
     import _socket  # the C module: ``socket`` would import enum, selectors… (milliseconds)
 
-    path = socket_path(rt)
-    if len(path) > _MAX_SOCKET_PATH:
+    try:
+        address, fd = socket_address(socket_path(rt))
+    except OSError:  # no runtime dir
+        return False
+    if not address:
         return False
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_DGRAM)
     sock.setblocking(False)  # a bot that is alive but not reading must never block a hook
     try:
-        sock.sendto(channel_id.encode(), path)
+        sock.sendto(channel_id.encode(), address)
     except BlockingIOError:  # its queue is full of wake-ups: it is not reading them either
         return False
     except OSError:  # no socket (no bot), refused (a dead bot's leftover)
         return False
     finally:
         sock.close()
+        if fd >= 0:
+            os.close(fd)
     return True
 
 

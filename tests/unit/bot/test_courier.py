@@ -132,3 +132,34 @@ def test_a_rejected_token_keeps_the_message_for_later(emu: Emulator, sender) -> 
         sender("reset.in.the.portal")(channel, Post(message_payload("x")))
     assert (caught.value.retryable, caught.value.status) == (True, 401)
     assert stored(emu, channel) == []
+
+
+def test_a_runtime_dir_too_long_for_a_socket_address_still_wakes_the_bot(tmp_path) -> None:
+    """``sockaddr_un`` holds 108 bytes: a runtime dir under a long HOME (or ``try``'s under a
+    deep project) made every hook skip the bot silently (seen: ``try`` under pytest-xdist's
+    longer temp paths showed no permission prompt). The hook's wake-up reaches the bot there."""
+    from bridge.discord import handoff
+    from bridge.state.runtime import Runtime
+
+    deep = tmp_path / ("a-long-home-" * 6) / ("and-a-deeper-state-dir-" * 3)
+    rt = Runtime(str(deep / "runtime"), str(deep / "state")).ensure()
+    assert len(handoff.socket_path(rt)) > 108
+    woken: list[str] = []
+
+    async def main() -> bool:
+        socket = courier.WakeSocket(rt, woken.append)
+        assert await socket.open()
+        try:
+            assert handoff.bot_listening(rt)
+            sent = await asyncio.to_thread(handoff.wake_bot, rt, "1234")
+            for _ in range(200):
+                if woken:
+                    break
+                await asyncio.sleep(0.01)
+            return sent
+        finally:
+            socket.close()
+
+    assert asyncio.run(main()) is True
+    assert woken == ["1234"]
+    assert not handoff.bot_listening(rt)  # closed: the socket is gone, hooks post themselves
