@@ -5,16 +5,19 @@
 #   --service      also install the login/boot service (discord-bridge service install)
 #   --no-service   do not ask about it (without either, it asks only when run from a terminal)
 #   --voice        also install voice-message transcription (faster-whisper, the [voice] extra)
+#   --preview      also install /preview's browser driver (playwright, the [preview] extra)
 set -euo pipefail
 
 service=ask
 voice=no
+preview=no
 for arg in "$@"; do
   case "$arg" in
     --voice) voice=yes ;;
+    --preview) preview=yes ;;
     --service) service=yes ;;
     --no-service) service=no ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
     *) printf 'error: unknown option %s (try --help)\n' "$arg" >&2; exit 2 ;;
   esac
 done
@@ -60,11 +63,23 @@ say "installing discord-bridge into $venv"
 # The Discord emulator (packages/discord-emulator) comes along: `discord-bridge try` runs on
 # it; `discord-bridge selftest` runs on it and on the fake Messages API (packages/fake-anthropic).
 parts=("$here/packages/discord-emulator" "$here/packages/fake-anthropic")
+extras=()
 if [ "$voice" = yes ]; then
   say "with voice messages: faster-whisper (its speech model is fetched on the first voice message)"
-  "$venv/bin/python" -m pip install --quiet "${parts[@]}" "$here[voice]"
+  extras+=(voice)
+fi
+if [ "$preview" = yes ]; then
+  say "with /preview: playwright (it drives a Chromium already installed)"
+  extras+=(preview)
+fi
+if [ "${#extras[@]}" -gt 0 ]; then
+  "$venv/bin/python" -m pip install --quiet "${parts[@]}" "$here[$(IFS=,; echo "${extras[*]}")]"
 else
   "$venv/bin/python" -m pip install --quiet "${parts[@]}" "$here"
+fi
+if [ "$preview" = yes ] && ! { [ -x /usr/bin/chromium ] || [ -x /usr/bin/chromium-browser ] ||
+    command -v chromium >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1; }; then
+  printf 'note: /preview needs a Chromium: apt-get install chromium (Debian, Ubuntu), or: %s install chromium\n' "$venv/bin/playwright"
 fi
 mkdir -p "$bin_dir"
 ln -sf "$venv/bin/discord-bridge" "$bin_dir/discord-bridge"

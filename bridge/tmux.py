@@ -261,6 +261,13 @@ class TmuxSessions:
         out = self._run("list-windows", "-t", self._target(), "-F", "#{window_index}")
         return max((int(index) for index in out if index.isdigit()), default=0) + 1
 
+    def pane_pid(self, pane_id: str) -> int:
+        """The process the pane runs (its shell, or Claude Code itself)."""
+        out = self._on(pane_id, "display-message", "-p", "-t", after=("#{pane_pid}",))
+        if not (out and out[0].isdigit()):
+            raise TmuxError(f"tmux gave no process for {pane_id}: {out!r}")
+        return int(out[0])
+
     def pane_dead(self, pane_id: str) -> bool:
         try:
             out = self._on(pane_id, "display-message", "-p", "-t", after=("#{pane_dead}",))

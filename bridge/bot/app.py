@@ -28,6 +28,7 @@ from bridge.bot import (
     history,
     interactions,
     panel,
+    preview,
     progress,
     projects,
     queue,
@@ -72,7 +73,7 @@ IO_THREADS = 64
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
     interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects, schedule, away, adopt, history, queue, queue_command, stalls,
+    projects, schedule, away, adopt, history, queue, queue_command, stalls, preview,
 )  # fmt: skip
 
 

@@ -53,6 +53,8 @@ the actions' grammar), since a client can send any id.
                                     Peek / Keep waiting on a stall notice (bot/stalls.py)
     db:stall:restart:<channel or thread id>
                                     Restart and resume a session whose Claude Code exited
+    db:pv:send:<channel or thread id>
+                                    Send to Claude on a /preview's screenshots (bot/preview.py)
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -79,6 +81,7 @@ SESSIONS = "db:ms:"
 HISTORY = "db:hist:"
 QUEUE = "db:q:"
 STALL = "db:stall:"
+PREVIEW = "db:pv:"
 MODAL_TEXT = "text"  # the text input of a prompt's modal (a note on a step: its step's value)
 MODAL_MODE = "mode"  # the mode select of "Approve with notes"
 
@@ -128,6 +131,7 @@ QUEUE_TEMPLATE = (
 )
 STEER_TEMPLATE = QUEUE + rf"(?P<action>later|stop):(?P<key>{_SNOWFLAKE}):(?P<message>{_SNOWFLAKE})"
 STALL_TEMPLATE = STALL + rf"(?P<action>peek|wait|restart):(?P<key>{_SNOWFLAKE})"
+PREVIEW_TEMPLATE = PREVIEW + rf"send:(?P<key>{_SNOWFLAKE})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
     r"(?P<action>o[0-9]{1,2}|show|esc)"
@@ -262,3 +266,8 @@ def steered(action: str, key: str, message_id: str) -> str:
     """**⏭ After this turn** (``later``) or **⏹ Interrupt and send** (``stop``) on the receipt
     of a message typed into a running turn."""
     return f"{QUEUE}{action}:{key}:{message_id}"
+
+
+def preview_send(key: str) -> str:
+    """**Send to Claude** on a ``/preview``'s screenshots of session ``key``."""
+    return f"{PREVIEW}send:{key}"
