@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import re
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 from bridge_testkit import wait_until
 from fake_anthropic import echo, last_user_text, text, tool_use
 from tests.e2e.test_changes_and_usage import bypass
 from tests.e2e.test_control import command
+from tests.e2e.test_try import TryProcess, chromium, model_saw, shot, user_project
 
 PAGE = """<!doctype html><html><head><title>Preview Me</title>
 <script>console.error("boom from the page")</script></head>
@@ -30,10 +33,15 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 def run_preview(rig, options: dict | None = None) -> dict:
-    """``/preview`` in project-a: the message it posts (in the channel, for everyone)."""
+    """``/preview`` in project-a: the message it posts (in the channel, for everyone). A
+    second ``/preview`` while it loads is told to wait."""
     since = rig.discord.mark()
     result = rig.discord.run_command(rig.ids["project-a"], "preview", options or {}, user="alice")
     assert result["response_type"] == 5 and not result["ephemeral"], result
+    # Chromium takes a second or more to start: the first preview is loading still.
+    assert (
+        command(rig, "preview") == "⏳ A preview of this session is loading already: wait for it."
+    )
     record = rig.discord.wait(since=since, kind="message_update",
                               interaction_id=result["interaction_id"], timeout=60)  # fmt: skip
     return record["message"]
@@ -92,3 +100,42 @@ def test_preview_finds_the_sessions_server_and_send_to_claude_gives_it_the_scree
         assert saved.parent == uploads, path
         assert saved.read_bytes() in shots.values()  # the very screenshots posted
     assert clicked["ephemeral"], clicked
+
+
+def test_a_preview_from_the_try_page_shows_the_screenshots_and_sends_them(
+    rig, tmp_path: Path
+) -> None:
+    """``discord-bridge try``: ``/preview <port>`` picked on the page, its screenshots shown
+    inline, **Send to Claude** clicked: the model gets their paths."""
+    project = user_project(rig)
+    (project / "index.html").write_text(PAGE)
+    rig.api.script(echo("Model saw: "))
+    server = subprocess.Popen(
+        [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1"],
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        port = re.search(r"port (\d+)", server.stdout.readline())[1]
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 420, "height": 860})  # a phone's
+            page.set_default_timeout(60_000)
+            page.goto(started.url())
+            page.locator("#status.online").wait_for()
+            page.fill("#input", "/previe")
+            page.locator("#command-picker div[data-name=preview]").click()
+            page.fill("#command-form input[name=target]", port)
+            page.press("#command-form input[name=target]", "Enter")
+            shown = page.locator("#messages .message", has_text="🖼️ Preview of")
+            shown.locator("img[alt='preview-desktop.png']").wait_for()
+            assert "title: Preview Me" in shown.inner_text()
+            assert shown.locator("img[alt='preview-phone.png']").evaluate("i => i.naturalWidth")
+            shot(page, tmp_path, "preview")
+            shown.get_by_role("button", name="Send to Claude").click()
+            told = model_saw(rig, 1)
+        assert told.startswith("Here is how the page looks now"), told
+        assert len(re.findall(r"Attached file: \S+\.png", told)) == 2, told
+    finally:
+        server.kill()
+        server.wait()
+        assert started.stop() == 0, started.output()

@@ -32,6 +32,7 @@ import pytest
 
 from bridge import tryout
 from bridge.claude.screen import is_busy
+from bridge.preview.browser import find_chromium, launch_args
 from bridge.tmux import TmuxSessions
 from bridge_testkit import QUESTIONS, BridgeRig
 from bridge_testkit.elicit_server import received
@@ -41,11 +42,9 @@ from fake_anthropic import Turn, echo, last_user_text, text, tool_use
 from fake_anthropic.claude_cli import TmuxServer, prepare_home
 from tests.e2e.test_elicitation import with_server
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+# The Chromium /preview drives (Debian's package here), with the same flags.
+CHROMIUM = find_chromium() or "/usr/bin/chromium"
+CHROMIUM_ARGS = launch_args()
 REPLY = "**Hello** from the fake model <b>not html</b>\n```py\nprint('hi')\n```"
 GREETING = "printf 'def greet():\\n    print(\"hello\")\\n    return 1\\n' > greet.py"
 
