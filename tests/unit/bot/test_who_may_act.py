@@ -24,6 +24,7 @@ from bridge.bot.away import OWNER_BUDGET
 from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem, may_react
 from bridge.bot.commands import BridgeCommandTree
 from bridge.bot.interactions import answer_orphan_click, route_modal_submit
+from bridge.bot.preview import OWNER_SENDS
 from bridge.bot.schedule import OWNER_ONLY as SCHEDULE_OWNER_ONLY
 from bridge.config import BridgeConfig
 from bridge.state import runtime
@@ -63,6 +64,7 @@ SAMPLE_IDS = {
     "QueueButton": f"db:q:cancel:{KEY}:0123456789ab",
     "StallButton": f"db:stall:peek:{KEY}",
     "SteerButton": f"db:q:later:{KEY}:{KEY}",
+    "SendToClaude": f"db:pv:send:{KEY}",
 }
 SELECTS = ("db:s:", "db:panel:pick:", "db:rv:pick:", "db:rv:drop:", "db:ms:pick:", "db:hist:pick:")
 # The owner's, not allowedUserIds' (/project's, /schedule's, a reached budget's, /sessions' and
@@ -73,13 +75,13 @@ MACHINE_ITEMS = (
 )  # fmt: skip
 OWNER_ONLY_ITEMS = {
     "RemoveButton": OWNER_ONLY, "ScheduleButton": SCHEDULE_OWNER_ONLY, "BudgetButton": OWNER_BUDGET,
-    **dict.fromkeys(MACHINE_ITEMS, OWNER_ONLY),
+    "SendToClaude": OWNER_SENDS, **dict.fromkeys(MACHINE_ITEMS, OWNER_ONLY),
 }  # fmt: skip
 COMMANDS = {
     "status", "start", "stop", "esc", "peek", "mode", "model", "new", "resume", "clear",
     "compact", "keys", "diff", "finish", "usage", "project add", "project remove", "project list",
     "schedule at", "schedule in", "schedule daily", "schedule weekdays", "schedule every",
-    "schedule cron", "schedule list", "sessions", "history", "queue",
+    "schedule cron", "schedule list", "sessions", "history", "queue", "preview",
 }  # fmt: skip
 OWNER_ONLY_COMMANDS = {
     name: SCHEDULE_OWNER_ONLY if name.startswith("schedule") else OWNER_ONLY
