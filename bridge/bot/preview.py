@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import time
 from typing import Any
 
 import aiohttp
@@ -78,7 +79,12 @@ async def preview(interaction: BotInteraction, target: str | None = None) -> Non
     _loading.add(key)
     try:
         await interaction.response.defer(thinking=True)
-        await interaction.followup.send(**await _preview(interaction.client.sessions, key, url))
+        answer = await _preview(interaction.client.sessions, key, url)
+        try:
+            await interaction.followup.send(**answer)
+        except discord.HTTPException as err:  # e.g. the screenshots refused: say so, in text
+            log.warning("could not post the preview in %s: %s", key, err)
+            await interaction.followup.send(f"⚠️ The preview could not be posted: {err.text}")
     finally:
         _loading.discard(key)
 
@@ -90,6 +96,7 @@ async def _preview(sessions: SessionManager, key: str, url: str | None) -> dict:
         url, note = await session_url(sessions, key)
         if url is None:
             return {"content": note}
+    started = time.monotonic()
     try:
         shot = await asyncio.to_thread(browser.capture, url)
     except (browser.NoBrowser, browser.LoadFailed) as err:
@@ -103,8 +110,8 @@ async def _preview(sessions: SessionManager, key: str, url: str | None) -> dict:
     ]
     view = discord.ui.View(timeout=None)
     view.add_item(SendToClaude(key))
-    log.info("previewed %s for %s: HTTP %s, %d console errors", url, key, shot.status,
-             len(shot.errors))  # fmt: skip
+    log.info("previewed %s for %s in %.1f s: HTTP %s, %d console errors", url, key,
+             time.monotonic() - started, shot.status, len(shot.errors))  # fmt: skip
     return {
         "content": preview_text(shot, note), "files": files, "view": view,
         "allowed_mentions": discord.AllowedMentions.none(),
