@@ -9,6 +9,7 @@ reports to StopFailure and the statusLine. Resets and margins are seconds, not h
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from bridge_testkit import wait_until
@@ -170,3 +171,54 @@ def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(ri
     assert "raised by $100.00" in went_on["content"] and went_on["components"] == []
     wait_prompt(rig, asked + 1, "continue")
     rig.wait_bot_message(content_contains="Model saw:", timeout=45)
+
+
+def test_a_usage_limit_shows_on_the_try_page_and_resume_now_types_the_continue_prompt(
+    rig, tmp_path
+) -> None:
+    """The ``discord-bridge try`` page in headless Chromium, a subscriber login: a message
+    whose turn hits the usage limit shows "⏸ Usage limit" with its three buttons; **Resume
+    now** clicked on the page types the continue prompt (an hour before the reset) and the
+    same message says so, its buttons gone. (``try`` writes its own config: no ``budget``
+    can be set there, so the budget's buttons are tested above through the emulator only.)"""
+    from tests.e2e.test_try import TryProcess, chromium, shot, user_project
+
+    project = user_project(rig)
+    del rig.env["ANTHROPIC_API_KEY"]
+    rig.env["CLAUDE_CODE_OAUTH_TOKEN"] = OAUTH
+    resets_at = int(time.time()) + 3600  # far off: only the click resumes
+    rig.api.script(usage_limit(resets_at), echo())
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1100, "height": 760})
+            page.set_default_timeout(60_000)
+            errors: list[str] = []
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(started.url())
+            page.locator("#status.online").wait_for()
+            messages = page.locator("#messages")
+            page.fill("#input", "hit the limit")
+            page.press("#input", "Enter")
+            notice = messages.locator(".message", has_text="⏸ Usage limit — resumes at")
+            notice.wait_for()
+            same = page.locator("#m-" + notice.get_attribute("data-id"))  # edited in place
+            same.locator(".content", has_text="You've hit your 5-hour limit").wait_for()
+            assert "Then I type “continue” into the session." in same.inner_text()
+            for name in ("Resume at reset", "Resume now", "Cancel"):
+                same.get_by_role("button", name=name).wait_for()
+            assert len(rig.api.requests) == 1
+            shot(page, tmp_path, "usage-limit")
+
+            same.get_by_role("button", name="Resume now").click()
+            same.locator(".content", has_text="▶️ Usage limit over — typed “continue”").wait_for()
+            assert same.get_by_role("button").count() == 0
+            wait_prompt(rig, 2, "continue")  # typed into the session, to the model
+            reply = messages.locator(".content", has_text=re.compile(r"^Model saw:"))
+            reply.filter(has_text="continue").wait_for()  # the turn went on
+            assert time.time() < resets_at
+            shot(page, tmp_path, "usage-limit-resumed")
+            assert errors == []
+    finally:
+        code = started.stop()
+    assert code == 0, started.output()
