@@ -14,6 +14,7 @@ import json
 import os
 import socketserver
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -426,3 +427,33 @@ def test_markdown_renders_as_discord_does_and_html_stays_text(web) -> None:
     assert dialogs == []
     for (text, expected), got in zip(MARKDOWN, shown, strict=True):
         assert got == expected, f"{text!r}:\n  page:     {got}\n  expected: {expected}"
+
+
+def test_timestamps_show_in_the_style_they_ask_for(web) -> None:
+    """``<t:…:t>`` is a short time, ``:R`` a relative one (the usage-limit message's "resumes
+    at 5:19 PM (in 1 hour)"), each style as Discord's client shows it, in the reader's zone."""
+    emu, base = web
+    at = 1_700_000_000  # Tuesday 14 November 2023, 22:13:20 UTC
+    soon = int(time.time()) + 2 * 3600 + 60
+    styles = {
+        f"<t:{at}:t>": "10:13 PM",
+        f"<t:{at}:T>": "10:13:20 PM",
+        f"<t:{at}:d>": "11/14/23",
+        f"<t:{at}:D>": "November 14, 2023",
+        f"<t:{at}>": "November 14, 2023 at 10:13 PM",
+        f"<t:{at}:F>": "Tuesday, November 14, 2023 at 10:13 PM",
+        f"<t:{soon}:R>": "in 2 hours",
+        "<t:9999999999999>": "<t:9999999999999>",  # past what a Date holds: left as text
+    }
+    with chromium() as browser:
+        page = browser.new_page(locale="en-US", timezone_id="UTC")
+        page.set_default_timeout(15_000)
+        page.goto(f"{base}/#token={TOKEN}")
+        page.locator("#status.online").wait_for()
+        msg = emu.client.post_message(emu.ids["project-a"], " | ".join(styles), bot=True)
+        content = page.locator(f"#m-{msg['id']} .content")
+        content.wait_for()
+        shown = content.inner_text().replace("\u202f", " ")  # ICU's narrow space before PM
+        hover = page.locator(f"#m-{msg['id']} .timestamp").first.get_attribute("title")
+    assert shown.split(" | ") == list(styles.values()), shown
+    assert hover.replace("\u202f", " ") == "Tuesday, November 14, 2023 at 10:13 PM"

@@ -511,7 +511,7 @@ const INLINE_RULES = [
     const ch = S.channels.get(m[1]);
     return el("span", "mention", "#" + (ch ? ch.name : "unknown"));
   }],
-  [/^<t:(-?\d{1,13})(?::[tTdDfFR])?>/, (m) => el("span", "timestamp", new Date(Number(m[1]) * 1000).toLocaleString())],
+  [/^<t:(-?\d{1,13})(?::([tTdDfFR]))?>/, (m) => timestamp(Number(m[1]), m[2] || "f")],
   [/^<a?:(\w{2,32}):\d+>/, (m) => document.createTextNode(`:${m[1]}:`)],
   [/^<(https?:\/\/[^\s>]+)>/, (m) => link(m[1], document.createTextNode(m[1])), true],
   [/^\[((?:\\[\s\S]|[^\\\[\]])+)\]\(\s*<?(https?:\/\/[^\s<>()]+)>?\s*\)/, (m) => {
@@ -528,7 +528,46 @@ const INLINE_RULES = [
   [/^~~([\s\S]+?)~~/, (m) => wrap("s", m[1])],
   [/^\|\|([\s\S]+?)\|\|/, (m) => wrap("span", m[1], "spoiler")],
 ];
-const PLAIN = /^[^\\`<\[h*_~|]+/;  // a run no rule can start in
+const PLAIN = /^[^\\`<\[h*_~|]+/;
+
+// <t:seconds:style> as Discord's client shows it, in the reader's locale and time zone: t
+// "4:21 PM", T "4:21:23 PM", d "11/25/26", D "November 25, 2026", f (no style) "November 25,
+// 2026 at 4:21 PM", F with the weekday, R "in 1 hour" (kept current); the full date on hover.
+// A time no Date can hold stays the text it was, as in Discord.
+const TIME_STYLES = {
+  t: { timeStyle: "short" }, T: { timeStyle: "medium" }, d: { dateStyle: "short" },
+  D: { dateStyle: "long" }, f: { dateStyle: "long", timeStyle: "short" },
+  F: { dateStyle: "full", timeStyle: "short" },
+};
+const RELATIVE_UNITS = [["year", 31536000], ["month", 2592000], ["day", 86400], ["hour", 3600],
+  ["minute", 60], ["second", 1]];
+
+function timestamp(seconds, style) {
+  const date = new Date(seconds * 1000);
+  if (Number.isNaN(date.getTime())) return null;
+  const node = el("span", "timestamp");
+  node.dataset.at = String(seconds);
+  node.dataset.style = style;
+  node.title = date.toLocaleString(undefined, TIME_STYLES.F);
+  showTimestamp(node);
+  return node;
+}
+
+function showTimestamp(node) {
+  const seconds = Number(node.dataset.at);
+  node.textContent = node.dataset.style === "R" ? relativeTime(seconds - Date.now() / 1000)
+    : new Date(seconds * 1000).toLocaleString(undefined, TIME_STYLES[node.dataset.style]);
+}
+
+function relativeTime(seconds) {
+  const [unit, size] = RELATIVE_UNITS.find(([, n]) => Math.abs(seconds) >= n) || ["second", 1];
+  return new Intl.RelativeTimeFormat(undefined, { numeric: "auto" })
+    .format(Math.round(seconds / size), unit);
+}
+
+// "in 5 minutes" stays true while the page is open
+setInterval(() => document.querySelectorAll(".timestamp[data-style=R]").forEach(showTimestamp),
+  15000);  // a run no rule can start in
 
 function inline(text, parent, inLink = false) {
   let i = 0, plain = "";
