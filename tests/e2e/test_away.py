@@ -186,12 +186,14 @@ def test_a_usage_limit_shows_on_the_try_page_and_resume_now_types_the_continue_p
     project = user_project(rig)
     del rig.env["ANTHROPIC_API_KEY"]
     rig.env["CLAUDE_CODE_OAUTH_TOKEN"] = OAUTH
-    resets_at = int(time.time()) + 3600  # far off: only the click resumes
+    resets_at = int(time.time()) + 2 * 3600 + 600  # far off: only the click resumes
     rig.api.script(usage_limit(resets_at), echo())
     started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     try:
         with chromium() as browser:
-            page = browser.new_page(viewport={"width": 1100, "height": 760})
+            page = browser.new_page(
+                viewport={"width": 1100, "height": 760}, locale="en-US", timezone_id="UTC"
+            )
             page.set_default_timeout(60_000)
             errors: list[str] = []
             page.on("pageerror", lambda err: errors.append(str(err)))
@@ -204,7 +206,10 @@ def test_a_usage_limit_shows_on_the_try_page_and_resume_now_types_the_continue_p
             notice.wait_for()
             same = page.locator("#m-" + notice.get_attribute("data-id"))  # edited in place
             same.locator(".content", has_text="You've hit your 5-hour limit").wait_for()
-            assert "Then I type “continue” into the session." in same.inner_text()
+            shown = same.inner_text().replace("\u202f", " ")  # ICU's narrow space before PM
+            at = time.strftime("%-I:%M %p", time.gmtime(resets_at))
+            assert f"⏸ Usage limit — resumes at {at} (in 2 hours)" in shown, shown
+            assert "Then I type “continue” into the session." in shown, shown
             for name in ("Resume at reset", "Resume now", "Cancel"):
                 same.get_by_role("button", name=name).wait_for()
             assert len(rig.api.requests) == 1
