@@ -168,7 +168,7 @@ def hear(data: bytes, tmp_path: Path) -> set[str]:
     return set(engine.transcribe(audio.decode(str(path), 60)).split())
 
 
-def test_a_voice_prompt_gets_its_reply_in_text_and_then_as_a_voice_message(rig, tmp_path):
+def test_a_voice_prompt_gets_its_reply_in_text_and_then_as_a_voice_message(rig, emu, tmp_path):
     """Issue 22 §3: the text reply first, then its prose spoken as a Discord voice message
     (flags IS_VOICE_MESSAGE, Ogg/Opus with duration and waveform); the code block is named,
     not read."""
@@ -194,3 +194,30 @@ def test_a_voice_prompt_gets_its_reply_in_text_and_then_as_a_voice_message(rig, 
     heard = hear(audio, tmp_path)
     assert len(words & heard) > len(words) / 2, heard  # the reply's words, spoken
     assert not {"zebra", "xylophone"} & heard  # the code block is named, not read
+
+    # The try page plays it: an <audio> element, its length shown, the Ogg served as audio.
+    page_shows_a_voice_message(emu, rig.ids["project-a"], audio)
+
+
+def page_shows_a_voice_message(emu, channel_id: str, audio: bytes) -> None:
+    from tests.e2e.test_try import chromium
+
+    port = emu.serve_web("127.0.0.1", 0, "voice-test-token", "alice", channel_id)
+    try:
+        with chromium() as browser:
+            page = browser.new_page()
+            page.set_default_timeout(30_000)
+            page.goto(f"http://127.0.0.1:{port}/#token=voice-test-token")
+            players = page.locator("#messages .attachment.audio audio")
+            players.nth(1).wait_for()  # the user's voice prompt, then the bot's voice reply
+            assert page.locator("#messages .attachment.audio", has_text="🎙️ 0:0").count() == 2
+            player = players.nth(1)
+            served = page.request.get(
+                page.url.split("#")[0].rstrip("/") + player.get_attribute("src")
+            )
+            assert served.headers["content-type"] == "audio/ogg"
+            assert served.body() == audio
+            played = "document.querySelectorAll('#messages .attachment.audio audio')[1]"
+            page.wait_for_function(f"() => {played}.duration > 1")  # Chromium decoded it
+    finally:
+        emu.stop_web()
