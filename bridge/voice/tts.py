@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import base64
 import io
+import logging
 import math
 import shutil
 import subprocess
 from array import array
+
+log = logging.getLogger(__name__)
 
 OPUS_RATE = 48000
 MAX_WAVEFORM = 256  # bytes: Discord's limit for a voice message's waveform
@@ -58,12 +61,16 @@ def engine_name() -> str:
 
 
 def speak(text: str) -> VoiceClip:
-    """``text`` spoken and encoded as a voice message."""
+    """``text`` spoken and encoded as a voice message. Piper's voice that cannot be fetched
+    (Hugging Face unreachable) or loaded falls back to espeak-ng when it is there."""
     if engine_name() == "piper":
-        pcm, rate = _piper(text)
-    else:
-        pcm, rate = _decode_wav(_espeak(text))
-    return encode(pcm, rate)
+        try:
+            return encode(*_piper(text))
+        except Exception as err:
+            if not shutil.which("espeak-ng"):
+                raise
+            log.warning("Piper could not speak (%s); espeak-ng speaks instead", err)
+    return encode(*_decode_wav(_espeak(text)))
 
 
 def _has_piper() -> bool:
@@ -93,7 +100,10 @@ def _piper(text: str) -> tuple[bytes, int]:
     import wave
 
     with wave.open(wav, "wb") as out:
-        _piper_voice.synthesize_wav(text, out)
+        if hasattr(_piper_voice, "synthesize_wav"):  # piper-tts 1.3 and later
+            _piper_voice.synthesize_wav(text, out)
+        else:  # piper-tts 1.2: sets the WAV header itself
+            _piper_voice.synthesize(text, out)
     return _decode_wav(wav.getvalue())
 
 
