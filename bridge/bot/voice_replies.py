@@ -26,6 +26,7 @@ from bridge.bot import courier
 from bridge.bot.voice import _WORKER
 from bridge.config import BridgeConfig
 from bridge.discord.post import NO_MENTIONS, DeliveryError, Post
+from bridge.discord.render.attachments import extract_markers
 from bridge.voice import prose, tts
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,8 @@ class VoiceReplies:
     async def _speak(
         self, http: discord.http.HTTPClient, channel: str, speech: str, reply: dict
     ) -> None:
-        text = prose.spoken(speech, self.cfg.voice.max_reply_seconds)
+        body, _files = extract_markers(speech)  # attachment markers: not prose
+        text = prose.spoken(body, self.cfg.voice.max_reply_seconds)
         if not text.strip():
             return
         loop = asyncio.get_running_loop()

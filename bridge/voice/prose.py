@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-WORDS_PER_MINUTE = 160  # the speaking rate used (espeak-ng's default is 175)
+# Words heard a minute: espeak-ng set to 160 (tts.ESPEAK_SPEED) took 64.7 s for 161 words of
+# prose with its pauses at commas and full stops (measured), so the budget counts 150.
+WORDS_PER_MINUTE = 150
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")

@@ -56,11 +56,12 @@ def test_bare_links_mentions_and_unclosed_fences_are_not_read_out() -> None:
 
 
 def test_a_long_reply_is_cut_to_its_first_paragraphs_within_the_time() -> None:
-    words = " ".join(["word"] * 40)  # 15 s at 160 words a minute
+    words = " ".join(["word"] * 40)  # 16 s at 150 words a minute
     text = "\n\n".join([words, words, words])
-    assert prose.within(text, 30) == "\n\n".join([words, words])  # 80 words ≤ 30 s
-    cut = prose.within(words, 3)  # a first paragraph too long on its own: cut at a word
-    assert cut == " ".join(["word"] * 8) + " …"
+    assert prose.within(text, 32) == "\n\n".join([words, words])  # 80 words ≤ 32 s
+    assert prose.within(text, 31) == words
+    cut = prose.within(words, 4)  # a first paragraph too long on its own: cut at a word
+    assert cut == " ".join(["word"] * 10) + " …"
     assert prose.spoken("Hello.\n\n```\nx\n```", 60) == "Hello.\n\n(a code block)"
 
 
