@@ -221,3 +221,21 @@ def page_shows_a_voice_message(emu, channel_id: str, audio: bytes) -> None:
             page.wait_for_function(f"() => {played}.duration > 1")  # Chromium decoded it
     finally:
         emu.stop_web()
+
+
+def test_a_reply_that_cannot_be_spoken_keeps_its_text_and_says_so_once(rig, tmp_path) -> None:
+    """A speech engine that fails (here an espeak-ng that exits 1): the text reply is
+    posted as always, then one short note; no voice message."""
+    broken = tmp_path / "broken-bin"
+    broken.mkdir()
+    (broken / "espeak-ng").write_text("#!/bin/sh\necho 'no audio device' >&2\nexit 1\n")
+    (broken / "espeak-ng").chmod(0o755)
+    use_voice(rig, engine="pocketsphinx", maxSeconds=30, replies="always")
+    rig.api.script(text("Fine, thanks for asking."))
+    rig.start_bot(env={"PATH": f"{broken}:{rig.env.get('PATH', '/usr/bin:/bin')}"})
+    rig.post("how are you")  # a typed prompt: spoken only because replies is "always"
+
+    reply = rig.wait_bot_message(content_contains="Fine, thanks", timeout=60)
+    note = rig.wait_bot_message(content_contains="could not be spoken", timeout=60)
+    assert int(reply["id"]) < int(note["id"])
+    assert not [m for m in rig.bot_messages() if m["flags"] & IS_VOICE_MESSAGE]
