@@ -56,6 +56,7 @@ from bridge.bot.scheduler import Scheduler
 from bridge.bot.screens import ScreenPrompts
 from bridge.bot.stalls import StallWatch
 from bridge.bot.threads import ThreadEvents
+from bridge.bot.voice_replies import VoiceReplies
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
 from bridge.state import locations, runtime
@@ -125,6 +126,7 @@ class BridgeBot(BridgeClient):
         for feature in FEATURES:
             feature.register(self)
         self.relay: Relay | None = None  # built in setup_hook: it needs the HTTP session
+        self.voice_replies: VoiceReplies | None = None  # the process's, shared with the drainer
         self.control_tasks: list[asyncio.Task] = []  # the worktree watcher and the panel
         self._progress_task: asyncio.Task | None = None
         self._http_session: aiohttp.ClientSession | None = None
@@ -142,7 +144,7 @@ class BridgeBot(BridgeClient):
         self._http_session = aiohttp.ClientSession()
         self.relay = Relay(
             self.cfg, self.server, self.sessions, self.runtime, self._http_session, self.screens,
-            self.queue,
+            self.queue, self.voice_replies,
         )  # fmt: skip
         self._progress_task = asyncio.create_task(self.progress.run())
         self.control_tasks.append(asyncio.create_task(self.away.run()))
@@ -260,16 +262,20 @@ async def run_bridge(cfg: BridgeConfig, own_dirs: tuple[str, str] | None = None)
         loop.add_signal_handler(sig, stop.set)
 
     bots = [BridgeBot(cfg, server, rt) for server in cfg.servers]
+    voice_replies = VoiceReplies(cfg)  # replies spoken after voice prompts (voice.replies)
+    for bot in bots:
+        bot.voice_replies = voice_replies
     login_retry.quiet_reconnect_tracebacks()
     # Each server logs in on its own: one waiting for the network does not hold up the others;
     # a rejected token (TokenRejected) ends the process, like any other config error.
     tasks = [asyncio.create_task(bot.serve(), name=bot.server.name) for bot in bots]
-    drainer = OutboxDrainer(cfg, rt, warm_http=_logged_in_http(bots))
+    drainer = OutboxDrainer(cfg, rt, _logged_in_http(bots), voice_replies)
     tasks.append(asyncio.create_task(drainer.run(stop)))
     stopper = asyncio.create_task(stop.wait())
     done, _ = await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
     stop.set()
     log.info("shutting down; tmux sessions keep running")
+    await voice_replies.close()  # a reply being spoken is dropped: its text is posted
     for bot in bots:
         await bot.close()
     for task in tasks:

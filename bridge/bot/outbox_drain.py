@@ -30,6 +30,7 @@ import watchfiles
 from bridge.bot import courier
 from bridge.bot.courier import WakeSocket
 from bridge.bot.reply_footer import FooterEdits
+from bridge.bot.voice_replies import VoiceReplies
 from bridge.config import BridgeConfig, Server
 from bridge.discord import handoff
 from bridge.discord.outbox import Outbox
@@ -52,8 +53,9 @@ WarmHTTP = Callable[[str], "discord.http.HTTPClient | None"]  # server name → 
 
 class OutboxDrainer:
     def __init__(
-        self, cfg: BridgeConfig, rt: runtime.Runtime, warm_http: WarmHTTP | None = None
-    ) -> None:
+        self, cfg: BridgeConfig, rt: runtime.Runtime, warm_http: WarmHTTP | None = None,
+        voice_replies: VoiceReplies | None = None,
+    ) -> None:  # fmt: skip
         self.cfg = cfg
         self.runtime = rt
         self.outbox = Outbox(rt.outbox)
@@ -65,6 +67,7 @@ class OutboxDrainer:
         self._stopping = False
         self._stop = asyncio.Event()
         self.footers = FooterEdits(rt)  # replies whose footer comes in once posted
+        self.voice_replies = voice_replies  # replies also spoken (voice.replies)
 
     async def run(self, stop: asyncio.Event) -> None:
         self._stop = stop
@@ -177,6 +180,9 @@ class OutboxDrainer:
             allowed = entry["payload"].get("allowed_mentions")
             edit = functools.partial(self._edit, server, channel, http)
             self.footers.bring_in(spec, message, allowed, edit)
+        speech = entry.get("speech")
+        if speech and isinstance(speech, str) and self.voice_replies is not None:
+            self.voice_replies.after_reply(http, channel, speech, message)  # in the background
         if entry.get("receipt"):
             try:  # the post is made: a lost receipt only makes the hook repost (same nonce)
                 nonce = post.payload.get("nonce")

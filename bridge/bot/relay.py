@@ -28,6 +28,7 @@ from bridge.bot.downloads import save_attachments
 from bridge.bot.queue import PromptQueue
 from bridge.bot.screens import ScreenPrompts
 from bridge.bot.voice import VoicePrompts, is_spoken
+from bridge.bot.voice_replies import VoiceReplies
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.sessions.pane_input import NoInputBox
@@ -54,6 +55,7 @@ class Relay:
         http: aiohttp.ClientSession,
         screens: ScreenPrompts | None = None,
         queue: PromptQueue | None = None,
+        voice_replies: VoiceReplies | None = None,
     ) -> None:
         self.cfg = cfg
         self.server = server
@@ -63,6 +65,7 @@ class Relay:
         self.screens = screens
         self.queue = queue  # messages that wait for the running turn (bot/queue.py)
         self.voice = VoicePrompts(cfg, http, rt)  # voice messages → transcripts
+        self.voice_replies = voice_replies  # whose replies are spoken back
 
     async def on_message(self, message: discord.Message, bot_user_id: int | None) -> None:
         if message.author.bot or message.author.id == bot_user_id:
@@ -134,6 +137,8 @@ class Relay:
             await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")
             return False
         await asyncio.to_thread(self.sessions.touch, target.key)  # an fsync: off the loop
+        if self.voice_replies is not None:  # a voice prompt's reply is spoken (voice.replies)
+            self.voice_replies.prompted(target.key, spoken=is_spoken(message))
         if steering and self.queue is not None:  # its receipt: move it after the turn, or not
             await self.queue.steered(message, target.key, prompt)
         log.info("typed message %s into %s (%d chars, %d attachments) in %.0f ms (%s)",

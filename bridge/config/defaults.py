@@ -33,6 +33,10 @@ VOICE_ENGINES = ("faster-whisper", "pocketsphinx")  # speech-to-text for voice m
 DEFAULT_VOICE_ENGINE = "faster-whisper"
 DEFAULT_VOICE_MODEL = "base"  # faster-whisper's model size (or a local model directory)
 DEFAULT_VOICE_MAX_SECONDS = 300.0  # longer voice messages are refused
+# voice.replies: when a reply also comes back as a voice message (bot/voice_replies.py).
+VOICE_REPLIES = ("voice", "always", "never")  # "voice": after a prompt that came as voice
+DEFAULT_VOICE_REPLIES = "voice"
+DEFAULT_VOICE_MAX_REPLY_SECONDS = 60.0  # a longer reply is cut to its first paragraphs
 # limits: what the bridge does when a session hits a Claude.ai usage limit (bot/away.py).
 DEFAULT_CONTINUE_PROMPT = "continue"  # typed into the session at the reset
 # Seconds after the reset before the bridge types it: Claude Code 2.1.332 continues by itself

@@ -26,8 +26,10 @@ from bridge.config.defaults import (
     DEFAULT_TMUX_SESSION,
     DEFAULT_UPLOAD_LIMIT,
     DEFAULT_VOICE_ENGINE,
+    DEFAULT_VOICE_MAX_REPLY_SECONDS,
     DEFAULT_VOICE_MAX_SECONDS,
     DEFAULT_VOICE_MODEL,
+    DEFAULT_VOICE_REPLIES,
     ENV_API_BASE,
     ENV_GATEWAY_URL,
     ENV_TMUX_SOCKET,
@@ -211,13 +213,17 @@ class Server:
 class VoiceSettings:
     """``voice``: how voice messages are transcribed (``bridge/voice``)."""
 
-    __slots__ = ("engine", "language", "max_seconds", "model")
+    __slots__ = ("engine", "language", "max_reply_seconds", "max_seconds", "model", "replies")
 
     def __init__(self, raw: dict) -> None:
         self.engine: str = raw.get("engine", DEFAULT_VOICE_ENGINE)
         self.model: str = raw.get("model", DEFAULT_VOICE_MODEL)
         self.max_seconds: float = float(raw.get("maxSeconds", DEFAULT_VOICE_MAX_SECONDS))
         self.language: str | None = raw.get("language")  # None: the engine detects it
+        self.replies: str = raw.get("replies", DEFAULT_VOICE_REPLIES)  # when replies are spoken
+        self.max_reply_seconds: float = float(
+            raw.get("maxReplySeconds", DEFAULT_VOICE_MAX_REPLY_SECONDS)
+        )
 
     def __repr__(self) -> str:
         return f"<VoiceSettings {self.engine} {self.model} ≤{self.max_seconds:g}s>"

@@ -17,6 +17,7 @@ from bridge.config.defaults import (
     PERMISSION_MODES,
     PROMPT_TIMEOUT_OUTCOMES,
     VOICE_ENGINES,
+    VOICE_REPLIES,
     norm_path,
 )
 
@@ -192,7 +193,7 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
         ("replies", "footer, attachAfterMessages"),
         ("notifications", "mentionOwner, whenAttached, activeWithinSeconds"),
         ("queue", "prefix"),
-        ("voice", "engine, model, maxSeconds, language"),
+        ("voice", "engine, model, maxSeconds, language, replies, maxReplySeconds"),
     ):
         value = raw.get(section)
         if value is not None and not isinstance(value, dict):
@@ -238,6 +239,12 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
         _check_choice(voice, "engine", VOICE_ENGINES, "voice", problems)
         _check_optional_str(voice, "model", "voice", problems)
         _check_optional_str(voice, "language", "voice", problems)
+        _check_choice(voice, "replies", VOICE_REPLIES, "voice", problems)
+        reply_seconds = voice.get("maxReplySeconds", 1)
+        if not _is_number(reply_seconds) or not 1 <= reply_seconds <= MAX_VOICE_SECONDS:
+            problems.append(
+                f"voice.maxReplySeconds: expected seconds between 1 and {MAX_VOICE_SECONDS:.0f}"
+            )
         seconds = voice.get("maxSeconds", 1)
         if not _is_number(seconds) or not 1 <= seconds <= MAX_VOICE_SECONDS:
             problems.append(

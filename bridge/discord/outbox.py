@@ -61,6 +61,8 @@ class Outbox:
                                     "queued_at": queued_at}  # fmt: skip
         if post.footer is not None:  # a reply whose footer the bot brings in once posted
             entry["footer"] = post.footer
+        if post.speech:  # a reply the bot may also speak once it is posted
+            entry["speech"] = post.speech
         if receipt:  # a prompt: only worth posting while its hook still waits for it
             entry["receipt"] = True
             entry["not_after"] = queued_at + PROMPT_HANDOFF_LIFETIME

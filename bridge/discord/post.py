@@ -34,14 +34,17 @@ class DeliveryError(Exception):
 class Post:
     """One message to create: the JSON payload and the files to upload with it. ``footer``:
     what the bot needs to bring a reply's footer in by an edit once the message is posted
-    (``bridge.handlers.reply_footer``), kept with the entry when the post is handed over."""
+    (``bridge.handlers.reply_footer``), kept with the entry when the post is handed over.
+    ``speech``: on a reply's last post, the reply's Markdown, which the bot may also send
+    as a voice message once the post is made (``bridge.bot.voice_replies``)."""
 
-    __slots__ = ("files", "footer", "payload")
+    __slots__ = ("files", "footer", "payload", "speech")
 
     def __init__(self, payload: dict, files: list[tuple[str, bytes]] | None = None) -> None:
         self.payload = payload
         self.files = files or []
         self.footer: dict | None = None
+        self.speech: str | None = None
 
     def __repr__(self) -> str:
         return f"<Post {len(self.payload.get('content') or '')} chars, {len(self.files)} files>"
@@ -86,7 +89,10 @@ def multipart(post: Post) -> tuple[str, list[tuple[str, str, bytes]]]:
     import json  # only a post with files gets here, never a hook's fast path
 
     payload = dict(post.payload)
-    payload["attachments"] = [{"id": i, "filename": n} for i, (n, _) in enumerate(post.files)]
+    given = {str(a.get("id")): a for a in payload.get("attachments") or []}  # e.g. a voice
+    payload["attachments"] = [  # message's duration_secs and waveform are kept
+        {**given.get(str(i), {}), "id": i, "filename": n} for i, (n, _) in enumerate(post.files)
+    ]
     parts = [(f"files[{i}]", name, data) for i, (name, data) in enumerate(post.files)]
     return json.dumps(payload), parts
 

@@ -26,6 +26,8 @@ FULL_REPLY_NAME = "reply.md"
 FULL_REPLY_NOTE = "📎 The full reply is attached as `reply.md`."
 SLOW_REPLY_NOTE = "⚠️ This reply could not be laid out in time: it is attached as `reply.md`."
 FORMAT_BUDGET = 10.0  # seconds for build_posts; delivery gets 40 more; the hook's timeout: 60
+# Of a reply, what the bot is handed to read aloud: ample for voice.maxReplySeconds of prose.
+SPEECH_CHARS = 32 * 1024
 LONG_REPLY_CHARS = 256 * 1024  # beyond this (and 4x attachAfterMessages), lay out the start only
 
 
@@ -54,6 +56,8 @@ def on_stop(context: HookContext, turn_changes: PendingChanges | None = None) ->
     if heading:
         text = f"{heading}\n{text}"
     posts = build_posts(text, outputs, cfg.upload_limit, cfg.attach_after, tail, note=note)
+    if posts:  # the bot may also speak it (voice.replies): it takes the text, never the hook
+        posts[-1].speech = text[:SPEECH_CHARS]
     context.deliver(posts)
     return True
 

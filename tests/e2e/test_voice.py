@@ -4,6 +4,8 @@ transcribed by the bot with pocketsphinx, echoed, and typed into the real Claude
 
 from __future__ import annotations
 
+import base64
+import time
 from pathlib import Path
 
 from bridge_testkit import BridgeRig
@@ -14,6 +16,7 @@ MIC = "🎙️"
 # The echo of what was heard, not "🎙️ Loading the … speech model" (posted first when the model
 # takes over 3 s to load, as on a loaded machine).
 ECHO = f"^{MIC} (?!Loading the )"
+IS_VOICE_MESSAGE = 1 << 13
 
 
 def use_voice(rig: BridgeRig, **settings: object) -> None:
@@ -140,3 +143,99 @@ def test_two_mp3_recordings_joined_at_different_rates_are_typed_whole(rig) -> No
     rig.wait_bot_message(content_contains="Both parts arrived.")
     rig.wait_reaction(sent)
     assert not [m for m in rig.bot_messages() if "not transcribed" in m["content"]]
+
+
+def wait_voice_message(rig: BridgeRig, timeout: float = 60.0) -> dict:
+    """The bot's first voice message in the channel (as the channel holds it, with its
+    attachment's duration and waveform)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        voiced = [m for m in rig.bot_messages() if m["flags"] & IS_VOICE_MESSAGE]
+        if voiced:
+            return voiced[0]
+        time.sleep(0.1)
+    raise AssertionError(f"no voice message from the bot:\n{rig.bot_output()[-3000:]}")
+
+
+def hear(data: bytes, tmp_path: Path) -> set[str]:
+    """The words pocketsphinx (the test's recogniser) hears in an Ogg/Opus file."""
+    from bridge.config.model import VoiceSettings
+    from bridge.voice import audio, engines
+
+    path = tmp_path / "heard.ogg"
+    path.write_bytes(data)
+    engine = engines.load(VoiceSettings({"engine": "pocketsphinx"}))
+    return set(engine.transcribe(audio.decode(str(path), 60)).split())
+
+
+def test_a_voice_prompt_gets_its_reply_in_text_and_then_as_a_voice_message(rig, emu, tmp_path):
+    """Issue 22 §3: the text reply first, then its prose spoken as a Discord voice message
+    (flags IS_VOICE_MESSAGE, Ogg/Opus with duration and waveform); the code block is named,
+    not read."""
+    use_voice(rig, engine="pocketsphinx", maxSeconds=30)
+    said = "Fine, thanks for asking. How are you today?"
+    rig.api.script(text(f"{said}\n\n```python\nprint('zebra xylophone')\n```"))
+    rig.start_bot()
+    data, seconds = voice_message("how are you today")
+    post_voice(rig, data, seconds)
+
+    reply = rig.wait_bot_message(content_contains="Fine, thanks", timeout=60)
+    voice = wait_voice_message(rig)
+    assert int(reply["id"]) < int(voice["id"])  # the text came first
+    assert voice["content"] == ""
+    (clip,) = voice["attachments"]
+    assert clip["filename"].endswith(".ogg") and clip["content_type"] == "audio/ogg"
+    audio = rig.discord.file_bytes(clip)
+    assert audio.startswith(b"OggS") and b"OpusHead" in audio[:100]
+    assert 2 < clip["duration_secs"] < 15, clip["duration_secs"]
+    waveform = base64.b64decode(clip["waveform"])
+    assert 0 < len(waveform) <= 256 and max(waveform) == 255 and min(waveform) < 64
+    words = {"fine", "thanks", "for", "asking", "how", "are", "you", "today"}
+    heard = hear(audio, tmp_path)
+    assert len(words & heard) > len(words) / 2, heard  # the reply's words, spoken
+    assert not {"zebra", "xylophone"} & heard  # the code block is named, not read
+
+    # The try page plays it: an <audio> element, its length shown, the Ogg served as audio.
+    page_shows_a_voice_message(emu, rig.ids["project-a"], audio)
+
+
+def page_shows_a_voice_message(emu, channel_id: str, audio: bytes) -> None:
+    from tests.e2e.test_try import chromium
+
+    port = emu.serve_web("127.0.0.1", 0, "voice-test-token", "alice", channel_id)
+    try:
+        with chromium() as browser:
+            page = browser.new_page()
+            page.set_default_timeout(30_000)
+            page.goto(f"http://127.0.0.1:{port}/#token=voice-test-token")
+            players = page.locator("#messages .attachment.audio audio")
+            players.nth(1).wait_for()  # the user's voice prompt, then the bot's voice reply
+            assert page.locator("#messages .attachment.audio", has_text="🎙️ 0:0").count() == 2
+            player = players.nth(1)
+            served = page.request.get(
+                page.url.split("#")[0].rstrip("/") + player.get_attribute("src")
+            )
+            assert served.headers["content-type"] == "audio/ogg"
+            assert served.body() == audio
+            played = "document.querySelectorAll('#messages .attachment.audio audio')[1]"
+            page.wait_for_function(f"() => {played}.duration > 1")  # Chromium decoded it
+    finally:
+        emu.stop_web()
+
+
+def test_a_reply_that_cannot_be_spoken_keeps_its_text_and_says_so_once(rig, tmp_path) -> None:
+    """A speech engine that fails (here an espeak-ng that exits 1): the text reply is
+    posted as always, then one short note; no voice message."""
+    broken = tmp_path / "broken-bin"
+    broken.mkdir()
+    (broken / "espeak-ng").write_text("#!/bin/sh\necho 'no audio device' >&2\nexit 1\n")
+    (broken / "espeak-ng").chmod(0o755)
+    use_voice(rig, engine="pocketsphinx", maxSeconds=30, replies="always")
+    rig.api.script(text("Fine, thanks for asking."))
+    rig.start_bot(env={"PATH": f"{broken}:{rig.env.get('PATH', '/usr/bin:/bin')}"})
+    rig.post("how are you")  # a typed prompt: spoken only because replies is "always"
+
+    reply = rig.wait_bot_message(content_contains="Fine, thanks", timeout=60)
+    note = rig.wait_bot_message(content_contains="could not be spoken", timeout=60)
+    assert int(reply["id"]) < int(note["id"])
+    assert not [m for m in rig.bot_messages() if m["flags"] & IS_VOICE_MESSAGE]

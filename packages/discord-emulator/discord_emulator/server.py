@@ -203,6 +203,20 @@ class Emulator:
 
         return asyncio.run_coroutine_threadsafe(serve(), self._loop).result(10)
 
+    def stop_web(self) -> None:
+        """Stop serving the web client (a test that opened it on the shared emulator)."""
+        assert self._loop is not None
+
+        async def stop() -> None:
+            server = self._servers.pop(-1, None)
+            if server is not None:
+                server.close()
+            if self._web_runner is not None:
+                await self._web_runner.cleanup()
+                self._web_runner = None
+
+        asyncio.run_coroutine_threadsafe(stop(), self._loop).result(10)
+
     async def _cleanup(self) -> None:
         if self.state.gateway is not None:
             await self.state.gateway.close_all()

@@ -95,7 +95,10 @@ def validate_message(body: dict[str, Any], n_files: int, edit: bool = False) -> 
     _validate_embeds(errs, body.get("embeds") or [])
     if not int(body.get("flags") or 0) & (1 << 15):
         validate_components(errs, ("components",), body.get("components") or [])
+    _validate_attachments(errs, body.get("attachments") or [])
     errs.raise_if_any()
+    if int(body.get("flags") or 0) & IS_VOICE_MESSAGE:
+        _validate_voice_message(body, n_files, edit)
     if n_files > 10:
         raise ApiError(
             400,
@@ -122,6 +125,46 @@ def validate_message(body: dict[str, Any], n_files: int, edit: bool = False) -> 
     )
     if empty and not edit:
         raise ApiError(400, 50006, "Cannot send an empty message")
+
+
+IS_VOICE_MESSAGE = 1 << 13
+WAVEFORM_MAX_CHARS = 400  # MessageAttachmentRequest.waveform (base64 of ≤ 256 amplitudes)
+
+
+def _validate_attachments(errs: FormErrors, attachments: list[Any]) -> None:
+    """MessageAttachmentRequest's own limits: a voice message's duration and waveform."""
+    for i, att in enumerate(attachments if isinstance(attachments, list) else []):
+        if not isinstance(att, dict):
+            continue
+        seconds = att.get("duration_secs")
+        if seconds is not None and (
+            isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+            or not 0 <= seconds <= 2147483647
+        ):  # fmt: skip
+            errs.add(("attachments", i, "duration_secs"), "NUMBER_TYPE_COERCE",
+                     f"Value \"{seconds}\" is not a valid number.")  # fmt: skip
+        waveform = att.get("waveform")
+        if waveform is not None:
+            if not isinstance(waveform, str):
+                errs.add(("attachments", i, "waveform"), "STRING_TYPE_CONVERT",
+                         "Could not interpret value as string.")  # fmt: skip
+            else:
+                errs.max_len(("attachments", i, "waveform"), waveform, WAVEFORM_MAX_CHARS)
+
+
+def _validate_voice_message(body: dict[str, Any], n_files: int, edit: bool) -> None:
+    """A message flagged IS_VOICE_MESSAGE (Discord's JSON error codes 50159–50161): one
+    audio file with its duration and waveform, and nothing else."""
+    if edit:
+        raise ApiError(400, 50162, "Voice messages cannot be edited")
+    if body.get("content") or body.get("embeds") or body.get("sticker_ids") or body.get("poll"):
+        raise ApiError(400, 50159, "Voice messages do not support additional content")
+    attachments = [a for a in body.get("attachments") or [] if isinstance(a, dict)]
+    if n_files != 1 or len(attachments) != 1:
+        raise ApiError(400, 50160, "Voice messages must have a single audio attachment")
+    meta = attachments[0]
+    if meta.get("duration_secs") is None or not meta.get("waveform"):
+        raise ApiError(400, 50161, "Voice messages must have supporting metadata")
 
 
 def _validate_embeds(errs: FormErrors, embeds: list[dict[str, Any]]) -> None:

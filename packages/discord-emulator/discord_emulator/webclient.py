@@ -14,8 +14,8 @@ origin only) and sends it as ``Authorization: Bearer …`` with every request of
 gateway websocket must come from the page's own origin and its first frame (IDENTIFY) carries
 the user token the API handed out. No cookie is ever set: a browser sends a host's cookies to
 every port of it, so any other local web service the owner visits would receive one.
-Attachments download (never render as a page of this origin), except plain images, and only
-with the key their URL carries (as Discord's CDN signs its links).
+Attachments download (never render as a page of this origin), except plain images and audio,
+and only with the key their URL carries (as Discord's CDN signs its links).
 """
 
 from __future__ import annotations
@@ -38,9 +38,12 @@ from .validation import ApiError
 
 WEB_DIR = Path(__file__).parent / "web"
 INLINE_IMAGES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+# Played in an <audio> element (a voice message); like an image, never a page of this origin.
+INLINE_AUDIO = {"audio/ogg", "audio/mpeg", "audio/wav", "audio/x-wav", "audio/webm"}
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    "media-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
 )
 
 
@@ -258,7 +261,7 @@ async def attachment(request: web.Request) -> web.StreamResponse:
     filename = request.match_info["filename"]
     ctype = mimetypes.guess_type(filename)[0] or "application/octet-stream"
     headers = {"Content-Security-Policy": "sandbox; default-src 'none'"}
-    if ctype not in INLINE_IMAGES:
+    if ctype not in INLINE_IMAGES | INLINE_AUDIO:
         ctype = "application/octet-stream"  # never a page (HTML, SVG…) of this origin
         headers["Content-Disposition"] = "attachment"
     return web.Response(body=data, content_type=ctype, headers=headers)

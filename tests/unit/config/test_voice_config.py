@@ -37,5 +37,23 @@ def test_wrong_voice_settings_are_named() -> None:
     assert config.validate(raw) == ["voice.maxSeconds: expected seconds between 1 and 3600"]
     raw["voice"] = "on"
     assert config.validate(raw) == [
-        "voice: expected an object (engine, model, maxSeconds, language)"
+        "voice: expected an object (engine, model, maxSeconds, language, replies, maxReplySeconds)"
+    ]
+
+
+def test_voice_replies_default_to_after_voice_prompts_within_a_minute() -> None:
+    voice = config.BridgeConfig(copy.deepcopy(GOOD), env={}).voice
+    assert (voice.replies, voice.max_reply_seconds) == ("voice", 60.0)
+    raw = copy.deepcopy(GOOD)
+    raw["voice"] = {"replies": "always", "maxReplySeconds": 20}
+    voice = config.BridgeConfig(raw, env={}).voice
+    assert (voice.replies, voice.max_reply_seconds) == ("always", 20.0)
+
+
+def test_wrong_voice_reply_settings_are_named() -> None:
+    raw = copy.deepcopy(GOOD)
+    raw["voice"] = {"replies": "sometimes", "maxReplySeconds": 0}
+    assert config.validate(raw) == [
+        "voice.replies: expected one of voice, always, never (got 'sometimes')",
+        "voice.maxReplySeconds: expected seconds between 1 and 3600",
     ]

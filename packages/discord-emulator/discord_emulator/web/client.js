@@ -366,11 +366,27 @@ function renderEmbed(embed) {
   return box;
 }
 
+function renderAudio(att) {  // a voice message (or any audio file): played on the page
+  const box = el("div", "attachment audio");
+  const secs = Math.round(att.duration_secs || 0);
+  const label = att.duration_secs != null
+    ? `🎙️ ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`
+    : `🔊 ${att.filename} (${formatSize(att.size)})`;
+  box.append(el("div", "subtext", label));
+  const audio = el("audio");
+  audio.controls = true;
+  audio.preload = "metadata";
+  audio.src = localUrl(att.url);
+  box.append(audio);
+  return box;
+}
+
 function localUrl(url) {  // this page's address for a file: its path and key (?hm=)
   try { const u = new URL(url); return u.pathname + u.search; } catch (err) { return "#"; }
 }
 
 function renderAttachment(att) {
+  if ((att.content_type || "").startsWith("audio/")) return renderAudio(att);
   const a = el("a", "attachment");
   a.href = localUrl(att.url);
   a.download = att.filename;
