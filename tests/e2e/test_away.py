@@ -151,7 +151,10 @@ def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(ri
     assert f"💰 project-a: {left}" in panel["content"], panel["content"]  # one message, edited
 
     rig.api.script(
-        tool_use("Bash", {"command": "true", "description": "Nothing"}, text_before="x" * 4000),
+        # Claude Code reports the cost to its statusLine a moment after an answer (debounced):
+        # a tool taking a second or two, as real ones do, lets the next call see it.
+        tool_use("Bash", {"command": "python3 -c 'import time; time.sleep(2)'",
+                          "description": "Wait"}, text_before="x" * 4000),  # fmt: skip
         tool_use("Bash", {"command": f"touch {marker}", "description": "Mark"}),
         echo(), echo(),
     )  # fmt: skip
