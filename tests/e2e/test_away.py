@@ -150,11 +150,11 @@ def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(ri
     )
     assert f"💰 project-a: {left}" in panel["content"], panel["content"]  # one message, edited
 
+    # Claude Code reports the cost to its statusLine a moment after an answer (debounced): a
+    # tool taking a second or two, as real ones do, lets the next call see it.
+    wait = {"command": "python3 -c 'import time; time.sleep(2)'", "description": "Wait"}
     rig.api.script(
-        # Claude Code reports the cost to its statusLine a moment after an answer (debounced):
-        # a tool taking a second or two, as real ones do, lets the next call see it.
-        tool_use("Bash", {"command": "python3 -c 'import time; time.sleep(2)'",
-                          "description": "Wait"}, text_before="x" * 4000),  # fmt: skip
+        tool_use("Bash", wait, text_before="x" * 4000),
         tool_use("Bash", {"command": f"touch {marker}", "description": "Mark"}),
         echo(), echo(),
     )  # fmt: skip
@@ -184,7 +184,7 @@ def test_a_usage_limit_shows_on_the_try_page_and_resume_now_types_the_continue_p
     now** clicked on the page types the continue prompt (an hour before the reset) and the
     same message says so, its buttons gone. (``try`` writes its own config: no ``budget``
     can be set there, so the budget's buttons are tested above through the emulator only.)"""
-    from tests.e2e.test_try import TryProcess, chromium, shot, user_project
+    from tests.e2e.test_try import TryProcess, chromium, open_page, shot, user_project
 
     project = user_project(rig)
     del rig.env["ANTHROPIC_API_KEY"]
@@ -194,14 +194,7 @@ def test_a_usage_limit_shows_on_the_try_page_and_resume_now_types_the_continue_p
     started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     try:
         with chromium() as browser:
-            page = browser.new_page(
-                viewport={"width": 1100, "height": 760}, locale="en-US", timezone_id="UTC"
-            )
-            page.set_default_timeout(60_000)
-            errors: list[str] = []
-            page.on("pageerror", lambda err: errors.append(str(err)))
-            page.goto(started.url())
-            page.locator("#status.online").wait_for()
+            page, errors = open_page(browser, started.url(), locale="en-US", timezone_id="UTC")
             messages = page.locator("#messages")
             page.fill("#input", "hit the limit")
             page.press("#input", "Enter")

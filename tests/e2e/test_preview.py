@@ -19,7 +19,7 @@ from bridge_testkit import wait_until
 from fake_anthropic import echo, last_user_text, text, tool_use
 from tests.e2e.test_changes_and_usage import bypass
 from tests.e2e.test_control import command
-from tests.e2e.test_try import TryProcess, chromium, model_saw, shot, user_project
+from tests.e2e.test_try import TryProcess, chromium, model_saw, open_page, shot, user_project
 
 PAGE = """<!doctype html><html><head><title>Preview Me</title>
 <script>console.error("boom from the page")</script></head>
@@ -118,10 +118,7 @@ def test_a_preview_from_the_try_page_shows_the_screenshots_and_sends_them(
     try:
         port = re.search(r"port (\d+)", server.stdout.readline())[1]
         with chromium() as browser:
-            page = browser.new_page(viewport={"width": 420, "height": 860})  # a phone's
-            page.set_default_timeout(60_000)
-            page.goto(started.url())
-            page.locator("#status.online").wait_for()
+            page, _ = open_page(browser, started.url(), viewport={"width": 420, "height": 860})
             page.fill("#input", "/previe")
             page.locator("#command-picker div[data-name=preview]").click()
             page.fill("#command-form input[name=target]", port)

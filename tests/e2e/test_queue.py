@@ -209,7 +209,7 @@ def test_messages_are_queued_from_the_try_page(rig, tmp_path) -> None:
     """The ``discord-bridge try`` page in headless Chromium: ``>>`` and ``/queue`` while the
     model thinks; the notice's buttons show, the status lists the queue, and both are typed
     after the turn, in order."""
-    from tests.e2e.test_try import TryProcess, chromium, shot, user_project
+    from tests.e2e.test_try import TryProcess, chromium, open_page, shot, user_project
 
     project = user_project(rig)
     rig.api.script(
@@ -220,12 +220,7 @@ def test_messages_are_queued_from_the_try_page(rig, tmp_path) -> None:
     started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     try:
         with chromium() as browser:
-            page = browser.new_page(viewport={"width": 1100, "height": 760})
-            page.set_default_timeout(60_000)
-            errors: list[str] = []
-            page.on("pageerror", lambda err: errors.append(str(err)))
-            page.goto(started.url())
-            page.locator("#status.online").wait_for()
+            page, errors = open_page(browser, started.url())
             messages = page.locator("#messages")
             page.fill("#input", "think for a while")
             page.press("#input", "Enter")

@@ -198,19 +198,14 @@ def test_a_prompt_is_scheduled_listed_and_run_from_the_try_page(rig, tmp_path) -
     """The ``discord-bridge try`` page in headless Chromium: ``/schedule in`` through the
     command form fires and reaches the model; ``/schedule list``'s **Run now** and **Delete**
     work on the page's private answer."""
-    from tests.e2e.test_try import TryProcess, chromium, shot, user_project
+    from tests.e2e.test_try import TryProcess, chromium, open_page, shot, user_project
 
     project = user_project(rig)
     rig.api.script(echo(), echo())
     started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     try:
         with chromium() as browser:
-            page = browser.new_page(viewport={"width": 1100, "height": 760})
-            page.set_default_timeout(60_000)
-            errors: list[str] = []
-            page.on("pageerror", lambda err: errors.append(str(err)))
-            page.goto(started.url())
-            page.locator("#status.online").wait_for()
+            page, errors = open_page(browser, started.url())
             messages = page.locator("#messages")
             # The model's replies (not the live status message, which quotes a reply)
             replies = messages.locator(".content", has_text=re.compile(r"^Model saw:"))

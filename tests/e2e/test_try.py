@@ -119,6 +119,19 @@ def chromium() -> Iterator[object]:
             browser.close()
 
 
+def open_page(browser: object, url: str, **options: object) -> tuple[object, list[str]]:
+    """The try page at ``url`` in a new page (``options``: playwright's, e.g. a viewport),
+    online, and the list its script errors and failed requests are gathered in."""
+    page = browser.new_page(**{"viewport": {"width": 1100, "height": 760}, **options})  # type: ignore[attr-defined]
+    page.set_default_timeout(60_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+    page.goto(url)
+    page.locator("#status.online").wait_for()
+    return page, errors
+
+
 def read_the_upload() -> Turn:
     """Claude reads the file the user attached (its path is in the prompt)."""
 

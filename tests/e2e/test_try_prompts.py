@@ -17,7 +17,7 @@ from pathlib import Path
 from bridge_testkit import BridgeRig
 from fake_anthropic import echo, last_user_text, text, tool_use
 from tests.e2e.test_decisions import write_plan
-from tests.e2e.test_try import TryProcess, chromium, model_saw, shot, user_project
+from tests.e2e.test_try import TryProcess, chromium, model_saw, open_page, shot, user_project
 
 PLAN = "# Greeting\n\n1. Change the greeting\n2. Return 0 on success\n3. Add a test\n"
 BETTER = "# Greeting\n\n1. Change the greeting\n2. Return 0 on success\n"
@@ -45,13 +45,7 @@ def test_plan_notes_page(rig: BridgeRig, tmp_path: Path) -> None:
     started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     try:
         with chromium() as browser:
-            page = browser.new_page(viewport={"width": 430, "height": 900})  # a phone's
-            page.set_default_timeout(60_000)
-            errors: list[str] = []
-            page.on("pageerror", lambda err: errors.append(str(err)))
-            page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
-            page.goto(started.url())
-            page.locator("#status.online").wait_for()
+            page, errors = open_page(browser, started.url(), viewport={"width": 430, "height": 900})
             messages = page.locator("#messages")
             page.fill("#input", "hello")
             page.press("#input", "Enter")
