@@ -170,7 +170,9 @@ class ProgressReporter:
                     os.unlink(path)
                 return
             record = {"server": self.server_name, "message_id": str(message_id)}
-            private_files.write_atomic(path, fastjson.dumps(record).encode())
+            # progress/ is volatile (gone at a reboot): no fsync on the event loop, which a
+            # disk busy flushing can hold for seconds
+            private_files.write_atomic(path, fastjson.dumps(record).encode(), durable=False)
         except OSError as err:
             log.warning("could not record the status message of %s: %s", key, err)
 
