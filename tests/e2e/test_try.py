@@ -193,13 +193,7 @@ def test_try_in_a_browser(short_state_dir: str, rig: BridgeRig, tmp_path: Path) 
         url = started.url()
         assert url.startswith("http://127.0.0.1:") and "/#token=" in url
         with chromium() as browser:
-            page = browser.new_page(viewport={"width": 1100, "height": 760})
-            page.set_default_timeout(60_000)
-            errors: list[str] = []
-            page.on("pageerror", lambda err: errors.append(str(err)))
-            page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
-            page.goto(url)
-            page.locator("#status.online").wait_for()
+            page, errors = open_page(browser, url)
             page.locator("#channels li.active", has_text="# webshop").wait_for()
             assert page.locator("#channels li", has_text="# control-panel").count() == 1
             messages = page.locator("#messages")
