@@ -45,6 +45,9 @@ TICK = 1.0  # seconds between checks for interrupts and elapsed-time refreshes
 PANE_CHECK_TICKS = 5  # every 5 s: is the session of an open turn still running?
 ELAPSED_REFRESH = 5.0  # refresh the shown elapsed time this often while nothing else changes
 ROTATE_BYTES = 64 * 1024
+# seconds after a turn's end in which its events, not the screen, say it is over (on a busy
+# machine Claude Code's screen showed the ended turn running for ~0.5 s after the Stop hook)
+SCREEN_LAG = 5.0
 COST_WAIT = 6.0  # seconds to wait after Stop for the statusLine's figures of the last reply
 OPEN = ".open"  # progress/<channel>.open: the status message still showing "Working"
 RESTARTED = "⏹ The bridge restarted during this turn; its progress is no longer shown here."
@@ -95,10 +98,19 @@ class _Channel:
         self.last_edit = 0.0
         self.transcript_offset: int | None = None  # where the turn's interrupts are looked for
         self.last_event = time.time()  # when the turn last showed progress (stalls.py)
+        self.prompt: str | None = None  # Claude Code's prompt_id of the (last) turn
 
     @property
     def turn(self) -> TurnProgress | None:
         return self.status.turn if self.status else None
+
+
+def _late_text(channel: _Channel, event: dict) -> bool:
+    """A text record of the turn that just ended: Claude Code does not wait for the
+    MessageDisplay hook, so on a busy machine its record of the last text can land after
+    the Stop hook's "done" (seen in CI). It must not start a turn that never ends."""
+    prompt = event.get("prompt")
+    return event.get("kind") == "text" and prompt is not None and prompt == channel.prompt
 
 
 class ProgressReporter:
@@ -201,17 +213,19 @@ class ProgressReporter:
                 self._apply(channel, event)
 
     def _apply(self, channel: _Channel, event: dict) -> None:
-        turn = channel.turn
+        turn, kind = channel.turn, event.get("kind")
         channel.last_event = time.time()
-        if event.get("kind") == "turn" and turn is not None and not turn.outcome:
-            return  # a message queued mid-turn joins the running turn
         if turn is None or turn.outcome:
-            if event.get("kind") not in ("turn", "tool", "text"):
+            if kind not in ("turn", "tool", "text") or _late_text(channel, event):
                 return
             turn = TurnProgress(float(event["t"]))
             channel.status, channel.transcript_offset = _Status(turn), None
             if self.queue is not None:
                 self.queue.turn_started(channel.key)
+        elif kind == "turn":  # a message queued mid-turn joins the running turn
+            channel.prompt = event.get("prompt") or channel.prompt
+            return
+        channel.prompt = event.get("prompt") or channel.prompt
         turn.apply(event)
         if channel.transcript_offset is None and turn.transcript:
             channel.transcript_offset = transcript.size(
@@ -305,10 +319,22 @@ class ProgressReporter:
         """Each running turn: its channel, the turn, when it last showed progress."""
         return [(c.key, turn, c.last_event) for c, turn in self._active_turns()]
 
-    def turn_running(self, key: str) -> bool:
-        """A turn of ``key`` started and has not ended, as its events say."""
+    def turn_running(self, key: str) -> bool | None:
+        """Whether a turn of ``key`` runs, as its events say, read up to now (the watcher
+        hands them over ≥ 100 ms late: its debounce, seconds on a busy machine): True while
+        one runs; False for a while after one ended, when the screen may still show it
+        running (Claude Code redraws after its Stop hook has exited; a message sent right
+        after the reply must not be taken for one into a running turn); None: the events
+        do not say (no turn seen, or it ended long ago): look at the screen."""
+        if os.path.exists(self._path(key)):
+            self._feed(key)
         channel = self.channels.get(key)
-        return bool(channel and channel.turn and not channel.turn.outcome)
+        turn = channel.turn if channel else None
+        if turn is None:
+            return None
+        if not turn.outcome:
+            return True
+        return False if turn.ended and time.time() - turn.ended < SCREEN_LAG else None
 
     def _changed(self, channel: _Channel) -> None:
         status = channel.status

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import discord
@@ -122,7 +122,8 @@ class PromptQueue:
         self.sessions = sessions
         self.runtime = rt
         self.typed_at: dict[str, float] = {}  # key → when a queued prompt was last typed
-        self.turn_running = lambda key: False  # set by the bot: the progress reporter's view
+        # set by the bot: the progress reporter's view (None: it does not know, ask the screen)
+        self.turn_running: Callable[[str], bool | None] = lambda key: None
         self.on_change = lambda key: None  # set by the bot: refresh the status message
         self._tasks: set[asyncio.Task] = set()
 
@@ -130,8 +131,9 @@ class PromptQueue:
 
     async def busy(self, key: str) -> bool:
         """A turn of the session is running (seen by its events, or on its screen)."""
-        if self.turn_running(key):
-            return True
+        running = self.turn_running(key)
+        if running is not None:
+            return running
         pane = await self.sessions.live_pane(key)
         if pane is None:
             return False

@@ -30,6 +30,8 @@ def record(context: HookContext, kind: str, **fields: object) -> None:
         return
     event = {"kind": kind, "t": time.time(), "server": context.server.name, **fields}
     event["session"] = context.event.get("session_id")
+    if context.event.get("prompt_id"):  # the user's prompt this event belongs to
+        event["prompt"] = context.event["prompt_id"]
     progress_log.append(context.runtime, context.channel_id, event)
 
 

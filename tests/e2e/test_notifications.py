@@ -80,7 +80,9 @@ def test_idle_after_a_reply_pings_the_owner_once_per_wait(rig) -> None:
     mark = rig.discord.mark()
     rig.post("again")  # the user came back: a new wait, a new ping
     rig.wait_bot_message(content_contains="second answer")
-    [reply] = bot_records(rig, mark, channel)
+    said = bot_records(rig, mark, channel)
+    assert len(said) == 1, ([r["message"]["content"] for r in said], rig.diagnostics())
+    [reply] = said
     assert pings_owner(rig, reply), (reply, rig.diagnostics())
 
 

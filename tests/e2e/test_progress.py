@@ -7,10 +7,23 @@ emulator records every create and edit with a server-side timestamp.
 from __future__ import annotations
 
 import itertools
+import json
+import subprocess
+import sys
 import time
+import uuid
 
-from bridge_testkit import is_status, wait_until
+from bridge.state.locations import hook_args
+from bridge_testkit import REPO, hook_input, is_status, wait_until
 from fake_anthropic import error, text, tool_use
+
+
+def last_prompt_id(transcript: str) -> str:
+    """The ``promptId`` of the last prompt the user typed, from Claude Code's transcript."""
+    with open(transcript, encoding="utf-8") as lines:
+        records = [json.loads(line) for line in lines if line.strip()]
+    return [r["promptId"] for r in records if r.get("type") == "user" and r.get("promptId")][-1]
+
 
 EDITS = "PATCH /channels/{channel_id}/messages/{message_id}"
 
@@ -227,3 +240,42 @@ def test_a_tool_result_holding_the_interrupt_words_is_not_an_interrupt(rig) -> N
     shown = [r["message"]["content"] for r in records_of(rig, "message_create", closed["id"])]
     shown += [r["message"]["content"] for r in records_of(rig, "message_update", closed["id"])]
     assert not any("Interrupted" in content for content in shown), shown
+
+
+def test_a_late_message_display_of_an_ended_turn_starts_no_turn(rig) -> None:
+    """Claude Code does not wait for the MessageDisplay hook: on a busy machine its record of
+    the turn's last text can land after the Stop hook's. That text is the ended turn's (same
+    ``prompt_id``): no new status message, and the next message is a new prompt, typed at
+    once, not "typed into the running turn" (CI met this: a phantom turn that never ended)."""
+    rig.api.script(text("first answer"), text("second answer"))
+    rig.start_bot()
+    rig.post("hello")
+    rig.wait_bot_message(content_contains="first answer", timeout=60)
+    progress_log = rig.runtime_dir / "progress" / f"{rig.ids['project-a']}.jsonl"
+    wait_until(lambda: '"kind": "done"' in progress_log.read_text(), 30, "the turn's end")
+    session = json.loads((rig.state_dir / "sessions" / f"{rig.ids['project-a']}.json").read_text())
+    prompt_id = last_prompt_id(session["transcript_path"])
+    late = hook_input("MessageDisplay", session_id=session["session_id"],
+                      transcript_path=session["transcript_path"], cwd=rig.projects["project-a"],
+                      prompt_id=prompt_id, turn_id=str(uuid.uuid4()),
+                      message_id=str(uuid.uuid4()), index=0, final=True,
+                      delta="first answer")  # fmt: skip
+    env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids["project-a"]}
+    subprocess.run(
+        [sys.executable, "-I", "-S", str(REPO / "hooks" / "message_display.py"), *hook_args(env)],
+        input=json.dumps(late), env=env, text=True, check=True, timeout=30,
+    )  # fmt: skip
+    wait_until(lambda: "first answer" in progress_log.read_text().splitlines()[-1], 10, "recorded")
+    time.sleep(0.5)  # the bot's watcher reads it (debounce 100 ms)
+
+    mark = rig.discord.mark()
+    sent = rig.post("again")
+    rig.wait_bot_message(content_contains="second answer", timeout=60)
+    rig.wait_reaction(sent)
+    said = [
+        r["message"]["content"]
+        for r in rig.discord.records(since=mark, kind="message_create")
+        if r["message"]["author"]["id"] == rig.ids["bot_id"]
+    ]
+    assert not any("running turn" in content for content in said), said
+    assert not any("> first answer" in m["content"] for m in status_messages(rig)), said
