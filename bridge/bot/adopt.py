@@ -103,6 +103,9 @@ def owner_of(sessions: SessionManager, found: machine.FoundSession) -> str:
     record = adoptions.lookup(sessions.runtime, found.session_id)
     if record is not None and not record.get("released"):
         return f"adopted in <#{record['key']}>"
+    elsewhere = adoptions.routed_to(found.session_id)
+    if elsewhere and elsewhere != sessions.config_path:  # its hooks follow that bot, not this
+        return "adopted by another bridge bot of this machine"
     return ""
 
 
@@ -186,7 +189,7 @@ async def adopt(interaction: BotInteraction, token: str) -> None:
         async with sessions.lock(key):
             await asyncio.to_thread(
                 adoption.adopt, sessions.runtime, found, sessions.server.name, project.name,
-                project.channel_id, key, target.thread_name,
+                project.channel_id, key, target.thread_name, sessions.config_path,
             )  # fmt: skip
     except (adoption.CannotAdopt, OSError, ValueError) as err:
         await interaction.followup.send(f"⚠️ {err}", ephemeral=True)

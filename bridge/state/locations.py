@@ -95,27 +95,44 @@ def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) 
         if name not in env and isinstance(value, str) and os.path.isabs(value):
             env[name] = value
     wanted = environ.get(ENV_CONFIG)
-    if wanted and os.path.abspath(wanted) in registered_configs(env):
-        env[ENV_CONFIG] = os.path.abspath(wanted)
-        # A bot with its own dirs for this config (`try`) recorded them: they win.
-        mapping = (
-            private_files.read_json(
-                os.path.join(runtime.bridge_home(env), CONFIG_LOCATIONS), 1 << 16
-            )
-            or {}
-        )
-        own = mapping.get(env[ENV_CONFIG])
-        for key, name in (("runtime_dir", ENV_RUNTIME_DIR), ("state_dir", ENV_STATE_DIR)):
-            value = own.get(key) if isinstance(own, dict) else None
-            if isinstance(value, str) and os.path.isabs(value):
-                env[name] = value
+    if wanted:
+        use_config(env, wanted)
+    check_runtime_dir(env)
+    return env
+
+
+def use_config(env: dict[str, str], wanted: str) -> bool:
+    """Point a hook's locations ``env`` at config file ``wanted``, if ``run --config`` (or
+    ``try``) registered it in that bridge home, with the dirs its bot recorded for it
+    (``config-locations.json``: ``try``'s own), else the dirs ``env`` has. False (``env``
+    untouched) for a file that is not registered. The caller checks the runtime dir after
+    (:func:`check_runtime_dir`)."""
+    if os.path.abspath(wanted) not in registered_configs(env):
+        return False
+    env[ENV_CONFIG] = os.path.abspath(wanted)
+    # A bot with its own dirs for this config (`try`) recorded them: they win.
+    mapping = (
+        private_files.read_json(os.path.join(runtime.bridge_home(env), CONFIG_LOCATIONS), 1 << 16)
+        or {}
+    )
+    own = mapping.get(env[ENV_CONFIG])
+    for key, name in (("runtime_dir", ENV_RUNTIME_DIR), ("state_dir", ENV_STATE_DIR)):
+        value = own.get(key) if isinstance(own, dict) else None
+        if isinstance(value, str) and os.path.isabs(value):
+            env[name] = value
+    return True
+
+
+def check_runtime_dir(env: dict[str, str]) -> None:
+    """Refuse the runtime dir ``env`` names unless it is a private directory of ours (see
+    :func:`hook_locations`); note one that is missing for :func:`claim_runtime_dir`."""
+    env.pop(UNCLAIMED_RUNTIME_DIR, None)
     chosen = env.get(ENV_RUNTIME_DIR)
     found = runtime.is_private_dir(chosen) if chosen else True
     if found is None and chosen:  # gone (a reboot): claim_runtime_dir() creates it, if needed
         env[UNCLAIMED_RUNTIME_DIR] = chosen
     elif not found:
         _refuse_runtime_dir(env)
-    return env
 
 
 def claim_runtime_dir(env: dict[str, str]) -> None:
