@@ -72,8 +72,9 @@ def route_live(rt: runtime.Runtime, config: str) -> int:
     routed = 0
     for record in session_state.all_records(rt):
         adoption = record.get("adopted")
-        live = isinstance(adoption, dict) and alive(adoption)
-        if live and adoptions.is_session_id(adoption.get("session_id")):
+        if not isinstance(adoption, dict) or not alive(adoption):
+            continue
+        if adoptions.is_session_id(adoption.get("session_id")):
             adoptions.route(adoption["session_id"], config)
             routed += 1
     return routed

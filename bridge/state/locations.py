@@ -65,6 +65,17 @@ def record_locations(
         private_files.write_atomic(path, fastjson.dumps(record).encode())
 
 
+def home_bot_dirs(env: dict[str, str] | os._Environ[str] | None = None) -> runtime.Runtime | None:
+    """The runtime and state dirs the bridge home's bot recorded (:func:`record_locations`),
+    or None if none did."""
+    path = os.path.join(runtime.bridge_home(env), LOCATIONS)
+    recorded = private_files.read_json(path, 1 << 12) or {}
+    dirs = recorded.get("runtime_dir"), recorded.get("state_dir")
+    if not all(isinstance(d, str) and os.path.isabs(d) for d in dirs):
+        return None
+    return runtime.Runtime(*dirs)
+
+
 def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
     """The locations a hook process may trust, as an env dict for :func:`runtime.config_path`,
     :func:`runtime.runtime_dir_path` and :func:`runtime.bridge_home`.
