@@ -11,6 +11,7 @@ a hook takes its locations from its own command line (written by ``hooks install
       locations.json          the runtime and state dirs the bot uses
       config-locations.json   a registered config's own dirs (``try``'s)
       run-configs             config files ``run --config`` was given (:func:`register_config`)
+      adopted-sessions.json   sessions adopted by a running bot of such a config (``adoptions``)
 
 :func:`hook_locations` is what a hook reads on every call (at most three small private files
 and one ``lstat`` of the runtime dir it found). Only the standard library's ``os`` at import.
