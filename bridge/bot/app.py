@@ -254,14 +254,14 @@ async def run_bridge(cfg: BridgeConfig, own_dirs: tuple[str, str] | None = None)
     try:  # sessions it adopted with a config of its own (try's) follow it again
         if routed := adoption.route_live(rt, cfg.path):  # before anything runs: a few reads
             log.info("the hooks of %d adopted session(s) route to this bot again", routed)
-    except OSError as err:
+    except (OSError, runtime.UnsafeRuntimeDir) as err:
         log.warning("could not route the adopted sessions' hooks to this bot: %s", err)
     try:
         await _run_bots(cfg, rt)
     finally:  # its adopted sessions' hooks stop coming here (the sessions keep running)
         try:
             adoptions.unroute_all()
-        except OSError as err:
+        except (OSError, runtime.UnsafeRuntimeDir) as err:
             log.warning("could not unroute the adopted sessions' hooks: %s", err)
 
 

@@ -19,7 +19,7 @@ import os
 import time
 
 from bridge.sessions import machine
-from bridge.state import adoptions, runtime, session_record, session_state
+from bridge.state import adoptions, locations, runtime, session_record, session_state
 
 
 class CannotAdopt(RuntimeError):
@@ -66,17 +66,26 @@ def adopt(
 
 def route_live(rt: runtime.Runtime, config: str) -> int:
     """When the bot starts: route the hooks of its adopted sessions that still run to it
-    again (its routes went when it stopped). How many."""
+    again (its routes went when it stopped). One the bridge home's bot adopted meanwhile is
+    its now: released here. How many were routed."""
     if not adoptions.routes_needed(config):
         return 0
+    home = locations.home_bot_dirs()
     routed = 0
     for record in session_state.all_records(rt):
-        adoption = record.get("adopted")
-        if not isinstance(adoption, dict) or not alive(adoption):
+        adoption, key = record.get("adopted"), record.get("thread_id")
+        if not isinstance(adoption, dict) or not alive(adoption) or not isinstance(key, str):
             continue
-        if adoptions.is_session_id(adoption.get("session_id")):
-            adoptions.route(adoption["session_id"], config)
-            routed += 1
+        session_id = adoption.get("session_id")
+        if not adoptions.is_session_id(session_id):
+            continue
+        if home is not None and home.state_root != rt.state_root:
+            taken = adoptions.lookup(home, session_id)
+            if taken is not None and not taken.get("released"):
+                release(rt, key)
+                continue
+        adoptions.route(session_id, config)
+        routed += 1
     return routed
 
 

@@ -33,11 +33,12 @@ from bridge.state.runtime import ENV_CONFIG, ENV_RUNTIME_DIR
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypeGuard
 
 ROUTES = "adopted-sessions.json"  # in the bridge home: adopted session id → the adopting bot
 
 
-def is_session_id(value: object) -> bool:
+def is_session_id(value: object) -> TypeGuard[str]:
     """A Claude session id as the CLI makes them (a UUID): safe as a file name."""
     return (
         isinstance(value, str) and 8 <= len(value) <= 64 and value.isascii()
@@ -147,14 +148,15 @@ def _update(env: dict[str, str] | os._Environ[str] | None, change: Callable[[dic
     are dropped on the way, and the file with the last one. Only bots write this file."""
     from bridge import fastjson
 
-    home = runtime.ensure_private_dir(runtime.bridge_home(env))
+    home = runtime.bridge_home(env)
     path = os.path.join(home, ROUTES)
     found = _routes(home)
     routes = {k: v for k, v in found.items() if isinstance(v, dict) and _running(v)}
     change(routes)
-    if routes == found:
+    if routes == found:  # the home's bot, which routes nothing: one failed open, as before
         return
     if routes:
+        runtime.ensure_private_dir(home)
         private_files.write_atomic(path, fastjson.dumps(routes).encode())
     else:
         try:
