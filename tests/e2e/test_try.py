@@ -760,8 +760,11 @@ def test_a_claude_started_by_hand_is_adopted_and_released_from_the_page(
                 prompt.get_by_role("button", name="Allow", exact=True).click()
                 wait_until((project / "adopted.txt").exists, 30, "the allowed command to run")
                 messages.locator(".content", has_text="after the adopted tool").wait_for()
+                routes = Path(rig.env["DISCORD_BRIDGE_HOME"]) / "adopted-sessions.json"
+                assert routes.exists()  # how they found try: its route in the bridge home
                 welcome.get_by_role("button", name="Release").click()
                 messages.locator(".message", has_text="↩️ Released").wait_for()
+                assert not routes.exists()  # its hooks are the home's again
                 assert (
                     mine.tmux("display-message", "-p", "-t", "mine", "#{pane_dead}").strip() == "0"
                 )
