@@ -16,11 +16,12 @@ where they look. That bot also routes the session to itself in the bridge home
 session that has no pane marker follows that route (:func:`follow_route`) while the bot runs:
 to its config, only if registered (``run-configs``), and that config's own dirs, where the
 record above decides. Release removes the route, and so does the bot when it stops; a route
-whose bot has died without (killed) is ignored, so the session goes back to the home's rules
-(``try``'s own panes spool while it is away; a session the user started by hand is the
-user's again once the bot that adopted it is gone). The file is written by the bot only and
-read only when it is a private regular file of this user: nothing a repository or the model
-sets (env, cwd, ``settings.json``) names the config or the dirs a hook goes to.
+left by a bot that was killed (its pid gone, or another process's now) is ignored: a session
+the user started by hand is the user's again once the bot that adopted it is gone (``try``'s
+own panes, by contrast, spool for its next run), and a restarted bot routes it again. The
+file is written by the bot only and read only when it is a private regular file of this user:
+nothing a repository or the model sets (env, cwd, ``settings.json``) names the config or the
+dirs a hook goes to.
 """
 
 from __future__ import annotations
@@ -178,7 +179,8 @@ def _running(route: dict) -> bool:
 
 
 def _start(pid: int) -> str | None:
-    """Field 22 of ``/proc/<pid>/stat``: when the process started (a reused pid differs)."""
+    """Field 22 of ``/proc/<pid>/stat``: when the process started (a reused pid differs).
+    As ``bridge.sessions.machine.proc_start``, which this layer may not import."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             text = handle.read().decode(errors="replace")
