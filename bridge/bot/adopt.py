@@ -26,7 +26,7 @@ from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, data_of,
 from bridge.discord import custom_ids
 from bridge.sessions import adoption, machine
 from bridge.sessions.targets import SessionTarget
-from bridge.state import adoptions
+from bridge.state import adoptions, locations
 
 if TYPE_CHECKING:
     from bridge.config import Project
@@ -103,7 +103,25 @@ def owner_of(sessions: SessionManager, found: machine.FoundSession) -> str:
     record = adoptions.lookup(sessions.runtime, found.session_id)
     if record is not None and not record.get("released"):
         return f"adopted in <#{record['key']}>"
+    if adopted_elsewhere(sessions, found.session_id):
+        return "adopted by another bridge bot of this machine"
     return ""
+
+
+def adopted_elsewhere(sessions: SessionManager, session_id: str | None) -> bool:
+    """Another bot of this machine holds the session: a running one with a config of its own
+    routes its hooks (``try``'s, ``run --config``'s), or, seen from such a bot, the bridge
+    home's bot adopted it (its record is in the dirs it recorded in the home)."""
+    elsewhere = adoptions.routed_to(session_id)
+    if elsewhere and elsewhere != sessions.config_path:
+        return True
+    if not adoptions.routes_needed(sessions.config_path):
+        return False
+    recorded = locations.home_bot_dirs()
+    if recorded is None or recorded.state_root == sessions.runtime.state_root:
+        return False  # no home bot ever ran, or this is it (run --config shares its dirs)
+    record = adoptions.lookup(recorded, session_id)
+    return record is not None and not record.get("released")
 
 
 def describe_line(sessions: SessionManager, found: machine.FoundSession) -> str:
@@ -186,7 +204,7 @@ async def adopt(interaction: BotInteraction, token: str) -> None:
         async with sessions.lock(key):
             await asyncio.to_thread(
                 adoption.adopt, sessions.runtime, found, sessions.server.name, project.name,
-                project.channel_id, key, target.thread_name,
+                project.channel_id, key, target.thread_name, sessions.config_path,
             )  # fmt: skip
     except (adoption.CannotAdopt, OSError, ValueError) as err:
         await interaction.followup.send(f"⚠️ {err}", ephemeral=True)

@@ -58,8 +58,9 @@ from bridge.bot.stalls import StallWatch
 from bridge.bot.threads import ThreadEvents
 from bridge.bot.voice_replies import VoiceReplies
 from bridge.config import BridgeConfig, Server
+from bridge.sessions import adoption
 from bridge.sessions.manager import SessionManager
-from bridge.state import locations, runtime
+from bridge.state import adoptions, locations, runtime
 
 log = logging.getLogger(__name__)
 
@@ -250,6 +251,21 @@ async def run_bridge(cfg: BridgeConfig, own_dirs: tuple[str, str] | None = None)
     not put in the environment: a tmux server this bot starts would keep them for every
     window the user opens there."""
     rt = prepare_directories(cfg.path if own_dirs else None, own_dirs)
+    try:  # sessions it adopted with a config of its own (try's) follow it again
+        if routed := adoption.route_live(rt, cfg.path):  # before anything runs: a few reads
+            log.info("the hooks of %d adopted session(s) route to this bot again", routed)
+    except (OSError, runtime.UnsafeRuntimeDir) as err:
+        log.warning("could not route the adopted sessions' hooks to this bot: %s", err)
+    try:
+        await _run_bots(cfg, rt)
+    finally:  # its adopted sessions' hooks stop coming here (the sessions keep running)
+        try:
+            adoptions.unroute_all()
+        except (OSError, runtime.UnsafeRuntimeDir) as err:
+            log.warning("could not unroute the adopted sessions' hooks: %s", err)
+
+
+async def _run_bots(cfg: BridgeConfig, rt: runtime.Runtime) -> None:
     first = cfg.servers[0]
     if any(s.api_base != first.api_base for s in cfg.servers):
         log.warning("servers use different apiBaseUrl values; all use %s", first.api_base)

@@ -7,7 +7,9 @@ process exits 0.
 
 Target resolution: the pane's env marker (``DISCORD_BRIDGE_CHANNEL_ID``, set by the bot on
 the panes it starts) first; else, for a session adopted from Discord, the thread recorded for
-its ``session_id`` (``bridge/state/adoptions.py``; released: nowhere); else the project whose
+its ``session_id`` (``bridge/state/adoptions.py``; released: nowhere), by the bridge home's
+bot or by the running bot whose own config the bridge home routes that id to (``try``,
+``run --config``: its config and dirs are used instead of the home's); else the project whose
 ``projectPath`` is the event's ``cwd`` or the longest one containing it; no match means the
 session is not ours: exit 0, no network.
 
@@ -113,6 +115,8 @@ def resolve(event: dict, env: dict[str, str] | None = None) -> HookContext | Non
     locations and markers to use, default :func:`hook_env` of this process."""
     env = hook_env(sys.argv, os.environ) if env is None else env
     marker = env.get(ENV_CHANNEL)
+    if not marker:  # adopted by a running bot of a config of its own (try, run --config)?
+        adoptions.follow_route(env, event.get("session_id"))
     path = runtime.config_path(env)
     if not marker and not os.path.exists(path):
         return None  # someone else's Claude Code session on a machine without our config

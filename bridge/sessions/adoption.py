@@ -19,7 +19,7 @@ import os
 import time
 
 from bridge.sessions import machine
-from bridge.state import adoptions, runtime, session_record, session_state
+from bridge.state import adoptions, locations, runtime, session_record, session_state
 
 
 class CannotAdopt(RuntimeError):
@@ -34,9 +34,12 @@ def adopt(
     parent_id: str,
     thread_id: str,
     thread_name: str,
+    config: str,
 ) -> dict:
     """Make ``found`` the session of thread ``thread_id``: the bot's record, the session
-    record (its conversation, for ``/status`` and a later resume) and the hooks' route."""
+    record (its conversation, for ``/status`` and a later resume) and the hooks' route.
+    ``config``: the bot's config file; not the bridge home's (``try``, ``run --config``): the
+    session's hooks, which read the home's, are routed to it (:func:`adoptions.route`)."""
     if found.session_id is None:
         raise CannotAdopt(NO_SESSION_ID)
     adopted = {
@@ -56,7 +59,34 @@ def adopt(
         "channel_id": thread_id, "recorded_at": time.time(),
     })  # fmt: skip
     adoptions.adopt(rt, found.session_id, thread_id, project, parent_id)
+    if adoptions.routes_needed(config):
+        adoptions.route(found.session_id, config)
     return adopted
+
+
+def route_live(rt: runtime.Runtime, config: str) -> int:
+    """When the bot starts: route the hooks of its adopted sessions that still run to it
+    again (its routes went when it stopped). One the bridge home's bot adopted meanwhile is
+    its now: released here. How many were routed."""
+    if not adoptions.routes_needed(config):
+        return 0
+    home = locations.home_bot_dirs()
+    routed = 0
+    for record in session_state.all_records(rt):
+        adoption, key = record.get("adopted"), record.get("thread_id")
+        if not isinstance(adoption, dict) or not alive(adoption) or not isinstance(key, str):
+            continue
+        session_id = adoption.get("session_id")
+        if not adoptions.is_session_id(session_id):
+            continue
+        if home is not None and home.state_root != rt.state_root:
+            taken = adoptions.lookup(home, session_id)
+            if taken is not None and not taken.get("released"):
+                release(rt, key)
+                continue
+        adoptions.route(session_id, config)
+        routed += 1
+    return routed
 
 
 NO_SESSION_ID = (
@@ -104,6 +134,7 @@ def release(rt: runtime.Runtime, key: str, ended: bool = False) -> dict | None:
         return None
     if adoptions.is_session_id(adoption.get("session_id")):
         adoptions.release(rt, adoption["session_id"])
+        adoptions.unroute(adoption["session_id"])
     session_state.update(rt, key, adopted=None, pane_id=None, wanted="stopped")
     if not ended:
         try:

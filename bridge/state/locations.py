@@ -11,6 +11,7 @@ a hook takes its locations from its own command line (written by ``hooks install
       locations.json          the runtime and state dirs the bot uses
       config-locations.json   a registered config's own dirs (``try``'s)
       run-configs             config files ``run --config`` was given (:func:`register_config`)
+      adopted-sessions.json   sessions adopted by a running bot of such a config (``adoptions``)
 
 :func:`hook_locations` is what a hook reads on every call (at most three small private files
 and one ``lstat`` of the runtime dir it found). Only the standard library's ``os`` at import.
@@ -65,6 +66,17 @@ def record_locations(
         private_files.write_atomic(path, fastjson.dumps(record).encode())
 
 
+def home_bot_dirs(env: dict[str, str] | os._Environ[str] | None = None) -> runtime.Runtime | None:
+    """The runtime and state dirs the bridge home's bot recorded (:func:`record_locations`),
+    or None if none did."""
+    path = os.path.join(runtime.bridge_home(env), LOCATIONS)
+    recorded = private_files.read_json(path, 1 << 12) or {}
+    dirs = recorded.get("runtime_dir"), recorded.get("state_dir")
+    if not all(isinstance(d, str) and os.path.isabs(d) for d in dirs):
+        return None
+    return runtime.Runtime(*dirs)
+
+
 def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
     """The locations a hook process may trust, as an env dict for :func:`runtime.config_path`,
     :func:`runtime.runtime_dir_path` and :func:`runtime.bridge_home`.
@@ -95,27 +107,44 @@ def hook_locations(argv: list[str], environ: dict[str, str] | os._Environ[str]) 
         if name not in env and isinstance(value, str) and os.path.isabs(value):
             env[name] = value
     wanted = environ.get(ENV_CONFIG)
-    if wanted and os.path.abspath(wanted) in registered_configs(env):
-        env[ENV_CONFIG] = os.path.abspath(wanted)
-        # A bot with its own dirs for this config (`try`) recorded them: they win.
-        mapping = (
-            private_files.read_json(
-                os.path.join(runtime.bridge_home(env), CONFIG_LOCATIONS), 1 << 16
-            )
-            or {}
-        )
-        own = mapping.get(env[ENV_CONFIG])
-        for key, name in (("runtime_dir", ENV_RUNTIME_DIR), ("state_dir", ENV_STATE_DIR)):
-            value = own.get(key) if isinstance(own, dict) else None
-            if isinstance(value, str) and os.path.isabs(value):
-                env[name] = value
+    if wanted:
+        use_config(env, wanted)
+    check_runtime_dir(env)
+    return env
+
+
+def use_config(env: dict[str, str], wanted: str) -> bool:
+    """Point a hook's locations ``env`` at config file ``wanted``, if ``run --config`` (or
+    ``try``) registered it in that bridge home, with the dirs its bot recorded for it
+    (``config-locations.json``: ``try``'s own), else the dirs ``env`` has. False (``env``
+    untouched) for a file that is not registered. The caller checks the runtime dir after
+    (:func:`check_runtime_dir`)."""
+    if os.path.abspath(wanted) not in registered_configs(env):
+        return False
+    env[ENV_CONFIG] = os.path.abspath(wanted)
+    # A bot with its own dirs for this config (`try`) recorded them: they win.
+    mapping = (
+        private_files.read_json(os.path.join(runtime.bridge_home(env), CONFIG_LOCATIONS), 1 << 16)
+        or {}
+    )
+    own = mapping.get(env[ENV_CONFIG])
+    for key, name in (("runtime_dir", ENV_RUNTIME_DIR), ("state_dir", ENV_STATE_DIR)):
+        value = own.get(key) if isinstance(own, dict) else None
+        if isinstance(value, str) and os.path.isabs(value):
+            env[name] = value
+    return True
+
+
+def check_runtime_dir(env: dict[str, str]) -> None:
+    """Refuse the runtime dir ``env`` names unless it is a private directory of ours (see
+    :func:`hook_locations`); note one that is missing for :func:`claim_runtime_dir`."""
+    env.pop(UNCLAIMED_RUNTIME_DIR, None)
     chosen = env.get(ENV_RUNTIME_DIR)
     found = runtime.is_private_dir(chosen) if chosen else True
     if found is None and chosen:  # gone (a reboot): claim_runtime_dir() creates it, if needed
         env[UNCLAIMED_RUNTIME_DIR] = chosen
     elif not found:
         _refuse_runtime_dir(env)
-    return env
 
 
 def claim_runtime_dir(env: dict[str, str]) -> None:

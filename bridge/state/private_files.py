@@ -70,24 +70,29 @@ def _sync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def read_private(path: str, max_bytes: int = 16 << 20) -> bytes:
-    """Read a regular file without following a symlink at ``path``."""
+def read_private(path: str, max_bytes: int = 16 << 20, own: bool = False) -> bytes:
+    """Read a regular file without following a symlink at ``path``. ``own``: only a file of
+    this user that nobody else may read or write (mode 0600 or less), as :func:`write_atomic`
+    writes them: a file that decides where a hook goes is not taken from anyone else."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{path} is not a regular file")
+        if own and (info.st_uid != os.geteuid() or info.st_mode & 0o077):
+            raise OSError(f"{path} is not a private file of this user")
         if info.st_size > max_bytes:
             raise OSError(f"{path} is larger than {max_bytes} bytes")
         return handle.read(max_bytes + 1)[:max_bytes]
 
 
-def read_json(path: str, max_bytes: int = 16 << 20) -> dict | None:
-    """A private JSON object file, or None when it is missing, unreadable or not an object."""
+def read_json(path: str, max_bytes: int = 16 << 20, own: bool = False) -> dict | None:
+    """A private JSON object file, or None when it is missing, unreadable or not an object
+    (``own``: or not this user's private file, :func:`read_private`)."""
     from bridge import fastjson
 
     try:
-        record = fastjson.loads(read_private(path, max_bytes))
+        record = fastjson.loads(read_private(path, max_bytes, own))
     except (OSError, ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None

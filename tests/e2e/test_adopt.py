@@ -193,3 +193,36 @@ def test_a_past_conversation_resumed_in_a_thread_carries_its_earlier_prompt(rig)
     request = rig.api.requests[-1]
     assert last_user_text(request).endswith("which word?")
     assert "remember the word pineapple" in json.dumps(request["messages"])
+
+
+def test_a_bot_with_a_config_of_its_own_gets_the_replies_of_the_session_it_adopted(
+    rig, tmp_path
+) -> None:
+    """``run --config``: the bridge home holds no config, so the hooks of a ``claude`` started
+    by hand (which read the home's) know nothing of this bot; the bot routes the session it
+    adopts to itself, and the route goes when the bot stops."""
+    elsewhere = tmp_path / "elsewhere" / "bridge.json"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text((rig.bridge_home / "config.json").read_text())
+    elsewhere.chmod(0o600)
+    (rig.bridge_home / "config.json").unlink()
+    rig.api.script(echo("Elsewhere saw: "))
+    rig.start_bot(config=elsewhere)
+    socket_name = f"dbhand-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    with TmuxServer(socket_name) as mine:
+        mine.new_session("mine", rig.projects["project-a"], ["claude"], hand_env(rig))
+        mine.wait_ready("mine", 60)
+        pid = mine.tmux("display-message", "-p", "-t", "mine", "#{pane_pid}").strip()
+        info = rig.claude_home / ".claude" / "sessions" / f"{pid}.json"
+        wait_until(info.exists, 30, "Claude Code's own record of its session")
+        offer = pick_session(rig, socket_name)
+        adopted = answer(rig, rig.discord.click(offer["id"], custom_id(offer, "Adopt")))
+        thread = adopted["content"].split("<#", 1)[1].split(">", 1)[0]
+        rig.discord.post_message(thread, "hello from elsewhere")
+        reply = rig.wait_bot_message(thread, since=0, content_contains="Elsewhere saw:", timeout=60)
+        assert "hello from elsewhere" in reply["content"]
+        routes = rig.bridge_home / "adopted-sessions.json"
+        assert json.loads(info.read_text())["sessionId"] in json.loads(routes.read_text())
+
+        assert rig.stop_bot() == 0
+        assert not routes.exists()  # its hooks no longer look for a bot that is gone

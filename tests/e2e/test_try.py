@@ -39,7 +39,7 @@ from bridge_testkit.elicit_server import received
 from bridge_testkit.gitrepo import git
 from bridge_testkit.rig import REPO, wait_until
 from fake_anthropic import Turn, echo, last_user_text, text, tool_use
-from fake_anthropic.claude_cli import TmuxServer, prepare_home
+from fake_anthropic.claude_cli import TmuxServer, prepare_home, screen_is_idle
 from tests.e2e.test_elicitation import with_server
 
 # The Chromium /preview drives (Debian's package here), with the same flags.
@@ -705,10 +705,16 @@ def test_a_claude_started_by_hand_is_adopted_and_released_from_the_page(
     rig: BridgeRig, tmp_path: Path
 ) -> None:
     """``/sessions`` on the page lists a ``claude`` started by hand in a tmux server of its
-    own; picked, **Adopt** opens a thread whose messages are typed into that pane; **Release**
+    own; picked, **Adopt** opens a thread whose messages are typed into that pane, and its
+    replies and permission prompts come back to that thread on the page, though its hooks
+    know nothing of ``try`` (the home's config and dirs are not ``try``'s); **Release**
     gives it back (README "Every session on this machine")."""
     project = user_project(rig)
-    rig.api.script(text("adopted and answering"))
+    rig.api.script(
+        text("adopted and answering"),
+        tool_use("Bash", {"command": "touch adopted.txt", "description": "Create a file"}),
+        text("after the adopted tool"),
+    )
     hand = {k: v for k, v in rig.env.items() if not k.startswith("DISCORD_BRIDGE_")}
     started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     with TmuxServer(f"dbhand-{os.getpid()}-{time.monotonic_ns() % 10**6}") as mine:
@@ -742,8 +748,23 @@ def test_a_claude_started_by_hand_is_adopted_and_released_from_the_page(
                 page.press("#input", "Enter")
                 wait_until(lambda: "typed from the page" in mine.capture("mine"), 30, "the text")
                 assert "typed from the page" in model_saw(rig, 1)
+                # Its reply comes back to the thread, through the hooks of ~/.claude/settings.json
+                messages.locator(".content", has_text="adopted and answering").wait_for()
+                wait_until(lambda: screen_is_idle(mine.capture("mine")), 30, "an idle pane")
+                # and its permission prompt, whose Allow reaches the pane's dialog.
+                page.fill("#input", "make a file")
+                page.press("#input", "Enter")
+                prompt = messages.locator(".message", has_text="Claude wants to use")
+                prompt.wait_for()
+                assert "touch adopted.txt" in prompt.inner_text()
+                prompt.get_by_role("button", name="Allow", exact=True).click()
+                wait_until((project / "adopted.txt").exists, 30, "the allowed command to run")
+                messages.locator(".content", has_text="after the adopted tool").wait_for()
+                routes = Path(rig.env["DISCORD_BRIDGE_HOME"]) / "adopted-sessions.json"
+                assert routes.exists()  # how they found try: its route in the bridge home
                 welcome.get_by_role("button", name="Release").click()
                 messages.locator(".message", has_text="↩️ Released").wait_for()
+                assert not routes.exists()  # its hooks are the home's again
                 assert (
                     mine.tmux("display-message", "-p", "-t", "mine", "#{pane_dead}").strip() == "0"
                 )
