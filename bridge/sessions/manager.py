@@ -195,6 +195,8 @@ class SessionManager:
             self.launch_argv(target, resume), self.pane_env(target),
         )  # fmt: skip
         await asyncio.to_thread(self._record_start, target, pane, cwd, worktree)
+        if target.project.claude_nice > 0:  # its whole process group yields to the bot
+            await asyncio.to_thread(self._lower_cpu_group, pane.pane_id, target.project.claude_nice)
         self.on_change()
         if worktree and worktree["path"] != before.get("path") and self.worktree_started:
             try:
@@ -283,6 +285,12 @@ class SessionManager:
             raise worktrees.WorktreeError(f"{target.path} is outside {worktree['repo']}")
         cwd = worktree["path"] if inside == "." else os.path.join(worktree["path"], inside)
         return cwd, worktree
+
+    def _lower_cpu_group(self, pane_id: str, nice: int) -> None:
+        try:
+            launch.lower_cpu_group(self.tmux.pane_pid(pane_id), nice)
+        except TmuxError as err:  # the pane is gone already: wait_ready says why
+            log.debug("no pid for %s: %s", pane_id, err)
 
     def _record_start(
         self, target: SessionTarget, pane: PaneInfo, cwd: str, worktree: dict | None

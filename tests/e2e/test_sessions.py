@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 from bridge.claude.screen import is_prompt_ready
 from fake_anthropic import last_user_text, text
@@ -27,6 +28,13 @@ def test_startup_projects_start_with_the_bot_and_others_wait(rig) -> None:
     wait_started(rig, "project-b")
     assert rig.pane("project-a") is None
     assert [p.window_name for p in rig.tmux.panes()] == ["project-b"]
+    # Claude Code yields the CPU to the bot (claudeNice, default 5): its process, and where
+    # the kernel shares the CPU between sessions first (autogroups), its pane's whole group.
+    pid = rig.tmux.pane_pid(rig.pane("project-b").pane_id)
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    assert stat.rsplit(")", 1)[1].split()[16] == "5", stat
+    if os.path.exists("/proc/self/autogroup"):
+        assert Path(f"/proc/{pid}/autogroup").read_text().split()[-1] == "5"
 
 
 def test_a_stopped_startup_project_stays_stopped_after_a_bot_restart(rig) -> None:
