@@ -102,6 +102,9 @@ class TurnProgress:
         if self.outcome == "failed" and self.error.startswith("budget: "):  # handlers/away.py
             reason = self.error.removeprefix("budget: ").replace("`", "'")
             return f"🛑 Stopped at the spend budget ({reason}) after {took} · {tools}"
+        if self.outcome == "failed" and self.error.partition(":")[0] == "rate_limit":
+            # the bot's "⏸ Usage limit" message (bot/away.py) says when and offers Resume
+            return f"⏸ Stopped at a usage limit after {took} · {tools}"
         if self.outcome == "failed":
             error = self.error.replace("`", "'")
             return f"⚠️ Stopped by an API error ({error}) after {took} · {tools}"

@@ -83,12 +83,20 @@ def test_a_turn_ended_by_an_api_error_closes_saying_so() -> None:
     """StopFailure comes instead of Stop: the status says the API error ended the turn."""
     turn = TurnProgress(0.0)
     turn.apply({"kind": "tool", "t": 1, "name": "Bash", "summary": "make"})
-    turn.apply({"kind": "failed", "t": 7, "error": "rate_limit", "details": "429 `slow` down"})
+    turn.apply({"kind": "failed", "t": 7, "error": "server_error", "details": "500 `bad` day"})
     assert turn.outcome == "failed"
-    shown = "⚠️ Stopped by an API error (rate_limit: 429 'slow' down) after 7 s · 1 tool"
+    shown = "⚠️ Stopped by an API error (server_error: 500 'bad' day) after 7 s · 1 tool"
     assert turn.render(9.0) == shown
     turn.apply({"kind": "done", "t": 8})
     assert turn.outcome == "failed"
+
+
+def test_a_turn_stopped_at_a_usage_limit_says_so_not_api_error() -> None:
+    """A usage limit is not a failure to report: the "⏸ Usage limit" message beside it
+    offers Resume; the status only says where the turn stopped."""
+    turn = TurnProgress(0.0)
+    turn.apply({"kind": "failed", "t": 3, "error": "rate_limit", "details": "limit reached"})
+    assert turn.render(4.0) == "⏸ Stopped at a usage limit after 3 s · 0 tools"
 
 
 def test_a_done_turn_shows_its_cost_and_what_it_changed() -> None:
