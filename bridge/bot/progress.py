@@ -98,7 +98,7 @@ class _Channel:
         self.last_edit = 0.0
         self.transcript_offset: int | None = None  # where the turn's interrupts are looked for
         self.last_event = time.time()  # when the turn last showed progress (stalls.py)
-        self.prompt: str | None = None  # Claude Code's prompt_id of the (last) turn
+        self.ended_prompt: str | None = None  # Claude Code's prompt_id of the turn last ended
 
     @property
     def turn(self) -> TurnProgress | None:
@@ -110,7 +110,7 @@ def _late_text(channel: _Channel, event: dict) -> bool:
     MessageDisplay hook, so on a busy machine its record of the last text can land after
     the Stop hook's "done" (seen in CI). It must not start a turn that never ends."""
     prompt = event.get("prompt")
-    return event.get("kind") == "text" and prompt is not None and prompt == channel.prompt
+    return event.get("kind") == "text" and prompt is not None and prompt == channel.ended_prompt
 
 
 class ProgressReporter:
@@ -215,6 +215,8 @@ class ProgressReporter:
     def _apply(self, channel: _Channel, event: dict) -> None:
         turn, kind = channel.turn, event.get("kind")
         channel.last_event = time.time()
+        if kind in ("done", "failed") and event.get("prompt"):  # seen even with no turn open
+            channel.ended_prompt = event["prompt"]  # (a bot started mid-turn)
         if turn is None or turn.outcome:
             if kind not in ("turn", "tool", "text") or _late_text(channel, event):
                 return
@@ -223,9 +225,7 @@ class ProgressReporter:
             if self.queue is not None:
                 self.queue.turn_started(channel.key)
         elif kind == "turn":  # a message queued mid-turn joins the running turn
-            channel.prompt = event.get("prompt") or channel.prompt
             return
-        channel.prompt = event.get("prompt") or channel.prompt
         turn.apply(event)
         if channel.transcript_offset is None and turn.transcript:
             channel.transcript_offset = transcript.size(

@@ -90,6 +90,30 @@ def test_a_turn_that_ends_as_the_next_begins_still_gets_its_status_closed(tmp_pa
     asyncio.run(scenario())
 
 
+def test_the_last_text_of_an_ended_turn_read_late_starts_no_turn(tmp_path, monkeypatch):
+    """Claude Code does not wait for the MessageDisplay hook: its record of the turn's last
+    text can follow the Stop hook's "done", also for a bot that started mid-turn and saw no
+    turn open. That text is the ended prompt's: no turn starts; the next prompt's does."""
+
+    async def scenario() -> None:
+        progress, _bot = reporter(tmp_path, monkeypatch)
+        for first in ("turn", None):  # a turn seen from its start; a bot started mid-turn
+            key = f"{CHANNEL}{first}"
+            channel = progress.channels.setdefault(key, reporter_module._Channel(key, 0))
+            now = time.time()
+            if first:
+                progress._apply(channel, event(first, now - 30, prompt="p1"))
+            progress._apply(channel, event("done", now - 1, prompt="p1"))
+            progress._apply(channel, event("text", now, prompt="p1", delta="the reply"))
+            assert progress.turn_running(key) is not True
+            progress._apply(channel, event("text", now, prompt="p2", delta="another"))
+            assert progress.turn_running(key) is True
+        await settle(progress)
+
+    monkeypatch.setattr(ProgressReporter, "_changed", lambda self, channel: None)
+    asyncio.run(scenario())
+
+
 def test_an_old_interrupt_in_the_transcript_does_not_end_a_turn_first_seen_by_its_text(
     tmp_path, monkeypatch
 ):
