@@ -53,7 +53,7 @@ def type_into_box(keys: SessionKeys, text: str, since: float | None = None) -> T
     mark = time.monotonic() if since is None else since
     clear_input(keys)
     timings.lap("box", mark)
-    type_prompt(keys, text, TYPE_CHUNK, timings)
+    type_prompt(keys, text, TYPE_CHUNK, timings, box_seen=True)
     return timings
 
 
@@ -62,6 +62,7 @@ def type_prompt(
     text: str,
     chunk: int = TYPE_CHUNK,
     timings: Timings | None = None,
+    box_seen: bool = False,
 ) -> None:
     """Type ``text`` literally in pieces of ``chunk`` characters, then press Enter.
 
@@ -78,6 +79,10 @@ def type_prompt(
     a line break, so a multi-line message stays one prompt. A typed Tab would be taken as
     a key (completion), so pieces holding tabs go in as a bracketed paste instead: small
     pastes are inserted as plain text. Pieces never split an emoji or a combining mark.
+
+    ``box_seen``: the caller saw the empty input box just now (:func:`clear_input`, in the
+    same thread), so the first piece needs no second capture of the screen, only the key
+    gate: with 20 sessions busy a capture waits for the CPU (bench/scale.py).
     """
     timings = Timings() if timings is None else timings
     typed = ""
@@ -87,7 +92,10 @@ def type_prompt(
             time.sleep(TYPE_PAUSE)
         if index and index % ECHO_EVERY == 0:
             _wait_echo(keys.tmux, keys.pane_id, typed)
-        _require_input_box(keys)
+        if index == 0 and box_seen:
+            keys.check("your message")
+        else:
+            _require_input_box(keys)
         typed += piece
         if "\t" in piece:
             keys.paste(piece)
