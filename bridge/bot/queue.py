@@ -27,7 +27,7 @@ from bridge.discord import custom_ids
 from bridge.sessions import pane_ops
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.sessions.pane_input import NoInputBox
-from bridge.state import queued_prompts, runtime
+from bridge.state import away, queued_prompts, runtime
 from bridge.tmux import TmuxError
 
 log = logging.getLogger(__name__)
@@ -143,8 +143,16 @@ class PromptQueue:
             return False
 
     async def must_wait(self, key: str) -> bool:
-        """A prompt for ``key`` must queue: a turn runs, or others wait before it."""
-        return bool(queued_prompts.entries(self.runtime, key)) or await self.busy(key)
+        """A prompt for ``key`` must queue: a turn runs, others wait before it, or the
+        session waits at a usage limit or its spend budget."""
+        if queued_prompts.entries(self.runtime, key) or await self.held(key):
+            return True
+        return await self.busy(key)
+
+    async def held(self, key: str) -> bool:
+        """The session waits at a usage limit or was stopped at its spend budget (bot/away.py
+        resumes it; the queue goes on when that turn ends)."""
+        return await asyncio.to_thread(away.holds, self.runtime, key)
 
     async def hold(self, message: discord.Message, key: str, prompt: str) -> None:
         """Queue a Discord message's prompt and answer it with the queued notice."""
@@ -164,6 +172,8 @@ class PromptQueue:
 
     def notice_text(self, key: str) -> str:
         count = len(queued_prompts.entries(self.runtime, key))
+        if away.holds(self.runtime, key):
+            return f"⏭ Queued (#{count}): typed once the session goes on after its limit."
         return f"⏭ Queued (#{count}): typed when Claude's turn ends."
 
     async def noticed(self, key: str, entry: dict, notice: discord.Message | None) -> None:
@@ -212,7 +222,7 @@ class PromptQueue:
         async with self.sessions.lock(key):
             items = queued_prompts.entries(self.runtime, key)
             entry = next((e for e in items if entry_id in (None, e["id"])), None)
-            if entry is None or (not steer and await self.busy(key)):
+            if entry is None or (not steer and (await self.held(key) or await self.busy(key))):
                 return False
             try:
                 pane = await self.sessions.ensure_running(target)

@@ -55,6 +55,13 @@ def exists(rt: runtime.Runtime, kind: str, name: str) -> bool:
     return os.path.isfile(path(rt, kind, name))
 
 
+def holds(rt: runtime.Runtime, name: str) -> bool:
+    """Session ``name`` waits at a usage limit or was stopped at its spend budget: its
+    queued prompts wait too (typed now, each would meet the same limit and end the wait)."""
+    limit = load(rt, "limit", name)
+    return bool(limit and limit.get("state") == "waiting") or exists(rt, "budget", name)
+
+
 def all_of(rt: runtime.Runtime, kind: str) -> dict[str, dict]:
     """Every readable ``<kind>-*.json``, by name."""
     try:

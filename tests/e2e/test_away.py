@@ -223,3 +223,27 @@ def test_a_usage_limit_shows_on_the_try_page_and_resume_now_types_the_continue_p
     finally:
         code = started.stop()
     assert code == 0, started.output()
+
+
+def test_a_prompt_queued_before_a_usage_limit_waits_for_the_resume(rig) -> None:
+    """A message queued (``>>``) while the turn runs, and the turn meets a usage limit: the
+    queued prompt is not typed into the waiting session (it would meet the same limit and
+    end the wait); once the session goes on (here **Resume now**) and that turn ends, it is."""
+    subscriber(rig, limits={"continuePrompt": "please go on"})
+    rig.api.script(
+        tool_use("Bash", {"command": "sleep 3", "description": "Wait"}),
+        usage_limit(int(time.time()) + 3600),
+        echo(prefix="Saw: "),
+        echo(prefix="Saw: "),
+    )
+    rig.start_bot()
+    rig.wait_reaction(rig.post("work, then meet the limit"))
+    rig.post(">> queued meanwhile")
+    rig.wait_bot_message(content_contains="⏭ Queued (#1)")
+    notice = rig.wait_bot_message(content_contains="Usage limit", timeout=45, status=True)
+    time.sleep(8)  # the queue looks every 3 s; a turn's end counts from its events for 5 s
+    assert len(rig.api.requests) == 2, [rig.api.last_user_text(r) for r in rig.api.requests]
+    rig.discord.click(notice["id"], buttons(notice)["Resume now"])
+    wait_prompt(rig, 3, "please go on")
+    wait_prompt(rig, 4, "queued meanwhile")
+    rig.wait_bot_message(content_contains="Saw: queued meanwhile", timeout=45)
