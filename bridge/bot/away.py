@@ -45,6 +45,8 @@ WARN_TICKS = 5  # budgets are checked for the 80 % warning every 5 ticks
 EXACT_GRACE = 3.0  # seconds to wait for the statusLine's exact reset before posting without
 RESUME_GAP = 20.0  # seconds between the resumes of two sessions at a limit
 POLL_UNKNOWN = 15 * 60.0  # a reset time nobody gave: try again this often
+# After such a try, the limit met again within this long is said in the same message
+TRY_SETTLE = 10 * 60.0
 RETRY_TYPING = 60.0  # seconds before another try when the continue prompt could not be typed
 OWNER_BUDGET = "Only this bridge's owner can raise or keep a spend budget."
 
@@ -138,6 +140,10 @@ class AwayWatch:
         limits = self._mine(await asyncio.to_thread(away.all_of, self.runtime, "limit"))
         due = []
         for key, record in limits.items():
+            if record.get("state") == "trying":  # a try at an unknown reset: met again?
+                if self.clock() >= float(record.get("tried_at") or 0) + TRY_SETTLE:
+                    await asyncio.to_thread(away.remove, self.runtime, "limit", key)
+                continue
             if record.get("state") == "ended":
                 await self._close_limit(key, record)
                 continue
@@ -252,6 +258,14 @@ class AwayWatch:
             await asyncio.to_thread(away.remove, self.runtime, "limit", key)
             return
         prompt = self.cfg.continue_prompt
+        # A reset nobody gave: the limit may still be there, and the hook that notes it
+        # again keeps this message (not a new one every POLL_UNKNOWN) while it says "trying"
+        # (set before typing: the prompt's own hook ends only a "waiting" wait).
+        unknown = not isinstance(record.get("resets_at"), int | float)
+        if unknown:
+            await asyncio.to_thread(
+                away.update, self.runtime, "limit", key, state="trying", tried_at=self.clock()
+            )
         try:
             async with self.sessions.lock(key):
                 pane_id = await self.sessions.ensure_running(target)
@@ -262,12 +276,19 @@ class AwayWatch:
                 away.update, self.runtime, "limit", key, retry_at=self.clock() + RETRY_TYPING,
                 mode="auto" if record.get("mode") == "now" else record.get("mode"),
                 note=f"Could not type it yet ({_short(err)}); trying again in a minute.",
+                state="waiting",
             )  # fmt: skip
             return
         await asyncio.to_thread(self.sessions.touch, key)
         log.info("resumed %s after its usage limit", target.label)
         text = (f"▶️ Usage limit over — typed {_quoted(prompt)} into the session at "
                 f"<t:{int(self.clock())}:t>.")  # fmt: skip
+        if unknown:
+            await self._edit_limit_message(key, record, text + " If the limit is still "
+                                           "there, this message says so again.")  # fmt: skip
+            self._shown.pop(key, None)
+            self._panel_changed()
+            return
         await self._finish_limit(key, record, text)
 
     async def _close_limit(self, key: str, record: dict) -> None:
@@ -280,6 +301,13 @@ class AwayWatch:
         await self._finish_limit(key, record, text)
 
     async def _finish_limit(self, key: str, record: dict, text: str) -> None:
+        await self._edit_limit_message(key, record, text)
+        await asyncio.to_thread(away.remove, self.runtime, "limit", key)
+        self._shown.pop(key, None)
+        self._panel_changed()
+
+    async def _edit_limit_message(self, key: str, record: dict, text: str) -> None:
+        """The limit's message says ``text``, without its buttons."""
         message_id = record.get("message_id")
         if message_id:
             channel = self.bot.get_partial_messageable(int(key))
@@ -287,9 +315,6 @@ class AwayWatch:
                 await channel.get_partial_message(int(message_id)).edit(content=text, view=None)
             except discord.HTTPException as err:
                 log.warning("usage-limit message in %s: %s", key, err)
-        await asyncio.to_thread(away.remove, self.runtime, "limit", key)
-        self._shown.pop(key, None)
-        self._panel_changed()
 
     async def on_limit_click(self, interaction: BotInteraction, key: str, action: str) -> None:
         async with self._lock:

@@ -50,8 +50,9 @@ def on_usage_limit(context: HookContext, said: str) -> None:
         "state": "waiting",
     }
     before = away.load(context.runtime.ensure(), "limit", context.channel_id) or {}
-    if before.get("message_id") and before.get("state") == "waiting":
-        record["message_id"] = before["message_id"]  # hit again while waiting: same message
+    # hit again while waiting, or after a try at a reset nobody gave: the same message
+    if before.get("message_id") and before.get("state") in ("waiting", "trying"):
+        record["message_id"] = before["message_id"]
         record["tries"] = int(before.get("tries") or 0) + 1
     away.save(context.runtime, "limit", context.channel_id, record)
 

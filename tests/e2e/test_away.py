@@ -103,10 +103,26 @@ def test_an_unknown_reset_says_so_and_resume_now_types_the_continue_prompt(rig) 
     refused = rig.discord.click(notice["id"], buttons(notice)["Cancel"], user="bob")
     assert refused["ephemeral"] and "Only this bridge's owner" in refused["message"]["content"]
     rig.api.reset()
-    rig.api.script(echo())
+    limited = Turn(status=429, error_type="rate_limit_error", error_message="FAKE-LIMITED",
+                   headers={"x-should-retry": "false"})  # fmt: skip
+    rig.api.script(limited, echo())
     rig.discord.click(notice["id"], buttons(notice)["Resume now"])
     wait_prompt(rig, 1, "continue")
+
+    def edited_to(words: str) -> bool:
+        return any(
+            r["message"]["id"] == notice["id"] and words in r["message"]["content"]
+            for r in rig.discord.records(kind="message_update")
+        )
+
+    wait_until(lambda: edited_to("typed “continue”"), 30, "the try said")
+    # Still limited: the same message says so again, with its buttons (not a new message).
+    again = wait_edit(rig, notice, "⏸ Usage limit — reset time unknown")
+    rig.discord.click(notice["id"], buttons(again)["Resume now"])
+    wait_prompt(rig, 2, "continue")
     wait_edit(rig, notice, "typed “continue”")
+    limits = [m for m in rig.bot_messages(status=True) if "Usage limit" in m["content"]]
+    assert [m["id"] for m in limits] == [notice["id"]], limits
 
 
 def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(rig) -> None:
