@@ -116,14 +116,15 @@ def on_message_display(context: HookContext) -> None:
 def on_turn_end(context: HookContext) -> None:
     """Stop: post the reply, then close the status message (the bot does, after this). What
     the turn changed in git goes on the reply (a short turn) or the status message."""
-    from bridge.handlers import turn_changes
+    from bridge.handlers import notify, turn_changes
     from bridge.handlers.reply import on_stop
 
+    desk = notify.ask_desk(context)  # tmux meanwhile: is the owner at the desk (no ping)?
     close_answered_prompts(context)
     changes = turn_changes.compare_in_background(context)  # git meanwhile: reply text, footer
     found = None
     try:
-        posted = on_stop(context, changes)
+        posted = on_stop(context, changes, desk)
         found = changes()
         if found and found["on_reply"] and not posted:
             found["on_reply"] = False  # no reply to carry it: the bot posts it

@@ -23,6 +23,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+DESK_TIMEOUT = 2.0  # seconds tmux has to say who is attached
 FAILURE_BUDGET = 6.0  # seconds to post a turn's failure (the StopFailure hook's timeout: 10)
 _SESSION_CHARS = frozenset("0123456789abcdefABCDEF-")
 # Notices that Claude waits for the owner: they ping (2.1.332: ``agent_needs_input`` also says
@@ -34,49 +35,129 @@ WAITS = (
 )  # fmt: skip
 
 
-def mention_for(context: HookContext) -> str:
+def mention_for(context: HookContext, desk: DeskQuery | None = None) -> str:
     """``<@owner>`` if the owner should be pinged now, else "" (also while the owner sits at
-    this session's terminal, unless ``notifications.whenAttached``)."""
+    this session's terminal, unless ``notifications.whenAttached``). ``desk``: the question
+    :func:`ask_desk` put to tmux earlier (asked now when not given)."""
     if not context.cfg.mention_owner:
         return ""
-    if not context.cfg.notify_when_attached and owner_at_desk(context.cfg.active_within):
-        return ""
+    if not context.cfg.notify_when_attached:
+        desk = desk or DeskQuery.start()
+        if desk is not None and desk.at_desk(context.cfg.active_within):
+            return ""
     from bridge.discord.post import mention
 
     return mention(context.server.owner_id)
 
 
+def ask_desk(context: HookContext) -> DeskQuery | None:
+    """Start asking tmux whether the owner is at the desk, when a mention may depend on it:
+    the answer comes while the hook lays out its message (:func:`mention_for` reads it)."""
+    cfg = context.cfg
+    return DeskQuery.start() if cfg.mention_owner and not cfg.notify_when_attached else None
+
+
 def owner_at_desk(within: float, env: Mapping[str, str] | None = None) -> bool:
     """A tmux client is attached to the session of this hook's pane and was active (a key
     pressed, or attached) within the last ``within`` seconds: the owner is at the desk.
-    Control-mode clients (``tmux -C``: the bot's own, ``tmux.controlMode``) are programs.
+    (:class:`DeskQuery`, asked and answered at once.)"""
+    desk = DeskQuery.start(env)
+    return desk is not None and desk.at_desk(within)
+
+
+class DeskQuery:
+    """One ``tmux list-clients`` of this hook's pane (~3 ms), started as soon as a hook knows
+    it may ping and read when it must decide, so that tmux answers while the hook works.
 
     Asked of the tmux server the pane runs in (``$TMUX``, ``$TMUX_PANE``, inherited through
-    Claude Code); one ``tmux list-clients`` (~3 ms), only when a mention is about to be sent.
-    No tmux, or tmux not answering: not at the desk (a ping too many beats one missed).
+    Claude Code). Spawned with ``posix_spawn`` and read from a pipe: ``subprocess`` (locale,
+    re, enum, threading, selectors…) and the wait for tmux took 18 ms of the 47 from a Stop
+    hook's spawn to its reply at Discord (``bench/reply_latency.py``'s probe, a mention due).
+    No tmux, or tmux not answering within :data:`DESK_TIMEOUT`: not at the desk (a ping too
+    many beats one missed). Control-mode clients (``tmux -C``: the bot's own,
+    ``tmux.controlMode``) are programs, not a person.
     """
-    import subprocess
-    import time
 
-    env = os.environ if env is None else env
-    pane, server = env.get("TMUX_PANE", ""), env.get("TMUX", "").split(",")[0]
-    if not pane.startswith("%") or not server.startswith("/"):
+    __slots__ = ("_deadline", "_fd", "_pid")
+
+    def __init__(self, pid: int, fd: int, deadline: float) -> None:
+        self._pid, self._fd, self._deadline = pid, fd, deadline
+
+    @classmethod
+    def start(cls, env: Mapping[str, str] | None = None) -> DeskQuery | None:
+        """The question asked; None when this hook runs in no tmux pane (or tmux is missing)."""
+        import time
+
+        env = os.environ if env is None else env
+        pane, server = env.get("TMUX_PANE", ""), env.get("TMUX", "").split(",")[0]
+        if not pane.startswith("%") or not server.startswith("/"):
+            return None
+        argv = ["tmux", "-S", server, "list-clients", "-t", pane, "-F",
+                "#{client_control_mode} #{client_activity}"]  # fmt: skip
+        read_end, write_end = os.pipe()  # both close-on-exec; dup2 onto 1 clears it for tmux
+        try:
+            pid = os.posix_spawnp(
+                "tmux", argv, os.environ,
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                    (os.POSIX_SPAWN_DUP2, write_end, 1),
+                    (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+                ],
+                setsigdef=_python_ignored_signals(),
+            )  # fmt: skip
+        except OSError:
+            os.close(read_end)
+            return None
+        finally:
+            os.close(write_end)
+        return cls(pid, read_end, time.monotonic() + DESK_TIMEOUT)
+
+    def at_desk(self, within: float) -> bool:
+        """Whether a person's client was active within ``within`` seconds (tmux's answer)."""
+        import time
+
+        listed = self._answer()
+        now = time.time()
+        for line in (listed or "").splitlines():
+            control, _, activity = line.partition(" ")
+            if control == "0" and activity.isdigit() and now - int(activity) <= within:
+                return True
         return False
-    try:
-        listed = subprocess.run(
-            ["tmux", "-S", server, "list-clients", "-t", pane, "-F",
-             "#{client_control_mode} #{client_activity}"],
-            capture_output=True, text=True, timeout=2, check=True,
-        ).stdout  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return False
-    now = time.time()
-    for line in listed.splitlines():
-        control, _, activity = line.partition(" ")
-        # A control-mode client is a program (the bot's own `tmux -C`), not a person.
-        if control == "0" and activity.isdigit() and now - int(activity) <= within:
-            return True
-    return False
+
+    def _answer(self) -> str | None:
+        """tmux's output once it exited with 0; None if it failed or took too long (then it
+        is killed)."""
+        import select
+        import time
+
+        chunks: list[bytes] = []
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        try:
+            while True:
+                left = self._deadline - time.monotonic()
+                if left <= 0 or not poller.poll(left * 1000):
+                    os.kill(self._pid, 9)  # SIGKILL: tmux is not answering
+                    os.waitpid(self._pid, 0)
+                    return None
+                data = os.read(self._fd, 1 << 16)
+                if not data:
+                    break
+                chunks.append(data)
+        finally:
+            os.close(self._fd)
+        _, status = os.waitpid(self._pid, 0)
+        return b"".join(chunks).decode(errors="replace") if status == 0 else None
+
+
+def _python_ignored_signals() -> tuple[int, ...]:
+    """Python ignores SIGPIPE and SIGXFSZ; a child gets the defaults back (as ``subprocess``
+    does)."""
+    import _signal  # the C module: ``signal`` would import enum (milliseconds)
+
+    return tuple(
+        getattr(_signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(_signal, name)
+    )
 
 
 def claim_wait(context: HookContext) -> bool:

@@ -19,6 +19,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook
 if TYPE_CHECKING:
     from bridge.discord.post import Post
     from bridge.discord.render.attachments import OutputFile, Refused
+    from bridge.handlers.notify import DeskQuery
     from bridge.handlers.turn_changes import PendingChanges
 
 MAX_ATTACHMENTS = 20  # markers honoured per reply; each file is read into memory
@@ -31,10 +32,13 @@ SPEECH_CHARS = 32 * 1024
 LONG_REPLY_CHARS = 256 * 1024  # beyond this (and 4x attachAfterMessages), lay out the start only
 
 
-def on_stop(context: HookContext, turn_changes: PendingChanges | None = None) -> bool:
+def on_stop(
+    context: HookContext, turn_changes: PendingChanges | None = None, desk: DeskQuery | None = None
+) -> bool:
     """Post the reply; False when there was nothing to post. ``turn_changes``: what the turn
     changed in git, waited for (once the reply is laid out) only when it goes on the reply
-    (a turn too short for a status message, or progress off)."""
+    (a turn too short for a status message, or progress off). ``desk``: whether the owner
+    is at the desk, asked of tmux earlier (:func:`bridge.handlers.notify.ask_desk`)."""
     from bridge.handlers.background import reply_heading
 
     text, note = reply_and_note(context.event)
@@ -44,7 +48,7 @@ def on_stop(context: HookContext, turn_changes: PendingChanges | None = None) ->
     rt = context.runtime.ensure()
     outputs = rt.channel_dir("outputs", context.channel_id)
     cfg = context.cfg
-    tail = Tail(mention=_owner_mention(context))
+    tail = Tail(mention=_owner_mention(context, desk))
     if cfg.footer:
         _add_footer(context, text, tail)
     changes = turn_changes() if turn_changes is not None and turn_changes.on_reply else None
@@ -127,11 +131,11 @@ def _add_footer(context: HookContext, text: str, tail: Tail) -> None:
     tail.footer = footer
 
 
-def _owner_mention(context: HookContext) -> str:
+def _owner_mention(context: HookContext, desk: DeskQuery | None) -> str:
     """Claude now waits for the user: ping the owner with the reply, once per wait."""
     from bridge.handlers.notify import claim_wait, mention_for
 
-    mention = mention_for(context)
+    mention = mention_for(context, desk)
     return mention if mention and claim_wait(context) else ""
 
 
