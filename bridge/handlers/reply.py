@@ -48,9 +48,10 @@ def on_stop(
     rt = context.runtime.ensure()
     outputs = rt.channel_dir("outputs", context.channel_id)
     cfg = context.cfg
+    known = _footer_now(context, text) if cfg.footer else None  # tmux answers meanwhile
     tail = Tail(mention=_owner_mention(context, desk))
-    if cfg.footer:
-        _add_footer(context, text, tail)
+    if known is not None:
+        _add_footer(context, text, tail, *known)
     changes = turn_changes() if turn_changes is not None and turn_changes.on_reply else None
     if changes:
         from bridge.handlers.turn_changes import diff_button
@@ -110,16 +111,26 @@ class Tail:
         return ending_line(self.footer, self.mention)
 
 
-def _add_footer(context: HookContext, text: str, tail: Tail) -> None:
-    """The footer as known now; when this reply's record is not in the transcript yet and the
-    bot takes the reply, what the bot needs to bring the footer in once it is. With no bot to
-    edit the message later (or no line to edit), wait for the record here."""
+def _footer_now(context: HookContext, text: str) -> tuple[str, bool]:
+    """The footer as known now, and whether it is final (this reply's record is in the
+    transcript)."""
+    from bridge.handlers import reply_footer as footers
+
+    event = context.event
+    return footers.current_footer(
+        context.runtime, event.get("session_id"), event.get("transcript_path"), text
+    )
+
+
+def _add_footer(context: HookContext, text: str, tail: Tail, footer: str, final: bool) -> None:
+    """The footer on the ``tail``; when this reply's record is not in the transcript yet and
+    the bot takes the reply, what the bot needs to bring the footer in once it is. With no bot
+    to edit the message later (or no line to edit), wait for the record here."""
     from bridge.discord import handoff
     from bridge.handlers import reply_footer as footers
 
     rt, event = context.runtime, context.event
     session, transcript = event.get("session_id"), event.get("transcript_path")
-    footer, final = footers.current_footer(rt, session, transcript, text)
     if not final and handoff.bot_listening(rt):
         tail.footer = footer
         tail.pending = footers.pending(event, text, tail.line(), tail.mention)
