@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -56,7 +55,7 @@ def imported(script: str, stdin: bytes, env: dict, cwd: str) -> list[str]:
     """The modules one run of the installed hook command (or ``script``: a whole command)
     imports, in import order."""
     command = script if " " in script else claude_settings.hook_command(script)
-    argv = shlex.split(command, comments=True)
+    argv = claude_settings.python_argv(command)
     argv[1:1] = ["-X", "importtime"]
     result = subprocess.run(argv, input=stdin, env=env, cwd=cwd, capture_output=True)
     if result.returncode != 0:

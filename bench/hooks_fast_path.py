@@ -126,6 +126,13 @@ def load() -> str:
     return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
+def settings_argv(command: str) -> list[str]:
+    """An installed command's interpreter argv (a checkout without ``python_argv`` never
+    prefixed one)."""
+    python_argv = getattr(claude_settings, "python_argv", None)
+    return python_argv(command) if python_argv else shlex.split(command, comments=True)
+
+
 def checkout_root() -> str:
     return os.path.dirname(claude_settings.HOOKS_DIR)
 
@@ -159,7 +166,7 @@ def checkout_commands(checkout: str) -> dict[str, str]:
         raise SystemExit(f"cannot read the hook commands of {root}: {result.stderr[-2000:]}")
     found = json.loads(result.stdout)
     for command in found.values():
-        script = shlex.split(command, comments=True)[3]
+        script = settings_argv(command)[3]
         if not script.startswith(root + os.sep):
             raise SystemExit(f"{root}: its hooks are not its own ({script})")
     return found
@@ -260,7 +267,7 @@ def count_case(case: Case, commands: dict[str, dict[str, str]]) -> str:
         if case.script not in found:
             line += MISSING
             continue
-        argv = shlex.split(found[case.script], comments=True)
+        argv = settings_argv(found[case.script])  # the interpreter's own count, without nice
         run(found[case.script], case.stdin, case.env, case.cwd, case.output)
         case.after_each()
         count = instructions(argv, case)

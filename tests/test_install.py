@@ -131,8 +131,8 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     # the hooks, calling the new virtualenv's interpreter
     installed = claude_settings.installed_events(str(settings_file))
     assert set(installed) == set(claude_settings.HOOKS)
-    for command in installed.values():
-        assert command.startswith(f"{venv_python} -I "), command
+    for command in installed.values():  # MessageDisplay's behind `nice -n 10`
+        assert shlex.join(claude_settings.python_argv(command)[:2]) == f"{venv_python} -I", command
 
     # an installed hook runs: an event for no bridge session is a silent exit 0
     event = json.dumps(hook_input("Stop", cwd=home))

@@ -13,15 +13,17 @@ PROMPT_TIMEOUT_MARGIN = 60  # the PermissionRequest hook times out itself, then 
 
 class Hook:
     """One registered event. ``timeout`` 0: computed from the config (a hook that waits for
-    the owner: ``settings.prompt_hook_timeout``)."""
+    the owner: ``settings.prompt_hook_timeout``). ``nice``: the hook runs at that niceness
+    (``nice -n``), behind what the user waits for."""
 
-    __slots__ = ("event", "function", "module", "script", "timeout")
+    __slots__ = ("event", "function", "module", "nice", "script", "timeout")
 
-    def __init__(self, event: str, script: str, handler: str, timeout: int) -> None:
+    def __init__(self, event: str, script: str, handler: str, timeout: int, nice: int = 0) -> None:
         self.event = event
         self.script = script
         self.module, _, self.function = handler.partition(":")
         self.timeout = timeout
+        self.nice = nice
 
 
 # Stop may retry Discord for ~20 s and upload files; PermissionRequest, Elicitation and
@@ -44,7 +46,8 @@ HOOKS: dict[str, Hook] = {
         Hook("PostToolUse", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
         Hook("PostToolUseFailure", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
         Hook("UserPromptSubmit", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
-        Hook("MessageDisplay", "message_display.py", f"{_EVENTS}:on_message_display", 5),
+        Hook("MessageDisplay", "message_display.py", f"{_EVENTS}:on_message_display", 5,
+             nice=10),
         Hook("Notification", "notification.py", f"{_EVENTS}:on_notification", 30),
     )
 }  # fmt: skip

@@ -62,9 +62,22 @@ def script_path(script: str) -> str:
 
 def hook_command(script: str, python: str | None = None) -> str:
     """This interpreter, ``-I -S``, the script, and the bridge home and runtime dir when they
-    are not the defaults (:func:`locations.hook_args`: hooks do not take them from their env)."""
+    are not the defaults (:func:`locations.hook_args`: hooks do not take them from their env);
+    behind ``nice -n N`` for a hook the table runs niced (when ``nice`` is there)."""
     argv = [python or sys.executable, "-I", "-S", script_path(script), *locations.hook_args()]
+    niceness = max((hook.nice for hook in HOOKS.values() if hook.script == script), default=0)
+    nice = shutil.which("nice") if niceness else None
+    if nice:
+        argv = [nice, "-n", str(niceness), *argv]
     return f"{shlex.join(argv)} {MARK}"
+
+
+def python_argv(command: str) -> list[str]:
+    """The interpreter's command line in an installed command: without its ``nice -n N``."""
+    argv = shlex.split(command, comments=True)
+    if len(argv) > 3 and os.path.basename(argv[0]) == "nice" and argv[1] == "-n":
+        return argv[3:]
+    return argv
 
 
 def is_ours(entry: object) -> TypeGuard[dict]:

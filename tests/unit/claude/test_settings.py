@@ -54,8 +54,23 @@ def test_every_installed_command_runs_a_script_of_this_install(tmp_path) -> None
     commands = [entry["command"] for entry in entries.values()]
     commands.append(json.loads(path.read_text())["statusLine"]["command"])
     for command in commands:
-        script = shlex.split(command, comments=True)[3]
+        script = claude_settings.python_argv(command)[3]
         assert os.path.dirname(script) == str(hooks) and os.path.isfile(script), command
+
+
+def test_message_display_runs_niced_and_the_others_do_not(tmp_path) -> None:
+    """Claude Code does not wait for MessageDisplay, but starts it just before the Stop hook:
+    niced, it leaves the CPU to the reply."""
+    path = tmp_path / "settings.json"
+    claude_settings.install(str(path))
+    for event, command in claude_settings.installed_events(str(path)).items():
+        argv = shlex.split(command, comments=True)
+        python = claude_settings.python_argv(command)
+        assert python[0] == sys.executable and python[1:3] == ["-I", "-S"], command
+        if event == "MessageDisplay":
+            assert os.path.basename(argv[0]) == "nice" and argv[1:3] == ["-n", "10"]
+        else:
+            assert argv == python, command
 
 
 def test_uninstall_removes_exactly_ours(tmp_path) -> None:
