@@ -10,8 +10,9 @@ seconds, else its creation), and whether it is there at all. From the transcript
 the CLI waited for the Stop hook (``stop_hook_summary``'s ``durationMs``).
 
 (2) The Stop hook alone (the probe of ``bench/relay_latency.py``): the installed Stop hook
-command run as Claude Code runs it (``sh -c``, the event on stdin, the bot running), the
-transcript already holding the reply's record; from the spawn to the reply at Discord and to
+command run as Claude Code runs it (``sh -c``, the event on stdin, the bot running, in the
+session's tmux pane, a new wait so the reply mentions the owner), the transcript already
+holding the reply's record; from the spawn to the reply at Discord and to
 the hook's exit, and its CPU time (user + system, from the kernel: less at the mercy of the
 machine's load than wall-clock time), next to ``python -I -S -c pass``.
 
@@ -211,8 +212,10 @@ def probe(side: Side, footer: bool, count: bool) -> None:
     settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
     (command,) = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
     channel = rig.ids[PROJECT]
-    env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": channel}
+    env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": channel, **in_the_pane(rig)}
     cwd = rig.projects[PROJECT]
+    with contextlib.suppress(FileNotFoundError):  # a new wait, as after the user's prompt:
+        (rig.runtime_dir / "waits" / SESSION).unlink()  # the reply mentions the owner
     content = f"Stop hook reply {uuid.uuid4().hex}"
     transcript = rig.tmp / f"{SESSION}.jsonl"
     transcript.write_text(json.dumps(assistant_record(content)) + "\n")
@@ -234,6 +237,15 @@ def probe(side: Side, footer: bool, count: bool) -> None:
     side.add(f"probe: Stop hook CPU, footer {label}", cpu)
     side.add("probe: python -I -S -c pass, spawn → exit", base_exited)
     side.add("probe: python -I -S -c pass, CPU", base_cpu)
+
+
+def in_the_pane(rig: BridgeRig) -> dict[str, str]:
+    """``TMUX`` and ``TMUX_PANE`` as a hook of the session's Claude Code gets them: the hook
+    asks that tmux server whether the owner sits at the terminal before it mentions them."""
+    pane = rig.pane(PROJECT)
+    assert pane is not None
+    server = Path(f"/tmp/tmux-{os.getuid()}") / rig.socket
+    return {"TMUX": f"{server},0,0", "TMUX_PANE": pane.pane_id}
 
 
 def assistant_record(reply: str) -> dict:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 
 from bridge.handlers.context import HookContext
-from bridge.state import decisions
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
@@ -225,6 +224,8 @@ def post_turn_failure(context: HookContext, text: str) -> None:
 def _prompt_open(context: HookContext) -> bool:
     session = context.event.get("session_id")
     rt = context.runtime
+    from bridge.state import decisions  # 2.6 M instructions: only for a permission notice
+
     return any(r.session_id == session for r in decisions.open_prompts(rt))
 
 
