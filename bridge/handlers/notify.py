@@ -115,7 +115,10 @@ class DeskQuery:
         """Whether a person's client was active within ``within`` seconds (tmux's answer)."""
         import time
 
-        listed = self._answer()
+        try:
+            listed = self._answer()
+        except OSError:  # whatever became of tmux, the reply must go
+            listed = None
         now = time.time()
         for line in (listed or "").splitlines():
             control, _, activity = line.partition(" ")
