@@ -360,18 +360,21 @@ class AwayWatch:
         async with self._lock:
             record = await asyncio.to_thread(away.load, self.runtime, "budget", key)
             target = self.sessions.target_for_key(key)
-            if not record or target is None:
+            if not record or record.get("state") == "stopped" or target is None:
                 await interaction.response.send_message(
                     "This budget question is settled already.", ephemeral=True)  # fmt: skip
                 return
-            await asyncio.to_thread(away.remove, self.runtime, "budget", key)
-            self._panel_changed()
             who = f"<@{interaction.user.id}>"
-            if action == "stop":
-                text = (f"⏹ Stopped at the budget by {who}. The next tool call past it stops "
-                        "again; raise `budget` in the config to go further.")  # fmt: skip
+            if action == "stop":  # kept, as "stopped": queued prompts wait for your next one
+                await asyncio.to_thread(away.update, self.runtime, "budget", key, state="stopped")
+                self._panel_changed()
+                text = (f"⏹ Stopped at the budget by {who}. Queued prompts wait until you "
+                        "send one; the next tool call past the budget stops again (raise "
+                        "`budget` in the config to go further).")  # fmt: skip
                 await interaction.response.edit_message(content=text, view=None)
                 return
+            await asyncio.to_thread(away.remove, self.runtime, "budget", key)
+            self._panel_changed()
             more = target.project.budget.continue_usd
             which = str(record.get("which") or "session")
             kind, name = ("raise-day", str(record.get("day"))) if which == "day" else (

@@ -92,9 +92,15 @@ def parse_reset(said: str, now: float) -> float | None:
 
 
 def on_prompt(context: HookContext) -> None:
-    """A prompt reached the session: a limit wait of its channel is over."""
+    """A prompt reached the session: a limit wait of its channel is over, and so is a stop
+    at the spend budget the owner chose (its queued prompts may follow this turn)."""
     key = context.channel_id
     rt = context.runtime
+    if (
+        away.exists(rt, "budget", key)
+        and (away.load(rt, "budget", key) or {}).get("state") == "stopped"
+    ):
+        away.remove(rt, "budget", key)
     if not away.exists(rt, "limit", key):
         return
     record = away.load(rt, "limit", key) or {}

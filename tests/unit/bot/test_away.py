@@ -261,3 +261,23 @@ def test_a_scheduled_prompt_skips_a_session_at_a_limit_or_stopped_at_its_budget(
     assert limit_reason(rt, CHANNELS[0]) == "the session is at its usage limit"
     away.save(rt, "budget", CHANNELS[1], {"server": "srv", "which": "session"})
     assert limit_reason(rt, CHANNELS[1]) == "the session is over its budget"
+
+
+def test_a_budget_stopped_by_the_owner_holds_the_queue_until_the_owners_next_prompt(rt) -> None:
+    """**Stop** at the budget keeps the session's queued prompts waiting (typed, each would
+    spend until its first tool call is denied); the owner's next prompt (its UserPromptSubmit
+    hook) lets them go. A question not answered yet is not ended by a prompt."""
+    from types import SimpleNamespace
+
+    from bridge.handlers import away as away_hook
+
+    key = CHANNELS[0]
+    stopped = {"server": "srv", "which": "session", "message_id": "1", "state": "stopped"}
+    away.save(rt, "budget", key, stopped)
+    assert away.holds(rt, key)
+    prompt = SimpleNamespace(channel_id=key, runtime=rt, event={"prompt": "go on with less"})
+    away_hook.on_prompt(prompt)  # type: ignore[arg-type]
+    assert not away.holds(rt, key)
+    away.save(rt, "budget", key, {"server": "srv", "which": "session", "message_id": "2"})
+    away_hook.on_prompt(prompt)  # type: ignore[arg-type]
+    assert away.holds(rt, key)  # Continue or Stop decide that one
