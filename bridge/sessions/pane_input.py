@@ -20,7 +20,11 @@ from bridge.tmux import TmuxError, TmuxSessions
 
 TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste
 TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
-ECHO_EVERY = 3  # chunks typed between checks that the CLI has taken them in
+# chunks typed between checks that the CLI has taken them in: every piece. Every third let an
+# overloaded machine (six copies of test_relay's hostile-text test at once) pile two pieces into
+# one read, a paste, in 6 of 12 runs (1 of 12 now); on a quiet machine it costs nothing
+# measurable (bench/long_prompt.py --flat: 5,000 characters typed in 2.1 s every third, 2.3 s)
+ECHO_EVERY = 1
 SUBMIT_CHECK = 0.3  # seconds after Enter before pressing it again if the prompt is still there
 SUBMIT_POLL = 0.025  # seconds between looks at the box after Enter
 SUBMIT_RETRIES = 3
@@ -68,7 +72,7 @@ def type_prompt(
 
     Claude Code takes input that arrives in one large read for a paste and hands it to
     the model as untrusted ``<pasted_content>``. Pieces of 100 characters 30 ms apart
-    avoid that; and every few pieces we wait until the text so far shows on the screen,
+    avoid that; and before every piece we wait until the text so far shows on the screen,
     so a busy machine that stalls the CLI cannot let several pieces pile up into one read.
 
     Before every piece the input box must still be on screen and the key gate open: a
