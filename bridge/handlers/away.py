@@ -96,10 +96,8 @@ def on_prompt(context: HookContext) -> None:
     at the spend budget the owner chose (its queued prompts may follow this turn)."""
     key = context.channel_id
     rt = context.runtime
-    if (
-        away.exists(rt, "budget", key)
-        and (away.load(rt, "budget", key) or {}).get("state") == "stopped"
-    ):
+    budget = away.load(rt, "budget", key)  # (one failed open when there is none)
+    if budget is not None and budget.get("state") == "stopped":
         away.remove(rt, "budget", key)
     if not away.exists(rt, "limit", key):
         return
