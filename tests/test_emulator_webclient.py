@@ -368,6 +368,36 @@ def test_a_javascript_link_button_is_never_a_live_link_on_the_page(web) -> None:
     assert dialogs == []
 
 
+def test_a_message_posted_while_its_channel_loads_still_shows(web) -> None:
+    """The page reads a channel's history over REST while the gateway goes on: a message
+    posted between that request and its answer is in the events, not in the answer, and
+    must still show (it was lost, so a prompt posted the moment the page opened never came)."""
+    emu, base = web
+    channel = emu.ids["project-a"]
+    frames: list[str] = []
+    posted: dict[str, Any] = {}
+
+    with chromium() as browser:
+        page = browser.new_page()
+        page.set_default_timeout(15_000)
+
+        def history_after_a_post(route: Any) -> None:
+            answer = route.fetch()  # the history as it is before the message
+            posted.update(emu.client.post_message(channel, "posted while loading", bot=True))
+            deadline = time.monotonic() + 10
+            while not any(posted["id"] in f for f in frames) and time.monotonic() < deadline:
+                page.wait_for_timeout(20)  # the page has the event before it gets the answer
+            route.fulfill(response=answer)
+
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+        page.route(f"**/api/channels/{channel}/messages", history_after_a_post, times=1)
+        page.goto(f"{base}/#token={TOKEN}")
+        page.locator("#status.online").wait_for()
+        page.wait_for_function("() => document.querySelectorAll('.message').length > 0")
+        assert any(posted["id"] in f for f in frames), "the gateway never sent the message"
+        page.locator(f"#m-{posted['id']}", has_text="posted while loading").wait_for()
+
+
 LINK = 'class="link" href="{0}" title="{0}" target="_blank" rel="noopener noreferrer"'
 # What a message's text becomes on the page, as Discord renders it (the HTML of its content).
 MARKDOWN = [

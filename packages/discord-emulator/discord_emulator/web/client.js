@@ -6,7 +6,7 @@
 
 const $ = (sel) => document.querySelector(sel);
 const S = {
-  session: null, channels: new Map(), users: new Map(), messages: new Map(),
+  session: null, channels: new Map(), users: new Map(), messages: new Map(), loading: new Map(),
   current: null, seq: null, commands: [], commandsAt: 0, files: [], command: null,
 };
 const EPHEMERAL = 1 << 6, LOADING = 1 << 7;
@@ -124,6 +124,8 @@ function onEvent(type, d) {
       upsertMessage(d);
       break;
     case "MESSAGE_DELETE": {
+      const live = S.loading.get(d.channel_id);
+      if (live) live.deleted.add(d.id);
       const list = S.messages.get(d.channel_id);
       if (list) S.messages.set(d.channel_id, list.filter((m) => m.id !== d.id));
       const el = document.getElementById("m-" + d.id);
@@ -199,22 +201,35 @@ function renderHeader() {
   $("#input").placeholder = ch ? `Message ${isThread ? "" : "#"}${ch.name} (type / for commands)` : "";
 }
 
+// A channel's history is read over REST while the gateway goes on: a message created, edited
+// or deleted between the request and its answer is in the events, not (or not as it is now) in
+// the answer. Those events are kept while the load runs and laid over its answer, else a
+// message posted the moment a channel opens never shows (seen in CI).
 async function loadMessages(id) {
+  const live = { upserts: new Map(), deleted: new Set() };
+  S.loading.set(id, live);
   try {
     const msgs = await api("GET", `/api/channels/${id}/messages`);
-    const ephemeral = (S.messages.get(id) || []).filter((m) => m.flags & EPHEMERAL);
-    S.messages.set(id, [...msgs, ...ephemeral].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)));
+    const byId = new Map(msgs.map((m) => [m.id, m]));
+    for (const m of S.messages.get(id) || []) if (m.flags & EPHEMERAL) byId.set(m.id, m);
+    for (const [mid, m] of live.upserts) byId.set(mid, { ...(byId.get(mid) || {}), ...m });
+    for (const mid of live.deleted) byId.delete(mid);
+    S.messages.set(id, [...byId.values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)));
     if (id === S.current) renderMessages();
   } catch (err) {
     toast("Could not load messages: " + err.message);
+  } finally {
+    if (S.loading.get(id) === live) S.loading.delete(id);
   }
 }
 
 // ----- messages ----------------------------------------------------------------------------
 
 function upsertMessage(msg) {
+  const live = S.loading.get(msg.channel_id);
+  if (live) live.upserts.set(msg.id, { ...(live.upserts.get(msg.id) || {}), ...msg });
   const list = S.messages.get(msg.channel_id);
-  if (!list) return;  // not loaded yet: loading it will bring this one
+  if (!list) return;  // not loaded yet: the load in flight, or a later one, brings this one
   const i = list.findIndex((m) => m.id === msg.id);
   if (i >= 0) list[i] = { ...list[i], ...msg, reactions: list[i].reactions };
   else list.push(msg);
