@@ -372,6 +372,7 @@ class AwayWatch:
                         "send one; the next tool call past the budget stops again (raise "
                         "`budget` in the config to go further).")  # fmt: skip
                 await interaction.response.edit_message(content=text, view=None)
+                await interaction.client.queue.held_notices(key)
                 return
             await asyncio.to_thread(away.remove, self.runtime, "budget", key)
             self._panel_changed()

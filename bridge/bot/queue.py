@@ -109,6 +109,15 @@ def notice_view(key: str, entry_id: str) -> discord.ui.View:
     return view
 
 
+# What a queued prompt waits for, by what holds its session (``away.held_by``).
+TYPED_WHEN = {
+    "": "typed when Claude's turn ends.",
+    "limit": "typed once the session goes on after its limit.",
+    "budget": "typed once the budget question is answered and the session goes on.",
+    "stopped": "stopped at the budget: typed after the next message you send.",
+}
+
+
 def preview(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= PREVIEW else line[: PREVIEW - 1] + "…"
@@ -170,11 +179,24 @@ class PromptQueue:
         log.info("queued a prompt (%s) for %s", source, key)
         return entry
 
-    def notice_text(self, key: str) -> str:
-        count = len(queued_prompts.entries(self.runtime, key))
-        if away.holds(self.runtime, key):
-            return f"⏭ Queued (#{count}): typed once the session goes on after its limit."
-        return f"⏭ Queued (#{count}): typed when Claude's turn ends."
+    def notice_text(self, key: str, number: int | None = None) -> str:
+        """The notice of queued prompt ``number`` (default: the last) of ``key``."""
+        count = number or len(queued_prompts.entries(self.runtime, key))
+        return f"⏭ Queued (#{count}): {TYPED_WHEN[away.held_by(self.runtime, key)]}"
+
+    async def held_notices(self, key: str) -> None:
+        """The session was stopped at its budget: each queued prompt's notice says what it
+        waits for now (its turn has ended, so "typed when Claude's turn ends" no longer holds)."""
+        channel = self.bot.get_partial_messageable(int(key))
+        entries = await asyncio.to_thread(queued_prompts.entries, self.runtime, key)
+        for number, entry in enumerate(entries, 1):
+            if not entry.get("notice_id"):
+                continue
+            text = await asyncio.to_thread(self.notice_text, key, number)
+            try:  # the content alone: its buttons stay (Send now still types it)
+                await channel.get_partial_message(int(entry["notice_id"])).edit(content=text)
+            except (discord.HTTPException, ValueError) as err:
+                log.warning("queued notice of %s: %s", key, err)
 
     async def noticed(self, key: str, entry: dict, notice: discord.Message | None) -> None:
         """The notice of ``entry`` was posted: remember it (closed when typed or cancelled)."""

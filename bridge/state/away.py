@@ -58,8 +58,20 @@ def exists(rt: runtime.Runtime, kind: str, name: str) -> bool:
 def holds(rt: runtime.Runtime, name: str) -> bool:
     """Session ``name`` waits at a usage limit or was stopped at its spend budget: its
     queued prompts wait too (typed now, each would meet the same limit and end the wait)."""
+    return bool(held_by(rt, name))
+
+
+def held_by(rt: runtime.Runtime, name: str) -> str:
+    """What holds session ``name``'s queued prompts: ``"limit"`` (a usage limit waited on),
+    ``"budget"`` (its budget question not answered yet), ``"stopped"`` (the owner chose
+    **Stop**: until their next prompt), or ``""``."""
     limit = load(rt, "limit", name)
-    return bool(limit and limit.get("state") == "waiting") or exists(rt, "budget", name)
+    if limit and limit.get("state") == "waiting":
+        return "limit"
+    if not exists(rt, "budget", name):
+        return ""
+    budget = load(rt, "budget", name) or {}
+    return "stopped" if budget.get("state") == "stopped" else "budget"
 
 
 def all_of(rt: runtime.Runtime, kind: str) -> dict[str, dict]:

@@ -125,10 +125,13 @@ def test_an_unknown_reset_says_so_and_resume_now_types_the_continue_prompt(rig) 
     assert [m["id"] for m in limits] == [notice["id"]], limits
 
 
-def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(rig) -> None:
+def test_a_budget_crossed_warns_stops_before_a_tool_and_stop_then_continue_decide(rig) -> None:
     """80 % of the session's budget → a warning; past 100 % the next tool call is denied and
-    the turn stops, with **Continue (+$N)** / **Stop** (the owner's only); Continue raises
-    the budget and types the continue prompt, and the turn goes on."""
+    the turn stops, with **Continue (+$N)** / **Stop** (the owner's only). **Stop**: the
+    message says so, a prompt queued before stays queued (its notice says what it waits for)
+    and the owner's next message is typed and answered, then the queued one; its tool call,
+    still past the budget, stops again, and **Continue** raises the budget and types the
+    continue prompt, and the turn goes on. One rig for both buttons: its cost is measured once."""
     raw = rig.config()
     raw["servers"][0]["projects"][0]["permission"] = "bypassPermissions"
     raw["servers"][0]["discord"]["allowedUserIds"] = [rig.ids["bob"]]  # drives, doesn't spend
@@ -167,29 +170,67 @@ def test_a_budget_crossed_warns_then_stops_before_a_tool_and_continue_goes_on(ri
     assert f"💰 project-a: {left}" in panel["content"], panel["content"]  # one message, edited
 
     # Claude Code reports the cost to its statusLine a moment after an answer (debounced): a
-    # tool taking a second or two, as real ones do, lets the next call see it.
-    wait = {"command": "python3 -c 'import time; time.sleep(2)'", "description": "Wait"}
+    # tool taking a few seconds, as real ones do, lets the next call see it (and leaves time
+    # to queue a prompt behind the turn).
+    wait = {"command": "python3 -c 'import time; time.sleep(3)'", "description": "Wait"}
+    touch = {"command": f"touch {marker}", "description": "Mark"}
     rig.api.script(
         tool_use("Bash", wait, text_before="x" * 4000),
-        tool_use("Bash", {"command": f"touch {marker}", "description": "Mark"}),
-        echo(), echo(),
+        tool_use("Bash", touch),  # past the budget: denied
+        echo(prefix="Owner said: "),  # the owner's next message, after Stop
+        tool_use("Bash", touch),  # the queued prompt's: still past the budget, denied
+        tool_use("Bash", touch),  # after Continue: it runs
+        text("marked"),
     )  # fmt: skip
+    asked = len(rig.api.requests)
     rig.post("go on working")
+    wait_prompt(rig, asked + 1, "go on working")  # the turn runs
+    rig.post(">> queued before the stop")
+    queued = rig.wait_bot_message(content_contains="⏭ Queued (#1)")
     stop = rig.wait_bot_message(content_contains="🛑 Budget reached", timeout=45)
     assert "this session's budget" in stop["content"], stop["content"]
     assert list(buttons(stop)) == ["Continue (+$100.00)", "Stop"]
     assert not marker.exists()  # denied before it ran
+    wait_until(
+        lambda: any("🛑 Stopped at the spend budget" in m["content"]
+                    for m in rig.bot_messages(status=True)),
+        30, "the turn's status to say it stopped at the budget",
+    )  # fmt: skip
     asked = len(rig.api.requests)
-    refused = rig.discord.click(stop["id"], buttons(stop)["Continue (+$100.00)"], user="bob")
+    refused = rig.discord.click(stop["id"], buttons(stop)["Stop"], user="bob")
     assert refused["ephemeral"], refused  # an allowed user, not the owner: nothing changes
-    assert "Only this bridge's owner can raise" in refused["message"]["content"], refused
+    assert "Only this bridge's owner can raise or keep" in refused["message"]["content"], refused
+
+    rig.discord.click(stop["id"], buttons(stop)["Stop"])
+    stopped = wait_edit(rig, stop, "⏹ Stopped at the budget by")
+    assert "Queued prompts wait until you send one" in stopped["content"], stopped["content"]
+    assert stopped["components"] == []
+    # The queue looked again and holds (the notice says what from): nothing was typed.
+    held = wait_edit(rig, queued, "stopped at the budget: typed after the next message you send")
+    assert list(buttons(held)) == ["Send now", "Interrupt and send", "Cancel"]
+    assert len(rig.api.requests) == asked and not marker.exists()
+
+    since = rig.discord.mark()
+    rig.post("the owner's next message")
+    assert "queued before" not in rig.api.last_user_text(wait_prompt(rig, asked + 1, "owner's"))
+    answer = rig.wait_bot_message(content_contains="Owner said:", timeout=45)  # it goes on
+    assert "the owner's next message" in answer["content"], answer["content"]
+    wait_prompt(rig, asked + 2, "queued before the stop")  # once that turn ended
+    wait_edit(rig, queued, "✅ Typed (was queued).")
+
+    again = rig.wait_bot_message(content_contains="🛑 Budget reached", timeout=45, since=since)
+    assert again["id"] != stop["id"] and not marker.exists()  # Stop spent nothing more
+    asked = len(rig.api.requests)
+    refused = rig.discord.click(again["id"], buttons(again)["Continue (+$100.00)"], user="bob")
+    assert refused["ephemeral"], refused
     assert len(rig.api.requests) == asked
 
-    rig.discord.click(stop["id"], buttons(stop)["Continue (+$100.00)"])
-    went_on = wait_edit(rig, stop, "▶️ Continued by")
+    rig.discord.click(again["id"], buttons(again)["Continue (+$100.00)"])
+    went_on = wait_edit(rig, again, "▶️ Continued by")
     assert "raised by $100.00" in went_on["content"] and went_on["components"] == []
     wait_prompt(rig, asked + 1, "continue")
-    rig.wait_bot_message(content_contains="Model saw:", timeout=45)
+    rig.wait_bot_message(content_contains="marked", timeout=45)
+    assert marker.exists()  # past the raised budget the tool ran
 
 
 def test_a_usage_limit_shows_on_the_try_page_and_resume_now_types_the_continue_prompt(

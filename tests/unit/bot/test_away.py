@@ -274,10 +274,10 @@ def test_a_budget_stopped_by_the_owner_holds_the_queue_until_the_owners_next_pro
     key = CHANNELS[0]
     stopped = {"server": "srv", "which": "session", "message_id": "1", "state": "stopped"}
     away.save(rt, "budget", key, stopped)
-    assert away.holds(rt, key)
+    assert away.holds(rt, key) and away.held_by(rt, key) == "stopped"  # the notices say so
     prompt = SimpleNamespace(channel_id=key, runtime=rt, event={"prompt": "go on with less"})
     away_hook.on_prompt(prompt)  # type: ignore[arg-type]
     assert not away.holds(rt, key)
     away.save(rt, "budget", key, {"server": "srv", "which": "session", "message_id": "2"})
     away_hook.on_prompt(prompt)  # type: ignore[arg-type]
-    assert away.holds(rt, key)  # Continue or Stop decide that one
+    assert away.held_by(rt, key) == "budget"  # Continue or Stop decide that one
