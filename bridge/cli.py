@@ -37,6 +37,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="threads work in their own git worktrees (the project must be a git repository)",
     )
+    trial.add_argument(
+        "--budget",
+        metavar="USD",
+        help="a spend budget per session, in dollars (e.g. 0.50): a warning at 80 %%, at 100 %% "
+        "Claude stops before its next tool call and asks Continue / Stop (default: none)",
+    )
     trial.add_argument("-v", "--verbose", action="store_true", help="debug logging (to the log)")
 
     hooks = commands.add_parser("hooks", help="manage Claude Code hook entries")
@@ -132,11 +138,12 @@ def cmd_try(args: argparse.Namespace) -> int:
 
     try:
         host, port = tryout.parse_listen(args.listen, args.port)
+        budget = tryout.parse_budget(args.budget)
     except tryout.TryError as err:
         print(f"discord-bridge try: {err}", file=sys.stderr)
         return 2
     options = tryout.Options(
-        args.project, host, port, not args.no_browser, args.verbose, args.worktrees
+        args.project, host, port, not args.no_browser, args.verbose, args.worktrees, budget
     )
     return tryout.run(options)
 

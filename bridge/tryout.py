@@ -67,6 +67,7 @@ class Options:
     open_browser: bool = True
     verbose: bool = False
     worktrees: bool = False  # the project's threads get git worktrees (isolation: worktree)
+    budget: float | None = None  # dollars a session may spend (and Continue adds): the guard
 
 
 # ----- arguments ---------------------------------------------------------------------------
@@ -97,6 +98,20 @@ def parse_listen(value: str | None, port: int | None) -> tuple[str, int]:
     if not 0 <= chosen <= 65535:
         raise TryError(f"port {chosen} is not a port number")
     return host, chosen
+
+
+def parse_budget(value: str | None) -> float | None:
+    """``--budget USD``: a session's spend budget, in dollars (``$`` allowed); None: none.
+    Off by default: a newcomer is not stopped by a budget unless they ask for one."""
+    if value is None:
+        return None
+    try:
+        dollars = float(value.strip().removeprefix("$"))
+    except ValueError:
+        dollars = 0.0
+    if not 0 < dollars <= 1e6:  # nan fails this too
+        raise TryError(f"--budget {value!r}: give dollars a session may spend, e.g. 0.50")
+    return dollars
 
 
 def is_loopback(host: str) -> bool:
@@ -184,11 +199,14 @@ def write_config(
     name: str = "try",
     session: str = TMUX_SESSION,
     claude_command: str | None = None,
+    budget: float | None = None,
 ) -> None:
     """The generated config (0600): one server on the emulator, the project's channel and the
     control panel; the page's user is the owner. ``worktree_threads``: the project's threads
-    work in git worktrees of their own. ``discord-bridge selftest`` writes its own with another
-    ``name``, tmux ``session`` and the ``claude_command`` it checks."""
+    work in git worktrees of their own; ``budget``: what each session may spend before the
+    spend guard stops it and asks (**Continue** adds as much again). ``discord-bridge
+    selftest`` writes its own with another ``name``, tmux ``session`` and the
+    ``claude_command`` it checks."""
     entry: dict = {"name": slug(project), "channelId": ids[slug(project)], "projectPath": project}
     if worktree_threads:
         entry["thread"] = {"isolation": "worktree"}
@@ -216,6 +234,8 @@ def write_config(
             }
         ],
     }
+    if budget:  # top-level: projects added with /project add get it too
+        raw["budget"] = {"sessionUsd": budget, "continueUsd": budget}
     private_files.write_atomic(path, json.dumps(raw, indent=2).encode())
 
 
@@ -259,7 +279,7 @@ def lan_address(ipv6: bool = False) -> str | None:
         return None
 
 
-def banner(url: str, host: str, project: str, log_path: str) -> str:
+def banner(url: str, host: str, project: str, log_path: str, budget: float | None = None) -> str:
     lines = [
         "",
         "discord-bridge try: the bridge on a local Discord, in your browser",
@@ -269,6 +289,9 @@ def banner(url: str, host: str, project: str, log_path: str) -> str:
         f"  log       {log_path}",
         "  stop      Ctrl-C (Claude Code keeps running in tmux, as with `run`)",
     ]
+    if budget:
+        lines.insert(-2, f"  budget    ${budget:.2f} per session: a warning at 80 %, at 100 % "
+                         "Claude stops before its next tool call and asks you")  # fmt: skip
     if not is_loopback(host):
         lines.insert(3, "  note      anyone with this address (and its token) can drive Claude "
                         "Code here as you: keep it private")  # fmt: skip
@@ -380,7 +403,7 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         url = page_url(opts.host, port, token)
         note_holder(lock, f"pid {os.getpid()}, {project}, page on port {port}")
         cfg_path = os.path.join(work, "config.json")
-        write_config(cfg_path, project, emu, ids, opts.worktrees)
+        write_config(cfg_path, project, emu, ids, opts.worktrees, budget=opts.budget)
         # The bot and its panes use this directory's runtime and state (given to the bot, not
         # set in the environment: a tmux server the bot starts keeps its environment for every
         # window), and only this config.
@@ -397,8 +420,8 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         since = emu.client.mark()
         opening = opts.open_browser and can_open_browser()
         opened = write_handover(handover, url) if opening else None
-        show = (emu, since, emu.state.ids["bot_id"], banner(url, opts.host, project, log_path),
-                opened)  # fmt: skip
+        text = banner(url, opts.host, project, log_path, opts.budget)
+        show = (emu, since, emu.state.ids["bot_id"], text, opened)
         threading.Thread(target=announce_when_ready, args=show, daemon=True).start()
         from bridge.bot.app import run_bridge
 

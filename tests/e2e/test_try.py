@@ -377,6 +377,96 @@ def test_try_in_a_browser(short_state_dir: str, rig: BridgeRig, tmp_path: Path) 
     assert windows.returncode == 0 and windows.stdout.strip(), "Claude Code's window is gone"
 
 
+def test_the_spend_guard_on_the_page_warns_then_stop_and_continue_are_clicked(
+    short_state_dir: str, rig: BridgeRig, tmp_path: Path
+) -> None:
+    """``discord-bridge try --budget USD``: the page shows the 80 % warning; past the budget
+    the next tool call is denied and "🛑 Budget reached" comes with **Continue (+$N)** and
+    **Stop**; Stop clicked on the page says so and nothing runs; the next message's tool
+    call asks again, and Continue clicked there types the continue prompt, and the turn goes
+    on. The cost of one answer is measured by a first ``try`` without a budget (the default:
+    nobody is stopped who did not ask), then ``try`` starts again with a budget that answer
+    filled to 85 %, as a user would, Claude's window kept."""
+    project = user_project(rig)
+    marker = project / "ran"
+    wait = {"command": "python3 -c 'import time; time.sleep(2)'", "description": "Wait"}
+    touch = {"command": f"touch {marker}", "description": "Mark"}
+    rig.api.script(
+        text("first answer"),
+        tool_use("Bash", wait, text_before="x" * 4000),  # allowed on the page; crosses it
+        tool_use("Bash", touch),  # past the budget: denied, then Stop
+        tool_use("Bash", touch),  # the next message's: denied again, then Continue
+        echo(),
+    )  # fmt: skip
+    env = {**rig.env, "DISCORD_BRIDGE_STATE_DIR": short_state_dir}
+    status = Path(short_state_dir) / "try"
+
+    def cost() -> float:
+        files = status.glob("*/runtime/status/*.json")
+        return max([json.loads(p.read_text()).get("cost_usd") or 0 for p in files] or [0])
+
+    with chromium() as browser:
+        first = TryProcess(tmp_path, env, str(project), "--port", "0")
+        try:
+            page, errors = open_page(browser, first.url())
+            page.fill("#input", "first")
+            page.press("#input", "Enter")
+            page.locator("#messages .content", has_text="first answer").wait_for()
+            wait_until(lambda: cost() > 0, 15, "the statusLine's cost")
+            assert "budget" not in first.output()
+            assert errors == []
+        finally:
+            assert first.stop() == 0, first.output()
+
+        budget = round(cost() / 0.85, 6)
+        started = TryProcess(tmp_path, env, str(project), "--port", "0", "--budget", str(budget))
+        try:
+            page, errors = open_page(browser, started.url())
+            assert f"budget    ${budget:.2f} per session" in started.output()
+            messages = page.locator("#messages")
+            warning = messages.locator(".message", has_text="⚠️ Budget:")
+            warning.wait_for()
+            assert "this session's budget is 85% used" in warning.inner_text()
+            shot(page, tmp_path, "budget-warning")
+
+            page.fill("#input", "go on working")
+            page.press("#input", "Enter")
+            prompt = messages.locator(".message", has_text="Claude wants to use")
+            prompt.get_by_role("button", name="Allow", exact=True).click()
+            reached = messages.locator(".message", has_text="🛑 Budget reached")
+            reached.wait_for()
+            first_id = reached.get_attribute("data-id")
+            stop = page.locator("#m-" + first_id)  # edited in place
+            more = f"Continue (+${budget:.2f})"
+            for name in (more, "Stop"):
+                stop.get_by_role("button", name=name, exact=True).wait_for()
+            assert "this session's budget" in stop.inner_text()
+            assert not marker.exists()  # denied before it ran
+            shot(page, tmp_path, "budget-reached")
+            stop.get_by_role("button", name="Stop", exact=True).click()
+            stop.locator(".content", has_text="⏹ Stopped at the budget by").wait_for()
+            assert stop.get_by_role("button").count() == 0
+            asked = len(rig.api.requests)
+
+            page.fill("#input", "one more step")
+            page.press("#input", "Enter")
+            again = messages.locator(f".message:not(#m-{first_id})", has_text="🛑 Budget reached")
+            again.wait_for()
+            again = page.locator("#m-" + again.get_attribute("data-id"))
+            assert "one more step" in model_saw(rig, asked + 1) and not marker.exists()
+            again.get_by_role("button", name=more, exact=True).click()
+            again.locator(".content", has_text="▶️ Continued by").wait_for()
+            assert again.get_by_role("button").count() == 0
+            assert "continue" in model_saw(rig, asked + 2)
+            reply = messages.locator(".content", has_text=re.compile(r"^Model saw:"))
+            reply.filter(has_text="continue").wait_for()  # the turn went on
+            shot(page, tmp_path, "budget-continued")
+            assert errors == []
+        finally:
+            code = started.stop()
+        assert code == 0, started.output()
+
+
 def test_a_worktree_thread_is_finished_from_the_page(rig: BridgeRig, tmp_path: Path) -> None:
     """``try --worktrees`` on a repository: a thread started on the page works in its own
     worktree; Finish… on its note, Merge into main, its preview, Merge, then Remove worktree

@@ -119,3 +119,38 @@ def test_the_hand_over_page_is_private_and_forwards_to_the_page(tmp_path) -> Non
     text = path.read_text()
     assert 'content="0;url=http://127.0.0.1:8765/#token=abc&quot;&lt;x&gt;"' in text
     assert "<x>" not in text
+
+
+@pytest.mark.parametrize(("given", "dollars"), [(None, None), ("0.5", 0.5), ("$2", 2.0)])
+def test_a_budget_is_asked_for_in_dollars_and_off_by_default(given, dollars) -> None:
+    assert tryout.parse_budget(given) == dollars
+
+
+@pytest.mark.parametrize("given", ["0", "-1", "nan", "inf", "five", ""])
+def test_a_budget_that_is_no_amount_is_a_clear_error(given) -> None:
+    with pytest.raises(tryout.TryError, match="give dollars a session may spend"):
+        tryout.parse_budget(given)
+
+
+def test_the_budget_lands_in_the_generated_config_for_every_project(tmp_path) -> None:
+    """``--budget``: each session of the try project (and of projects added with ``/project
+    add``) may spend that much, and **Continue** adds as much again; without it, no budget."""
+    from types import SimpleNamespace
+
+    from bridge import config
+
+    emu = SimpleNamespace(
+        bot_token="t", api_base="http://127.0.0.1:1/api/v10", gateway_url="ws://127.0.0.1:2",
+        ids={"guild_id": "1" * 18, tryout.OWNER: "2" * 18},
+    )  # fmt: skip
+    project = tmp_path / "webshop"
+    project.mkdir()
+    ids = {"webshop": "3" * 18, tryout.PANEL_CHANNEL: "4" * 18}
+    path = str(tmp_path / "config.json")
+    tryout.write_config(path, str(project), emu, ids, budget=0.5)  # type: ignore[arg-type]
+    budget = config.load(path).servers[0].projects[0].budget
+    assert (budget.session_usd, budget.day_usd, budget.continue_usd) == (0.5, None, 0.5)
+    tryout.write_config(path, str(project), emu, ids)  # type: ignore[arg-type]
+    assert not config.load(path).servers[0].projects[0].budget.any
+    banner = tryout.banner("http://x/#token=y", "127.0.0.1", str(project), "log", 0.5)
+    assert "  budget    $0.50 per session" in banner
