@@ -239,8 +239,8 @@ def test_a_usage_limit_shows_on_the_try_page_and_resume_now_types_the_continue_p
     """The ``discord-bridge try`` page in headless Chromium, a subscriber login: a message
     whose turn hits the usage limit shows "⏸ Usage limit" with its three buttons; **Resume
     now** clicked on the page types the continue prompt (an hour before the reset) and the
-    same message says so, its buttons gone. (``try`` writes its own config: no ``budget``
-    can be set there, so the budget's buttons are tested above through the emulator only.)"""
+    same message says so, its buttons gone. (The budget's buttons on the page: ``try
+    --budget``, ``tests/e2e/test_try.py``.)"""
     from tests.e2e.test_try import TryProcess, chromium, open_page, shot, user_project
 
     project = user_project(rig)
