@@ -31,8 +31,11 @@ def answer(rig, result: dict) -> dict:
     assert result["ephemeral"], result
     if result["response_type"] == 4:
         return result["message"]
+    # From the first record, not from now: the bot's follow-up can reach the emulator before
+    # this wait does (a /history of one transcript answers in a few ms), and a wait from now
+    # then misses it for its whole timeout. The interaction's id names its answer alone.
     record = rig.discord.wait(
-        kind="message_update", interaction_id=result["interaction_id"], timeout=60
+        since=0, kind="message_update", interaction_id=result["interaction_id"], timeout=60
     )
     return record["message"]
 
@@ -53,11 +56,12 @@ def pick_session(rig, socket_name: str) -> dict:
             assert socket_name in listed["content"] or "more in the menu" in listed["content"]
             chosen = rig.discord.select(listed["id"], select["custom_id"], [mine[0]["value"]])
             return answer(rig, chosen)
+        since = rig.discord.mark()  # before the click: its edit may land before the wait
         result = rig.discord.click(listed["id"], custom_id(listed, "Next"))
         assert result["response_type"] == 6, result  # the list is edited in place
-        listed = rig.discord.wait(kind="message_update", message_id=listed["id"], timeout=30)[
-            "message"
-        ]
+        listed = rig.discord.wait(
+            since=since, kind="message_update", message_id=listed["id"], timeout=30
+        )["message"]
     raise AssertionError(f"{socket_name} not listed:\n{listed['content']}")
 
 
