@@ -124,7 +124,7 @@ def route(
     if not is_session_id(session_id):
         raise ValueError(f"not a Claude session id: {session_id[:70]!r}")
     mine = {"config": os.path.abspath(config), "pid": os.getpid(), "start": _start(os.getpid())}
-    _update(env, lambda routes: routes.__setitem__(session_id, mine))
+    _update(env, lambda routes: routes.__setitem__(session_id, mine), adding=True)
 
 
 def unroute(session_id: str, env: dict[str, str] | os._Environ[str] | None = None) -> None:
@@ -144,26 +144,35 @@ def _drop(routes: dict, only: set[str] | None) -> None:
             del routes[session_id]
 
 
-def _update(env: dict[str, str] | os._Environ[str] | None, change: Callable[[dict], None]) -> None:
-    """Read, change and write the routes (atomically, private); routes of bots that are gone
-    are dropped on the way, and the file with the last one. Only bots write this file."""
+def _update(
+    env: dict[str, str] | os._Environ[str] | None,
+    change: Callable[[dict], None],
+    adding: bool = False,
+) -> None:
+    """Read, change and write the routes (atomically, private, under the file's lock: two bots
+    adopting at once would otherwise each write what they read, and one route be lost);
+    routes of bots that are gone are dropped on the way, and the file with the last one.
+    Only bots write this file. ``adding``: ``change`` may add a route."""
     from bridge import fastjson
 
     home = runtime.bridge_home(env)
     path = os.path.join(home, ROUTES)
-    found = _routes(home)
-    routes = {k: v for k, v in found.items() if isinstance(v, dict) and _running(v)}
-    change(routes)
-    if routes == found:  # the home's bot, which routes nothing: one failed open, as before
-        return
-    if routes:
-        runtime.ensure_private_dir(home)
-        private_files.write_atomic(path, fastjson.dumps(routes).encode())
-    else:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+    if not adding and not os.path.lexists(path):
+        return  # nothing to drop (the home's bot, which routes nothing, on every stop)
+    runtime.ensure_private_dir(home)
+    with private_files.Lock(path):
+        found = _routes(home)
+        routes = {k: v for k, v in found.items() if isinstance(v, dict) and _running(v)}
+        change(routes)
+        if routes == found:
+            return
+        if routes:
+            private_files.write_atomic(path, fastjson.dumps(routes).encode())
+        else:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
 
 
 def _routes(home: str) -> dict:

@@ -12,6 +12,8 @@ a hook takes its locations from its own command line (written by ``hooks install
       config-locations.json   a registered config's own dirs (``try``'s)
       run-configs             config files ``run --config`` was given (:func:`register_config`)
       adopted-sessions.json   sessions adopted by a running bot of such a config (``adoptions``)
+      .<file>.lock            taken by a bot updating config-locations.json, run-configs or
+                              adopted-sessions.json (``private_files.Lock``): hooks only read
 
 :func:`hook_locations` is what a hook reads on every call (at most three small private files
 and one ``lstat`` of the runtime dir it found). Only the standard library's ``os`` at import.
@@ -181,11 +183,12 @@ def record_config_locations(
 
     home = runtime.ensure_private_dir(runtime.bridge_home(env))
     path = os.path.join(home, CONFIG_LOCATIONS)
-    mapping = private_files.read_json(path, 1 << 16) or {}
     mine = {"runtime_dir": os.path.abspath(rt.root), "state_dir": os.path.abspath(rt.state_root)}
-    if mapping.get(os.path.abspath(config)) != mine:
-        mapping[os.path.abspath(config)] = mine
-        private_files.write_atomic(path, fastjson.dumps(mapping).encode())
+    with private_files.Lock(path):  # two `try` bots starting at once: both configs kept
+        mapping = private_files.read_json(path, 1 << 16) or {}
+        if mapping.get(os.path.abspath(config)) != mine:
+            mapping[os.path.abspath(config)] = mine
+            private_files.write_atomic(path, fastjson.dumps(mapping).encode())
 
 
 def registered_configs(env: dict[str, str] | os._Environ[str] | None = None) -> list[str]:
@@ -206,10 +209,14 @@ def register_config(path: str, env: dict[str, str] | os._Environ[str] | None = N
     default = os.path.abspath(runtime.config_path({**(env or os.environ), ENV_CONFIG: ""}))
     if "\n" in path or path == default:
         return
-    known = registered_configs(env)
-    if path in known:
+    if path in registered_configs(env):
         return
     home = runtime.bridge_home(env)
     os.makedirs(home, 0o700, exist_ok=True)
-    lines = [*known, path][-100:]
-    private_files.write_atomic(os.path.join(home, RUN_CONFIGS), ("\n".join(lines) + "\n").encode())
+    with private_files.Lock(os.path.join(home, RUN_CONFIGS)):  # two registering at once
+        known = registered_configs(env)
+        if path in known:
+            return
+        lines = [*known, path][-100:]
+        data = ("\n".join(lines) + "\n").encode()
+        private_files.write_atomic(os.path.join(home, RUN_CONFIGS), data)

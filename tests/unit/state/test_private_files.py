@@ -25,3 +25,31 @@ def test_read_private_refuses_links(tmp_path) -> None:
     os.symlink(tmp_path / "real", tmp_path / "link")
     with pytest.raises(OSError):
         private_files.read_private(str(tmp_path / "link"))
+
+
+def test_a_lock_is_a_private_file_beside_the_one_it_guards(tmp_path) -> None:
+    with private_files.Lock(str(tmp_path / "routes.json")) as lock:
+        assert lock.path == str(tmp_path / ".routes.json.lock")
+        assert os.stat(lock.path).st_mode & 0o777 == 0o600
+    assert not (tmp_path / "routes.json").exists()  # the guarded file is not touched
+
+
+def test_a_lock_refuses_a_planted_link_or_a_file_open_to_others(tmp_path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    os.symlink(victim, tmp_path / ".linked.json.lock")
+    with pytest.raises(OSError):
+        private_files.Lock(str(tmp_path / "linked.json")).__enter__()
+    os.symlink(tmp_path / "nowhere", tmp_path / ".dangling.json.lock")
+    with pytest.raises(OSError):  # not created through the link either
+        private_files.Lock(str(tmp_path / "dangling.json")).__enter__()
+    assert victim.read_text() == "precious" and not (tmp_path / "nowhere").exists()
+    (tmp_path / ".shared.json.lock").write_text("")
+    (tmp_path / ".shared.json.lock").chmod(0o644)
+    with pytest.raises(OSError):
+        private_files.Lock(str(tmp_path / "shared.json")).__enter__()
+    if os.geteuid() == 0:  # someone else's, private to them
+        (tmp_path / ".theirs.json.lock").write_text("")
+        os.chown(tmp_path / ".theirs.json.lock", 65534, 65534)
+        with pytest.raises(OSError):
+            private_files.Lock(str(tmp_path / "theirs.json")).__enter__()
