@@ -184,11 +184,11 @@ def test_a_thread_is_merged_after_claude_commits_what_it_left_uncommitted(rig) -
     menu = click(rig, menu, "Merge into main", "Not merged")
     assert "2 uncommitted change(s)" in menu["content"] and "?? feature.txt" in menu["content"]
     assert git(repo, "rev-parse", "main").strip() == main_before
+    since = rig.discord.mark()  # before the click: the reply may be posted before the wait
     menu = click(rig, menu, "Ask Claude to commit", "Asked Claude")
     assert "commit all the work in this worktree" in last_user_text(rig.api.wait_requests(3)[2])
-    rig.discord.wait(
-        kind="message_create", channel_id=thread["id"], content_contains="committed it", timeout=90
-    )
+    rig.discord.wait(since=since, kind="message_create", channel_id=thread["id"],
+                     content_contains="committed it", timeout=90)  # fmt: skip
     idle(rig, thread["id"])
 
     menu = click(rig, menu, "Finish…", "Finish this thread's work")
