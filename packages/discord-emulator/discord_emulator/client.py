@@ -54,12 +54,15 @@ class EmulatorClient:
 
     def wait(
         self,
-        since: int | None = None,
+        since: int,
         kind: str | None = "message_create",
         timeout: float = 5.0,
         **filters: Any,
     ) -> dict[str, Any]:
-        """First record after `since` (default: now) of `kind` matching all filters."""
+        """First record after `since` of `kind` matching all filters. `since` has no default:
+        take it (:meth:`mark`) before the action whose record is awaited, or 0 for a record
+        an id names alone; a wait "from now" misses a record that landed before it (the bot
+        answers in milliseconds), and then waits its whole timeout."""
         body = {"since": since, "kind": kind, "timeout": timeout, "filters": filters}
         return self._post("/_test/wait", body, timeout)
 
