@@ -45,6 +45,20 @@ def select_of(message: dict) -> dict:
     return next(c for row in rows for c in row["components"] if c["type"] == 3)
 
 
+def recorded_session(info) -> str:
+    """The conversation id in Claude Code's own record of its process (``sessions/<pid>.json``),
+    once written: the CLI writes it in place, so it can exist empty for a moment (seen once
+    in three runs under load: a JSONDecodeError on the first read)."""
+
+    def session_id() -> str | None:
+        try:
+            return json.loads(info.read_text())["sessionId"]
+        except (OSError, ValueError, KeyError):
+            return None
+
+    return wait_until(session_id, 30, "Claude Code's own record of its session")
+
+
 def pick_session(rig, socket_name: str) -> dict:
     """``/sessions``, then the option of the session in tmux server ``socket_name`` (paging
     on: other sessions of this machine are listed too); the answer to picking it."""
@@ -95,8 +109,7 @@ def test_a_claude_started_by_hand_is_adopted_typed_into_and_released(rig) -> Non
         mine.wait_ready("mine", 60)
         pid = mine.tmux("display-message", "-p", "-t", "mine", "#{pane_pid}").strip()
         info = rig.claude_home / ".claude" / "sessions" / f"{pid}.json"
-        wait_until(info.exists, 30, "Claude Code's own record of its session")
-        session_id = json.loads(info.read_text())["sessionId"]
+        session_id = recorded_session(info)
 
         # Listed with its directory, state and project; Adopt opens a thread for it.
         offer = pick_session(rig, socket_name)
@@ -218,7 +231,7 @@ def test_a_bot_with_a_config_of_its_own_gets_the_replies_of_the_session_it_adopt
         mine.wait_ready("mine", 60)
         pid = mine.tmux("display-message", "-p", "-t", "mine", "#{pane_pid}").strip()
         info = rig.claude_home / ".claude" / "sessions" / f"{pid}.json"
-        wait_until(info.exists, 30, "Claude Code's own record of its session")
+        recorded_session(info)
         offer = pick_session(rig, socket_name)
         adopted = answer(rig, rig.discord.click(offer["id"], custom_id(offer, "Adopt")))
         thread = adopted["content"].split("<#", 1)[1].split(">", 1)[0]
