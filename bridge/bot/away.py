@@ -344,9 +344,9 @@ class AwayWatch:
         which = str(record.get("which") or "session")
         text = (f"🛑 Budget reached — {NAMES.get(which, which)}: ${_usd(record.get('spent'))} "
                 f"of ${_usd(record.get('cap'))}. Claude stopped before "
-                f"{_tool(record.get('tool'))}. **Continue** raises the budget by "
-                f"${more:.2f} and types {_quoted(self.cfg.continue_prompt)}; **Stop** leaves "
-                "it here.")  # fmt: skip
+                f"{_tool(record.get('tool'))}. **Continue** raises the budget to what was "
+                f"spent + ${more:.2f} and types {_quoted(self.cfg.continue_prompt)}; "
+                "**Stop** leaves it here.")  # fmt: skip
         channel = self.bot.get_partial_messageable(int(key))
         try:
             sent = await channel.send(text, view=budget_view(key, more))
@@ -380,12 +380,12 @@ class AwayWatch:
             which = str(record.get("which") or "session")
             kind, name = ("raise-day", str(record.get("day"))) if which == "day" else (
                 "raise", str(record.get("session")))  # fmt: skip
+            cap, raise_by = _raised_cap(record, more)
             try:
-                await asyncio.to_thread(away.add_raise, self.runtime, kind, name, more)
+                await asyncio.to_thread(away.add_raise, self.runtime, kind, name, raise_by)
             except ValueError:
                 log.warning("no raise for %s: %r", key, record)
-            cap = float(record.get("cap") or 0) + more
-            text = (f"▶️ Continued by {who}: {NAMES.get(which, which)} raised by ${more:.2f} "
+            text = (f"▶️ Continued by {who}: {NAMES.get(which, which)} raised by ${raise_by:.2f} "
                     f"to ${cap:.2f}; typed {_quoted(self.cfg.continue_prompt)}.")  # fmt: skip
             await interaction.response.edit_message(content=text, view=None)
         try:
@@ -484,6 +484,21 @@ def _quoted(text: str) -> str:
     shown = " ".join(text.split())
     shown = shown if len(shown) <= 60 else shown[:59] + "…"
     return "“" + discord.utils.escape_markdown(shown).replace("@", "@\u200b") + "”"
+
+
+def _raised_cap(record: dict, more: float) -> tuple[float, float]:
+    """The cap **Continue** sets and what it adds: ``more`` past what was spent, not past the
+    old cap, so a turn that overshot it (Claude Code reports cost after each answer, and one
+    answer can cost more than the whole cap) does not leave the session over budget still,
+    stopped again at its next tool call. Returns (the new cap, what it adds)."""
+    cap, spent = (_dollars(record.get(k)) for k in ("cap", "spent"))
+    new_cap = round(max(cap, spent) + more, 6)
+    return new_cap, round(new_cap - cap, 6)
+
+
+def _dollars(value: object) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+    return float(value) if ok else 0.0
 
 
 def _usd(value: object) -> str:
