@@ -130,7 +130,6 @@ class PromptQueue:
         self.bot = bot
         self.sessions = sessions
         self.runtime = rt
-        self.typed_at: dict[str, float] = {}  # key → when a queued prompt was last typed
         # set by the bot: the progress reporter's view (None: it does not know, ask the screen)
         self.turn_running: Callable[[str], bool | None] = lambda key: None
         self.on_change = lambda key: None  # set by the bot: refresh the status message
@@ -139,7 +138,10 @@ class PromptQueue:
     # --- queueing ---------------------------------------------------------------------------
 
     async def busy(self, key: str) -> bool:
-        """A turn of the session is running (seen by its events, or on its screen)."""
+        """A turn of the session is running (seen by its events, or on its screen), or a
+        prompt was just typed and its turn has not shown yet."""
+        if self.awaiting_turn(key):
+            return True
         running = self.turn_running(key)
         if running is not None:
             return running
@@ -210,14 +212,24 @@ class PromptQueue:
 
     # --- typing -----------------------------------------------------------------------------
 
+    def awaiting_turn(self, key: str) -> bool:
+        """A prompt was typed into ``key`` (by anyone: a message, the queue, a button) less
+        than :data:`TURN_START_GRACE` ago and its turn has not shown yet. It shows in the
+        events and on Claude Code's screen only later (the UserPromptSubmit hook, the redraw:
+        seconds on a busy machine); meanwhile a ``>>`` sent right behind it must queue, not
+        be typed into that turn (it was, 2 runs of 6 under load). A prompt that starts no
+        turn holds the queue no longer than the grace."""
+        typed = self.sessions.typed_at.get(key)
+        return typed is not None and time.monotonic() - typed < TURN_START_GRACE
+
     def turn_ended(self, key: str) -> None:
         """A turn of ``key`` ended (Stop, interrupt): type the next queued prompt."""
-        self.typed_at.pop(key, None)
+        self.sessions.turn_shown(key)
         if queued_prompts.entries(self.runtime, key):
             self._spawn(self.type_next(key))
 
     def turn_started(self, key: str) -> None:
-        self.typed_at.pop(key, None)
+        self.sessions.turn_shown(key)
 
     async def run(self) -> None:
         """Drain sessions whose queue waits for a turn this bot never saw (after a restart)."""
@@ -227,9 +239,6 @@ class PromptQueue:
                 for key in await asyncio.to_thread(queued_prompts.keys_with_entries, self.runtime):
                     if self.sessions.target_for_key(key) is None:
                         continue
-                    typed = self.typed_at.get(key)
-                    if typed is not None and time.monotonic() - typed < TURN_START_GRACE:
-                        continue  # the last one typed has not shown up as a turn yet
                     if not await self.busy(key):
                         await self.type_next(key)
             except Exception:
@@ -253,7 +262,6 @@ class PromptQueue:
                 log.warning("queued prompt for %s not typed yet: %s", key, err)
                 return False
             await asyncio.to_thread(queued_prompts.remove, self.runtime, key, entry["id"])
-            self.typed_at[key] = time.monotonic()
         log.info("typed queued prompt %s into %s", entry["id"], key)
         await asyncio.to_thread(self.sessions.touch, key)
         await self._close(key, entry, "✅ Typed (was queued).")
@@ -299,6 +307,7 @@ class PromptQueue:
             except TmuxError as err:
                 await interaction.followup.send(f"⚠️ {err}", ephemeral=True)
                 return
+            self.sessions.turn_shown(key)  # interrupted: nothing typed before is pending
             await self._wait_idle(key)
         if not await self.type_next(key, entry_id, steer=action == "now"):
             await interaction.followup.send("⚠️ Not typed yet: it stays queued.", ephemeral=True)

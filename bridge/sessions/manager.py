@@ -48,6 +48,8 @@ class SessionManager:
         self.upload_limit = cfg.upload_limit
         self.tmux = TmuxSessions(server.tmux_session, server.tmux_socket, server.tmux_control)
         self._locks: dict[str, asyncio.Lock] = {}
+        # key → when a prompt was typed whose turn has not shown yet (bot/queue.py's busy)
+        self.typed_at: dict[str, float] = {}
         self._config_lock = asyncio.Lock()  # config appends are read-modify-write of one file
         # Set by the bot: called after a session starts or stops (the panel refreshes), and
         # to post a notice in a channel or thread.
@@ -259,7 +261,14 @@ class SessionManager:
         never into a dialog. Returns where the time went (milliseconds per phase)."""
         keys = self.keys(key, pane_id)
         since = time.monotonic()  # the box's time counts the wait for a worker thread too
-        return await asyncio.to_thread(pane_input.type_into_box, keys, text, since)
+        timings = await asyncio.to_thread(pane_input.type_into_box, keys, text, since)
+        if not text.lstrip().startswith("/"):  # a slash command may start no turn
+            self.typed_at[key] = time.monotonic()
+        return timings
+
+    def turn_shown(self, key: str) -> None:
+        """A turn of ``key`` started or ended: the prompt typed last is no longer pending."""
+        self.typed_at.pop(key, None)
 
     def touch(self, key: str) -> None:
         """Note activity (a prompt typed) for the panel's "last activity"."""

@@ -96,6 +96,32 @@ def test_queued_messages_are_typed_after_the_stop_in_order(rig) -> None:
     assert "✅" not in rig.discord.reactions(three["channel_id"], three["id"])
 
 
+def test_a_queued_message_sent_right_after_a_prompt_waits_for_that_prompts_turn(rig) -> None:
+    """``>>`` sent the moment after a prompt was typed, before its turn shows (Claude Code's
+    UserPromptSubmit hook and its redraw come later, seconds on a busy machine): the prompt's
+    turn is running for the user, so the message queues and reaches the model as a turn of
+    its own, not typed into that turn."""
+    rig.api.script(
+        echo(prefix="Saw: "),
+        tool_use("Bash", {"command": "sleep 2", "description": "Wait"}),
+        text("slow turn done"),
+        echo(prefix="Saw: "),
+    )
+    rig.start_bot()
+    rig.wait_reaction(rig.post("hello"))
+    rig.wait_bot_message(content_contains="Saw: hello", timeout=60)
+    since = rig.discord.mark()
+    slow = rig.post("run the slow thing")
+    behind = rig.post(">> right behind it")  # no wait: the bot gets both at once
+    notice = rig.wait_bot_message(content_contains="⏭ Queued (#1)", since=since)
+    assert notice["message_reference"]["message_id"] == behind["id"], notice
+    rig.wait_reaction(slow)
+    rig.wait_bot_message(content_contains="Saw: right behind it", timeout=60)
+    requests = rig.api.wait_requests(4)
+    assert "right behind it" not in user_texts(requests[1]) + user_texts(requests[2])
+    assert last_user_text(requests[3]) == "right behind it"
+
+
 def panel_shows(rig, words: str) -> dict:
     def found():
         for m in rig.discord.messages(rig.ids["general"]):
