@@ -497,8 +497,9 @@ def _raised_cap(record: dict, more: float) -> tuple[float, float]:
 
 
 def _dollars(value: object) -> float:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
-    return float(value) if ok else 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return 0.0
+    return float(value)
 
 
 def _usd(value: object) -> str:
