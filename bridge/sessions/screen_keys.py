@@ -22,6 +22,9 @@ from bridge.tmux import TmuxError, TmuxSessions
 
 KEY_PAUSE = 0.15  # seconds between arrow presses, so the ❯ has moved before the next key
 TOGGLE_WAIT = 2.0  # seconds for a ticked checkbox to show
+# seconds for the ❯ to reach the option after the arrows: under load Claude Code drew it
+# after the one look taken 0.15 s after the last arrow, and the owner's click was refused
+MOVE_WAIT = 3.0
 SETTLE_TIMEOUT = 45.0  # seconds for Claude Code to show its box (or a next screen) after an answer
 
 
@@ -61,9 +64,11 @@ def choose(keys: SessionKeys, fingerprint: str, index: int) -> Option:
     for name in names[:-1]:
         keys.press(name)
         time.sleep(KEY_PAUSE)
-    moved = current(keys, fingerprint)
-    if moved.selected != index:
-        raise ScreenChanged("the highlighted option is not the one chosen; Enter not pressed")
+    deadline = time.monotonic() + MOVE_WAIT
+    while current(keys, fingerprint).selected != index:
+        if time.monotonic() > deadline:
+            raise ScreenChanged("the highlighted option is not the one chosen; Enter not pressed")
+        time.sleep(0.05)
     keys.press("Enter")
     return option
 

@@ -20,9 +20,10 @@ from bridge.tmux import TmuxSessions
 
 CHANNEL = "100000000000000011"
 DIALOG = r"""
-import sys, termios, tty
+import sys, termios, time, tty
 options = ["No, exit", "Yes, I trust this folder", "Maybe later"]
 stuck = sys.argv[1] == "stuck"  # arrows do nothing (a dialog that ignores keys)
+slow = sys.argv[1] == "slow"  # each key drawn 0.4 s late (Claude Code on a busy machine)
 at = 0
 def draw():
     sys.stdout.write("\x1b[2J\x1b[H" + "─" * 40 + "\r\n Do you trust this folder?\r\n\r\n")
@@ -38,6 +39,7 @@ while True:
         rest = sys.stdin.read(2)
         if not stuck and rest == "[B": at = min(at + 1, len(options) - 1)
         if not stuck and rest == "[A": at = max(at - 1, 0)
+        if slow: time.sleep(0.4)
         draw()
     elif key == "\r":
         sys.stdout.write("\x1b[2J\x1b[HCHOSE " + options[at] + "\r\n"); sys.stdout.flush()
@@ -92,6 +94,16 @@ def test_enter_is_not_pressed_when_the_highlight_did_not_move(stuck) -> None:
     with pytest.raises(screen_keys.ScreenChanged):
         screen_keys.choose(keys, fingerprint(tmux, pane_id), 2)
     assert "CHOSE" not in tmux.capture(pane_id)
+
+
+def test_a_highlight_that_moves_late_is_waited_for_then_enter(tmp_path) -> None:
+    """On a busy machine Claude Code draws the ❯ well after the arrows: the answer waits
+    for it to arrive (a single look refused the owner's click under load) and picks the
+    option chosen, never the one the ❯ was on when Enter would have been pressed blind."""
+    for tmux, pane_id, keys in start(tmp_path, "slow"):
+        option = screen_keys.choose(keys, fingerprint(tmux, pane_id), 2)
+        assert option.label == "Maybe later"
+        tmux.wait_for(pane_id, lambda s: "CHOSE Maybe later" in s, 5)
 
 
 def test_settle_waits_while_neither_the_box_nor_a_dialog_shows(dialog) -> None:
