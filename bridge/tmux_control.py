@@ -23,17 +23,18 @@ captures, ``display-message``, ``list-panes``, key names for ``send-keys``, and 
 ``send-keys -H``: each byte as two hex digits, so the parser sees only ``[0-9a-f]``); anything
 else carrying user text (``send-keys -l``, buffers) or creating windows keeps its own process,
 so no message text ever passes tmux's command parser. An argument with a quote or a line break
-is refused here too. One command at a time (a lock); when the connection is not there (no
-session yet, the server died) the caller runs the command as a process instead.
+is refused here too. Commands are pipelined (several in flight, each caller handed its own
+reply: see ``ControlConnection``); when the connection is not there (no session yet, the
+server died) the caller runs the command as a process instead.
 """
 
 from __future__ import annotations
 
 import os
-import queue
 import subprocess
 import threading
 import time
+from collections import deque
 
 CONTROL_COMMANDS = frozenset(
     {"capture-pane", "display-message", "list-panes", "list-windows", "has-session", "send-keys"}
@@ -46,15 +47,44 @@ class ControlLost(RuntimeError):
     """The connection died with a command in flight: whether it ran is unknown."""
 
 
+class _Reply:
+    """One command in flight: the lines read for it so far, then its ``(ok, lines)`` or the
+    reason it got none. ``token``: what the block after it shows (see :func:`_reply_of`);
+    empty for the attach's own block."""
+
+    __slots__ = ("done", "error", "lines", "result", "token")
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.lines: list[str] = []
+        self.done = threading.Event()
+        self.result: tuple[bool, list[str]] = (False, [])
+        self.error = ""
+
+    def settle(self, result: tuple[bool, list[str]] | None = None, error: str = "") -> None:
+        if result is not None:
+            self.result = result
+        self.error = error
+        self.done.set()
+
+
 class ControlConnection:
+    """Commands are pipelined: each caller writes its command (with its token) under a short
+    lock and waits for its own reply, which a reader thread hands over as soon as it is read;
+    tmux answers a client's commands in the order it wrote them. With one command at a time
+    (the lock held from the write until the reply was read) 20 busy sessions queued their
+    box checks and typing behind each other's round trips, each a wake-up of tmux, of the
+    reader and of the caller on a loaded machine: a command waited 0–160 ms for the lock
+    while the lock was held (command to reply) about a fifth of the time (bench/scale.py,
+    the bot's log, 2 cores at load 20)."""
+
     def __init__(self, socket_name: str | None, session_name: str) -> None:
         self.base = ["tmux", *(["-L", socket_name] if socket_name else [])]
         self.session_name = session_name
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the connection, its writes and the replies' order
         self._proc: subprocess.Popen | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._waiting: deque[_Reply] = deque()  # written, not answered: in tmux's order
         self._next_attempt = 0.0
-        self._token = ""  # what the block after the command in flight shows (see _answer)
 
     @staticmethod
     def takes(args: tuple[str, ...]) -> bool:
@@ -76,16 +106,19 @@ class ControlConnection:
         with self._lock:
             if not self._connected():
                 return None
+            proc = self._proc
             try:
-                self._send(args)
+                reply = self._send(args)
             except OSError:
                 self._drop()
                 return None  # never reached tmux
-            try:
-                return self._answer()
-            except ControlLost:
-                self._drop()
-                raise
+        try:
+            return self._wait(reply)
+        except ControlLost:
+            with self._lock:
+                if self._proc is proc:  # not reconnected meanwhile by another command
+                    self._drop()
+            raise
 
     def close(self) -> None:
         with self._lock:
@@ -94,6 +127,7 @@ class ControlConnection:
     # --- plumbing --------------------------------------------------------------------
 
     def _connected(self) -> bool:
+        """(Under the lock.) Whether the connection is up, connecting it when it is not."""
         if self._proc is not None and self._proc.poll() is None:
             return True
         self._drop()
@@ -108,19 +142,19 @@ class ControlConnection:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, encoding="utf-8", errors="backslashreplace", bufsize=1,
         )  # fmt: skip
-        lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=_pump, args=(proc, lines), daemon=True).start()
-        self._proc, self._lines = proc, lines
+        waiting: deque[_Reply] = deque()
         # Wait for the attach's own block before sending anything: a command read before the
         # attach is done fails with "no current client" (measured with tmux 3.3a: about one
         # connection in three when written at once). A failed attach ends the client (%exit).
         # Then: no %output notifications of busy panes, and a check that we are attached.
+        attach = _Reply("")
+        waiting.append(attach)
+        threading.Thread(target=_read_replies, args=(proc, waiting), daemon=True).start()
+        self._proc, self._waiting = proc, waiting
         try:
-            attached = self._attach_block()
-            self._send(("refresh-client", "-f", "no-output"))
-            filtered, _ = self._answer()
-            self._send(("display-message", "-p", "#{session_name}"))
-            named, name = self._answer()
+            attached, _ = self._wait(attach)
+            filtered, _ = self._wait(self._send(("refresh-client", "-f", "no-output")))
+            named, name = self._wait(self._send(("display-message", "-p", "#{session_name}")))
         except (OSError, ControlLost):
             attached = filtered = named = False
             name = []
@@ -129,73 +163,40 @@ class ControlConnection:
             return False
         return True
 
-    def _send(self, args: tuple[str, ...]) -> None:
-        """Write the command, then a ``display-message`` of a fresh random token: its block
-        marks where the command's reply ends (see :meth:`_answer`)."""
+    def _send(self, args: tuple[str, ...]) -> _Reply:
+        """(Under the lock.) Write the command, then a ``display-message`` of a fresh random
+        token: its block marks where the command's reply ends (see :func:`_reply_of`). The
+        reply is queued before the write, so the reader never reads one it does not expect."""
         assert self._proc is not None and self._proc.stdin is not None
-        self._token = os.urandom(16).hex()
+        reply = _Reply(os.urandom(16).hex())
         line = " ".join("'" + a + "'" for a in args)
-        self._proc.stdin.write(f"{line}\ndisplay-message -p '{self._token}'\n")
-        self._proc.stdin.flush()
+        self._waiting.append(reply)
+        try:
+            self._proc.stdin.write(f"{line}\ndisplay-message -p '{reply.token}'\n")
+            self._proc.stdin.flush()
+        except OSError:
+            self._waiting.remove(reply)
+            raise
+        return reply
 
-    def _answer(self) -> tuple[bool, list[str]]:
-        """The reply to the command :meth:`_send` wrote: ``(ok, lines)``.
-
-        tmux does not escape the output of a command in control mode, so a pane's text can
-        hold any line, ``%end <time> <number> 1`` and whole ``%begin … %end`` blocks included
-        (time and number are guessable): reading up to the first ``%end`` that looks right
-        cut a capture short and left the rest to be taken as the next command's reply. So
-        the reply is read up to the block that shows the token, which no pane can (it is
-        random, new for each command and never on a screen): the command's own block ends on
-        the last ``%end``/``%error`` line before that one (only notifications can follow it,
-        and none starts that way), and begins at the first ``%begin`` line with its time,
-        number and flags (only notifications come before it, never pane text)."""
-        deadline = time.monotonic() + REPLY_TIMEOUT
-        lines: list[str] = []
-        while not (len(lines) >= 3 and lines[-2] == self._token and _same_block(*lines[-3::2])):
-            try:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise ControlLost("tmux did not answer") from None
-            if line is None:
-                raise ControlLost("the control connection closed")
-            lines.append(line)
-        head = lines[:-3]
-        ends = [i for i, line in enumerate(head) if _closes_block(line)]
-        if not ends:
-            raise ControlLost("tmux sent no reply for the command")
-        end = ends[-1]
-        guard = head[end].split(" ", 1)[1]
-        if f"%begin {guard}" not in head:
-            raise ControlLost("tmux's reply did not start as it ended")
-        out = head[head.index(f"%begin {guard}") + 1 : end]
-        while out and out[-1] == "":
-            out.pop()
-        return head[end].startswith("%end "), out
-
-    def _attach_block(self) -> bool:
-        """Wait for the attach's own block (flags 0, before anything was sent): True when it
-        ended with ``%end``; a failed attach ends the client (``%exit``)."""
-        deadline = time.monotonic() + REPLY_TIMEOUT
-        begin = None
-        while True:
-            try:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise ControlLost("tmux did not answer") from None
-            if line is None or (begin is None and line.startswith("%exit")):
-                raise ControlLost("the control connection closed")
-            if begin is None and line.startswith("%begin ") and line.endswith(" 0"):
-                begin = line[len("%begin ") :]
-            elif begin is not None and line in (f"%end {begin}", f"%error {begin}"):
-                return line.startswith("%end")
+    @staticmethod
+    def _wait(reply: _Reply) -> tuple[bool, list[str]]:
+        """The reply, once the reader has it (:class:`ControlLost` when it does not come
+        within ``REPLY_TIMEOUT`` or cannot be read: the caller drops the connection)."""
+        if not reply.done.wait(REPLY_TIMEOUT):
+            raise ControlLost("tmux did not answer")
+        if reply.error:
+            raise ControlLost(reply.error)
+        return reply.result
 
     def _drop(self) -> None:
+        """(Under the lock.) End the connection; every command still waiting for its reply
+        gets :class:`ControlLost` (from the reader, which reads the end)."""
         if self._proc is not None:
             if self._proc.poll() is None:
                 self._proc.kill()
             self._proc.wait()
-            if self._proc.stdin is not None:  # stdout ends on its own: the pump sees EOF
+            if self._proc.stdin is not None:  # stdout ends on its own: the reader sees EOF
                 try:
                     self._proc.stdin.close()
                 except OSError:
@@ -226,12 +227,71 @@ def _same_block(begin: str, end: str) -> bool:
     return end in (f"%end {guard}", f"%error {guard}")
 
 
-def _pump(proc: subprocess.Popen, lines: queue.Queue[str | None]) -> None:
-    """The connection's output, line by line, into ``lines`` (None at the end)."""
+def _read_replies(proc: subprocess.Popen, waiting: deque[_Reply]) -> None:
+    """The connection's reader: each line goes to the oldest command still waiting (tmux
+    answers in order), which is handed its reply once the block after it shows its token.
+    Lines while nothing waits are notifications. At the end every waiting command learns
+    that no reply will come."""
     assert proc.stdout is not None
     try:
-        for line in proc.stdout:
-            lines.put(line.rstrip("\n"))
+        for raw in proc.stdout:
+            if not waiting:
+                continue
+            reply = waiting[0]
+            reply.lines.append(raw.rstrip("\n"))
+            result = _attach_of(reply.lines) if not reply.token else _reply_of(reply)
+            if result is None:
+                continue
+            waiting.popleft()
+            if isinstance(result, str):
+                reply.settle(error=result)
+                proc.kill()  # a reply we cannot read: the ones after it cannot be trusted
+            else:
+                reply.settle(result)
     except (OSError, ValueError):
         pass
-    lines.put(None)
+    while waiting:
+        waiting.popleft().settle(error="the control connection closed")
+
+
+def _reply_of(reply: _Reply) -> tuple[bool, list[str]] | str | None:
+    """The reply to a command from the lines read since the one before it: ``(ok, lines)``,
+    an error text when the lines cannot be its reply, or None while its token is not in.
+
+    tmux does not escape the output of a command in control mode, so a pane's text can hold
+    any line, ``%end <time> <number> 1`` and whole ``%begin … %end`` blocks included (time and
+    number are guessable): reading up to the first ``%end`` that looks right cut a capture
+    short and left the rest to be taken as the next command's reply. So the reply is read up
+    to the block that shows the token, which no pane can (it is random, new for each command
+    and never on a screen): the command's own block ends on the last ``%end``/``%error`` line
+    before that one (only notifications can follow it, and none starts that way), and begins
+    at the first ``%begin`` line with its time, number and flags (only notifications come
+    before it, never pane text)."""
+    lines = reply.lines
+    if not (len(lines) >= 3 and lines[-2] == reply.token and _same_block(*lines[-3::2])):
+        return None
+    head = lines[:-3]
+    ends = [i for i, line in enumerate(head) if _closes_block(line)]
+    if not ends:
+        return "tmux sent no reply for the command"
+    end = ends[-1]
+    guard = head[end].split(" ", 1)[1]
+    if f"%begin {guard}" not in head:
+        return "tmux's reply did not start as it ended"
+    out = head[head.index(f"%begin {guard}") + 1 : end]
+    while out and out[-1] == "":
+        out.pop()
+    return head[end].startswith("%end "), out
+
+
+def _attach_of(lines: list[str]) -> tuple[bool, list[str]] | str | None:
+    """The attach's own block (flags 0, before anything was sent): ``(True, [])`` when it
+    ended with ``%end``; a failed attach ends the client (``%exit``)."""
+    line = lines[-1]
+    begins = [x for x in lines if x.startswith("%begin ") and x.endswith(" 0")]
+    if not begins:
+        return "the control connection closed" if line.startswith("%exit") else None
+    begin = begins[0][len("%begin ") :]
+    if line in (f"%end {begin}", f"%error {begin}"):
+        return line.startswith("%end"), []
+    return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -184,3 +185,55 @@ def test_typed_text_arrives_byte_for_byte_and_never_reaches_the_command_parser(
         assert tmux.server.cmd("has-session", "-t", "=s").returncode == 0  # no kill-server ran
     finally:
         tmux.close()
+
+
+def test_commands_from_many_threads_each_get_their_own_reply(socket: str, tmp_path) -> None:
+    """Commands are pipelined: many threads' commands in flight at once on the one
+    connection, each handed its own reply (tmux answers in order), never another pane's
+    screen, and text typed from all of them lands byte for byte in its own pane."""
+    panes = 12
+    script = "printf 'pane %s ready\\n' \"$0\"; exec cat"
+    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "s", "-x", "80", "-y", "10",
+                    "sh", "-c", script, "0"], check=True)  # fmt: skip
+    for n in range(1, panes):
+        subprocess.run(["tmux", "-L", socket, "new-window", "-d", "-t", "=s",
+                        "sh", "-c", script, str(n)], check=True)  # fmt: skip
+    plain = TmuxSessions("s", socket)
+    out = plain.server.cmd("list-panes", "-s", "-t", "=s", "-F", "#{pane_id}").stdout
+    ids = dict(enumerate(out))
+    for n, pane in ids.items():
+        plain.wait_for(pane, lambda screen, n=n: f"pane {n} ready" in screen, 30)
+    control = TmuxSessions("s", socket, control=True)
+    try:
+        deadline = time.monotonic() + 15
+        while control._control is not None and control._control._proc is None:
+            control.capture(ids[0])
+            assert time.monotonic() < deadline, "the control connection never came up"
+            time.sleep(0.1)
+        processes: list[tuple[str, ...]] = []
+        as_process = control.server.cmd
+        control.server.cmd = lambda *args: processes.append(args) or as_process(*args)  # type: ignore[method-assign]
+        start = threading.Barrier(panes)
+        wrong: list[str] = []
+
+        def work(n: int) -> None:
+            start.wait()
+            for round_ in range(20):
+                screen = control.capture(ids[n])
+                others = [m for m in ids if m != n and f"pane {m} ready" in screen]
+                if f"pane {n} ready" not in screen or others:
+                    wrong.append(f"pane {n}, round {round_}: {screen!r}")
+                control.type_literal(ids[n], f"{n}:{round_};'\"#{{pane_id}} ")
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in ids]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert not wrong
+        assert processes == []  # every command went over the connection
+        for n, pane in ids.items():
+            typed = "".join(f"{n}:{r};'\"#{{pane_id}} " for r in range(20)).rstrip()
+            plain.wait_for(pane, lambda s, t=typed: t in s.replace("\n", ""), 30)
+    finally:
+        control.close()
