@@ -116,6 +116,14 @@ def box_holds(screen: str, text: str) -> bool:
     return signature(box).startswith(wanted) if wanted else True
 
 
+# Every ASCII byte but letters and digits (what signature() drops of what is left).
+_NOT_SIGNATURE = bytes(b for b in range(128) if not chr(b).isalnum())
+
+
 def signature(text: str) -> str:
-    """ASCII letters and digits only: what survives the box's wrapping and indenting."""
-    return "".join(c for c in text if c.isascii() and c.isalnum())
+    """ASCII letters and digits only: what survives the box's wrapping and indenting.
+
+    In C (encode, then translate): the typing thread of every busy session reads a whole
+    screen this way every 50 ms while it waits for its text to show, and the character
+    loop it replaced took 0.7 ms of the interpreter for a 9 KB screen (now 0.04 ms)."""
+    return text.encode("ascii", "ignore").translate(None, _NOT_SIGNATURE).decode("ascii")

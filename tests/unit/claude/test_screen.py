@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.claude.screen import is_busy, is_prompt_ready, mode_on_screen
+from bridge.claude.screen import is_busy, is_prompt_ready, mode_on_screen, signature
 
 RULE = "─" * 60
 
@@ -117,3 +117,17 @@ def test_a_notice_in_place_of_the_mode_says_nothing_about_the_mode() -> None:
 def test_the_empty_box_reads_ready_on_both_versions() -> None:
     assert is_prompt_ready(OLD_IDLE) and is_prompt_ready(NEW_IDLE)
     assert not is_prompt_ready(DIALOG)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        NEW_BUSY,
+        "Ünïcödé ✅ 👩\u200d👩\u200d👧 ١٢٣ ² ½ ｆｕｌｌ ß İ K ı",  # non-ASCII letters and digits
+        "".join(map(chr, range(0x3000))),  # every code point up to there, controls included
+        'it\'s "quoted" ; #{pane_id} \t\x7f\x01 tail42',
+    ],
+)
+def test_the_signature_keeps_ascii_letters_and_digits_only(text: str) -> None:
+    """What the box's wrapping cannot change: the typed text is compared on it."""
+    assert signature(text) == "".join(c for c in text if c.isascii() and c.isalnum())
