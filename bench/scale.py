@@ -260,6 +260,7 @@ class TmuxProbe:
         self.control = subprocess.Popen(
             [*self.base, "-C", "attach", "-t", f"={TMUX_SESSION}"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+            errors="backslashreplace",  # a notification may cut a character (the probe died)
         )  # fmt: skip
         self.command("refresh-client -f no-output")  # no %output of 20 busy panes
 
