@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -11,6 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from bridge import tmux_control
 from bridge.tmux import HEX_KEYS_PER_COMMAND, TmuxError, TmuxSessions
 
 SCREEN = "héllo ✅ wörld\n%end 1 2 0\nlast line"
@@ -236,4 +239,65 @@ def test_commands_from_many_threads_each_get_their_own_reply(socket: str, tmp_pa
             typed = "".join(f"{n}:{r};'\"#{{pane_id}} " for r in range(20)).rstrip()
             plain.wait_for(pane, lambda s, t=typed: t in s.replace("\n", ""), 30)
     finally:
+        control.close()
+
+
+def test_commands_in_flight_when_tmux_stops_answering_are_read_again_or_refused(
+    socket: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Several commands wait on the connection at once (the tmux server stopped) and tmux does
+    not answer in time: the connection is dropped, every capture in flight is asked again as a
+    process and gets its screen, a key in flight is refused (tmux may still read it: never
+    pressed twice), and the connection comes back."""
+    monkeypatch.setattr(tmux_control, "REPLY_TIMEOUT", 0.5)
+    start(socket)
+    plain = TmuxSessions("s", socket)
+    pane = plain.server.cmd("display-message", "-p", "-t", "s", "#{pane_id}").stdout[0]
+    plain.wait_for(pane, lambda screen: "last line" in screen, 30)
+    server = int(plain.server.cmd("display-message", "-p", "#{pid}").stdout[0])
+    control = TmuxSessions("s", socket, control=True)
+    connection = control._control
+    assert connection is not None
+    try:
+        assert control.capture(pane) == plain.capture(pane)  # the connection comes up
+        first_client = connection._proc
+        screens: list[str] = []
+        refused: list[Exception] = []
+
+        def capture() -> None:
+            screens.append(control.capture(pane))
+
+        def press() -> None:
+            try:
+                control.press(pane, "x")
+            except TmuxError as err:
+                refused.append(err)
+
+        os.kill(server, signal.SIGSTOP)
+        try:
+            captures = [threading.Thread(target=capture) for _ in range(4)]
+            pressing = threading.Thread(target=press)
+            for thread in [*captures, pressing]:
+                thread.start()
+            deadline = time.monotonic() + 10
+            while len(connection._waiting) < 5 and pressing.is_alive():  # all five in flight
+                assert time.monotonic() < deadline, len(connection._waiting)
+                time.sleep(0.005)
+            assert len(connection._waiting) == 5
+            pressing.join(10)
+            assert len(refused) == 1  # not answered in time: refused, not pressed again
+        finally:
+            os.kill(server, signal.SIGCONT)
+        for thread in captures:
+            thread.join(30)
+        after = plain.capture(pane)  # the key went in once at most (tmux read it, or not)
+        assert after in (SCREEN, SCREEN + "\nx")
+        assert len(screens) == 4 and set(screens) <= {SCREEN, after}  # each asked again
+        deadline = time.monotonic() + 15
+        while connection._proc in (None, first_client):  # connected again after a pause
+            assert control.capture(pane) == plain.capture(pane)
+            assert time.monotonic() < deadline, "the control connection never came back"
+            time.sleep(0.1)
+    finally:
+        os.kill(server, signal.SIGCONT)
         control.close()
