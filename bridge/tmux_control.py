@@ -191,7 +191,9 @@ class ControlConnection:
 
     def _drop(self) -> None:
         """(Under the lock.) End the connection; every command still waiting for its reply
-        gets :class:`ControlLost` (from the reader, which reads the end)."""
+        gets :class:`ControlLost` from the reader once it reads the end, or its timeout. The
+        tmux server writes a control client's output to the client's stdout itself: a reply
+        can still come after the client is killed (a key sent may still be pressed, once)."""
         if self._proc is not None:
             if self._proc.poll() is None:
                 self._proc.kill()
