@@ -75,6 +75,11 @@ def fingerprint(tmux: TmuxSessions, pane_id: str) -> str:
     return found.fingerprint
 
 
+@pytest.fixture
+def slow(tmp_path) -> Iterator[tuple[TmuxSessions, str, SessionKeys]]:
+    yield from start(tmp_path, "slow")
+
+
 def test_arrows_to_the_option_then_enter(dialog) -> None:
     tmux, pane_id, keys = dialog
     option = screen_keys.choose(keys, fingerprint(tmux, pane_id), 1)
@@ -96,14 +101,14 @@ def test_enter_is_not_pressed_when_the_highlight_did_not_move(stuck) -> None:
     assert "CHOSE" not in tmux.capture(pane_id)
 
 
-def test_a_highlight_that_moves_late_is_waited_for_then_enter(tmp_path) -> None:
+def test_a_highlight_that_moves_late_is_waited_for_then_enter(slow) -> None:
     """On a busy machine Claude Code draws the ❯ well after the arrows: the answer waits
     for it to arrive (a single look refused the owner's click under load) and picks the
     option chosen, never the one the ❯ was on when Enter would have been pressed blind."""
-    for tmux, pane_id, keys in start(tmp_path, "slow"):
-        option = screen_keys.choose(keys, fingerprint(tmux, pane_id), 2)
-        assert option.label == "Maybe later"
-        tmux.wait_for(pane_id, lambda s: "CHOSE Maybe later" in s, 5)
+    tmux, pane_id, keys = slow
+    option = screen_keys.choose(keys, fingerprint(tmux, pane_id), 2)
+    assert option.label == "Maybe later"
+    tmux.wait_for(pane_id, lambda s: "CHOSE Maybe later" in s, 5)
 
 
 def test_settle_waits_while_neither_the_box_nor_a_dialog_shows(dialog) -> None:
