@@ -27,6 +27,7 @@ import os
 import socket as sockets_api
 import stat
 import subprocess
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -41,6 +42,7 @@ TMUX_TIMEOUT = 2.0  # seconds for one tmux command on a server (a hung server is
 MAX_DEPTH = 4  # process levels below a pane's process searched for Claude Code
 PANE_FIELDS = ("pane_id", "pane_pid", "session_name", "window_index", "pane_index", "pane_dead")
 CLAUDE_NAMES = ("claude", "claude.exe")
+REREADS, REREAD_PAUSE = 10, 0.02  # a session record found empty (mid-write): read again
 CAPTURES = 8  # screens read at once (each a tmux process that mostly waits on the server)
 
 
@@ -295,6 +297,19 @@ def running_conversation(session_id: str, config_dir: str) -> int | None:
     for name in names:
         pid = int(name[:-5])
         start = proc_start(pid)
-        if start is not None and session_id_of(config_dir, pid, start) == session_id:
+        if start is not None and _settled_session_id(config_dir, pid, start) == session_id:
             return pid
     return None
+
+
+def _settled_session_id(config_dir: str, pid: int, start: str) -> str | None:
+    """:func:`session_id_of` a live process, read again while its record is mid-write:
+    Claude Code rewrites ``sessions/<pid>.json`` in place, empty for an instant, and a
+    conversation open in that instant must not be taken for closed."""
+    path = os.path.join(config_dir, "sessions", f"{pid}.json")
+    for _ in range(REREADS):
+        if os.path.isfile(path) and os.path.getsize(path) == 0:
+            time.sleep(REREAD_PAUSE)
+            continue
+        break
+    return session_id_of(config_dir, pid, start)

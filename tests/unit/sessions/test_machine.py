@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import uuid
 
 from bridge.sessions import machine
@@ -103,3 +104,24 @@ def test_adoption_records_take_only_session_ids_and_follow_no_link(tmp_path) -> 
     (tmp_path / "elsewhere.json").write_text('{"key": "1", "parent_id": "2"}')
     os.symlink(tmp_path / "elsewhere.json", os.path.join(rt.path("adopted"), f"{other}.json"))
     assert adoptions.lookup(rt, other) is None
+
+
+def test_a_conversation_whose_record_is_being_rewritten_still_counts_as_open(tmp_path) -> None:
+    """Claude Code rewrites ``sessions/<pid>.json`` in place: read in that instant it is
+    empty, and **Resume in a thread** must not open a second CLI on the same conversation."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        start = machine.proc_start(child.pid)
+        sessions = tmp_path / "sessions"
+        sessions.mkdir()
+        session_id = str(uuid.uuid4())
+        record = sessions / f"{child.pid}.json"
+        record.write_text("")  # truncated, its new text not written yet
+        body = json.dumps({"sessionId": session_id, "procStart": start})
+        writer = threading.Timer(0.05, record.write_text, (body,))
+        writer.start()
+        assert machine.running_conversation(session_id, str(tmp_path)) == child.pid
+        writer.join()
+    finally:
+        child.kill()
+        child.wait()
