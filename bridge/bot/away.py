@@ -369,8 +369,7 @@ class AwayWatch:
                 await asyncio.to_thread(away.update, self.runtime, "budget", key, state="stopped")
                 self._panel_changed()
                 text = (f"⏹ Stopped at the budget by {who}. Queued prompts wait until you "
-                        "send one; the next tool call past the budget stops again (raise "
-                        "`budget` in the config to go further).")  # fmt: skip
+                        "send one; the next tool call past the budget asks again.")  # fmt: skip
                 await interaction.response.edit_message(content=text, view=None)
                 await interaction.client.queue.held_notices(key)
                 return
