@@ -33,7 +33,6 @@ from bridge.tmux import TmuxError
 log = logging.getLogger(__name__)
 
 IDLE_CHECK = 3.0  # seconds between looks at sessions with a queue and no turn seen running
-TURN_START_GRACE = 15.0  # seconds a typed prompt gets to show up as a turn before another goes
 CANCEL_BUTTONS = 9  # ✖ buttons on a status message (Discord: 5 per row, 5 rows)
 PREVIEW = 80  # characters of a queued prompt shown in lists
 NOTHING_RUNS = "Nothing is running here: typed at once."
@@ -140,7 +139,7 @@ class PromptQueue:
     async def busy(self, key: str) -> bool:
         """A turn of the session is running (seen by its events, or on its screen), or a
         prompt was just typed and its turn has not shown yet."""
-        if self.awaiting_turn(key):
+        if self.sessions.awaiting_turn(key):
             return True
         running = self.turn_running(key)
         if running is not None:
@@ -211,16 +210,6 @@ class PromptQueue:
             self._spawn(self.type_next(key))
 
     # --- typing -----------------------------------------------------------------------------
-
-    def awaiting_turn(self, key: str) -> bool:
-        """A prompt was typed into ``key`` (by anyone: a message, the queue, a button) less
-        than :data:`TURN_START_GRACE` ago and its turn has not shown yet. It shows in the
-        events and on Claude Code's screen only later (the UserPromptSubmit hook, the redraw:
-        seconds on a busy machine); meanwhile a ``>>`` sent right behind it must queue, not
-        be typed into that turn (it was, 2 runs of 6 under load). A prompt that starts no
-        turn holds the queue no longer than the grace."""
-        typed = self.sessions.typed_at.get(key)
-        return typed is not None and time.monotonic() - typed < TURN_START_GRACE
 
     def turn_ended(self, key: str) -> None:
         """A turn of ``key`` ended (Stop, interrupt): type the next queued prompt."""

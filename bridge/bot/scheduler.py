@@ -78,10 +78,11 @@ def limit_reason(rt: runtime.Runtime, key: str) -> str | None:
 
 
 def is_idle(sessions: SessionManager, key: str, pane_id: str) -> bool:
-    """No turn running (no spinner), the input box on screen, nothing waiting for the owner
-    (a permission prompt or question whose hook runs, messages held behind a screen)."""
+    """No turn running (none just typed, no spinner), the input box on screen, nothing
+    waiting for the owner (a permission prompt or question whose hook runs, messages held
+    behind a screen)."""
     rt = sessions.runtime
-    if decisions.asking(rt, key, PROMPT_TIMEOUT_MARGIN):
+    if sessions.awaiting_turn(key) or decisions.asking(rt, key, PROMPT_TIMEOUT_MARGIN):
         return False
     if held_messages.load(rt, key)["messages"]:
         return False

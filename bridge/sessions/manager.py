@@ -31,6 +31,7 @@ from bridge.tmux import PaneExited, PaneInfo, TmuxError, TmuxSessions
 log = logging.getLogger(__name__)
 
 READY_TIMEOUT = 60.0  # seconds for a fresh Claude Code to show its prompt box
+TURN_START_GRACE = 15.0  # seconds a typed prompt gets to show up as a turn before another goes
 ADOPTED_ENDED = (
     "⏹ The Claude Code adopted here has ended (its pane closed or it exited): released. "
     "A message here resumes its conversation in a session of the bridge's own."
@@ -48,8 +49,7 @@ class SessionManager:
         self.upload_limit = cfg.upload_limit
         self.tmux = TmuxSessions(server.tmux_session, server.tmux_socket, server.tmux_control)
         self._locks: dict[str, asyncio.Lock] = {}
-        # key → when a prompt was typed whose turn has not shown yet (bot/queue.py's busy)
-        self.typed_at: dict[str, float] = {}
+        self._typed_at: dict[str, float] = {}  # key → when a prompt was typed, its turn unseen
         self._config_lock = asyncio.Lock()  # config appends are read-modify-write of one file
         # Set by the bot: called after a session starts or stops (the panel refreshes), and
         # to post a notice in a channel or thread.
@@ -263,12 +263,23 @@ class SessionManager:
         since = time.monotonic()  # the box's time counts the wait for a worker thread too
         timings = await asyncio.to_thread(pane_input.type_into_box, keys, text, since)
         if not text.lstrip().startswith("/"):  # a slash command may start no turn
-            self.typed_at[key] = time.monotonic()
+            self._typed_at[key] = time.monotonic()
         return timings
 
+    def awaiting_turn(self, key: str) -> bool:
+        """A prompt was typed into ``key`` (by anyone: a message, the queue, a button, the
+        scheduler) less than :data:`TURN_START_GRACE` ago and its turn has not shown yet. It
+        shows in the events and on Claude Code's screen only later (the UserPromptSubmit
+        hook, the redraw: seconds on a busy machine); meanwhile the session is busy for
+        whoever would type next (a ``>>`` sent right behind a prompt was typed into its turn,
+        2 runs of 6 under load). A prompt that starts no turn holds them no longer than that."""
+        typed = self._typed_at.get(key)
+        return typed is not None and time.monotonic() - typed < TURN_START_GRACE
+
     def turn_shown(self, key: str) -> None:
-        """A turn of ``key`` started or ended: the prompt typed last is no longer pending."""
-        self.typed_at.pop(key, None)
+        """A turn of ``key`` started or ended (its events say so), or was interrupted: the
+        prompt typed last is no longer pending."""
+        self._typed_at.pop(key, None)
 
     def touch(self, key: str) -> None:
         """Note activity (a prompt typed) for the panel's "last activity"."""

@@ -41,7 +41,12 @@ class Sessions:
         self.server = SimpleNamespace(name="main")
         self.tmux = SimpleNamespace(capture=lambda pane_id: IDLE_SCREEN)
         self.typed: list[str] = []
+        self.pending = 0  # looks for which a prompt typed by someone else has not shown as a turn
         self._lock = asyncio.Lock()
+
+    def awaiting_turn(self, key: str) -> bool:
+        self.pending = max(0, self.pending - 1)
+        return self.pending > 0
 
     def target_for_key(self, key: str) -> SimpleNamespace:
         return SimpleNamespace(key=key, label="alpha", thread_id=None)
@@ -117,6 +122,24 @@ def test_a_due_entry_runs_without_a_missed_note_and_a_later_one_is_slept_for(tmp
     asyncio.run(scenario())
     assert sessions.typed == ["check the build"]  # the paused one did not run
     assert said[0] == "⏰ Scheduled prompt `0123abcd` · every hour:\n> check the build"
+
+
+def test_a_prompt_just_typed_by_the_owner_is_waited_behind_before_its_turn_shows(tmp_path) -> None:
+    """The owner's prompt was typed a moment ago and its turn shows neither in its events nor
+    on the screen yet: the scheduled prompt waits (typed into that turn, the model would get
+    both as one), then goes once the session is idle."""
+    now = [T0 + 1]
+    scheduler, sessions, _ = rig(tmp_path, now)
+    scheduler.started_at = T0 - 60
+    schedules.save(sessions.runtime, hourly())
+    sessions.pending = 5
+
+    async def scenario() -> None:
+        await scheduler.tick()
+        await settle(scheduler)
+
+    asyncio.run(scenario())
+    assert sessions.pending == 0 and sessions.typed == ["check the build"]  # after, not before
 
 
 def test_a_session_at_its_usage_limit_is_skipped_with_a_note(tmp_path, monkeypatch) -> None:
