@@ -56,17 +56,11 @@ def ask_desk(context: HookContext) -> DeskQuery | None:
     return DeskQuery.start() if cfg.mention_owner and not cfg.notify_when_attached else None
 
 
-def owner_at_desk(within: float, env: Mapping[str, str] | None = None) -> bool:
-    """A tmux client is attached to the session of this hook's pane and was active (a key
-    pressed, or attached) within the last ``within`` seconds: the owner is at the desk.
-    (:class:`DeskQuery`, asked and answered at once.)"""
-    desk = DeskQuery.start(env)
-    return desk is not None and desk.at_desk(within)
-
-
 class DeskQuery:
-    """One ``tmux list-clients`` of this hook's pane (~3 ms), started as soon as a hook knows
-    it may ping and read when it must decide, so that tmux answers while the hook works.
+    """Whether the owner is at the desk: a tmux client is attached to the session of this
+    hook's pane and was active (a key pressed, or attached) within the last ``within``
+    seconds. One ``tmux list-clients`` of this hook's pane (~3 ms), started as soon as a hook
+    knows it may ping and read when it must decide, so that tmux answers while the hook works.
 
     Asked of the tmux server the pane runs in (``$TMUX``, ``$TMUX_PANE``, inherited through
     Claude Code). Spawned with ``posix_spawn`` and read from a pipe: ``subprocess`` (locale,

@@ -20,11 +20,6 @@ from bridge.tmux import TmuxError, TmuxSessions
 
 TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste
 TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
-# chunks typed between checks that the CLI has taken them in: every piece. Every third let an
-# overloaded machine (six copies of test_relay's hostile-text test at once) pile two pieces into
-# one read, a paste, in 6 of 12 runs (1 of 12 now); on a quiet machine it costs nothing
-# measurable (bench/long_prompt.py --flat: 5,000 characters typed in 2.1 s every third, 2.3 s)
-ECHO_EVERY = 1
 SUBMIT_CHECK = 0.3  # seconds after Enter before pressing it again if the prompt is still there
 SUBMIT_POLL = 0.025  # seconds between looks at the box after Enter
 SUBMIT_RETRIES = 3
@@ -94,7 +89,11 @@ def type_prompt(
     for index, piece in enumerate(chunk_for_typing(text, chunk)):
         if index:
             time.sleep(TYPE_PAUSE)
-        if index and index % ECHO_EVERY == 0:
+        # The echo of every piece before the next, not every third: that let an overloaded
+        # machine (six copies of test_relay's hostile-text test at once) pile two pieces into
+        # one read, a paste, in 6 of 12 runs (1 of 12 now); on a quiet machine it costs little
+        # (bench/long_prompt.py --flat: 5,000 characters typed in 2.1 s every third, 2.3 s).
+        if index:
             _wait_echo(keys.tmux, keys.pane_id, typed)
         if index == 0 and box_seen:
             keys.check("your message")

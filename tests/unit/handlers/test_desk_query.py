@@ -53,13 +53,19 @@ def detach(client: subprocess.Popen) -> None:
     os.close(client.primary)  # type: ignore[attr-defined]
 
 
+def owner_at_desk(within: float, env: dict[str, str]) -> bool:
+    """The question asked and answered at once (as ``mention_for`` does without an early ask)."""
+    desk = notify.DeskQuery.start(env)
+    return desk is not None and desk.at_desk(within)
+
+
 def test_a_person_attached_and_active_is_at_the_desk(tmux_pane) -> None:
     base = tmux_pane["base"].split()
-    assert not notify.owner_at_desk(60, tmux_pane)  # nobody attached
+    assert not owner_at_desk(60, tmux_pane)  # nobody attached
     client = attach(base)
     try:
-        assert notify.owner_at_desk(60, tmux_pane)
-        assert not notify.owner_at_desk(-1, tmux_pane)  # attached, but not active lately
+        assert owner_at_desk(60, tmux_pane)
+        assert not owner_at_desk(-1, tmux_pane)  # attached, but not active lately
         asked = notify.DeskQuery.start(tmux_pane)  # asked early, read later: the same answer
         assert asked is not None
         time.sleep(0.1)
@@ -71,7 +77,7 @@ def test_a_person_attached_and_active_is_at_the_desk(tmux_pane) -> None:
 def test_a_control_mode_client_is_a_program_not_the_owner(tmux_pane) -> None:
     client = attach(tmux_pane["base"].split(), "-C")
     try:
-        assert not notify.owner_at_desk(60, tmux_pane)
+        assert not owner_at_desk(60, tmux_pane)
     finally:
         detach(client)
 
@@ -80,7 +86,7 @@ def test_no_tmux_pane_or_no_server_is_not_at_the_desk(tmp_path: Path) -> None:
     assert notify.DeskQuery.start({}) is None
     assert notify.DeskQuery.start({"TMUX": "/x,1,0", "TMUX_PANE": "0"}) is None  # not a pane id
     gone = {"TMUX": f"{tmp_path}/no-server,1,0", "TMUX_PANE": "%0"}
-    assert not notify.owner_at_desk(60, gone)
+    assert not owner_at_desk(60, gone)
 
 
 def test_a_tmux_server_that_does_not_answer_is_given_up_on(tmp_path, monkeypatch) -> None:
