@@ -11,6 +11,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections.abc import Iterable
 
 from bridge import config, placeholders
 from bridge.claude import settings as claude_settings
@@ -247,6 +248,10 @@ def check_hooks(report: Report) -> None:
     if missing:
         what = f"hooks missing in {path}: {', '.join(missing)}"
         report.fail(what, "discord-bridge hooks install")
+    elif gone := _scripts_gone(found.values()):
+        what = (f"the hooks in {path} run {gone[0]}, which is gone"
+                " (an upgrade moved the bridge's hook scripts)")  # fmt: skip
+        report.fail(what, "discord-bridge hooks install (or ./install.sh again)")
     elif _hook_locations(found["Stop"]) != locations.hook_args():
         what = (f"the hooks in {path} were installed for another bridge home or runtime dir "
                 f"({' '.join(_hook_locations(found['Stop'])) or 'the defaults'})")  # fmt: skip
@@ -256,6 +261,21 @@ def check_hooks(report: Report) -> None:
         report.fail(what, "discord-bridge hooks install (again, after changing the timeout)")
     else:
         report.ok(f"hooks installed in {path}")
+
+
+def _scripts_gone(commands: Iterable[str]) -> list[str]:
+    """The hook scripts that installed commands run but that are no longer there: an install
+    of an older bridge kept its scripts in a top-level ``hooks`` package, now ``bridge.hooks``."""
+    gone = []
+    for command in commands:
+        try:
+            argv = claude_settings.python_argv(command)
+        except ValueError:  # not a command line shlex can read: not one the bridge wrote
+            continue
+        script = next((arg for arg in argv if arg.endswith(".py")), "")
+        if script and not os.path.exists(script):
+            gone.append(script)
+    return gone
 
 
 def _hook_locations(command: str) -> list[str]:

@@ -4,7 +4,8 @@ wait for the answer, and give Claude Code the decision; no decision leaves the t
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # see stop.py
+_up = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # see stop.py
+sys.path.insert(0, os.path.dirname(_up) if os.path.exists(_up + "/__init__.py") else _up)
 
 from bridge.handlers import run_hook
 

@@ -5,13 +5,14 @@ import os
 import sys
 
 # Run as `python -I -S <this file>` on every status refresh: see hooks/stop.py for why.
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_up = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(_up) if os.path.exists(_up + "/__init__.py") else _up)
 
 from bridge.handlers import hook_process
 
 hook_process()  # before the imports below (see there)
 
-from bridge.handlers.status_line import main  # noqa: E402 - after hook_process()
+from bridge.handlers.status_line import main  # after hook_process()
 
 if __name__ == "__main__":
     from bridge.handlers.context import leave

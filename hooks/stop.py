@@ -5,9 +5,11 @@ import os
 import sys
 
 # Every hook runs as `python -I -S <this file>`: without site, start-up is ~5 ms shorter.
-# bridge/ sits beside hooks/ (in site-packages, or in the source tree for an editable
-# install); bridge.discord.rest loads site itself when a request is really about to be made.
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# bridge.discord.rest loads site itself when a request is really about to be made. The folder
+# that holds bridge/ goes on the path: in the source tree hooks/ sits beside bridge/; installed,
+# these scripts are bridge/hooks/ (so no package named `hooks` is installed), one level deeper.
+_up = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(_up) if os.path.exists(_up + "/__init__.py") else _up)
 
 from bridge.handlers import run_hook
 

@@ -32,10 +32,15 @@ if TYPE_CHECKING:
 
 _ABSENT = object()  # "there was no statusLine key", as opposed to a saved ``null``
 # The scripts Claude Code runs are programs, not modules of ours: found by path, never
-# imported. hooks/ is installed beside bridge/ (the source tree, or both in site-packages),
-# as the scripts themselves assume when they put that folder on their path.
+# imported. Installed, they are the package bridge/hooks/; in the source tree (an editable
+# install, a checkout) the folder hooks/ beside bridge/, as the scripts themselves assume.
 _BRIDGE_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOOKS_DIR = os.path.join(os.path.dirname(_BRIDGE_PACKAGE), "hooks")
+_INSTALLED_HOOKS = os.path.join(_BRIDGE_PACKAGE, "hooks")
+HOOKS_DIR = (
+    _INSTALLED_HOOKS
+    if os.path.isdir(_INSTALLED_HOOKS)
+    else os.path.join(os.path.dirname(_BRIDGE_PACKAGE), "hooks")
+)
 
 
 def prompt_hook_timeout() -> int:

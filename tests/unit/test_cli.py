@@ -487,3 +487,25 @@ def test_doctor_says_when_claude_is_not_logged_in_or_never_ran_here(setup: Setup
     assert "run `claude` once in a terminal as this user" in out
     setup.env["ANTHROPIC_API_KEY"] = "sk-test"
     assert "✓ claude: logged in (ANTHROPIC_API_KEY)" in setup.cli("doctor").stdout
+
+
+def test_doctor_flags_hooks_whose_scripts_are_gone(setup: Setup) -> None:
+    """An install from before the hooks moved into ``bridge.hooks`` left entries that run
+    site-packages/hooks/*.py; once pip removes that folder, the doctor says so, and
+    ``hooks install`` (which install.sh runs) writes today's paths over them."""
+    setup.write_config(setup.config())
+    setup.install_hooks()
+    settings = json.loads(setup.settings.read_text())
+    gone = setup.tmp / "site-packages" / "hooks"
+    for groups in settings["hooks"].values():
+        for group in groups:
+            for entry in group["hooks"]:
+                entry["command"] = entry["command"].replace(str(REPO / "hooks"), str(gone))
+    setup.settings.write_text(json.dumps(settings))
+    done = setup.cli("doctor")
+    assert done.returncode == 1
+    (failed,) = lines(done.stdout, "✗")
+    assert f"run {gone}/" in failed and "which is gone" in failed
+    assert "fix: discord-bridge hooks install" in done.stdout
+    setup.install_hooks()
+    assert lines(setup.cli("doctor").stdout, "✗") == []
