@@ -1,7 +1,8 @@
 """What to do about each error that ends a Claude Code turn (the StopFailure hook's ``error``).
 
-The hook's ``error`` is one of the Agent SDK's list (shared/reference/claude-code.md, "The hook
-contract as the Agent SDK types state it"); ``last_assistant_message`` holds the CLI's own line,
+The hook's ``error`` is one of the list the Agent SDK's hook types give (``StopFailure``'s
+``error`` union in ``sdk.d.ts``, which ``bridge_testkit.hook_contract`` checks hook JSON
+against); ``last_assistant_message`` holds the CLI's own line,
 e.g. "Not logged in · Please run /login" (2.1.332, no API key and no login: at once, no request
 made) or "API Error: Connection refused …" (the service unreachable: after ~3 min of retries).
 The CLI says what happened; this says what the owner, reading on a phone, can do about it.

@@ -1,8 +1,7 @@
 """Why Claude Code could not start, in its own words, and what to do about it.
 
 A pane that dies before Claude Code shows its input box leaves two things behind (tmux keeps
-the window with ``remain-on-exit``): its last screen and its exit status. Measured on 2.1.332
-(shared/reference/claude-code.md §15.10):
+the window with ``remain-on-exit``): its last screen and its exit status. Measured on 2.1.332:
 
 - a HOME where Claude Code never ran, on a machine that cannot reach Anthropic: the welcome
   art, then ``Unable to connect to Anthropic services`` / ``Failed to connect to

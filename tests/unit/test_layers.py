@@ -6,7 +6,7 @@ and each row may import only from the rows below it. These tests read that table
 import of ``bridge/`` and ``hooks/`` (with :mod:`ast`, no module is executed) and check:
 
 - no arrow runs back up the table, and packages that share a row do not import each other;
-- no import circle among modules (the same check as ``shared/tools/import_cycles.py``);
+- no import circle among modules (the check a before-commit import-cycle tool runs too);
 - only ``bridge/bot/`` imports discord.py (and aiohttp, its transport), and only the modules
   :data:`NAMED_EXCEPTIONS` names import what is kept for them (``try`` starts the emulator);
 - a hook script imports only what the hook path allows (:data:`HOOK_PATH`);

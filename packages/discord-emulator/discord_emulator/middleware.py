@@ -19,7 +19,8 @@ UNAUTHORIZED = {"message": "401: Unauthorized", "code": 0}
 TOKEN_ROUTES = ("/interactions/", "/webhooks/{webhook_id}/{webhook_token}")
 
 # Discord's limits, enforced only when ``State.rate_limits`` is on (``Emulator(rate_limits=True)``
-# or ``client.settings(rate_limits=True)``); ../shared/reference/discord-platform.md §7.
+# or ``client.settings(rate_limits=True)``): 50 requests a second per bot token (Discord's global
+# limit), and the per-route buckets below.
 GLOBAL_LIMIT = (50, 1.0)  # requests per window, per bot token; token routes are exempt
 # Per route *and* top-level resource (the channel, guild or webhook in the path): each channel
 # has its own message-create bucket. Discord does not publish these; they are the commonly

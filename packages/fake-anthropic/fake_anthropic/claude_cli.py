@@ -1,6 +1,9 @@
 """Helpers to run the real Claude Code CLI offline (against ``fake_anthropic``) and in tmux.
 
-See shared/reference/claude-code.md §2 for why each env var and ``.claude.json`` key is needed.
+What the CLI needs to run unattended, measured: ``.claude.json`` with onboarding done
+(``hasCompletedOnboarding``), the project's folder trusted (``hasTrustDialogAccepted``) and the
+API key approved (``customApiKeyResponses``, its last 20 characters), else it stops at those
+screens; and the environment of :func:`claude_env` (comments there).
 """
 
 from __future__ import annotations

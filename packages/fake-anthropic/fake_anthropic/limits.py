@@ -1,6 +1,6 @@
 """Claude.ai usage limits as the Messages API reports them, for the scripted turns in ``turns``.
 
-Measured with Claude Code 2.1.332 (shared/reference/claude-code.md, "2.1.332: what changed"):
+Measured with Claude Code 2.1.332:
 the CLI reads the ``anthropic-ratelimit-unified-*`` response headers only for a claude.ai
 subscriber login (``CLAUDE_CODE_OAUTH_TOKEN``, see ``claude_cli.claude_env``). Then a 429 with
 them shows "You've hit your 5-hour limit · resets 1:51pm (UTC)", StopFailure reports

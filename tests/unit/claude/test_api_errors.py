@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from bridge.claude import api_errors
 
-# StopFailure's `error` values as the Agent SDK types list them (0.3.332,
-# shared/reference/claude-code.md "The hook contract as the Agent SDK types state it").
+# StopFailure's `error` values as the Agent SDK's hook types list them (0.3.332, sdk.d.ts).
 SDK_ERRORS = (
     "authentication_failed", "oauth_org_not_allowed", "account_on_hold", "verification_required",
     "billing_error", "rate_limit", "overloaded", "invalid_request", "model_not_found",

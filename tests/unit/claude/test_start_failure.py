@@ -1,5 +1,4 @@
-"""Why Claude Code did not start, from what its dead pane left (screens measured on 2.1.332,
-shared/reference/claude-code.md §15.10)."""
+"""Why Claude Code did not start, from what its dead pane left (screens measured on 2.1.332)."""
 
 from __future__ import annotations
 
