@@ -7,6 +7,12 @@ lays them out; **Send** checks the answers against the schema first. URL mode: t
 link button (http and https only), **Done** once it was followed. Both offer **Decline**,
 **Cancel** and **Answer in the terminal** (no answer: Claude Code then shows its own dialog).
 Pure functions, like ``decisions.py``; every action comes from ``prompt_actions``.
+
+The server's words are not the bridge's: its message is quoted as plain text (``> `` lines,
+its Markdown escaped: no heading, masked link, mention or emoji shortcode takes effect, so
+it cannot pass for the bridge's own lines), and where a link goes is said in the bridge's
+words, from the URL's real host (punycode decoded). Both, and the button's label, go through
+``visible.py`` first: ``Open g⟦U+0456⟧thub.com``, as a permission prompt shows a command.
 """
 
 from __future__ import annotations
@@ -26,8 +32,10 @@ from bridge.discord.render.decisions import (
     _label,
     _one_line,
     _row,
+    _shown,
     custom_id,
 )
+from bridge.discord.render.visible import MARK_CLOSE, MARK_OPEN, escape, reveal
 from bridge.state.decisions import Request
 
 LINK = 5  # a link button's style: it opens its url, it sends nothing to the bot
@@ -38,22 +46,25 @@ VALUE_LIMIT = 4000
 FIELD_LINE_LIMIT = 160
 CODE_LIMIT = 300
 URL_SCHEMES = ("http", "https")  # what Discord takes in a link button
+QUOTE_LINES, QUOTE_LIMIT = 8, 700  # of the server's message: the bridge's lines stay in view
+HOST_LIMIT = 100
+REVEALED = "⚠️ Hidden or look-alike characters are shown as ⟦U+…⟧"
 
 
 def elicitation_prompt(request: Request, answers: dict) -> dict:
     """The message for an elicitation, with the form's answers so far (field name → value)."""
     data = request.tool_input
-    server = _code(_one_line(data.get("mcp_server_name")) or "an MCP server")
-    message = _one_line(data.get("message"))
-    quoted = "\n".join(f"> {line}" for line in str(data.get("message") or "").splitlines()[:8])
+    name = _one_line(reveal(str(data.get("mcp_server_name") or ""), code=True))
+    server = _code(name or "an MCP server")
+    said = quoted(data.get("message"))
     if data.get("mode") == "url":
         url = str(data.get("url") or "")
-        lines = [f"🔗 **The MCP server {server} asks you to open a link**", quoted or "> …"]
-        lines.append(f"<{url}>" if _linkable(url) else _code(url or "(no link)"))
+        lines = [f"🔗 **The MCP server {server} asks you to open a link**", where(url), said]
         lines.append("-# **Done** once you have been there; the server then goes on.")
-        return {"content": _fit("\n".join(lines)), "components": url_components(request)}
+        content = _noted(lines, ": the link may not go where it seems.")
+        return {"content": content, "components": url_components(request)}
     layout = actions.form_layout(request)
-    lines = [f"🧩 **The MCP server {server} asks for your input**", quoted or f"> {message}"]
+    lines = [f"🧩 **The MCP server {server} asks for your input**", said]
     lines += [_field_line(field, answers.get(field.name)) for field in layout.fields]
     if not layout.fits:
         lines.append(
@@ -62,14 +73,79 @@ def elicitation_prompt(request: Request, answers: dict) -> dict:
         )
     elif any(field.required for field in layout.fields):
         lines.append("-# \\* required · **Send** checks the answers before they go")
-    return {"content": _fit("\n".join(lines)), "components": form_components(request, answers)}
+    return {"content": _noted(lines, "."), "components": form_components(request, answers)}
+
+
+def quoted(message: object) -> str:
+    """The server's message as ``> `` lines of plain text (hidden characters shown, Markdown
+    escaped), at most :data:`QUOTE_LINES` lines and about :data:`QUOTE_LIMIT` characters."""
+    text = str(message or "").replace("\r\n", "\n")[: QUOTE_LIMIT * QUOTE_LINES]
+    if not text.strip():
+        return "> …"
+    given = reveal(text.rstrip()).split("\n")
+    lines, used = [], 0
+    for line in given[:QUOTE_LINES]:
+        line = escape(line.rstrip())
+        if used + len(line) > QUOTE_LIMIT:
+            lines.append(_cut(line, QUOTE_LIMIT - used))
+            break
+        lines.append(line)
+        used += len(line)
+    if len(lines) < len(given) and not lines[-1].endswith("…"):
+        lines.append("…")
+    return "\n".join(f"> {line}" for line in lines)
+
+
+def where(url: str) -> str:
+    """Where the link goes, in the bridge's words: its real host, then the whole address."""
+    if not _linkable(url):
+        shown = _code(_one_line(reveal(url, code=True)) or "(no link)")
+        return f"Not a web page's address, so there is no button: {shown}"
+    return f"It opens **{escape(host(url))}**: {_code(reveal(url, code=True))}"
+
+
+def host(url: str) -> str:
+    """The URL's host as a reader should see it: IDNA labels (``xn--…``) decoded, then hidden
+    and look-alike characters marked (``g⟦U+0456⟧thub.com``)."""
+    name = urlsplit(url).hostname or ""
+    return _cut(reveal(".".join(_unicode(label) for label in name.split(".")), code=True),
+                HOST_LIMIT)  # fmt: skip
+
+
+def _unicode(label: str) -> str:
+    if not label.startswith("xn--"):
+        return label
+    try:  # IDNA's ToUnicode: a label that does not round-trip is no IDN (``xn--broken-``)
+        return label.encode("ascii").decode("idna")
+    except (UnicodeError, ValueError):
+        return label  # shown as it is written: that is the name DNS is asked for
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, never ending inside a ``⟦U+…⟧`` mark or on the
+    backslash of an escape."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 1, 0)]
+    if cut.rfind(MARK_OPEN) > cut.rfind(MARK_CLOSE):
+        cut = cut[: cut.rfind(MARK_OPEN)]
+    if (len(cut) - len(cut.rstrip("\\"))) % 2:
+        cut = cut[:-1]
+    return cut + "…"
+
+
+def _noted(lines: list[str], why: str) -> str:
+    """The message, with a line under the title when it shows a marked character."""
+    if any(MARK_OPEN in line for line in lines):
+        lines = [lines[0], REVEALED + why, *lines[1:]]
+    return _fit("\n".join(lines))
 
 
 def _field_line(field: forms.Field, value: object) -> str:
     star = "\\*" if field.required else ""
     shown = forms.shown(field, value)
     answer = _code(shown) if shown else "*not set*"
-    line = f"**{_one_line(field.title)}**{star}: {answer}"
+    line = f"**{escape(_shown(field.title))}**{star}: {answer}"
     return line if len(line) <= FIELD_LINE_LIMIT else line[: FIELD_LINE_LIMIT - 1] + "…"
 
 
@@ -135,10 +211,8 @@ def url_components(request: Request) -> list[dict]:
     url = str(request.tool_input.get("url") or "")
     buttons = []
     if _linkable(url):
-        host = urlsplit(url).hostname or "the link"
-        buttons.append(
-            {"type": 2, "style": LINK, "label": _label(f"Open {host}"), "url": url[:512]}
-        )
+        label = _label(f"Open {host(url) or 'the link'}")
+        buttons.append({"type": 2, "style": LINK, "label": label, "url": url})
     buttons += [
         _button("Done", custom_id(rid, actions.E_ACCEPT), SUCCESS),
         _button("Decline", custom_id(rid, actions.E_DECLINE), DANGER),

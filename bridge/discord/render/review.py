@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from bridge.discord.render.diff_view import DiffView, defuse
 from bridge.discord.render.split import DISCORD_MESSAGE_LIMIT, split_message
+from bridge.discord.render.visible import escape
 
 if TYPE_CHECKING:
     from bridge.sessions.review_files import CommentNow
@@ -201,11 +202,6 @@ def printable(text: str) -> str:
 def code_span(text: str) -> str:
     """``text`` in a code span it cannot end: its backticks become look-alikes (ˋ)."""
     return "`" + printable(text).replace("`", "ˋ") + "`"
-
-
-def escape(text: str) -> str:
-    """Plain text in a message: no Markdown, no link or mention syntax takes effect."""
-    return "".join("\\" + ch if ch in "\\*_~|`>[]<#" else ch for ch in text)
 
 
 def _count(n: int, word: str) -> str:

@@ -18,6 +18,9 @@ Three rules (after Unicode TR #36 / UTS #39, kept small):
   letters (``https://аpple.com``).
 - in code (commands, paths, rules), also a word made only of letters that pass for Latin
   (``ѕһ`` for ``sh``); in prose a Russian "а" ("and") stays readable.
+
+Text from outside shown in a message (an MCP server's words, a review comment) is also
+escaped (:func:`escape`): its Markdown shows as the characters it is made of.
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ _IGNORABLE = frozenset(
 )
 _VARIATION = (range(0xFE00, 0xFE10), range(0xE0100, 0xE01F0))
 _ZWJ, _VS16 = 0x200D, 0xFE0F
+# What starts Markdown in a Discord message: emphasis, spoilers, code, quotes, masked links
+# ``[text](url)``, headings and ``-#`` subtext, mentions ``<@id>`` and ``@everyone``, custom
+# emoji and timestamps ``<t:…>``, emoji shortcodes ``:white_check_mark:`` and bare links
+# ``https://`` (the colon). Discord shows any ASCII punctuation after a backslash as itself.
+_MARKDOWN = frozenset("\\*_~|`>[]<#@:")
 # Scripts with letters that pass for Latin ones (UTS #39 confusables, the common cases).
 _CONFUSABLE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LISU")
 # Letters of those scripts that look like a Latin letter on their own.
@@ -50,6 +58,11 @@ def reveal(text: str, code: bool = False) -> str:
     return "".join(
         _mark(char) if i in suspects or _hidden(text, i) else char for i, char in enumerate(text)
     )
+
+
+def escape(text: str) -> str:
+    """Plain text in a message: no Markdown, link, mention or emoji shortcode takes effect."""
+    return "".join("\\" + ch if ch in _MARKDOWN else ch for ch in text)
 
 
 def changed(text: str, code: bool = False) -> bool:

@@ -3,7 +3,7 @@
 Run by Claude Code from a project's ``.mcp.json`` (:func:`mcp_json`). Its tools:
 
 - ``ask_form``: ``elicitation/create`` in form mode with the schema in ``--schema FILE``;
-- ``ask_url``: ``elicitation/create`` in url mode (``--url``);
+- ``ask_url``: ``elicitation/create`` in url mode (``--url``, with ``--message``);
 
 each then returns, as its result, what came back (``ELICITATION RESULT: {…}``) and appends it
 to ``--log FILE`` (one JSON object a line: ``{"tool": …, "result": …}``), so a test asserts
@@ -27,9 +27,13 @@ TOOLS = [
 ]  # fmt: skip
 
 
-def mcp_json(log: Path, schema: Path, url: str = "https://example.com/auth?step=1") -> dict:
+URL, URL_MESSAGE = "https://example.com/auth?step=1", "Sign in to the example service"
+
+
+def mcp_json(log: Path, schema: Path, url: str = URL, message: str = URL_MESSAGE) -> dict:
     """The ``.mcp.json`` that starts this server (as ``elic``) with this interpreter."""
-    args = [__file__, "--log", str(log), "--schema", str(schema), "--url", url]
+    args = [__file__, "--log", str(log), "--schema", str(schema), "--url", url,
+            "--message", message]  # fmt: skip
     return {"mcpServers": {NAME: {"type": "stdio", "command": sys.executable, "args": args}}}
 
 
@@ -45,6 +49,7 @@ def main() -> None:
     parser.add_argument("--log", required=True)
     parser.add_argument("--schema", required=True)
     parser.add_argument("--url", required=True)
+    parser.add_argument("--message", default=URL_MESSAGE)
     options = parser.parse_args()
     calls = 0
     while True:
@@ -60,7 +65,7 @@ def main() -> None:
             calls += 1
             tool = (message.get("params") or {}).get("name")
             if tool == "ask_url":
-                params = {"mode": "url", "message": "Sign in to the example service",
+                params = {"mode": "url", "message": options.message,
                           "url": options.url, "elicitationId": f"elic-{calls}"}  # fmt: skip
             else:
                 schema = json.loads(Path(options.schema).read_text())

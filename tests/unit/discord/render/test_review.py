@@ -42,7 +42,7 @@ def test_a_files_lines_are_shown_in_blocks_or_attached_when_long() -> None:
     assert len(long.messages) == 1 and len(long.messages[0]) <= DISCORD_MESSAGE_LIMIT
     assert "attached as `app.py.diff.txt`" in long.messages[0]
     binary = review.file_view("logo.png", "binary", [], 4, "logo.png is binary: no lines.")
-    assert binary.messages == ["💬 `logo.png` · binary\nlogo.png is binary: no lines."]
+    assert binary.messages == ["💬 `logo.png` · binary\nlogo.png is binary\\: no lines."]
 
 
 def test_what_the_repository_holds_stays_inside_code() -> None:
@@ -60,7 +60,7 @@ def test_the_draft_message_lists_every_comment_within_discords_limit() -> None:
     text = review.draft_content(few, 2)
     assert text.startswith("📝 **Draft review** · 2 comments on 2 files")
     assert "1. `app.py` 3–4 — use \\*logging\\* not print" in text
-    assert "2. `a.py` 7 — \\[x\\](http://y)" in text
+    assert "2. `a.py` 7 — \\[x\\](http\\://y)" in text
     many = [note(f"src/module_{i}.py", i, i + 5, "a long comment " * 20) for i in range(50)]
     text = review.draft_content(many, 50)
     assert len(text) <= DISCORD_MESSAGE_LIMIT and text.rstrip().endswith("more")
