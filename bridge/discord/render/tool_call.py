@@ -27,7 +27,7 @@ import difflib
 import json
 import os
 
-from bridge.discord.render.visible import reveal
+from bridge.discord.render.visible import escape, reveal
 
 Files = list[tuple[str, bytes]]
 
@@ -77,8 +77,10 @@ def describe(
 
 
 def _bash(command: str, description: object) -> tuple[str, Files]:
+    # The model writes the description: plain text, so it cannot dress itself up as the
+    # bridge's own words (a heading, a masked link, a mention) above the command.
     described = one_line(reveal(str(description or "")))
-    said = f"> {described[:200]}\n" if described else ""
+    said = f"> {escape(described[:200])}\n" if described else ""
     command = reveal(command, code=True)
     shown, more = fit_lines(command.splitlines() or [""], BLOCK)
     body, files = _cut(shown, more, "sh", "command.sh", command.encode())

@@ -264,6 +264,17 @@ def test_bash_shows_its_description_then_the_command_in_full() -> None:
     )
 
 
+def test_a_bash_description_is_plain_text_not_markdown() -> None:
+    """The model writes the description: a heading or a masked link in it would read as the
+    bridge's own words above the command the owner is asked to allow."""
+    description = "# ✅ Checked by discord-bridge: [safe](https://evil.example) @everyone"
+    body, _ = shown("Bash", {"command": "rm -rf build", "description": description})
+    said = body.split("\n")[0]
+    assert said == (
+        r"> \# ✅ Checked by discord-bridge\: \[safe\](https\://evil.example) \@everyone"
+    )
+
+
 def test_backticks_in_a_command_get_a_longer_fence() -> None:
     command = "echo ```inner``` `tick`"
     body, _ = shown("Bash", {"command": command})
