@@ -19,7 +19,7 @@ from bridge.claude import versions
 from bridge.state import locations, runtime
 
 SELFTEST = "discord-bridge selftest"
-# What a HOME where Claude Code never ran shows offline (2.1.332, reference §15.10)
+# What a HOME where Claude Code never ran shows offline (2.1.332)
 FIRST_RUN_OFFLINE = "Unable to connect to Anthropic services"
 
 
@@ -158,7 +158,7 @@ def check_claude_version(report: Report, command: str, printed: str) -> None:
 def check_claude_login(report: Report, command: str, path: str) -> None:
     """``claude auth status`` (JSON, offline, ~0.4 s; 2.1.197 and 2.1.332): not logged in,
     Claude Code starts, and each prompt from Discord fails with "Not logged in · Please run
-    /login" (reference §15.10). Only a warning: the bot's environment may hold a key this
+    /login". Only a warning: the bot's environment may hold a key this
     shell does not, or the other way round."""
     try:
         out = subprocess.run([path, "auth", "status"], capture_output=True, text=True,
@@ -184,7 +184,7 @@ def check_claude_first_run(report: Report) -> None:
     """A HOME where Claude Code never finished its first run (no ``hasCompletedOnboarding``
     in ``~/.claude.json``): a session the bot starts opens on the first-run screens, and on a
     machine that cannot reach Anthropic it exits at once with "Unable to connect to Anthropic
-    services … ENOTFOUND" (2.1.332, measured; reference §15.5)."""
+    services … ENOTFOUND" (2.1.332, measured)."""
     path = os.path.join(os.path.expanduser("~"), ".claude.json")
     try:
         with open(path, encoding="utf-8") as handle:

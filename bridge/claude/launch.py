@@ -13,7 +13,7 @@ from bridge.config.defaults import MODE_ALIASES
 from bridge.sizes import format_size
 from bridge.state.runtime import ENV_CHANNEL, ENV_THREAD  # noqa: F401 - the panes' markers
 
-# Set on every pane the bridge starts. 2.1.332 (measured, reference §15.3): ← on an empty input
+# Set on every pane the bridge starts. 2.1.332 (measured): ← on an empty input
 # box moves the session into a daemon's agent view, under a new session id, outliving the tmux
 # window, and that view's own box takes typed text as a new background task. Off, ← does
 # nothing there. (Claude Code also reads it from settings: "disableAgentView".)

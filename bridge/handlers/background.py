@@ -1,6 +1,6 @@
 """Turns nobody typed: a background task reporting back.
 
-Claude Code 2.1.332 (reference §15.2) delivers the result of a background command or subagent
+Claude Code 2.1.332 delivers the result of a background command or subagent
 that finishes while the session is idle as a *prompt*: UserPromptSubmit with the text
 ``<task-notification>\\n<task-id>…<summary>Background command "x" completed (exit code 0)
 </summary>…``, then the model's answer and a second Stop. Nothing else in the hook input tells

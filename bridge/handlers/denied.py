@@ -1,6 +1,6 @@
 """PermissionDenied: auto mode's safety check refused a tool call; say so, and offer a retry.
 
-Measured on 2.1.332 (reference §15.6): the check runs on the server; a flagged call does not
+Measured on 2.1.332: the check runs on the server; a flagged call does not
 run, the model is told it was refused ("…denied by the Claude Code auto mode classifier.
 Reason: …") and the turn goes on; the hook fires in between and Claude Code waits for it.
 ``retry: true`` does not override anything: the model is told it may make the call once more,

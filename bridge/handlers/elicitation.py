@@ -1,6 +1,6 @@
 """Elicitation: an MCP server asks the owner for input; the answer comes from Discord.
 
-Measured on 2.1.332 (reference §15.9, and for this hook): the hook fires when the server's
+Measured on 2.1.332 (for this hook too): the hook fires when the server's
 ``elicitation/create`` arrives and Claude Code *waits for it* (spinner "running Elicitation
 hook", input box on screen, no dialog); only a hook that gives no answer makes it draw its own
 dialog. So the prompt waits like a permission prompt (``permission.ask``: a request file, the

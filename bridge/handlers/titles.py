@@ -1,6 +1,6 @@
 """A thread's conversation is named after its thread, so it can be found again by name.
 
-The UserPromptSubmit hook answers ``sessionTitle`` (reference §15.8, measured on 2.1.332 and
+The UserPromptSubmit hook answers ``sessionTitle`` (measured on 2.1.332 and
 2.1.197): Claude Code then shows the name on its input box's rule, gives it to the statusLine,
 writes it into the transcript, lists the conversation by it in ``claude --resume`` and resumes
 it with ``claude --resume '<name>'``. Claude Code passes the title it has back in

@@ -3,7 +3,7 @@
 (with the Notification ``agent_needs_input``).
 
 Real CLI in tmux, real hooks, real bot against the emulator; the fake Messages API gives the
-check's verdicts as the real one does (reference §15.6).
+check's verdicts as the real one does.
 """
 
 from __future__ import annotations

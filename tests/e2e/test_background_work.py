@@ -3,7 +3,7 @@ bridge session (← on an empty prompt would move the session into a daemon unde
 a background task's result, which arrives as a prompt, is shown as the task's, never as the
 owner's words.
 
-Real CLI in tmux, real hooks, real bot against the emulator (reference §15.2–15.4).
+Real CLI in tmux, real hooks, real bot against the emulator.
 """
 
 from __future__ import annotations

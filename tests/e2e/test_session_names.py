@@ -2,7 +2,7 @@
 the thread (UserPromptSubmit ``sessionTitle``), so ``claude --resume`` finds it by that name;
 a branch of the conversation (``/branch``, SessionStart ``source: "fork"``) is followed.
 
-Real CLI in tmux, real hooks, real bot against the emulator (reference §15.7, §15.8).
+Real CLI in tmux, real hooks, real bot against the emulator.
 """
 
 from __future__ import annotations

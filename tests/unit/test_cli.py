@@ -468,7 +468,7 @@ def test_doctor_notes_a_newer_claude_calmly_and_points_at_selftest(setup: Setup)
 
 def test_doctor_says_when_claude_is_not_logged_in_or_never_ran_here(setup: Setup) -> None:
     """The two ways a user's first message goes nowhere although everything is installed
-    (2.1.332, reference §15.10): no login (each prompt: "Not logged in · Please run /login")
+    (2.1.332): no login (each prompt: "Not logged in · Please run /login")
     and a HOME where Claude Code never ran (offline: "Unable to connect to Anthropic
     services"). The real CLI's `auth status` says which."""
     if not claude_available():

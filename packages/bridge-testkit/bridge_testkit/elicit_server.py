@@ -8,7 +8,7 @@ Run by Claude Code from a project's ``.mcp.json`` (:func:`mcp_json`). Its tools:
 each then returns, as its result, what came back (``ELICITATION RESULT: {…}``) and appends it
 to ``--log FILE`` (one JSON object a line: ``{"tool": …, "result": …}``), so a test asserts
 what the server received. Newline-delimited JSON-RPC over stdin/stdout, standard library only
-(the CLI announces ``elicitation: {form, url}``; measured with 2.1.332, reference §15.9).
+(the CLI announces ``elicitation: {form, url}``; measured with 2.1.332).
 """
 
 from __future__ import annotations

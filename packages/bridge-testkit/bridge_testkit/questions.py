@@ -2,7 +2,7 @@
 (the bot's buttons, select and Other… modal; the ``try`` page): one question with a single
 answer asked with buttons, one with several answers asked with a select menu. ``FORM``: an MCP
 server's form (an Elicitation's ``requested_schema``) as Claude Code 2.1.332 passed it on
-(reference §15.9): a text field, a choice, a bounded number and a yes/no."""
+(2.1.332, measured): a text field, a choice, a bounded number and a yes/no."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ RECAP_MARKER = "The user stepped away and is coming back. Recap"
 CORE_TOOLS = frozenset({"Bash", "Read", "Write"})
 # 2.1.332's agent view asks whether a background session is done, working, blocked or failed
 # (system prompt: "… decide which of four states it's in"), wanting JSON; "done" makes the
-# viewing session send the Notification ``agent_completed`` (reference §15.3, §15.4).
+# viewing session send the Notification ``agent_completed``.
 STATE_CLASSIFIER_MARKER = "decide which of four states"
 
 

@@ -67,7 +67,7 @@ def test_deny_rules_name_absolute_paths_the_way_claude_code_reads_them(tmp_path)
 
 def test_manual_mode_starts_as_default_and_the_agent_view_stays_off(tmp_path, monkeypatch) -> None:
     """``permission: "manual"`` (2.1.332's name) is passed as ``default``, which every tested
-    version takes; every pane has the agent view off (reference §15.3)."""
+    version takes; every pane has the agent view off."""
     monkeypatch.setenv(runtime.ENV_HOME, str(tmp_path / "bridge-home"))
     raw = {
         "schemaVersion": 2,

@@ -32,7 +32,7 @@ from discord_emulator import Emulator
 REPO = Path(__file__).resolve().parents[3]
 BASH = {"command": "touch made-by-bash.txt", "description": "Create a file"}
 PLAN = {"plan": "# Plan\n\n1. Add README.md\n", "planFilePath": "/p/.claude/plans/x.md"}
-# What Claude Code offers for "always" (reference §4.3: a Bash call outside the project, a
+# What Claude Code offers for "always" (measured: a Bash call outside the project, a
 # Write), plus the rule it offers for a command: one of each kind the bridge passes back.
 SUGGESTIONS = [
     {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch perm-*"}],

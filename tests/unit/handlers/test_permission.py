@@ -1,5 +1,5 @@
 """The hook side of a decision (bridge/permission.py): the exact JSON Claude Code reads for each
-choice (reference §6), ``permissionTools`` asking, the wait on the decision file, and the
+choice, ``permissionTools`` asking, the wait on the decision file, and the
 whole PermissionRequest walk with Discord replaced by a stub."""
 
 from __future__ import annotations

@@ -388,7 +388,7 @@ def test_mark_stale_with_nothing_open(rt, tmp_path) -> None:
 
 def test_a_question_answered_in_the_terminal_is_closed_by_its_post_tool_use(rt) -> None:
     """PostToolUse of AskUserQuestion carries the original input plus ``answers`` and
-    ``annotations`` (reference §4.4), so exact input equality would never match it."""
+    ``annotations``, so exact input equality would never match it."""
     asked = {"question": "Which database?", "header": "Database", "multiSelect": False,
              "options": [{"label": "Postgres"}, {"label": "SQLite"}]}  # fmt: skip
     questions = {"questions": [asked]}
@@ -403,7 +403,7 @@ def test_a_question_answered_in_the_terminal_is_closed_by_its_post_tool_use(rt) 
 
 def test_a_plan_approved_in_the_terminal_is_closed_by_its_post_tool_use(rt) -> None:
     """ExitPlanMode: the hook sees ``{"plan", "planFilePath"}``, PostToolUse the model's
-    original ``{}`` (reference §4.4)."""
+    original ``{}``."""
     plan = {"plan": "# Plan\n\n1. Add README.md\n", "planFilePath": "/p/.claude/plans/x.md"}
     req = request(rt, kind="plan", tool_name="ExitPlanMode", tool_input=plan)
     assert decisions.mark_stale(rt, event("PostToolUse", tool_name="Read", tool_input={})) == []
