@@ -48,7 +48,7 @@ tmux_version="$(tmux -V | sed -E 's/[^0-9]*([0-9]+)\.([0-9]+).*/\1 \2/')"
 read -r major minor <<<"$tmux_version"
 [ "${major:-0}" -ge 3 ] || die "tmux $(tmux -V) is too old: 3.0 or newer is required."
 if ! command -v claude >/dev/null 2>&1; then
-  printf 'warning: the claude CLI is not on PATH; install it: npm install -g @anthropic-ai/claude-code\n' >&2
+  printf 'note: Claude Code is not installed yet (the doctor at the end says how)\n'
 fi
 
 # --- virtualenv and package -------------------------------------------------------------
@@ -110,12 +110,17 @@ else
   printf 'note: to start the bot at login/boot and restart it on failure: discord-bridge service install\n'
 fi
 
-printf 'note: to see the bridge working before setting up Discord: discord-bridge try [PROJECT_DIR]\n'
-printf 'note: after upgrading Claude Code or the bridge: discord-bridge selftest (offline, about a minute)\n'
-
 # --- check ------------------------------------------------------------------------------
-say "running discord-bridge doctor"
-"$venv/bin/discord-bridge" doctor || {
-  printf '\nSome checks failed: fix them as shown above, then run: discord-bridge doctor\n'
-  exit 0
-}
+say "checking the set-up (discord-bridge doctor)"
+status=0
+"$venv/bin/discord-bridge" doctor || status=$?
+echo
+case "$status" in
+  0) say "discord-bridge is installed and set up. Start it: discord-bridge run" ;;
+  3|4) say "discord-bridge is installed."
+     [ "$status" = 4 ] && printf '    first: the to-do list above, before discord-bridge try\n'
+     printf '    next: discord-bridge try [PROJECT_DIR]   (a local Discord in your browser, before any bot)\n'
+     printf '    then: the to-do list above, for discord-bridge run\n' ;;
+  *) say "discord-bridge is installed, but a check failed: fix it as shown above, then run: discord-bridge doctor" ;;
+esac
+printf '    after upgrading Claude Code or the bridge: discord-bridge selftest (offline, about 15 s)\n'

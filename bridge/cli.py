@@ -11,7 +11,10 @@ from bridge import __version__, config
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="discord-bridge", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="discord-bridge",
+        description="Run the bot, install the hooks, try it locally, diagnose a set-up.",
+    )
     parser.add_argument("--version", action="version", version=f"discord-bridge {__version__}")
     parser.add_argument("--config", help="config file (default $DISCORD_BRIDGE_HOME/config.json)")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -54,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     selftest = commands.add_parser(
         "selftest",
         help="run your Claude Code through the bridge end to end, offline, in a throwaway set-up "
-        "(about a minute)",
+        "(about 15 s)",
     )
     selftest.add_argument(
         "--claude", metavar="COMMAND", help="the Claude Code to check (default: the config's "

@@ -24,8 +24,16 @@ FIRST_RUN_OFFLINE = "Unable to connect to Anthropic services"
 
 
 class Report:
+    """The checks' lines, as they run; then what is left to do, as a to-do list.
+
+    A to-do is not a failure: a fresh install still holds the example config's placeholders
+    and may not have Claude Code yet, and nothing is broken about that. What each command
+    still needs is listed under it (``try`` needs Claude Code; ``run`` the config's values
+    too), so the last lines say what to do next rather than how many checks "failed"."""
+
     def __init__(self) -> None:
         self.failures = 0
+        self.todos: dict[str, list[str]] = {TRY: [], RUN: []}
 
     def ok(self, what: str) -> None:
         print(f"✓ {what}")
@@ -41,8 +49,41 @@ class Report:
     def info(self, what: str) -> None:
         print(f"· {what}")
 
+    def todo(self, what: str, before: str) -> None:
+        """Something to do before ``before`` (:data:`TRY` or :data:`RUN`) works; what ``try``
+        needs, ``run`` needs too."""
+        self.todos[before].append(what)
+
+    def summary(self) -> int:
+        """The to-do lists and the closing line; the exit status: 0 all done, 1 a check
+        failed, 3 ready for ``try`` with to-dos left for ``run`` (a fresh install with Claude
+        Code set up), 4 to-dos left before ``try``."""
+        needs_try, needs_run = self.todos[TRY], self.todos[RUN]
+        if needs_try:
+            print("\nbefore `discord-bridge try`:")
+            print("".join(f"  □ {what}\n" for what in needs_try), end="")
+        if needs_run:
+            print(f"\nbefore `discord-bridge run`{' (and the above)' if needs_try else ''}:")
+            print("".join(f"  □ {what}\n" for what in needs_run), end="")
+        if self.failures:
+            print(f"\n{self.failures} check(s) failed: fix them as shown above")
+            return 1
+        if needs_try or needs_run:
+            ready = "" if needs_try else "ready for `discord-bridge try`; "
+            left = len(needs_try) + len(needs_run)
+            print(f"\nset-up done; {ready}{left} thing(s) to do (above)")
+            return 4 if needs_try else 3
+        print("all checks passed")
+        return 0
+
+
+TRY = "try"
+RUN = "run"
+
 
 def run_checks(config_path: str | None = None) -> int:
+    """Every check, one line each, then the to-do lists; the exit status of
+    :meth:`Report.summary`."""
     report = Report()
     check_python(report)
     check_tmux(report)
@@ -55,9 +96,8 @@ def run_checks(config_path: str | None = None) -> int:
     check_hooks(report)
     check_runtime(report)
     check_service(report, config_path or runtime.config_path())
-    report.info(f"{SELFTEST}: Claude Code with this bridge, end to end, offline (about a minute)")
-    print("all checks passed" if not report.failures else f"{report.failures} check(s) failed")
-    return 1 if report.failures else 0
+    report.info(f"{SELFTEST}: Claude Code with this bridge, end to end, offline (about 15 s)")
+    return report.summary()
 
 
 def check_python(report: Report) -> None:
@@ -83,8 +123,9 @@ def check_tmux(report: Report) -> None:
 def check_config(report: Report, path: str) -> tuple[config.BridgeConfig | None, bool]:
     """The loaded config (None if unusable), and whether it holds example placeholders."""
     found = placeholders.find_in_file(path)
-    for where, what in found:  # the example config: no network check until they are replaced
-        report.fail(f"config {path}: {where} is still the example's value", f"put {what}")
+    if found:  # the example config: no network check until its values are replaced
+        values = "".join(f"\n      {where}: put {what}" for where, what in found)
+        report.todo(f"replace the example's values in {path}:{values}", RUN)
     try:
         cfg = config.load(path)
     except config.ConfigError as err:
@@ -117,10 +158,13 @@ def _project_where(cfg: config.BridgeConfig, project: config.Project) -> str:
 
 def check_claude(report: Report, cfg: config.BridgeConfig | None) -> None:
     commands = {p.claude_command for p in cfg.projects()} if cfg else {"claude"}
+    found = False
     for command in sorted(commands):
         path = shutil.which(command)
         if not path:
-            report.fail(f"{command} not found on PATH", "npm install -g @anthropic-ai/claude-code")
+            report.info(f"Claude Code: `{command}` is not installed (not on PATH)")
+            report.todo(f"install Claude Code: npm install -g @anthropic-ai/claude-code, then "
+                        f"run `{command}` once in a terminal to log in", TRY)  # fmt: skip
             continue
         try:
             out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20)
@@ -129,7 +173,9 @@ def check_claude(report: Report, cfg: config.BridgeConfig | None) -> None:
             continue
         check_claude_version(report, command, out.stdout.strip() or out.stderr.strip())
         check_claude_login(report, command, path)
-    check_claude_first_run(report)
+        found = True
+    if found:  # else installing it is the to-do, its first run included
+        check_claude_first_run(report)
 
 
 def check_claude_version(report: Report, command: str, printed: str) -> None:
@@ -178,6 +224,7 @@ def check_claude_login(report: Report, command: str, path: str) -> None:
         "run `claude` in a terminal as this user and /login, or give the bot "
         "ANTHROPIC_API_KEY (the service takes only PATH and the locale from your shell)",
     )
+    report.todo(f"log Claude Code in: run `{command}` in a terminal and /login", TRY)
 
 
 def check_claude_first_run(report: Report) -> None:
@@ -192,7 +239,9 @@ def check_claude_first_run(report: Report) -> None:
     except (OSError, ValueError, AttributeError):
         done = False
     if done:
+        report.ok("Claude Code: its first run is done for this user")
         return
+    report.todo("finish Claude Code's first run: run `claude` once in a terminal", TRY)
     report.warn(
         f"Claude Code has not finished its first run for this user ({path}): a session "
         f"started from Discord opens on its first-run screens, or, offline, stops at "

@@ -105,7 +105,7 @@ def run(opts: Options) -> int:
     except CheckFailed as err:
         report.fail(err.what, err.fix)
     except KeyboardInterrupt:
-        report.fail("interrupted", "run it again and let it finish (about a minute)")
+        report.fail("interrupted", "run it again and let it finish (about 15 s)")
     except Exception as err:  # a fault of the selftest itself: said, and cleaned up after
         report.fail(f"the selftest itself failed: {err!r}", "report it, with this line")
     finally:

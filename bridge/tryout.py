@@ -177,8 +177,7 @@ def take_lock(root: str) -> IO[str]:
         handle.close()
         where = f" ({holder})" if holder else ""
         raise TryError(
-            f"discord-bridge try is already running{where}: use that one, or stop it "
-            "(Ctrl-C in its terminal) first"
+            f"already running{where}: use that one, or stop it (Ctrl-C in its terminal) first"
         ) from None
     return handle
 

@@ -141,18 +141,31 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     )
     assert (hook.returncode, hook.stdout) == (0, ""), hook.stderr
 
-    # the doctor ran and named the example's placeholders, without sending them to Discord
-    assert "==> running discord-bridge doctor" in first.stdout
+    # the doctor ran: what is done, then what is left as to-do lists (the example's
+    # placeholders for `run`, never sent to Discord), and the last lines read as success
+    assert "==> checking the set-up (discord-bridge doctor)" in first.stdout
     assert "✓ Python" in first.stdout and f"✓ hooks installed in {settings_file}" in first.stdout
-    assert "servers[0].discord.botToken is still the example's value" in first.stdout
-    assert "servers[0].projects[0].projectPath is still the example's value" in first.stdout
-    assert "Some checks failed" in first.stdout
+    assert "before `discord-bridge run`" in first.stdout
+    assert "  servers[0].discord.botToken: put your bot's token" in first.stdout
+    assert "  servers[0].projects[0].projectPath: put the absolute path" in first.stdout
+    assert "✗" not in first.stdout and "failed" not in first.stdout, first.stdout
+    last = first.stdout.rstrip().splitlines()[-5:]
+    assert "==> discord-bridge is installed." in last, last
+    assert (
+        "    next: discord-bridge try [PROJECT_DIR]   (a local Discord in your browser, "
+        "before any bot)" in last
+    )
     assert emulator.client.counters().get("401 GET /users/@me") is None
     # no terminal, no --service: the service is only mentioned
     assert "note: to start the bot at login/boot" in first.stdout
     assert not (home / ".config" / "systemd").exists()
-    if shutil.which("claude", path=env["PATH"]) is None:
-        assert "claude CLI is not on PATH" in first.stderr
+    if shutil.which("claude", path=env["PATH"]) is None:  # said how to get it, not failed
+        assert "note: Claude Code is not installed yet" in first.stdout
+        assert (
+            "before `discord-bridge try`:\n  □ install Claude Code: npm install -g "
+            "@anthropic-ai/claude-code" in first.stdout
+        )
+        assert "    first: the to-do list above, before discord-bridge try" in last
 
     # `discord-bridge selftest`, as a user runs it from the installed command, with their own
     # claude on PATH (here: the pinned one), passes and leaves their set-up as it was
@@ -194,7 +207,7 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     assert settings_file.read_bytes() == settings_before
     assert os.stat(settings_file).st_mtime_ns == settings_mtime
     assert not Path(str(settings_file) + ".discord-bridge.bak").exists()
-    assert "==> running discord-bridge doctor" in second.stdout
+    assert "==> checking the set-up (discord-bridge doctor)" in second.stdout
     assert "✗ main: bot token rejected" in second.stdout and "401" in second.stdout
     assert emulator.client.counters().get("401 GET /users/@me") == 1
     # --service: the unit runs the new virtualenv's interpreter with the config file

@@ -553,7 +553,7 @@ def test_try_says_clearly_why_it_cannot_start(tmp_path: Path) -> None:
         assert page_client(url).get("/api/session").status_code == 200
         again = run_try(env, str(project), "--port", "0")
         assert again.returncode == 2
-        assert "discord-bridge try is already running (pid" in again.stderr, again.stderr
+        assert "discord-bridge try: already running (pid" in again.stderr, again.stderr
         assert str(project) in again.stderr
 
         elsewhere = {**env, "DISCORD_BRIDGE_HOME": str(tmp_path / "home2")}

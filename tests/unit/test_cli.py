@@ -478,13 +478,17 @@ def test_doctor_says_when_claude_is_not_logged_in_or_never_ran_here(setup: Setup
     setup.write_config(setup.config())
     setup.install_hooks()
     done = setup.cli("doctor")
-    assert done.returncode == 0, done.stdout  # warnings: the bot's environment may differ
+    assert done.returncode == 4, done.stdout  # to-dos before `try` (run from this shell)
     out = done.stdout
     assert '! claude is not logged in: each prompt from Discord would stop at "Not logged in' in out
     assert "run `claude` in a terminal as this user and /login" in out
     assert "! Claude Code has not finished its first run for this user" in out
     assert "Unable to connect to Anthropic services" in out
     assert "run `claude` once in a terminal as this user" in out
+    assert (
+        "before `discord-bridge try`:\n  □ log Claude Code in: run `claude` in a terminal and "
+        "/login\n  □ finish Claude Code's first run: run `claude` once in a terminal\n" in out
+    )
     setup.env["ANTHROPIC_API_KEY"] = "sk-test"
     assert "✓ claude: logged in (ANTHROPIC_API_KEY)" in setup.cli("doctor").stdout
 

@@ -81,13 +81,15 @@ def permission_components(request: Request, scope: str) -> list[dict]:
             _button("Tell Claude what to do instead…", custom_id(rid, actions.TELL), SECONDARY),
         )
     ]
+    # A grant beyond this one call is never the loudest button: grey, its reach in words, so
+    # the green one-time Allow stays the obvious choice.
     always = [
-        _button(suggestion_label(s, scope), custom_id(rid, actions.always(n, scope)), PRIMARY)
+        _button(suggestion_label(s, scope), custom_id(rid, actions.always(n, scope)), SECONDARY)
         for n, s in actions.suggestions(request)
     ]
     if always:
         if actions.has_scope(request):
-            label = f"Scope: {SCOPE_LABELS[scope]} ↻"
+            label = f"↻ “Always” applies to: {SCOPE_LABELS[scope]}"
             always.append(_button(label, custom_id(rid, actions.rescope(scope)), SECONDARY))
         rows.append(_row(*always))
     return rows

@@ -586,12 +586,24 @@ def test_permission_buttons_with_suggestions_and_the_scope_control() -> None:
     assert [(b["label"], b["custom_id"]) for b in always["components"]] == [
         ("Always allow Bash(npm test:*) · this project (just me)", f"db:p:{RID}:always:0:l"),
         ("Accept edits for this session", f"db:p:{RID}:always:1:l"),
-        ("Scope: this project (just me) ↻", f"db:p:{RID}:scope:l"),
+        ("↻ “Always” applies to: this project (just me)", f"db:p:{RID}:scope:l"),
     ]
     # the message starts at "this session"
     assert views.permission_prompt(request)[0]["components"][1]["components"][-1]["label"] == (
-        "Scope: this session ↻"
+        "↻ “Always” applies to: this session"
     )
+
+
+def test_the_one_time_allow_is_the_loudest_button_and_no_grant_is_blue() -> None:
+    """Green for this one call; every broader grant (a rule, a folder, a mode) grey with its
+    reach in its label; nothing in the prompt is the primary blue."""
+    request = permission(suggestions=[suggestion_rules("npm test:*"), ADD_DIRS, SET_MODE])
+    rows = views.permission_prompt(request)[0]["components"]
+    buttons = [button for row in rows for button in row["components"]]
+    styles = {b["label"]: b["style"] for b in buttons}
+    assert styles.pop("Allow") == views.SUCCESS and styles.pop("Deny") == views.DANGER
+    assert set(styles.values()) == {views.SECONDARY}, styles
+    assert any(label.endswith(" · this session") for label in styles)
 
 
 def test_no_suggestions_no_always_row_and_set_mode_alone_has_no_scope() -> None:
