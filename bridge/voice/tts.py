@@ -32,7 +32,9 @@ ESPEAK_VOICE = "en-us+f2"  # the voice pocketsphinx, the tests' recogniser, hear
 ESPEAK_SPEED = 160  # words per minute (prose.WORDS_PER_MINUTE)
 PIPER_VOICE = "en_US-lessac-medium"
 PIPER_REPO = "rhasspy/piper-voices"
-SPEAK_TIMEOUT = 120  # seconds for an engine to say a reply of a few minutes at most
+# Seconds for espeak-ng to say and PyAV to encode a reply: 120, and a tenth of the budget
+# more (an hour of CJK, the longest budget, took 43 s on the 2-core machine, quiet).
+SPEAK_TIMEOUT = 120
 CHUNK = 32 * 1024  # bytes of audio read from espeak-ng at a time (0.7 s)
 
 # C0 and C1 control characters, DEL: none is text, and espeak-ng obeys Ctrl+A commands. A
@@ -133,7 +135,8 @@ def _espeak(text: str, max_seconds: float) -> VoiceClip:
             timed_out.set()
             engine.kill()
 
-        timer = threading.Timer(SPEAK_TIMEOUT, stop)
+        timeout = SPEAK_TIMEOUT + max_seconds / 10
+        timer = threading.Timer(timeout, stop)
         timer.start()
         try:
             clip = _espeak_clip(engine, text, max_seconds)
@@ -141,7 +144,7 @@ def _espeak(text: str, max_seconds: float) -> VoiceClip:
             timer.cancel()
             engine.kill()  # at the budget: the rest is never made
     if timed_out.is_set():
-        raise subprocess.TimeoutExpired(argv, SPEAK_TIMEOUT)
+        raise subprocess.TimeoutExpired(argv, timeout)
     if clip is None:
         raise subprocess.CalledProcessError(engine.returncode, argv)
     return clip

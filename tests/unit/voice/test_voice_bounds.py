@@ -173,7 +173,7 @@ def test_a_failing_engine_is_an_error_not_an_empty_clip(tmp_path, monkeypatch) -
     broken.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(subprocess.CalledProcessError) as failed:
-        tts.speak("hello", 5)
+        tts.speak("hello", 1)  # 0.5 s + 0.1 s
     assert failed.value.returncode == 3
 
 
@@ -184,4 +184,4 @@ def test_an_engine_that_hangs_is_stopped_at_the_timeout(tmp_path, monkeypatch) -
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(tts, "SPEAK_TIMEOUT", 0.5)
     with pytest.raises(subprocess.TimeoutExpired):
-        tts.speak("hello", 5)
+        tts.speak("hello", 1)  # 0.5 s + 0.1 s
