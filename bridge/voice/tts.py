@@ -156,7 +156,7 @@ def _espeak_clip(engine: subprocess.Popen, text: str, max_seconds: float) -> Voi
     assert stdin is not None and stdout is not None
     try:  # --stdin: espeak-ng reads it all before it speaks, no deadlock
         with stdin:
-            stdin.write(text.encode())
+            stdin.write(text.encode(errors="replace"))  # a lone surrogate: "?"
     except BrokenPipeError:
         pass  # it exited already: its status says why
     try:
