@@ -5,7 +5,8 @@ default) or always (``"always"``), the reply, once its text is posted, is read a
 local engine (``bridge.voice.tts``: Piper when installed, else espeak-ng) and posted as a
 voice message (flags IS_VOICE_MESSAGE, one Ogg/Opus file with its duration and waveform).
 Only its prose is read (``bridge.voice.prose``: code blocks, tables and lists of files are
-named, a long reply cut to its first paragraphs within ``voice.maxReplySeconds``).
+named, a long reply cut to its first paragraphs within ``voice.maxReplySeconds``, the audio
+stopped there whatever the text).
 
 The seam: the Stop hook hands the reply's text to the bot with its last post
 (``Post.speech``); the outbox drainer calls :meth:`VoiceReplies.after_reply` once that post
@@ -70,12 +71,13 @@ class VoiceReplies:
         self, http: discord.http.HTTPClient, channel: str, speech: str, reply: dict
     ) -> None:
         body, _files = extract_markers(speech)  # attachment markers: not prose
-        text = prose.spoken(body, self.cfg.voice.max_reply_seconds)
+        seconds = self.cfg.voice.max_reply_seconds  # the text is cut to it, the audio stopped
+        text = prose.spoken(body, seconds)
         if not text.strip():
             return
         loop = asyncio.get_running_loop()
         try:
-            clip = await loop.run_in_executor(_WORKER, tts.speak, text)
+            clip = await loop.run_in_executor(_WORKER, tts.speak, text, seconds)
             await courier.create_message(http, channel, voice_post(clip))
         except Exception as err:  # never the text's problem: it is posted already
             log.warning("could not speak the reply %s in #%s: %s", reply.get("id"), channel, err)

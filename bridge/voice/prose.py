@@ -13,6 +13,11 @@ import re
 # Words heard a minute: espeak-ng set to 160 (tts.ESPEAK_SPEED) took 64.7 s for 161 words of
 # prose with its pauses at commas and full stops (measured), so the budget counts 150.
 WORDS_PER_MINUTE = 150
+# Characters heard a second: the same voice reads 15–20 of English prose (570 characters in
+# 28.4 s, measured), but text with few spaces far fewer (CJK: 1–3, digits: 4), which a count
+# of words misses. The cap counts 20, so that words cut prose and characters the rest;
+# ``tts`` also stops the engine at the time budget itself.
+CHARS_PER_SECOND = 20
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
@@ -97,21 +102,33 @@ def _sentence(text: str) -> str:
 
 
 def within(text: str, max_seconds: float, words_per_minute: int = WORDS_PER_MINUTE) -> str:
-    """The first paragraphs of ``text`` that can be spoken in ``max_seconds``; a first
-    paragraph longer than that is cut at a word, ending with "…" (a pause)."""
+    """The first paragraphs of ``text`` that can be spoken in ``max_seconds`` (counted in
+    words and in characters); a first paragraph longer than that is cut at a word (or, with
+    no space in reach, at a character), ending with "…" (a pause)."""
     budget = max(1, int(max_seconds * words_per_minute / 60))
+    chars = max(1, int(max_seconds * CHARS_PER_SECOND))
     kept: list[str] = []
-    used = 0
+    used = length = 0
     for paragraph in text.split("\n\n"):
         words = paragraph.split()
-        if used + len(words) <= budget:
+        size = len(paragraph) + (2 if kept else 0)
+        if used + len(words) <= budget and length + size <= chars:
             kept.append(paragraph)
             used += len(words)
+            length += size
             continue
         if not kept:
-            kept.append(" ".join(words[:budget]) + " …")
+            kept.append(_cut(" ".join(words[:budget]), chars - 2) + " …")
         break
     return "\n\n".join(kept)
+
+
+def _cut(text: str, chars: int) -> str:
+    """``text`` in at most ``chars`` characters, at its last space within them if any."""
+    if len(text) <= chars:
+        return text
+    space = text.rfind(" ", 0, chars + 1)
+    return text[:space] if space > 0 else text[: max(1, chars)]
 
 
 def spoken(markdown: str, max_seconds: float) -> str:

@@ -1,52 +1,50 @@
-"""Text → a Discord voice message: a local speech engine, Ogg/Opus, duration and waveform.
+"""Text → a Discord voice message: a local speech engine, bounded, encoded as it speaks.
 
 Engines, best first: Piper (``piper-tts``, natural voices; its voice model is fetched from
 Hugging Face on first use, then cached) when installed, else espeak-ng (a Debian package,
 robotic but small and everywhere). Both run on this machine: nothing said leaves it. The
-audio is encoded as Discord's clients record voice messages (Ogg/Opus, 48 kHz mono) with
-PyAV, which the voice extra already brings. Blocking: call it off the event loop.
+text is the model's: control characters are taken out before an engine sees it (espeak-ng
+obeys commands embedded after a Ctrl+A: speed, pitch, volume), it is cut to
+``prose.CHARS_PER_SECOND`` a second of the budget, and the engine is stopped once it has
+made ``max_seconds`` of audio, which is encoded as it comes (``bridge.voice.opus``): text
+with few spaces (CJK, a long number) speaks far longer than its words suggest.
+Blocking: call it off the event loop.
 """
 
 from __future__ import annotations
 
-import base64
-import io
 import logging
-import math
+import re
 import shutil
 import subprocess
-from array import array
+import threading
+from collections.abc import Iterator
+from typing import IO
+
+from bridge.voice.opus import VoiceClip, encode
+from bridge.voice.prose import CHARS_PER_SECOND
+
+__all__ = ["SpeechUnavailable", "VoiceClip", "engine_name", "speak", "speakable"]
 
 log = logging.getLogger(__name__)
 
-OPUS_RATE = 48000
-MAX_WAVEFORM = 256  # bytes: Discord's limit for a voice message's waveform
-WAVEFORM_STEP = 0.1  # seconds of audio per waveform byte (Discord's clients: ~10 a second)
 ESPEAK_VOICE = "en-us+f2"  # the voice pocketsphinx, the tests' recogniser, hears best
 ESPEAK_SPEED = 160  # words per minute (prose.WORDS_PER_MINUTE)
 PIPER_VOICE = "en_US-lessac-medium"
 PIPER_REPO = "rhasspy/piper-voices"
-SPEAK_TIMEOUT = 120  # seconds for an engine to say a reply of a few minutes at most
+# Seconds for espeak-ng to say and PyAV to encode a reply: 120, and a tenth of the budget
+# more (an hour of CJK, the longest budget, took 43 s on the 2-core machine, quiet).
+SPEAK_TIMEOUT = 120
+CHUNK = 32 * 1024  # bytes of audio read from espeak-ng at a time (0.7 s)
+
+# C0 and C1 control characters, DEL: none is text, and espeak-ng obeys Ctrl+A commands. A
+# newline stays (a blank line is a paragraph's pause); other white space becomes a space.
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+_BLANK_CONTROL = re.compile(r"[\t\r\v\f\x1c-\x1f\x85]")
 
 
 class SpeechUnavailable(Exception):
     """No speech engine on this machine; ``str()`` says how to install one."""
-
-
-class VoiceClip:
-    """An encoded voice message: the Ogg/Opus bytes, its length and its waveform."""
-
-    __slots__ = ("data", "duration", "waveform")
-
-    def __init__(self, data: bytes, duration: float, waveform: str) -> None:
-        self.data = data
-        self.duration = duration  # seconds
-        self.waveform = waveform  # base64 of ≤ 256 amplitude bytes
-
-    def attachment(self, index: int = 0, filename: str = "voice-message.ogg") -> dict:
-        """The attachment metadata a voice message is posted with."""
-        return {"id": index, "filename": filename, "duration_secs": round(self.duration, 2),
-                "waveform": self.waveform}  # fmt: skip
 
 
 def engine_name() -> str:
@@ -60,17 +58,26 @@ def engine_name() -> str:
     )
 
 
-def speak(text: str) -> VoiceClip:
-    """``text`` spoken and encoded as a voice message. Piper's voice that cannot be fetched
-    (Hugging Face unreachable) or loaded falls back to espeak-ng when it is there."""
+def speakable(text: str, max_seconds: float) -> str:
+    """``text`` as an engine may see it: no control characters, at most
+    ``CHARS_PER_SECOND`` a second of ``max_seconds``."""
+    text = _CONTROL.sub("", _BLANK_CONTROL.sub(" ", text))
+    return text[: max(1, int(max_seconds * CHARS_PER_SECOND))]
+
+
+def speak(text: str, max_seconds: float) -> VoiceClip:
+    """``text`` spoken and encoded as a voice message of at most ``max_seconds``. Piper's
+    voice that cannot be fetched (Hugging Face unreachable) or loaded falls back to
+    espeak-ng when it is there."""
+    text = speakable(text, max_seconds)
     if engine_name() == "piper":
         try:
-            return encode(*_piper(text))
+            return _piper(text, max_seconds)
         except Exception as err:
             if not shutil.which("espeak-ng"):
                 raise
             log.warning("Piper could not speak (%s); espeak-ng speaks instead", err)
-    return encode(*_decode_wav(_espeak(text)))
+    return _espeak(text, max_seconds)
 
 
 def _has_piper() -> bool:
@@ -84,8 +91,9 @@ def _has_piper() -> bool:
 _piper_voice = None
 
 
-def _piper(text: str) -> tuple[bytes, int]:
-    """Piper's voice (loaded once; its model fetched on first use) saying ``text``."""
+def _piper(text: str, max_seconds: float) -> VoiceClip:
+    """Piper's voice (loaded once; its model fetched on first use) saying ``text``, a
+    sentence at a time, until ``max_seconds`` of it."""
     global _piper_voice
     if _piper_voice is None:
         from huggingface_hub import hf_hub_download
@@ -96,78 +104,89 @@ def _piper(text: str) -> tuple[bytes, int]:
         model = hf_hub_download(PIPER_REPO, folder + PIPER_VOICE + ".onnx")
         hf_hub_download(PIPER_REPO, folder + PIPER_VOICE + ".onnx.json")
         _piper_voice = PiperVoice.load(model)
-    wav = io.BytesIO()
-    import wave
+    voice = _piper_voice
+    if hasattr(voice, "synthesize_wav"):  # piper-tts 1.3 and later: an AudioChunk a sentence
+        chunks: Iterator[bytes] = (part.audio_int16_bytes for part in voice.synthesize(text))
+    else:  # piper-tts 1.2: raw s16 bytes a sentence
+        chunks = iter(voice.synthesize_stream_raw(text))
+    try:
+        return encode(chunks, int(voice.config.sample_rate), max_seconds)
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()  # the sentences past the budget are never synthesised
 
-    with wave.open(wav, "wb") as out:
-        if hasattr(_piper_voice, "synthesize_wav"):  # piper-tts 1.3 and later
-            _piper_voice.synthesize_wav(text, out)
-        else:  # piper-tts 1.2: sets the WAV header itself
-            _piper_voice.synthesize(text, out)
-    return _decode_wav(wav.getvalue())
 
-
-def _espeak(text: str) -> bytes:
+def _espeak(text: str, max_seconds: float) -> VoiceClip:
+    """espeak-ng saying ``text``: its WAV read from a pipe as it comes, the process killed
+    once ``max_seconds`` of audio are in. Never ``-m``: SSML stays text."""
     espeak = shutil.which("espeak-ng")
     if espeak is None:
         raise SpeechUnavailable("espeak-ng is not installed (`apt install espeak-ng`)")
     # The text goes on stdin, never on the command line: it is the model's, and may start
-    # with a dash.
-    return subprocess.run(
-        [espeak, "-v", ESPEAK_VOICE, "-s", str(ESPEAK_SPEED), "--stdout", "--stdin"],
-        input=text.encode(), capture_output=True, check=True, timeout=SPEAK_TIMEOUT,
-    ).stdout  # fmt: skip
+    # with a dash. ``-b 1``: it is UTF-8, whatever the locale.
+    argv = [espeak, "-b", "1", "-v", ESPEAK_VOICE, "-s", str(ESPEAK_SPEED), "--stdout", "--stdin"]
+    with subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    ) as engine:
+        timed_out = threading.Event()
+
+        def stop() -> None:
+            timed_out.set()
+            engine.kill()
+
+        timeout = SPEAK_TIMEOUT + max_seconds / 10
+        timer = threading.Timer(timeout, stop)
+        timer.start()
+        try:
+            clip = _espeak_clip(engine, text, max_seconds)
+        finally:
+            timer.cancel()
+            engine.kill()  # at the budget: the rest is never made
+    if timed_out.is_set():
+        raise subprocess.TimeoutExpired(argv, timeout)
+    if clip is None:
+        raise subprocess.CalledProcessError(engine.returncode, argv)
+    return clip
 
 
-def _decode_wav(data: bytes) -> tuple[bytes, int]:
-    """A WAV file's mono s16 samples and rate (espeak-ng writes a length of 0xFFFFFFFF
-    when piped: the header's size is not trusted, the data runs to the end)."""
-    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+def _espeak_clip(engine: subprocess.Popen, text: str, max_seconds: float) -> VoiceClip | None:
+    """The clip from a running espeak-ng; None when it failed before its audio."""
+    stdin, stdout = engine.stdin, engine.stdout
+    assert stdin is not None and stdout is not None
+    try:  # --stdin: espeak-ng reads it all before it speaks, no deadlock
+        with stdin:
+            stdin.write(text.encode(errors="replace"))  # a lone surrogate: "?"
+    except BrokenPipeError:
+        pass  # it exited already: its status says why
+    try:
+        rate = _wav_rate(stdout)
+    except ValueError:
+        if engine.wait():
+            return None
+        raise
+    return encode(iter(lambda: stdout.read(CHUNK), b""), rate, max_seconds)
+
+
+def _wav_rate(stream: IO[bytes]) -> int:
+    """A WAV header read up to its samples: their rate (mono s16 only). espeak-ng writes a
+    length of 0xFFFFFFFF when piped: the data runs to the end."""
+    head = stream.read(12)
+    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
         raise ValueError("the speech engine gave no WAV audio")
-    rate = int.from_bytes(data[24:28], "little")
-    position = 12
-    while position + 8 <= len(data):
-        chunk = data[position : position + 4]
-        size = int.from_bytes(data[position + 4 : position + 8], "little")
-        if chunk == b"data":
-            body = data[position + 8 :]
-            return body[: len(body) // 2 * 2], rate
-        position += 8 + size
+    rate = 0
+    while len(header := stream.read(8)) == 8:
+        kind, size = header[:4], int.from_bytes(header[4:], "little")
+        if kind == b"data":
+            if not rate:
+                break
+            return rate
+        if size > 1 << 16:
+            break
+        body = stream.read(size + size % 2)  # chunks are padded to an even size
+        if kind == b"fmt ":
+            channels, bits = int.from_bytes(body[2:4], "little"), body[14:16]
+            if channels != 1 or bits != (16).to_bytes(2, "little"):
+                raise ValueError("the speech engine's audio is not mono 16-bit")
+            rate = int.from_bytes(body[4:8], "little")
     raise ValueError("the speech engine's WAV audio holds no data")
-
-
-def encode(pcm: bytes, rate: int) -> VoiceClip:
-    """Mono s16le ``pcm`` at ``rate`` Hz → Ogg/Opus at 48 kHz, with duration and waveform."""
-    import av
-
-    out = io.BytesIO()
-    samples = array("h", pcm)
-    with av.open(out, "w", format="ogg") as target:
-        stream = target.add_stream("libopus", rate=OPUS_RATE, layout="mono")
-        resampler = av.AudioResampler(format="s16", layout="mono", rate=OPUS_RATE)
-        frame = av.AudioFrame(format="s16", layout="mono", samples=len(samples))
-        frame.planes[0].update(samples.tobytes())
-        frame.sample_rate = rate
-        for source in (frame, None):
-            for chunk in resampler.resample(source):
-                for packet in stream.encode(chunk):
-                    target.mux(packet)
-        for packet in stream.encode(None):
-            target.mux(packet)
-    duration = len(samples) / rate if rate else 0.0
-    return VoiceClip(out.getvalue(), duration, waveform(samples, duration))
-
-
-def waveform(samples: array, duration: float) -> str:
-    """Base64 of one loudness byte (0–255, the loudest stretch 255) per ~0.1 s of audio, at
-    most 256 of them, as Discord's clients draw a voice message."""
-    count = max(1, min(MAX_WAVEFORM, math.ceil(duration / WAVEFORM_STEP)))
-    if not samples:
-        return base64.b64encode(bytes(count)).decode()
-    step = len(samples) / count
-    levels = []
-    for i in range(count):
-        part = samples[int(i * step) : max(int((i + 1) * step), int(i * step) + 1)]
-        levels.append(math.sqrt(sum(s * s for s in part) / len(part)) if part else 0.0)
-    loudest = max(levels) or 1.0
-    return base64.b64encode(bytes(min(255, round(255 * v / loudest)) for v in levels)).decode()

@@ -239,3 +239,26 @@ def test_a_reply_that_cannot_be_spoken_keeps_its_text_and_says_so_once(rig, tmp_
     note = rig.wait_bot_message(content_contains="could not be spoken", timeout=60)
     assert int(reply["id"]) < int(note["id"])
     assert not [m for m in rig.bot_messages() if m["flags"] & IS_VOICE_MESSAGE]
+
+
+def test_a_reply_that_speaks_long_is_stopped_at_the_budget(rig, tmp_path) -> None:
+    """A reply of CJK and digits (few spaces: a word count lets it through, espeak-ng reads it
+    a character at a time, minutes of audio) with espeak-ng's embedded commands in it: the
+    voice message lasts at most ``voice.maxReplySeconds``, by its metadata and its audio."""
+    import av
+
+    use_voice(rig, engine="pocketsphinx", maxSeconds=30, replies="always", maxReplySeconds=6)
+    said = "\x0180S" + "汉字测试语音" * 300 + "\n\n" + "1234567890" * 300
+    rig.api.script(text(said))
+    rig.start_bot()
+    rig.post("read me something long")
+
+    rig.wait_bot_message(content_contains="汉字测试", timeout=60)
+    voice = wait_voice_message(rig)
+    (clip,) = voice["attachments"]
+    assert 3 < clip["duration_secs"] <= 6, clip["duration_secs"]
+    path = tmp_path / "reply.ogg"
+    path.write_bytes(rig.discord.file_bytes(clip))
+    with av.open(str(path)) as heard:
+        samples = sum(frame.samples for frame in heard.decode(audio=0))
+    assert samples / 48000 <= 6.05  # Opus rounds up to its last 20 ms frame

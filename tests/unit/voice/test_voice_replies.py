@@ -12,7 +12,7 @@ import pytest
 from bridge.bot.voice_replies import IS_VOICE_MESSAGE, VoiceReplies, voice_post
 from bridge.config.model import VoiceSettings
 from bridge.discord.post import multipart
-from bridge.voice import prose, tts
+from bridge.voice import opus, prose, tts
 
 REPLY = """I fixed the **failing test** in `parser.py`; see [the docs](https://example.com/x).
 
@@ -76,7 +76,7 @@ def sine(seconds: float, rate: int = 16000, loud_from: float = 0.5) -> bytes:
 
 def test_encoded_clip_is_ogg_opus_with_its_duration_and_waveform() -> None:
     pytest.importorskip("av")
-    clip = tts.encode(sine(2.0), 16000)
+    clip = opus.encode([sine(2.0)], 16000)
     assert clip.data.startswith(b"OggS") and b"OpusHead" in clip.data[:100]
     assert clip.duration == pytest.approx(2.0)
     levels = base64.b64decode(clip.waveform)
@@ -85,11 +85,11 @@ def test_encoded_clip_is_ogg_opus_with_its_duration_and_waveform() -> None:
 
 
 def test_waveform_is_at_most_256_bytes_however_long_the_audio() -> None:
-    samples = array("h", sine(60.0, rate=1000))
-    levels = base64.b64decode(tts.waveform(samples, 60.0))
-    assert len(levels) == 256
-    assert len(tts.waveform(samples, 60.0)) <= 400  # the spec's limit for the field
-    assert base64.b64decode(tts.waveform(array("h"), 0.0)) == b"\0"  # silence: one flat bar
+    clip = opus.encode([sine(60.0, rate=1000)], 1000)
+    levels = base64.b64decode(clip.waveform)
+    assert len(levels) == 256 and levels[0] < 40 < levels[-1] == 255
+    assert len(clip.waveform) <= 400  # the spec's limit for the field
+    assert base64.b64decode(opus.waveform([])) == b"\0"  # silence: one flat bar
 
 
 def test_a_voice_post_is_one_ogg_file_flagged_with_its_metadata_and_no_text() -> None:
@@ -128,5 +128,5 @@ def test_espeak_reads_text_that_looks_like_an_option() -> None:
     if tts.engine_name() != "espeak-ng":
         pytest.skip("espeak-ng is not the engine here")
     pytest.importorskip("av")
-    clip = tts.speak("--help me please")
+    clip = tts.speak("--help me please", 60)
     assert clip.duration > 0.5
