@@ -146,8 +146,12 @@ def preview_text(shot: browser.Capture, note: str = "") -> str:
         lines += [f"Console errors ({len(shot.errors)}):", f"```\n{shown}\n```"]
     else:
         lines.append("No console errors.")
-    if note:
-        lines.append(NOTE + note)
+    if shot.refused:
+        shown = ", ".join(f"{url[:120]} ({why[:60]})" for url, why in shot.refused.items())
+        lines.append(f"{NOTE}Not loaded, another host ({len(shot.refused)}): {shown}"[:600])
+    for line in (shot.note, note):
+        if line:
+            lines.append(NOTE + line)
     return "\n".join(lines)[:1990]
 
 
