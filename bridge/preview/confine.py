@@ -47,9 +47,9 @@ def dead_proxy() -> Iterator[int]:
 
 def network_args(proxy_port: int) -> list[str]:
     """Chromium's switches that send every host but loopback to the dead proxy."""
-    names = ["[::1]" if host == "::1" else host for host in sorted(LOOPBACK_HOSTS)]
-    direct = ";".join(names)
-    excluded = ", ".join(f"EXCLUDE {name}" for name in names)
+    hosts = sorted(LOOPBACK_HOSTS)
+    direct = ";".join("[::1]" if host == "::1" else host for host in hosts)  # a URL's form
+    excluded = ", ".join(f"EXCLUDE {host}" for host in hosts)  # the resolver's: no brackets
     return [
         f"--proxy-server=http://127.0.0.1:{proxy_port}",
         f"--proxy-bypass-list=<-loopback>;{direct}",

@@ -186,6 +186,29 @@ def test_websocket_fetch_webrtc_and_webtransport_to_another_host_never_connect(
     assert f"ws://{host}/hmr (" in message
 
 
+def test_the_three_loopback_names_load_directly() -> None:
+    class Six(http.server.ThreadingHTTPServer):
+        address_family = socket.AF_INET6
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"<title>Six</title>")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = Six(("::1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        shot = browser.capture(f"http://[::1]:{server.server_address[1]}/")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (shot.status, shot.title, shot.refused) == (200, "Six", {})
+
+
 def sandbox_possible() -> bool:
     """Whether this machine gives an unprivileged user namespace (the sandbox needs one)."""
     try:
