@@ -23,7 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from bridge.bot.preview import preview_text
-from bridge.preview import browser
+from bridge.preview import browser, confine
 
 REFUSED_HOST = "127.0.0.2"
 BEFORE_A_CONNECTION = (
@@ -258,3 +258,18 @@ def test_the_browser_runs_in_its_sandbox_where_the_machine_allows_it(servers) ->
     else:
         assert shot.note.startswith("Chromium ran without its sandbox here: "), shot.note
         assert "without its sandbox" in preview_text(shot)
+
+
+def test_without_a_sandbox_the_preview_says_so(servers, monkeypatch) -> None:
+    """As root without ``unshare`` (no user namespace to run in), Chromium runs unsandboxed,
+    and the channel is told."""
+    if os.geteuid() != 0:
+        pytest.skip("the user namespace is what root needs; as another user Chromium needs none")
+    which = confine.shutil.which
+    monkeypatch.setattr(confine.shutil, "which", lambda n: None if n == "unshare" else which(n))
+    base, _, reports = servers
+    shot = browser.capture(f"{base}/sandboxed")
+    assert [report["seccomp"].split()[0] for report in reports] == ["0", "0"]
+    why = "Chromium ran without its sandbox here: the bot runs as root and `unshare` is missing"
+    assert shot.note == why
+    assert preview_text(shot).endswith(f"\n-# {why}")
