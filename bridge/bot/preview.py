@@ -2,7 +2,8 @@
 
 Without an argument, the page is the lowest loopback port the session's processes listen on
 (its pane's process tree, read from ``/proc``: ``bridge/preview/ports.py``); an argument is
-a port or a loopback http(s) URL, anything else refused (``bridge/preview/address.py``).
+a port or a loopback http(s) URL, anything else refused (``bridge/preview/address.py``), and
+the message says whose program serves it when that is not the session's.
 A headless Chromium loads it at a phone's and a desktop's size (``bridge/preview/browser.py``,
 in a worker thread, within 20 s); the channel gets both screenshots, the HTTP status, the
 title and the console errors. One preview at a time per session.
@@ -32,7 +33,7 @@ from bridge.bot.relay import compose_prompt, defuse_prefix
 from bridge.discord import custom_ids
 from bridge.preview import browser
 from bridge.preview.address import NotLoopback, preview_url
-from bridge.preview.ports import listening_ports
+from bridge.preview.ports import listening_ports, whose
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.sessions.pane_input import NoInputBox
 from bridge.sessions.typed_text import sanitize_prompt
@@ -44,8 +45,9 @@ HEAD = "🖼️ Preview of "
 NOTE = "-# "  # lines of the message that are for the owner, not the model
 BUSY = "⏳ A preview of this session is loading already: wait for it."
 NO_PORT = (
-    "No process of this session listens on a TCP port of this machine. Start the app's server "
-    "in the session (or give `/preview <port>`)."
+    "No process of this session listens on a TCP port of 127.0.0.1, [::1] or all addresses "
+    "(one on another 127.x.y.z is not shown: 127.0.0.1 there may be another program). Start "
+    "the app's server in the session (or give `/preview <port>`)."
 )
 OWNER_SENDS = "Only this bridge's owner can send a preview to Claude."
 PROMPT_LEAD = "Here is how the page looks now (phone and desktop screenshots attached): "
@@ -91,11 +93,12 @@ async def preview(interaction: BotInteraction, target: str | None = None) -> Non
 
 async def _preview(sessions: SessionManager, key: str, url: str | None) -> dict:
     """What the channel is answered: the screenshots and what the page said, or why not."""
-    note = ""
     if url is None:
         url, note = await session_url(sessions, key)
         if url is None:
             return {"content": note}
+    else:
+        note = await asyncio.to_thread(whose, url, await _session_pid(sessions, key))
     started = time.monotonic()
     try:
         shot = await asyncio.to_thread(browser.capture, url)
@@ -118,15 +121,22 @@ async def _preview(sessions: SessionManager, key: str, url: str | None) -> dict:
     }  # fmt: skip
 
 
+async def _session_pid(sessions: SessionManager, key: str) -> int | None:
+    """The process of the session's pane (None: not running)."""
+    pane = await sessions.live_pane(key)
+    if pane is None:
+        return None
+    try:
+        return await asyncio.to_thread(sessions.tmux.pane_pid, pane)
+    except TmuxError:
+        return None
+
+
 async def session_url(sessions: SessionManager, key: str) -> tuple[str | None, str]:
     """(the URL of the session's lowest listening port, a note naming the others), or
     (None, why there is none)."""
-    pane = await sessions.live_pane(key)
-    if pane is None:
-        return None, NOT_RUNNING
-    try:
-        pid = await asyncio.to_thread(sessions.tmux.pane_pid, pane)
-    except TmuxError:
+    pid = await _session_pid(sessions, key)
+    if pid is None:
         return None, NOT_RUNNING
     found = await asyncio.to_thread(listening_ports, pid)
     if not found:
@@ -146,8 +156,12 @@ def preview_text(shot: browser.Capture, note: str = "") -> str:
         lines += [f"Console errors ({len(shot.errors)}):", f"```\n{shown}\n```"]
     else:
         lines.append("No console errors.")
-    if note:
-        lines.append(NOTE + note)
+    if shot.refused:
+        shown = ", ".join(f"{url[:120]} ({why[:60]})" for url, why in shot.refused.items())
+        lines.append(f"{NOTE}Not loaded, another host ({len(shot.refused)}): {shown}"[:600])
+    for line in (shot.note, note):
+        if line:
+            lines.append(NOTE + line)
     return "\n".join(lines)[:1990]
 
 

@@ -7,8 +7,10 @@ preview runs: never by the hooks, nor at the bot's start.
 
 Bounded: the whole load of both sizes within :data:`TIME_LIMIT`; screenshots of the viewport
 only (a page cannot make them large); at most :data:`MAX_ERRORS` console errors, each cut
-short. Every request to a host other than loopback is aborted (a redirect, an image, a
-script): the preview reaches this machine's pages and nothing else.
+short. The browser reaches this machine's loopback and nothing else (``confine.py``: a dead
+proxy for every other host, no WebRTC UDP, no DNS, its sandbox); a page that navigates to
+another host (a redirect, a script) is refused whole: neither its title nor a screenshot is
+returned. The requests the browser refused are named.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from bridge.preview import confine
 from bridge.preview.address import is_loopback_url
 
 SIZES = (("phone", 390, 844), ("desktop", 1280, 800))  # CSS pixels, as the devices show them
@@ -52,6 +55,12 @@ class Capture:
     title: str
     errors: list[str] = field(default_factory=list)
     shots: dict[str, bytes] = field(default_factory=dict)  # "phone"/"desktop" → PNG
+    refused: dict[str, str] = field(default_factory=dict)  # URL of another host → why it failed
+    note: str = ""  # how the browser ran, when the channel should know (no sandbox)
+
+
+class LeftLoopback(LoadFailed):
+    """The page navigated to another host: nothing of it is shown."""
 
 
 def find_chromium() -> str | None:
@@ -68,7 +77,8 @@ def find_chromium() -> str | None:
 
 
 def launch_args() -> list[str]:
-    """Chromium refuses to run as root with its sandbox on (containers, CI)."""
+    """A test's own Chromium (the try page's): Chromium refuses to run as root with its
+    sandbox on (containers, CI). The preview's is started by :func:`confine.launch`."""
     return [*CHROMIUM_ARGS, "--no-sandbox"] if os.geteuid() == 0 else list(CHROMIUM_ARGS)
 
 
@@ -79,18 +89,17 @@ def capture(url: str, time_limit: float = TIME_LIMIT) -> Capture:
     except ImportError:
         raise NoBrowser(HOW_TO_ADD) from None
     deadline = time.monotonic() + time_limit
-    with sync_playwright() as playwright:
+    with sync_playwright() as playwright, confine.dead_proxy() as proxy:
         executable = find_chromium()
+        args = [*CHROMIUM_ARGS, *confine.network_args(proxy)]
         try:
-            browser = playwright.chromium.launch(
-                executable_path=executable, args=launch_args(), timeout=_left(deadline)
-            )
+            browser, note = confine.launch(playwright, executable, args, _left(deadline))
         except Error as err:
             if executable is None:
                 raise NoBrowser(HOW_TO_ADD) from None
             raise LoadFailed(f"⚠️ Chromium did not start: {_first_line(err)}") from None
         try:
-            result = Capture(url, None, "")
+            result = Capture(url, None, "", note=note)
             for name, width, height in SIZES:
                 _load(browser, result, name, width, height, deadline, Error)
             return result
@@ -109,12 +118,16 @@ def _load(browser: Any, result: Capture, name: str, width: int, height: int,
         context.route("**/*", _only_loopback)
         page = context.new_page()
         errors: list[str] = []
+        left: list[str] = []  # navigations (a redirect too) to another host
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
+        _watch_requests(context, page, result.refused, left)
         try:
             response = page.goto(result.url, timeout=_left(deadline), wait_until="load")
         except error as err:
+            _refuse_if_left(result.url, left)
             raise LoadFailed(f"⚠️ {result.url} did not load: {_first_line(err)}") from None
+        _refuse_if_left(result.url, left)
         if not phone:  # the desktop load is the one reported
             result.status = response.status if response is not None else None
             result.title = page.title()[:200]
@@ -123,8 +136,40 @@ def _load(browser: Any, result: Capture, name: str, width: int, height: int,
             if short and short not in result.errors and len(result.errors) < MAX_ERRORS:
                 result.errors.append(short)
         result.shots[name] = page.screenshot(type="png", timeout=_left(deadline))
+        _refuse_if_left(result.url, [*left, page.url])  # a script may navigate meanwhile
     finally:
         context.close()
+
+
+def _watch_requests(context: Any, page: Any, refused: dict[str, str], left: list[str]) -> None:
+    """Note every request to another host (why it failed) and every navigation there."""
+
+    def requested(request: Any) -> None:
+        if request.is_navigation_request() and request.frame == page.main_frame:
+            left.append(request.url)
+
+    def failed(request: Any) -> None:
+        if not is_loopback_url(request.url) and len(refused) < MAX_ERRORS:
+            refused.setdefault(request.url, request.failure or "refused")
+
+    def websocket(socket: Any) -> None:
+        if not is_loopback_url(socket.url) and len(refused) < MAX_ERRORS:
+            refused.setdefault(socket.url, "refused")
+            socket.on("socketerror", lambda why: refused.update({socket.url: why}))
+
+    context.on("request", requested)
+    context.on("requestfailed", failed)
+    page.on("websocket", websocket)
+
+
+def _refuse_if_left(url: str, navigations: list[str]) -> None:
+    """Raise :class:`LeftLoopback` when the page went to another host."""
+    for target in navigations:
+        if not is_loopback_url(target) and not target.startswith("chrome-error:"):
+            raise LeftLoopback(
+                f"⚠️ {url} sent the browser to {target[:200]}, another host: `/preview` "
+                "shows this machine's own pages only, so nothing of it is shown."
+            )
 
 
 def _only_loopback(route: Any) -> None:

@@ -9,6 +9,7 @@ of ``discord-bridge try``).
 
 from __future__ import annotations
 
+import os
 import re
 import struct
 import subprocess
@@ -24,6 +25,20 @@ from tests.e2e.test_try import TryProcess, chromium, model_saw, open_page, shot,
 PAGE = """<!doctype html><html><head><title>Preview Me</title>
 <script>console.error("boom from the page")</script></head>
 <body><h1>Hello from the app</h1></body></html>
+"""
+
+
+# Another user's server (nobody's, when the test runs as root) on 127.0.0.1: prints its port.
+STRANGER = """
+import http.server
+class Page(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"<title>Not yours</title>")
+server = http.server.HTTPServer(("127.0.0.1", 0), Page)
+print(server.server_address[1], flush=True)
+server.serve_forever()
 """
 
 
@@ -86,6 +101,7 @@ def test_preview_finds_the_sessions_server_and_send_to_claude_gives_it_the_scree
 
     (button,) = message["components"][0]["components"]
     assert button["label"] == "Send to Claude", button
+    stranger_says_whose(rig)
     since = rig.discord.mark()
     clicked = rig.discord.click(message["id"], button["custom_id"], user="alice", timeout=30)
     rig.wait_bot_message(content_contains="Model saw:", since=since, timeout=60)
@@ -100,6 +116,26 @@ def test_preview_finds_the_sessions_server_and_send_to_claude_gives_it_the_scree
         assert saved.parent == uploads, path
         assert saved.read_bytes() in shots.values()  # the very screenshots posted
     assert clicked["ephemeral"], clicked
+
+
+def stranger_says_whose(rig) -> None:
+    """``/preview <port>`` of a server the session did not start: the message says whose."""
+    as_root = os.geteuid() == 0
+    stranger = subprocess.Popen(
+        ["/usr/bin/python3" if as_root else sys.executable, "-c", STRANGER], cwd="/",
+        stdout=subprocess.PIPE, text=True, user=65534 if as_root else None,
+    )  # fmt: skip
+    try:
+        port = int(stranger.stdout.readline())
+        content = run_preview(rig, {"target": str(port)})["content"]
+    finally:
+        stranger.kill()
+        stranger.wait()
+    assert "title: Not yours" in content, content
+    named = "user nobody's program" if as_root else "a program of yours"
+    assert content.endswith(
+        f"\n-# Port {port} is served by {named}, not by this session's processes."
+    ), content
 
 
 def test_a_preview_from_the_try_page_shows_the_screenshots_and_sends_them(

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from bridge.preview.ports import Listening, listening_ports, loopback_host, parse_table
+from bridge.preview.ports import Listening, listening_ports, loopback_host, parse_table, whose
 from bridge.sessions.machine import children
 
 # A shell whose child listens on three sockets: loopback, the wildcard, and IPv6 loopback;
@@ -106,12 +106,14 @@ def test_only_listening_loopback_sockets_of_the_tree_count() -> None:
     ("address", "host"),
     [
         ("0100007F", "127.0.0.1"),
-        ("0101007F", "127.0.0.1"),  # 127.0.1.1
+        ("0101007F", None),  # 127.0.1.1: 127.0.0.1 with its port may be someone else
+        ("0200007F", None),  # 127.0.0.2
         ("00000000", "127.0.0.1"),
         ("0A00000A", None),  # 10.0.0.10
         ("00000000000000000000000001000000", "[::1]"),
         ("00000000000000000000000000000000", "[::1]"),
         ("0000000000000000FFFF00000100007F", "127.0.0.1"),  # ::ffff:127.0.0.1
+        ("0000000000000000FFFF00000200007F", None),  # ::ffff:127.0.0.2
         ("0000000000000000FFFF00000A00000A", None),  # ::ffff:10.0.0.10
         ("B80D0120000000000000000001000000", None),  # 2001:db8::1
         ("zz", None),
@@ -119,3 +121,56 @@ def test_only_listening_loopback_sockets_of_the_tree_count() -> None:
 )
 def test_addresses_reachable_on_loopback(address: str, host: str | None) -> None:
     assert loopback_host(address) == host
+
+
+# One socket, on the host and port given, held until killed; prints its port.
+ONE_LISTENER = textwrap.dedent(
+    """
+    import socket, sys, time
+    s = socket.socket()
+    s.bind((sys.argv[1], int(sys.argv[2])))
+    s.listen()
+    print(s.getsockname()[1], flush=True)
+    time.sleep(60)
+    """
+)
+
+
+def listen(host: str, port: int = 0, user: int | None = None) -> tuple[subprocess.Popen, int]:
+    python = "/usr/bin/python3" if user is not None else sys.executable  # nobody's to run
+    held = subprocess.Popen(
+        [python, "-c", ONE_LISTENER, host, str(port)],
+        stdout=subprocess.PIPE, text=True, user=user, cwd="/",
+    )  # fmt: skip
+    return held, int(held.stdout.readline())
+
+
+def test_another_127_address_is_not_taken_for_127_0_0_1_and_whoever_is_there_is_named() -> None:
+    """The session's server is on 127.0.0.2:P; another user's on 127.0.0.1:P. /preview must
+    not show the other's page as the session's, and a /preview P says whose it is."""
+    as_root = os.geteuid() == 0
+    session, port = listen("127.0.0.2")
+    stranger, _ = listen("127.0.0.1", port, user=65534 if as_root else None)
+    try:
+        assert listening_ports(session.pid) == []
+        named = "user nobody's program" if as_root else "a program of yours"
+        assert whose(f"http://127.0.0.1:{port}/", session.pid) == (
+            f"Port {port} is served by {named}, not by this session's processes."
+        )
+        assert whose(f"http://localhost:{port}/", None).startswith(f"Port {port} is served by")
+    finally:
+        for held in (session, stranger):
+            held.kill()
+            held.wait()
+
+
+def test_the_sessions_own_port_needs_no_word(tree) -> None:
+    pid, ports = tree
+    assert whose(f"http://127.0.0.1:{ports[0]}/", pid) == ""
+    assert whose(f"http://127.0.0.1:{ports[1]}/", pid) == ""  # the wildcard's
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))  # bound, not listening: nobody serves it
+    try:
+        assert whose(f"http://127.0.0.1:{free.getsockname()[1]}/", pid) == ""
+    finally:
+        free.close()
