@@ -296,10 +296,13 @@ class Finisher:
             if shutil.which("gh")
             else "you get the address to open the pull request (gh is not installed)"
         )
+        also = ""  # the remote's other address, when it pushes elsewhere than it reads
+        if plan.web_url and plan.web_url != plan.url:
+            also = f", its `pushurl`; its `url` is `{code(plan.web_url)}`"
         lines = [
             f"⬆️ **Push `{code(plan.branch)}` to `{code(plan.remote)}` and open a pull request "
             f"into `{code(plan.target)}`?**",
-            f"Push to: `{code(plan.url)}` (with your git's credentials)",
+            f"Push to: `{code(plan.url)}` (with your git's credentials){also}",
             *commit_lines(plan.commits, plan.commit_count),
             f"Then {then}.",
         ]
