@@ -55,6 +55,7 @@ SEALED_CONFIG = (
     "color.ui=false",
 )
 NO_NETWORK = ("protocol.allow=never",)
+CONVERTED = ("filter", "working-tree-encoding")  # attributes whose files git converts
 # core.* booleans git sets per repository at init from what the file system can do: the sealed
 # checkout must write files as the repository's own git would (modes, symlinks, case).
 FS_KEYS = ("core.filemode", "core.symlinks", "core.ignorecase", "core.precomposeunicode")
@@ -133,6 +134,26 @@ class Sealed:
         if done.returncode != 0:
             raise GitError(f"git {args[0]}: {last_line(done.stderr) or done.returncode}")
         return done.stdout
+
+
+def converted(sealed: Sealed, tree: str, paths: list[str]) -> list[str]:
+    """Which of ``paths`` git would convert when it writes them from ``tree`` (a ``filter``
+    such as Git LFS, a ``working-tree-encoding``), by the tree's ``.gitattributes`` and by the
+    repository's own attribute files (``info/attributes``, ``core.attributesFile``): a sealed
+    checkout runs no filter, so it would write them as git stores them."""
+    if not paths:
+        return []
+    listed = "".join(f"{path}\0" for path in paths).encode(errors="surrogateescape")
+    index = os.path.join(sealed.git_dir, "attributes-index")  # (read-tree writes it anew)
+    sealed.check("read-tree", tree, index_file=index)
+    found = sealed.check("check-attr", "-z", "--cached", "--stdin", *CONVERTED,
+                         index_file=index, stdin=listed)  # fmt: skip
+    found += git(sealed.root, "check-attr", "-z", "--stdin", *CONVERTED, stdin=listed)
+    fields = found.decode(errors="replace").split("\0")
+    return sorted({
+        fields[i] for i in range(0, len(fields) - 2, 3)
+        if fields[i + 2] not in ("unspecified", "unset")
+    })  # fmt: skip
 
 
 def last_line(output: bytes) -> str:
