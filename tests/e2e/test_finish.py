@@ -305,3 +305,35 @@ def test_a_conflict_is_refused_the_branch_is_pushed_and_discard_asks_first(rig) 
     saved = json.loads((rig.state_dir / "state" / f"{thread['id']}.json").read_text())
     assert saved.get("worktree") is None and archived(rig, thread["id"])
     assert ran_by_bridge(markers) == {}
+
+
+def test_the_prompt_to_merge_a_branch_named_with_shell_characters_quotes_the_name(rig) -> None:
+    """A refname may hold ``;|$()``: "Ask Claude to merge <base> in" types it shell-quoted,
+    as data, into the command Claude is asked to run."""
+    repo = project(rig)
+    base = "release;$(touch${IFS}pwned)|x"
+    git(repo, "branch", "-m", base)
+    rig.start_bot()
+    change = (
+        f"printf '{APP.replace('two', 'THREAD')}' > app.py && git add -A && git commit "
+        "-qm 'Thread edit'"
+    )
+    _, _, note = thread_with_work(
+        rig,
+        repo,
+        "Clash",
+        lambda work: [
+            tool_use("Bash", {"command": f"cd {work} && {change}", "description": "Edit"}),
+            text("done with the work"),
+            text("will merge it"),
+        ],
+    )
+    (repo / "app.py").write_text(APP.replace("two", "MAIN"))
+    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-qam", "the project edits the line")
+    menu = open_finish(rig, note)
+    menu = click(rig, menu, f"Merge into {base}", "Not merged")
+    assert "would conflict in 1 file(s)" in menu["content"]
+    menu = click(rig, menu, f"Ask Claude to merge {base} in", "Asked Claude")
+    assert f"Asked Claude to merge `{base}` in" in menu["content"], menu["content"]
+    typed = last_user_text(rig.api.wait_requests(3)[2])
+    assert "git merge 'release;$(touch${IFS}pwned)|x' — then resolve" in typed, typed
