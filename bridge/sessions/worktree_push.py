@@ -13,7 +13,7 @@ by design, and nothing of the repository's ``.git/config`` (its ``core.sshComman
 No hook runs (``pre-push``), transports are the four network ones (``ext::``, ``file``, remote
 helpers never), and ssh gets no terminal to ask on.
 
-Only a remote on the network is pushed to (:func:`network_remote`): a remote that is a folder on
+Only a remote on the network is pushed to (:func:`off_network`): a remote that is a folder on
 this machine is a repository Claude may have written, and its ``git receive-pack`` would run
 here reading that repository's whole config (its hooks, ``core.alternateRefsCommand`` and
 ``core.fsmonitor`` through the shell, an ``updateInstead`` checkout through its filters); no
@@ -214,8 +214,8 @@ def transport(url: str) -> str:
     git's own rule (``transport.c`` ``transport_get``, ``connect.c`` ``url_is_local_not_ssh``,
     ``url.c`` ``is_url``), measured with git 2.39 (``git ls-remote`` under ``GIT_TRACE``):
     ``x+y::foo``, ``1x::foo``, ``a.b::c`` run ``git-remote-x+y`` … (a name of ``[A-Za-z0-9]
-    [A-Za-z0-9+.-]*`` then ``::``); ``HTTPS://h/x`` runs ``git-remote-HTTPS`` (the five built-in
-    ``scheme://`` are matched case-sensitively); ``./mirror::app``, ``foo/bar::baz``, ``p/q:r``
+    [A-Za-z0-9+.-]*`` then ``::``); ``HTTPS://h/x`` runs ``git-remote-HTTPS`` (a scheme is
+    matched case-sensitively); ``./mirror::app``, ``foo/bar::baz``, ``p/q:r``
     are folders (a slash before the first colon, or no colon); ``.x::foo``, ``file:foo``,
     ``c:/x``, ``h:p/q``, ``u@h:p`` are ssh to the host before the colon (on Linux: no drive
     letters)."""
@@ -239,12 +239,12 @@ def off_network(url: str) -> str:
     try:
         parts = urllib.parse.urlsplit(url) if "://" in url else None
     except ValueError:
-        return "an address git would not take as a host's"
+        return "not an address with a plain host name"
     user, _, host = (parts.netloc if parts else url.partition(":")[0]).rpartition("@")
     if parts is not None:
         host = parts.hostname or ""
     if user.startswith("-") or not HOST.fullmatch(host):
-        return "an address git would not take as a host's"
+        return "not an address with a plain host name"
     return ""
 
 
