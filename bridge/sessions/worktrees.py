@@ -24,6 +24,7 @@ terminal.
 from __future__ import annotations
 
 import os
+import shlex
 import tempfile
 from dataclasses import dataclass, field
 
@@ -110,14 +111,16 @@ def _add_sealed(repo: str, path: str, branch: str, new_branch: bool, start: str 
     with tempfile.TemporaryDirectory(prefix="discord-bridge-") as scratch:  # 0700
         try:
             with Sealed(repo, scratch) as sealed:
+                made = ["-b", branch, "--", path, start] if new_branch else ["--", path, branch]
                 found = converted(sealed, tree, files)
                 if found:
+                    first = found[0].replace("`", "ˋ")
                     raise WorktreeError(
-                        f"{len(found)} file(s) of the project (`{found[0]}`…) have a `filter` or "
+                        f"{len(found)} file(s) of the project (`{first}`…) have a `filter` or "
                         "`working-tree-encoding` attribute (Git LFS?): the bridge runs no "
-                        "repository's filter; make this worktree at the terminal"
+                        "repository's filter; make this worktree at the terminal, then send "
+                        f"again: `{shlex.join(['git', 'worktree', 'add', *made])}`"
                     )
-                made = ["-b", branch, "--", path, start] if new_branch else ["--", path, branch]
                 _git(repo, "worktree", "add", "--no-checkout", *made)
                 try:
                     _check_out(sealed, path, tree)

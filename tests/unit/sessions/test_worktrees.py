@@ -190,8 +190,11 @@ def test_a_smudge_filter_of_the_repository_never_runs_at_a_new_worktree(
         config.write(f'[filter "x=y"]\n\tsmudge = {mark}\n\tprocess = {mark}\n')
     (repo / ".git" / "info").mkdir(exist_ok=True)
     (repo / ".git" / "info" / "attributes").write_text("* filter=x=y\n")
-    with pytest.raises(worktrees.WorktreeError, match="make this worktree at the terminal"):
+    with pytest.raises(worktrees.WorktreeError, match="make this worktree at the terminal") as no:
         worktrees.add(str(repo), "filtered")
+    where = repo / ".claude" / "worktrees" / "filtered"
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert f"`git worktree add -b worktree-filtered -- {where} {head}`" in str(no.value)
     assert not ran.exists(), ran.read_text()
     assert not (repo / ".claude" / "worktrees" / "filtered").exists()
     assert git(repo, "branch", "--list", "worktree-filtered") == ""
