@@ -17,7 +17,10 @@ Only a remote on the network is pushed to (:func:`off_network`): a remote that i
 this machine is a repository Claude may have written, and its ``git receive-pack`` would run
 here reading that repository's whole config (its hooks, ``core.alternateRefsCommand`` and
 ``core.fsmonitor`` through the shell, an ``updateInstead`` checkout through its filters); no
-``-c`` lists every such key, so such a push is refused ("push from the terminal"). The preview
+``-c`` lists every such key (measured with git 2.39: ``--receive-pack="git -c
+core.hooksPath=/dev/null -c receive.denyCurrentBranch=refuse -c core.fsmonitor=false
+receive-pack"`` still runs the receiving repository's ``alternateRefsCommand``), so such a push
+is refused ("push from the terminal"), and git is allowed no ``file`` transport. The preview
 shows where the push goes, and the remote's ``url`` too when its ``pushurl`` differs.
 
 The pull request: ``gh pr create`` when ``gh`` is installed and logged in to the remote's host
