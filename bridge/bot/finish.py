@@ -29,6 +29,7 @@ import asyncio
 import hashlib
 import logging
 import os
+import shlex
 import shutil
 import time
 from collections.abc import Callable
@@ -70,9 +71,12 @@ COMMIT_PROMPT = (
     "(not secrets or build output) and `git commit` with a message that says what changed. "
     "Do not push, merge or switch branches."
 )
+# The base branch's name is the repository's (a refname may hold ``;|$()`` and backticks):
+# typed only shell-quoted, as the one word of a command given whole, never inside a code span.
 RESOLVE_PROMPT = (
-    "Please merge the branch `{base}` into this worktree's branch (`git merge {base}`), resolve "
-    "the conflicts keeping what both sides meant, check that it still works, and commit the "
+    "Please merge the project's branch into this worktree's branch by running exactly this "
+    "command (the branch's name in it is shell-quoted): git merge {quoted} — then resolve the "
+    "conflicts keeping what both sides meant, check that it still works, and commit the "
     "merge. Do not push or switch branches."
 )
 
@@ -296,10 +300,13 @@ class Finisher:
             if shutil.which("gh")
             else "you get the address to open the pull request (gh is not installed)"
         )
+        also = ""  # the remote's other address, when it pushes elsewhere than it reads
+        if plan.web_url and plan.web_url != plan.url:
+            also = f", its `pushurl`; its `url` is `{code(plan.web_url)}`"
         lines = [
             f"⬆️ **Push `{code(plan.branch)}` to `{code(plan.remote)}` and open a pull request "
             f"into `{code(plan.target)}`?**",
-            f"Push to: `{code(plan.url)}` (with your git's credentials)",
+            f"Push to: `{code(plan.url)}` (with your git's credentials){also}",
             *commit_lines(plan.commits, plan.commit_count),
             f"Then {then}.",
         ]
@@ -436,7 +443,8 @@ class Finisher:
         base = await asyncio.to_thread(worktree_finish.base_branch, worktree["repo"])
         if not base:
             return Screen("The project's checkout is on no branch now.", [back(key)])
-        return await self.ask(key, RESOLVE_PROMPT.format(base=base), f"to merge `{base}` in")
+        prompt = RESOLVE_PROMPT.format(quoted=shlex.quote(base))
+        return await self.ask(key, prompt, f"to merge `{code(base)}` in")
 
     # --- reading ---------------------------------------------------------------------
 

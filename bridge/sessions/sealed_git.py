@@ -1,11 +1,13 @@
 """git on a repository's objects under a git dir of the bridge's making: for the calls that
-write a branch, files or a remote (a thread's merge and push), where the snapshots' way
-(``changes.py``: git never reads a working-tree file) is not enough.
+write a branch, files or a remote (a thread's merge, the checkout of its new worktree, its
+push), where the snapshots' way (``changes.py``: git never reads a working-tree file) is not
+enough.
 
 ``git merge`` runs the repository's hooks (``pre-merge-commit``, ``post-merge``), its merge
 drivers (``merge.<name>.driver`` named by ``.gitattributes``, or ``merge.default``) and, when
 it checks the merged files out, its filters (``smudge``, ``process``); ``git commit-tree``
-signs with ``gpg.program`` when ``commit.gpgSign`` says so; ``git push`` runs ``pre-push``,
+signs with ``gpg.program`` when ``commit.gpgSign`` says so; ``git worktree add`` checks the
+files out through the filters too; ``git push`` runs ``pre-push``,
 ``core.sshCommand``, credential helpers and ``remote.<name>.receivepack``. Every one of these
 is a command named in the repository's ``.git/config`` (which Claude can write), under a name
 no ``-c`` can neutralise (a driver may be called ``x=y``). So these calls never read that
@@ -20,13 +22,16 @@ fsmonitor, or a hook.
 
 Two levels of the user's own config:
 
-- ``user_config=False`` (merge, checkout, commit): the system and global config are not read
+- ``user_config=False`` (merge, checkouts, commit): the system and global config are not read
   either (``GIT_CONFIG_NOSYSTEM``, ``GIT_CONFIG_GLOBAL=/dev/null``): no driver or filter is
   defined anywhere, whatever ``.gitattributes`` names. The identity of a merge commit is read
   from the repository beforehand (``git var``: values, never commands).
 - ``user_config=True`` (push): the user's global and system config are read — a push to the
   user's remote uses their ssh set-up, credential helpers and ``insteadOf`` rules, by design —
   and the repository's still is not.
+
+A file whose attributes ask git to convert it (:func:`converted`: a ``filter``, a
+``working-tree-encoding``) would be written as git stores it: the callers refuse such files.
 
 Fixed keys are still passed on the command line (``core.hooksPath=/dev/null``,
 ``core.fsmonitor=false``, …; a fixed key is safe on ``-c``), and the caller's ``GIT_*`` are
@@ -55,6 +60,7 @@ SEALED_CONFIG = (
     "color.ui=false",
 )
 NO_NETWORK = ("protocol.allow=never",)
+CONVERTED = ("filter", "working-tree-encoding")  # attributes whose files git converts
 # core.* booleans git sets per repository at init from what the file system can do: the sealed
 # checkout must write files as the repository's own git would (modes, symlinks, case).
 FS_KEYS = ("core.filemode", "core.symlinks", "core.ignorecase", "core.precomposeunicode")
@@ -133,6 +139,26 @@ class Sealed:
         if done.returncode != 0:
             raise GitError(f"git {args[0]}: {last_line(done.stderr) or done.returncode}")
         return done.stdout
+
+
+def converted(sealed: Sealed, tree: str, paths: list[str]) -> list[str]:
+    """Which of ``paths`` git would convert when it writes them from ``tree`` (a ``filter``
+    such as Git LFS, a ``working-tree-encoding``), by the tree's ``.gitattributes`` and by the
+    repository's own attribute files (``info/attributes``, ``core.attributesFile``): a sealed
+    checkout runs no filter, so it would write them as git stores them."""
+    if not paths:
+        return []
+    listed = "".join(f"{path}\0" for path in paths).encode(errors="surrogateescape")
+    index = os.path.join(sealed.git_dir, "attributes-index")  # (read-tree writes it anew)
+    sealed.check("read-tree", tree, index_file=index)
+    found = sealed.check("check-attr", "-z", "--cached", "--stdin", *CONVERTED,
+                         index_file=index, stdin=listed)  # fmt: skip
+    found += git(sealed.root, "check-attr", "-z", "--stdin", *CONVERTED, stdin=listed)
+    fields = found.decode(errors="replace").split("\0")
+    return sorted({
+        fields[i] for i in range(0, len(fields) - 2, 3)
+        if fields[i + 2] not in ("unspecified", "unset")
+    })  # fmt: skip
 
 
 def last_line(output: bytes) -> str:

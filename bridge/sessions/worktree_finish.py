@@ -36,10 +36,9 @@ from bridge.sessions.changes import (
     locate,
     tree_of,
 )
-from bridge.sessions.sealed_git import Sealed, last_line
+from bridge.sessions.sealed_git import Sealed, converted, last_line
 
 LOG_MAX = 50  # commits listed in a plan (the count is exact)
-CONVERTED = ("filter", "working-tree-encoding")  # attributes whose files git converts
 
 # What may stop a merge (Problem.kind); the bot offers a way out for the first two.
 UNCOMMITTED = "uncommitted"  # the thread's worktree holds work not committed
@@ -198,30 +197,17 @@ def _name_status(root: str, old: str, new: str) -> list[tuple[str, str]]:
 
 
 def _check_converted(plan: MergePlan, sealed: Sealed, paths: list[str]) -> None:
-    """Files git would convert when it writes them (a ``filter`` such as Git LFS, a
-    ``working-tree-encoding``), by the merged tree's ``.gitattributes`` and by the
-    repository's own attribute files: refused, since the bridge writes what git stores."""
-    if not paths:
-        return
-    listed = "".join(f"{path}\0" for path in paths).encode(errors="surrogateescape")
-    index = os.path.join(sealed.git_dir, "merged-index")
-    sealed.check("read-tree", plan.tree, index_file=index)
-    found = sealed.check("check-attr", "-z", "--cached", "--stdin", *CONVERTED,
-                         index_file=index, stdin=listed)  # fmt: skip
-    found += git(plan.root, "check-attr", "-z", "--stdin", *CONVERTED, stdin=listed)
-    fields = found.decode(errors="replace").split("\0")
-    converted = {
-        fields[i] for i in range(0, len(fields) - 2, 3)
-        if fields[i + 2] not in ("unspecified", "unset")
-    }  # fmt: skip
-    if converted:
+    """Merged files git would convert when it writes them (``sealed_git.converted``):
+    refused, since the bridge writes what git stores."""
+    found = converted(sealed, plan.tree, paths)
+    if found:
         plan.refuse(
             REFUSED,
-            f"{len(converted)} merged file(s) have a `filter` "
+            f"{len(found)} merged file(s) have a `filter` "
             "or `working-tree-encoding` attribute: the bridge runs no "
             "repository's filter, so it would write them unconverted; "
             "merge these at the terminal",
-            sorted(converted),
+            found,
         )
 
 

@@ -10,10 +10,18 @@ The push runs sealed (``sealed_git.py``) with the user's own global and system c
 to the user's remote uses their ssh keys and agent, credential helpers and ``insteadOf`` rules,
 by design, and nothing of the repository's ``.git/config`` (its ``core.sshCommand``,
 ``credential.helper``, ``remote.<name>.receivepack``, ``url.<base>.insteadOf``, ``http.*``).
-No hook runs (``pre-push``), transports are the usual five (``ext::`` never), and ssh gets no
-terminal to ask on. A remote that is a path on this machine is a repository too: its
-``receive-pack`` runs with hooks off and ``updateInstead`` refused, so none of its commands run
-either (push from the terminal if you rely on its hooks).
+No hook runs (``pre-push``), transports are the four network ones (``ext::``, ``file``, remote
+helpers never), and ssh gets no terminal to ask on.
+
+Only a remote on the network is pushed to (:func:`off_network`): a remote that is a folder on
+this machine is a repository Claude may have written, and its ``git receive-pack`` would run
+here reading that repository's whole config (its hooks, ``core.alternateRefsCommand`` and
+``core.fsmonitor`` through the shell, an ``updateInstead`` checkout through its filters); no
+``-c`` lists every such key (measured with git 2.39: ``--receive-pack="git -c
+core.hooksPath=/dev/null -c receive.denyCurrentBranch=refuse -c core.fsmonitor=false
+receive-pack"`` still runs the receiving repository's ``alternateRefsCommand``), so such a push
+is refused ("push from the terminal"), and git is allowed no ``file`` transport. The preview
+shows where the push goes, and the remote's ``url`` too when its ``pushurl`` differs.
 
 The pull request: ``gh pr create`` when ``gh`` is installed and logged in to the remote's host
 (run outside the repository, with ``--repo`` and ``--head``, so gh's own git calls never touch
@@ -47,8 +55,7 @@ from bridge.sessions.worktree_finish import (
 PUSH_TIMEOUT = 120.0  # seconds for the push (a large first push over a slow link)
 GH_TIMEOUT = 60.0
 PUSH_CONFIG = (
-    "protocol.allow=never",  # every transport but these five:
-    "protocol.file.allow=always",
+    "protocol.allow=never",  # every transport but these four (not ``file``: local paths):
     "protocol.git.allow=always",
     "protocol.ssh.allow=always",
     "protocol.http.allow=always",
@@ -57,12 +64,13 @@ PUSH_CONFIG = (
     "push.recurseSubmodules=no",
     "push.gpgSign=false",
 )
-# A local remote's receive-pack: its hooks off and no checkout of a pushed branch (which would
-# run its filters), whatever its config says.
-LOCAL_RECEIVE_PACK = ("git -c core.hooksPath=/dev/null -c receive.denyCurrentBranch=refuse "
-                      "-c core.fsmonitor=false receive-pack")  # fmt: skip
 # The user's own ways to reach a remote, kept from the bot's environment.
 SSH_ENV = ("GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT")
+# git's URL scheme (and remote helper) names: ``is_urlschemechar`` in git's ``url.h``.
+HELPER = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.-]*")
+NETWORK = ("https", "http", "ssh", "git")
+TERMINAL = "push from the terminal"
+HOST = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*|[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*")  # a name, IPv6
 REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
 WEB_PATH = re.compile(r"[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)+")
 # A web address as shown: no brackets, parentheses or asterisks (Markdown), no spaces.
@@ -145,6 +153,11 @@ def _plan(plan: PushPlan, scratch: str, private: tuple[str, ...], deadline: floa
     if not plan.url or plan.url.startswith("-"):
         plan.refuse(REFUSED, f"the remote `{plan.remote}` has no usable URL")
         return
+    why = off_network(plan.url)
+    if why:
+        plan.refuse(REFUSED, f"the remote `{plan.remote}` pushes to {shown_urls(plan)}: {why}. "
+                    f"The bridge pushes only over {', '.join(NETWORK)}: {TERMINAL}")  # fmt: skip
+        return
     merge = _config(repo.root, "--get", f"branch.{plan.base}.merge") if plan.base else ""
     plan.target = (
         merge.removeprefix("refs/heads/") if merge.startswith("refs/heads/") else plan.base
@@ -158,6 +171,21 @@ def _plan(plan: PushPlan, scratch: str, private: tuple[str, ...], deadline: floa
         plan.commits, plan.commit_count = commits_between(repo.root, old, plan.branch_tip)
         if not plan.commit_count:
             plan.refuse(NOTHING, f"`{plan.branch}` has no commit that `{plan.target}` lacks")
+
+
+def shown_urls(plan: PushPlan) -> str:
+    """Where the push goes, and the remote's ``url`` too when its ``pushurl`` differs (a
+    ``pushurl`` may be a folder named like a GitHub address while ``url`` is GitHub's)."""
+    shown = f"`{_quoted(plan.url)}`"
+    if plan.web_url and plan.web_url != plan.url:
+        shown += f" (its `pushurl`; its `url` is `{_quoted(plan.web_url)}`)"
+    return shown
+
+
+def _quoted(text: str) -> str:
+    """A remote's address inside inline code (a backtick would end it early)."""
+    text = text.replace("`", "ˋ")
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _remote(root: str, base: str) -> str:
@@ -182,24 +210,54 @@ def _config(root: str, *args: str) -> str:
     return out.decode(errors="replace").strip()
 
 
-def is_local(url: str) -> bool:
-    """A remote that is a path on this machine (or ``file://``), as git tells them apart: no
-    ``scheme://``, no ``transport::``, no ``host:`` before the first slash."""
-    if "://" in url:
-        return url.split("://", 1)[0].lower() == "file"
-    if "::" in url:
-        return False
+def transport(url: str) -> str:
+    """How git reaches the remote ``url``: ``https``, ``http``, ``ssh``, ``git`` (the network),
+    ``file`` (a folder on this machine) or ``helper`` (a ``git-remote-<name>`` program).
+
+    git's own rule (``transport.c`` ``transport_get``, ``connect.c`` ``url_is_local_not_ssh``,
+    ``url.c`` ``is_url``), measured with git 2.39 (``git ls-remote`` under ``GIT_TRACE``):
+    ``x+y::foo``, ``1x::foo``, ``a.b::c`` run ``git-remote-x+y`` … (a name of ``[A-Za-z0-9]
+    [A-Za-z0-9+.-]*`` then ``::``); ``HTTPS://h/x`` runs ``git-remote-HTTPS`` (a scheme is
+    matched case-sensitively); ``./mirror::app``, ``foo/bar::baz``, ``p/q:r``
+    are folders (a slash before the first colon, or no colon); ``.x::foo``, ``file:foo``,
+    ``c:/x``, ``h:p/q``, ``u@h:p`` are ssh to the host before the colon (on Linux: no drive
+    letters)."""
+    name = HELPER.match(url)
+    if name and url[name.end() :].startswith("::"):
+        return "helper"
+    if name and url[name.end() :].startswith("://"):
+        scheme = {"git+ssh": "ssh", "ssh+git": "ssh"}.get(name[0], name[0])  # (old spellings)
+        return scheme if scheme in (*NETWORK, "file") else "helper"
     colon, slash = url.find(":"), url.find("/")
-    return colon < 0 or 0 <= slash < colon
+    return "file" if colon < 0 or 0 <= slash < colon else "ssh"
+
+
+def off_network(url: str) -> str:
+    """Why the bridge does not push to ``url`` ("" when it does: a remote on the network)."""
+    how = transport(url)
+    if how == "file":
+        return "a folder on this machine, whose own git config would run commands here"
+    if how == "helper":
+        return "reached through a remote helper, a program of this machine"
+    try:
+        parts = urllib.parse.urlsplit(url) if "://" in url else None
+    except ValueError:
+        return "not an address with a plain host name"
+    user, _, host = (parts.netloc if parts else url.partition(":")[0]).rpartition("@")
+    if parts is not None:
+        host = parts.hostname or ""
+    if user.startswith("-") or not HOST.fullmatch(host):
+        return "not an address with a plain host name"
+    return ""
 
 
 def push(plan: PushPlan, scratch: str, title: str, body: str) -> PushResult:
     """Push the branch's tip previewed to ``refs/heads/<branch>`` of the remote (never
     forced), then open a pull request (``title``, ``body``) or find where to open one."""
-    args = ["push", "--porcelain", "--no-verify"]
-    if is_local(plan.url):
-        args.append(f"--receive-pack={LOCAL_RECEIVE_PACK}")
-    args += ["--end-of-options", plan.url, f"{plan.branch_tip}:refs/heads/{plan.branch}"]
+    if off_network(plan.url):  # (a plan refuses it first)
+        return PushResult(False, f"not a remote on the network: {TERMINAL}")
+    args = ["push", "--porcelain", "--no-verify", "--end-of-options", plan.url,
+            f"{plan.branch_tip}:refs/heads/{plan.branch}"]  # fmt: skip
     env = {name: os.environ[name] for name in SSH_ENV if name in os.environ}
     with Sealed(plan.root, scratch, user_config=True) as sealed:
         done = sealed.run(*args, env=env, config=PUSH_CONFIG, timeout=PUSH_TIMEOUT,
@@ -261,7 +319,7 @@ def _parse_remote(url: str) -> tuple[str, str] | None:
         host, path = parsed.hostname or "", parsed.path
         if parsed.scheme in ("https", "http") and parsed.port:
             host = f"{host}:{parsed.port}"
-    elif "::" not in url and not is_local(url):
+    elif transport(url) == "ssh":
         host, _, path = url.partition(":")
         host = host.rsplit("@", 1)[-1]
     else:

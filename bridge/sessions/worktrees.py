@@ -13,17 +13,23 @@ runs to tell (``git status`` would run its fsmonitor, and its ``clean`` filters 
 modified in the second the index was written; ``git log`` its ``gpg.program`` under
 ``log.showSignature``; ``git worktree remove`` runs ``git status``). Every call here has the
 snapshots' fixed settings (no hook, no fsmonitor, no pager, no network). ``git worktree add``
-still checks the new worktree's files out through the repository's filters (a Git LFS
-checkout needs them); its hooks do not run.
+makes the worktree without its files (``--no-checkout``), which are then checked out sealed as
+a merge's are (``sealed_git.py``: ``read-tree -u`` under a git dir of the bridge's), so no
+smudge filter of the repository runs (a filter named in ``info/attributes`` and defined in
+``.git/config``, both files Claude can write); a tree with files git would convert (a
+``filter`` such as Git LFS, a ``working-tree-encoding``) is refused: make that worktree at the
+terminal.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import tempfile
 from dataclasses import dataclass, field
 
 from bridge.sessions import changes
+from bridge.sessions.sealed_git import Sealed, converted, last_line
 
 WORKTREES_DIR = os.path.join(".claude", "worktrees")
 BRANCH_PREFIX = "worktree-"
@@ -87,12 +93,54 @@ def add(project_path: str, name: str) -> dict:
     elif _git(repo, "branch", "--list", branch).strip():  # its directory was removed
         _git(repo, "worktree", "prune")
         base = _git(repo, "merge-base", "HEAD", branch).strip()
-        _git(repo, "worktree", "add", "--", path, branch)
+        _add_sealed(repo, path, branch, new_branch=False)
     else:
         base = _git(repo, "rev-parse", "HEAD").strip()
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        _git(repo, "worktree", "add", "-b", branch, "--", path, base)
+        _add_sealed(repo, path, branch, new_branch=True, start=base)
     return {"name": name, "path": path, "branch": branch, "base": base, "repo": repo}
+
+
+def _add_sealed(repo: str, path: str, branch: str, new_branch: bool, start: str = "") -> None:
+    """``git worktree add --no-checkout`` (of ``branch``, made at ``start`` if new), then its
+    files checked out sealed; refused before anything is made when a file of the tree would be
+    converted. A checkout that fails takes the worktree (and a new branch) away again."""
+    tree = _git(repo, "rev-parse", "--verify", "--end-of-options",
+                f"{start or 'refs/heads/' + branch}^{{tree}}").strip()  # fmt: skip
+    files = [p for p in _git(repo, "ls-tree", "-r", "-z", "--name-only", tree).split("\0") if p]
+    with tempfile.TemporaryDirectory(prefix="discord-bridge-") as scratch:  # 0700
+        try:
+            with Sealed(repo, scratch) as sealed:
+                made = ["-b", branch, "--", path, start] if new_branch else ["--", path, branch]
+                found = converted(sealed, tree, files)
+                if found:
+                    first = found[0].replace("`", "ˋ")
+                    raise WorktreeError(
+                        f"{len(found)} file(s) of the project (`{first}`…) have a `filter` or "
+                        "`working-tree-encoding` attribute (Git LFS?): the bridge runs no "
+                        "repository's filter; make this worktree at the terminal, then send "
+                        f"again: `{shlex.join(['git', 'worktree', 'add', *made])}`"
+                    )
+                _git(repo, "worktree", "add", "--no-checkout", *made)
+                try:
+                    _check_out(sealed, path, tree)
+                except (WorktreeError, changes.GitError) as err:
+                    _git(repo, "worktree", "remove", "--force", "--", path)
+                    if new_branch:
+                        _git(repo, "branch", "-D", "--", branch)
+                    raise WorktreeError(f"the worktree's files could not be checked out: "
+                                        f"{err}") from err  # fmt: skip
+        except changes.GitError as err:
+            raise WorktreeError(str(err)) from err
+
+
+def _check_out(sealed: Sealed, path: str, tree: str) -> None:
+    """``tree``'s files into the new worktree at ``path`` and its index, sealed (what ``git
+    worktree add`` would have written, without the repository's filters)."""
+    index = _git(path, "rev-parse", "--path-format=absolute", "--git-path", "index").strip()
+    done = sealed.run("read-tree", "-m", "-u", tree, work_tree=path, index_file=index)
+    if done.returncode != 0:
+        raise WorktreeError(last_line(done.stderr) or f"git read-tree exited {done.returncode}")
 
 
 def inspect(worktree: dict, scratch: str | None = None, private: tuple[str, ...] = ()) -> Loss:

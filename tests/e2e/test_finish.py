@@ -1,6 +1,7 @@
 """Issue 20 §3 from the phone: finishing a worktree thread — Finish… and /finish, merge after
 Claude committed what it left uncommitted, a conflict refused with nothing changed, a push to
-a local bare remote with the compare link (no gh here), a discard that asks first.
+a folder of this machine refused, then one over ssh with the compare link (no gh here), a
+discard that asks first.
 
 Real CLI against the fake Messages API (its Bash tool writes and commits in the thread's
 worktree), real hooks, real bot, the emulator's messages, clicks and slash commands, and a
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from bridge.claude.screen import is_busy
 from bridge_testkit import wait_until
-from bridge_testkit.gitrepo import git
+from bridge_testkit.gitrepo import fake_ssh, git
 from fake_anthropic import last_user_text, text, tool_use
 
 APP = "one\ntwo\nthree\nfour\nfive\n"
@@ -217,13 +218,21 @@ def test_a_thread_is_merged_after_claude_commits_what_it_left_uncommitted(rig) -
 
 def test_a_conflict_is_refused_the_branch_is_pushed_and_discard_asks_first(rig) -> None:
     repo = project(rig)
-    bare = rig.tmp / "remote.git"
+    bare = rig.tmp / "remote.git"  # the server's, reached over (a stand-in for) ssh
     git(rig.tmp, "init", "-q", "--bare", str(bare))
     git(repo, "remote", "add", "origin", "git@github.com:acme/shop.git")
-    git(repo, "config", "remote.origin.pushurl", str(bare))
+    # First a pushurl that reads like GitHub's address and is a folder of the project: a
+    # repository whose receive-pack would run its hooks and its alternateRefsCommand here.
+    folder = repo / "github.com" / "acme" / "shop.git"
+    folder.parent.mkdir(parents=True)
+    git(folder.parent, "init", "-q", "--bare", str(folder))
+    (folder / "objects" / "info" / "alternates").write_text(f"{bare / 'objects'}\n")
+    git(repo, "config", "remote.origin.pushurl", "github.com/acme/shop.git")
     git(repo, "push", "-q", str(bare), "main")
-    markers = hostile(rig, repo, bare / "hooks")
-    rig.start_bot()
+    markers = hostile(rig, repo, folder / "hooks")
+    git(folder, "config", "core.alternateRefsCommand", f"sh {markers}/mark.sh alternate-refs")
+    ssh = fake_ssh(rig.tmp, rig.tmp / "ssh.log")
+    rig.start_bot(env={"GIT_SSH": str(ssh)})
     change = (
         f"printf '{APP.replace('two', 'THREAD')}' > app.py && git add -A && git commit "
         "-qm 'Thread edit'"
@@ -254,8 +263,22 @@ def test_a_conflict_is_refused_the_branch_is_pushed_and_discard_asks_first(rig) 
     assert (repo / "app.py").read_text() == APP.replace("two", "MAIN")
 
     menu = click(rig, menu, "Back", "Finish this thread's work")
+    menu = click(rig, menu, "Push and open PR", "Not pushed")
+    assert (
+        "pushes to `github.com/acme/shop.git` (its `pushurl`; its `url` is "
+        "`git@github.com:acme/shop.git`): a folder on this machine"
+    ) in menu["content"]
+    assert "push from the terminal" in menu["content"], menu["content"]
+    assert git(folder, "branch", "--list").strip() == ""
+    pushurl = f"ssh://git.example.invalid{bare}"
+    git(repo, "config", "remote.origin.pushurl", pushurl)
+    menu = click(rig, menu, "Back", "Finish this thread's work")
     menu = click(rig, menu, "Push and open PR", "Push `worktree-fix-")
-    assert f"Push to: `{bare}`" in menu["content"] and "1 commit(s)" in menu["content"]
+    assert (
+        f"Push to: `{pushurl}` (with your git's credentials), its `pushurl`; its `url` is "
+        "`git@github.com:acme/shop.git`"
+    ) in menu["content"], menu["content"]
+    assert "1 commit(s)" in menu["content"]
     # The branch moves after the preview: the confirmation shows the new state, pushes nothing.
     (work / "more.txt").write_text("more\n")
     git(work, "add", "more.txt")
@@ -282,3 +305,35 @@ def test_a_conflict_is_refused_the_branch_is_pushed_and_discard_asks_first(rig) 
     saved = json.loads((rig.state_dir / "state" / f"{thread['id']}.json").read_text())
     assert saved.get("worktree") is None and archived(rig, thread["id"])
     assert ran_by_bridge(markers) == {}
+
+
+def test_the_prompt_to_merge_a_branch_named_with_shell_characters_quotes_the_name(rig) -> None:
+    """A refname may hold ``;|$()``: "Ask Claude to merge <base> in" types it shell-quoted,
+    as data, into the command Claude is asked to run."""
+    repo = project(rig)
+    base = "release;$(touch${IFS}pwned)|x"
+    git(repo, "branch", "-m", base)
+    rig.start_bot()
+    change = (
+        f"printf '{APP.replace('two', 'THREAD')}' > app.py && git add -A && git commit "
+        "-qm 'Thread edit'"
+    )
+    _, _, note = thread_with_work(
+        rig,
+        repo,
+        "Clash",
+        lambda work: [
+            tool_use("Bash", {"command": f"cd {work} && {change}", "description": "Edit"}),
+            text("done with the work"),
+            text("will merge it"),
+        ],
+    )
+    (repo / "app.py").write_text(APP.replace("two", "MAIN"))
+    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-qam", "the project edits the line")
+    menu = open_finish(rig, note)
+    menu = click(rig, menu, f"Merge into {base}", "Not merged")
+    assert "would conflict in 1 file(s)" in menu["content"]
+    menu = click(rig, menu, f"Ask Claude to merge {base} in", "Asked Claude")
+    assert f"Asked Claude to merge `{base}` in" in menu["content"], menu["content"]
+    typed = last_user_text(rig.api.wait_requests(3)[2])
+    assert "git merge 'release;$(touch${IFS}pwned)|x' — then resolve" in typed, typed

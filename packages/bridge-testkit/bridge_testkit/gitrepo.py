@@ -41,3 +41,19 @@ def signed_looking_commit(path: Path, message: str, *flags: str) -> str:
     ).stdout.strip()  # fmt: skip
     git(path, *flags, "update-ref", "HEAD", oid)
     return oid
+
+
+def fake_ssh(folder: Path, log: Path) -> Path:
+    """An ``ssh`` for ``GIT_SSH``: records its arguments in ``log`` and runs the command git
+    asks the remote host to run (``git-receive-pack '/path'``) here, as a server would: in
+    ``/``, with none of the pushing git's environment. A remote ``ssh://<any host>/<path>``
+    is then the repository at ``<path>``, reached the way a network remote is."""
+    ssh = folder / "ssh"  # (git takes a program named ssh for OpenSSH's options)
+    ssh.write_text(
+        "#!/bin/sh\nfor last; do :; done\n"
+        f"printf '%s\\n' \"$*\" >> '{log}'\n"
+        "cd / && exec /usr/bin/env -i PATH=/usr/bin:/bin HOME=/nonexistent "
+        'GIT_CONFIG_NOSYSTEM=1 /bin/sh -c "$last"\n'
+    )
+    ssh.chmod(0o755)
+    return ssh

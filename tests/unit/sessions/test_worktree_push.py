@@ -1,6 +1,8 @@
-"""Pushing a worktree thread's branch with real git to a local bare remote: the push lands,
-no command of the repository or of the receiving one runs, and the pull request is opened by
-gh or offered as the remote's link."""
+"""Pushing a worktree thread's branch with real git to a bare remote reached over "ssh" (a
+stand-in that runs git's remote command here, as a server would): the push lands, no command
+of the repository runs, and the pull request is opened by gh or offered as the remote's link.
+A remote that is a folder on this machine is never pushed to: its own config would run
+commands here."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 
 from bridge.sessions import worktree_push, worktrees
 from bridge.sessions.worktree_finish import NOTHING, REFUSED, UNCOMMITTED
-from bridge_testkit.gitrepo import git, make_repo
+from bridge_testkit.gitrepo import fake_ssh, git, make_repo
 
 THREAD = "1323802873070354440"
 BRANCH = f"worktree-feature-{THREAD}"
@@ -36,15 +38,27 @@ def path_without_gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def setup(tmp_path: Path, path_without_gh: Path) -> tuple[Path, Path, dict, Path]:
-    """A project whose origin is a GitHub address for reading and a local bare repository for
-    pushing (``pushurl``), a thread's worktree with one commit, and a log every command of the
-    project's config and hooks, and of the bare repository's hooks, would append to."""
+def ssh_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's ssh (``GIT_SSH`` in the bot's environment, kept for the push): a stand-in;
+    the file it records its arguments in. (``core.sshCommand`` would win over ``GIT_SSH``:
+    the repository's, below, must not be read.)"""
+    log = tmp_path / "ssh.log"
+    folder = tmp_path / "ssh-bin"
+    folder.mkdir()
+    monkeypatch.setenv("GIT_SSH", str(fake_ssh(folder, log)))
+    return log
+
+
+@pytest.fixture
+def setup(tmp_path: Path, path_without_gh: Path, ssh_log: Path) -> tuple[Path, Path, dict, Path]:
+    """A project whose origin is a GitHub address for reading and a bare repository over ssh
+    for pushing (``pushurl``), a thread's worktree with one commit, and a log every command of
+    the project's config and hooks would append to."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     repo = make_repo(tmp_path / "repo", {"app.py": "one\n"})
     git(repo, "remote", "add", "origin", WEB)
-    git(repo, "config", "remote.origin.pushurl", str(bare))
+    git(repo, "config", "remote.origin.pushurl", f"ssh://git.example.invalid{bare}")
     git(repo, "push", "-q", str(bare), "main")
     worktree = worktrees.add(str(repo), f"feature-{THREAD}")
     work = Path(worktree["path"])
@@ -52,35 +66,37 @@ def setup(tmp_path: Path, path_without_gh: Path) -> tuple[Path, Path, dict, Path
     git(work, "add", "feature.py")
     git(work, "commit", "-qm", "add the feature")
     ran = tmp_path / "ran.log"
-    for hooks in (tmp_path / "hooks", bare / "hooks"):
-        hooks.mkdir(exist_ok=True)
-        for name in ("pre-push", "pre-receive", "update", "post-receive", "post-update",
-                     "reference-transaction", "proc-receive", "push-to-checkout"):  # fmt: skip
-            (hooks / name).write_text(f"#!/bin/sh\necho hook {name} >> {ran}\n")
-            (hooks / name).chmod(0o755)
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    for name in ("pre-push", "reference-transaction", "post-update"):
+        (hooks / name).write_text(f"#!/bin/sh\necho hook {name} >> {ran}\n")
+        (hooks / name).chmod(0o755)
     mark = f"\"sh -c 'echo $0 >> {ran}'; false\""
     with open(repo / ".git" / "config", "a") as config:
-        config.write(f"[core]\n\thooksPath = {tmp_path / 'hooks'}\n\tsshCommand = {mark}\n"
+        config.write(f"[core]\n\thooksPath = {hooks}\n\tsshCommand = {mark}\n"
                      f"[credential]\n\thelper = !{mark}\n"
                      f"[remote \"origin\"]\n\treceivepack = {mark}\n")  # fmt: skip
     return repo, bare, worktree, ran
 
 
 def test_the_branch_is_pushed_and_without_gh_the_compare_link_is_given(
-    setup: tuple, scratch: str
+    setup: tuple, scratch: str, ssh_log: Path
 ) -> None:
     repo, bare, worktree, ran = setup
     tip = git(Path(worktree["path"]), "rev-parse", "HEAD").strip()
     plan = worktree_push.plan_push(worktree, scratch)
     assert plan.ok, plan.problems
-    assert (plan.remote, plan.url, plan.target) == ("origin", str(bare), "main")
+    assert (plan.remote, plan.url, plan.target) == ("origin", f"ssh://git.example.invalid{bare}",
+                                                    "main")  # fmt: skip
     assert plan.commit_count == 1
     result = worktree_push.push(plan, scratch, "Feature", "From a thread")
     assert result.ok and result.summary == "[new branch]" and not result.opened
     assert git(bare, "rev-parse", BRANCH).strip() == tip  # it landed
     assert result.link == f"https://github.com/acme/shop/compare/main...{BRANCH}?expand=1"
     assert git(repo, "rev-parse", f"refs/remotes/origin/{BRANCH}").strip() == tip
-    assert not ran.exists(), ran.read_text()  # no hook, ssh command or helper of either side
+    # The user's ssh, asked for git's own receive-pack: not the repository's receivepack.
+    assert ssh_log.read_text().endswith(f"git.example.invalid git-receive-pack '{bare}'\n")
+    assert not ran.exists(), ran.read_text()  # no hook, ssh command or helper of the project
     assert os.listdir(scratch) == []
 
 
@@ -181,10 +197,58 @@ def test_the_link_a_remote_offers_is_taken_only_as_a_plain_https_address() -> No
 
 
 @pytest.mark.parametrize(
-    ("url", "local"),
-    [("/srv/shop.git", True), ("../shop.git", True), ("file:///srv/shop.git", True),
-     ("git@host:shop.git", False), ("ssh://host/shop.git", False), ("https://h/s", False),
-     ("./a:b", True), ("foo::bar", False)],
+    ("url", "how"),
+    [("/srv/shop.git", "file"), ("../shop.git", "file"), ("file:///srv/shop.git", "file"),
+     ("./a:b", "file"), ("./mirror::app", "file"), ("github.com/acme/app.git", "file"),
+     ("p/q:r", "file"), ("foo::bar", "helper"), ("a.b+c::d", "helper"), ("ext::sh -c x", "helper"),
+     ("HTTPS://h/s", "helper"), ("git@host:shop.git", "ssh"), ("host:shop.git", "ssh"),
+     ("ssh://host/shop.git", "ssh"), ("https://h/s", "https"), ("git://h/s", "git")],
 )  # fmt: skip
-def test_which_remotes_are_on_this_machine(url: str, local: bool) -> None:
-    assert worktree_push.is_local(url) is local
+def test_how_git_reaches_a_remote(url: str, how: str) -> None:
+    """As git 2.39 does (measured: ``git ls-remote`` under ``GIT_TRACE``)."""
+    assert worktree_push.transport(url) == how
+
+
+def hostile_remote(path: Path, marker: Path) -> None:
+    """A bare repository whose receive-pack would run commands of its own config: hooks, and
+    ``core.alternateRefsCommand`` (run through the shell when it has an alternate), which no
+    ``-c`` on the pushing side named."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    git(path.parent, "init", "-q", "--bare", str(path))
+    other = path.parent / f"{path.name}-alternate"
+    git(path.parent, "init", "-q", "--bare", str(other))
+    (path / "objects" / "info" / "alternates").write_text(f"{other / 'objects'}\n")
+    git(path, "config", "core.alternateRefsCommand", f"echo alternateRefsCommand >> {marker}; :")
+    for name in ("pre-receive", "update", "post-receive", "post-update"):
+        (path / "hooks" / name).write_text(f"#!/bin/sh\necho hook {name} >> {marker}\n")
+        (path / "hooks" / name).chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("url", "pushurl"),
+    [("{remote}", ""), ("./mirror::app", ""), (WEB, "github.com/acme/app.git"),
+     (WEB, "{remote}")],
+)  # fmt: skip
+def test_a_remote_on_this_machine_is_refused_and_runs_nothing(
+    setup: tuple, scratch: str, tmp_path: Path, url: str, pushurl: str
+) -> None:
+    repo, _, worktree, _ = setup
+    marker = tmp_path / "marker"
+    remote = tmp_path / "mirror.git"
+    url, pushurl = url.format(remote=remote), pushurl.format(remote=remote)
+    where = pushurl or url
+    hostile_remote(remote if where == str(remote) else repo / where, marker)
+    git(repo, "config", "remote.origin.url", url)
+    git(repo, "config", "--unset", "remote.origin.pushurl")
+    if pushurl:
+        git(repo, "config", "remote.origin.pushurl", pushurl)
+    plan = worktree_push.plan_push(worktree, scratch)
+    refused = plan.problem(REFUSED)
+    assert refused is not None and "push from the terminal" in refused.text, plan.problems
+    assert f"pushes to `{where}`" in refused.text
+    assert (f"its `url` is `{url}`" in refused.text) == bool(pushurl)  # both, when they differ
+    plan.problems.clear()  # pushed anyway: still refused
+    result = worktree_push.push(plan, scratch, "t", "b")
+    assert not result.ok and "push from the terminal" in result.summary
+    assert not marker.exists(), marker.read_text()
+    assert "worktree-" not in git(remote if where == str(remote) else repo / where, "branch")

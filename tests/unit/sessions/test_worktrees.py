@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -141,3 +142,66 @@ def test_what_removal_would_lose_is_read_without_running_the_repositorys_command
     worktrees.remove(wt, force=True)
     assert not path.exists()
     assert not ran.exists(), ran.read_text()
+
+
+def test_a_new_worktree_is_checked_out_as_git_stores_it_with_no_command_of_the_repository(
+    tmp_path: Path,
+) -> None:
+    """Files, folders, an executable and a symlink as git would write them, the new worktree
+    clean by git's own reading, and no hook (``post-checkout``) or fsmonitor of the project's
+    config run — as again when the branch survived its removed directory."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n", "tool.sh": "echo\n"})
+    (repo / "sub").mkdir()
+    (repo / "sub" / "b.txt").write_text("b\n")
+    (repo / "link").symlink_to("a.txt")
+    (repo / "tool.sh").chmod(0o755)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "more")
+    ran = tmp_path / "ran.log"
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "post-checkout").write_text(f"#!/bin/sh\necho post-checkout >> {ran}\n")
+    (hooks / "post-checkout").chmod(0o755)
+    mark = f"\"sh -c 'echo $0 >> {ran}'; cat\""
+    with open(repo / ".git" / "config", "a") as config:
+        config.write(f"[core]\n\thooksPath = {hooks}\n\tfsmonitor = {mark}\n")
+    for _ in range(2):
+        wt = worktrees.add(str(repo), "plain")
+        path = Path(wt["path"])
+        assert (path / "sub" / "b.txt").read_text() == "b\n"
+        assert (path / "link").is_symlink() and os.readlink(path / "link") == "a.txt"
+        assert os.access(path / "tool.sh", os.X_OK) and not os.access(path / "a.txt", os.X_OK)
+        assert git(path, "-c", "core.fsmonitor=false", "status", "--porcelain") == ""
+        assert git(path, "branch", "--show-current").strip() == "worktree-plain"
+        subprocess.run(["rm", "-rf", wt["path"]], check=True)
+    assert not ran.exists(), ran.read_text()
+
+
+def test_a_smudge_filter_of_the_repository_never_runs_at_a_new_worktree(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Two files Claude can write name a command ``git worktree add`` would run on every file
+    it checks out: a filter driver named ``x=y`` (no ``-c`` can unset it) in ``.git/config``
+    and ``* filter=x=y`` in ``info/attributes``. The worktree is refused instead (its files
+    would be written unconverted), and nothing of it is left."""
+    ran = tmp_path / "ran.log"
+    mark = f"\"sh -c 'echo $0 >> {ran}'; cat\""
+    with open(repo / ".git" / "config", "a") as config:
+        config.write(f'[filter "x=y"]\n\tsmudge = {mark}\n\tprocess = {mark}\n')
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "attributes").write_text("* filter=x=y\n")
+    with pytest.raises(worktrees.WorktreeError, match="make this worktree at the terminal") as no:
+        worktrees.add(str(repo), "filtered")
+    where = repo / ".claude" / "worktrees" / "filtered"
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert f"`git worktree add -b worktree-filtered -- {where} {head}`" in str(no.value)
+    assert not ran.exists(), ran.read_text()
+    assert not (repo / ".claude" / "worktrees" / "filtered").exists()
+    assert git(repo, "branch", "--list", "worktree-filtered") == ""
+    (repo / ".git" / "info" / "attributes").unlink()  # a tree's own .gitattributes alike
+    (repo / ".gitattributes").write_text("*.bin filter=lfs diff=lfs merge=lfs -text\n")
+    (repo / "data.bin").write_text("pointer\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "lfs")
+    with pytest.raises(worktrees.WorktreeError, match=r"1 file\(s\) of the project \(`data.bin`"):
+        worktrees.add(str(repo), "filtered")
