@@ -209,6 +209,12 @@ class PromptQueue:
         if not await self.busy(key):  # the turn ended meanwhile, or none ran (/queue)
             self._spawn(self.type_next(key))
 
+    async def dropped(self, key: str, entries: list[dict], text: str) -> None:
+        """``entries`` were taken out of the queue of ``key`` (its project was removed): their
+        notices say ``text`` and lose their buttons."""
+        for entry in entries:
+            await self._close(key, entry, text)
+
     # --- typing -----------------------------------------------------------------------------
 
     def turn_ended(self, key: str) -> None:
