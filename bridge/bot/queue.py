@@ -246,6 +246,8 @@ class PromptQueue:
         if target is None:
             return False
         async with self.sessions.lock(key):
+            if self.sessions.target_for_key(key) is None:  # its project removed meanwhile
+                return False
             items = queued_prompts.entries(self.runtime, key)
             entry = next((e for e in items if entry_id in (None, e["id"])), None)
             if entry is None or (not steer and (await self.held(key) or await self.busy(key))):

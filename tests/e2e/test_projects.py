@@ -297,7 +297,7 @@ def test_removing_a_project_ends_its_queue_schedules_and_conversation(rig, tmp_p
     question = run(rig, "project remove", channel="project-b")
     for words in ("1 running session stops", "1 queued prompt", "1 schedule", "1 conversation"):
         assert words in question["content"], question["content"]
-    since = rig.discord.mark()
+    since = removed = rig.discord.mark()
     rig.discord.click(question["id"], f"db:proj:remove:{channel}")
     done = rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
                             content_contains="Removed", timeout=30)["message"]  # fmt: skip
@@ -328,6 +328,8 @@ def test_removing_a_project_ends_its_queue_schedules_and_conversation(rig, tmp_p
     assert "None." in listed and sid not in listed, listed
     assert not (rig.state_dir / "schedules" / f"{sid}.json").exists()
     wait_until(lambda: time.time() > due + 5, 60, "the schedule's time to pass")
-    said = [m["content"] for m in rig.bot_messages(channel)]
+    said = [
+        r["message"]["content"] for r in rig.discord.records(since=removed, kind="message_create")
+    ]
     assert not [n for n in said if "Scheduled prompt `" in n], said  # its note, run or skipped
     assert not [r for r in rig.api.requests if "old folder" in last_user_text(r)]
