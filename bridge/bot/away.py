@@ -268,6 +268,8 @@ class AwayWatch:
             )
         try:
             async with self.sessions.lock(key):
+                if self.sessions.target_for_key(key) is None:  # its project removed meanwhile
+                    return
                 pane_id = await self.sessions.ensure_running(target)
                 await self.sessions.type_prompt(key, pane_id, prompt)
         except (TmuxError, ClaudeDidNotStart, OSError) as err:

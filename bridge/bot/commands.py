@@ -298,7 +298,7 @@ class Commands:
         return f"Fresh conversation for **{target.label}** in `{pane_id}`."
 
     async def resume(self, target: SessionTarget, pane_id: str | None) -> str:
-        session_id = session_state.resumable_session(self.sessions.runtime, target.key)
+        session_id = self.sessions.resumable(target)
         if pane_id is not None:
             return "Already running: this is the current conversation."
         if session_id is None:

@@ -171,7 +171,8 @@ async def resume(interaction: BotInteraction, key: str, session_id: str) -> None
         async with sessions.lock(target.key):
             await asyncio.to_thread(session_record.write_record, sessions.runtime, target.key, {
                 "session_id": session_id, "transcript_path": found.path, "cwd": project.path,
-                "source": "history", "channel_id": target.key, "recorded_at": time.time(),
+                "project_path": project.path, "source": "history", "channel_id": target.key,
+                "recorded_at": time.time(),
             })  # fmt: skip
             await sessions.register_thread(target)
             await sessions.ensure_running(target)

@@ -1,13 +1,17 @@
-"""``/project remove``: asks first, then unmaps the channel's project and stops its sessions.
+"""``/project remove``: asks first, then unmaps the channel's project and ends all of it.
 
 The question is ephemeral, with **Remove**, **Remove and delete channel** and **Cancel**
-(``db:proj:`` ``DynamicItem``s: they work after a bot restart; owner only). Removing writes
-the config file (atomic, the project's entry and its ``threads[]`` taken out, every other key
-kept), drops the project from the running bot, then stops its channel's and threads'
-sessions as ``/stop`` does (Claude exits, the window closes, it stays stopped). The directory,
-its files and any thread worktrees are never touched; the channel is deleted only with
-**Remove and delete channel**. The last project of a bot cannot be removed (a config needs
-one).
+(``db:proj:`` ``DynamicItem``s: they work after a bot restart; owner only), and says what goes
+with the project: its running sessions, queued prompts, schedules, conversations, drafts and
+waits (``bridge/state/leftovers.py``). Removing writes the config file (atomic, the project's
+entry and its ``threads[]`` taken out, every other key kept), drops the project from the
+running bot, stops its channel's and threads' sessions as ``/stop`` does (Claude exits, the
+window closes; an adopted Claude Code is released and keeps running), then drops what the
+bridge kept of them, so that nothing of it comes back when the channel is mapped again (to
+another folder: its conversation resumed there, its queued prompt typed, its schedules
+fired). The directory, its files and any thread worktrees are never touched; the channel is
+deleted only with **Remove and delete channel**. The last project of a bot cannot be removed
+(a config needs one).
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bridge.bot.client import BotInteraction, BridgeItem, owner_only, target_of
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, owner_only, target_of
 from bridge.config import ConfigError, Project
 from bridge.config import projects as edits
 from bridge.discord import custom_ids
-from bridge.state import session_state
+from bridge.sessions import adoption
+from bridge.state import leftovers, session_state
+from bridge.state.leftovers import Leftovers
 
 if TYPE_CHECKING:
     from bridge.sessions.manager import SessionManager
@@ -63,26 +69,29 @@ async def confirm_removal(
         await interaction.response.send_message(LAST_ONE.format(name=project.name), ephemeral=True)
         return
     await interaction.response.defer(ephemeral=True, thinking=True)
-    running = await asyncio.to_thread(running_keys, sessions, project)
-    sessions_text = (
-        f"its {len(running)} running session{'s' if len(running) > 1 else ''} stop (as /stop)"
-        if running
-        else "nothing of it is running"
-    )
+    threads = cached_threads(interaction.client, project)
+    keys = await asyncio.to_thread(session_keys, sessions, project, threads)
+    running = await asyncio.to_thread(running_keys, sessions, keys)
+    adopted = await asyncio.to_thread(adopted_keys, sessions, keys)
+    kept = await asyncio.to_thread(leftovers.survey, sessions.runtime, sessions.server.name, keys)
     text = (
         f"Remove project **{project.name}** (`{project.path}`)? It leaves the config and "
-        f"{sessions_text}. The directory and its files stay as they are; its channel "
-        f"<#{project.channel_id}> stays unless you pick **Remove and delete channel**."
+        f"{sessions_words(len(running), len(adopted))}.{gone_words(kept)} The directory and "
+        f"its files stay as they are; its channel <#{project.channel_id}> stays unless you "
+        "pick **Remove and delete channel**."
     )
     view = discord.ui.View(timeout=None)
     view.add_item(RemoveButton("remove", project.channel_id))
     view.add_item(RemoveButton("delete", project.channel_id))
     view.add_item(RemoveButton("cancel", project.channel_id))
-    await interaction.followup.send(text, view=view, ephemeral=True)
+    await interaction.followup.send(text[:2000], view=view, ephemeral=True)
 
 
-def session_keys(sessions: SessionManager, project: Project) -> list[str]:
-    """The project's channel and every thread session it has (listed or recorded)."""
+def session_keys(
+    sessions: SessionManager, project: Project, threads: list[str] | None = None
+) -> list[str]:
+    """The project's channel and every thread session it has (listed, recorded, or one of
+    ``threads``: the channel's threads Discord has shown the bot)."""
     keys = [project.channel_id]
     keys += [t.channel_id for t in project.threads]
     for record in session_state.all_records(sessions.runtime):
@@ -92,12 +101,76 @@ def session_keys(sessions: SessionManager, project: Project) -> list[str]:
             and record.get("thread_id")
         ):
             keys.append(record["key"])
+    keys += [key for key in threads or [] if key.isascii() and key.isdigit()]
     return list(dict.fromkeys(keys))
 
 
-def running_keys(sessions: SessionManager, project: Project) -> list[str]:
+def cached_threads(client: discord.Client, project: Project) -> list[str]:
+    """The project channel's threads the bot has seen (a thread whose session never ran can
+    still hold a queued prompt or a schedule)."""
+    channel = client.get_channel(int(project.channel_id))
+    if not isinstance(channel, discord.TextChannel):
+        return []
+    return [str(thread.id) for thread in channel.threads]
+
+
+def running_keys(sessions: SessionManager, keys: list[str]) -> list[str]:
     live = {p.channel_id for p in sessions.tmux.panes() if not p.dead}
-    return [key for key in session_keys(sessions, project) if key in live]
+    return [key for key in keys if key in live]
+
+
+def adopted_keys(sessions: SessionManager, keys: list[str]) -> list[str]:
+    return [key for key in keys if adoption.live_address(sessions.runtime, key) is not None]
+
+
+def sessions_words(running: int, adopted: int) -> str:
+    """What happens to the project's Claude Code processes."""
+    words = []
+    if running:
+        verb = "stops" if running == 1 else "stop"
+        words.append(f"{_count(running, 'running session')} {verb} (as /stop: Claude Code "
+                     "exits, its window closes)")  # fmt: skip
+    if adopted:
+        verb = "is" if adopted == 1 else "are"
+        words.append(f"{_count(adopted, 'adopted session')} {verb} released (its Claude Code "
+                     "keeps running)")  # fmt: skip
+    return " and ".join(["its " + words[0], *words[1:]]) if words else "nothing of it is running"
+
+
+def gone_words(found: Leftovers) -> str:
+    """The question's sentence on what else goes for good, or nothing when there is none."""
+    parts = leftover_parts(found)
+    if not parts:
+        return ""
+    text = f" Also gone for good: {_listed(parts)}"
+    if found.conversations:
+        text += " (mapping this channel again starts a new conversation)"
+    return text + "."
+
+
+def leftover_parts(found: Leftovers) -> list[str]:
+    parts = []
+    if found.queued_count:
+        parts.append(_count(found.queued_count, "queued prompt") + " (never typed)")
+    if found.schedules:
+        parts.append(_count(len(found.schedules), "schedule"))
+    if found.conversations:
+        parts.append(_count(len(found.conversations), "conversation"))
+    if found.drafts:
+        parts.append(_count(found.drafts, "draft review"))
+    if found.held:
+        parts.append(_count(found.held, "message held", "messages held") + " behind a screen")
+    if found.waits:
+        parts.append(_count(len(found.waits), "usage-limit or budget wait"))
+    return parts
+
+
+def _count(number: int, one: str, many: str | None = None) -> str:
+    return f"{number} {one if number == 1 else many or one + 's'}"
+
+
+def _listed(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 CANCELLED = "Cancelled: nothing changed."
@@ -131,18 +204,21 @@ class RemoveButton(BridgeItem[discord.ui.Button], template=custom_ids.PROJECT_TE
             )
             return
         await interaction.response.defer()
-        answer = await remove(client.sessions, project)
+        threads = cached_threads(client, project)
+        answer = await remove(client, project, threads)
         await interaction.edit_original_response(content=answer, view=None)
         if self.action == "delete" and answer.startswith("✅"):
             await _delete_channel(interaction, int(self.key))
 
 
-async def remove(sessions: SessionManager, project: Project) -> str:
-    """Unmap ``project`` (file, then the running bot) and stop its sessions; the answer."""
+async def remove(client: BridgeClient, project: Project, threads: list[str] | None = None) -> str:
+    """Unmap ``project`` (file, then the running bot), stop its sessions and drop what the
+    bridge kept of them; the answer."""
+    sessions = client.sessions
     cfg, server = sessions.cfg, sessions.server
     if len(server.projects) == 1:
         return LAST_ONE.format(name=project.name)
-    keys = await asyncio.to_thread(session_keys, sessions, project)
+    keys = await asyncio.to_thread(session_keys, sessions, project, threads)
     try:
         await asyncio.to_thread(
             edits.remove_project, cfg.path, server.index, project.channel_id, server.token
@@ -155,15 +231,40 @@ async def remove(sessions: SessionManager, project: Project) -> str:
     for key in keys:
         async with sessions.lock(key):
             stopped += await sessions.stop(key)
+    dropped, failed = await forget(sessions, keys)
     sessions.on_change()
     log.info("removed project %s (%s); stopped %d session(s)", project.name, project.path, stopped)
+    client.schedules.changed()  # the runner forgets them now, the panel too
+    closed = f"✖ Not typed: project **{project.name}** was removed."
+    for key, entries in dropped.queued.items():
+        await client.queue.dropped(key, entries, closed)
     ran = "nothing was running"
     if stopped:
-        ran = f"stopped {stopped} session{'s' if stopped != 1 else ''}"
+        ran = f"stopped {_count(stopped, 'session')}"
+    parts = leftover_parts(dropped)
+    went = f"; dropped {_listed(parts)}" if parts else ""
+    kept = f" ⚠️ Not all of its state could be dropped: {failed}" if failed else ""
     return (
-        f"✅ Removed project **{project.name}**: {ran}. `{project.path}` and its files are "
-        "untouched."
+        f"✅ Removed project **{project.name}**: {ran}{went}. `{project.path}` and its files "
+        f"are untouched.{kept}"
     )
+
+
+async def forget(sessions: SessionManager, keys: list[str]) -> tuple[Leftovers, str]:
+    """Drop what the bridge kept of sessions ``keys``, each under its lock (a message, the
+    queue or the scheduler meanwhile finds the channel unmapped); what went, and an error."""
+    dropped = Leftovers()
+    for key in keys:
+        async with sessions.lock(key):
+            try:
+                found = await asyncio.to_thread(
+                    leftovers.drop, sessions.runtime, sessions.server.name, [key]
+                )
+            except (OSError, ValueError) as err:
+                log.warning("could not drop the state of %s: %s", key, err)
+                return dropped, short_error(err)
+        dropped.merge(found)
+    return dropped, ""
 
 
 async def _delete_channel(interaction: BotInteraction, channel_id: int) -> None:

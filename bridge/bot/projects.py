@@ -7,8 +7,9 @@ category that holds the project channels (Discord's **Manage Channels** permissi
 it the answer says which permission to add, or to map an existing channel with
 ``channel:``), writes the config file and maps it in the running bot (relay, sessions,
 panel): nothing starts until the first message. ``remove`` (``bot/project_remove.py``) asks
-first, then unmaps and stops the project's sessions as ``/stop`` does; files are never
-deleted, the channel only when asked. Answers are ephemeral.
+first, then unmaps, stops the project's sessions as ``/stop`` does and drops what the bridge
+kept of them (queued prompts, schedules, conversations, waits); files are never deleted, the
+channel only when asked. Answers are ephemeral.
 """
 
 from __future__ import annotations

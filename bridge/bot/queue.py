@@ -209,6 +209,12 @@ class PromptQueue:
         if not await self.busy(key):  # the turn ended meanwhile, or none ran (/queue)
             self._spawn(self.type_next(key))
 
+    async def dropped(self, key: str, entries: list[dict], text: str) -> None:
+        """``entries`` were taken out of the queue of ``key`` (its project was removed): their
+        notices say ``text`` and lose their buttons."""
+        for entry in entries:
+            await self._close(key, entry, text)
+
     # --- typing -----------------------------------------------------------------------------
 
     def turn_ended(self, key: str) -> None:
@@ -240,6 +246,8 @@ class PromptQueue:
         if target is None:
             return False
         async with self.sessions.lock(key):
+            if self.sessions.target_for_key(key) is None:  # its project removed meanwhile
+                return False
             items = queued_prompts.entries(self.runtime, key)
             entry = next((e for e in items if entry_id in (None, e["id"])), None)
             if entry is None or (not steer and (await self.held(key) or await self.busy(key))):

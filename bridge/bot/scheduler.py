@@ -228,6 +228,8 @@ class Scheduler:
             if reason:
                 raise Skipped(reason)
             async with self.sessions.lock(key):
+                if self.sessions.target_for_key(key) is None:  # its project removed meanwhile
+                    raise Skipped("the channel is no longer a project's")
                 pane_id = await self.sessions.live_pane(key)
                 if pane_id is None:
                     if not entry.start:

@@ -29,6 +29,7 @@ def on_session_start(context: HookContext) -> None:
     record = {key: context.event.get(key) for key in FIELDS}
     record["pane_id"] = os.environ.get("TMUX_PANE")
     record["channel_id"] = context.channel_id
+    record["project_path"] = context.project.path  # resumed only in this project (the bot)
     record["recorded_at"] = time.time()
     rt = context.runtime.ensure()
     before = session_record.read_record(rt, context.channel_id) or {}

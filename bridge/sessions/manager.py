@@ -153,8 +153,10 @@ class SessionManager:
             if record.get("adopted"):
                 continue  # not the bridge's pane: never restarted by it (live_pane finds it)
             target = self.target_for_key(key)
-            session_id = session_state.resumable_session(self.runtime, key)
-            if target is None or session_id is None:
+            if target is None:
+                continue
+            session_id = session_state.resumable_session(self.runtime, key, target.project.path)
+            if session_id is None:
                 continue
             worktree = record.get("worktree")
             if worktree and not os.path.isdir(worktree["path"]):
@@ -189,7 +191,7 @@ class SessionManager:
             await asyncio.to_thread(self.tmux.kill, pane.pane_id)
         before = (session_state.load(self.runtime, target.key) or {}).get("worktree") or {}
         cwd, worktree = await asyncio.to_thread(self._prepare_cwd, target)
-        resume = None if fresh else session_state.resumable_session(self.runtime, target.key)
+        resume = None if fresh else self.resumable(target)
         log.info("starting Claude Code for %s in %s%s", target.label, cwd,
                  f" (resuming {resume})" if resume else "")  # fmt: skip
         pane = await asyncio.to_thread(
@@ -212,6 +214,11 @@ class SessionManager:
             log.warning("Claude Code for %s did not start: %s", target.label, failure)
             raise failure from None
         return pane.pane_id
+
+    def resumable(self, target: SessionTarget) -> str | None:
+        """The conversation a start of ``target`` continues: the one recorded for its key,
+        if it was the same project's (never one of a project the channel served before)."""
+        return session_state.resumable_session(self.runtime, target.key, target.project.path)
 
     async def stop(self, key: str) -> bool:
         """End the session's Claude Code and close its pane; it stays stopped after a bot

@@ -123,6 +123,19 @@ def remove(rt: runtime.Runtime, key: str, entry_id: str) -> dict | None:
         return next(e for e in items if e["id"] == entry_id)
 
 
+def drop(rt: runtime.Runtime, key: str) -> list[dict]:
+    """Forget everything of session ``key`` (its project was removed): its queued prompts,
+    which are returned, and the messages it typed into a running turn."""
+    with _LOCK:
+        items = entries(rt, key)
+        _save(rt, key, [])
+        try:
+            os.unlink(_steered_path(rt, key))
+        except FileNotFoundError:
+            pass
+        return items
+
+
 def keys_with_entries(rt: runtime.Runtime) -> list[str]:
     """Every session that has prompts queued."""
     try:

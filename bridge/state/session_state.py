@@ -58,14 +58,18 @@ def all_records(rt: runtime.Runtime) -> list[dict]:
     return records
 
 
-def resumable_session(rt: runtime.Runtime, key: str) -> str | None:
-    """The Claude session id last recorded for ``key`` if its transcript exists: only a
-    conversation with something in it can be resumed (``--resume`` on an empty one fails)."""
+def resumable_session(rt: runtime.Runtime, key: str, project_path: str) -> str | None:
+    """The Claude session id last recorded for ``key`` if it can be resumed in the project at
+    ``project_path``: its transcript exists (``--resume`` on an empty conversation fails) and
+    it was recorded for that project (``--resume`` would carry a conversation into another
+    folder: the channel mapped again elsewhere must not go on with the old one)."""
     record = session_record.read_record(rt, key)
     if not record:
         return None
     session_id, transcript = record.get("session_id"), record.get("transcript_path")
     if not isinstance(session_id, str) or not isinstance(transcript, str):
+        return None
+    if not session_record.belongs_to(record, project_path):
         return None
     return session_id if os.path.isfile(transcript) else None
 

@@ -5,9 +5,11 @@ once, survives a restart, and a removed one stops and no longer types anything."
 from __future__ import annotations
 
 import json
+import os
+import time
 
 from bridge_testkit import wait_until
-from fake_anthropic import echo, last_user_text, text
+from fake_anthropic import echo, last_user_text, text, tool_use
 from fake_anthropic.claude_cli import prepare_home
 
 
@@ -237,3 +239,97 @@ def test_remove_asks_then_stops_the_session_and_unmaps_the_channel(rig) -> None:
     assert "**1 project**" in listing and "project-b" not in listing, listing
     # The last project stays: a config needs one.
     assert "only project" in say(rig, "project remove", channel="project-a")
+
+
+def command_lines(pid: int) -> list[str]:
+    """The command lines of process ``pid`` and every process under it."""
+    children: dict[int, list[int]] = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat") as handle:
+                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(name))
+    lines, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            with open(f"/proc/{current}/cmdline", "rb") as handle:
+                lines.append(handle.read().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            continue
+        todo += children.get(current, [])
+    return lines
+
+
+def test_removing_a_project_ends_its_queue_schedules_and_conversation(rig, tmp_path) -> None:
+    """The channel mapped again to another folder starts clean: its old conversation is not
+    resumed there, its queued prompt is not typed, its schedule is gone and never fires."""
+    rig.api.script(
+        echo("Old saw: "),
+        tool_use("Bash", {"command": "python3 -c 'import time; time.sleep(90)'",
+                          "description": "Wait"}),
+        echo("New saw: "), echo("New saw: "), echo("New saw: "),
+    )  # fmt: skip
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    prepare_home(rig.claude_home, [elsewhere], version=rig.claude_version)
+    rig.start_bot()
+    channel = rig.ids["project-b"]
+    rig.post("remember the word pineapple", project="project-b")
+    rig.wait_bot_message("project-b", content_contains="Old saw: remember", timeout=60)
+    record_file = rig.state_dir / "sessions" / f"{channel}.json"
+    old_session = json.loads(record_file.read_text())["session_id"]
+
+    # A turn that runs on; a prompt queued behind it; a schedule that would start the session.
+    rig.wait_reaction(rig.post("run the slow thing", project="project-b"))
+    rig.api.wait_requests(2, timeout=60)
+    rig.post(">> queued for the old folder", project="project-b")
+    notice = rig.wait_bot_message("project-b", content_contains="⏭ Queued (#1)")
+    options = {"prompt": "scheduled for the old folder", "delay": "40s", "start": True}
+    scheduled = say(rig, "schedule in", options, channel="project-b")
+    assert scheduled.startswith("⏰ Scheduled `"), scheduled
+    sid = scheduled.split("`")[1]
+    due = json.loads((rig.state_dir / "schedules" / f"{sid}.json").read_text())["next_run"]
+
+    # The question says what goes with it; the confirm ends all of it.
+    question = run(rig, "project remove", channel="project-b")
+    for words in ("1 running session stops", "1 queued prompt", "1 schedule", "1 conversation"):
+        assert words in question["content"], question["content"]
+    since = removed = rig.discord.mark()
+    rig.discord.click(question["id"], f"db:proj:remove:{channel}")
+    done = rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
+                            content_contains="Removed", timeout=30)["message"]  # fmt: skip
+    assert "dropped 1 queued prompt" in done["content"], done["content"]
+    rig.discord.wait(since=since, kind="message_update", message_id=notice["id"],
+                     content_contains="✖ Not typed", timeout=30)  # fmt: skip
+    wait_until(lambda: rig.pane("project-b") is None, 10, "project-b's pane to close")
+
+    # The same channel, another folder: a new conversation there, nothing of the old one.
+    answer = say(rig, "project add", {"path": str(elsewhere), "channel": channel})
+    assert answer.startswith("✅ Added project **elsewhere**"), answer
+    since = rig.discord.mark()
+    rig.post("hello from elsewhere", project="project-b")
+    rig.wait_bot_message("project-b", content_contains="New saw: hello from elsewhere",
+                         since=since, timeout=90)  # fmt: skip
+    pane = rig.pane("project-b")
+    assert pane is not None and rig.tmux.current_path(pane.pane_id) == str(elsewhere)
+    launched = command_lines(rig.tmux.pane_pid(pane.pane_id))
+    assert not [line for line in launched if "--resume" in line], launched
+    new_record = json.loads(record_file.read_text())
+    assert new_record["session_id"] != old_session
+    assert os.path.samefile(new_record["cwd"], elsewhere)
+    sent = [json.dumps(r["messages"]) for r in rig.api.requests[2:]]
+    assert sent and not [m for m in sent if "pineapple" in m or "old folder" in m], sent
+
+    # The schedule is gone: not listed, no file, and its time passes with nothing typed.
+    listed = rig.discord.run_command(channel, "schedule list")["message"]["content"]
+    assert "None." in listed and sid not in listed, listed
+    assert not (rig.state_dir / "schedules" / f"{sid}.json").exists()
+    wait_until(lambda: time.time() > due + 5, 60, "the schedule's time to pass")
+    said = [
+        r["message"]["content"] for r in rig.discord.records(since=removed, kind="message_create")
+    ]
+    assert not [n for n in said if "Scheduled prompt `" in n], said  # its note, run or skipped
+    assert not [r for r in rig.api.requests if "old folder" in last_user_text(r)]

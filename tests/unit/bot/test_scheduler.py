@@ -42,13 +42,16 @@ class Sessions:
         self.tmux = SimpleNamespace(capture=lambda pane_id: IDLE_SCREEN)
         self.typed: list[str] = []
         self.pending = 0  # looks for which a prompt typed by someone else has not shown as a turn
+        self.mapped = True  # the channel is still a project's
         self._lock = asyncio.Lock()
 
     def awaiting_turn(self, key: str) -> bool:
         self.pending = max(0, self.pending - 1)
         return self.pending > 0
 
-    def target_for_key(self, key: str) -> SimpleNamespace:
+    def target_for_key(self, key: str) -> SimpleNamespace | None:
+        if not self.mapped:
+            return None
         return SimpleNamespace(key=key, label="alpha", thread_id=None)
 
     async def live_pane(self, key: str) -> str:
@@ -140,6 +143,29 @@ def test_a_prompt_just_typed_by_the_owner_is_waited_behind_before_its_turn_shows
 
     asyncio.run(scenario())
     assert sessions.pending == 0 and sessions.typed == ["check the build"]  # after, not before
+
+
+def test_an_entry_waiting_for_its_turn_types_nothing_once_its_project_is_removed(
+    tmp_path,
+) -> None:
+    """``/project remove`` unmaps the channel, stops its session, then drops its schedules:
+    an entry that was already waiting for the turn to end must not type into (or start) the
+    session in between, whatever project the channel is mapped to next."""
+    now = [T0 + 1]
+    scheduler, sessions, said = rig(tmp_path, now)
+    scheduler.started_at = T0 - 60
+    schedules.save(sessions.runtime, hourly())
+    sessions.pending = 5
+
+    async def scenario() -> None:
+        await scheduler.tick()
+        await asyncio.sleep(0)  # the entry has begun to wait for the turn
+        sessions.mapped = False  # removed: its file not dropped yet
+        await settle(scheduler)
+
+    asyncio.run(scenario())
+    assert sessions.typed == []
+    assert said[-1].startswith("⏭ Scheduled prompt `0123abcd` skipped: the channel is no longer")
 
 
 def test_a_session_at_its_usage_limit_is_skipped_with_a_note(tmp_path, monkeypatch) -> None:

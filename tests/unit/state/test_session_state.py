@@ -46,8 +46,39 @@ def test_panel_record_is_separate_from_sessions(rt) -> None:
 
 def test_resumable_only_with_a_transcript(rt, tmp_path) -> None:
     transcript = tmp_path / "t.jsonl"
-    record = {"session_id": "abc", "transcript_path": str(transcript)}
+    project = str(tmp_path)
+    record = {"session_id": "abc", "transcript_path": str(transcript), "project_path": project}
     private_files.write_atomic(session_record.record_path(rt, KEY), json.dumps(record).encode())
-    assert session_state.resumable_session(rt, KEY) is None  # nothing said yet: nothing to resume
+    assert session_state.resumable_session(rt, KEY, project) is None  # nothing said: not resumed
     transcript.write_text("{}\n")
-    assert session_state.resumable_session(rt, KEY) == "abc"
+    assert session_state.resumable_session(rt, KEY, project) == "abc"
+
+
+def test_a_conversation_is_resumed_only_in_the_project_it_was_recorded_for(rt, tmp_path) -> None:
+    """The channel mapped again to another folder: ``--resume`` would carry the old project's
+    conversation there (Claude Code 2.1.332 resumes across folders), so it is not offered."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    (old / "sub").mkdir(parents=True)
+    new.mkdir()
+    (tmp_path / "link").symlink_to(old)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("{}\n")
+
+    def recorded(**fields: str) -> None:
+        record = {"session_id": "abc", "transcript_path": str(transcript), **fields}
+        private_files.write_atomic(session_record.record_path(rt, KEY), json.dumps(record).encode())
+
+    recorded(project_path=str(old), cwd=str(old))
+    assert session_state.resumable_session(rt, KEY, str(new)) is None
+    assert session_state.resumable_session(rt, KEY, str(old)) == "abc"
+    assert session_state.resumable_session(rt, KEY, str(tmp_path / "link")) == "abc"  # same dir
+    # A record without the project's path (an older one, an adoption's) is judged by its cwd:
+    # the project's directory or one inside it, never a neighbour or a parent.
+    recorded(cwd=str(old / "sub"))
+    assert session_state.resumable_session(rt, KEY, str(old)) == "abc"
+    assert session_state.resumable_session(rt, KEY, str(new)) is None
+    assert session_state.resumable_session(rt, KEY, str(old / "sub" / "deeper")) is None
+    recorded(cwd=str(tmp_path / "old-other"))
+    assert session_state.resumable_session(rt, KEY, str(old)) is None  # a prefix, not inside
+    recorded()
+    assert session_state.resumable_session(rt, KEY, str(old)) is None  # no folder: never
