@@ -146,7 +146,7 @@ def test_always_allow_for_this_project_writes_local_settings(rig) -> None:
     prompt = wait_prompt(rig)
     always = [c for c in components(prompt) if c["label"].startswith("Always allow")]
     assert always, prompt
-    scope = custom_id(prompt, "Scope:")
+    scope = custom_id(prompt, "↻ “Always” applies to:")
     cycled = rig.discord.click(prompt["id"], scope)  # this session -> this project (just me)
     assert cycled["response_type"] == 7
     stale = rig.discord.click(prompt["id"], always[0]["custom_id"])  # a client not redrawn yet
