@@ -188,11 +188,24 @@ def test_a_thread_is_merged_after_claude_commits_what_it_left_uncommitted(rig) -
     since = rig.discord.mark()  # before the click: the reply may be posted before the wait
     menu = click(rig, menu, "Ask Claude to commit", "Asked Claude")
     assert "commit all the work in this worktree" in last_user_text(rig.api.wait_requests(3)[2])
-    rig.discord.wait(since=since, kind="message_create", channel_id=thread["id"],
-                     content_contains="committed it", timeout=90)  # fmt: skip
+    reply = rig.discord.wait(since=since, kind="message_create", channel_id=thread["id"],
+                             content_contains="committed it", timeout=90)  # fmt: skip
+    # Once that turn ends with the worktree clean, the Finish buttons come again by themselves.
+    offered = rig.discord.wait(
+        since=since,
+        kind="message_create",
+        channel_id=thread["id"],
+        content_contains="Finish this thread's work",
+        timeout=90,
+    )
+    menu = offered["message"]
+    assert menu["content"].startswith("✅ Claude's turn ended with everything in the worktree "
+                                      "committed."), menu["content"]  # fmt: skip
+    assert "1 commit(s) not in `main`" in menu["content"], menu["content"]
+    assert int(menu["id"]) > int(reply["message"]["id"])  # below Claude's reply
+    assert set(buttons(menu)) == {"Merge into main", "Push and open PR", "Keep", "Discard"}
     idle(rig, thread["id"])
 
-    menu = click(rig, menu, "Finish…", "Finish this thread's work")
     menu = click(rig, menu, "Merge into main", "Merge `worktree-feature` into")
     shown = menu["content"]
     assert "(a merge commit)" in shown and "Add the feature" in shown, shown
