@@ -302,6 +302,7 @@ class SessionManager:
         recorded = (session_state.load(self.runtime, target.key) or {}).get("worktree")
         if recorded and os.path.isdir(recorded["path"]):
             worktree = recorded
+            worktrees.hide_worktrees(worktree["repo"])  # one made before the bridge hid them
         elif recorded:  # its folder went: made again on the thread's own branch, if it stayed
             worktree = worktrees.add(target.path, recorded["name"])
         else:

@@ -197,7 +197,10 @@ def test_a_thread_keeps_the_worktree_and_branch_it_was_given(manager, tmp_path) 
     old = worktrees.add(str(repo), worktrees.worktree_name("Old work", NEW))  # an older bridge's
     session_state.update(manager.runtime, NEW, worktree=old)
     renamed = manager.target_for(NEW, parent_id=PARENT, name="Renamed since")
+    (repo / ".git" / "info" / "exclude").write_text("")  # as an older bridge left it
+    assert git(repo, "status", "--porcelain") == "?? .claude/\n"
     assert manager._prepare_cwd(renamed) == (old["path"], old)
+    assert git(repo, "status", "--porcelain") == ""  # hidden at its next start
     git(Path(old["path"]), "-c", "user.name=T", "-c", "user.email=t@example.invalid",
         "commit", "-q", "--allow-empty", "-m", "thread work")  # fmt: skip
     git(repo, "worktree", "remove", "--force", old["path"])  # the folder, by hand
