@@ -16,7 +16,9 @@ then edit it in place, step by step:
 
 Uncommitted work is never merged or pushed silently: the step stops, names it, and offers
 **Ask Claude to commit** (a prompt typed into the thread's session through the key gate); a
-conflict offers **Ask Claude to merge <base> in**. A confirmation carries a fingerprint of
+conflict offers **Ask Claude to merge <base> in**; once that turn leaves the worktree clean
+the Finish message comes again by itself (``finish_ask``). What each screen says is
+``finish_screen``'s. A confirmation carries a fingerprint of
 what it showed (``custom_ids.finish``): if anything moved meanwhile, the new state is shown
 instead of acted on. The buttons are ``BridgeItem``s (owner and ``allowedUserIds``; they work
 after a bot restart); git runs in worker threads, as safely as the snapshots
@@ -26,7 +28,6 @@ after a bot restart); git runs in worker threads, as safely as the snapshots
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import os
 import shlex
@@ -34,21 +35,23 @@ import shutil
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 import discord
 from discord import app_commands
 
+from bridge.bot import finish_screen
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
 from bridge.bot.commands import target_here
 from bridge.bot.diff import bridge_paths
+from bridge.bot.finish_ask import COMMIT_PROMPT, RESOLVE_PROMPT, offer_when_clean
+from bridge.bot.finish_screen import NO_MENTIONS, Screen
 from bridge.bot.threads import code, loss_lines
 from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN
 from bridge.claude.screen import input_box, is_busy
 from bridge.discord import custom_ids
 from bridge.sessions import worktree_finish, worktree_push, worktrees
-from bridge.sessions.changes import FileChange, GitError, summary
+from bridge.sessions.changes import GitError
 from bridge.sessions.worktree_finish import CONFLICT, NOTHING, UNCOMMITTED, Plan
 from bridge.state import decisions, session_state
 from bridge.tmux import TmuxError
@@ -59,25 +62,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 PlanT = TypeVar("PlanT", bound=Plan)
 
-NO_MENTIONS = discord.AllowedMentions.none()
 BUDGET = 30.0  # seconds of git for a plan: two snapshots, a merge-tree
-LIST_MAX = 10  # commits, files or paths listed per kind
 NOT_A_WORKTREE = (
     "Finish is for a thread whose session works in its own git worktree "
     '(`isolation: "worktree"`); this one has none (now).'
-)
-COMMIT_PROMPT = (
-    "Please commit all the work in this worktree now: `git add` what belongs to the change "
-    "(not secrets or build output) and `git commit` with a message that says what changed. "
-    "Do not push, merge or switch branches."
-)
-# The base branch's name is the repository's (a refname may hold ``;|$()`` and backticks):
-# typed only shell-quoted, as the one word of a command given whole, never inside a code span.
-RESOLVE_PROMPT = (
-    "Please merge the project's branch into this worktree's branch by running exactly this "
-    "command (the branch's name in it is shell-quoted): git merge {quoted} — then resolve the "
-    "conflicts keeping what both sides meant, check that it still works, and commit the "
-    "merge. Do not push or switch branches."
 )
 
 
@@ -90,23 +78,6 @@ def register(bot: BridgeClient) -> None:
         await Finisher(bot).announce(key, worktree)
 
     bot.sessions.worktree_started = announce
-
-
-@dataclass
-class Screen:
-    """What the Finish message shows: its text and its buttons."""
-
-    text: str
-    buttons: list[FinishButton] = field(default_factory=list)
-
-    def view(self) -> discord.ui.View:
-        view = discord.ui.View(timeout=None)
-        for button in self.buttons:
-            view.add_item(button)
-        return view
-
-    def content(self) -> str:
-        return self.text if len(self.text) <= 1990 else self.text[:1989] + "…"
 
 
 @app_commands.command(name="finish", description="Merge, push, keep or discard this thread's work")
@@ -191,7 +162,7 @@ class Finisher:
         worktree = await self._worktree(key)
         if worktree is None:
             return Screen(NOT_A_WORKTREE)
-        base, ahead = await asyncio.to_thread(_base_and_ahead, worktree)
+        base, ahead = await asyncio.to_thread(finish_screen.base_and_ahead, worktree)
         branch = code(worktree["branch"])
         into = f"`{code(base)}`" if base else "the project's branch"
         text = (
@@ -223,7 +194,7 @@ class Finisher:
             "discard": lambda: self.preview_discard(key, worktree),
             "dodiscard": lambda: self.discard(key, worktree, check),
             "end": lambda: self.end(key, worktree),
-            "commit": lambda: self.ask(key, COMMIT_PROMPT, "to commit its work"),
+            "commit": lambda: self.ask(key, worktree, COMMIT_PROMPT, "to commit its work"),
             "resolve": lambda: self.ask_resolve(key, worktree),
         }
         try:
@@ -242,15 +213,7 @@ class Finisher:
         plan = await self._plan(worktree_finish.plan_merge, worktree)
         if not plan.ok:
             return self._refused("Not merged", key, plan, plan.base)
-        kind = "a fast-forward" if plan.fast_forward else "a merge commit"
-        lines = [
-            f"🔀 **Merge `{code(plan.worktree['branch'])}` into `{code(plan.base)}`?** ({kind})",
-            *commit_lines(plan.commits, plan.commit_count),
-            summary(plan.files) + ":",
-            *[f"- `{_file_line(f)}`" for f in plan.files[:LIST_MAX]],
-            *more(len(plan.files)),
-        ]
-        return Screen("\n".join(lines), [
+        return Screen("\n".join(finish_screen.merge_preview_lines(plan)), [
             FinishButton("domerge", key, plan.fingerprint, label="Merge"), back(key)
         ])  # fmt: skip
 
@@ -275,13 +238,7 @@ class Finisher:
                 )
             except worktree_finish.MergeFailed as err:
                 return Screen(f"⚠️ Not merged: {err}", [back(key)])
-        how = "fast-forward to" if result.fast_forward else "merge commit"
-        text = (
-            f"✅ Merged `{code(worktree['branch'])}` into `{code(plan.base)}` ({how} "
-            f"`{result.commit[:7]}`): {summary(plan.files)}; the project's checkout is "
-            "updated.\nRemove the worktree and end this thread now?"
-        )
-        return Screen(text, [
+        return Screen(finish_screen.merged_text(plan, result), [
             FinishButton("end", key, label="Remove worktree and end thread"),
             FinishButton("keep", key, label="Keep"),
         ])  # fmt: skip
@@ -300,17 +257,7 @@ class Finisher:
             if shutil.which("gh")
             else "you get the address to open the pull request (gh is not installed)"
         )
-        also = ""  # the remote's other address, when it pushes elsewhere than it reads
-        if plan.web_url and plan.web_url != plan.url:
-            also = f", its `pushurl`; its `url` is `{code(plan.web_url)}`"
-        lines = [
-            f"⬆️ **Push `{code(plan.branch)}` to `{code(plan.remote)}` and open a pull request "
-            f"into `{code(plan.target)}`?**",
-            f"Push to: `{code(plan.url)}` (with your git's credentials){also}",
-            *commit_lines(plan.commits, plan.commit_count),
-            f"Then {then}.",
-        ]
-        return Screen("\n".join(lines), [
+        return Screen("\n".join(finish_screen.push_preview_lines(plan, then)), [
             FinishButton("dopush", key, plan.fingerprint, label="Push"), back(key)
         ])  # fmt: skip
 
@@ -324,30 +271,9 @@ class Finisher:
                 shown = await self.preview_push(key, worktree)
                 return Screen("⚠️ Something changed since the preview; here it is again.\n"
                               + shown.text, shown.buttons)  # fmt: skip
-            title, body = self._pull_request_text(key, plan)
+            title, body = finish_screen.pull_request_text(self._thread_name(key), plan)
             result = await asyncio.to_thread(worktree_push.push, plan, self._scratch(), title, body)
-        where = f"`{code(plan.branch)}` to `{code(plan.remote)}`"
-        if not result.ok:
-            return Screen(f"⚠️ Not pushed {where}: {code(result.summary)}", [back(key)])
-        lines = [f"✅ Pushed {where} ({code(result.summary)})."]
-        if result.opened:
-            lines.append(f"Pull request: {result.link}")
-        elif result.link:
-            lines.append(f"Open the pull request: {result.link}")
-        else:
-            lines.append("This remote gives no pull request address: open one on its site.")
-        if result.note:
-            lines.append(f"-# {code(result.note)}")
-        return Screen("\n".join(lines), [back(key)])
-
-    def _pull_request_text(self, key: str, plan: worktree_push.PushPlan) -> tuple[str, str]:
-        name = self._thread_name(key)
-        first = plan.commits[-1].split(" ", 1)[-1] if plan.commits else plan.branch
-        body = "\n".join([
-            f"From the Discord thread “{name}” (discord-bridge)." if name else "",
-            "", "Commits:", *[f"- {line}" for line in plan.commits],
-        ]).strip()  # fmt: skip
-        return (name or first)[:200], body
+        return Screen("\n".join(finish_screen.pushed_lines(plan, result)), [back(key)])
 
     # --- keep, discard, end ----------------------------------------------------------
 
@@ -373,7 +299,7 @@ class Finisher:
         else:
             lines += ["It would lose:", *loss_lines(worktree, loss)]
         return Screen("\n".join(lines), [
-            FinishButton("dodiscard", key, _loss_print(loss), label="Discard"),
+            FinishButton("dodiscard", key, finish_screen.loss_print(loss), label="Discard"),
             FinishButton("keep", key, label="Keep"),
         ])  # fmt: skip
 
@@ -382,7 +308,7 @@ class Finisher:
             loss = await asyncio.to_thread(
                 worktrees.inspect, worktree, self._scratch(), self.private
             )
-            if _loss_print(loss) != check:
+            if finish_screen.loss_print(loss) != check:
                 shown = await self.preview_discard(key, worktree)
                 return Screen("⚠️ Something changed since you looked; here it is again.\n"
                               + shown.text, shown.buttons)  # fmt: skip
@@ -423,8 +349,9 @@ class Finisher:
 
     # --- asking Claude ---------------------------------------------------------------
 
-    async def ask(self, key: str, prompt: str, what: str) -> Screen:
-        """Type ``prompt`` into the thread's session (started if it is not running)."""
+    async def ask(self, key: str, worktree: dict, prompt: str, what: str) -> Screen:
+        """Type ``prompt`` into the thread's session (started if it is not running); the
+        Finish message comes again by itself once that turn leaves the worktree clean."""
         target = self.sessions.target_for_key(key)
         if target is None:
             return Screen("This thread's project is gone.")
@@ -435,16 +362,19 @@ class Finisher:
         except (TmuxError, worktrees.WorktreeError) as err:  # a dialog is up, or no session
             return Screen(f"⚠️ Not asked: {err}", [back(key)])
         await asyncio.to_thread(self.sessions.touch, key)
+        offer_when_clean(self.client, self.sessions, key, worktree, self._doing,
+                         lambda: self.menu(key), (self._scratch(), self.private))  # fmt: skip
         again = FinishButton("back", key, label="Finish…")
-        return Screen(f"✍️ Asked Claude {what} (typed into this thread's session). When it "
-                      "is done, finish again:", [again])  # fmt: skip
+        return Screen(f"✍️ Asked Claude {what} (typed into this thread's session). When its "
+                      "turn leaves everything committed, the Finish buttons come again here; "
+                      "or finish now:", [again])  # fmt: skip
 
     async def ask_resolve(self, key: str, worktree: dict) -> Screen:
         base = await asyncio.to_thread(worktree_finish.base_branch, worktree["repo"])
         if not base:
             return Screen("The project's checkout is on no branch now.", [back(key)])
         prompt = RESOLVE_PROMPT.format(quoted=shlex.quote(base))
-        return await self.ask(key, prompt, f"to merge `{code(base)}` in")
+        return await self.ask(key, worktree, prompt, f"to merge `{code(base)}` in")
 
     # --- reading ---------------------------------------------------------------------
 
@@ -483,14 +413,7 @@ class Finisher:
         return "" if input_box(screen) is not None else "shows a dialog"
 
     def _refused(self, verb: str, key: str, plan: Plan, base: str) -> Screen:
-        lines, buttons = [f"✋ **{verb}:**"], []
-        for problem in plan.problems:
-            lines.append(f"- {problem.text}" + (":" if problem.paths else "."))
-            lines += [f"  - `{code(path)}`" for path in problem.paths[:LIST_MAX]]
-            lines += [f"  - … and {len(problem.paths) - LIST_MAX} more"] * (
-                len(problem.paths) > LIST_MAX
-            )
-        lines.append("Nothing was changed.")
+        lines, buttons = finish_screen.problem_lines(verb, plan), []
         if plan.problem(UNCOMMITTED):
             buttons.append(FinishButton("commit", key, label="Ask Claude to commit"))
         if plan.problem(CONFLICT) and base:
@@ -520,36 +443,3 @@ class Finisher:
 
 def back(key: str) -> FinishButton:
     return FinishButton("back", key, label="Back")
-
-
-def commit_lines(commits: list[str], count: int) -> list[str]:
-    lines = [f"{count} commit(s):"]
-    lines += [f"- `{code(line)}`" for line in commits[:LIST_MAX]]
-    return lines + more(count)
-
-
-def more(count: int) -> list[str]:
-    return [f"- … and {count - LIST_MAX} more"] if count > LIST_MAX else []
-
-
-def _file_line(change: FileChange) -> str:
-    counts = "binary" if change.added is None else f"+{change.added} −{change.removed}"
-    return code(f"{counts}  {change.path}")
-
-
-def _base_and_ahead(worktree: dict) -> tuple[str, int]:
-    """The project's branch and how many commits the thread's branch has that it lacks."""
-    base = worktree_finish.base_branch(worktree["repo"])
-    try:
-        _, count = worktree_finish.commits_between(
-            worktree["repo"], f"refs/heads/{base}" if base else "HEAD", worktree["branch"]
-        )
-    except GitError:
-        count = 0
-    return base, count
-
-
-def _loss_print(loss: worktrees.Loss) -> str:
-    """12 hex digits naming what a discard showed would be lost."""
-    parts = ["U", *loss.uncommitted, "C", *loss.unmerged, "I", *loss.ignored]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]

@@ -302,9 +302,11 @@ class SessionManager:
         recorded = (session_state.load(self.runtime, target.key) or {}).get("worktree")
         if recorded and os.path.isdir(recorded["path"]):
             worktree = recorded
+            worktrees.hide_worktrees(worktree["repo"])  # one made before the bridge hid them
+        elif recorded:  # its folder went: made again on the thread's own branch, if it stayed
+            worktree = worktrees.add(target.path, recorded["name"])
         else:
-            name = worktrees.worktree_name(target.thread_name, target.thread_id)
-            worktree = worktrees.add(target.path, name)
+            worktree = worktrees.add_for_thread(target.path, target.thread_name, target.thread_id)
         # A project in a subdirectory of its repository runs in the same subdirectory. git
         # gives the repository's real path: compare real paths (a symlinked projectPath).
         inside = os.path.relpath(os.path.realpath(target.path), os.path.realpath(worktree["repo"]))

@@ -2,8 +2,12 @@
 
 The bridge creates the worktree itself (``git worktree add``) at
 ``<repo>/.claude/worktrees/<name>`` on branch ``worktree-<name>`` — the place Claude Code's own
-``-w`` uses — with a name derived from the thread, so it always knows the path and the base
-commit without polling. Removal never loses work silently: :func:`inspect` lists uncommitted
+``-w`` uses — named after the thread (``fix-login-bug``, ``fix-login-bug-2`` when that name is
+taken; a thread of an older bridge keeps its ``<name>-<thread id>``), so it always knows the
+path and the base commit without polling. That folder is hidden from the project's ``git
+status`` by one line in the repository's ``info/exclude`` (``hide_worktrees``).
+
+Removal never loses work silently: :func:`inspect` lists uncommitted
 changes, ignored files (``.env``, local databases: ``git worktree remove`` deletes them without
 a word) and commits that no other branch holds, and only a clean worktree is removed without
 ``force``. Every git call is an argv list (no shell); names are reduced to ``[a-z0-9-]``.
@@ -23,18 +27,27 @@ terminal.
 
 from __future__ import annotations
 
+import logging
 import os
 import shlex
+import stat
 import tempfile
 from dataclasses import dataclass, field
 
 from bridge.sessions import changes
 from bridge.sessions.sealed_git import Sealed, converted, last_line
 
+log = logging.getLogger(__name__)
+
 WORKTREES_DIR = os.path.join(".claude", "worktrees")
 BRANCH_PREFIX = "worktree-"
 SLUG_MAX = 32
+SUFFIX_MAX = 99  # fix-login-bug, fix-login-bug-2 … fix-login-bug-99
 GIT_TIMEOUT = 30
+# The line hide_worktrees keeps in the repository's info/exclude: a worktree folder (a checkout
+# with a .git file) is otherwise `?? .claude/` in the project's `git status`.
+EXCLUDE_LINE = "/.claude/worktrees/"
+EXCLUDE_READ_MAX = 1 << 20
 
 
 class WorktreeError(RuntimeError):
@@ -55,13 +68,50 @@ class Loss:
         return not self.uncommitted and not self.unmerged and not self.ignored
 
 
+def slug(thread_name: str) -> str:
+    """The thread's name reduced to ``[a-z0-9-]`` (at most ``SLUG_MAX``), else ``""``: safe as
+    a folder name and, after ``worktree-``, as a branch name (no ``..``, ``~^:``, space, dot
+    or leading dash can be left)."""
+    reduced = "".join(c if c.isascii() and c.isalnum() else "-" for c in thread_name.lower())
+    return "-".join(part for part in reduced.split("-") if part)[:SLUG_MAX].strip("-")
+
+
 def worktree_name(thread_name: str, thread_id: str) -> str:
-    """``<slug of the name>-<thread id>``: readable, unique, safe as a path and branch name."""
+    """``<slug of the name>-<thread id>``: the name an older bridge gave a thread's worktree,
+    looked for so such a thread keeps its branch."""
     if not (thread_id.isascii() and thread_id.isdigit()):
         raise ValueError(f"not a thread id: {thread_id!r}")
-    slug = "".join(c if c.isascii() and c.isalnum() else "-" for c in thread_name.lower())
-    slug = "-".join(part for part in slug.split("-") if part)[:SLUG_MAX].strip("-")
-    return f"{slug}-{thread_id}" if slug else f"thread-{thread_id}"
+    name = slug(thread_name)
+    return f"{name}-{thread_id}" if name else f"thread-{thread_id}"
+
+
+def add_for_thread(project_path: str, thread_name: str, thread_id: str) -> dict:
+    """A new worktree for a thread that has none recorded, named after the thread: the first
+    of ``<slug>``, ``<slug>-2``, … whose folder and branch are both free (another thread's are
+    never reused). A worktree or branch an older bridge named for this thread is taken up."""
+    legacy = worktree_name(thread_name, thread_id)
+    repo = repo_root(project_path)
+    if repo is not None and _taken(repo, legacy):
+        return add(project_path, legacy)
+    base = slug(thread_name) or "thread"
+    for number in range(1, SUFFIX_MAX + 1):
+        name = base if number == 1 else f"{base[: SLUG_MAX - 3].rstrip('-')}-{number}"
+        if repo is not None and _taken(repo, name):
+            continue
+        try:
+            return add(project_path, name, reuse=False)
+        except WorktreeError:
+            # Made meanwhile by another thread's start (git's ref lock lets one win): next.
+            if repo is None or not _taken(repo, name):
+                raise
+    raise WorktreeError(f"no free worktree name for {base!r} (up to {base}-{SUFFIX_MAX})")
+
+
+def _taken(repo: str, name: str) -> bool:
+    """A folder or a branch of the worktree name ``name`` exists (a registered worktree
+    whose folder is gone keeps its branch)."""
+    path = os.path.join(repo, WORKTREES_DIR, name)
+    return os.path.lexists(path) or bool(_git(repo, "branch", "--list", BRANCH_PREFIX + name))
 
 
 def repo_root(path: str) -> str | None:
@@ -73,8 +123,9 @@ def repo_root(path: str) -> str | None:
     return out.strip() or None
 
 
-def add(project_path: str, name: str) -> dict:
-    """Create (or reuse) the worktree ``name`` of the repository at ``project_path``.
+def add(project_path: str, name: str, reuse: bool = True) -> dict:
+    """Create (or, ``reuse``, take up) the worktree ``name`` of the repository at
+    ``project_path``; without ``reuse`` an existing one of that name is refused.
 
     Returns what the bridge records: ``{"name", "path", "branch", "base", "repo"}``; ``base``
     is the commit the branch started from.
@@ -88,6 +139,9 @@ def add(project_path: str, name: str) -> dict:
         )
     path = os.path.join(repo, WORKTREES_DIR, name)
     branch = BRANCH_PREFIX + name
+    hide_worktrees(repo)
+    if not reuse and _taken(repo, name):
+        raise WorktreeError(f"a worktree or branch named {name!r} exists")
     if os.path.isdir(path) and _is_worktree(repo, path):
         base = _git(repo, "merge-base", "HEAD", branch).strip()
     elif _git(repo, "branch", "--list", branch).strip():  # its directory was removed
@@ -99,6 +153,48 @@ def add(project_path: str, name: str) -> dict:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         _add_sealed(repo, path, branch, new_branch=True, start=base)
     return {"name": name, "path": path, "branch": branch, "base": base, "repo": repo}
+
+
+def hide_worktrees(repo: str) -> None:
+    """Keep ``EXCLUDE_LINE`` in the repository's ``info/exclude`` (the common git dir's, which
+    its worktrees share). The file is the repository's: the line is appended only when
+    missing, nothing else in it is touched, and neither ``info`` nor the file is followed
+    if it is a symlink (nor written unless a regular file). A refusal is logged, not raised:
+    the worktree works all the same."""
+    try:
+        common = _git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+        _append_line(common, EXCLUDE_LINE)
+    except (OSError, WorktreeError) as err:
+        log.warning("could not hide %s from git status in %s: %s", EXCLUDE_LINE, repo, err)
+
+
+def _append_line(git_dir: str, line: str) -> None:
+    """``line`` at the end of ``<git_dir>/info/exclude`` unless one of its lines is it."""
+    nofollow = os.O_NOFOLLOW | os.O_CLOEXEC
+    top = os.open(git_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        try:
+            os.mkdir("info", 0o755, dir_fd=top)
+        except FileExistsError:
+            pass
+        info = os.open("info", os.O_RDONLY | os.O_DIRECTORY | nofollow, dir_fd=top)
+    finally:
+        os.close(top)
+    try:
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | nofollow
+        fd = os.open("exclude", flags, 0o644, dir_fd=info)
+    finally:
+        os.close(info)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{git_dir}/info/exclude is not a regular file")
+        content = os.read(fd, EXCLUDE_READ_MAX)
+        if line.encode() in (raw.strip() for raw in content.splitlines()):
+            return
+        gap = b"\n" if content and not content.endswith(b"\n") else b""
+        os.write(fd, gap + f"# discord-bridge's thread worktrees\n{line}\n".encode())
+    finally:
+        os.close(fd)
 
 
 def _add_sealed(repo: str, path: str, branch: str, new_branch: bool, start: str = "") -> None:

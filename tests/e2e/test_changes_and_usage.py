@@ -187,7 +187,7 @@ def test_a_worktree_thread_reviews_its_own_worktree(rig) -> None:
     rig.write_config(raw)
     rig.start_bot()
     thread = rig.discord.create_thread(rig.ids["project-a"], "Feature")
-    work = repo / ".claude" / "worktrees" / f"feature-{thread['id']}"
+    work = repo / ".claude" / "worktrees" / "feature"
     who = "-c user.name=c -c user.email=c@c.example"
     commit = (f"cd {work} && echo one > committed.txt && git add committed.txt"
               f" && git {who} commit -qm one && echo two > loose.txt")  # fmt: skip

@@ -130,7 +130,7 @@ def idle(rig, thread_id: str) -> None:
 def thread_with_work(rig, repo: Path, name: str, work_turns: list) -> tuple[dict, Path, dict]:
     """A thread whose first message runs ``work_turns(worktree path)``; its worktree note."""
     thread = rig.discord.create_thread(rig.ids["project-a"], name)
-    work = repo / ".claude" / "worktrees" / f"{name.lower()}-{thread['id']}"
+    work = repo / ".claude" / "worktrees" / name.lower()
     rig.api.script(*work_turns(work))
     since = rig.discord.mark()
     rig.discord.post_message(thread["id"], "do the work")
@@ -174,7 +174,7 @@ def test_a_thread_is_merged_after_claude_commits_what_it_left_uncommitted(rig) -
             text("committed it"),
         ],
     )
-    assert "branch `worktree-feature-" in note["content"] and "from `main`" in note["content"]
+    assert "branch `worktree-feature` from" in note["content"] and "from `main`" in note["content"]
     (repo / "app.py").write_text(APP.replace("one", "ONE"))
     git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-qam", "main moves on")
     main_before = git(repo, "rev-parse", "main").strip()
@@ -188,12 +188,25 @@ def test_a_thread_is_merged_after_claude_commits_what_it_left_uncommitted(rig) -
     since = rig.discord.mark()  # before the click: the reply may be posted before the wait
     menu = click(rig, menu, "Ask Claude to commit", "Asked Claude")
     assert "commit all the work in this worktree" in last_user_text(rig.api.wait_requests(3)[2])
-    rig.discord.wait(since=since, kind="message_create", channel_id=thread["id"],
-                     content_contains="committed it", timeout=90)  # fmt: skip
+    reply = rig.discord.wait(since=since, kind="message_create", channel_id=thread["id"],
+                             content_contains="committed it", timeout=90)  # fmt: skip
+    # Once that turn ends with the worktree clean, the Finish buttons come again by themselves.
+    offered = rig.discord.wait(
+        since=since,
+        kind="message_create",
+        channel_id=thread["id"],
+        content_contains="Finish this thread's work",
+        timeout=90,
+    )
+    menu = offered["message"]
+    assert menu["content"].startswith("✅ Claude's turn ended with everything in the worktree "
+                                      "committed."), menu["content"]  # fmt: skip
+    assert "1 commit(s) not in `main`" in menu["content"], menu["content"]
+    assert int(menu["id"]) > int(reply["message"]["id"])  # below Claude's reply
+    assert set(buttons(menu)) == {"Merge into main", "Push and open PR", "Keep", "Discard"}
     idle(rig, thread["id"])
 
-    menu = click(rig, menu, "Finish…", "Finish this thread's work")
-    menu = click(rig, menu, "Merge into main", "Merge `worktree-feature-")
+    menu = click(rig, menu, "Merge into main", "Merge `worktree-feature` into")
     shown = menu["content"]
     assert "(a merge commit)" in shown and "Add the feature" in shown, shown
     assert "📝 2 files changed, +2 −1" in shown, shown
@@ -273,7 +286,7 @@ def test_a_conflict_is_refused_the_branch_is_pushed_and_discard_asks_first(rig) 
     pushurl = f"ssh://git.example.invalid{bare}"
     git(repo, "config", "remote.origin.pushurl", pushurl)
     menu = click(rig, menu, "Back", "Finish this thread's work")
-    menu = click(rig, menu, "Push and open PR", "Push `worktree-fix-")
+    menu = click(rig, menu, "Push and open PR", "Push `worktree-fix` to")
     assert (
         f"Push to: `{pushurl}` (with your git's credentials), its `pushurl`; its `url` is "
         "`git@github.com:acme/shop.git`"
@@ -288,7 +301,7 @@ def test_a_conflict_is_refused_the_branch_is_pushed_and_discard_asks_first(rig) 
     assert git(bare, "branch", "--list").strip() == "main"
     menu = click(rig, menu, "Push", "Pushed")
     tip = git(work, "rev-parse", "HEAD").strip()
-    branch = f"worktree-fix-{thread['id']}"
+    branch = "worktree-fix"
     assert git(bare, "rev-parse", branch).strip() == tip  # it landed
     link = f"https://github.com/acme/shop/compare/main...{branch}?expand=1"
     assert f"Open the pull request: {link}" in menu["content"], menu["content"]

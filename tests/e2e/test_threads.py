@@ -137,12 +137,11 @@ def test_worktree_thread_clean_removed_dirty_kept_until_remove_anyway(rig) -> No
     since = rig.discord.mark()
     rig.discord.post_message(clean["id"], "where am I")
     wait_reply(rig, clean["id"], "Model saw: where am I", since)
-    clean_path = repo / ".claude" / "worktrees" / f"clean-work-{clean['id']}"
+    clean_path = repo / ".claude" / "worktrees" / "clean-work"
     pane = rig.tmux.find(clean["id"])
     assert rig.tmux.current_path(pane.pane_id) == str(clean_path)
-    assert (
-        git(clean_path, "branch", "--show-current").strip() == f"worktree-clean-work-{clean['id']}"
-    )
+    assert git(clean_path, "branch", "--show-current").strip() == "worktree-clean-work"
+    assert git(repo, "status", "--porcelain") == ""  # no `?? .claude/` in the owner's checkout
     rig.discord.archive_thread(clean["id"])
     # (the folder goes first, its branch a moment later: git keeps a checked-out branch)
     wait_until(
@@ -156,7 +155,7 @@ def test_worktree_thread_clean_removed_dirty_kept_until_remove_anyway(rig) -> No
     since = rig.discord.mark()
     rig.discord.post_message(dirty["id"], "make a mess")
     wait_reply(rig, dirty["id"], "Model saw: make a mess", since)
-    dirty_path = repo / ".claude" / "worktrees" / f"dirty-work-{dirty['id']}"
+    dirty_path = repo / ".claude" / "worktrees" / "dirty-work"
     (dirty_path / "notes.txt").write_text("unsaved thoughts\n")
     since = rig.discord.mark()
     rig.discord.archive_thread(dirty["id"])
@@ -259,7 +258,7 @@ def test_archive_by_someone_else_or_by_discord_keeps_the_session_and_asks(rig) -
     since = rig.discord.mark()
     rig.discord.post_message(key, "start the work")
     wait_reply(rig, key, "Model saw: start the work", since)
-    path = repo / ".claude" / "worktrees" / f"shared-work-{key}"
+    path = repo / ".claude" / "worktrees" / "shared-work"
     pane = rig.tmux.find(key).pane_id
 
     # The thread's creator (not an owner) archives it: nothing ends, the owner is asked.
@@ -315,7 +314,7 @@ def test_owner_archive_keeps_a_worktree_holding_ignored_files(rig) -> None:
     since = rig.discord.mark()
     rig.discord.post_message(thread["id"], "set things up")
     wait_reply(rig, thread["id"], "Model saw: set things up", since)
-    path = repo / ".claude" / "worktrees" / f"local-secrets-{thread['id']}"
+    path = repo / ".claude" / "worktrees" / "local-secrets"
     (path / ".env").write_text("API_KEY=only-copy\n")
     (path / "dev.sqlite").write_bytes(b"SQLite format 3\0")
     assert git(path, "status", "--porcelain", "--untracked-files=all") == ""  # looks clean

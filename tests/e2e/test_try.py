@@ -499,9 +499,15 @@ def test_a_worktree_thread_is_finished_from_the_page(rig: BridgeRig, tmp_path: P
             (work / "feature.py").write_text("print('feature')\n")
             git(work, "add", "feature.py")
             git(work, "commit", "-qm", "Add the feature")
-            thread_id = work.name.rsplit("-", 1)[1]
+            assert work.name == "feature"  # named after the thread, no id in its branch
             panes = TmuxSessions(tryout.TMUX_SESSION, rig.socket)
-            pane = wait_until(lambda: panes.find(thread_id), 30, "the thread's pane").pane_id
+
+            def thread_pane() -> str | None:  # the pane that works in the worktree
+                found = [p.pane_id for p in panes.panes() if panes.current_path(p.pane_id)
+                         == str(work)]  # fmt: skip
+                return found[0] if found else None
+
+            pane = wait_until(thread_pane, 30, "the thread's pane")
             wait_until(lambda: not is_busy(panes.capture(pane)), 30, "the turn to end")
 
             note.get_by_role("button", name="Finish…").click()

@@ -183,3 +183,29 @@ def test_a_worktree_removed_while_the_bot_was_down_is_not_recreated_on_restart(
     assert manager.tmux.find(NEW) is None
     assert asyncio.run(manager.check_worktrees()) == [NEW]
     assert told == [NEW]  # the thread is told its session ended
+
+
+def test_a_thread_keeps_the_worktree_and_branch_it_was_given(manager, tmp_path) -> None:
+    """A thread's worktree is named once, when it is made: a thread of an older bridge keeps
+    its ``<name>-<thread id>`` branch, a renamed thread keeps its branch, and a worktree folder
+    deleted by hand is made again on the thread's own branch (its commits still there)."""
+    from bridge.sessions import worktrees
+    from bridge_testkit.gitrepo import git, make_repo
+
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    manager.server.projects[0].path = str(repo)
+    old = worktrees.add(str(repo), worktrees.worktree_name("Old work", NEW))  # an older bridge's
+    session_state.update(manager.runtime, NEW, worktree=old)
+    renamed = manager.target_for(NEW, parent_id=PARENT, name="Renamed since")
+    (repo / ".git" / "info" / "exclude").write_text("")  # as an older bridge left it
+    assert git(repo, "status", "--porcelain") == "?? .claude/\n"
+    assert manager._prepare_cwd(renamed) == (old["path"], old)
+    assert git(repo, "status", "--porcelain") == ""  # hidden at its next start
+    git(Path(old["path"]), "-c", "user.name=T", "-c", "user.email=t@example.invalid",
+        "commit", "-q", "--allow-empty", "-m", "thread work")  # fmt: skip
+    git(repo, "worktree", "remove", "--force", old["path"])  # the folder, by hand
+    cwd, again = manager._prepare_cwd(renamed)
+    assert again["branch"] == f"worktree-old-work-{NEW}" and cwd == old["path"]
+    assert git(Path(cwd), "log", "-1", "--format=%s").strip() == "thread work"
+    fresh = manager.target_for(LISTED)  # a thread with no worktree yet: named after it
+    assert manager._prepare_cwd(fresh)[1]["branch"] == "worktree-listed"

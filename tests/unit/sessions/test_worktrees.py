@@ -28,6 +28,61 @@ def test_worktree_names_are_safe_and_unique() -> None:
         worktrees.worktree_name("x", "../1")
 
 
+def valid_refname(branch: str) -> bool:
+    done = subprocess.run(["git", "check-ref-format", "--branch", branch], capture_output=True)
+    return done.returncode == 0 and not branch.startswith("-")
+
+
+def test_a_thread_worktree_is_named_after_the_thread_and_its_branch_is_short(repo: Path) -> None:
+    first = worktrees.add_for_thread(str(repo), "Fix login bug", THREAD)
+    assert first["branch"] == "worktree-fix-login-bug"
+    assert first["path"] == str(repo / ".claude" / "worktrees" / "fix-login-bug")
+    # A second thread of the same name never shares the first's worktree.
+    second = worktrees.add_for_thread(str(repo), "Fix login bug", "1323802873070354441")
+    assert second["branch"] == "worktree-fix-login-bug-2" and second["path"] != first["path"]
+    # A branch left behind (its worktree removed by hand) is not taken up by a new thread.
+    git(repo, "branch", "worktree-docs")
+    assert worktrees.add_for_thread(str(repo), "Docs", "7")["branch"] == "worktree-docs-2"
+    for name in ("a..b", "~^:?*[\\", "  spaced   out  ", "🚀 launch 🚀", "💥💥", "-.lock", "@{x}"):
+        branch = worktrees.add_for_thread(str(repo), name, "8")["branch"]
+        assert valid_refname(branch) and ".." not in branch and " " not in branch, branch
+    assert worktrees.add_for_thread(str(repo), "💥", "9")["branch"].startswith("worktree-thread")
+
+
+def test_a_thread_of_an_older_bridge_keeps_its_worktree_and_branch(repo: Path) -> None:
+    old = worktrees.add(str(repo), worktrees.worktree_name("Fix login bug", THREAD))
+    assert worktrees.add_for_thread(str(repo), "Fix login bug", THREAD) == old
+    git(repo, "worktree", "remove", "--force", old["path"])  # its folder gone, its branch kept
+    again = worktrees.add_for_thread(str(repo), "Fix login bug", THREAD)
+    assert again["branch"] == f"worktree-fix-login-bug-{THREAD}" and Path(again["path"]).is_dir()
+
+
+def test_a_worktree_leaves_the_project_git_status_clean(repo: Path) -> None:
+    exclude = repo / ".git" / "info" / "exclude"
+    exclude.write_text("# the owner's own\n*.swp")  # no final newline: ours on a line of its own
+    wt = worktrees.add_for_thread(str(repo), "Clean status", THREAD)
+    (Path(wt["path"]) / "work.txt").write_text("in the thread\n")
+    assert git(repo, "status", "--porcelain") == ""
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    worktrees.add_for_thread(str(repo), "Another", "2")
+    lines = exclude.read_text().splitlines()
+    assert lines[:2] == ["# the owner's own", "*.swp"]
+    assert lines.count(worktrees.EXCLUDE_LINE) == 1  # appended once, not per worktree
+    (repo / "mine.txt").write_text("x\n")  # the owner's own untracked files still show
+    assert git(repo, "status", "--porcelain") == "?? mine.txt\n"
+    assert git(Path(wt["path"]), "status", "--porcelain") == "?? work.txt\n"
+
+
+def test_an_exclude_file_that_is_a_symlink_is_not_followed(repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("keep\n")
+    exclude = repo / ".git" / "info" / "exclude"
+    exclude.unlink(missing_ok=True)
+    exclude.symlink_to(elsewhere)
+    wt = worktrees.add_for_thread(str(repo), "Linked", THREAD)  # made all the same
+    assert Path(wt["path"]).is_dir() and elsewhere.read_text() == "keep\n"
+
+
 def test_clean_worktree_is_removed_with_its_branch(repo: Path) -> None:
     wt = worktrees.add(str(repo), "clean-1")
     path = Path(wt["path"])
