@@ -4,9 +4,10 @@ A message sent while Claude works is typed at once and Claude Code folds it into
 turn (steering). A message that starts with the queue prefix (``>>``, ``queue.prefix`` in the
 config) or is sent with ``/queue`` waits instead: it is kept in the durable state dir
 (``bridge/state/queued_prompts.py``) and answered with a notice (**▶ Send now**, **⏹ Interrupt
-and send**, **✖ Cancel**); each time a turn of that session ends (Stop, or an interrupt) the
-oldest queued prompt is typed, so each is a turn of its own, in order, and the message gets its
-✅. The running turn's status message lists them. Sent while nothing runs, it is typed at once.
+and send**, **✖ Cancel**); each time a turn of that session ends (Stop, an API error, an
+interrupt) the oldest queued prompt is typed, so each is a turn of its own, in order, and the
+message gets its ✅. The running turn's status message lists them. Sent while nothing runs, it
+is typed at once.
 
 After a bot restart the queue is still on disk; a session whose turn the new bot never saw
 start is drained once its screen shows it idle (checked every :data:`IDLE_CHECK` seconds).
@@ -212,7 +213,8 @@ class PromptQueue:
     # --- typing -----------------------------------------------------------------------------
 
     def turn_ended(self, key: str) -> None:
-        """A turn of ``key`` ended (Stop, interrupt): type the next queued prompt."""
+        """A turn of ``key`` ended (Stop, an API error, interrupt): type the next queued prompt
+        (``type_next`` leaves it while a usage limit or the spend budget holds the session)."""
         self.sessions.turn_shown(key)
         if queued_prompts.entries(self.runtime, key):
             self._spawn(self.type_next(key))
