@@ -122,7 +122,7 @@ class BridgeBot(BridgeClient):
         self.panel: ControlPanel | None = (
             ControlPanel(self, self.sessions, channel) if channel else None
         )
-        self.schedules: Scheduler = Scheduler(self, self.sessions)  # /schedule's prompts
+        self.schedules: Scheduler = Scheduler(self, self.sessions, self.queue)  # /schedule
         if self.panel is not None:
             self.sessions.on_change = self.panel.request_refresh
             self.schedules.on_change = self.panel.request_refresh
