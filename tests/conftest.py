@@ -204,3 +204,4 @@ def rig(tmp_path, emulator: Emulator, fake_api: FakeAnthropic, claude_version: s
     bridge = BridgeRig(tmp_path, emulator, fake_api, claude_version)
     yield bridge
     bridge.close()
+    bridge.assert_loop_kept_up()  # a bot that stalled over 2 s fails the test at teardown
