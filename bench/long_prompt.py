@@ -61,7 +61,7 @@ def review_text(size: int, token: str, flat: bool = False) -> str:
     return body[: size - len(tail)] + tail
 
 
-def repeating_text(size: int, token: str) -> str:
+def repeating_text(size: int, token: str, flat: bool = True) -> str:
     """A message that repeats itself (test_relay's long one, benign): the last letters typed
     are often on screen already, from an earlier repeat."""
     part = "it's quoted ; kill-server ; $HOME ~/x back slash; second line; " + "x" * 60 + " ends;"
@@ -134,7 +134,8 @@ def main() -> None:
         failed = 0
         with cpu_load(args.load):
             for size in sizes:
-                rows = typed_rows(review_text(size, "x" * 8, args.flat), width)
+                shape = repeating_text if args.repeat else review_text
+                rows = typed_rows(shape(size, "x" * 8, args.flat), width)
                 bridge = "types" if rows <= height - BOX_ROWS else "file"
                 for _ in range(args.runs):
                     took, intact, phases = one(rig, keys, size, seen, args.flat, args.repeat)
