@@ -15,13 +15,22 @@ bridge can no longer see the box (it stops typing, or cannot confirm the text be
 A refused run is cleaned up with Ctrl+C and Ctrl+L (the screen stays scrolled otherwise).
 
     .venv/bin/python bench/long_prompt.py [--sizes 600,1200,1350,1410,5000] [--runs 1] [--flat]
+                                          [--load N] [--repeat]
+
+``--load N`` runs N processes that keep a CPU busy each while the prompts are typed (a loaded
+machine: Claude Code reads its input late, seconds at times), and ends with how many prompts
+reached the model intact. ``--repeat`` types a message that repeats itself (on one line).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import subprocess
+import sys
 import time
 import uuid
+from collections.abc import Iterator
 
 from bridge.bot.review import BOX_ROWS, typed_rows
 from bridge.sessions import pane_input
@@ -52,11 +61,20 @@ def review_text(size: int, token: str, flat: bool = False) -> str:
     return body[: size - len(tail)] + tail
 
 
+def repeating_text(size: int, token: str, flat: bool = True) -> str:
+    """A message that repeats itself (test_relay's long one, benign): the last letters typed
+    are often on screen already, from an earlier repeat."""
+    part = "it's quoted ; kill-server ; $HOME ~/x back slash; second line; " + "x" * 60 + " ends;"
+    body = "".join(f"[{i}{'y' * (i * 7)}]{part}" for i in range(size // 80 + 1))
+    tail = f"END{token}"
+    return body[: size - len(tail)] + tail
+
+
 def one(
-    rig: BridgeRig, keys: SessionKeys, size: int, seen: int, flat: bool
+    rig: BridgeRig, keys: SessionKeys, size: int, seen: int, flat: bool, repeat: bool = False
 ) -> tuple[float, bool, str]:
     token = uuid.uuid4().hex[:8]
-    prompt = review_text(size, token, flat)
+    prompt = repeating_text(size, token) if repeat else review_text(size, token, flat)
     rig.api.script(text(f"ack {token}"))
     start = time.monotonic()
     timings = pane_input.Timings()
@@ -76,11 +94,26 @@ def one(
     return took, got.strip() == prompt.strip() and not pasted, f"{timings}"
 
 
+@contextlib.contextmanager
+def cpu_load(processes: int) -> Iterator[None]:
+    """``processes`` busy loops, each a CPU's worth of work, for as long as the block runs."""
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(processes)]  # fmt: skip
+    try:
+        yield
+    finally:
+        for process in spinning:
+            process.kill()
+            process.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="600,1200,1350,1410,5000")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--flat", action="store_true", help="the same text on one line")
+    parser.add_argument("--load", type=int, default=0, help="busy processes while typing")
+    parser.add_argument("--repeat", action="store_true", help="a message that repeats itself")
     args = parser.parse_args()
     if not claude_available():
         raise SystemExit("the pinned Claude Code CLI is missing (./scripts/test.sh installs it)")
@@ -98,14 +131,21 @@ def main() -> None:
         width, height = rig.tmux.pane_size(pane.pane_id)
         print(f"pane {width}×{height}")
         print(f"{'chars':>6} {'rows':>5} {'bridge':>7} {'typed s':>8} {'intact':>7}  phases (ms)")
-        for size in sizes:
-            rows = typed_rows(review_text(size, "x" * 8, args.flat), width)
-            bridge = "types" if rows <= height - BOX_ROWS else "file"
-            for _ in range(args.runs):
-                took, intact, phases = one(rig, keys, size, seen, args.flat)
-                seen += 0 if phases.startswith("refused") else 1
-                shown = "yes" if intact else "NO"
-                print(f"{size:>6} {rows:>5} {bridge:>7} {took:8.1f} {shown:>7}  {phases}")
+        failed = 0
+        with cpu_load(args.load):
+            for size in sizes:
+                shape = repeating_text if args.repeat else review_text
+                rows = typed_rows(shape(size, "x" * 8, args.flat), width)
+                bridge = "types" if rows <= height - BOX_ROWS else "file"
+                for _ in range(args.runs):
+                    took, intact, phases = one(rig, keys, size, seen, args.flat, args.repeat)
+                    seen += 0 if phases.startswith("refused") else 1
+                    failed += not intact
+                    shown = "yes" if intact else "NO"
+                    print(f"{size:>6} {rows:>5} {bridge:>7} {took:8.1f} {shown:>7}  {phases}",
+                          flush=True)  # fmt: skip
+        total = len(sizes) * args.runs
+        print(f"{total - failed} of {total} intact, {failed} failed (load: {args.load} busy)")
 
 
 if __name__ == "__main__":

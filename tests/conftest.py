@@ -23,6 +23,8 @@ from discord_emulator import Emulator
 from fake_anthropic import FakeAnthropic
 from fake_anthropic.claude_cli import claude_available
 
+pytest_plugins = ["bridge_testkit.reruns"]  # every rerun listed at the end with its failure
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
@@ -116,9 +118,9 @@ E2E_RERUNS = 1  # an end-to-end test that fails runs once more; pytest lists it 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # The end-to-end tests run real Claude Code CLIs, tmux and browsers side by side on a
-    # shared machine: a failure is run once more (pytest-rerunfailures) and reported as a
-    # rerun at the end, never hidden. The races found that way are listed in the closing
-    # notes to be chased; a test that fails twice fails the run.
+    # shared machine: a failure is run once more (pytest-rerunfailures) and listed at the end
+    # with its first failure (bridge_testkit.reruns), never hidden: each is a race to chase.
+    # A test that fails twice fails the run.
     for item in items:
         if item.nodeid.startswith("tests/e2e/") and item.get_closest_marker("flaky") is None:
             item.add_marker(pytest.mark.flaky(reruns=E2E_RERUNS))
@@ -202,3 +204,4 @@ def rig(tmp_path, emulator: Emulator, fake_api: FakeAnthropic, claude_version: s
     bridge = BridgeRig(tmp_path, emulator, fake_api, claude_version)
     yield bridge
     bridge.close()
+    bridge.assert_loop_kept_up()  # a bot that stalled over 2 s fails the test at teardown

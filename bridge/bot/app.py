@@ -46,6 +46,7 @@ from bridge.bot.away import AwayWatch
 from bridge.bot.client import BridgeClient
 from bridge.bot.commands import BridgeCommandTree, sync
 from bridge.bot.interactions import PromptAnswerer
+from bridge.bot.loop_watch import LoopWatch
 from bridge.bot.outbox_drain import OutboxDrainer
 from bridge.bot.pacing import pace_global_limit
 from bridge.bot.panel import ControlPanel
@@ -122,7 +123,7 @@ class BridgeBot(BridgeClient):
         self.panel: ControlPanel | None = (
             ControlPanel(self, self.sessions, channel) if channel else None
         )
-        self.schedules: Scheduler = Scheduler(self, self.sessions)  # /schedule's prompts
+        self.schedules: Scheduler = Scheduler(self, self.sessions, self.queue)  # /schedule
         if self.panel is not None:
             self.sessions.on_change = self.panel.request_refresh
             self.schedules.on_change = self.panel.request_refresh
@@ -283,6 +284,7 @@ async def _run_bots(cfg: BridgeConfig, rt: runtime.Runtime) -> None:
     sys.setswitchinterval(SWITCH_INTERVAL)
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    watch = asyncio.create_task(LoopWatch().run())  # lag over 250 ms logged with its cause
 
     bots = [BridgeBot(cfg, server, rt) for server in cfg.servers]
     voice_replies = VoiceReplies(cfg)  # replies spoken after voice prompts (voice.replies)
@@ -303,7 +305,8 @@ async def _run_bots(cfg: BridgeConfig, rt: runtime.Runtime) -> None:
         await bot.close()
     for task in tasks:
         task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    watch.cancel()
+    await asyncio.gather(*tasks, watch, return_exceptions=True)
     for finished in done:
         if finished is not stopper and (err := finished.exception()):
             raise err  # a rejected token or intent ends the process

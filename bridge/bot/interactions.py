@@ -195,7 +195,7 @@ class PromptAnswerer:
         member = payload.member
         name = member.display_name if member else str(payload.user_id)
         decision = decision_of(click, str(payload.user_id), name)
-        if not decisions.decide(self.runtime, request.id, decision):
+        if not await asyncio.to_thread(decisions.decide, self.runtime, request.id, decision):
             return  # a click, the terminal or the timeout came first
         log.info("prompt %s: %s by %s (reaction)", request.id, decision.outcome, decision.by)
         channel = client.get_partial_messageable(payload.channel_id)
@@ -269,7 +269,7 @@ class PromptAnswerer:
     async def decide(
         self, interaction: BotInteraction, request: Request, decision: Decision, body: str = ""
     ) -> None:
-        if not decisions.decide(self.runtime, request.id, decision):
+        if not await asyncio.to_thread(decisions.decide, self.runtime, request.id, decision):
             await _ephemeral(interaction, NO_LONGER_PENDING)  # a double click, or the terminal
             return
         log.info("prompt %s: %s by %s", request.id, decision.outcome, decision.by)

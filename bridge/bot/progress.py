@@ -342,7 +342,9 @@ class ProgressReporter:
             return
         if status.turn.outcome and not status.end_told:
             status.end_told = True
-            if self.queue is not None and status.turn.outcome in ("done", "interrupted"):
+            # an API error ends a turn as Stop does (a usage limit or a budget stop holds the
+            # queue: the hook records that hold before the turn's end, PromptQueue.held)
+            if self.queue is not None and status.turn.outcome in ("done", "interrupted", "failed"):
                 self.queue.turn_ended(channel.key)
         status.dirty.set()
         if status.writer is None or status.writer.done():

@@ -4,9 +4,10 @@ A message sent while Claude works is typed at once and Claude Code folds it into
 turn (steering). A message that starts with the queue prefix (``>>``, ``queue.prefix`` in the
 config) or is sent with ``/queue`` waits instead: it is kept in the durable state dir
 (``bridge/state/queued_prompts.py``) and answered with a notice (**▶ Send now**, **⏹ Interrupt
-and send**, **✖ Cancel**); each time a turn of that session ends (Stop, or an interrupt) the
-oldest queued prompt is typed, so each is a turn of its own, in order, and the message gets its
-✅. The running turn's status message lists them. Sent while nothing runs, it is typed at once.
+and send**, **✖ Cancel**); each time a turn of that session ends (Stop, an API error, an
+interrupt) the oldest queued prompt is typed, so each is a turn of its own, in order, and the
+message gets its ✅. The running turn's status message lists them. Sent while nothing runs, it
+is typed at once.
 
 After a bot restart the queue is still on disk; a session whose turn the new bot never saw
 start is drained once its screen shows it idle (checked every :data:`IDLE_CHECK` seconds).
@@ -133,6 +134,8 @@ class PromptQueue:
         self.turn_running: Callable[[str], bool | None] = lambda key: None
         self.on_change = lambda key: None  # set by the bot: refresh the status message
         self._tasks: set[asyncio.Task] = set()
+        # entry id → typed (True) or taken off the queue (False): what join()'s caller awaits
+        self._outcomes: dict[str, asyncio.Future[bool]] = {}
 
     # --- queueing ---------------------------------------------------------------------------
 
@@ -214,11 +217,48 @@ class PromptQueue:
         notices say ``text`` and lose their buttons."""
         for entry in entries:
             await self._close(key, entry, text)
+            self._settle(entry["id"], False)  # a scheduled prompt waiting on it gives up
+
+    async def join(self, key: str, prompt: str, source: str, message_id: str | None) -> str:
+        """Queue ``prompt`` behind the session's turn and what waits before it (a scheduled
+        prompt), once per ``source``: an entry of that source still queued (by the bot
+        before a restart) is the one waited for. Its id: :meth:`outcome` says when it goes."""
+        items = await asyncio.to_thread(queued_prompts.entries, self.runtime, key)
+        entry = next((e for e in items if e.get("source") == source), None)
+        if entry is None:
+            entry = await self.add(key, prompt, source, message_id, None)
+        self.outcome(entry["id"])  # before any typing can settle it
+        await self.noticed(key, entry, None)
+        return entry["id"]
+
+    def outcome(self, entry_id: str) -> asyncio.Future[bool]:
+        """True once the entry is typed, False once it is taken off the queue untyped."""
+        future = self._outcomes.get(entry_id)
+        if future is None:
+            future = self._outcomes[entry_id] = asyncio.get_running_loop().create_future()
+        return future
+
+    def forget(self, entry_id: str) -> None:
+        """The caller of :meth:`join` has its answer (or gave up waiting)."""
+        self._outcomes.pop(entry_id, None)
+
+    async def withdraw(self, key: str, entry_id: str) -> None:
+        """Take an entry off the queue untyped (its scheduled prompt was deleted or paused)."""
+        async with self.sessions.lock(key):  # not while type_next types it
+            await asyncio.to_thread(queued_prompts.remove, self.runtime, key, entry_id)
+        self._settle(entry_id, False)
+        self.on_change(key)
+
+    def _settle(self, entry_id: str, typed: bool) -> None:
+        future = self._outcomes.get(entry_id)  # only join()'s entries are waited for
+        if future is not None and not future.done():
+            future.set_result(typed)
 
     # --- typing -----------------------------------------------------------------------------
 
     def turn_ended(self, key: str) -> None:
-        """A turn of ``key`` ended (Stop, interrupt): type the next queued prompt."""
+        """A turn of ``key`` ended (Stop, an API error, interrupt): type the next queued prompt
+        (``type_next`` leaves it while a usage limit or the spend budget holds the session)."""
         self.sessions.turn_shown(key)
         if queued_prompts.entries(self.runtime, key):
             self._spawn(self.type_next(key))
@@ -259,6 +299,7 @@ class PromptQueue:
                 log.warning("queued prompt for %s not typed yet: %s", key, err)
                 return False
             await asyncio.to_thread(queued_prompts.remove, self.runtime, key, entry["id"])
+        self._settle(entry["id"], True)
         log.info("typed queued prompt %s into %s", entry["id"], key)
         await asyncio.to_thread(self.sessions.touch, key)
         await self._close(key, entry, "✅ Typed (was queued).")
@@ -295,6 +336,7 @@ class PromptQueue:
             await interaction.response.send_message("✖ Cancelled: it will not be typed.",
                                                     ephemeral=True)  # fmt: skip
             await self._close(key, entry, "✖ Cancelled:")
+            self._settle(entry_id, False)
             self.on_change(key)
             return
         await interaction.response.defer()

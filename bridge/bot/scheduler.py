@@ -11,10 +11,11 @@ due entry in a task of its own:
 3. a stopped session is started if the entry says so (``start``), else skipped with a note;
 4. a note in the channel says what is being typed (and, for an entry due while no bot ran,
    that it was missed: it runs once now, however many times it was missed);
-5. it waits until the session is idle (:meth:`Scheduler.wait_behind_turn`: no turn running,
-   no prompt or screen waiting for the owner), then types the prompt through the same path as
-   a Discord message (``SessionManager.type_prompt``: the input box only, every key through
-   the key gate) and puts ✅ on the note.
+5. the prompt joins the session's queue (:meth:`Scheduler.wait_behind_turn`, ``bot/queue.py``):
+   behind the running turn and the owner's queued messages, in order, listed on the turn's
+   status message; the queue types it when the turn before it ends (the one path that
+   decides "idle", the same as a queued Discord message: the input box only, every key
+   through the key gate) and puts ✅ on the note.
 
 Then the entry moves on: a one-off is removed, a repeating one gets its next run after now.
 An entry is advanced only once it was typed or skipped, so a bot stopped while one waits for
@@ -31,18 +32,17 @@ from collections.abc import Callable
 import discord
 
 from bridge import schedule_times
-from bridge.bot.relay import DELIVERED, defuse_prefix
-from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN
-from bridge.claude.screen import input_box, is_busy
+from bridge.bot.queue import PromptQueue
+from bridge.bot.relay import defuse_prefix
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.targets import SessionTarget
-from bridge.state import away, decisions, held_messages, runtime, schedules
+from bridge.state import away, runtime, schedules
 from bridge.state.schedules import Schedule
 
 log = logging.getLogger(__name__)
 
 MAX_SLEEP = 30.0  # seconds between looks at the wall clock, whatever is due
-IDLE_POLL = 1.0  # seconds between looks at a busy session while an entry waits for it
+IDLE_POLL = 1.0  # seconds between looks at a queued entry's schedule (deleted? paused?)
 EXCERPT = 300  # characters of the prompt quoted in the channel's note
 
 
@@ -77,19 +77,6 @@ def limit_reason(rt: runtime.Runtime, key: str) -> str | None:
     return None
 
 
-def is_idle(sessions: SessionManager, key: str, pane_id: str) -> bool:
-    """No turn running (none just typed, no spinner), the input box on screen, nothing
-    waiting for the owner (a permission prompt or question whose hook runs, messages held
-    behind a screen)."""
-    rt = sessions.runtime
-    if sessions.awaiting_turn(key) or decisions.asking(rt, key, PROMPT_TIMEOUT_MARGIN):
-        return False
-    if held_messages.load(rt, key)["messages"]:
-        return False
-    screen = sessions.tmux.capture(pane_id)
-    return not is_busy(screen) and input_box(screen) is not None
-
-
 class Scheduler:
     """The scheduled prompts of one bot (its server's entries)."""
 
@@ -97,11 +84,13 @@ class Scheduler:
         self,
         client: discord.Client,
         sessions: SessionManager,
+        queue: PromptQueue,
         clock: Callable[[], float] = time.time,
         idle_poll: float = IDLE_POLL,
     ) -> None:
         self.client = client
         self.sessions = sessions
+        self.queue = queue  # types the prompt when the turns before it have ended
         self.runtime = sessions.runtime
         self.server = sessions.server.name
         self.clock = clock
@@ -198,48 +187,51 @@ class Scheduler:
                 "or schedule with `start: True`)"
             )
         note = await self._say(entry.key, self._note(entry, missed, manual))
-        typed = await self.wait_behind_turn(entry, target, manual)
+        typed = await self.wait_behind_turn(entry, target, manual, note)
         if not typed:
             return "cancelled"
-        if note is not None:
-            try:
-                await note.add_reaction(DELIVERED)
-            except discord.HTTPException as err:
-                log.warning("could not react to the note of %s: %s", entry.id, err)
         log.info("typed scheduled prompt %s into %s", entry.id, target.label)
         return "typed"
 
-    async def wait_behind_turn(self, entry: Schedule, target: SessionTarget, manual: bool) -> bool:
-        """Type the entry's prompt once the session is idle (started first if the entry says
-        so). False if the entry was deleted or paused meanwhile.
-
-        SEAM(away-queue): until messages can queue behind a turn, this polls the session
-        every ``idle_poll`` seconds; with the queue, the prompt joins it instead (in order
-        with the owner's queued messages) and this returns once it is typed.
-        """
+    async def wait_behind_turn(
+        self, entry: Schedule, target: SessionTarget, manual: bool, note: discord.Message | None
+    ) -> bool:
+        """Queue the entry's prompt (``bot/queue.py`` types it, ✅ on ``note``) and wait for
+        it to be typed. False if the entry was deleted or paused meanwhile (taken off the
+        queue); skipped if the session meets a limit or stops first."""
         key = target.key
-        text = defuse_prefix(entry.prompt)
         await self.sessions.register_thread(target)
-        while True:
-            current = await asyncio.to_thread(schedules.load, self.runtime, entry.id)
-            if current is None or (current.paused and not manual):
-                return False
-            reason = limit_reason(self.runtime, key)  # a limit reached by the turn it waited for
-            if reason:
-                raise Skipped(reason)
-            async with self.sessions.lock(key):
-                if self.sessions.target_for_key(key) is None:  # its project removed meanwhile
-                    raise Skipped("the channel is no longer a project's")
-                pane_id = await self.sessions.live_pane(key)
-                if pane_id is None:
-                    if not entry.start:
-                        raise Skipped("the session stopped before it was idle")
-                    pane_id = await self.sessions.ensure_running(target)
-                if await asyncio.to_thread(is_idle, self.sessions, key, pane_id):
-                    await self.sessions.type_prompt(key, pane_id, text)
-                    await asyncio.to_thread(self.sessions.touch, key)
-                    return True
-            await asyncio.sleep(self.idle_poll)
+        queued = await self.queue.join(key, defuse_prefix(entry.prompt), f"schedule:{entry.id}",
+                                       str(note.id) if note is not None else None)  # fmt: skip
+        outcome = self.queue.outcome(queued)
+        try:
+            while not outcome.done():
+                await asyncio.wait({outcome}, timeout=self.idle_poll)
+                if outcome.done():
+                    break
+                reason = await self._withdraw_reason(entry, key, manual)
+                if reason is not None:
+                    await self.queue.withdraw(key, queued)
+                    if reason:
+                        raise Skipped(reason)
+            return outcome.result()
+        finally:
+            self.queue.forget(queued)
+
+    async def _withdraw_reason(self, entry: Schedule, key: str, manual: bool) -> str | None:
+        """Why the queued prompt must come off the queue ("": the entry is gone or paused),
+        or None while it may wait."""
+        current = await asyncio.to_thread(schedules.load, self.runtime, entry.id)
+        if current is None or (current.paused and not manual):
+            return ""
+        reason = limit_reason(self.runtime, key)  # a limit reached by the turn it waited for
+        if reason:
+            return reason
+        if self.sessions.target_for_key(key) is None:  # its project removed meanwhile
+            return "the channel is no longer a project's"
+        if not entry.start and await self.sessions.live_pane(key) is None:
+            return "the session stopped before it was idle"
+        return None
 
     def _advance(self, schedule_id: str, result: str, manual: bool) -> None:
         """After a run: a one-off is done (removed); a repeating entry's next run is the

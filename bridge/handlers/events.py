@@ -142,14 +142,16 @@ def on_turn_failed(context: HookContext) -> None:
     event = context.event
     error = str(event.get("error") or "unknown")
     details = str(event.get("error_details") or "")
-    progress.record(context, "failed", error=error, details=details[:300])
     said = str(event.get("last_assistant_message") or "")
-    if error == "rate_limit":  # the bot posts "⏸ Usage limit" and resumes at the reset
-        from bridge.handlers import away
+    try:
+        if error == "rate_limit":  # the bot posts "⏸ Usage limit" and resumes at the reset
+            from bridge.handlers import away
 
-        away.on_usage_limit(context, said)
-        return
-    notify.post_turn_failure(context, api_errors.notice(error, said, details))
+            away.on_usage_limit(context, said)  # first: the queue must see the session held
+    finally:  # the turn's end releases the session's queued prompts
+        progress.record(context, "failed", error=error, details=details[:300])
+    if error != "rate_limit":
+        notify.post_turn_failure(context, api_errors.notice(error, said, details))
 
 
 def on_notification(context: HookContext) -> None:

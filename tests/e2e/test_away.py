@@ -306,6 +306,9 @@ def test_a_prompt_queued_before_a_usage_limit_waits_for_the_resume(rig) -> None:
     notice = rig.wait_bot_message(content_contains="Usage limit", timeout=45, status=True)
     time.sleep(8)  # the queue looks every 3 s; a turn's end counts from its events for 5 s
     assert len(rig.api.requests) == 2, [rig.api.last_user_text(r) for r in rig.api.requests]
+    shown = [m["content"] for m in rig.bot_messages(status=True)]
+    assert any(c.startswith("⏸ Stopped at a usage limit") for c in shown), shown  # the status
+    assert not any("API error" in c or "Claude Code stopped" in c for c in shown), shown
     rig.discord.click(notice["id"], buttons(notice)["Resume now"])
     wait_prompt(rig, 3, "please go on")
     wait_prompt(rig, 4, "queued meanwhile")

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 import time
 
+from bridge.bot.queue import IDLE_CHECK
 from bridge_testkit import is_status, wait_until
-from fake_anthropic import echo, last_user_text, text, tool_use
+from fake_anthropic import echo, error, last_user_text, text, tool_use
 
 
 def status_with(rig, words: str) -> dict:
@@ -281,3 +282,27 @@ def test_messages_are_queued_from_the_try_page(rig, tmp_path) -> None:
     finally:
         code = started.stop()
     assert code == 0, started.output()
+
+
+def test_a_turn_ended_by_an_api_error_types_the_queue_at_once(rig) -> None:
+    """StopFailure ends a turn as surely as Stop: the queued prompt is typed then, not left
+    for the next look at idle sessions (or a turn that never comes)."""
+    rig.api.script(
+        tool_use("Bash", {"command": "sleep 3", "description": "Wait"}),
+        # 2.1.332 tries a 400 six times before it gives up
+        *[error(400, "FAKE-BAD-REQUEST", error_type="invalid_request_error")] * 6,
+        echo(prefix="Saw: "),
+    )
+    rig.start_bot()
+    rig.wait_reaction(rig.post("run into an api error"))
+    status_with(rig, "Bash")
+    queued = rig.post(">> after the error")
+    rig.wait_bot_message(content_contains="⏭ Queued (#1)")
+    rig.wait_bot_message(content_contains="Claude Code stopped", timeout=60)
+    stopped = time.monotonic()
+    rig.wait_reaction(queued)
+    took = time.monotonic() - stopped
+    # measured: 0.2-0.6 s; before, the idle look found it 8-11 s later
+    assert took < IDLE_CHECK, f"typed {took:.1f} s after the failure\n{rig.diagnostics()}"
+    reply = rig.wait_bot_message(content_contains="after the error", timeout=60)
+    assert reply["content"].startswith("Saw: "), reply  # the model got it: its own turn

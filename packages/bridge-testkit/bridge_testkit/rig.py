@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -36,6 +37,19 @@ STATUS_MARKS = (
     "⏹ The bridge restarted",
     "⚠️ Stopped by",
 )  # a turn's live status message
+
+
+LAG_LIMIT_MS = 2000  # an event loop late by more than this fails the test (bot/loop_watch.py)
+LAG_LINE = re.compile(r"event loop lag (\d+) ms")
+
+
+def long_loop_lags(log: str, limit_ms: int = LAG_LIMIT_MS) -> list[str]:
+    """The bot log's loop-lag warnings over ``limit_ms``."""
+    return [
+        line
+        for line in log.splitlines()
+        if (found := LAG_LINE.search(line)) and int(found.group(1)) > limit_ms
+    ]
 
 
 def wait_until(check, timeout: float = 60.0, what: str = "condition"):
@@ -303,6 +317,12 @@ class BridgeRig:
 
     def outputs_dir(self, project: str = "project-a") -> Path:
         return self.state_dir / "outputs" / self.ids[project]
+
+    def assert_loop_kept_up(self) -> None:
+        """Fail the test if its bot's event loop was held more than 2 s at once (every
+        message and click waits on it): a race that a rerun would hide."""
+        lags = long_loop_lags(self.bot_output())
+        assert not lags, "the bot's event loop stalled:\n" + "\n".join(lags)
 
     def close(self) -> None:
         self.stop_bot()

@@ -12,8 +12,9 @@ from types import SimpleNamespace
 import pytest
 
 from bridge.bot import scheduler as scheduler_module
+from bridge.bot.queue import PromptQueue
 from bridge.bot.scheduler import Scheduler
-from bridge.state import runtime, schedules
+from bridge.state import queued_prompts, runtime, schedules
 from bridge.state.schedules import Schedule
 
 KEY = "123456789012345678"
@@ -28,26 +29,29 @@ class Channel:
 
     async def send(self, text: str, **_: object) -> SimpleNamespace:
         self.said.append(text)
+        return self.get_partial_message(len(self.said))
 
+    def get_partial_message(self, message_id: int) -> SimpleNamespace:
         async def add_reaction(emoji: str) -> None:
             self.said.append(emoji)
 
-        return SimpleNamespace(add_reaction=add_reaction)
+        return SimpleNamespace(id=message_id, add_reaction=add_reaction)
 
 
 class Sessions:
     def __init__(self, rt: runtime.Runtime) -> None:
         self.runtime = rt
         self.server = SimpleNamespace(name="main")
-        self.tmux = SimpleNamespace(capture=lambda pane_id: IDLE_SCREEN)
         self.typed: list[str] = []
-        self.pending = 0  # looks for which a prompt typed by someone else has not shown as a turn
+        self.pending = False  # a prompt typed by someone else has not shown as a turn yet
         self.mapped = True  # the channel is still a project's
         self._lock = asyncio.Lock()
 
     def awaiting_turn(self, key: str) -> bool:
-        self.pending = max(0, self.pending - 1)
-        return self.pending > 0
+        return self.pending
+
+    def turn_shown(self, key: str) -> None:
+        self.pending = False
 
     def target_for_key(self, key: str) -> SimpleNamespace | None:
         if not self.mapped:
@@ -55,6 +59,9 @@ class Sessions:
         return SimpleNamespace(key=key, label="alpha", thread_id=None)
 
     async def live_pane(self, key: str) -> str:
+        return "%1"
+
+    async def ensure_running(self, target: object) -> str:
         return "%1"
 
     async def register_thread(self, target: object) -> None:
@@ -71,17 +78,33 @@ class Sessions:
 
 
 def rig(tmp_path, now: list[float]) -> tuple[Scheduler, Sessions, list[str]]:
+    """A scheduler whose prompts go through a real queue (``bot/queue.py``) into stand-ins."""
     rt = runtime.Runtime(str(tmp_path / "rt"), str(tmp_path / "state")).ensure()
     sessions = Sessions(rt)
     said: list[str] = []
     client = SimpleNamespace(get_partial_messageable=lambda channel_id: Channel(said))
-    return Scheduler(client, sessions, clock=lambda: now[0], idle_poll=0.01), sessions, said
+    queue = PromptQueue(client, sessions, rt)  # type: ignore[arg-type]
+    queue.turn_running = lambda key: False  # no turn runs unless the test says so
+    scheduler = Scheduler(client, sessions, queue, clock=lambda: now[0], idle_poll=0.01)
+    return scheduler, sessions, said
 
 
 def hourly(**changes: object) -> Schedule:
     fields = {"id": "0123abcd", "server": "main", "key": KEY, "prompt": "check the build",
               "rule": {"kind": "hours", "hours": 1, "anchor": T0}, "next_run": T0}  # fmt: skip
     return Schedule(**{**fields, **changes})  # type: ignore[arg-type]
+
+
+async def until(check, what: str) -> None:
+    for _ in range(500):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never: {what}")
+
+
+def queued(sessions: Sessions) -> list[str]:
+    return [e["text"] for e in queued_prompts.entries(sessions.runtime, KEY)]
 
 
 async def settle(scheduler: Scheduler) -> None:
@@ -129,43 +152,96 @@ def test_a_due_entry_runs_without_a_missed_note_and_a_later_one_is_slept_for(tmp
 
 def test_a_prompt_just_typed_by_the_owner_is_waited_behind_before_its_turn_shows(tmp_path) -> None:
     """The owner's prompt was typed a moment ago and its turn shows neither in its events nor
-    on the screen yet: the scheduled prompt waits (typed into that turn, the model would get
-    both as one), then goes once the session is idle."""
+    on the screen yet: the scheduled prompt waits in the queue (typed into that turn, the
+    model would get both as one), and goes when that turn ends, not by a look of its own."""
+    now = [T0 + 1]
+    scheduler, sessions, said = rig(tmp_path, now)
+    scheduler.started_at = T0 - 60
+    schedules.save(sessions.runtime, hourly())
+    sessions.pending = True
+
+    async def scenario() -> None:
+        await scheduler.tick()
+        await until(lambda: queued(sessions), "the prompt queued")
+        await asyncio.sleep(0.2)  # twenty of the scheduler's looks: none types it
+        assert sessions.typed == []
+        assert queued(sessions) == ["check the build"]  # on the turn's status message too
+        scheduler.queue.turn_ended(KEY)
+        await settle(scheduler)
+
+    asyncio.run(scenario())
+    assert sessions.typed == ["check the build"]
+    assert said[-1] == "✅"  # on the note, by the queue
+    assert queued_prompts.entries(sessions.runtime, KEY) == []
+
+
+def test_a_scheduled_prompt_joins_the_queue_behind_the_owners_queued_messages(tmp_path) -> None:
     now = [T0 + 1]
     scheduler, sessions, _ = rig(tmp_path, now)
     scheduler.started_at = T0 - 60
     schedules.save(sessions.runtime, hourly())
-    sessions.pending = 5
+    queued_prompts.queue_prompt(sessions.runtime, KEY, "the owner's first", "discord")
+    sessions.pending = True
 
     async def scenario() -> None:
         await scheduler.tick()
+        await until(lambda: len(queued(sessions)) == 2, "the prompt queued")
+        scheduler.queue.turn_ended(KEY)  # the owner's queued message is typed
+        await until(lambda: sessions.typed, "the first typed")
+        sessions.pending = True  # its turn runs
+        await asyncio.sleep(0.05)
+        assert sessions.typed == ["the owner's first"]
+        scheduler.queue.turn_ended(KEY)  # its turn ended: the scheduled prompt
         await settle(scheduler)
 
     asyncio.run(scenario())
-    assert sessions.pending == 0 and sessions.typed == ["check the build"]  # after, not before
+    assert sessions.typed == ["the owner's first", "check the build"]
+
+
+def test_a_deleted_entry_comes_off_the_queue_untyped(tmp_path) -> None:
+    now = [T0 + 1]
+    scheduler, sessions, _ = rig(tmp_path, now)
+    scheduler.started_at = T0 - 60
+    schedules.save(sessions.runtime, hourly(rule={"kind": "once", "at": T0}))
+    sessions.pending = True
+
+    async def scenario() -> None:
+        await scheduler.tick()
+        await until(lambda: queued(sessions), "the prompt queued")
+        schedules.remove(sessions.runtime, "0123abcd")
+        await settle(scheduler)
+        scheduler.queue.turn_ended(KEY)
+        await asyncio.sleep(0.05)  # a typing task would have run by now
+
+    asyncio.run(scenario())
+    assert sessions.typed == [] and queued_prompts.entries(sessions.runtime, KEY) == []
 
 
 def test_an_entry_waiting_for_its_turn_types_nothing_once_its_project_is_removed(
     tmp_path,
 ) -> None:
     """``/project remove`` unmaps the channel, stops its session, then drops its schedules:
-    an entry that was already waiting for the turn to end must not type into (or start) the
-    session in between, whatever project the channel is mapped to next."""
+    an entry already queued behind the turn must not type into (or start) the session in
+    between, whatever project the channel is mapped to next."""
     now = [T0 + 1]
     scheduler, sessions, said = rig(tmp_path, now)
     scheduler.started_at = T0 - 60
     schedules.save(sessions.runtime, hourly())
-    sessions.pending = 5
+    scheduler.queue.turn_running = lambda key: True  # it waits behind a turn
 
     async def scenario() -> None:
         await scheduler.tick()
-        await asyncio.sleep(0)  # the entry has begun to wait for the turn
-        sessions.mapped = False  # removed: its file not dropped yet
+        await until(lambda: queued(sessions), "the prompt queued")
+        sessions.mapped = False  # removed: its schedule file not dropped yet
         await settle(scheduler)
+        scheduler.queue.turn_running = lambda key: False
+        scheduler.queue.turn_ended(KEY)
+        await asyncio.sleep(0.05)  # a typing task would have run by now
 
     asyncio.run(scenario())
-    assert sessions.typed == []
-    assert said[-1].startswith("⏭ Scheduled prompt `0123abcd` skipped: the channel is no longer")
+    assert sessions.typed == [] and queued(sessions) == []
+    skipped = "⏭ Scheduled prompt `0123abcd` skipped: the channel is no longer a project's"
+    assert any(line.startswith(skipped) for line in said), said
 
 
 def test_a_session_at_its_usage_limit_is_skipped_with_a_note(tmp_path, monkeypatch) -> None:

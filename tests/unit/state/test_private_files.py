@@ -53,3 +53,37 @@ def test_a_lock_refuses_a_planted_link_or_a_file_open_to_others(tmp_path) -> Non
         os.chown(tmp_path / ".theirs.json.lock", 65534, 65534)
         with pytest.raises(OSError):
             private_files.Lock(str(tmp_path / "theirs.json")).__enter__()
+
+
+def test_a_durable_write_on_the_event_loop_fsyncs_in_a_worker_thread(tmp_path, monkeypatch) -> None:
+    """The bot's state modules write durably from its coroutines: the fsyncs (seconds on a
+    disk busy flushing: the loop once stalled 40 s) run off the loop's thread, and the file
+    is there, whole, as soon as the write returns."""
+    import asyncio
+    import threading
+
+    synced_on: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced_on.append(threading.get_ident())
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    path = str(tmp_path / "queued.json")
+
+    async def on_the_loop() -> int:
+        private_files.write_atomic(path, b'{"queued": []}')
+        with open(path, "rb") as written:
+            assert written.read() == b'{"queued": []}'  # readers see it at once
+        for _ in range(500):
+            if len(synced_on) == 2:  # the file and its folder
+                break
+            await asyncio.sleep(0.01)
+        return threading.get_ident()
+
+    loop_thread = asyncio.run(on_the_loop())
+    assert len(synced_on) == 2 and loop_thread not in synced_on, synced_on
+    synced_on.clear()
+    private_files.write_atomic(path, b"{}")  # no loop on this thread: on disk when it returns
+    assert synced_on == [threading.get_ident()] * 2

@@ -1,0 +1,81 @@
+"""Typing a long prompt into a real tmux pane whose program reads its input late, as Claude
+Code does on a loaded machine: each piece must have reached the box before the next is typed,
+or two arrive in one read and Claude Code takes them for a paste. The program here draws
+Claude Code's input box (rules and ``❯``) with what it has read, reads every 0.3 s, and notes
+the size of every read."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bridge.claude.screen import input_box
+from bridge.sessions import pane_input
+from bridge.sessions.key_gate import SessionKeys
+from bridge.state import runtime
+from bridge.tmux import TmuxSessions
+
+CHANNEL = "100000000000000012"
+SLOW_BOX = r"""
+import os, sys, time, tty
+reads, sent = sys.argv[1], sys.argv[2]
+text = ""
+def draw():
+    sys.stdout.write("\x1b[2J\x1b[H● earlier reply\r\n\r\n" + "─" * 60 + "\r\n❯ " + text
+                     + "\r\n" + "─" * 60 + "\r\n  ? for shortcuts\r\n")
+    sys.stdout.flush()
+tty.setraw(0)
+draw()
+while True:
+    time.sleep(0.3)  # busy elsewhere: what is typed meanwhile waits in the terminal
+    data = os.read(0, 65536).decode()
+    with open(reads, "a") as f:
+        f.write(f"{len(data)}\n")
+    for char in data:
+        if char == "\r":
+            with open(sent, "w") as f:
+                f.write(text)
+            text = ""
+        else:
+            text += char
+    draw()
+"""
+
+
+@pytest.fixture
+def slow_box(tmp_path) -> Iterator[tuple[TmuxSessions, SessionKeys, Path, Path]]:
+    script, reads, sent = tmp_path / "box.py", tmp_path / "reads", tmp_path / "sent"
+    script.write_text(SLOW_BOX)
+    socket = f"dbunit-{uuid.uuid4().hex[:8]}"
+    tmux = TmuxSessions("unit", socket)
+    try:
+        command = [sys.executable, str(script), str(reads), str(sent)]
+        info = tmux.start(CHANNEL, "box", str(tmp_path), command, {})
+        tmux.wait_for(info.pane_id, lambda s: input_box(s) is not None, 10)
+        rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
+        yield tmux, SessionKeys(tmux, info.pane_id, rt, CHANNEL), reads, sent
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+        Path(f"/tmp/tmux-{os.getuid()}/{socket}").unlink(missing_ok=True)
+
+
+def repetitive_message() -> str:
+    """About 2,000 characters that repeat themselves (test_relay's long message): the last
+    dozen letters typed so far are often on screen already, from an earlier repeat."""
+    part = "it's quoted ; kill-server ; $HOME ~/x back slash; second line; " + "x" * 60 + " ends;"
+    return "".join(f"[{i}{'y' * (i * 7)}]{part}" for i in range(12))[:2000]
+
+
+def test_each_piece_is_read_before_the_next_is_typed(slow_box) -> None:
+    _, keys, reads, sent = slow_box
+    message = repetitive_message()
+    pane_input.type_prompt(keys, message)
+    sizes = [int(n) for n in reads.read_text().split()]
+    assert max(sizes) <= pane_input.TYPE_CHUNK, sizes  # never two pieces in one read
+    assert sent.read_text() == message
