@@ -125,6 +125,10 @@ def test_escape_in_the_terminal_closes_the_status_as_interrupted(rig) -> None:
     rig.start_bot()
     rig.post("wait a long time")
     wait_status(rig, "⏳")
+    # Escape while the model's second answer is on its way (as a user presses it, seeing the
+    # turn work): under load the status can show before Claude Code has recorded the prompt,
+    # and an Escape then takes the prompt back into the box and leaves no turn to end.
+    rig.api.wait_requests(2, timeout=60)
     rig.tmux.press(rig.pane().pane_id, "Escape")
     closed = wait_status(rig, "⏹ Interrupted")
     assert "by <@" not in closed["content"]
