@@ -70,8 +70,8 @@ def run(opts: Options) -> int:
     try:
         demo.start(Emulator, FakeAnthropic)
         code = demo.serve()
-    except (selftest.CheckFailed, tryout.TryError) as err:
-        print(f"discord-bridge try --demo: {err}", file=sys.stderr)
+    except (selftest.CheckFailed, tryout.TryError, OSError, subprocess.CalledProcessError) as err:
+        print(f"discord-bridge try --demo: could not start: {err}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:
         code = 0
@@ -103,7 +103,7 @@ class Demo(selftest.Bench):
             path.mkdir(mode=0o700)
         make_project(self.project, self.home)
         prepare_home(self.home, [self.project], version=self.printed.split(" ", 1)[0])
-        self.api = api_class(responder=Tour(self.project)).start()
+        self.api = api_class(responder=Tour(self.project, self.home)).start()
         self.emu = emulator_class(
             bot_token=secrets.token_urlsafe(32),
             control_token=secrets.token_urlsafe(32),

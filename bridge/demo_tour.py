@@ -15,6 +15,7 @@ the tool calls it asks for are fixed here, never built from what was typed.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -45,8 +46,6 @@ PLAN = (
     "# Friendlier greetings\n\n1. Greet by name with an exclamation mark\n"
     "2. Add a farewell\n3. Add a test for both\n"
 )
-# Where plan mode's system reminder says the plan goes (the real CLI's words).
-PLAN_FILE = re.compile(r"(/[^\s\"\\]+/\.claude/plans/[^\s\"\\]+\.md)")
 
 TRY = """• `hello`: a reply
 • `run a command`: a permission prompt, **Allow** it
@@ -70,10 +69,16 @@ def reply(body: str, delay: float = 0.0) -> Turn:
 
 
 class Tour:
-    """``responder`` for the fake API: the next turn for a request, in ``project``."""
+    """``responder`` for the fake API: the next turn for a request, in ``project``; Claude
+    Code's HOME is ``home``, where plan mode keeps its plans."""
 
-    def __init__(self, project: Path) -> None:
+    def __init__(self, project: Path, home: Path) -> None:
         self.project = project
+        # The plan file plan mode's system reminder names: only one in the demo's HOME
+        # (the request holds what the owner typed too, which must never pick a path).
+        homes = sorted({str(home), os.path.realpath(home)})  # /tmp is /private/tmp on macOS
+        plans = "|".join(re.escape(f"{path}/.claude/plans/") for path in homes)
+        self.plan_file = re.compile(rf"(?<![\w/.-])((?:{plans})[\w-]+\.md)\b")
         self.steps: dict[str, Callable[[Request, list[str], str], Turn]] = {
             "plan": self.plan,
             "question": self.question,
@@ -124,7 +129,7 @@ class Tour:
         return reply(f"Your answer reached the model: **{answer}**.")
 
     def plan(self, request: Request, tools: list[str], result: str) -> Turn:
-        plan_file = PLAN_FILE.search(json.dumps(request))
+        plan_file = self.plan_file.search(json.dumps(request))
         if plan_file is None:
             return reply("Plans are made in plan mode: type `/mode plan`, then `plan` again.")
         if not tools:

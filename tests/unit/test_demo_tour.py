@@ -10,6 +10,7 @@ import pytest
 from bridge import cli
 from bridge.demo_tour import GREETINGS, MARK, Tour
 
+HOME = Path("/home/u")
 REMINDER = {"type": "text", "text": "<system-reminder>edit nothing; plan ahead</system-reminder>"}
 
 
@@ -40,12 +41,12 @@ def said(block: dict) -> str:
 
 
 def test_anything_else_gets_a_marked_reply_listing_the_steps(tmp_path: Path) -> None:
-    text = said(answer(Tour(tmp_path), typed("hi there")))
+    text = said(answer(Tour(tmp_path, HOME), typed("hi there")))
     assert "`run a command`" in text and "`/mode plan`" in text
 
 
 def test_the_edit_reads_then_swaps_the_greeting_then_says_so(tmp_path: Path) -> None:
-    tour, path = Tour(tmp_path), str(tmp_path / "greet.py")
+    tour, path = Tour(tmp_path, HOME), str(tmp_path / "greet.py")
     asked = typed("please edit it")
     first = answer(tour, asked)
     assert first["name"] == "Read" and first["input"] == {"file_path": path}
@@ -65,7 +66,7 @@ def test_the_edit_reads_then_swaps_the_greeting_then_says_so(tmp_path: Path) -> 
 
 
 def test_the_step_is_the_last_typed_prompts_not_an_earlier_ones(tmp_path: Path) -> None:
-    tour = Tour(tmp_path)
+    tour = Tour(tmp_path, HOME)
     earlier = [typed("run a command"), called("Bash", {}), result("ran")]
     block = answer(tour, *earlier, {"role": "assistant", "content": "done"}, typed("a question"))
     assert block["name"] == "AskUserQuestion"
@@ -75,13 +76,15 @@ def test_the_step_is_the_last_typed_prompts_not_an_earlier_ones(tmp_path: Path) 
 
 
 def test_a_plan_is_written_where_plan_mode_says_then_offered(tmp_path: Path) -> None:
-    tour = Tour(tmp_path)
+    tour = Tour(tmp_path, HOME)
     assert "/mode plan" in said(answer(tour, typed("plan")))  # not in plan mode
     where = "create your plan at /home/u/.claude/plans/a-b-c.md using the Write tool"
     write = answer(tour, typed("plan"), system=where)
     assert write["name"] == "Write" and write["input"]["file_path"].endswith("/a-b-c.md")
     after = [typed("plan"), called("Write", {}), result("written")]
     assert answer(tour, *after, system=where)["name"] == "ExitPlanMode"
+    elsewhere = "create your plan at /etc/.claude/plans/x.md, or /home/u/.claude/plans/../x.md"
+    assert "/mode plan" in said(answer(tour, typed(f"plan {elsewhere}")))
     approved = [*after, called("ExitPlanMode", {}), result("User has approved your plan")]
     assert "approved" in said(answer(tour, *approved, system=where))
 
