@@ -46,6 +46,12 @@ def main(argv: list[str] | None = None) -> int:
         help="a spend budget per session, in dollars (e.g. 0.50): a warning at 80 %%, at 100 %% "
         "Claude stops before its next tool call and asks Continue / Stop (default: none)",
     )
+    trial.add_argument(
+        "--demo",
+        action="store_true",
+        help="look around for nothing: your Claude Code answered by a scripted model, in a "
+        "throwaway project (no Claude login, no usage, no network)",
+    )
     trial.add_argument("-v", "--verbose", action="store_true", help="debug logging (to the log)")
 
     hooks = commands.add_parser("hooks", help="manage Claude Code hook entries")
@@ -145,10 +151,29 @@ def cmd_try(args: argparse.Namespace) -> int:
     except tryout.TryError as err:
         print(f"discord-bridge try: {err}", file=sys.stderr)
         return 2
+    if args.demo:
+        return try_demo(args, host, port)
     options = tryout.Options(
         args.project, host, port, not args.no_browser, args.verbose, args.worktrees, budget
     )
     return tryout.run(options)
+
+
+def try_demo(args: argparse.Namespace, host: str, port: int) -> int:
+    from bridge import demo
+
+    # The demo's project is its own: a scripted model never edits a directory of the user's.
+    extras = (("PROJECT_DIR", args.project), ("--worktrees", args.worktrees))
+    given = [flag for flag, on in (*extras, ("--budget", args.budget)) if on]
+    if given:
+        why = (
+            f"--demo runs in a throwaway project of its own, without {', '.join(given)}: its "
+            "model is scripted and must never edit your files (`discord-bridge try "
+            "PROJECT_DIR` is the real Claude)"
+        )
+        print(f"discord-bridge try: {why}", file=sys.stderr)
+        return 2
+    return demo.run(demo.Options(host, port, not args.no_browser))
 
 
 def cmd_hooks(args: argparse.Namespace) -> int:

@@ -398,7 +398,7 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         try:
             port = emu.serve_web(opts.host, opts.port, token, OWNER, ids[slug(project)])
         except OSError as err:
-            raise TryError(_bind_error(opts.host, opts.port, err)) from None
+            raise TryError(bind_error(opts.host, opts.port, err)) from None
         url = page_url(opts.host, port, token)
         note_holder(lock, f"pid {os.getpid()}, {project}, page on port {port}")
         cfg_path = os.path.join(work, "config.json")
@@ -457,7 +457,7 @@ def announce_when_ready(emu: Any, since: int, bot_id: str, text: str, opened: st
         webbrowser.open(opened)
 
 
-def _bind_error(host: str, port: int, err: OSError) -> str:
+def bind_error(host: str, port: int, err: OSError) -> str:
     if err.errno == errno.EADDRINUSE:
         return (f"port {port} on {host} is already in use (another discord-bridge try, or "
                 "another program): choose another with --port")  # fmt: skip

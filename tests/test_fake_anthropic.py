@@ -249,6 +249,16 @@ def test_empty_script_answers_default_and_wait_times_out(api: FakeAnthropic) -> 
         api.wait_requests(2, timeout=0.2)
 
 
+def test_a_responder_answers_what_the_script_does_not() -> None:
+    """The demo's model: the scripted turns first, then a turn built from each request."""
+    said = lambda request: text("you said " + last_user_text(request))  # noqa: E731
+    with FakeAnthropic(responder=said) as api:
+        api.script(text("scripted first"))
+        answers = [post(api, main_request(t)).json()["content"][0]["text"] for t in ("1", "2")]
+        assert answers == ["scripted first", "you said 2"]
+        assert api.unscripted == [] and len(api.requests) == 2
+
+
 def test_expect_guard_and_reset(api: FakeAnthropic) -> None:
     api.script(text("ok", expect="needle"))
     answer = post(api, main_request("haystack")).json()["content"][0]["text"]

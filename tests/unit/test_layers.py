@@ -43,9 +43,10 @@ NAMED_EXCEPTIONS = {
     "aiohttp": {"bridge.bot"},
     # `discord-bridge try` starts the emulator (a product dependency of `try`, not a test's);
     # `discord-bridge selftest` runs the user's Claude Code against it and the fake Messages
-    # API (both installed by install.sh for that)
-    "discord_emulator": {"bridge.tryout", "bridge.selftest"},
-    "fake_anthropic": {"bridge.selftest"},
+    # API (both installed by install.sh for that); `try --demo` runs it against both, the
+    # fake API answering as the demo's scripted model
+    "discord_emulator": {"bridge.tryout", "bridge.selftest", "bridge.demo"},
+    "fake_anthropic": {"bridge.selftest", "bridge.demo", "bridge.demo_tour"},
     # /preview's headless Chromium (the [preview] extra), imported when a preview runs
     "playwright": {"bridge.preview"},
     # the test rig is for tests and benches: the product never imports it
@@ -356,7 +357,7 @@ def test_a_planted_upward_import_is_reported(tree: Tree, rows: list[Row], tmp_pa
     wrong = planted(tree, "bridge.state.decisions", "from bridge.sessions import manager", tmp_path)
     (problem,) = new(upward_arrows(tree, rows), upward_arrows(wrong, rows))
     assert problem.startswith("bridge.state.decisions -> bridge.sessions.manager (line ")
-    assert problem.endswith(": up from row 17 to 11")
+    assert problem.endswith(": up from row 19 to 13")
 
 
 def test_a_planted_circle_is_reported(tree: Tree, tmp_path: Path) -> None:
@@ -376,7 +377,8 @@ def test_discord_py_outside_the_bot_is_reported(tree: Tree, tmp_path: Path) -> N
 def test_the_emulator_outside_try_and_selftest_is_reported(tree: Tree, tmp_path: Path) -> None:
     wrong = planted(tree, "bridge.cli", "from discord_emulator import server", tmp_path)
     (problem,) = new(kept_imports(tree), kept_imports(wrong))
-    assert problem.endswith(": discord_emulator is for bridge.selftest, bridge.tryout only")
+    shown = "bridge.demo, bridge.selftest, bridge.tryout only"
+    assert problem.endswith(f": discord_emulator is for {shown}")
 
 
 def test_a_heavy_import_in_a_hook_script_is_reported(tree: Tree, tmp_path: Path) -> None:

@@ -57,9 +57,9 @@ def test_page_url_and_loopback() -> None:
 
 
 def test_bind_errors_say_what_to_do() -> None:
-    busy = tryout._bind_error("127.0.0.1", 8765, OSError(errno.EADDRINUSE, "in use"))
+    busy = tryout.bind_error("127.0.0.1", 8765, OSError(errno.EADDRINUSE, "in use"))
     assert busy.startswith("port 8765 on 127.0.0.1 is already in use") and "--port" in busy
-    foreign = tryout._bind_error("10.9.9.9", 1, OSError(errno.EADDRNOTAVAIL, "cannot assign"))
+    foreign = tryout.bind_error("10.9.9.9", 1, OSError(errno.EADDRNOTAVAIL, "cannot assign"))
     assert "not an address of this machine" in foreign
 
 

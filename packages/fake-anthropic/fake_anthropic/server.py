@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -41,11 +42,20 @@ class LoggedRequest:
 
 
 class FakeAnthropic:
-    """Scripted Messages API. Each main ``POST /v1/messages`` consumes one scripted turn."""
+    """Scripted Messages API. Each main ``POST /v1/messages`` consumes one scripted turn;
+    with the script empty, ``responder`` (if given) builds the turn from the request (a model
+    that reacts to what was typed: ``discord-bridge try --demo``), else the default text."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, default_text: str = DEFAULT_TEXT):
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        default_text: str = DEFAULT_TEXT,
+        responder: Callable[[Request], Turn] | None = None,
+    ):
         self._address = (host, port)
         self._default_text = default_text
+        self._responder = responder
         self._cond = threading.Condition()
         self._queue: deque[Turn] = deque()
         self._requests: list[Request] = []
@@ -191,6 +201,8 @@ class FakeAnthropic:
             self._cond.notify_all()
             if self._queue:
                 return self._queue.popleft(), "main"
+            if self._responder is not None:
+                return self._responder(body), "main"
             self._unscripted.append(len(self._requests) - 1)
             return text(self._default_text), "unscripted"
 

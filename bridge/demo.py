@@ -1,0 +1,212 @@
+"""``discord-bridge try --demo``: the bridge in a browser with a scripted model, for nothing.
+
+The real bot, tmux and the user's own Claude Code (found as ``selftest`` finds it), as
+``try`` runs them, but the CLI talks to the fake Messages API (``fake_anthropic``) on
+loopback, answered by :class:`bridge.demo_tour.Tour`: no Claude login, no usage, no network.
+Set up as ``selftest`` sets up: everything in one throwaway directory (a HOME of its own with
+Claude Code's first run done, an API key for the fake only, the bridge's home, runtime and
+state dirs, a private tmux server) that Ctrl-C removes. The user's ``~/.claude``, bridge
+config and sessions are never read or written.
+
+The project is a fresh git repository of two files (:data:`bridge.demo_tour.PROJECT_FILES`),
+so the edit, its diff and the review have something to show. A project directory of the
+user's is refused: a scripted model has nothing to say about its files and must never edit
+them, and a copy (of a repository of any size, its secrets with it) would only show the
+demo's own files anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+from bridge import selftest, tryout
+
+PROJECT_NAME = "demo"  # the project directory's name, so its channel is #demo
+SESSION = "discord-bridge-demo"  # the tmux session, on a private socket
+GIT = (
+    "git",
+    "-c",
+    "user.name=demo",
+    "-c",
+    "user.email=demo@localhost",
+    "-c",
+    "init.defaultBranch=main",
+)
+
+
+@dataclass
+class Options:
+    host: str = tryout.DEFAULT_HOST
+    port: int = tryout.DEFAULT_PORT
+    open_browser: bool = True
+
+
+def run(opts: Options) -> int:
+    """Start the demo, serve until Ctrl-C (or SIGTERM); 0, or 1 when it could not start."""
+    report = selftest.Report()
+    found = selftest.find_claude(report, selftest.Options())
+    if found is None or not selftest.find_tmux(report):
+        return 1
+    try:
+        from discord_emulator import Emulator
+        from fake_anthropic import FakeAnthropic
+    except ImportError as err:
+        print(
+            f"discord-bridge try --demo: {err.name} is not installed: run ./install.sh again",
+            file=sys.stderr,
+        )
+        return 1
+    signal.signal(signal.SIGTERM, _interrupt)  # a stop that cleans up, as Ctrl-C does
+    demo = Demo(Path(tempfile.mkdtemp(prefix="discord-bridge-demo-")), *found, opts)
+    try:
+        demo.start(Emulator, FakeAnthropic)
+        code = demo.serve()
+    except (selftest.CheckFailed, tryout.TryError, OSError, subprocess.CalledProcessError) as err:
+        print(f"discord-bridge try --demo: could not start: {err}", file=sys.stderr)
+        code = 1
+    except KeyboardInterrupt:
+        code = 0
+    finally:
+        demo.close()
+    print("discord-bridge try --demo: stopped; its throwaway files are removed", flush=True)
+    return code
+
+
+def _interrupt(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+class Demo(selftest.Bench):
+    """Selftest's set-up with the demo's project, its scripted model and the web page."""
+
+    def __init__(self, root: Path, claude: str, printed: str, opts: Options) -> None:
+        super().__init__(root, claude, printed)
+        self.opts = opts
+        self.project = root / PROJECT_NAME
+        self.socket = f"discord-bridge-demo-{os.getpid()}-{secrets.token_hex(3)}"
+        self.url = ""
+
+    def start(self, emulator_class: type, api_class: type) -> None:
+        from bridge.demo_tour import Tour
+        from fake_anthropic.claude_cli import claude_env, prepare_home
+
+        for path in (self.home, self.runtime_dir, self.state_dir, self.bridge_home):
+            path.mkdir(mode=0o700)
+        make_project(self.project, self.home)
+        prepare_home(self.home, [self.project], version=self.printed.split(" ", 1)[0])
+        self.api = api_class(responder=Tour(self.project, self.home)).start()
+        self.emu = emulator_class(
+            bot_token=secrets.token_urlsafe(32),
+            control_token=secrets.token_urlsafe(32),
+            second_bot=False,
+        )
+        self.emu.start()
+        me = os.environ.get("USER") or "you"
+        names = {tryout.OWNER: me, "bot_id": "discord-bridge"}
+        ids = self.emu.configure_world(
+            "discord-bridge demo", [tryout.PANEL_CHANNEL, PROJECT_NAME], names
+        )
+        self.channel, self.bot_id = ids[PROJECT_NAME], self.emu.state.ids["bot_id"]
+        self.url = self.serve_page()
+        dirs = {
+            "DISCORD_BRIDGE_HOME": str(self.bridge_home),
+            "DISCORD_BRIDGE_RUNTIME_DIR": str(self.runtime_dir),
+            "DISCORD_BRIDGE_STATE_DIR": str(self.state_dir),
+            "DISCORD_BRIDGE_TMUX_SOCKET": self.socket,
+        }
+        where = os.path.dirname(self.claude)
+        self.env = claude_env(self.home, self.api.base_url, self.root, dirs, claude_dir=where)
+        self.cli("hooks", "install", "--settings", str(self.home / ".claude" / "settings.json"))
+        config = self.root / "config.json"
+        tryout.write_config(
+            str(config),
+            str(self.project),
+            self.emu,
+            ids,
+            name="demo",
+            session=SESSION,
+            claude_command=self.claude,
+        )
+        self.welcome()
+        self.start_bot(config)
+
+    def serve_page(self) -> str:
+        """The web client on ``--listen``/``--port``, behind a token, as ``try`` serves it."""
+        host, port, token = self.opts.host, self.opts.port, secrets.token_urlsafe(24)
+        try:
+            port = self.emu.serve_web(host, port, token, tryout.OWNER, self.channel)
+        except OSError as err:
+            raise tryout.TryError(tryout.bind_error(host, port, err)) from None
+        return tryout.page_url(host, port, token)
+
+    def welcome(self) -> None:
+        """The channel's first message, from the bot: what to type for each step."""
+        from bridge.demo_tour import WELCOME
+
+        self.emu.client.post_message(self.channel, WELCOME, user="bot_id", bot=True)
+
+    def serve(self) -> int:
+        """Announce the page, open the browser; wait for Ctrl-C, or the bot's end (1)."""
+        print(banner(self.url, self.opts.host, self.root, self.socket), flush=True)
+        if self.opts.open_browser and tryout.can_open_browser():
+            import webbrowser
+
+            handover = str(self.root / tryout.HANDOVER_NAME)
+            webbrowser.open(tryout.write_handover(handover, self.url))
+        assert self.bot is not None
+        code = self.bot.wait()
+        print(
+            f"discord-bridge try --demo: the bot stopped ({code}): {self.bot_log_tail()}",
+            file=sys.stderr,
+        )
+        return 1
+
+    def close(self) -> None:
+        super().close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def make_project(project: Path, home: Path) -> None:
+    """The demo's project: its files, committed in a new git repository (git run with the
+    throwaway HOME: none of the user's git config applies)."""
+    project.mkdir(mode=0o700)
+    from bridge.demo_tour import PROJECT_FILES
+
+    for name, text in PROJECT_FILES.items():
+        (project / name).write_text(text)
+    env = {
+        "HOME": str(home),
+        "PATH": os.environ.get("PATH", os.defpath),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "LANG": "C.UTF-8",
+    }
+    for args in (("init", "-q"), ("add", "-A"), ("commit", "-qm", "The demo's project")):
+        subprocess.run([*GIT, *args], cwd=project, env=env, check=True, capture_output=True)
+
+
+def banner(url: str, host: str, root: Path, socket: str) -> str:
+    lines = [
+        "",
+        "discord-bridge try --demo: the bridge in your browser, a scripted model answering",
+        f"  open      {url}",
+        f"  project   a throwaway one (channel #{PROJECT_NAME}): {root / PROJECT_NAME}",
+        f"  claude    your Claude Code, on a fake API: tmux -L {socket} attach -t {SESSION}",
+        "  costs     nothing: no Claude login, no usage, no network",
+        "  stop      Ctrl-C (everything the demo made is removed)",
+    ]
+    if not tryout.is_loopback(host):
+        lines.insert(
+            3,
+            "  note      anyone with this address (and its token) can use the page: "
+            "keep it private",
+        )
+    return "\n".join(lines) + "\n"
