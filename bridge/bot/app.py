@@ -195,6 +195,10 @@ class BridgeBot(BridgeClient):
         log.info("%s: logged in as %s", self.server.name, self.user)
         await self.catch_up.run()  # the messages sent while the bot was away
 
+    async def on_resumed(self) -> None:
+        if self.catch_up.holding():  # a READY whose on_ready never came (lost, then resumed)
+            await self.catch_up.run()
+
     async def on_message(self, message: discord.Message) -> None:
         if self.relay is not None:
             await self.relay.on_message(message, self.user.id if self.user else None)

@@ -40,7 +40,7 @@ from bridge.bot.handled import HandledMessages
 from bridge.claude import transcript
 from bridge.discord import custom_ids
 from bridge.sessions.targets import SessionTarget
-from bridge.state import handled_messages, held_messages, queued_prompts, session_record
+from bridge.state import held_messages, queued_prompts, session_record
 from bridge.state.handled_messages import Typing
 
 if TYPE_CHECKING:
@@ -105,12 +105,17 @@ class CatchUp:
         self._running = asyncio.Lock()  # one catch-up at a time (a READY during one)
 
     def keys(self) -> list[str]:
-        """Every mapped channel, every listed thread, every key the bot has a record of."""
-        keys = set(handled_messages.keys(self.bot.runtime))
+        """This server's mapped channels and listed threads (a thread first used from Discord
+        is listed then: ``SessionManager.register_thread``)."""
+        keys = set()
         for project in self.bot.server.projects:
             keys.add(project.channel_id)
             keys.update(entry.channel_id for entry in project.threads)
         return sorted(keys)
+
+    def holding(self) -> bool:
+        """Whether live messages wait for a catch-up that has not run."""
+        return self.handled.holding()
 
     def connected(self) -> None:
         """A fresh gateway session (READY): live messages wait until their channel's history
@@ -122,9 +127,12 @@ class CatchUp:
         """Read every channel's history since the last message handled, all at once (one
         slow session start does not hold up the others)."""
         async with self._running:
-            keys = self.keys()
-            self.handled.hold(keys)
-            await asyncio.gather(*(self._catch_up_key(key) for key in keys))
+            try:
+                keys = self.keys()
+                self.handled.hold(keys)
+                await asyncio.gather(*(self._catch_up_key(key) for key in keys))
+            finally:  # whatever happened, live messages never wait for nothing
+                self.handled.release_all()
 
     async def _catch_up_key(self, key: str) -> None:
         try:

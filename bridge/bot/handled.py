@@ -49,6 +49,13 @@ class HandledMessages:
         if gate is not None:
             gate.set()
 
+    def release_all(self) -> None:
+        for key in list(self._gates):
+            self.release(key)
+
+    def holding(self) -> bool:
+        return bool(self._gates)
+
     async def admit(self, key: str, message_id: int) -> bool:
         """Whether a live message is new: not at or below the last one handled. Waits while
         the key's history is being read."""

@@ -81,16 +81,6 @@ def save(rt: runtime.Runtime, key: str, handled: Handled, durable: bool = True) 
     private_files.write_atomic(_path(rt, key), fastjson.dumps(record).encode(), durable=durable)
 
 
-def keys(rt: runtime.Runtime) -> list[str]:
-    """Every key with a record file (readable or not)."""
-    try:
-        names = os.listdir(rt.state)
-    except FileNotFoundError:
-        return []
-    found = (n[len("handled-") : -len(".json")] for n in names if n.startswith("handled-"))
-    return sorted(k for k in found if k.isascii() and k.isdigit() and len(k) <= 21)
-
-
 def _snowflake(value: object) -> int | None:
     if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 21:
         return int(value)

@@ -5,8 +5,13 @@ the real Claude Code CLI in tmux, the emulator's history."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
+from bridge.claude.screen import is_prompt_ready
+from bridge.claude.transcript import prompt_digest
+from bridge.state import handled_messages, runtime
+from bridge.state.handled_messages import Handled, Typing
 from bridge_testkit import wait_until
 from fake_anthropic import last_user_text, text
 
@@ -146,6 +151,36 @@ def test_a_bot_killed_mid_catch_up_types_the_rest_once_each(rig) -> None:
     words = user_words(final)
     for i in range(3):
         assert words.count(f"offline message number {i}") == 1, (i, words)
+
+
+def test_a_message_typed_just_before_the_bot_was_killed_is_not_typed_again(rig) -> None:
+    """Killed after Enter, before the record moved on: the record still says the message was
+    being typed, and Claude Code's transcript has its prompt since, so it is not typed again."""
+    rig.api.script(text("first"), text("typed before the kill"), text("after"))
+    start_and_settle(rig)
+    rig.post("start the session")
+    rig.wait_bot_message(content_contains="first", timeout=90)
+    rig.stop_bot()
+    words = "the message the bot typed before it was killed"
+    sent = rig.post(words)
+    rt = runtime.Runtime(str(rig.runtime_dir), str(rig.state_dir))
+    key = rig.ids["project-a"]
+    record = handled_messages.load(rt, key)
+    assert record is not None and record.last < int(sent["id"])
+    typing = Typing(int(sent["id"]), time.time(), prompt_digest(words))
+    handled_messages.save(rt, key, Handled(record.last, typing))
+    pane = rig.pane().pane_id  # what the bot did before it died: the keys, then Enter
+    rig.tmux.wait_for(pane, is_prompt_ready, 30)
+    rig.tmux.type_literal(pane, words)
+    rig.tmux.press(pane, "Enter")
+    rig.api.wait_requests(2, timeout=60)
+
+    rig.start_bot()
+    rig.post("after")
+    requests = rig.api.wait_requests(3, timeout=90)
+    assert last_user_text(requests[-1]) == "after"
+    assert user_words(requests[-1]).count(words) == 1
+    assert not [m for m in rig.bot_messages() if "offline" in (m.get("content") or "")]
 
 
 def test_a_record_that_cannot_be_trusted_types_nothing_and_the_bot_runs_on(rig) -> None:
