@@ -44,14 +44,16 @@ def test_a_message_sent_while_the_bot_was_stopped_is_typed_once_with_a_note(rig)
     rig.api.script(text("done"), text("done again"))
     start_and_settle(rig)
     rig.stop_bot()
-    sent = rig.post("sent while the bridge was down")
+    sent = rig.post("sent while the bridge was down", attachments=[("notes.txt", b"offline")])
 
     rig.start_bot()
     note = rig.wait_bot_message(content_contains="Sent while the bridge was offline")
     assert note["message_reference"]["message_id"] == sent["id"]
     assert "typing it now" in note["content"]
     (request,) = rig.api.wait_requests(1, timeout=90)
-    assert last_user_text(request) == "sent while the bridge was down"
+    typed = last_user_text(request)
+    assert typed.startswith("sent while the bridge was down\nAttached file: "), typed
+    assert Path(typed.split("Attached file: ")[1].strip()).read_bytes() == b"offline"
     rig.wait_reaction(sent)
 
     rig.stop_bot()  # and once more: what was caught up on is not typed again
@@ -63,6 +65,25 @@ def test_a_message_sent_while_the_bot_was_stopped_is_typed_once_with_a_note(rig)
     assert user_words(second).count("sent while the bridge was down") == 1
     notes = [m for m in rig.bot_messages() if "offline" in (m.get("content") or "")]
     assert len(notes) == 1, notes
+
+
+def test_a_thread_session_catches_up_on_its_own_messages(rig) -> None:
+    rig.api.script(text("thread started"), text("thread caught up"))
+    start_and_settle(rig)
+    thread = rig.discord.create_thread(rig.ids["project-a"], "side task")
+    rig.discord.post_message(thread["id"], "start the thread's session")
+    rig.api.wait_requests(1, timeout=90)
+    rig.stop_bot()
+    sent = rig.discord.post_message(thread["id"], "sent to the thread while away")
+    rig.post("nothing for the channel", user="bob")
+
+    rig.start_bot()
+    _, request = rig.api.wait_requests(2, timeout=90)
+    assert last_user_text(request) == "sent to the thread while away"
+    rig.wait_reaction(sent)
+    pane = rig.tmux.find(thread["id"])
+    assert pane is not None and "sent to the thread while away" in rig.tmux.capture(pane.pane_id)
+    assert rig.tmux.find(rig.ids["project-a"]) is None  # the channel's own session: untouched
 
 
 def test_an_old_message_waits_for_send_now_or_drop(rig) -> None:
