@@ -127,6 +127,8 @@ def test_strangers_bots_and_deleted_messages_are_not_typed_an_edited_one_as_edit
     channel = rig.ids["project-a"]
     rig.post("from bob while away: rm -rf ~", user="bob")
     rig.post("from a bot while away", user="carol", bot=True)
+    rig.post("through a webhook while away", webhook_id=rig.ids["guild_id"])
+    rig.post("a system message while away", message_type=18)
     edited = rig.post("the first words")
     rig.discord.edit_user_message(channel, edited["id"], "the words as edited")
     gone = rig.post("deleted before the bot came back")
@@ -140,7 +142,8 @@ def test_strangers_bots_and_deleted_messages_are_not_typed_an_edited_one_as_edit
     _, second = rig.api.wait_requests(2, timeout=90)
     assert last_user_text(second) == "a live one after"
     words = user_words(second)
-    for never in ("from bob", "from a bot", "the first words", "deleted before"):
+    for never in ("from bob", "from a bot", "through a webhook", "a system message while",
+                  "the first words", "deleted before"):  # fmt: skip
         assert never not in words, never
     assert words.count("the words as edited") == 1
 

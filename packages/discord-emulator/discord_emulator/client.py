@@ -176,10 +176,13 @@ class EmulatorClient:
         reply_to: str | None = None,
         flags: int = 0,
         age_seconds: float = 0,
+        message_type: int = 0,
+        webhook_id: str | None = None,
     ) -> dict[str, Any]:
         """``attachments``: ``(filename, data)`` or ``(filename, data, extra)``, ``extra``
         holding ``content_type``, ``duration_secs``, ``waveform`` (a voice message's).
-        ``age_seconds``: its ``timestamp`` says it was sent that long ago."""
+        ``age_seconds``: its ``timestamp`` says it was sent that long ago. ``message_type``
+        (e.g. 18, "started a thread") and ``webhook_id``: a system or webhook message."""
         files = [
             {**(extra[0] if extra else {}), "filename": name,
              "data": base64.b64encode(data).decode()}
@@ -196,6 +199,8 @@ class EmulatorClient:
                 "reply_to": reply_to,
                 "flags": flags,
                 "age_seconds": age_seconds,
+                "type": message_type,
+                "webhook_id": webhook_id,
             },
         )
 

@@ -230,6 +230,10 @@ def user_post(st: State, body: dict[str, Any]) -> dict[str, Any]:
     msg = m.create_message(st, channel, _author(st, body), msg_body, uploads, validate=False)
     if body.get("age_seconds"):  # sent that long ago (a message the bot finds in the history)
         msg["timestamp"] = p.iso_ago(float(body["age_seconds"]))
+    if body.get("type"):  # a system message in the user's name (18: "started a thread")
+        msg["type"] = int(body["type"])
+    if body.get("webhook_id"):  # posted through a channel webhook, under the user's name
+        msg["webhook_id"] = str(body["webhook_id"])
     mentioned = [st.users[u] for u in st.users if f"<@{u}>" in msg["content"]]
     msg["mentions"] = mentioned
     m.announce(st, msg, "user_message", source="user")
