@@ -4,8 +4,8 @@ A message in a project's channel goes to that channel's session; a message in a 
 it goes to the thread's own session (started on the owner's first message there, the thread
 then listed in the config): never one into the other.
 
-Only the owner and ``allowedUserIds`` reach a pane; messages from anyone else, from bots and
-from the bot itself type nothing. Text is stripped of control characters and escape
+Only the owner and ``allowedUserIds`` reach a pane; messages from anyone else, from bots,
+webhooks and the bot itself, and system messages, type nothing. Text is stripped of control characters and escape
 sequences (newlines and tabs kept) and a leading ``!``, ``/``, ``#`` or ``&`` is defused,
 because Claude Code would run it as a shell command, slash command or other mode switch.
 A voice message is typed as its transcript (``bot/voice.py``).
