@@ -31,20 +31,18 @@ import datetime as dt
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, target_of
 from bridge.bot.handled import HandledMessages
+from bridge.bot.relay import DELIVERED, Relay
 from bridge.claude import transcript
 from bridge.discord import custom_ids
 from bridge.sessions.targets import SessionTarget
 from bridge.state import held_messages, queued_prompts, session_record
 from bridge.state.handled_messages import Typing
-
-if TYPE_CHECKING:
-    from bridge.bot.relay import Relay
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +54,6 @@ OFFER = (
     "⏸ **Sent while the bridge was offline**, {ago} ago ({when}). Not typed by itself: "
     "it may not be what you want now.\n{quote}"
 )
-DELIVERED = "✅"
 
 
 def register(bot: BridgeClient) -> None:
@@ -317,7 +314,7 @@ def _id(raw: dict) -> int:
 
 
 def _own_check(reaction: object) -> bool:
-    """The bot's own ✅ on a message: it was typed (``relay.DELIVERED``)."""
+    """The bot's own ✅ on a message: it was typed."""
     if not isinstance(reaction, dict) or not reaction.get("me"):
         return False
     emoji = reaction.get("emoji")

@@ -5,9 +5,10 @@ it goes to the thread's own session (started on the owner's first message there,
 then listed in the config): never one into the other.
 
 Only the owner and ``allowedUserIds`` reach a pane; messages from anyone else, from bots,
-webhooks and the bot itself, and system messages, type nothing. Text is stripped of control characters and escape
-sequences (newlines and tabs kept) and a leading ``!``, ``/``, ``#`` or ``&`` is defused,
-because Claude Code would run it as a shell command, slash command or other mode switch.
+webhooks and the bot itself, and system messages, type nothing. Text is stripped of control
+characters and escape sequences (newlines and tabs kept) and a leading ``!``, ``/``, ``#``
+or ``&`` is defused, because Claude Code would run it as a shell command, slash command or
+other mode switch.
 A voice message is typed as its transcript (``bot/voice.py``).
 The user's message gets a ✅ once typed, or a reply saying why it could not be delivered; a
 message that meets a Claude Code screen no hook reports is held and the screen offered on
