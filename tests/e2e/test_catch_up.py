@@ -67,6 +67,30 @@ def test_a_message_sent_while_the_bot_was_stopped_is_typed_once_with_a_note(rig)
     assert len(notes) == 1, notes
 
 
+def test_a_live_message_during_the_catch_up_comes_after_the_missed_ones_once(rig) -> None:
+    rig.api.script(*[text(f"done {i}") for i in range(4)])
+    start_and_settle(rig)
+    rig.stop_bot()
+    missed = [rig.post(f"missed message {i}") for i in range(2)]
+    rig.start_bot()  # back on the gateway: the history is being read now
+    live = rig.post("a live message meanwhile")
+    for message in (*missed, live):
+        rig.wait_reaction(message, timeout=90)
+    rig.post("the last word")
+    final = wait_until(
+        lambda: next(
+            (r for r in rig.api.requests if last_user_text(r).endswith("the last word")), None
+        ),
+        90,
+        "the last message to reach the model",
+    )
+    words = user_words(final)
+    order = [words.index(t) for t in ("missed message 0", "missed message 1", "a live message")]
+    assert order == sorted(order), words
+    for typed in ("missed message 0", "missed message 1", "a live message meanwhile"):
+        assert words.count(typed) == 1, (typed, words)
+
+
 def test_a_thread_session_catches_up_on_its_own_messages(rig) -> None:
     rig.api.script(text("thread started"), text("thread caught up"))
     start_and_settle(rig)
