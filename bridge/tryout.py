@@ -287,9 +287,11 @@ def banner(url: str, host: str, project: str, log_path: str, budget: float | Non
         f"  claude    runs in tmux: tmux attach -t {TMUX_SESSION}",
         f"  log       {log_path}",
         "  stop      Ctrl-C (Claude Code keeps running in tmux, as with `run`)",
+        "  restart   Enter stops the bot, Enter again starts it: it reads the messages "
+        "you sent meanwhile",
     ]
     if budget:
-        lines.insert(-2, f"  budget    ${budget:.2f} per session: a warning at 80 %, at 100 % "
+        lines.insert(-3, f"  budget    ${budget:.2f} per session: a warning at 80 %, at 100 % "
                          "Claude stops before its next tool call and asks you")  # fmt: skip
     if not is_loopback(host):
         lines.insert(3, "  note      anyone with this address (and its token) can drive Claude "
@@ -422,12 +424,7 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         text = banner(url, opts.host, project, log_path, opts.budget)
         show = (emu, since, emu.state.ids["bot_id"], text, opened)
         threading.Thread(target=announce_when_ready, args=show, daemon=True).start()
-        from bridge.bot.app import run_bridge
-
-        try:
-            asyncio.run(run_bridge(cfg, own_dirs=(rt_dir, state_dir)))
-        except KeyboardInterrupt:
-            pass
+        _run_bot(cfg, (rt_dir, state_dir))
         print("discord-bridge try: stopped; Claude Code keeps running in tmux "
               f"(tmux attach -t {TMUX_SESSION})")  # fmt: skip
         return 0
@@ -435,6 +432,27 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         emu.stop()
         if os.path.lexists(handover):
             os.unlink(handover)  # its token dies with this run anyway
+
+
+def _run_bot(cfg: Any, own_dirs: tuple[str, str]) -> None:
+    """The bot until Ctrl-C; stopped and started again in between on Enter (``tryout_pause``)."""
+    from bridge.bot.app import run_bridge
+    from bridge.tryout_pause import STARTING, STOPPED, BotPause
+
+    pause = BotPause()
+    pause.install()
+    try:
+        while True:
+            asyncio.run(run_bridge(cfg, own_dirs=own_dirs))
+            if not pause.paused:
+                return  # SIGTERM, or Ctrl-C that run_bridge took
+            sys.stdout.write(STOPPED)
+            sys.stdout.flush()
+            pause.wait_to_resume()
+            sys.stdout.write(STARTING)
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        pass
 
 
 READY_WAIT = 60.0  # seconds the page waits for the bot before it is announced anyway

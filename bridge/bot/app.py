@@ -23,6 +23,7 @@ import yarl
 from bridge.bot import (
     adopt,
     away,
+    catchup,
     commands,
     diff,
     finish,
@@ -43,8 +44,10 @@ from bridge.bot import (
 )
 from bridge.bot import login as login_retry
 from bridge.bot.away import AwayWatch
+from bridge.bot.catchup import CatchUp
 from bridge.bot.client import BridgeClient
 from bridge.bot.commands import BridgeCommandTree, sync
+from bridge.bot.handled import HandledMessages
 from bridge.bot.interactions import PromptAnswerer
 from bridge.bot.loop_watch import LoopWatch
 from bridge.bot.outbox_drain import OutboxDrainer
@@ -82,7 +85,7 @@ SWITCH_INTERVAL = 0.001
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
     interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects, schedule, away, adopt, history, queue, queue_command, stalls, preview,
+    projects, schedule, away, adopt, history, queue, queue_command, stalls, preview, catchup,
 )  # fmt: skip
 
 
@@ -130,6 +133,8 @@ class BridgeBot(BridgeClient):
             self.panel.sections.append(functools.partial(schedule.panel_section, rt, server.name))
             self.panel.sections.append(self.away.panel_section)  # limits, budgets left
             self.panel.sections.append(functools.partial(queue.panel_section, self.sessions, rt))
+        self.handled = HandledMessages(rt)  # the last message handled per channel
+        self.catch_up: CatchUp = CatchUp(self, self.handled)  # what was sent while away
         self.tree: BridgeCommandTree = BridgeCommandTree(self)  # the slash commands' check
         for feature in FEATURES:
             feature.register(self)
@@ -152,8 +157,9 @@ class BridgeBot(BridgeClient):
         self._http_session = aiohttp.ClientSession()
         self.relay = Relay(
             self.cfg, self.server, self.sessions, self.runtime, self._http_session, self.screens,
-            self.queue, self.voice_replies,
+            self.queue, self.voice_replies, self.handled,
         )  # fmt: skip
+        self.catch_up.relay = self.relay
         self._progress_task = asyncio.create_task(self.progress.run())
         self.control_tasks.append(asyncio.create_task(self.away.run()))
         self.control_tasks.append(asyncio.create_task(self.queue.run()))
@@ -182,8 +188,17 @@ class BridgeBot(BridgeClient):
             log.exception("%s: could not check threads closed while away", self.server.name)
         await self.sessions.start_startup_projects()
 
+    async def on_connect(self) -> None:
+        """A fresh gateway session (READY; a RESUME replays what was missed by itself)."""
+        self.catch_up.connected()  # before any message of the session is handled
+
     async def on_ready(self) -> None:
         log.info("%s: logged in as %s", self.server.name, self.user)
+        await self.catch_up.run()  # the messages sent while the bot was away
+
+    async def on_resumed(self) -> None:
+        if self.catch_up.holding():  # a READY whose on_ready never came (lost, then resumed)
+            await self.catch_up.run()
 
     async def on_message(self, message: discord.Message) -> None:
         if self.relay is not None:

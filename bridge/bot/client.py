@@ -147,6 +147,14 @@ class QueueActions(Protocol):
     ) -> None: ...
 
 
+class LateMessages(Protocol):
+    """▶ Send now / ✖ Drop on a message sent while the bot was away (``catchup.CatchUp``)."""
+
+    async def on_click(
+        self, interaction: BotInteraction, action: str, key: str, message_id: int
+    ) -> None: ...
+
+
 class StallActions(Protocol):
     """Peek / Keep waiting / Restart and resume on a stall notice (``stalls.StallWatch``)."""
 
@@ -171,6 +179,7 @@ class BridgeClient(discord.Client):
     away: AwayActions
     queue: QueueActions
     stalls: StallActions
+    catch_up: LateMessages
     tree: app_commands.CommandTree[BridgeClient]
 
     def __init__(self, **options: Any) -> None:

@@ -4,14 +4,17 @@ A message in a project's channel goes to that channel's session; a message in a 
 it goes to the thread's own session (started on the owner's first message there, the thread
 then listed in the config): never one into the other.
 
-Only the owner and ``allowedUserIds`` reach a pane; messages from anyone else, from bots and
-from the bot itself type nothing. Text is stripped of control characters and escape
-sequences (newlines and tabs kept) and a leading ``!``, ``/``, ``#`` or ``&`` is defused,
-because Claude Code would run it as a shell command, slash command or other mode switch.
+Only the owner and ``allowedUserIds`` reach a pane; messages from anyone else, from bots,
+webhooks and the bot itself, and system messages, type nothing. Text is stripped of control
+characters and escape sequences (newlines and tabs kept) and a leading ``!``, ``/``, ``#``
+or ``&`` is defused, because Claude Code would run it as a shell command, slash command or
+other mode switch.
 A voice message is typed as its transcript (``bot/voice.py``).
 The user's message gets a ✅ once typed, or a reply saying why it could not be delivered; a
 message that meets a Claude Code screen no hook reports is held and the screen offered on
-Discord (``bot/screens.py``), the ✅ coming once it is typed.
+Discord (``bot/screens.py``), the ✅ coming once it is typed. Each channel's last message
+handled is recorded (``bot/handled.py``): a message is handled once, live or when the bot is
+back and reads what it missed (``bot/catchup.py``, which hands each one to :meth:`handle`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import discord
 
 from bridge.bot.client import target_of
 from bridge.bot.downloads import save_attachments
+from bridge.bot.handled import HandledMessages
 from bridge.bot.queue import PromptQueue
 from bridge.bot.screens import ScreenPrompts
 from bridge.bot.voice import VoicePrompts, is_spoken
@@ -56,6 +60,7 @@ class Relay:
         screens: ScreenPrompts | None = None,
         queue: PromptQueue | None = None,
         voice_replies: VoiceReplies | None = None,
+        handled: HandledMessages | None = None,
     ) -> None:
         self.cfg = cfg
         self.server = server
@@ -66,26 +71,55 @@ class Relay:
         self.queue = queue  # messages that wait for the running turn (bot/queue.py)
         self.voice = VoicePrompts(cfg, http, rt)  # voice messages → transcripts
         self.voice_replies = voice_replies  # whose replies are spoken back
+        self.handled = handled  # the messages handled per channel (a restart's catch-up)
 
     async def on_message(self, message: discord.Message, bot_user_id: int | None) -> None:
-        if message.author.bot or message.author.id == bot_user_id:
-            return
-        if message.type not in TYPED_MESSAGES:
-            return
-        target = target_of(self.sessions, message.channel)
+        """A live message (MESSAGE_CREATE)."""
+        target = self.addressed(message, bot_user_id)
         if target is None:
             return
+        if self.handled is not None and not await self.handled.admit(target.key, message.id):
+            log.info("message %s in %s was handled already", message.id, target.label)
+            return
+        await self.handle(message, target)
+
+    def addressed(self, message: discord.Message, bot_user_id: int | None) -> SessionTarget | None:
+        """The session a message is a prompt for: a person's message (no bot, webhook or
+        system message) by the owner or ``allowedUserIds`` in a mapped channel or thread."""
+        if message.author.bot or message.author.id == bot_user_id or message.webhook_id:
+            return None
+        if message.type not in TYPED_MESSAGES:
+            return None
+        target = target_of(self.sessions, message.channel)
+        if target is None:
+            return None
         if not self.server.may_act(message.author.id):
             log.info("ignored message from %s in #%s: not an allowed user",
                      message.author.id, message.channel.id)  # fmt: skip
-            return
+            return None
+        return target
+
+    async def handle(
+        self, message: discord.Message, target: SessionTarget, again: bool = False
+    ) -> None:
+        """Type a message ``addressed`` to ``target`` (or say why not), then record it handled.
+        ``again``: a message the record already counts (an old one sent on request)."""
         await self.sessions.register_thread(target)
         # One message at a time per channel or thread, from download to Enter, so a message
         # with a slow attachment is not overtaken by the next one.
         async with self.sessions.lock(target.key):
             if target_of(self.sessions, message.channel) is None:
                 return  # unmapped meanwhile (/project remove): nothing may start there now
+            handled = self.handled
+            if (
+                not again
+                and handled is not None
+                and not await handled.is_new(target.key, message.id)
+            ):
+                return  # handled while this one waited for the lock (by a catch-up)
             delivered = await self._deliver(message, target)
+            if self.handled is not None:
+                await self.handled.done(target.key, message.id)
         if not delivered:
             return
         try:
@@ -118,6 +152,8 @@ class Relay:
             pane_id = await self.sessions.ensure_running(target)
             if self.screens is not None:  # messages held behind a screen go first
                 await self.screens.type_held(target.key, pane_id, message.channel)
+            if self.handled is not None:  # what a bot killed from here on finds again
+                await self.handled.typing(target.key, message.id, prompt)
             timings = await self.sessions.type_prompt(target.key, pane_id, prompt)
         except NoInputBox as err:
             log.warning("not typed into %s: %s", target.label, err)

@@ -3,6 +3,7 @@
 Two things the bridge reads there: the newest assistant text (the reply, when a Stop event
 lacks ``last_assistant_message``; the streamed text, for CLIs without MessageDisplay), and
 whether the turn was interrupted (Esc, or "No" in a terminal dialog) after a given offset.
+And whether a prompt the bot typed arrived (the catch-up after a bot killed mid-typing).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ READ_LIMIT = 1 << 20  # bytes read past an offset when looking for an interrupt
 TAIL_LIMIT = 32 << 20  # bytes read from a transcript's end when looking for the reply
 USAGE_TAIL = 1 << 20  # bytes read from its end when looking for the last API usage
 USAGE_FIRST_LOOK = 64 << 10  # bytes read first: the last answer's record is near the end
+PROMPT_TAIL = 4 << 20  # bytes read from its end when looking for a prompt just typed
+PROMPT_CLOCK_SLACK = 1.0  # seconds: the CLI's millisecond stamps against our clock
 
 
 def reply_text(event: dict) -> str:
@@ -233,3 +236,44 @@ def is_interrupt_record(line: bytes) -> bool:
 
 def _is_interrupt_text(text: str) -> bool:
     return text.startswith(INTERRUPTED) and text.endswith("]") and "\n" not in text
+
+
+def prompt_digest(text: str) -> str:
+    """What :func:`prompt_since` matches a prompt by: its words, whitespace aside (the box may
+    keep a line break or trailing space the transcript does not)."""
+    import hashlib
+
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
+
+
+def prompt_since(path: object, since: float, digest: str) -> bool:
+    """Whether the transcript records a user prompt of this :func:`prompt_digest` written at
+    ``since`` (epoch seconds) or later: proof that a prompt typed then reached Claude Code
+    (it writes the line when the prompt is submitted). Tool results are no prompts."""
+    if not isinstance(path, str) or not path:
+        return False
+    data, _ = _read_tail(path, PROMPT_TAIL)
+    for line in data.split(b"\n")[:-1]:  # whole lines only: the last may still be written
+        if b'"user"' not in line or b"toolUseResult" in line:
+            continue
+        try:
+            record = fastjson.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict) or record.get("type") != "user":
+            continue
+        at = epoch(record.get("timestamp"))
+        if at is None or at < since - PROMPT_CLOCK_SLACK:
+            continue
+        text = _prompt_text(record.get("message"))
+        if text is not None and prompt_digest(text) == digest:
+            return True
+    return False
+
+
+def _prompt_text(message: object) -> str | None:
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):  # text blocks (an image pasted with it is a block too)
+        texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        content = "\n".join(t for t in texts if isinstance(t, str))
+    return content if isinstance(content, str) else None

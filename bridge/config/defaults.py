@@ -27,6 +27,9 @@ MAX_RETRY_WAIT = 3600.0
 PROMPT_TIMEOUT_OUTCOMES = ("deny", "terminal")  # deny with a message / leave it to the terminal
 DEFAULT_QUEUE_PREFIX = ">>"  # a message starting with it waits for the running turn to end
 DEFAULT_STALL_MINUTES = 10.0  # a turn with no progress this long gets "Still working?"
+# A message sent while the bot was away and younger than this is typed when it is back;
+# an older one waits for Send now / Drop (bot/catchup.py).
+DEFAULT_CATCH_UP_MINUTES = 10.0
 ACTIVE_CLIENT_SECONDS = 60.0  # a tmux client this recently active: the owner is at the desk
 DEFAULT_ATTACH_AFTER = 4  # a reply longer than this many messages is attached as a .md file
 VOICE_ENGINES = ("faster-whisper", "pocketsphinx")  # speech-to-text for voice messages

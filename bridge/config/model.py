@@ -15,6 +15,7 @@ from bridge.config.defaults import (
     DEFAULT_API_BASE,
     DEFAULT_ATTACH_AFTER,
     DEFAULT_BUDGET_CONTINUE,
+    DEFAULT_CATCH_UP_MINUTES,
     DEFAULT_CONTINUE_PROMPT,
     DEFAULT_DOWNLOAD_LIMIT,
     DEFAULT_GATEWAY_URL,
@@ -236,6 +237,7 @@ class BridgeConfig:
         "active_within",
         "attach_after",
         "auto_resume",
+        "catch_up_minutes",
         "continue_prompt",
         "download_limit",
         "footer",
@@ -284,6 +286,9 @@ class BridgeConfig:
         )
         self.queue_prefix: str = (raw.get("queue") or {}).get("prefix", DEFAULT_QUEUE_PREFIX)
         self.stall_minutes: float = float(raw.get("stallMinutes", DEFAULT_STALL_MINUTES))
+        self.catch_up_minutes: float = float(
+            raw.get("catchUpWindowMinutes", DEFAULT_CATCH_UP_MINUTES)
+        )
         self.voice = VoiceSettings(raw.get("voice") or {})
         limits_at = raw.get("limits") or {}  # a usage limit: resume at its reset (bot/away.py)
         self.auto_resume: bool = limits_at.get("autoResume", True) is not False

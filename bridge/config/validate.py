@@ -6,6 +6,7 @@ import os
 
 from bridge.config.defaults import (
     DEFAULT_ATTACH_AFTER,
+    DEFAULT_CATCH_UP_MINUTES,
     DEFAULT_PROMPT_TIMEOUT,
     DEFAULT_QUEUE_PREFIX,
     DEFAULT_RETRY_WAIT,
@@ -234,6 +235,9 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
     stall = raw.get("stallMinutes", DEFAULT_STALL_MINUTES)
     if not _is_number(stall) or not 0 < stall <= 1440:
         problems.append("stallMinutes: expected minutes above 0 and up to 1440 (fractions allowed)")
+    window = raw.get("catchUpWindowMinutes", DEFAULT_CATCH_UP_MINUTES)
+    if not _is_number(window) or not 0 <= window <= 1440:
+        problems.append("catchUpWindowMinutes: expected minutes from 0 to 1440 (fractions allowed)")
     voice = raw.get("voice")
     if isinstance(voice, dict):
         _check_choice(voice, "engine", VOICE_ENGINES, "voice", problems)

@@ -55,6 +55,9 @@ the actions' grammar), since a client can send any id.
                                     Restart and resume a session whose Claude Code exited
     db:pv:send:<channel or thread id>
                                     Send to Claude on a /preview's screenshots (bot/preview.py)
+    db:late:send|drop:<channel or thread id>:<message id>
+                                    ▶ Send now / ✖ Drop on a message sent while the bot was
+                                    away, too old to type unasked (bot/catchup.py)
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).
@@ -82,6 +85,7 @@ HISTORY = "db:hist:"
 QUEUE = "db:q:"
 STALL = "db:stall:"
 PREVIEW = "db:pv:"
+LATE = "db:late:"
 MODAL_TEXT = "text"  # the text input of a prompt's modal (a note on a step: its step's value)
 MODAL_MODE = "mode"  # the mode select of "Approve with notes"
 
@@ -132,6 +136,7 @@ QUEUE_TEMPLATE = (
 STEER_TEMPLATE = QUEUE + rf"(?P<action>later|stop):(?P<key>{_SNOWFLAKE}):(?P<message>{_SNOWFLAKE})"
 STALL_TEMPLATE = STALL + rf"(?P<action>peek|wait|restart):(?P<key>{_SNOWFLAKE})"
 PREVIEW_TEMPLATE = PREVIEW + rf"send:(?P<key>{_SNOWFLAKE})"
+LATE_TEMPLATE = LATE + rf"(?P<action>send|drop):(?P<key>{_SNOWFLAKE}):(?P<message>{_SNOWFLAKE})"
 SCREEN_TEMPLATE = (
     SCREEN + rf"(?P<key>{_SNOWFLAKE}):(?P<fingerprint>[0-9a-f]{{12}}):"
     r"(?P<action>o[0-9]{1,2}|show|esc)"
@@ -260,6 +265,12 @@ def stall(action: str, key: str) -> str:
     """A stall notice's **Peek** / **Keep waiting** (``peek``, ``wait``), or **Restart and
     resume** (``restart``) when Claude Code exited."""
     return f"{STALL}{action}:{key}"
+
+
+def late(action: str, key: str, message_id: str) -> str:
+    """**▶ Send now** (``send``) or **✖ Drop** (``drop``) on a message sent while the bot was
+    away, older than ``catchUpWindowMinutes``."""
+    return f"{LATE}{action}:{key}:{message_id}"
 
 
 def steered(action: str, key: str, message_id: str) -> str:

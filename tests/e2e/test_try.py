@@ -866,3 +866,37 @@ def test_a_claude_started_by_hand_is_adopted_and_released_from_the_page(
                 )
         finally:
             assert started.stop() == 0, started.output()
+
+
+def test_try_stops_its_bot_and_starts_it_again_and_it_types_what_was_sent_meanwhile(
+    rig: BridgeRig, tmp_path: Path
+) -> None:
+    """Enter in ``try``'s terminal (SIGUSR1 here) stops the bot alone: the page and the
+    emulator run on and keep what is sent; Enter again starts it, and it reads that message
+    from the channel's history and types it, with its note."""
+    project = rig.projects["project-a"]
+    rig.api.script(text("caught up"))
+    started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
+    try:
+        url = started.url()
+        state = Path(rig.env["DISCORD_BRIDGE_STATE_DIR"])
+        wait_until(lambda: list(state.glob("try/*/state/state/handled-*.json")), 30,
+                   "the bot to note where the channel is")  # fmt: skip
+        page = page_client(url)
+        channel = page.get("/api/session").json()["home_channel"]
+        started.proc.send_signal(signal.SIGUSR1)  # Enter
+        wait_until(lambda: "the bot is stopped" in started.output(), 30, "the bot to stop")
+        sent = {"channel_id": channel, "content": "sent while the bot was stopped"}
+        page.post("/api/messages", json=sent)
+        assert rig.api.requests == []
+        started.proc.send_signal(signal.SIGUSR1)  # Enter again
+        assert model_saw(rig, 1) == "sent while the bot was stopped"
+
+        def note() -> bool:
+            msgs = page.get(f"/api/channels/{channel}/messages").json()
+            return any("Sent while the bridge was offline" in m["content"] for m in msgs)
+
+        wait_until(note, 30, "the note on the page")
+        assert "starting the bot again" in started.output()
+    finally:
+        assert started.stop() == 0, started.output()

@@ -154,3 +154,25 @@ def test_the_budget_lands_in_the_generated_config_for_every_project(tmp_path) ->
     assert not config.load(path).servers[0].projects[0].budget.any
     banner = tryout.banner("http://x/#token=y", "127.0.0.1", str(project), "log", 0.5)
     assert "  budget    $0.50 per session" in banner
+
+
+def test_enter_stops_the_bot_behind_the_page_and_enter_again_starts_it() -> None:
+    """``try``'s restart (Enter, or SIGUSR1): the first stops the running bot as SIGTERM does,
+    as a pause (``try`` starts it again rather than end); the second lets it start."""
+    import threading
+
+    from bridge.tryout_pause import BotPause
+
+    stops: list[str] = []
+    pause = BotPause(stop=lambda: stops.append("SIGTERM"))
+    pause.toggle()
+    assert stops == ["SIGTERM"] and pause.paused
+    resumed = threading.Event()
+    waiter = threading.Thread(target=lambda: (pause.wait_to_resume(), resumed.set()))
+    waiter.start()
+    assert not resumed.wait(0.3)  # stopped until asked again
+    pause.toggle()
+    waiter.join(5)
+    assert resumed.is_set() and not pause.paused and stops == ["SIGTERM"]
+    pause.toggle()  # running again: the next one stops it again
+    assert stops == ["SIGTERM", "SIGTERM"]

@@ -23,6 +23,13 @@ Things to know:
   arrives (or the 3 s deadline passes: ``expired``). Follow-ups sent later are not in the
   result: ``wait(since, kind="message_create", source="followup")`` (after a type-5 defer the
   first follow-up edits the thinking message: ``kind="message_update"``).
+* A channel's history (``GET /channels/{id}/messages``) is served as Discord serves it:
+  ``around``, ``before`` or ``after`` one id, ``limit`` 1–100 (default 50; outside: 400 /
+  50035), newest first always (``after=X`` gives the ``limit`` messages right after X). Users'
+  messages kept there can be edited (``edit_user_message``: MESSAGE_UPDATE) or deleted
+  (``delete_user_message``), sent as if long ago (``post_message(..., age_seconds=3600)``: its
+  ``timestamp``), as a system message (``message_type=18``) or through a webhook
+  (``webhook_id=``): what a bot back from a restart finds there.
 * The control client talks to a second port (``emu.control_url``), so ``set_outage("refuse")``
   can close the main port: new TCP connects to ``base_url`` fail (ECONNREFUSED) and requests on
   already-open keep-alive connections are aborted (counted as ``REFUSED <route>``). Existing

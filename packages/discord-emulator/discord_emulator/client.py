@@ -175,9 +175,14 @@ class EmulatorClient:
         bot: bool = False,
         reply_to: str | None = None,
         flags: int = 0,
+        age_seconds: float = 0,
+        message_type: int = 0,
+        webhook_id: str | None = None,
     ) -> dict[str, Any]:
         """``attachments``: ``(filename, data)`` or ``(filename, data, extra)``, ``extra``
-        holding ``content_type``, ``duration_secs``, ``waveform`` (a voice message's)."""
+        holding ``content_type``, ``duration_secs``, ``waveform`` (a voice message's).
+        ``age_seconds``: its ``timestamp`` says it was sent that long ago. ``message_type``
+        (e.g. 18, "started a thread") and ``webhook_id``: a system or webhook message."""
         files = [
             {**(extra[0] if extra else {}), "filename": name,
              "data": base64.b64encode(data).decode()}
@@ -193,8 +198,21 @@ class EmulatorClient:
                 "bot": bot,
                 "reply_to": reply_to,
                 "flags": flags,
+                "age_seconds": age_seconds,
+                "type": message_type,
+                "webhook_id": webhook_id,
             },
         )
+
+    def edit_user_message(self, channel_id: str, message_id: str, content: str) -> dict[str, Any]:
+        """The author edits their message (MESSAGE_UPDATE)."""
+        return self._call(
+            "PATCH", f"/_test/messages/{channel_id}/{message_id}", json={"content": content}
+        )
+
+    def delete_user_message(self, channel_id: str, message_id: str) -> None:
+        """The author deletes their message (MESSAGE_DELETE)."""
+        self._call("DELETE", f"/_test/messages/{channel_id}/{message_id}")
 
     def post_voice_message(
         self, channel_id: str, ogg_opus: bytes, duration_secs: float, user: str = "alice"

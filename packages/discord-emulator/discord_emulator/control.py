@@ -228,10 +228,32 @@ def user_post(st: State, body: dict[str, Any]) -> dict[str, Any]:
     if body.get("reply_to"):
         msg_body["message_reference"] = {"message_id": str(body["reply_to"])}
     msg = m.create_message(st, channel, _author(st, body), msg_body, uploads, validate=False)
+    if body.get("age_seconds"):  # sent that long ago (a message the bot finds in the history)
+        msg["timestamp"] = p.iso_ago(float(body["age_seconds"]))
+    if body.get("type"):  # a system message in the user's name (18: "started a thread")
+        msg["type"] = int(body["type"])
+    if body.get("webhook_id"):  # posted through a channel webhook, under the user's name
+        msg["webhook_id"] = str(body["webhook_id"])
     mentioned = [st.users[u] for u in st.users if f"<@{u}>" in msg["content"]]
     msg["mentions"] = mentioned
     m.announce(st, msg, "user_message", source="user")
     return msg
+
+
+async def user_message_action(request: web.Request) -> web.Response:
+    """The author edits (``PATCH``, ``{"content"}``) or deletes (``DELETE``) a user's
+    message: MESSAGE_UPDATE or MESSAGE_DELETE, as Discord sends them."""
+    st = _st(request)
+    mi = request.match_info
+    msg = m.get_message(st, mi["channel_id"], mi["message_id"])
+    if request.method == "DELETE":
+        m.delete_message(st, msg, "user")
+        return json_response({"ok": True})
+    body = await read_json(request)
+    msg["content"] = str(body.get("content", ""))
+    msg["edited_timestamp"] = p.iso_now()
+    m.announce(st, msg, "message_update", source="user_edit")
+    return json_response(msg)
 
 
 async def react(request: web.Request) -> web.Response:
@@ -585,6 +607,8 @@ def add_routes(app: web.Application) -> None:
     r.add_post("/_test/attach_files", attach_files)
     r.add_post("/_test/gateway", gateway)
     r.add_post("/_test/messages", post_message)
+    r.add_route("PATCH", "/_test/messages/{channel_id}/{message_id}", user_message_action)
+    r.add_delete("/_test/messages/{channel_id}/{message_id}", user_message_action)
     r.add_post("/_test/react", react)
     r.add_post("/_test/threads", create_thread)
     r.add_post("/_test/threads/{thread_id}/archive", thread_action)

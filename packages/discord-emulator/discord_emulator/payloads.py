@@ -17,6 +17,11 @@ def iso_now() -> str:
     return dt.datetime.now(dt.UTC).isoformat()
 
 
+def iso_ago(seconds: float) -> str:
+    """The time ``seconds`` ago, as Discord writes a message's ``timestamp``."""
+    return (dt.datetime.now(dt.UTC) - dt.timedelta(seconds=seconds)).isoformat()
+
+
 def user_obj(user_id: str, name: str, bot: bool = False) -> dict[str, Any]:
     return {
         "id": user_id,

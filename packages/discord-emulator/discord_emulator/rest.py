@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hmac
 from typing import Any
@@ -261,18 +262,70 @@ def _channel_message(request: web.Request) -> dict[str, Any]:
 
 
 async def list_messages(request: web.Request) -> web.Response:
+    """``GET /channels/{id}/messages``: ``around``, ``before`` or ``after`` a message id (one of
+    them; with none, the newest), ``limit`` 1–100 (default 50), always newest first, as
+    Discord: ``after=X`` gives the ``limit`` messages right after X, not the newest ones, and
+    a client pages on from the first (newest) of them (discord.py's ``history``)."""
     st = _st(request)
     channel = m.get_channel(st, request.match_info["channel_id"])
     listed = [x for x in st.messages.get(channel["id"], []) if not x["flags"] & m.EPHEMERAL]
-    msgs = list(reversed(listed))  # newest first, as Discord
     q = request.query
-    if "before" in q:
-        msgs = [x for x in msgs if int(x["id"]) < int(q["before"])]
-    if "after" in q:
-        msgs = [x for x in msgs if int(x["id"]) > int(q["after"])]
-    limit = min(int(q.get("limit", 50)), 100)
+    limit, anchors = _history_query(q)
+    oldest_first = sorted(listed, key=lambda x: int(x["id"]))
+    page = history_page(oldest_first, limit, **anchors)
     reader = _bot(request)["id"]
-    return json_response([reactions.with_reactions(st, x, reader) for x in msgs[:limit]])
+    return json_response([reactions.with_reactions(st, x, reader) for x in page])
+
+
+def _history_query(q: Any) -> tuple[int, dict[str, int]]:
+    """The query's ``limit`` and its anchor (Discord reads one: ``around``, else ``before``,
+    else ``after``), refused as Discord refuses a bad one: 400, 50035, naming the field."""
+    errs = FormErrors()
+    limit = 50
+    if "limit" in q:
+        try:
+            limit = int(q["limit"])
+        except ValueError:
+            errs.add(("limit",), "NUMBER_TYPE_COERCE", f'Value "{q["limit"]}" is not int.')
+        else:
+            if not 1 <= limit <= 100:
+                errs.add(("limit",), "NUMBER_TYPE_MAX" if limit > 100 else "NUMBER_TYPE_MIN",
+                         "int value should be between 1 and 100.")  # fmt: skip
+    anchors: dict[str, int] = {}
+    for name in ("around", "before", "after"):
+        if name in q:
+            if q[name].isascii() and q[name].isdigit():
+                anchors[name] = int(q[name])
+            else:
+                errs.add((name,), "NUMBER_TYPE_COERCE", f'Value "{q[name]}" is not snowflake.')
+    errs.raise_if_any()
+    for name in ("around", "before", "after"):  # the first one given wins
+        if name in anchors:
+            return limit, {name: anchors[name]}
+    return limit, {}
+
+
+def history_page(
+    oldest_first: list[dict[str, Any]],
+    limit: int,
+    around: int | None = None,
+    before: int | None = None,
+    after: int | None = None,
+) -> list[dict[str, Any]]:
+    """One page of a channel's history (its messages given oldest first), newest first."""
+    ids = [int(x["id"]) for x in oldest_first]
+    if around is not None:  # the message itself (if any) in the middle, half on each side
+        start = max(0, bisect.bisect_left(ids, around) - limit // 2)
+        page = oldest_first[start : start + limit]
+    elif before is not None:
+        end = bisect.bisect_left(ids, before)
+        page = oldest_first[max(0, end - limit) : end]
+    elif after is not None:
+        start = bisect.bisect_right(ids, after)
+        page = oldest_first[start : start + limit]
+    else:
+        page = oldest_first[-limit:]
+    return list(reversed(page))
 
 
 async def post_message(request: web.Request) -> web.Response:

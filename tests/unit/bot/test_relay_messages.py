@@ -41,7 +41,7 @@ def message(content: str, kind: discord.MessageType) -> SimpleNamespace:
         pass
 
     return SimpleNamespace(
-        id=1, type=kind, content=content, attachments=[],
+        id=1, type=kind, content=content, attachments=[], webhook_id=None,
         author=SimpleNamespace(id=OWNER, bot=False),
         channel=SimpleNamespace(id=CHANNEL), add_reaction=add_reaction,
     )  # fmt: skip

@@ -65,6 +65,7 @@ SAMPLE_IDS = {
     "StallButton": f"db:stall:peek:{KEY}",
     "SteerButton": f"db:q:later:{KEY}:{KEY}",
     "SendToClaude": f"db:pv:send:{KEY}",
+    "LateButton": f"db:late:send:{KEY}:{KEY}",
 }
 SELECTS = ("db:s:", "db:panel:pick:", "db:rv:pick:", "db:rv:drop:", "db:ms:pick:", "db:hist:pick:")
 # The owner's, not allowedUserIds' (/project's, /schedule's, a reached budget's, /sessions' and

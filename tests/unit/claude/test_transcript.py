@@ -196,3 +196,33 @@ def test_an_answer_longer_than_the_first_look_is_not_taken_for_an_older_one(tmp_
     path.write_text(answer("older", 10) + answer("long " * 40_000, 20))  # 200 KB on one line
     usage = transcript.last_usage(str(path))
     assert usage is not None and usage["context_tokens"] == 20
+
+
+def _prompt_line(text: object, stamp: str, **extra: object) -> str:
+    import json
+
+    record = {"type": "user", "message": {"role": "user", "content": text}, "timestamp": stamp}
+    return json.dumps({**record, **extra}) + "\n"
+
+
+def test_a_prompt_typed_since_is_found_by_its_words(tmp_path) -> None:
+    """What the catch-up asks after a bot killed between typing and recording: did the prompt
+    reach Claude Code? (2026-11-29T02:00:00Z = 1795917600.)"""
+    since = 1795917600.0
+    digest = transcript.prompt_digest("deploy it\nnow ")
+    path = tmp_path / "t.jsonl"
+    blocks = [{"type": "text", "text": "deploy it now"}]
+    tool_result = _prompt_line(blocks, "2026-11-29T02:00:02.000Z", toolUseResult={})
+    path.write_text(
+        _prompt_line("deploy it now", "2026-11-29T01:59:00.000Z")  # the same words, before
+        + _prompt_line("deploy it", "2026-11-29T02:00:01.000Z")  # other words, after
+        + tool_result  # a tool's result: no prompt
+    )
+    assert not transcript.prompt_since(str(path), since, digest)
+    with path.open("a") as handle:
+        handle.write(_prompt_line([{"type": "text", "text": "deploy it  now"}],
+                                  "2026-11-29T02:00:03.000Z"))  # fmt: skip
+    assert transcript.prompt_since(str(path), since, digest)
+    assert not transcript.prompt_since(str(path), since + 10, digest)
+    assert not transcript.prompt_since(str(tmp_path / "missing.jsonl"), since, digest)
+    assert not transcript.prompt_since(None, since, digest)
