@@ -81,6 +81,15 @@ def save(rt: runtime.Runtime, key: str, handled: Handled, durable: bool = True) 
     private_files.write_atomic(_path(rt, key), fastjson.dumps(record).encode(), durable=durable)
 
 
+def remove(rt: runtime.Runtime, key: str) -> None:
+    """The record goes with its channel's project: mapped again, the channel starts from its
+    newest message, never typing what was said there while it was no project's."""
+    try:
+        os.unlink(_path(rt, key))
+    except FileNotFoundError:
+        pass
+
+
 def _snowflake(value: object) -> int | None:
     if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 21:
         return int(value)

@@ -14,7 +14,9 @@ usage-limit wait resumed. :func:`survey` says what there is, for the question;
 * ``state/reviews/<key>.json``: a draft review;
 * ``screens/<key>.json``: messages held behind a screen;
 * ``away/limit-``, ``budget-``, ``warned-<key>.json`` and the conversation's
-  ``raise-<session>.json``: waits at a usage limit or a budget, and their raises.
+  ``raise-<session>.json``: waits at a usage limit or a budget, and their raises;
+* ``state/handled-<key>.json``: where the catch-up is in the channel's messages (mapped
+  again, the channel must not type what was said in it meanwhile).
 
 Files the owner or Claude made stay (``uploads/``, ``outputs/``), and so does the outbox: a
 reply not yet delivered is still delivered. Blocking: the bot calls these in a worker thread.
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 
 from bridge.state import (
     away,
+    handled_messages,
     held_messages,
     queued_prompts,
     review_drafts,
@@ -94,6 +97,7 @@ def drop(rt: runtime.Runtime, server: str, keys: list[str]) -> Leftovers:
         session_state.remove(rt, key)
         review_drafts.delete(rt, key)
         held_messages.clear(rt, key)
+        handled_messages.remove(rt, key)
         for kind in ("limit", "budget", "warned"):
             away.remove(rt, kind, key)
     return found

@@ -9,6 +9,7 @@ import pytest
 
 from bridge.state import (
     away,
+    handled_messages,
     held_messages,
     leftovers,
     queued_prompts,
@@ -36,6 +37,7 @@ def everything_of(rt: runtime.Runtime, key: str, server: str = "home") -> str:
     session_state.update(rt, key, server=server, project="old", wanted="stopped")
     review_drafts.save(rt, review_drafts.Draft(key))
     held_messages.hold(rt, key, "43", key, "behind a screen")
+    handled_messages.save(rt, key, handled_messages.Handled(last=int(key)))  # the catch-up's place
     away.save(rt, "limit", key, {"state": "waiting", "server": server})
     away.save(rt, "budget", key, {"server": server})
     away.save(rt, "warned", key, {})
