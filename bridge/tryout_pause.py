@@ -3,7 +3,7 @@ on (its messages kept), to see what the bot does with the messages it missed.
 
 Enter in ``try``'s terminal (or ``SIGUSR1`` to its process) stops the bot as ``run`` stops on
 SIGTERM; messages sent on the page meanwhile wait in the emulator. Enter again (or
-``SIGUSR1``) starts it, and it reads them from the channel's history (``bot/catchup.py``).
+``SIGUSR1``) starts it, and it reads them from the channel's history (``bot/turn/catchup.py``).
 Ctrl-C ends ``try`` either way.
 """
 

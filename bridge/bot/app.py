@@ -20,48 +20,33 @@ import aiohttp
 import discord
 import yarl
 
-from bridge.bot import (
-    adopt,
-    away,
-    catchup,
-    commands,
-    diff,
-    finish,
-    history,
-    interactions,
-    panel,
-    preview,
-    progress,
-    projects,
-    queue,
-    queue_command,
-    review,
-    schedule,
-    screens,
-    stalls,
-    threads,
-    usage,
-)
 from bridge.bot import login as login_retry
-from bridge.bot.away import AwayWatch
-from bridge.bot.catchup import CatchUp
+from bridge.bot.away import schedule, usage
+from bridge.bot.away import watch as away
+from bridge.bot.away.scheduler import Scheduler
+from bridge.bot.away.watch import AwayWatch
+from bridge.bot.changes import diff, finish, review
+from bridge.bot.changes.review import Reviews
 from bridge.bot.client import BridgeClient
-from bridge.bot.commands import BridgeCommandTree, sync
-from bridge.bot.handled import HandledMessages
-from bridge.bot.interactions import PromptAnswerer
+from bridge.bot.control import commands, panel, projects, threads
+from bridge.bot.control.commands import BridgeCommandTree, sync
+from bridge.bot.control.panel import ControlPanel
+from bridge.bot.control.threads import ThreadEvents
+from bridge.bot.delivery.outbox_drain import OutboxDrainer
 from bridge.bot.loop_watch import LoopWatch
-from bridge.bot.outbox_drain import OutboxDrainer
 from bridge.bot.pacing import pace_global_limit
-from bridge.bot.panel import ControlPanel
-from bridge.bot.progress import ProgressReporter
-from bridge.bot.queue import PromptQueue
-from bridge.bot.relay import Relay
-from bridge.bot.review import Reviews
-from bridge.bot.scheduler import Scheduler
-from bridge.bot.screens import ScreenPrompts
-from bridge.bot.stalls import StallWatch
-from bridge.bot.threads import ThreadEvents
-from bridge.bot.voice_replies import VoiceReplies
+from bridge.bot.prompts import interactions, screens
+from bridge.bot.prompts.interactions import PromptAnswerer
+from bridge.bot.prompts.screens import ScreenPrompts
+from bridge.bot.reach import adopt, history, preview
+from bridge.bot.turn import catchup, progress, queue, queue_command, stalls
+from bridge.bot.turn.catchup import CatchUp
+from bridge.bot.turn.handled import HandledMessages
+from bridge.bot.turn.progress import ProgressReporter
+from bridge.bot.turn.queue import PromptQueue
+from bridge.bot.turn.relay import Relay
+from bridge.bot.turn.stalls import StallWatch
+from bridge.bot.voice.replies import VoiceReplies
 from bridge.config import BridgeConfig, Server
 from bridge.sessions import adoption
 from bridge.sessions.manager import SessionManager

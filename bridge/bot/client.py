@@ -5,9 +5,10 @@ subclass) builds them all in its ``__init__``, then each feature module's ``regi
 adds its items, commands and listeners. Callbacks take a ``BotInteraction``, so
 ``interaction.client.sessions`` and the like are typed, without the callback modules importing
 ``app.py`` (which imports them: a circle). The parts that callbacks reach are described here
-as protocols, met by the classes in ``interactions.py``, ``progress.py``, ``threads.py``,
-``panel.py``, ``screens.py``, ``review.py`` and ``scheduler.py``; a click reaches them only
-through the check below, so they do not check again.
+as protocols, met by the classes in ``bot/prompts/interactions.py``, ``bot/turn/progress.py``,
+``bot/control/threads.py``, ``bot/control/panel.py``, ``bot/prompts/screens.py``,
+``bot/changes/review.py`` and ``bot/away/scheduler.py``; a click reaches them only through the check
+below, so they do not check again.
 
 :func:`allowed` is the one check every interaction passes: only the owner and
 ``allowedUserIds`` act; everyone else gets :data:`REFUSED`, ephemeral, and nothing changes.
@@ -15,8 +16,8 @@ A reaction on a prompt (✅ / ❌) is no interaction: :func:`may_react` asks the
 It runs before any callback: a button or select is a :class:`BridgeItem` (discord.py calls its
 ``interaction_check`` first and drops the click on False), a slash command or autocomplete
 passes the command tree's check (``commands.BridgeCommandTree``), a modal submit and a click
-no item receives pass it in ``interactions.py``. :func:`owner_only` narrows it to the owner
-(``/project``). :func:`target_of` is how a message, command or click finds the session of its
+no item receives pass it in ``bot/prompts/interactions.py``. :func:`owner_only` narrows it to the
+owner (``/project``). :func:`target_of` is how a message, command or click finds the session of its
 channel.
 """
 
@@ -97,7 +98,7 @@ class ScreenAnswers(Protocol):
 
 class ReviewDesk(Protocol):
     """Line comments on a diff, gathered into a draft review (``review.Reviews``): the file
-    select a diff's answer carries (``diff.py``)."""
+    select a diff's answer carries (``bot/changes/diff.py``)."""
 
     def file_picker(self, key: str, view: Any) -> discord.ui.View | None: ...
 
@@ -310,3 +311,23 @@ def target_of(sessions: SessionManager, channel: object) -> SessionTarget | None
     if isinstance(channel, discord.Thread):
         return sessions.target_for(channel_id, channel.parent_id, channel.name)
     return sessions.target_for(channel_id)
+
+
+# --- the session a slash command is used in, and what it says when it has none ---
+
+# Also what another machine's bot says in this bot's channels: each bot's commands show
+# everywhere in the guild, only the bot whose channel it is acts (README "Several machines").
+UNMAPPED = (
+    "This channel is not one of this bot's projects (use a project's channel or a thread in "
+    "it; with a bridge per machine, use the commands of the bot whose channel this is)."
+)
+NOT_RUNNING = "No Claude Code is running here; /start or send a message first."
+
+
+async def target_here(interaction: BotInteraction) -> SessionTarget | None:
+    """The session of the channel or thread a command is used in; None (after saying so)
+    when it has none."""
+    target = target_of(interaction.client.sessions, interaction.channel)
+    if target is None:
+        await interaction.response.send_message(UNMAPPED, ephemeral=True)
+    return target

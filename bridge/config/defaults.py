@@ -28,7 +28,7 @@ PROMPT_TIMEOUT_OUTCOMES = ("deny", "terminal")  # deny with a message / leave it
 DEFAULT_QUEUE_PREFIX = ">>"  # a message starting with it waits for the running turn to end
 DEFAULT_STALL_MINUTES = 10.0  # a turn with no progress this long gets "Still working?"
 # A message sent while the bot was away and younger than this is typed when it is back;
-# an older one waits for Send now / Drop (bot/catchup.py).
+# an older one waits for Send now / Drop (bot/turn/catchup.py).
 DEFAULT_CATCH_UP_MINUTES = 10.0
 ACTIVE_CLIENT_SECONDS = 60.0  # a tmux client this recently active: the owner is at the desk
 DEFAULT_ATTACH_AFTER = 4  # a reply longer than this many messages is attached as a .md file
@@ -36,11 +36,11 @@ VOICE_ENGINES = ("faster-whisper", "pocketsphinx")  # speech-to-text for voice m
 DEFAULT_VOICE_ENGINE = "faster-whisper"
 DEFAULT_VOICE_MODEL = "base"  # faster-whisper's model size (or a local model directory)
 DEFAULT_VOICE_MAX_SECONDS = 300.0  # longer voice messages are refused
-# voice.replies: when a reply also comes back as a voice message (bot/voice_replies.py).
+# voice.replies: when a reply also comes back as a voice message (bot/voice/replies.py).
 VOICE_REPLIES = ("voice", "always", "never")  # "voice": after a prompt that came as voice
 DEFAULT_VOICE_REPLIES = "voice"
 DEFAULT_VOICE_MAX_REPLY_SECONDS = 60.0  # a longer reply is cut to its first paragraphs
-# limits: what the bridge does when a session hits a Claude.ai usage limit (bot/away.py).
+# limits: what the bridge does when a session hits a Claude.ai usage limit (bot/away/watch.py).
 DEFAULT_CONTINUE_PROMPT = "continue"  # typed into the session at the reset
 # Seconds after the reset before the bridge types it: Claude Code 2.1.332 continues by itself
 # ~80 s after the reset when its window stays open (measured); the bridge goes first, and a

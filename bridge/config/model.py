@@ -290,7 +290,8 @@ class BridgeConfig:
             raw.get("catchUpWindowMinutes", DEFAULT_CATCH_UP_MINUTES)
         )
         self.voice = VoiceSettings(raw.get("voice") or {})
-        limits_at = raw.get("limits") or {}  # a usage limit: resume at its reset (bot/away.py)
+        # a usage limit: resume at its reset (bot/away/watch.py)
+        limits_at = raw.get("limits") or {}
         self.auto_resume: bool = limits_at.get("autoResume", True) is not False
         self.continue_prompt: str = limits_at.get("continuePrompt") or DEFAULT_CONTINUE_PROMPT
         self.resume_margin: float = float(

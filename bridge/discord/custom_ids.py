@@ -8,56 +8,59 @@ back). A matching id is not yet a valid one: a prompt's action is checked agains
 kind and contents before it is used (``bridge/discord/prompt_actions.parse``, which also holds
 the actions' grammar), since a client can send any id.
 
-    db:p:<request id>:<action>      a prompt's button, and the modal it opens (bot/interactions.py)
+    db:p:<request id>:<action>      a prompt's button, and the modal it opens
+                                    (bot/prompts/interactions.py)
     db:s:<request id>:q<i>          a prompt question's select menu
-    db:int:<channel or thread id>   ⏹ Interrupt on a turn's status message (bot/progress.py)
-    db:wt:remove|keep:<thread id>   Remove anyway / Keep on a kept worktree (bot/threads.py)
+    db:int:<channel or thread id>   ⏹ Interrupt on a turn's status message (bot/turn/progress.py)
+    db:wt:remove|keep:<thread id>   Remove anyway / Keep on a kept worktree (bot/control/threads.py)
     db:arch:stop|remove|keep:<thread id>  Stop / remove worktree / Keep after an archive that
-                                    was not the owner's (bot/threads.py)
-    db:panel:<action>:<argument>    the control panel's buttons (bot/panel.py)
+                                    was not the owner's (bot/control/threads.py)
+    db:panel:<action>:<argument>    the control panel's buttons (bot/control/panel.py)
     db:panel:pick:<page>            the control panel's project select menu
     db:scr:<channel or thread id>:<screen fingerprint>:o<i>|show|esc
-                                    a Claude Code screen offered on Discord (bot/screens.py)
+                                    a Claude Code screen offered on Discord (bot/prompts/screens.py)
     db:proj:remove|delete|cancel:<channel id>
-                                    /project remove's confirmation (bot/project_remove.py)
+                                    /project remove's confirmation (bot/control/project_remove.py)
     db:diff:<channel or thread id>:<old tree>:<new tree>
-                                    Diff: what a turn changed (abbreviated tree ids; bot/diff.py)
+                                    Diff: what a turn changed (abbreviated tree ids;
+                                    bot/changes/diff.py)
     db:fin:<action>:<thread id>[:<check>]
-                                    Finish… a worktree thread and its steps (bot/finish.py); a
-                                    confirmation carries 12 hex digits naming what it previewed
+                                    Finish… a worktree thread and its steps (bot/changes/finish.py);
+                                    a confirmation carries 12 hex digits naming what it previewed
     db:rv:pick|page:<key>:<old tree>:<new tree>:<page>
-                                    a diff's file select, and its pages (bot/review.py)
+                                    a diff's file select, and its pages (bot/changes/review.py)
     db:rv:note|form:<key>:<old tree>:<new tree>:<file index>
                                     Comment… on a file's lines, and the modal it opens
     db:rv:send|discard:<key>        a draft review's buttons
     db:rv:drop:<key>                a draft review's "remove a comment" select
     db:sch:run|pause|resume|delete:<schedule id>
-                                    /schedule list's buttons (bot/schedule.py)
+                                    /schedule list's buttons (bot/away/schedule.py)
     db:lim:auto|now|cancel:<key>    a usage limit's Resume at reset / Resume now / Cancel
-                                    (bot/away.py)
-    db:bud:more|stop:<key>          a reached budget's Continue (+$N) / Stop (bot/away.py)
+                                    (bot/away/watch.py)
+    db:bud:more|stop:<key>          a reached budget's Continue (+$N) / Stop (bot/away/watch.py)
     db:ms:pick|page:<page>          /sessions' select of this machine's sessions, its pages
-    db:ms:adopt:<pid>-<start>       Adopt one (its process id and start time; bot/adopt.py)
+    db:ms:adopt:<pid>-<start>       Adopt one (its process id and start time; bot/reach/adopt.py)
     db:ms:release:<thread id>       Release an adopted session
     db:hist:pick|page:<channel id>:<page>
                                     /history's select of a project's conversations, its pages
     db:hist:resume:<channel id>:<session id>
-                                    Resume in a thread (bot/history.py)
+                                    Resume in a thread (bot/reach/history.py)
     db:q:now|int|cancel:<channel or thread id>:<entry id>
                                     Send now / Interrupt and send / Cancel on a queued
-                                    message (bot/queue.py)
+                                    message (bot/turn/queue.py)
     db:q:later|stop:<channel or thread id>:<message id>
                                     ⏭ After this turn / ⏹ Interrupt and send on the receipt
-                                    of a message typed mid-turn (bot/queue.py)
+                                    of a message typed mid-turn (bot/turn/queue.py)
     db:stall:peek|wait:<channel or thread id>
-                                    Peek / Keep waiting on a stall notice (bot/stalls.py)
+                                    Peek / Keep waiting on a stall notice (bot/turn/stalls.py)
     db:stall:restart:<channel or thread id>
                                     Restart and resume a session whose Claude Code exited
     db:pv:send:<channel or thread id>
-                                    Send to Claude on a /preview's screenshots (bot/preview.py)
+                                    Send to Claude on a /preview's screenshots
+                                    (bot/reach/preview.py)
     db:late:send|drop:<channel or thread id>:<message id>
                                     ▶ Send now / ✖ Drop on a message sent while the bot was
-                                    away, too old to type unasked (bot/catchup.py)
+                                    away, too old to type unasked (bot/turn/catchup.py)
 
 No imports: the permission hook builds prompt ids on its fast path
 (``bridge/discord/render/decisions.py``).

@@ -36,7 +36,7 @@ class Post:
     what the bot needs to bring a reply's footer in by an edit once the message is posted
     (``bridge.handlers.reply_footer``), kept with the entry when the post is handed over.
     ``speech``: on a reply's last post, the reply's Markdown, which the bot may also send
-    as a voice message once the post is made (``bridge.bot.voice_replies``)."""
+    as a voice message once the post is made (``bridge.bot.voice.replies``)."""
 
     __slots__ = ("files", "footer", "payload", "speech")
 

@@ -2,7 +2,7 @@
 
 * StopFailure ``rate_limit`` (:func:`on_usage_limit`): the session waits for a limit's reset.
   ``away/limit-<key>.json`` says so, with the reset time when Claude Code gave one; the bot
-  posts "⏸ Usage limit" and types the continue prompt at the reset (``bot/away.py``).
+  posts "⏸ Usage limit" and types the continue prompt at the reset (``bot/away/watch.py``).
 * UserPromptSubmit (:func:`on_prompt`): a prompt reached the session (the owner's, the
   bridge's continue, or Claude Code's own at the reset), so the wait is over.
 * PreToolUse (:func:`check_budget`): past a cap, the call is denied and the turn stopped

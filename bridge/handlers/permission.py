@@ -2,8 +2,8 @@
 
 Walk: PermissionRequest → :func:`on_permission_request` writes the request file and posts
 the prompt (``bridge/discord/render/decisions.py``) → waits on the decision file with
-watchfiles ← the bot writes it on a click (``bridge/bot/interactions.py``) → :func:`cli_answer`
-turns the user's choice into the JSON Claude Code reads → the hook prints it.
+watchfiles ← the bot writes it on a click (``bridge/bot/prompts/interactions.py``) →
+:func:`cli_answer` turns the user's choice into the JSON Claude Code reads → the hook prints it.
 
 The terminal dialog stays usable meanwhile (Claude Code shows it in parallel): if it is
 answered there first, the prompt's own PostToolUse or the turn's end marks it stale

@@ -2,7 +2,7 @@
 
 Hooks never talk to Discord for progress: each appends one JSON line to
 ``progress/<channel>.jsonl`` (a few microseconds, no network on the hot path of every tool
-call, ``bridge.state.progress_log``), and the bot (``bot/progress.py``) folds them into a
+call, ``bridge.state.progress_log``), and the bot (``bot/turn/progress.py``) folds them into a
 ``TurnProgress`` (``bridge.discord.render.turn_status``) and edits a single status message at
 most once per 1.5 s.
 

@@ -9,11 +9,11 @@ hook's start: up to ~0.2 s after it on the loaded 2-core machine (``bench/reply_
 Waiting for that record held every reply back (≈ 44 ms, and 3 s when it never came). Now the
 Stop hook posts at once with the footer it can tell then (the cache, and the record if it is
 already there), and when the record was not there yet and the bot takes the reply, the bot
-brings the footer in by an edit of that message once the record lands (``bot/reply_footer``),
-at most :data:`FOOTER_WAIT` later, from the cache alone if it never does. An edit notifies
-no one: the owner's mention rides on the posted message and pings once. The reply is laid
-out with room for the longest footer the edit could bring (:func:`longest_line`), so the
-edit always fits in the message. Without a bot to edit later, or with no line to edit (no
+brings the footer in by an edit of that message once the record lands
+(``bot/delivery/reply_footer``), at most :data:`FOOTER_WAIT` later, from the cache alone if it never
+does. An edit notifies no one: the owner's mention rides on the posted message and pings once. The
+reply is laid out with room for the longest footer the edit could bring (:func:`longest_line`), so
+the edit always fits in the message. Without a bot to edit later, or with no line to edit (no
 footer known yet and no mention), the hook waits for the record as before.
 
 Imported by the Stop hook (only with the footer on) and by the bot: ``os`` and small bridge

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from bridge.handlers.context import HookContext
 
-STATUS_AFTER = 2.0  # as bot/progress.py: a turn shorter than this gets no status message
+STATUS_AFTER = 2.0  # as bot/turn/progress.py: a turn shorter than this gets no status message
 ABBREV = 20  # hex digits of each tree id in the Diff button's custom_id
 PROMPT_BUDGET = 6.0  # seconds of git at UserPromptSubmit (its hook times out at 10 s)
 STOP_BUDGET = 15.0  # seconds of git at Stop (the hook has 60 s; the reply comes first)

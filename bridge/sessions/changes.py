@@ -442,7 +442,7 @@ def summary(changes: list[FileChange]) -> str:
     return f"📝 {files}, +{added} −{removed}"
 
 
-# --- one file, for a review (bridge/bot/review.py) ------------------------------------------
+# --- one file, for a review (bridge/bot/changes/review.py) ----------------------------------------
 
 MAX_BLOB = 16 << 20  # bytes: a larger file is not read for quoting
 

@@ -13,7 +13,7 @@ certain first:
 1. a prompt of this session is open: its PermissionRequest hook still runs
    (``decisions.asking``; written before the Discord prompt is posted): refused, "answer the
    permission prompt first";
-2. a screen prompt of this session waits for the owner (``bot/screens.py``; its dialog still
+2. a screen prompt of this session waits for the owner (``bot/prompts/screens.py``; its dialog still
    on screen): refused, except for that prompt's own buttons;
 3. a tool call that has not ended started less than :data:`TOOL_GRACE` ago
    (``state/tool_calls``, written by PreToolUse, removed by PostToolUse): its dialog may be on

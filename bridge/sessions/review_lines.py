@@ -3,7 +3,7 @@ on (as the owner types them: ``12`` or ``12-18``), and those lines followed thro
 changed in the file since (a later turn's edits move them, or change them).
 
 Pure: the diffs come from ``bridge/sessions/changes.py`` (``file_patch``), the reading and
-typing from ``bridge/bot/review.py``.
+typing from ``bridge/bot/changes/review.py``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Discord does not replay messages to a bot that identifies afresh, so the bot keeps, per
 channel or thread (``key``), the id of the last message it handled (``last``); when it is back
-it reads the history after it (``bridge/bot/catchup.py``). Message ids grow with time and a
+it reads the history after it (``bridge/bot/turn/catchup.py``). Message ids grow with time and a
 channel's messages are handled in order, one at a time, so everything up to ``last`` is done
 and a message id at or below it is never handled again (a history page repeated or overlapping
 types nothing twice).

@@ -2,7 +2,7 @@
 
 A message sent with the queue prefix (``>>``) or ``/queue`` while Claude works is not typed
 into the turn (Claude Code would fold it in: steering) but kept here, and the bot types the
-first one each time a turn of that session ends (``bridge/bot/queue.py``), so each queued
+first one each time a turn of that session ends (``bridge/bot/turn/queue.py``), so each queued
 prompt is a turn of its own, in the order they were sent. The file is durable state, written
 atomically like the outbox: a bot restart or a reboot loses nothing. The bot is its only
 writer; its changes run in worker threads (``asyncio.to_thread``), so each read-modify-write

@@ -10,7 +10,7 @@ directory, so a draft survives a bot restart and a reboot: ``state/reviews/<key>
 
 ``tree`` is the snapshot the comment was written against (the diff's new side: the lines the
 owner saw), ``quoted`` those lines then; sending compares them with the file as it is
-(``bridge/bot/review.py``). ``unsent`` is a comment whose lines were refused, offered again
+(``bridge/bot/changes/review.py``). ``unsent`` is a comment whose lines were refused, offered again
 in the next comment form so its text is not lost.
 
 Read and written as typed records (:class:`Draft`, :class:`Comment`), as

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from bridge.bot.preview import preview_text
+from bridge.bot.reach.preview import preview_text
 from bridge.preview import browser, confine
 
 REFUSED_HOST = "127.0.0.2"

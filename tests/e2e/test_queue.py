@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 
-from bridge.bot.queue import IDLE_CHECK
+from bridge.bot.turn.queue import IDLE_CHECK
 from bridge_testkit import is_status, wait_until
 from fake_anthropic import echo, error, last_user_text, text, tool_use
 

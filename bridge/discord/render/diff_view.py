@@ -23,7 +23,7 @@ MAX_LISTED = 40  # files named in a long diff's summary
 class DiffView:
     """What to send: ``messages`` (texts, in order) and, for a long diff, ``file``. A diff of
     two trees also carries them (``trees``: old, new) and its ``files`` (``FileChange``s),
-    for the review's file select (``bridge/bot/review.py``)."""
+    for the review's file select (``bridge/bot/changes/review.py``)."""
 
     def __init__(
         self,

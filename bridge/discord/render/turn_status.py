@@ -103,7 +103,7 @@ class TurnProgress:
             reason = self.error.removeprefix("budget: ").replace("`", "'")
             return f"🛑 Stopped at the spend budget ({reason}) after {took} · {tools}"
         if self.outcome == "failed" and self.error.partition(":")[0] == "rate_limit":
-            # the bot's "⏸ Usage limit" message (bot/away.py) says when and offers Resume
+            # the bot's "⏸ Usage limit" message (bot/away/watch.py) says when and offers Resume
             return f"⏸ Stopped at a usage limit after {took} · {tools}"
         if self.outcome == "failed":
             error = self.error.replace("`", "'")

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from bridge.bot.away import POLL_UNKNOWN, RESUME_GAP, AwayWatch, _raised_cap
-from bridge.bot.panel import render
+from bridge.bot.away.watch import POLL_UNKNOWN, RESUME_GAP, AwayWatch, _raised_cap
+from bridge.bot.control.panel import render
 from bridge.config import BridgeConfig, ConfigError
 from bridge.handlers.away import parse_reset
 from bridge.sessions.targets import SessionTarget
@@ -262,7 +262,7 @@ def test_the_panel_shows_limits_and_budgets_left(tmp_path, rt) -> None:
 
 
 def test_a_scheduled_prompt_skips_a_session_at_a_limit_or_stopped_at_its_budget(rt) -> None:
-    from bridge.bot.scheduler import limit_reason
+    from bridge.bot.away.scheduler import limit_reason
 
     assert limit_reason(rt, CHANNELS[0]) is None
     wait_for_limit(rt, CHANNELS[0], NOW + 60)

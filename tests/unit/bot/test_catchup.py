@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from bridge.bot.catchup import CatchUp, format_age
-from bridge.bot.handled import HandledMessages
+from bridge.bot.turn.catchup import CatchUp, format_age
+from bridge.bot.turn.handled import HandledMessages
 from bridge.state import handled_messages, runtime
 
 KEY = "123456789012345678"

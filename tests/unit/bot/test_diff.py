@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.bot.diff import GONE, turn_diff, uncommitted_diff
+from bridge.bot.changes.diff import GONE, turn_diff, uncommitted_diff
 from bridge.sessions import changes, snapshot_files
 from bridge_testkit.gitrepo import git, make_repo
 

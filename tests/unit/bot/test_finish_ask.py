@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.bot import finish_ask
-from bridge.bot.finish_screen import Screen
+from bridge.bot.changes import finish_ask
+from bridge.bot.changes.finish_screen import Screen
 from bridge.sessions import worktrees
 from bridge_testkit.gitrepo import make_repo
 

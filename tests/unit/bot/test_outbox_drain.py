@@ -17,7 +17,7 @@ import pytest
 
 from bridge import config
 from bridge.bot.app import point_discord_py_at
-from bridge.bot.outbox_drain import OutboxDrainer
+from bridge.bot.delivery.outbox_drain import OutboxDrainer
 from bridge.discord import handoff
 from bridge.discord.outbox import Outbox
 from bridge.discord.post import Post, message_payload

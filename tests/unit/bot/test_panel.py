@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import discord
 import pytest
 
-from bridge.bot import panel as panel_module
-from bridge.bot.panel import ControlPanel
+from bridge.bot.control import panel as panel_module
+from bridge.bot.control.panel import ControlPanel
 from bridge.state import runtime
 
 CHANNEL = "100000000000000009"

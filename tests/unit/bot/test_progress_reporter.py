@@ -1,4 +1,4 @@
-"""The bot's status messages (bridge/bot/progress.py) with Discord replaced by a stub: which
+"""The bot's status messages (bridge/bot/turn/progress.py) with Discord replaced by a stub: which
 message each turn gets, that every one of them ends closed, and the ⏹ button."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from bridge.bot import progress as reporter_module
-from bridge.bot.progress import ProgressReporter
+from bridge.bot.turn import progress as reporter_module
+from bridge.bot.turn.progress import ProgressReporter
 from bridge.sessions import pane_ops
 from bridge.sessions.key_gate import SessionKeys
 from bridge.state import runtime

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 import discord
 import pytest
 
-from bridge.bot.relay import Relay, defuse_prefix
+from bridge.bot.prompt_text import defuse_prefix
+from bridge.bot.turn.relay import Relay
 
 OWNER, CHANNEL = 100000000000000002, 100000000000000003
 

@@ -9,7 +9,7 @@ import os
 import stat
 from types import SimpleNamespace
 
-from bridge.bot import review
+from bridge.bot.changes import review
 from bridge.state import runtime
 from bridge.state.review_drafts import Comment, Draft
 

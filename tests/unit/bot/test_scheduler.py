@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from bridge.bot import scheduler as scheduler_module
-from bridge.bot.queue import PromptQueue
-from bridge.bot.scheduler import Scheduler
+from bridge.bot.away import scheduler as scheduler_module
+from bridge.bot.away.scheduler import Scheduler
+from bridge.bot.turn.queue import PromptQueue
 from bridge.state import queued_prompts, runtime, schedules
 from bridge.state.schedules import Schedule
 
@@ -78,7 +78,7 @@ class Sessions:
 
 
 def rig(tmp_path, now: list[float]) -> tuple[Scheduler, Sessions, list[str]]:
-    """A scheduler whose prompts go through a real queue (``bot/queue.py``) into stand-ins."""
+    """A scheduler whose prompts go through a real queue (``bot/turn/queue.py``) into stand-ins."""
     rt = runtime.Runtime(str(tmp_path / "rt"), str(tmp_path / "state")).ensure()
     sessions = Sessions(rt)
     said: list[str] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.bot.usage import NOT_REPORTED, compact_line, plan_text, usage_text
+from bridge.bot.away.usage import NOT_REPORTED, compact_line, plan_text, usage_text
 from bridge.state import runtime, usage_totals
 
 NOW = 1_800_000_000.0

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import discord
 import pytest
 
-from bridge.bot.voice import is_audio, is_spoken
+from bridge.bot.voice.messages import is_audio, is_spoken
 
 
 def attachment(filename: str, content_type: str | None = None, voice: bool = False):

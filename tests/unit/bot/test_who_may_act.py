@@ -18,14 +18,14 @@ import discord
 import pytest
 from discord import app_commands
 
-from bridge.bot import review
 from bridge.bot.app import BridgeBot
-from bridge.bot.away import OWNER_BUDGET
+from bridge.bot.away.schedule import OWNER_ONLY as SCHEDULE_OWNER_ONLY
+from bridge.bot.away.watch import OWNER_BUDGET
+from bridge.bot.changes import review
 from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem, may_react
-from bridge.bot.commands import BridgeCommandTree
-from bridge.bot.interactions import answer_orphan_click, route_modal_submit
-from bridge.bot.preview import OWNER_SENDS
-from bridge.bot.schedule import OWNER_ONLY as SCHEDULE_OWNER_ONLY
+from bridge.bot.control.commands import BridgeCommandTree
+from bridge.bot.prompts.interactions import answer_orphan_click, route_modal_submit
+from bridge.bot.reach.preview import OWNER_SENDS
 from bridge.config import BridgeConfig
 from bridge.state import runtime
 

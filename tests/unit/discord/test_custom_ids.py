@@ -8,14 +8,20 @@ import re
 
 import pytest
 
-from bridge.bot.adopt import AdoptButton, ReleaseButton, SessionPage, SessionPick
-from bridge.bot.history import HistoryPage, HistoryPick, ResumeButton
-from bridge.bot.interactions import PromptButton, PromptSelect
-from bridge.bot.panel import PanelButton, PanelSelect
-from bridge.bot.progress import InterruptButton
-from bridge.bot.review import CommentButton, DraftButton, DropSelect, FilePageButton, FileSelect
-from bridge.bot.screens import ScreenButton
-from bridge.bot.threads import ArchiveButton, WorktreeButton
+from bridge.bot.changes.review import (
+    CommentButton,
+    DraftButton,
+    DropSelect,
+    FilePageButton,
+    FileSelect,
+)
+from bridge.bot.control.panel import PanelButton, PanelSelect
+from bridge.bot.control.threads import ArchiveButton, WorktreeButton
+from bridge.bot.prompts.interactions import PromptButton, PromptSelect
+from bridge.bot.prompts.screens import ScreenButton
+from bridge.bot.reach.adopt import AdoptButton, ReleaseButton, SessionPage, SessionPick
+from bridge.bot.reach.history import HistoryPage, HistoryPick, ResumeButton
+from bridge.bot.turn.progress import InterruptButton
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
 from bridge.discord.render import decisions as views

@@ -66,7 +66,7 @@ def test_sessions_says_a_session_another_bot_adopted_is_taken(tmp_path: Path, ho
     record by ``try``'s bot; neither offers **Adopt** for the other's session."""
     from types import SimpleNamespace
 
-    from bridge.bot.adopt import adopted_elsewhere
+    from bridge.bot.reach.adopt import adopted_elsewhere
 
     trial = str(tmp_path / "try" / "config.json")
     bot = runtime.Runtime(str(tmp_path / "bot-run"), str(tmp_path / "bot-state")).ensure()

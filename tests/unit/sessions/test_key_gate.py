@@ -119,7 +119,7 @@ def test_an_open_screen_prompt_takes_only_its_own_answers(tmux, rt, hook, tmp_pa
     held_messages.save(rt, CHANNEL, {"fingerprint": dialog.fingerprint, "prompt_message_id": "9"})
     with pytest.raises(KeysRefused, match="Answer the screen prompt first") as refused:
         pane_ops.send_keys(SessionKeys(tmux, pane, rt, CHANNEL), "Enter")
-    assert refused.value.screen  # a message meeting it is held (bot/screens.py)
+    assert refused.value.screen  # a message meeting it is held (bot/prompts/screens.py)
     answer = SessionKeys(tmux, pane, rt, CHANNEL, screen_answer=True)
     answer.press("3")
     # A hook's prompt is answered through that prompt, not through a screen prompt.

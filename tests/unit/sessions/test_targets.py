@@ -117,7 +117,7 @@ def test_closing_a_thread_removes_its_worktree_under_the_session_lock(
     clean-up, instead of starting Claude Code in a worktree about to be removed."""
     from types import SimpleNamespace
 
-    from bridge.bot.threads import ThreadEvents
+    from bridge.bot.control.threads import ThreadEvents
     from bridge.sessions import worktrees
 
     repo = tmp_path / "repo"

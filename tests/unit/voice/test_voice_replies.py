@@ -9,7 +9,7 @@ from array import array
 
 import pytest
 
-from bridge.bot.voice_replies import IS_VOICE_MESSAGE, VoiceReplies, voice_post
+from bridge.bot.voice.replies import IS_VOICE_MESSAGE, VoiceReplies, voice_post
 from bridge.config.model import VoiceSettings
 from bridge.discord.post import multipart
 from bridge.voice import opus, prose, tts

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bridge.bot import interactions
+from bridge.bot.prompts import interactions
 from bridge.claude import permissions, plan_steps
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions

@@ -163,7 +163,7 @@ class PromptQueue:
         return await self.busy(key)
 
     async def held(self, key: str) -> bool:
-        """The session waits at a usage limit or was stopped at its spend budget (bot/away.py
+        """The session waits at a usage limit or was stopped at its spend budget (bot/away/watch.py
         resumes it; the queue goes on when that turn ends)."""
         return await asyncio.to_thread(away.holds, self.runtime, key)
 

@@ -33,10 +33,9 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, allowed, data_of
-from bridge.bot.commands import UNMAPPED
-from bridge.bot.diff import NO_MENTIONS, bridge_paths, send_view, session_dir
-from bridge.bot.relay import defuse_prefix
+from bridge.bot.changes.diff import NO_MENTIONS, bridge_paths, send_view, session_dir
+from bridge.bot.client import UNMAPPED, BotInteraction, BridgeClient, BridgeItem, allowed, data_of
+from bridge.bot.prompt_text import defuse_prefix
 from bridge.discord import custom_ids
 from bridge.discord.render import review as render
 from bridge.discord.render.diff_view import DiffView
@@ -75,7 +74,8 @@ def register(bot: BridgeClient) -> None:
 
 
 class Reviews:
-    """``bot.reviews``: what a diff's answer carries for a review (``diff.py`` reaches it)."""
+    """``bot.reviews``: what a diff's answer carries for a review (``bot/changes/diff.py`` reaches
+    it)."""
 
     def file_picker(self, key: str, view: DiffView) -> discord.ui.View | None:
         """The select of the diff's files, or None (no files: nothing to comment on)."""

@@ -29,8 +29,8 @@ import watchfiles
 
 from bridge.bot import courier
 from bridge.bot.courier import WakeSocket
-from bridge.bot.reply_footer import FooterEdits
-from bridge.bot.voice_replies import VoiceReplies
+from bridge.bot.delivery.reply_footer import FooterEdits
+from bridge.bot.voice.replies import VoiceReplies
 from bridge.config import BridgeConfig, Server
 from bridge.discord import handoff
 from bridge.discord.outbox import Outbox

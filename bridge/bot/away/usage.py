@@ -15,8 +15,7 @@ from typing import TypeGuard
 import discord
 from discord import app_commands
 
-from bridge.bot.client import BotInteraction, BridgeClient
-from bridge.bot.commands import target_here
+from bridge.bot.client import BotInteraction, BridgeClient, target_here
 from bridge.discord.render.footer import summary
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_record, status_cache, usage_totals
@@ -30,7 +29,8 @@ NOT_REPORTED = (
 
 
 def register(bot: BridgeClient) -> None:
-    """``/usage`` (the panel's usage line is ``panel.py``'s, from :func:`compact_line`)."""
+    """``/usage`` (the panel's usage line is ``bot/control/panel.py``'s, from
+    :func:`compact_line`)."""
     bot.tree.add_command(usage)
 
 
@@ -73,7 +73,7 @@ def usage_text(rt: runtime.Runtime, label: str, record: dict, now: float | None 
 
 def budget_text(rt: runtime.Runtime, target: SessionTarget, now: float | None = None) -> str:
     """``Budget: session $1.20 of $5.00 left · today …`` for ``/usage`` ("" without a budget)."""
-    from bridge.bot.away import budget_left
+    from bridge.bot.away.watch import budget_left
 
     left = budget_left(rt, target.project, target.key, now)
     return f"Budget: {left}" if left else ""

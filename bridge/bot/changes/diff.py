@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
-from bridge.bot.commands import UNMAPPED, target_here
+from bridge.bot.client import UNMAPPED, BotInteraction, BridgeClient, BridgeItem, target_here
 from bridge.discord import custom_ids
 from bridge.discord.render.diff_view import DiffView, render
 from bridge.sessions import changes

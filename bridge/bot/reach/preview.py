@@ -26,10 +26,17 @@ import aiohttp
 import discord
 from discord import app_commands
 
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, owner_only
-from bridge.bot.commands import NOT_RUNNING, UNMAPPED, target_here
+from bridge.bot.client import (
+    NOT_RUNNING,
+    UNMAPPED,
+    BotInteraction,
+    BridgeClient,
+    BridgeItem,
+    owner_only,
+    target_here,
+)
 from bridge.bot.downloads import save_attachments
-from bridge.bot.relay import compose_prompt, defuse_prefix
+from bridge.bot.prompt_text import compose_prompt, defuse_prefix
 from bridge.discord import custom_ids
 from bridge.preview import browser
 from bridge.preview.address import NotLoopback, preview_url

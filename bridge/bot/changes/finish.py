@@ -40,13 +40,12 @@ from typing import TYPE_CHECKING, TypeVar
 import discord
 from discord import app_commands
 
-from bridge.bot import finish_screen
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
-from bridge.bot.commands import target_here
-from bridge.bot.diff import bridge_paths
-from bridge.bot.finish_ask import COMMIT_PROMPT, RESOLVE_PROMPT, offer_when_clean
-from bridge.bot.finish_screen import NO_MENTIONS, Screen
-from bridge.bot.threads import code, loss_lines
+from bridge.bot.changes import finish_screen
+from bridge.bot.changes.diff import bridge_paths
+from bridge.bot.changes.finish_ask import COMMIT_PROMPT, RESOLVE_PROMPT, offer_when_clean
+from bridge.bot.changes.finish_screen import NO_MENTIONS, Screen
+from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, target_here
+from bridge.bot.control.threads import code, loss_lines
 from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN
 from bridge.claude.screen import input_box, is_busy
 from bridge.discord import custom_ids

@@ -9,12 +9,12 @@ webhooks and the bot itself, and system messages, type nothing. Text is stripped
 characters and escape sequences (newlines and tabs kept) and a leading ``!``, ``/``, ``#``
 or ``&`` is defused, because Claude Code would run it as a shell command, slash command or
 other mode switch.
-A voice message is typed as its transcript (``bot/voice.py``).
+A voice message is typed as its transcript (``bot/voice/messages.py``).
 The user's message gets a ✅ once typed, or a reply saying why it could not be delivered; a
 message that meets a Claude Code screen no hook reports is held and the screen offered on
-Discord (``bot/screens.py``), the ✅ coming once it is typed. Each channel's last message
-handled is recorded (``bot/handled.py``): a message is handled once, live or when the bot is
-back and reads what it missed (``bot/catchup.py``, which hands each one to :meth:`handle`).
+Discord (``bot/prompts/screens.py``), the ✅ coming once it is typed. Each channel's last message
+handled is recorded (``bot/turn/handled.py``): a message is handled once, live or when the bot is
+back and reads what it missed (``bot/turn/catchup.py``, which hands each one to :meth:`handle`).
 """
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ import discord
 
 from bridge.bot.client import target_of
 from bridge.bot.downloads import save_attachments
-from bridge.bot.handled import HandledMessages
-from bridge.bot.queue import PromptQueue
-from bridge.bot.screens import ScreenPrompts
-from bridge.bot.voice import VoicePrompts, is_spoken
-from bridge.bot.voice_replies import VoiceReplies
+from bridge.bot.prompt_text import DELIVERED, compose_prompt, defuse_prefix
+from bridge.bot.prompts.screens import ScreenPrompts
+from bridge.bot.turn.handled import HandledMessages
+from bridge.bot.turn.queue import PromptQueue
+from bridge.bot.voice.messages import VoicePrompts, is_spoken
+from bridge.bot.voice.replies import VoiceReplies
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.sessions.pane_input import NoInputBox
@@ -42,8 +43,6 @@ from bridge.state import runtime
 
 log = logging.getLogger(__name__)
 
-DELIVERED = "✅"
-SPECIAL_PREFIXES = ("!", "#", "&")
 # What a person types. System messages (type 18 "<owner> started a thread: <name>" in the
 # parent channel, pins, joins…) are authored by the user but written by Discord: never prompts.
 TYPED_MESSAGES = (discord.MessageType.default, discord.MessageType.reply)
@@ -68,7 +67,7 @@ class Relay:
         self.runtime = rt
         self.http = http
         self.screens = screens
-        self.queue = queue  # messages that wait for the running turn (bot/queue.py)
+        self.queue = queue  # messages that wait for the running turn (bot/turn/queue.py)
         self.voice = VoicePrompts(cfg, http, rt)  # voice messages → transcripts
         self.voice_replies = voice_replies  # whose replies are spoken back
         self.handled = handled  # the messages handled per channel (a restart's catch-up)
@@ -201,37 +200,6 @@ def split_queue_prefix(text: str, prefix: str) -> tuple[str, bool]:
     if prefix and stripped.startswith(prefix):
         return stripped[len(prefix) :].lstrip(), True
     return text, False
-
-
-def defuse_prefix(text: str) -> str:
-    """Messages are prompts, never terminal commands.
-
-    A leading space keeps ``!`` (bash mode: a shell command with no permission check), ``#``
-    and ``&`` from switching modes; Claude Code trims it before looking for slash commands,
-    so a ``/command`` gets a backslash instead (``\\/model`` reaches the model as text). A
-    path such as ``/etc/hosts …`` is left alone: Claude Code does not take it for a command.
-
-    Claude Code's trim is JavaScript's: every Unicode space (NBSP, U+3000 …) and line break,
-    so ``"\\u00a0/model x"`` is the command ``/model x``. Leading whitespace of every kind
-    (``str.isspace``, a superset of JavaScript's) goes first, so the check sees the first
-    character Claude Code sees.
-    """
-    text = text.lstrip()
-    if text.startswith("/"):
-        first_word = text.split(maxsplit=1)[0]
-        return "\\" + text if "/" not in first_word[1:] else text
-    return " " + text if text.startswith(SPECIAL_PREFIXES) else text
-
-
-def compose_prompt(text: str, attachment_paths: list[str]) -> str:
-    """The text, then one ``Attached file: /path`` line per download.
-
-    Not ``[attachment: /path]``: Claude Code 2.1.330 does not submit an input whose line is
-    a bracketed absolute path (Enter is swallowed), measured in tmux. Leading newlines go, so
-    that :func:`defuse_prefix` sees the real first character.
-    """
-    lines = [f"Attached file: {path}" for path in attachment_paths]
-    return "\n".join([text, *lines] if text else lines).strip("\n")
 
 
 def _short(err: BaseException) -> str:

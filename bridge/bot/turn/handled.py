@@ -4,8 +4,8 @@ and the gate that keeps live messages back while the history is read.
 The relay asks :meth:`HandledMessages.admit` before it handles a live message (no: this
 process handled it already, a catch-up found it in the history), records :meth:`typing` just
 before the keys go in and :meth:`done` after. On a fresh gateway session the catch-up
-(``catchup.py``) holds (:meth:`hold`) every channel it will read first: a live message there
-waits until the channel's history has been read, so nothing is typed out of order and nothing
+(``bot/turn/catchup.py``) holds (:meth:`hold`) every channel it will read first: a live message
+there waits until the channel's history has been read, so nothing is typed out of order and nothing
 twice (a message that came in meanwhile is in that history).
 
 Every file write runs in a worker thread: an fsync (~8 ms) never holds up the event loop.

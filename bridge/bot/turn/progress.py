@@ -22,7 +22,7 @@ import discord
 
 from bridge import fastjson
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
-from bridge.bot.queue import CANCEL_BUTTONS, PromptQueue, cancel_button, queue_lines
+from bridge.bot.turn.queue import CANCEL_BUTTONS, PromptQueue, cancel_button, queue_lines
 from bridge.claude import transcript
 from bridge.discord import custom_ids
 from bridge.discord.render.turn_status import TurnProgress, turn_cost
@@ -97,7 +97,7 @@ class _Channel:
         self.status: _Status | None = None
         self.last_edit = 0.0
         self.transcript_offset: int | None = None  # where the turn's interrupts are looked for
-        self.last_event = time.time()  # when the turn last showed progress (stalls.py)
+        self.last_event = time.time()  # when the turn last showed progress (bot/turn/stalls.py)
         self.ended_prompt: str | None = None  # Claude Code's prompt_id of the turn last ended
 
     @property
@@ -123,7 +123,7 @@ class ProgressReporter:
         self.channels: dict[str, _Channel] = {}
         self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()  # waiting for a turn's cost
-        self.queue: PromptQueue | None = None  # prompts typed when a turn ends (bot/queue.py)
+        self.queue: PromptQueue | None = None  # prompts typed when a turn ends (bot/turn/queue.py)
         self.on_died: Callable[[str], Awaitable[None]] | None = None  # a session died mid-turn
 
     # --- watching ---------------------------------------------------------------------------
@@ -463,7 +463,7 @@ def _closed_view(channel: _Channel, turn: TurnProgress) -> discord.ui.View | Non
     """A closed status message keeps a **Diff** button when the turn changed files."""
     if turn.outcome != "done" or not turn.changes or not turn.changes.get("old"):
         return None
-    from bridge.bot.diff import diff_view
+    from bridge.bot.changes.diff import diff_view
 
     return diff_view(channel.key, turn.changes)
 

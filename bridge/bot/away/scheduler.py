@@ -11,7 +11,7 @@ due entry in a task of its own:
 3. a stopped session is started if the entry says so (``start``), else skipped with a note;
 4. a note in the channel says what is being typed (and, for an entry due while no bot ran,
    that it was missed: it runs once now, however many times it was missed);
-5. the prompt joins the session's queue (:meth:`Scheduler.wait_behind_turn`, ``bot/queue.py``):
+5. the prompt joins the session's queue (:meth:`Scheduler.wait_behind_turn`, ``bot/turn/queue.py``):
    behind the running turn and the owner's queued messages, in order, listed on the turn's
    status message; the queue types it when the turn before it ends (the one path that
    decides "idle", the same as a queued Discord message: the input box only, every key
@@ -28,18 +28,33 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 import discord
 
 from bridge import schedule_times
-from bridge.bot.queue import PromptQueue
-from bridge.bot.relay import defuse_prefix
+from bridge.bot.prompt_text import defuse_prefix
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.targets import SessionTarget
 from bridge.state import away, runtime, schedules
 from bridge.state.schedules import Schedule
 
 log = logging.getLogger(__name__)
+
+
+class Queue(Protocol):
+    """What the scheduler asks of the session's queue (``bot/turn/queue.py``'s
+    ``PromptQueue``, which sits in a room above this one): a seat behind the turn, word when
+    the prompt is typed or taken off, and taking it off."""
+
+    async def join(self, key: str, prompt: str, source: str, message_id: str | None) -> str: ...
+
+    def outcome(self, entry_id: str) -> asyncio.Future[bool]: ...
+
+    async def withdraw(self, key: str, entry_id: str) -> None: ...
+
+    def forget(self, entry_id: str) -> None: ...
+
 
 MAX_SLEEP = 30.0  # seconds between looks at the wall clock, whatever is due
 IDLE_POLL = 1.0  # seconds between looks at a queued entry's schedule (deleted? paused?)
@@ -52,7 +67,7 @@ class Skipped(Exception):
 
 def at_usage_limit(rt: runtime.Runtime, key: str) -> bool:
     """True while session ``key`` waits for its usage limit to reset (``away/limit-<key>``,
-    ``bot/away.py``)."""
+    ``bot/away/watch.py``)."""
     try:
         return (away.load(rt, "limit", key) or {}).get("state") == "waiting"
     except ValueError:
@@ -61,7 +76,7 @@ def at_usage_limit(rt: runtime.Runtime, key: str) -> bool:
 
 def over_budget(rt: runtime.Runtime, key: str) -> bool:
     """True while session ``key`` is stopped at its spend budget and the owner has not said
-    **Continue** or **Stop** yet (``away/budget-<key>``, ``bot/away.py``)."""
+    **Continue** or **Stop** yet (``away/budget-<key>``, ``bot/away/watch.py``)."""
     try:
         return away.exists(rt, "budget", key)
     except ValueError:
@@ -84,7 +99,7 @@ class Scheduler:
         self,
         client: discord.Client,
         sessions: SessionManager,
-        queue: PromptQueue,
+        queue: Queue,
         clock: Callable[[], float] = time.time,
         idle_poll: float = IDLE_POLL,
     ) -> None:
@@ -196,7 +211,7 @@ class Scheduler:
     async def wait_behind_turn(
         self, entry: Schedule, target: SessionTarget, manual: bool, note: discord.Message | None
     ) -> bool:
-        """Queue the entry's prompt (``bot/queue.py`` types it, ✅ on ``note``) and wait for
+        """Queue the entry's prompt (``bot/turn/queue.py`` types it, ✅ on ``note``) and wait for
         it to be typed. False if the entry was deleted or paused meanwhile (taken off the
         queue); skipped if the session meets a limit or stops first."""
         key = target.key

@@ -6,7 +6,7 @@ gives Claude Code a directory of this machine).
 category that holds the project channels (Discord's **Manage Channels** permission; without
 it the answer says which permission to add, or to map an existing channel with
 ``channel:``), writes the config file and maps it in the running bot (relay, sessions,
-panel): nothing starts until the first message. ``remove`` (``bot/project_remove.py``) asks
+panel): nothing starts until the first message. ``remove`` (``bot/control/project_remove.py``) asks
 first, then unmaps, stops the project's sessions as ``/stop`` does and drops what the bridge
 kept of them (queued prompts, schedules, conversations, waits); files are never deleted, the
 channel only when asked. Answers are ephemeral.
@@ -24,8 +24,8 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import BotInteraction, BridgeClient, owner_only
-from bridge.bot.panel import waiting_channels
-from bridge.bot.project_remove import RemoveButton, confirm_removal, short_error
+from bridge.bot.control.panel import waiting_channels
+from bridge.bot.control.project_remove import RemoveButton, confirm_removal, short_error
 from bridge.config import ConfigError, Project
 from bridge.config import projects as edits
 from bridge.sessions import pane_ops

@@ -1,6 +1,6 @@
-"""``/queue <text>``: a prompt that waits for Claude's running turn to end (``bot/queue.py``).
+"""``/queue <text>``: a prompt that waits for Claude's running turn to end (``bot/turn/queue.py``).
 
-The text is cleaned and defused as a message's is (``bot/relay.py``); the answer is the queued
+The text is cleaned and defused as a message's is (``bot/turn/relay.py``); the answer is the queued
 notice itself, in the channel, with its buttons. Nothing running: it is typed at once.
 """
 
@@ -9,10 +9,9 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bridge.bot.client import BotInteraction, BridgeClient
-from bridge.bot.commands import target_here
-from bridge.bot.queue import notice_view
-from bridge.bot.relay import defuse_prefix
+from bridge.bot.client import BotInteraction, BridgeClient, target_here
+from bridge.bot.prompt_text import defuse_prefix
+from bridge.bot.turn.queue import notice_view
 from bridge.sessions.typed_text import sanitize_prompt
 
 

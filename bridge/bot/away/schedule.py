@@ -4,7 +4,7 @@ repeatedly, and ``/schedule list`` with **Run now**, **Pause** / **Resume** and 
 ``/schedule at | in`` make a one-off, ``/schedule daily | weekdays | every | cron`` a
 repeating prompt; times are the machine's local time and every answer names its zone
 (``bridge/schedule_times.py``). Entries are files in the state dir
-(``bridge/state/schedules.py``); the bot's :class:`~bridge.bot.scheduler.Scheduler` runs them.
+(``bridge/state/schedules.py``); the bot's :class:`~bridge.bot.away.scheduler.Scheduler` runs them.
 A scheduled prompt runs unattended, so all of it is the owner's alone (not
 ``allowedUserIds``'): the commands and the buttons (``db:sch:`` custom ids, answered after a
 restart too) refuse everyone else. The control panel shows what is scheduled
@@ -21,8 +21,14 @@ import discord
 from discord import app_commands
 
 from bridge import schedule_times
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, owner_only, target_of
-from bridge.bot.commands import UNMAPPED
+from bridge.bot.client import (
+    UNMAPPED,
+    BotInteraction,
+    BridgeClient,
+    BridgeItem,
+    owner_only,
+    target_of,
+)
 from bridge.discord import custom_ids
 from bridge.schedule_times import BadTime
 from bridge.sessions.typed_text import sanitize_prompt

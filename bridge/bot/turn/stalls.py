@@ -11,7 +11,7 @@ Discord, or a dialog on the screen (no input box) has its own message and remind
 A session whose Claude Code exited mid-turn (pane gone or dead) is said at once, with
 **Restart and resume** (the conversation is resumed, as ``/resume`` does).
 
-The watch runs in the bot on the progress reporter's view of each turn (``bot/progress.py``);
+The watch runs in the bot on the progress reporter's view of each turn (``bot/turn/progress.py``);
 every time it reads is ``clock()``, so tests drive it in seconds.
 """
 
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
-from bridge.bot.progress import InterruptButton
+from bridge.bot.turn.progress import InterruptButton
 from bridge.claude.screen import input_box
 from bridge.discord import custom_ids
 from bridge.sessions import pane_ops
@@ -35,7 +35,7 @@ from bridge.state import decisions, held_messages, runtime
 from bridge.tmux import TmuxError
 
 if TYPE_CHECKING:
-    from bridge.bot.progress import ProgressReporter
+    from bridge.bot.turn.progress import ProgressReporter
     from bridge.discord.render.turn_status import TurnProgress
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,5 @@
-"""What the Finish message shows (``finish.py``): its screens' text, built from git's answers.
+"""What the Finish message shows (``bot/changes/finish.py``): its screens' text, built from git's
+answers.
 
 No step runs here: the commits, files and problems a plan found, the push's target and
 result, what a discard would lose, each as the lines of the message.
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 
 import discord
 
-from bridge.bot.threads import code
+from bridge.bot.control.threads import code
 from bridge.sessions import worktree_finish, worktree_push, worktrees
 from bridge.sessions.changes import FileChange, GitError, summary
 from bridge.sessions.worktree_finish import Plan

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bridge.bot.client import BotInteraction, BridgeClient, allowed, target_of
+from bridge.bot.client import NOT_RUNNING, BotInteraction, BridgeClient, allowed, target_here
 from bridge.claude.screen import mode_name
 from bridge.config import MODE_ALIASES
 from bridge.sessions import adoption, pane_ops
@@ -39,13 +39,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Also what another machine's bot says in this bot's channels: each bot's commands show
-# everywhere in the guild, only the bot whose channel it is acts (README "Several machines").
-UNMAPPED = (
-    "This channel is not one of this bot's projects (use a project's channel or a thread in "
-    "it; with a bridge per machine, use the commands of the bot whose channel this is)."
-)
-NOT_RUNNING = "No Claude Code is running here; /start or send a message first."
 # /mode's choices: what Shift+Tab cycles through. 2.1.332 calls the first "manual", hooks and
 # 2.1.197 "default": the choice shows both (Discord's picker finds it by either word).
 MODES = (
@@ -162,15 +155,6 @@ def register(bot: BridgeClient) -> None:
     """The session commands, ``/status`` … ``/keys``."""
     for command in COMMANDS:
         bot.tree.add_command(command)
-
-
-async def target_here(interaction: BotInteraction) -> SessionTarget | None:
-    """The session of the channel or thread a command is used in; None (after saying so)
-    when it has none."""
-    target = target_of(interaction.client.sessions, interaction.channel)
-    if target is None:
-        await interaction.response.send_message(UNMAPPED, ephemeral=True)
-    return target
 
 
 async def run(interaction: BotInteraction, action: Action, running: bool = True) -> None:

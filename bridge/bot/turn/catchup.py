@@ -3,7 +3,7 @@
 Discord replays nothing to a bot that identifies afresh (a RESUME replays by itself), so on
 every fresh gateway session (READY: ``on_connect`` holds live messages back, ``on_ready``
 reads) the bot reads, for each mapped channel and each session thread, the messages after the
-last one it handled (``bot/handled.py``), oldest first, and hands each to the relay's own path:
+last one it handled (``bot/turn/handled.py``), oldest first, and hands each to the relay's own path:
 the owner's and ``allowedUserIds``' only, attachments and voice messages included, a message
 edited meanwhile as it reads now, one deleted meanwhile not at all (it is not in the history).
 
@@ -36,8 +36,9 @@ from typing import Any
 import discord
 
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, target_of
-from bridge.bot.handled import HandledMessages
-from bridge.bot.relay import DELIVERED, Relay
+from bridge.bot.prompt_text import DELIVERED
+from bridge.bot.turn.handled import HandledMessages
+from bridge.bot.turn.relay import Relay
 from bridge.claude import transcript
 from bridge.discord import custom_ids
 from bridge.sessions.targets import SessionTarget

@@ -24,7 +24,7 @@ import logging
 import discord
 
 from bridge.bot import courier
-from bridge.bot.voice import _WORKER
+from bridge.bot.voice.messages import _WORKER
 from bridge.config import BridgeConfig
 from bridge.discord.post import NO_MENTIONS, DeliveryError, Post
 from bridge.discord.render.attachments import extract_markers

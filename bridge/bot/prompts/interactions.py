@@ -103,7 +103,7 @@ class PromptAnswerer:
     decision (the decision file the waiting hook reads)."""
 
     def __init__(self, rt: runtime.Runtime) -> None:
-        from bridge.bot.elicitation import FormAnswerer
+        from bridge.bot.prompts.elicitation import FormAnswerer
 
         self.runtime = rt
         self.forms = FormAnswerer(self)  # an MCP server's request for input

@@ -59,7 +59,7 @@ class Row:
     model: str
     worktree: str | None
     last_activity: float | None
-    usage: str = ""  # ``ctx 12% · $0.43 · 5h 23%`` (bot/usage.py)
+    usage: str = ""  # ``ctx 12% · $0.43 · 5h 23%`` (bot/away/usage.py)
 
 
 class ControlPanel:
@@ -233,7 +233,7 @@ class ControlPanel:
                 status = "working" if seen.busy else "idle"
         worktree = (record.get("worktree") or {}).get("name")
         model = record.get("model") or target.model or "default model"
-        from bridge.bot.usage import compact_line, session_status
+        from bridge.bot.away.usage import compact_line, session_status
 
         return Row(
             target, status, mode, model, worktree, last_activity(self.runtime, target.key, record),

@@ -1,8 +1,8 @@
 """Voice messages → a transcript typed as the prompt (``bridge/voice`` does the audio).
 
 A Discord voice message, or a message of audio files and no text, from someone allowed to
-drive the session (``relay.py`` checks that first) is downloaded the way other attachments are
-(same size cap), refused with a reply past ``voice.maxSeconds``, decoded and transcribed on
+drive the session (``bot/turn/relay.py`` checks that first) is downloaded the way other attachments
+are (same size cap), refused with a reply past ``voice.maxSeconds``, decoded and transcribed on
 one worker thread (off the event loop; one voice message at a time in the process), echoed in
 the channel as ``🎙️ <transcript>`` (no mentions) and handed back to the relay, which types it
 like a text message. Without an engine installed, a reply says how to install one: never a

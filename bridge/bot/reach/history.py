@@ -19,8 +19,14 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, data_of, owner_only
-from bridge.bot.commands import UNMAPPED
+from bridge.bot.client import (
+    UNMAPPED,
+    BotInteraction,
+    BridgeClient,
+    BridgeItem,
+    data_of,
+    owner_only,
+)
 from bridge.claude import history
 from bridge.discord import custom_ids
 from bridge.sessions import machine

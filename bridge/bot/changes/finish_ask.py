@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bridge.bot.finish_screen import NO_MENTIONS, Screen
+from bridge.bot.changes.finish_screen import NO_MENTIONS, Screen
 from bridge.sessions import worktrees
 
 if TYPE_CHECKING:
