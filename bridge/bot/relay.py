@@ -29,7 +29,7 @@ from bridge.bot.queue import PromptQueue
 from bridge.bot.screens import ScreenPrompts
 from bridge.bot.voice import VoicePrompts, is_spoken
 from bridge.bot.voice_replies import VoiceReplies
-from bridge.config import BridgeConfig, Server
+from bridge.config import BridgeConfig, Project, Server
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.sessions.pane_input import NoInputBox
 from bridge.sessions.targets import SessionTarget
@@ -74,6 +74,7 @@ class Relay:
             return
         target = target_of(self.sessions, message.channel)
         if target is None:
+            await self._point_at_projects(message)
             return
         if not self.server.may_act(message.author.id):
             log.info("ignored message from %s in #%s: not an allowed user",
@@ -92,6 +93,15 @@ class Relay:
             await message.add_reaction(DELIVERED)
         except discord.HTTPException as err:
             log.warning("could not react to %s: %s", message.id, err)
+
+    async def _point_at_projects(self, message: discord.Message) -> None:
+        """The owner typing in the control panel's channel meant Claude: say where to type
+        (no one else gets an answer; other channels stay silent: they may be anybody's)."""
+        if str(message.channel.id) != self.server.general_channel_id:
+            return
+        if not self.server.may_act(message.author.id):
+            return
+        await _reply(message, panel_hint(self.server.projects))
 
     async def _deliver(self, message: discord.Message, target: SessionTarget) -> bool:
         """Download attachments, then type the prompt. False (and a reply saying why) when
@@ -185,6 +195,15 @@ def defuse_prefix(text: str) -> str:
         first_word = text.split(maxsplit=1)[0]
         return "\\" + text if "/" not in first_word[1:] else text
     return " " + text if text.startswith(SPECIAL_PREFIXES) else text
+
+
+def panel_hint(projects: list[Project]) -> str:
+    """Where to type instead of the control panel: each project's channel."""
+    where = ", ".join(f"<#{p.channel_id}>" for p in projects) or "a project's channel"
+    return (
+        "This channel is the control panel: it shows the sessions, nothing here reaches "
+        f"Claude. To talk to Claude, type in {where} (or one of its threads)."
+    )
 
 
 def compose_prompt(text: str, attachment_paths: list[str]) -> str:

@@ -71,3 +71,40 @@ def test_slash_keys(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -> Non
             assert errors == []
     finally:
         assert started.stop() == 0, started.output()
+
+
+def test_first_visit(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -> None:
+    """The first visit opens on a welcome in the project's channel (what to type, three things
+    to try, the docs); sending a first message puts it away for good in this browser. Typing
+    in #control-panel gets the bot's answer: where to type instead."""
+    project = user_project(rig)
+    rig.api.script(echo())
+    env = {**rig.env, "DISCORD_BRIDGE_STATE_DIR": short_state_dir}
+    started = TryProcess(tmp_path, env, str(project), "--port", "0")
+    try:
+        with chromium() as browser:
+            page, errors = open_page(browser, started.url())
+            welcome = page.locator("#messages .welcome")
+            welcome.wait_for()
+            text = welcome.inner_text()
+            assert "#webshop" in text and "Three things to try" in text and "README" in text
+            assert welcome.locator("ol li").count() == 3
+            welcome.locator("code.example", has_text="what does this project do?").click()
+            assert page.input_value("#input") == "what does this project do?"
+            page.press("#input", "Enter")
+            page.locator(".content", has_text=re.compile(r"^Model saw:")).wait_for()
+            assert welcome.count() == 0
+            page.reload()
+            page.locator("#status.online").wait_for()
+            page.locator(".content", has_text=re.compile(r"^Model saw:")).wait_for()
+            assert welcome.count() == 0  # once per browser
+
+            page.locator("#channels li", has_text="# control-panel").click()
+            page.fill("#input", "hello claude?")
+            page.press("#input", "Enter")
+            hint = page.locator(".message", has_text="This channel is the control panel")
+            hint.wait_for()
+            assert "type in #webshop" in hint.inner_text()
+            assert errors == []
+    finally:
+        assert started.stop() == 0, started.output()

@@ -37,6 +37,8 @@ from .state import State
 from .validation import ApiError
 
 WEB_DIR = Path(__file__).parent / "web"
+# The page's files beside index.html (its scripts run in this order).
+WEB_FILES = ("client.js", "composer.js", "welcome.js", "client.css")
 INLINE_IMAGES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 # Played in an <audio> element (a voice message); like an image, never a page of this origin.
 INLINE_AUDIO = {"audio/ogg", "audio/mpeg", "audio/wav", "audio/x-wav", "audio/webm"}
@@ -71,9 +73,8 @@ def make_app(
     app[USER_KEY] = WebUser(user, gateway_token, access_token, home_channel)
     r = app.router
     r.add_get("/", page)
-    r.add_get("/client.js", static_file)
-    r.add_get("/composer.js", static_file)
-    r.add_get("/client.css", static_file)
+    for name in WEB_FILES:
+        r.add_get("/" + name, static_file)
     r.add_get("/gateway", gateway)
     r.add_get("/api/session", session)
     r.add_get("/api/channels/{channel_id}/messages", channel_messages)
@@ -87,7 +88,7 @@ def make_app(
     return app
 
 
-PUBLIC = ("/", "/client.js", "/composer.js", "/client.css")
+PUBLIC = ("/", *("/" + name for name in WEB_FILES))
 
 
 def _same(given: str | None, want: str) -> bool:

@@ -312,6 +312,8 @@ function scrollDown() {
 function renderMessages() {
   const box = $("#messages");
   box.textContent = "";
+  const welcome = welcomeCard();
+  if (welcome) box.append(welcome);
   for (const msg of S.messages.get(S.current) || []) box.append(renderMessage(msg));
   scrollDown();
 }

@@ -20,6 +20,7 @@ async function sendMessage() {
   const attachments = await Promise.all(S.files.map(readFile));
   try {
     await api("POST", "/api/messages", { channel_id: S.current, content, attachments });
+    dismissWelcome();  // the user knows where to type now
     input.value = "";
     S.files = [];
     renderFiles();
