@@ -109,7 +109,7 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
          "print(sorted(p.name for p in w.WEB_DIR.iterdir()))"],
         capture_output=True, text=True, env=env,
     )  # fmt: skip
-    files = "['client.css', 'client.js', 'composer.js', 'index.html', 'welcome.js']"
+    files = "['client.css', 'client.js', 'composer.js', 'index.html', 'threads.js', 'welcome.js']"
     assert web.stdout.strip() == files, web.stderr
     # ... and Discord's OpenAPI spec, which it holds request bodies to (with jsonschema)
     spec = subprocess.run(

@@ -108,3 +108,47 @@ def test_first_visit(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -> No
             assert errors == []
     finally:
         assert started.stop() == 0, started.output()
+
+
+def test_archived_thread(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -> None:
+    """Archive says so in the header (**Unarchive**); the archived thread stays listed after a
+    reload, under the channel's archived threads; a message sent in it un-archives it, as
+    Discord does, and Claude answers it in the thread's resumed conversation."""
+    project = user_project(rig)
+    rig.api.script(echo(), echo())
+    env = {**rig.env, "DISCORD_BRIDGE_STATE_DIR": short_state_dir}
+    started = TryProcess(tmp_path, env, str(project), "--port", "0")
+    try:
+        with chromium() as browser:
+            page, errors = open_page(browser, started.url())
+            page.once("dialog", lambda dialog: dialog.accept("side quest"))
+            page.click("#new-thread")
+            page.locator("#channel-title", has_text="side quest").wait_for()
+            page.fill("#input", "first in the thread")
+            page.press("#input", "Enter")
+            replies = page.locator(".content", has_text=re.compile(r"^Model saw:"))
+            replies.first.wait_for()
+
+            page.click("#archive-thread")
+            page.locator("#archive-thread", has_text="Unarchive").wait_for()
+            page.locator("#channel-header .archived-label").wait_for()
+            page.reload()
+            page.locator("#status.online").wait_for()
+            thread = page.locator("#channels li.thread.archived", has_text="side quest")
+            thread.wait_for()
+            assert page.locator("#channels li.archived-heading").count() == 1
+            thread.click()
+            page.locator("#archive-thread", has_text="Unarchive").wait_for()
+            page.locator(".content", has_text="first in the thread").first.wait_for()
+
+            page.fill("#input", "back to it")
+            page.press("#input", "Enter")
+            page.locator("#archive-thread", has_text=re.compile("^Archive$")).wait_for()
+            assert page.locator("#channel-header .archived-label").is_hidden()
+            replies.filter(has_text="back to it").wait_for()
+            assert "back to it" in model_saw(rig, 2)
+            resumed = str(rig.api.wait_requests(2)[1])
+            assert "first in the thread" in resumed  # the thread's conversation, resumed
+            assert errors == []
+    finally:
+        assert started.stop() == 0, started.output()

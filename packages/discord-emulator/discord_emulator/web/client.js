@@ -99,11 +99,13 @@ function onEvent(type, d) {
       break;
     case "GUILD_CREATE":
       for (const member of d.members || []) S.users.set(member.user.id, member.user);
+      const archived = [...S.channels.values()].filter(isArchived);  // not in GUILD_CREATE
       S.channels.clear();
-      for (const ch of [...d.channels, ...(d.threads || [])]) S.channels.set(ch.id, ch);
+      for (const ch of [...archived, ...d.channels, ...(d.threads || [])]) S.channels.set(ch.id, ch);
       renderSidebar();
       if (!S.current || !S.channels.has(S.current)) selectChannel(defaultChannel());
       else loadMessages(S.current);  // catch up after a reconnect
+      loadArchived();
       break;
     case "CHANNEL_CREATE": case "CHANNEL_UPDATE": case "THREAD_CREATE": case "THREAD_UPDATE":
       S.channels.set(d.id, { ...(S.channels.get(d.id) || {}), ...d });
@@ -152,16 +154,21 @@ function renderSidebar() {
   list.textContent = "";
   const all = [...S.channels.values()];
   const byPos = (a, b) => (a.position || 0) - (b.position || 0) || a.id.localeCompare(b.id);
-  const threadsOf = (id) => all.filter((c) => (c.type === 11 || c.type === 12) && c.parent_id === id)
+  const threadsOf = (id, archived) => all
+    .filter((c) => isThread(c) && c.parent_id === id && isArchived(c) === archived)
     .sort((a, b) => a.id.localeCompare(b.id));
+  const addThread = (th) => {
+    const item = channelItem(th, "↳ " + th.name);
+    item.classList.add("thread");
+    if (isArchived(th)) item.classList.add("archived");
+    list.append(item);
+  };
   for (const ch of all.filter((c) => c.type === 0).sort(byPos)) {
     list.append(channelItem(ch, "# " + ch.name));
-    for (const th of threadsOf(ch.id)) {
-      const item = channelItem(th, "↳ " + th.name);
-      item.classList.add("thread");
-      if (th.thread_metadata && th.thread_metadata.archived) item.classList.add("archived");
-      list.append(item);
-    }
+    threadsOf(ch.id, false).forEach(addThread);
+    const archived = threadsOf(ch.id, true);
+    if (archived.length) list.append(el("li", "archived-heading", "Archived threads"));
+    archived.forEach(addThread);
   }
 }
 
@@ -190,15 +197,17 @@ function selectChannel(id) {
   if (id) loadMessages(id);
 }
 
+const PHONE = window.matchMedia("(max-width: 700px)");
+
 function renderHeader() {
   const ch = S.channels.get(S.current);
-  const isThread = ch && (ch.type === 11 || ch.type === 12);
-  $("#channel-title").textContent = ch ? (isThread ? "↳ " : "# ") + ch.name : "";
-  $("#new-thread").hidden = !ch || isThread;
-  const archived = isThread && ch.thread_metadata && ch.thread_metadata.archived;
-  $("#archive-thread").hidden = !isThread;
-  $("#archive-thread").textContent = archived ? "Reopen" : "Archive";
-  $("#input").placeholder = ch ? `Message ${isThread ? "" : "#"}${ch.name} (type / for commands)` : "";
+  const thread = isThread(ch);
+  $("#channel-title").textContent = ch ? (thread ? "↳ " : "# ") + ch.name : "";
+  $("#new-thread").hidden = !ch || thread;
+  renderThreadHeader(ch);
+  // (a phone's box is narrow: the hint about / would be cut off mid-word)
+  const hint = PHONE.matches ? "" : " (type / for commands)";
+  $("#input").placeholder = ch ? `Message ${thread ? "" : "#"}${ch.name}${hint}` : "";
 }
 
 // A channel's history is read over REST while the gateway goes on: a message created, edited
@@ -860,6 +869,7 @@ async function start() {
   $("#new-thread").onclick = newThread;
   $("#archive-thread").onclick = archiveThread;
   $("#toggle-sidebar").onclick = () => $("#sidebar").classList.toggle("open");
+  PHONE.addEventListener("change", renderHeader);
   $("#messages").addEventListener("click", (event) => {
     const spoiler = event.target.closest(".spoiler");
     if (spoiler) spoiler.classList.add("shown");

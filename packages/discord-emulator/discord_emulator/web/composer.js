@@ -305,26 +305,3 @@ function autosize() {
   input.style.height = "auto";
   input.style.height = Math.min(input.scrollHeight, 200) + "px";
 }
-
-async function newThread() {
-  const name = prompt("Thread name");
-  if (!name) return;
-  try {
-    const thread = await api("POST", "/api/threads", { channel_id: S.current, name });
-    S.channels.set(thread.id, thread);
-    selectChannel(thread.id);
-  } catch (err) {
-    toast("Could not start the thread: " + err.message);
-  }
-}
-
-async function archiveThread() {
-  const ch = S.channels.get(S.current);
-  const archived = !!(ch && ch.thread_metadata && ch.thread_metadata.archived);
-  try {
-    await api("POST", `/api/threads/${S.current}/archive`, { archived: !archived });
-  } catch (err) {
-    toast("Could not change the thread: " + err.message);
-  }
-}
-
