@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from bridge_testkit import BridgeRig
-from fake_anthropic import echo
+from fake_anthropic import echo, text, tool_use
 from tests.e2e.test_try import (
     TryProcess,
     chromium,
@@ -149,6 +149,95 @@ def test_archived_thread(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -
             assert "back to it" in model_saw(rig, 2)
             resumed = str(rig.api.wait_requests(2)[1])
             assert "first in the thread" in resumed  # the thread's conversation, resumed
+            assert errors == []
+    finally:
+        assert started.stop() == 0, started.output()
+
+
+DIFF_REPLY = "The change:\n```diff\n-    return 1\n+    return 0\n     print('hi')\n```\nDone."
+# Every "(edited)" on its message's last line: beside the text before it, or after a code block.
+EDITED_INLINE = """() => [...document.querySelectorAll('.message .edited')].map((span) => {
+  const before = span.previousSibling;
+  if (!before) return 'alone';
+  if (before.nodeName === 'PRE') return 'after a code block';
+  const range = document.createRange();
+  range.selectNodeContents(before);
+  const rects = range.getClientRects(), line = rects[rects.length - 1];
+  const own = span.getBoundingClientRect();
+  return own.top < line.bottom && own.bottom > line.top ? 'inline' : 'own line';
+})"""
+OPACITY = "(el) => getComputedStyle(el).opacity"
+FITS = """() => { const box = document.querySelector('#input');
+  const pen = document.createElement('canvas').getContext('2d');
+  pen.font = getComputedStyle(box).font;
+  return pen.measureText(box.placeholder).width <= box.clientWidth; }"""
+
+
+def test_small_things(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -> None:
+    """ "(edited)" on the text's last line; the reaction button only on the message under the
+    pointer; a diff block's lines green and red; a message over 2,000 characters refused with
+    the text kept; on a phone the box's placeholder fits and the channel list closes."""
+    from playwright.sync_api import expect
+
+    project = user_project(rig)
+    rig.api.script(
+        tool_use("Bash", {"command": "touch made.txt", "description": "Make a file"}),
+        echo(),
+        text(DIFF_REPLY),
+        echo(),
+    )
+    env = {**rig.env, "DISCORD_BRIDGE_STATE_DIR": short_state_dir}
+    started = TryProcess(tmp_path, env, str(project), "--port", "0")
+    try:
+        with chromium() as browser:
+            page, errors = open_page(browser, started.url())
+            messages = page.locator("#messages")
+            page.fill("#input", "make a file")
+            page.press("#input", "Enter")
+            asking = messages.locator(".message", has_text="Claude wants to use")
+            asking.get_by_role("button", name="Allow", exact=True).click()
+            asking.locator(".edited").wait_for()  # "Allowed by you", by an edit
+            messages.locator(".content", has_text=re.compile(r"^Model saw:")).wait_for()
+            places = page.evaluate(EDITED_INLINE)
+            assert places and set(places) <= {"inline", "after a code block"}, places
+
+            page.fill("#input", "change the exit code")
+            page.press("#input", "Enter")
+            said = page.locator(".content", has_text=re.compile(r"^The change:"))
+            reply = messages.locator(".message", has=said)  # (not the status quoting it)
+            reply.locator("code.diff").wait_for()
+            assert reply.locator(".diff-add").inner_text() == "+    return 0"
+            assert reply.locator(".diff-del").inner_text() == "-    return 1"
+            green = reply.locator(".diff-add").evaluate("(el) => getComputedStyle(el).color")
+            assert green == "rgb(59, 165, 93)", green
+
+            add = reply.locator("details.add-reaction summary")
+            page.mouse.move(5, 700)  # the pointer off the messages
+            assert add.evaluate(OPACITY) == "0"
+            reply.hover()
+            assert add.evaluate(OPACITY) == "1"
+
+            long = "x" * 5000
+            page.fill("#input", long)
+            page.press("#input", "Enter")
+            page.locator("#toast", has_text="too long").wait_for()
+            assert "2000" in page.locator("#toast").inner_text()
+            assert page.input_value("#input") == long  # kept, to be shortened
+            assert page.locator("#counter.over").inner_text() == "-3000"
+
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.fill("#input", "")
+            assert page.get_attribute("#input", "placeholder") == "Message #webshop"
+            assert page.evaluate(FITS)
+            page.click("#toggle-sidebar")
+            expect(page.locator("#sidebar")).to_be_in_viewport(ratio=1)
+            page.click("#close-sidebar")
+            expect(page.locator("#sidebar")).not_to_be_in_viewport()
+
+            page.fill("#input", "short one")
+            page.press("#input", "Enter")
+            messages.locator(".content", has_text=re.compile(r"^Model saw: short one")).wait_for()
+            assert "xxxx" not in str(rig.api.wait_requests(4)[3])  # the long one never went
             assert errors == []
     finally:
         assert started.stop() == 0, started.output()

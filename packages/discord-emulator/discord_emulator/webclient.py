@@ -38,7 +38,7 @@ from .validation import ApiError
 
 WEB_DIR = Path(__file__).parent / "web"
 # The page's files beside index.html (which loads them).
-WEB_FILES = ("client.js", "composer.js", "welcome.js", "threads.js", "client.css")
+WEB_FILES = ("client.js", "markdown.js", "composer.js", "welcome.js", "threads.js", "client.css")
 INLINE_IMAGES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 # Played in an <audio> element (a voice message); like an image, never a page of this origin.
 INLINE_AUDIO = {"audio/ogg", "audio/mpeg", "audio/wav", "audio/x-wav", "audio/webm"}
