@@ -86,7 +86,8 @@ def shot(page: object, tmp_path: Path, name: str) -> None:
     """A screenshot of the page in the test's directory (and in ``$TRY_SCREENSHOTS``)."""
     shots = tmp_path / "screenshots"
     shots.mkdir(exist_ok=True)
-    page.screenshot(path=str(shots / f"{name}.png"))  # type: ignore[attr-defined]
+    # (transitions finished: a layout switched by a resize is caught where it ends)
+    page.screenshot(path=str(shots / f"{name}.png"), animations="disabled")  # type: ignore[attr-defined]
     extra = os.environ.get("TRY_SCREENSHOTS")
     if extra:
         shutil.copy(shots / f"{name}.png", Path(extra) / f"{name}.png")

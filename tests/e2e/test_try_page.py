@@ -19,6 +19,7 @@ from tests.e2e.test_try import (
     model_saw,
     open_page,
     short_state_dir,
+    shot,
     user_project,
 )
 
@@ -86,6 +87,9 @@ def test_first_visit(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -> No
             page, errors = open_page(browser, started.url())
             welcome = page.locator("#messages .welcome")
             welcome.wait_for()
+            page.set_viewport_size({"width": 390, "height": 844})
+            shot(page, tmp_path, "try-phone")  # docs/try.png's right half
+            page.set_viewport_size({"width": 1100, "height": 760})
             text = welcome.inner_text()
             assert "#webshop" in text and "Three things to try" in text and "README" in text
             assert welcome.locator("ol li").count() == 3
@@ -210,6 +214,8 @@ def test_small_things(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -> N
             assert reply.locator(".diff-del").inner_text() == "-    return 1"
             green = reply.locator(".diff-add").evaluate("(el) => getComputedStyle(el).color")
             assert green == "rgb(59, 165, 93)", green
+            page.mouse.move(5, 700)
+            shot(page, tmp_path, "try-desktop")  # docs/try.png's left half
 
             add = reply.locator("details.add-reaction summary")
             page.mouse.move(5, 700)  # the pointer off the messages
