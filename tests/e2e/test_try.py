@@ -412,7 +412,8 @@ def test_the_spend_guard_on_the_page_warns_then_stop_and_continue_are_clicked(
             page, errors = open_page(browser, first.url())
             page.fill("#input", "first")
             page.press("#input", "Enter")
-            page.locator("#messages .content", has_text="first answer").wait_for()
+            # (not the live status message, which quotes the reply while the turn runs)
+            page.locator("#messages .content", has_text=re.compile(r"^first answer")).wait_for()
             wait_until(lambda: cost() > 0, 15, "the statusLine's cost")
             assert "budget" not in first.output()
             assert errors == []
