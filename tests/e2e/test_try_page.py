@@ -53,6 +53,7 @@ def test_slash_keys(short_state_dir: str, rig: BridgeRig, tmp_path: Path) -> Non
             page.press("#input", "Tab")
             page.locator("#command-form", has_text="/" + name).wait_for()
             assert page.input_value("#input") == "/" + name
+            shot(page, tmp_path, "command-options")
             page.keyboard.press("Escape")
             page.locator("#command-form").wait_for(state="hidden")
 
