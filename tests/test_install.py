@@ -109,7 +109,8 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
          "print(sorted(p.name for p in w.WEB_DIR.iterdir()))"],
         capture_output=True, text=True, env=env,
     )  # fmt: skip
-    assert web.stdout.strip() == "['client.css', 'client.js', 'index.html']", web.stderr
+    page = ["client.css", "client.js", "composer.js", "index.html", "markdown.js", "threads.js"]
+    assert web.stdout.strip() == str([*page, "welcome.js"]), web.stderr
     # ... and Discord's OpenAPI spec, which it holds request bodies to (with jsonschema)
     spec = subprocess.run(
         [str(venv_python), "-c", "from discord_emulator import contract; print(sorted(contract."

@@ -202,3 +202,22 @@ def interrupt_button(rig) -> tuple[str, str] | None:
                 if component.get("custom_id", "").startswith("db:int:"):
                     return message["id"], component["custom_id"]
     return None
+
+
+def test_the_owner_typing_in_the_panel_is_told_where_to_type(rig) -> None:
+    """A message in the control panel's channel reaches no Claude: the owner is answered with
+    the project channels to type in; a stranger gets nothing."""
+    raw = rig.config()
+    raw["servers"][0]["generalChannelId"] = rig.ids["general"]
+    rig.write_config(raw)
+    since = rig.discord.mark()
+    rig.start_bot()
+    rig.discord.wait(since=since, channel_id=rig.ids["general"], timeout=30)  # the panel
+    stranger = rig.post("hello?", project="general", user="carol")
+    owner = rig.post("fix the login page", project="general")
+    reply = rig.wait_bot_message(project="general", content_contains="control panel")
+    assert reply["message_reference"]["message_id"] == owner["id"]
+    assert f"<#{rig.ids['project-a']}>" in reply["content"]
+    replies = [m for m in rig.discord.messages(rig.ids["general"]) if m.get("message_reference")]
+    assert [m["message_reference"]["message_id"] for m in replies] == [owner["id"]]
+    assert stranger["id"] != owner["id"] and rig.api.requests == []

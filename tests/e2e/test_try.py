@@ -86,7 +86,8 @@ def shot(page: object, tmp_path: Path, name: str) -> None:
     """A screenshot of the page in the test's directory (and in ``$TRY_SCREENSHOTS``)."""
     shots = tmp_path / "screenshots"
     shots.mkdir(exist_ok=True)
-    page.screenshot(path=str(shots / f"{name}.png"))  # type: ignore[attr-defined]
+    # (transitions finished: a layout switched by a resize is caught where it ends)
+    page.screenshot(path=str(shots / f"{name}.png"), animations="disabled")  # type: ignore[attr-defined]
     extra = os.environ.get("TRY_SCREENSHOTS")
     if extra:
         shutil.copy(shots / f"{name}.png", Path(extra) / f"{name}.png")
@@ -411,7 +412,8 @@ def test_the_spend_guard_on_the_page_warns_then_stop_and_continue_are_clicked(
             page, errors = open_page(browser, first.url())
             page.fill("#input", "first")
             page.press("#input", "Enter")
-            page.locator("#messages .content", has_text="first answer").wait_for()
+            # (not the live status message, which quotes the reply while the turn runs)
+            page.locator("#messages .content", has_text=re.compile(r"^first answer")).wait_for()
             wait_until(lambda: cost() > 0, 15, "the statusLine's cost")
             assert "budget" not in first.output()
             assert errors == []

@@ -34,7 +34,7 @@ from bridge.bot.turn.handled import HandledMessages
 from bridge.bot.turn.queue import PromptQueue
 from bridge.bot.voice.messages import VoicePrompts, is_spoken
 from bridge.bot.voice.replies import VoiceReplies
-from bridge.config import BridgeConfig, Server
+from bridge.config import BridgeConfig, Project, Server
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.sessions.pane_input import NoInputBox
 from bridge.sessions.targets import SessionTarget
@@ -76,6 +76,7 @@ class Relay:
         """A live message (MESSAGE_CREATE)."""
         target = self.addressed(message, bot_user_id)
         if target is None:
+            await self._point_at_projects(message)
             return
         if self.handled is not None and not await self.handled.admit(target.key, message.id):
             log.info("message %s in %s was handled already", message.id, target.label)
@@ -125,6 +126,15 @@ class Relay:
             await message.add_reaction(DELIVERED)
         except discord.HTTPException as err:
             log.warning("could not react to %s: %s", message.id, err)
+
+    async def _point_at_projects(self, message: discord.Message) -> None:
+        """The owner typing in the control panel's channel meant Claude: say where to type
+        (no one else gets an answer; other channels stay silent: they may be anybody's)."""
+        if str(message.channel.id) != self.server.general_channel_id:
+            return
+        if not self.server.may_act(message.author.id):
+            return
+        await _reply(message, panel_hint(self.server.projects))
 
     async def _deliver(self, message: discord.Message, target: SessionTarget) -> bool:
         """Download attachments, then type the prompt. False (and a reply saying why) when
@@ -200,6 +210,15 @@ def split_queue_prefix(text: str, prefix: str) -> tuple[str, bool]:
     if prefix and stripped.startswith(prefix):
         return stripped[len(prefix) :].lstrip(), True
     return text, False
+
+
+def panel_hint(projects: list[Project]) -> str:
+    """Where to type instead of the control panel: each project's channel."""
+    where = ", ".join(f"<#{p.channel_id}>" for p in projects) or "a project's channel"
+    return (
+        "This channel is the control panel: it shows the sessions, nothing here reaches "
+        f"Claude. To talk to Claude, type in {where} (or one of its threads)."
+    )
 
 
 def _short(err: BaseException) -> str:

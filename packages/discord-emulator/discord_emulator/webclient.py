@@ -37,6 +37,8 @@ from .state import State
 from .validation import ApiError
 
 WEB_DIR = Path(__file__).parent / "web"
+# The page's files beside index.html (which loads them).
+WEB_FILES = ("client.js", "markdown.js", "composer.js", "welcome.js", "threads.js", "client.css")
 INLINE_IMAGES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 # Played in an <audio> element (a voice message); like an image, never a page of this origin.
 INLINE_AUDIO = {"audio/ogg", "audio/mpeg", "audio/wav", "audio/x-wav", "audio/webm"}
@@ -71,11 +73,12 @@ def make_app(
     app[USER_KEY] = WebUser(user, gateway_token, access_token, home_channel)
     r = app.router
     r.add_get("/", page)
-    r.add_get("/client.js", static_file)
-    r.add_get("/client.css", static_file)
+    for name in WEB_FILES:
+        r.add_get("/" + name, static_file)
     r.add_get("/gateway", gateway)
     r.add_get("/api/session", session)
     r.add_get("/api/channels/{channel_id}/messages", channel_messages)
+    r.add_get("/api/channels/{channel_id}/threads/archived", archived_threads)
     r.add_get("/api/commands", commands)
     r.add_post("/api/messages", post_message)
     r.add_post("/api/threads", start_thread)
@@ -86,7 +89,7 @@ def make_app(
     return app
 
 
-PUBLIC = ("/", "/client.js", "/client.css")
+PUBLIC = ("/", *("/" + name for name in WEB_FILES))
 
 
 def _same(given: str | None, want: str) -> bool:
@@ -176,6 +179,20 @@ async def channel_messages(request: web.Request) -> web.Response:
         if _visible(msg)
     ]
     return json_response(msgs[-200:])
+
+
+async def archived_threads(request: web.Request) -> web.Response:
+    """A channel's archived threads, newest archive first (Discord's client lists them apart:
+    its gateway sends active threads only)."""
+    st = _st(request)
+    channel = m.get_channel(st, request.match_info["channel_id"])
+    found = [
+        copy.deepcopy(c)
+        for c in st.channels.values()
+        if c.get("parent_id") == channel["id"] and (c.get("thread_metadata") or {}).get("archived")
+    ]
+    found.sort(key=lambda c: c["thread_metadata"].get("archive_timestamp") or "", reverse=True)
+    return json_response({"threads": found})
 
 
 async def commands(request: web.Request) -> web.Response:

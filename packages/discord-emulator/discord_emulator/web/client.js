@@ -99,11 +99,13 @@ function onEvent(type, d) {
       break;
     case "GUILD_CREATE":
       for (const member of d.members || []) S.users.set(member.user.id, member.user);
+      const archived = [...S.channels.values()].filter(isArchived);  // not in GUILD_CREATE
       S.channels.clear();
-      for (const ch of [...d.channels, ...(d.threads || [])]) S.channels.set(ch.id, ch);
+      for (const ch of [...archived, ...d.channels, ...(d.threads || [])]) S.channels.set(ch.id, ch);
       renderSidebar();
       if (!S.current || !S.channels.has(S.current)) selectChannel(defaultChannel());
       else loadMessages(S.current);  // catch up after a reconnect
+      loadArchived();
       break;
     case "CHANNEL_CREATE": case "CHANNEL_UPDATE": case "THREAD_CREATE": case "THREAD_UPDATE":
       S.channels.set(d.id, { ...(S.channels.get(d.id) || {}), ...d });
@@ -152,16 +154,21 @@ function renderSidebar() {
   list.textContent = "";
   const all = [...S.channels.values()];
   const byPos = (a, b) => (a.position || 0) - (b.position || 0) || a.id.localeCompare(b.id);
-  const threadsOf = (id) => all.filter((c) => (c.type === 11 || c.type === 12) && c.parent_id === id)
+  const threadsOf = (id, archived) => all
+    .filter((c) => isThread(c) && c.parent_id === id && isArchived(c) === archived)
     .sort((a, b) => a.id.localeCompare(b.id));
+  const addThread = (th) => {
+    const item = channelItem(th, "↳ " + th.name);
+    item.classList.add("thread");
+    if (isArchived(th)) item.classList.add("archived");
+    list.append(item);
+  };
   for (const ch of all.filter((c) => c.type === 0).sort(byPos)) {
     list.append(channelItem(ch, "# " + ch.name));
-    for (const th of threadsOf(ch.id)) {
-      const item = channelItem(th, "↳ " + th.name);
-      item.classList.add("thread");
-      if (th.thread_metadata && th.thread_metadata.archived) item.classList.add("archived");
-      list.append(item);
-    }
+    threadsOf(ch.id, false).forEach(addThread);
+    const archived = threadsOf(ch.id, true);
+    if (archived.length) list.append(el("li", "archived-heading", "Archived threads"));
+    archived.forEach(addThread);
   }
 }
 
@@ -190,15 +197,17 @@ function selectChannel(id) {
   if (id) loadMessages(id);
 }
 
+const PHONE = window.matchMedia("(max-width: 700px)");
+
 function renderHeader() {
   const ch = S.channels.get(S.current);
-  const isThread = ch && (ch.type === 11 || ch.type === 12);
-  $("#channel-title").textContent = ch ? (isThread ? "↳ " : "# ") + ch.name : "";
-  $("#new-thread").hidden = !ch || isThread;
-  const archived = isThread && ch.thread_metadata && ch.thread_metadata.archived;
-  $("#archive-thread").hidden = !isThread;
-  $("#archive-thread").textContent = archived ? "Reopen" : "Archive";
-  $("#input").placeholder = ch ? `Message ${isThread ? "" : "#"}${ch.name} (type / for commands)` : "";
+  const thread = isThread(ch);
+  $("#channel-title").textContent = ch ? (thread ? "↳ " : "# ") + ch.name : "";
+  $("#new-thread").hidden = !ch || thread;
+  renderThreadHeader(ch);
+  // (a phone's box is narrow: the hint about / would be cut off mid-word)
+  const hint = PHONE.matches ? "" : " (type / for commands)";
+  $("#input").placeholder = ch ? `Message ${thread ? "" : "#"}${ch.name}${hint}` : "";
 }
 
 // A channel's history is read over REST while the gateway goes on: a message created, edited
@@ -312,6 +321,8 @@ function scrollDown() {
 function renderMessages() {
   const box = $("#messages");
   box.textContent = "";
+  const welcome = welcomeCard();
+  if (welcome) box.append(welcome);
   for (const msg of S.messages.get(S.current) || []) box.append(renderMessage(msg));
   scrollDown();
 }
@@ -347,7 +358,7 @@ function renderMessage(msg) {
   } else if (msg.content) {
     const content = el("div", "content");
     content.append(md(msg.content));  // md() builds nodes: the text stays text
-    if (msg.edited_timestamp) content.append(el("span", "edited", " (edited)"));
+    if (msg.edited_timestamp) endOfText(content).append(el("span", "edited", " (edited)"));
     div.append(content);
   }
   for (const embed of msg.embeds || []) div.append(renderEmbed(embed));
@@ -419,228 +430,6 @@ function formatSize(n) {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
-
-// ----- Markdown, as Discord renders it -----------------------------------------------------------
-//
-// Discord's rules (simple-markdown's, as its client uses them): code blocks and inline code
-// first (their text is never formatted), then per line headers (#, ##, ###), subtext (-#),
-// lists (-, *, 1.) and quotes (> for a line, >>> for the rest of the message), then inline:
-// backslash escapes, mentions, links (bare http(s) URLs, <url>, [masked](url)), **bold**,
-// __underline__, *italic* / _italic_, ~~strike~~ and ||spoilers||, nested as they nest.
-// The result is built as DOM nodes, never as HTML: whatever a message holds stays text.
-
-function md(text) {
-  const out = document.createDocumentFragment();
-  const fence = /```(?:([\w+.-]+)\n)?\n?([\s\S]*?)```/g;
-  let last = 0, m;
-  text = String(text);
-  while ((m = fence.exec(text))) {
-    if (!m[2] && !m[1]) continue;  // ``` ``` with nothing inside is text, as on Discord
-    blocks(text.slice(last, m.index).replace(/\n$/, ""), out, true);
-    const pre = el("pre"), code = el("code", "", m[2].replace(/\n$/, ""));
-    pre.append(code);
-    out.append(pre);
-    last = fence.lastIndex + (text[fence.lastIndex] === "\n" ? 1 : 0);  // the block ends the line
-  }
-  blocks(text.slice(last), out, true);
-  return out;
-}
-
-const LIST_ITEM = /^(\s*)([-*]|\d{1,9}\.) (.*)$/;
-
-// Lines: headers, subtext, quotes and lists are blocks; other lines are text, kept with their
-// line breaks (the message box wraps with pre-wrap).
-function blocks(text, parent, quotes) {
-  if (!text) return;
-  const lines = text.split("\n");
-  let para = [];
-  const flush = () => {
-    if (para.length) inline(para.join("\n"), parent);
-    para = [];
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    let m;
-    if (quotes && (m = line.match(/^>>> ([\s\S]*)$/))) {
-      flush();
-      parent.append(quote([m[1], ...lines.slice(i + 1)].join("\n")));
-      return;
-    }
-    if (quotes && /^> /.test(line)) {
-      flush();
-      const quoted = [];
-      while (i < lines.length && /^> /.test(lines[i])) quoted.push(lines[i++].slice(2));
-      i--;
-      parent.append(quote(quoted.join("\n")));
-    } else if ((m = line.match(/^(#{1,3}) +(\S.*)$/))) {
-      flush();
-      const h = el("h" + m[1].length);
-      inline(m[2], h);
-      parent.append(h);
-    } else if ((m = line.match(/^-# +(\S.*)$/))) {
-      flush();
-      const small = el("div", "subtext");
-      inline(m[1], small);
-      parent.append(small);
-    } else if (LIST_ITEM.test(line)) {
-      flush();
-      const items = [], first = line.match(LIST_ITEM), ordered = /\d/.test(first[2]);
-      for (; i < lines.length && LIST_ITEM.test(lines[i]); i++) {
-        const item = lines[i].match(LIST_ITEM);  // a top-level item of the other kind: a new list
-        if (items.length && item[1].length <= first[1].length && /\d/.test(item[2]) !== ordered) break;
-        items.push(item);
-      }
-      i--;
-      parent.append(list(items));
-    } else {
-      para.push(line);
-    }
-  }
-  flush();
-}
-
-function quote(text) {
-  const box = el("blockquote");
-  blocks(text, box, false);  // no quote inside a quote, as on Discord
-  return box;
-}
-
-// Consecutive list lines, nested by their indentation; a numbered list starts at its number.
-function list(items) {
-  const root = { indent: -1, node: null, children: [] };
-  const stack = [root];
-  for (const [, space, marker, rest] of items) {
-    const indent = space.length;
-    while (stack.length > 1 && indent <= stack[stack.length - 1].indent) stack.pop();
-    const entry = { indent, marker, rest, children: [] };
-    stack[stack.length - 1].children.push(entry);
-    stack.push(entry);
-  }
-  const build = (entries) => {
-    const ordered = /\d/.test(entries[0].marker);
-    const node = el(ordered ? "ol" : "ul");
-    if (ordered) node.start = parseInt(entries[0].marker, 10);
-    for (const entry of entries) {
-      const li = el("li");
-      inline(entry.rest, li);
-      if (entry.children.length) li.append(build(entry.children));
-      node.append(li);
-    }
-    return node;
-  };
-  return build(root.children);
-}
-
-// Inline rules in Discord's order of precedence: [pattern, make(match, char before) → node or
-// null, is a link (none inside a masked link's text)].
-const INLINE_RULES = [
-  [/^\\([^0-9A-Za-z\s])/, (m) => document.createTextNode(m[1])],  // \* is a plain *
-  [/^(`+)([\s\S]*?[^`])\1(?!`)/, (m) => el("code", "", m[2].replace(/^ (.*) $/s, "$1"))],
-  [/^<@[!&]?(\d+)>/, (m) => el("span", "mention", "@" + displayName(S.users.get(m[1])))],
-  [/^<#(\d+)>/, (m) => {
-    const ch = S.channels.get(m[1]);
-    return el("span", "mention", "#" + (ch ? ch.name : "unknown"));
-  }],
-  [/^<t:(-?\d{1,13})(?::([tTdDfFR]))?>/, (m) => timestamp(Number(m[1]), m[2] || "f")],
-  [/^<a?:(\w{2,32}):\d+>/, (m) => document.createTextNode(`:${m[1]}:`)],
-  [/^<(https?:\/\/[^\s>]+)>/, (m) => link(m[1], document.createTextNode(m[1])), true],
-  [/^\[((?:\\[\s\S]|[^\\\[\]])+)\]\(\s*<?(https?:\/\/[^\s<>()]+)>?\s*\)/, (m) => {
-    const label = document.createDocumentFragment();
-    inline(m[1], label, true);
-    return link(m[2], label);
-  }, true],
-  [/^https?:\/\/[^\s<]+[^<.,:;"')\]\s]/, (m) => link(m[0], document.createTextNode(m[0])), true],
-  [/^\*\*((?:\\[\s\S]|[^\\])+?)\*\*(?!\*)/, (m) => wrap("strong", m[1])],
-  [/^__((?:\\[\s\S]|[^\\])+?)__(?!_)/, (m) => wrap("u", m[1])],
-  [/^_((?:__|\\[\s\S]|[^\\_])+?)_(?![0-9A-Za-z_])/, (m, before) =>
-    /[0-9A-Za-z_]/.test(before) ? null : wrap("em", m[1])],  // not inside snake_case
-  [/^\*(?=\S)((?:\*\*|\\[\s\S]|\s+(?:\\[\s\S]|[^\s*\\]|\*\*)|[^\s*\\])+?)\*(?!\*)/, (m) => wrap("em", m[1])],
-  [/^~~([\s\S]+?)~~/, (m) => wrap("s", m[1])],
-  [/^\|\|([\s\S]+?)\|\|/, (m) => wrap("span", m[1], "spoiler")],
-];
-const PLAIN = /^[^\\`<\[h*_~|]+/;
-
-// <t:seconds:style> as Discord's client shows it, in the reader's locale and time zone: t
-// "4:21 PM", T "4:21:23 PM", d "11/25/26", D "November 25, 2026", f (no style) "November 25,
-// 2026 at 4:21 PM", F with the weekday, R "in 1 hour" (kept current); the full date on hover.
-// A time no Date can hold stays the text it was, as in Discord.
-const TIME_STYLES = {
-  t: { timeStyle: "short" }, T: { timeStyle: "medium" }, d: { dateStyle: "short" },
-  D: { dateStyle: "long" }, f: { dateStyle: "long", timeStyle: "short" },
-  F: { dateStyle: "full", timeStyle: "short" },
-};
-const RELATIVE_UNITS = [["year", 31536000], ["month", 2592000], ["day", 86400], ["hour", 3600],
-  ["minute", 60], ["second", 1]];
-
-function timestamp(seconds, style) {
-  const date = new Date(seconds * 1000);
-  if (Number.isNaN(date.getTime())) return null;
-  const node = el("span", "timestamp");
-  node.dataset.at = String(seconds);
-  node.dataset.style = style;
-  node.title = date.toLocaleString(undefined, TIME_STYLES.F);
-  showTimestamp(node);
-  return node;
-}
-
-function showTimestamp(node) {
-  const seconds = Number(node.dataset.at);
-  node.textContent = node.dataset.style === "R" ? relativeTime(seconds - Date.now() / 1000)
-    : new Date(seconds * 1000).toLocaleString(undefined, TIME_STYLES[node.dataset.style]);
-}
-
-function relativeTime(seconds) {
-  const [unit, size] = RELATIVE_UNITS.find(([, n]) => Math.abs(seconds) >= n) || ["second", 1];
-  return new Intl.RelativeTimeFormat(undefined, { numeric: "auto" })
-    .format(Math.round(seconds / size), unit);
-}
-
-// "in 5 minutes" stays true while the page is open
-setInterval(() => document.querySelectorAll(".timestamp[data-style=R]").forEach(showTimestamp),
-  15000);  // a run no rule can start in
-
-function inline(text, parent, inLink = false) {
-  let i = 0, plain = "";
-  while (i < text.length) {
-    const rest = text.slice(i);
-    let done = null;
-    for (const [re, make, isLink] of INLINE_RULES) {
-      const m = isLink && inLink ? null : re.exec(rest);
-      const node = m && make(m, text[i - 1] || "");
-      if (node) { done = [m[0].length, node]; break; }
-    }
-    if (done) {
-      if (plain) parent.append(document.createTextNode(plain));
-      plain = "";
-      parent.append(done[1]);
-      i += done[0];
-    } else {
-      const run = PLAIN.exec(rest);
-      const n = run ? run[0].length : 1;
-      plain += text.slice(i, i + n);
-      i += n;
-    }
-  }
-  if (plain) parent.append(document.createTextNode(plain));
-}
-
-function wrap(tag, inner, className) {
-  const node = el(tag, className);
-  inline(inner, node);
-  return node;
-}
-
-// A link opens http(s) addresses only, in a new tab, and shows where it goes on hover (a masked
-// link's text can say anything).
-function link(url, label) {
-  const a = el("a", "link");
-  a.href = url;
-  a.title = url;
-  a.target = "_blank";
-  a.rel = "noopener noreferrer";
-  a.append(label);
-  return a;
 }
 
 // ----- components and interactions ---------------------------------------------------------
@@ -832,262 +621,21 @@ function openModal(result) {
   $("#modal-cancel").onclick = () => { backdrop.hidden = true; };
 }
 
-// ----- composer: messages, files, slash commands --------------------------------------------
-
-async function sendMessage() {
-  const input = $("#input");
-  const content = input.value;
-  if (S.command) return runCommand();
-  if (!content.trim() && !S.files.length) return;
-  const attachments = await Promise.all(S.files.map(readFile));
-  try {
-    await api("POST", "/api/messages", { channel_id: S.current, content, attachments });
-    input.value = "";
-    S.files = [];
-    renderFiles();
-    autosize();
-  } catch (err) {
-    toast("Not sent: " + err.message);
-  }
-}
-
-function readFile(file) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve({
-      filename: file.name, content_type: file.type || null,
-      data: String(reader.result).split(",", 2)[1] || "" });
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
-}
-
-function renderFiles() {
-  const box = $("#pending-files");
-  box.textContent = "";
-  for (const f of S.files) box.append(el("span", "", `📎 ${f.name} (${formatSize(f.size)})`));
-}
-
-async function loadCommands() {
-  if (Date.now() - S.commandsAt < 10000) return;
-  try {
-    S.commands = await api("GET", "/api/commands");
-    S.commandsAt = Date.now();
-  } catch (err) {
-    toast("Could not load the commands: " + err.message);
-  }
-}
-
-async function updatePicker() {
-  const text = $("#input").value;
-  const picker = $("#command-picker");
-  if (S.command || !text.startsWith("/") || text.includes("\n")) {
-    picker.hidden = true;
-    return;
-  }
-  await loadCommands();
-  const wanted = text.slice(1).toLowerCase().replace(/\s+/g, " ");
-  const found = pickable(S.commands).filter((c) => c.name.startsWith(wanted))
-    .sort((a, b) => a.name.localeCompare(b.name));
-  picker.textContent = "";
-  for (const cmd of found) {
-    const item = el("div", "", "/" + cmd.name);
-    item.dataset.name = cmd.name;
-    item.append(el("span", "description", cmd.description || ""));
-    item.onclick = () => chooseCommand(cmd);
-    picker.append(item);
-  }
-  picker.hidden = !found.length;
-}
-
-// What the picker lists: each chat command, or each of its subcommands ("project add"), with
-// the options the user fills in.
-function pickable(commands) {
-  const out = [];
-  const walk = (cmd, name, node) => {
-    const subs = (node.options || []).filter((o) => o.type === 1 || o.type === 2);
-    if (!subs.length) {
-      out.push({ name, description: node.description, options: node.options || [],
-        application_id: cmd.application_id });
-      return;
-    }
-    for (const sub of subs) walk(cmd, `${name} ${sub.name}`, sub);
-  };
-  for (const cmd of commands) {
-    if (cmd.type === 1 || cmd.type === undefined) walk(cmd, cmd.name, cmd);
-  }
-  return out;
-}
-
-function chooseCommand(cmd) {
-  S.command = { cmd, readers: {} };
-  $("#command-picker").hidden = true;
-  $("#input").value = "/" + cmd.name;
-  const form = $("#command-form");
-  form.textContent = "";
-  const head = el("div", "", "/" + cmd.name);
-  head.append(el("span", "description", cmd.description || ""));
-  const cancel = el("button", "", "✕");
-  cancel.type = "button";
-  cancel.onclick = clearCommand;
-  head.append(" ", cancel);
-  form.append(head);
-  for (const opt of cmd.options || []) {
-    const label = el("label", "", opt.name + (opt.required ? " *" : ""));
-    let input;
-    if (opt.choices && opt.choices.length) {
-      input = el("select");
-      if (!opt.required) input.append(el("option", "", ""));
-      for (const choice of opt.choices) {
-        const o = el("option", "", choice.name);
-        o.value = choice.value;
-        input.append(o);
-      }
-    } else if (opt.type === 5) {
-      input = el("select");
-      for (const v of ["", "true", "false"]) input.append(el("option", "", v));
-    } else if (opt.type === 7) {  // a channel (or thread) of the server
-      input = el("select");
-      if (!opt.required) input.append(el("option", "", ""));
-      for (const ch of [...S.channels.values()].filter((c) => [0, 11, 12].includes(c.type))) {
-        const o = el("option", "", (ch.type === 0 ? "# " : "↳ ") + ch.name);
-        o.value = ch.id;
-        input.append(o);
-      }
-    } else {
-      input = el("input");
-      input.type = opt.type === 4 || opt.type === 10 ? "number" : "text";
-    }
-    input.name = opt.name;
-    input.title = opt.description || "";
-    input.required = !!opt.required;
-    if (opt.autocomplete && input.tagName === "INPUT") suggest(cmd, opt, input, label);
-    if (opt.min_value !== undefined) input.min = opt.min_value;
-    if (opt.max_value !== undefined) input.max = opt.max_value;
-    if (opt.min_length) input.minLength = opt.min_length;
-    if (opt.max_length) input.maxLength = opt.max_length;
-    label.append(input);
-    if (opt.description) label.append(el("span", "description", opt.description));
-    form.append(label);
-    S.command.readers[opt.name] = () => {
-      const raw = input.value;
-      if (raw === "") return undefined;
-      if (opt.type === 4) return parseInt(raw, 10);
-      if (opt.type === 10) return Number(raw);
-      if (opt.type === 5) return raw === "true";
-      return raw;
-    };
-  }
-  form.hidden = false;
-  const first = form.querySelector("input, select");
-  if (first) first.focus();
-}
-
-// The bot's suggestions for an option as it is typed (Discord's autocomplete), in a datalist.
-function suggest(cmd, opt, input, label) {
-  const list = el("datalist");
-  list.id = "suggest-" + opt.name;
-  input.setAttribute("list", list.id);
-  label.append(list);
-  let timer = null;
-  input.addEventListener("input", () => {
-    clearTimeout(timer);
-    timer = setTimeout(async () => {
-      const options = {};
-      for (const [name, read] of Object.entries(S.command ? S.command.readers : {})) {
-        const value = read();
-        if (value !== undefined) options[name] = value;
-      }
-      options[opt.name] = input.value;
-      try {
-        const result = await api("POST", "/api/interactions", {
-          kind: "autocomplete", channel_id: S.current, name: cmd.name,
-          application_id: cmd.application_id, options, focused: opt.name });
-        list.textContent = "";
-        for (const choice of result.choices || []) {
-          const o = el("option", "", choice.name);
-          o.value = choice.value;
-          list.append(o);
-        }
-      } catch (err) {
-        toast("No suggestions: " + err.message);
-      }
-    }, 250);
-  });
-}
-
-function clearCommand() {
-  S.command = null;
-  $("#command-form").hidden = true;
-  $("#input").value = "";
-}
-
-async function runCommand() {
-  const { cmd, readers } = S.command;
-  const invalid = [...$("#command-form").querySelectorAll("input, select")]
-    .find((i) => !i.checkValidity());
-  if (invalid) {
-    toast(`${invalid.name}: ${invalid.validationMessage}`);
-    invalid.focus();
-    return;
-  }
-  const options = {};
-  for (const [name, read] of Object.entries(readers)) {
-    const value = read();
-    if (value !== undefined) options[name] = value;
-  }
-  clearCommand();
-  try {
-    handleResult(await api("POST", "/api/interactions", {
-      kind: "command", channel_id: S.current, name: cmd.name,
-      application_id: cmd.application_id, options }));
-  } catch (err) {
-    toast("This command failed: " + err.message);
-  }
-}
-
-function autosize() {
-  const input = $("#input");
-  input.style.height = "auto";
-  input.style.height = Math.min(input.scrollHeight, 200) + "px";
-}
-
-async function newThread() {
-  const name = prompt("Thread name");
-  if (!name) return;
-  try {
-    const thread = await api("POST", "/api/threads", { channel_id: S.current, name });
-    S.channels.set(thread.id, thread);
-    selectChannel(thread.id);
-  } catch (err) {
-    toast("Could not start the thread: " + err.message);
-  }
-}
-
-async function archiveThread() {
-  const ch = S.channels.get(S.current);
-  const archived = !!(ch && ch.thread_metadata && ch.thread_metadata.archived);
-  try {
-    await api("POST", `/api/threads/${S.current}/archive`, { archived: !archived });
-  } catch (err) {
-    toast("Could not change the thread: " + err.message);
-  }
-}
-
 // ----- start -------------------------------------------------------------------------------
 
 async function start() {
   if (!takeAccessToken()) return locked();
   S.session = await api("GET", "/api/session");
   S.users.set(S.session.user.id, S.session.user);
-  $("#guild-name").textContent = S.session.guild.name;
+  $("#guild-title").textContent = S.session.guild.name;
   $("#me-name").textContent = displayName(S.session.user);
   $("#composer").onsubmit = (event) => { event.preventDefault(); sendMessage(); };
   $("#input").addEventListener("keydown", (event) => {
+    if (pickerKey(event)) return;
     if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); sendMessage(); }
     if (event.key === "Escape" && S.command) clearCommand();
   });
-  $("#input").addEventListener("input", () => { autosize(); updatePicker(); });
+  $("#input").addEventListener("input", () => { autosize(); updatePicker(); updateCounter(); });
   $("#command-form").addEventListener("keydown", (event) => {
     if (event.key === "Escape") { clearCommand(); $("#input").focus(); }
   });
@@ -1099,6 +647,8 @@ async function start() {
   $("#new-thread").onclick = newThread;
   $("#archive-thread").onclick = archiveThread;
   $("#toggle-sidebar").onclick = () => $("#sidebar").classList.toggle("open");
+  $("#close-sidebar").onclick = () => $("#sidebar").classList.remove("open");
+  PHONE.addEventListener("change", renderHeader);
   $("#messages").addEventListener("click", (event) => {
     const spoiler = event.target.closest(".spoiler");
     if (spoiler) spoiler.classList.add("shown");
