@@ -130,6 +130,8 @@ class Relay:
     async def _point_at_projects(self, message: discord.Message) -> None:
         """The owner typing in the control panel's channel meant Claude: say where to type
         (no one else gets an answer; other channels stay silent: they may be anybody's)."""
+        if message.author.bot or message.webhook_id or message.type not in TYPED_MESSAGES:
+            return  # a bot's, a webhook's or a system message: nobody meant Claude
         if str(message.channel.id) != self.server.general_channel_id:
             return
         if not self.server.may_act(message.author.id):
