@@ -14,9 +14,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [
+    ROOT / "README.md",
+    ROOT / "SECURITY.md",
+    ROOT / "CONTRIBUTING.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+]
 
-LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")  # [text](target) and ![alt](target)
+LINK = re.compile(r"\]\(([^)\s]+)\)")  # [text](target), ![alt](target), a text over two lines
 FENCE = re.compile(r"^(```|~~~)")
 
 
