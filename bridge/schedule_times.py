@@ -142,31 +142,35 @@ def runs_between(rule: dict, start: float, end: float, limit: int = 1000) -> int
     return count
 
 
-def describe(rule: dict, now: float) -> str:
-    """The rule in words, with the zone: ``daily at 09:00 (local time, CET)``."""
-    kind, zone = rule["kind"], f"(local time, {zone_name(now)})"
+def describe(rule: dict, now: float, said: str | None = None) -> str:
+    """The rule in words, with the zone: ``daily at 09:00 (local time, CET)``; without it when
+    it is ``said`` already (a list whose heading names it once)."""
+    name = zone_name(now)
+    kind, zone = rule["kind"], "" if name == said else f" (local time, {name})"
     if kind == "once":
-        return f"once at {show_moment(rule['at'], now)}"
+        return f"once at {show_moment(rule['at'], now, said)}"
     if kind == "daily":
-        return f"daily at {rule['time']} {zone}"
+        return f"daily at {rule['time']}{zone}"
     if kind == "weekdays":
-        return f"weekdays (Mon–Fri) at {rule['time']} {zone}"
+        return f"weekdays (Mon–Fri) at {rule['time']}{zone}"
     if kind == "hours":
         hours = rule["hours"]
         return "every hour" if hours == 1 else f"every {hours} hours"
     if kind == "cron":
-        return f"cron `{rule['cron']}` {zone}"
+        return f"cron `{rule['cron']}`{zone}"
     return kind
 
 
-def show_moment(moment: float, now: float) -> str:
-    """``14:30 (local time, CET)`` today, else ``Thu 2026-11-26 14:30 (local time, CET)``."""
+def show_moment(moment: float, now: float, said: str | None = None) -> str:
+    """``14:30 (local time, CET)`` today, else ``Thu 2026-11-26 14:30 (local time, CET)``; the
+    zone left out when it is ``said`` already (a moment past a DST change still names its own)."""
     local = datetime.fromtimestamp(moment)
     same_day = local.date() == datetime.fromtimestamp(now).date()
     shown = local.strftime("%H:%M") if same_day else local.strftime("%a %Y-%m-%d %H:%M")
     if local.second and abs(moment - now) < 3600:
         shown = local.strftime("%H:%M:%S") if same_day else shown
-    return f"{shown} (local time, {zone_name(moment)})"
+    zone = zone_name(moment)
+    return shown if zone == said else f"{shown} (local time, {zone})"
 
 
 def _next_clock(clock: str, after: float, day_ok: Callable[[datetime], bool]) -> float:

@@ -221,3 +221,26 @@ def test_the_owner_typing_in_the_panel_is_told_where_to_type(rig) -> None:
     replies = [m for m in rig.discord.messages(rig.ids["general"]) if m.get("message_reference")]
     assert [m["message_reference"]["message_id"] for m in replies] == [owner["id"]]
     assert stranger["id"] != owner["id"] and rig.api.requests == []
+
+
+def test_peek_of_a_long_screen_shows_its_bottom_inline_and_attaches_the_whole(rig) -> None:
+    """On a phone a .txt is a download: the screen's last lines (the box, the latest output)
+    come inline, the whole screen attached."""
+    rig.api.script(echo())
+    rig.start_bot()
+    words = " ".join(f"word{i:04d}" for i in range(260))  # ~2,300 characters on screen
+    rig.post(words)
+    rig.wait_bot_message(content_contains="Model saw: word0000", timeout=60)
+    wait_until(lambda: not is_busy(rig.screen()), what="the turn to end")
+    since = rig.discord.mark()
+    result = rig.discord.run_command(rig.ids["project-a"], "peek", None, user="alice")
+    record = rig.discord.wait(
+        since=since, kind="message_update", interaction_id=result["interaction_id"], timeout=60
+    )
+    message = record["message"]
+    content = message["content"]
+    assert content.startswith("```\n") and "the whole screen is attached" in content, content
+    assert len(content) <= 2000 and "❯" in content  # the input box, at the bottom
+    (attached,) = message["attachments"]
+    whole = rig.discord.file_bytes(attached).decode()
+    assert "word0000" in whole and "word0259" in whole and len(whole) > len(content)

@@ -115,7 +115,9 @@ def test_a_schedule_waits_for_the_turn_then_run_now_pause_and_delete(rig) -> Non
     planned = json.loads(path.read_text())["next_run"]
     assert datetime.fromtimestamp(planned).strftime("%H:%M") == later
     listed = list_message(rig)
-    assert f"`{sid}` · daily at {later} (local time, " in listed["content"], listed
+    assert f"`{sid}` · daily at {later} · next " in listed["content"], listed
+    # the heading names the zone once; no entry repeats it
+    assert listed["content"].count("local time") == 1, listed["content"]
     run_now = f"db:sch:run:{sid}"
     refused = rig.discord.click(listed["id"], run_now, user="bob")
     assert refused["message"]["content"] == OWNER_ONLY

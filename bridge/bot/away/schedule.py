@@ -183,7 +183,7 @@ def render_list(
     if not entries:
         lines.append("None. `/schedule in`, `at`, `daily`, `weekdays`, `every` or `cron` adds one.")
     for number, entry in enumerate(entries, 1):
-        lines.append(f"{number}. {entry_line(entry, now, label is None)}")
+        lines.append(f"{number}. {entry_line(entry, now, label is None, zone)}")
         if scheduler is not None and scheduler.waiting(entry.id):
             lines.append("   running now: waiting for Claude to be idle")
         if number <= LIST_BUTTONS:
@@ -198,17 +198,18 @@ def render_list(
     return (text if len(text) <= 2000 else text[:1997] + "…"), view
 
 
-def entry_line(entry: Schedule, now: float, where: bool = False) -> str:
+def entry_line(entry: Schedule, now: float, where: bool = False, said: str | None = None) -> str:
+    """One entry of a list; ``said``: the zone the list's heading names (not repeated)."""
     prompt = " ".join(entry.prompt.split())
     prompt = prompt if len(prompt) <= EXCERPT else prompt[:EXCERPT] + "…"
     parts = [f"`{entry.id}`"]
     if where:
         parts.append(f"<#{entry.key}>")
-    parts.append(schedule_times.describe(entry.rule, now))
+    parts.append(schedule_times.describe(entry.rule, now, said))
     if entry.paused:
         parts.append("⏸ paused")
     elif entry.next_run is not None:
-        parts.append(f"next {schedule_times.show_moment(entry.next_run, now)}")
+        parts.append(f"next {schedule_times.show_moment(entry.next_run, now, said)}")
     if entry.start:
         parts.append("starts the session")
     if entry.last_run:
@@ -224,9 +225,11 @@ def panel_section(rt: runtime.Runtime, server: str, now: float | None = None) ->
         return ""
     paused = sum(e.paused for e in entries)
     count = f"{len(entries)}" + (f", {paused} paused" if paused else "")
-    lines = [f"⏰ **Scheduled prompts** ({count}; local time, {schedule_times.zone_name(now)})"]
+    zone = schedule_times.zone_name(now)
+    lines = [f"⏰ **Scheduled prompts** ({count}; local time, {zone})"]
     for entry in [e for e in entries if not e.paused and e.next_run][:PANEL_LINES]:
-        lines.append(f"  `{entry.id}` <#{entry.key}> {schedule_times.describe(entry.rule, now)}"
+        rule = schedule_times.describe(entry.rule, now, zone)
+        lines.append(f"  `{entry.id}` <#{entry.key}> {rule}"
                      f" · next <t:{int(entry.next_run or now)}:R>")  # fmt: skip
     return "\n".join(lines)
 

@@ -51,7 +51,10 @@ MODES = (
 PEEK_INLINE = 1900  # characters of screen shown in a code block; longer → a .txt attachment
 
 # What a command does in its session: (the commands, the target, its pane or None) → answer.
-Action = Callable[["Commands", "SessionTarget", Any], Awaitable["str | discord.File"]]
+# What a command answers: text, a file, or (a long screen) text with the file attached.
+Action = Callable[
+    ["Commands", "SessionTarget", Any], Awaitable["str | discord.File | tuple[str, discord.File]"]
+]
 
 
 class BridgeCommandTree(app_commands.CommandTree[BridgeClient]):
@@ -168,7 +171,7 @@ async def run(interaction: BotInteraction, action: Action, running: bool = True)
     async with sessions.lock(target.key):
         pane_id = await sessions.live_pane(target.key)
         if running and pane_id is None:
-            answer: str | discord.File = NOT_RUNNING
+            answer: str | discord.File | tuple[str, discord.File] = NOT_RUNNING
         else:
             try:
                 answer = await action(Commands(sessions), target, pane_id)
@@ -176,10 +179,26 @@ async def run(interaction: BotInteraction, action: Action, running: bool = True)
                 answer = err.discord_text()
             except TmuxError as err:
                 answer = f"⚠️ {_short(err)}"
-    if isinstance(answer, discord.File):
+    if isinstance(answer, tuple):
+        text, file = answer
+        await interaction.followup.send(text[:2000], file=file, ephemeral=True)
+    elif isinstance(answer, discord.File):
         await interaction.followup.send(file=answer, ephemeral=True)
     else:
         await interaction.followup.send(str(answer)[:2000], ephemeral=True)
+
+
+def bottom_lines(text: str, limit: int) -> str:
+    """The last whole lines of ``text`` that fit ``limit`` characters (at least the last line,
+    cut to the limit)."""
+    kept: list[str] = []
+    size = 0
+    for line in reversed(text.splitlines()):
+        if kept and size + len(line) + 1 > limit:
+            break
+        kept.append(line[-limit:])
+        size += len(line) + 1
+    return "\n".join(reversed(kept))
 
 
 class Commands:
@@ -238,13 +257,23 @@ class Commands:
         await asyncio.to_thread(pane_ops.interrupt, self.sessions.keys(target.key, pane_id))
         return "Interrupted (Escape sent)."
 
-    async def peek(self, target: SessionTarget, pane_id: str, lines: int) -> str | discord.File:
+    async def peek(
+        self, target: SessionTarget, pane_id: str, lines: int
+    ) -> str | discord.File | tuple[str, discord.File]:
         """The screen as text (``lines`` from the bottom that say something; 0: all), inline
-        while it fits a code block, else as a .txt attachment."""
+        while it fits a code block; a longer one shows its bottom lines inline (what a phone
+        reader wants: the box and the last output) with the whole attached as a .txt."""
         text = await asyncio.to_thread(pane_ops.peek, self.tmux, pane_id, lines)
-        if len(text) <= PEEK_INLINE and "```" not in text:
+        if "```" in text:  # a fence in the screen would end the block: the file alone
+            return discord.File(
+                io.BytesIO(text.encode()), filename=f"{target.window_name}-screen.txt"
+            )
+        if len(text) <= PEEK_INLINE:
             return f"```\n{text}\n```"
-        return discord.File(io.BytesIO(text.encode()), filename=f"{target.window_name}-screen.txt")
+        tail = bottom_lines(text, PEEK_INLINE - 80)
+        note = f"-# the last {len(tail.splitlines())} lines; the whole screen is attached"
+        whole = discord.File(io.BytesIO(text.encode()), filename=f"{target.window_name}-screen.txt")
+        return f"```\n{tail}\n```\n{note}", whole
 
     async def mode(self, target: SessionTarget, pane_id: str, wanted: str) -> str:
         """Cycle the modes until Claude Code's footer shows ``wanted`` (either name of the

@@ -72,6 +72,7 @@ class Sessions:
 
     async def type_prompt(self, key: str, pane_id: str, text: str) -> None:
         self.typed.append(text)
+        self.pending = True  # as the real manager: a prompt just typed is a turn pending
 
     def touch(self, key: str) -> None:
         pass
@@ -188,8 +189,7 @@ def test_a_scheduled_prompt_joins_the_queue_behind_the_owners_queued_messages(tm
         await until(lambda: len(queued(sessions)) == 2, "the prompt queued")
         scheduler.queue.turn_ended(KEY)  # the owner's queued message is typed
         await until(lambda: sessions.typed, "the first typed")
-        sessions.pending = True  # its turn runs
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # its turn runs: nothing more may be typed
         assert sessions.typed == ["the owner's first"]
         scheduler.queue.turn_ended(KEY)  # its turn ended: the scheduled prompt
         await settle(scheduler)
