@@ -6,10 +6,14 @@ stalls them all. A beat on the loop (every :data:`BEAT` seconds) measures how la
 thread looks at the beat meanwhile and, while the loop is late, reads the loop thread's stack,
 so the warning names the code that was running, not only the delay:
 
-``event loop lag 812 ms (over 250 ms); it was running: private_files.py:58 write_atomic ← …``
+``event loop lag 812 ms (over 250 ms, 3 ms of CPU); it was running: private_files.py:58 …``
 
-The e2e rig (``bridge_testkit.rig``) reads these lines at teardown and fails a test whose bot
-lagged more than 2 s.
+The process's CPU time over the lag tells who held it: code of ours computing (CPU about the
+lag), a call that blocks (a stack caught in it, little CPU), or the process not running at all
+(stopped, or starved of a CPU on a loaded machine: little CPU, and the loop found idle in its
+selector, or "not caught" when the sampling thread did not run either). The e2e rig
+(``bridge_testkit.rig``) reads these lines at teardown and fails a test whose bot's loop was
+held more than 2 s by the bot itself.
 """
 
 from __future__ import annotations
@@ -45,12 +49,16 @@ class LoopWatch:
         try:
             while True:
                 self._beat_at = before = time.monotonic()
+                cpu_before = time.process_time()
                 await asyncio.sleep(BEAT)
                 lag = time.monotonic() - before - BEAT
                 if lag > self.threshold:
                     held = self._held_by or "(not caught)"
-                    log.warning("event loop lag %d ms (over %d ms); it was running: %s",
-                                lag * 1000, self.threshold * 1000, held)  # fmt: skip
+                    cpu = time.process_time() - cpu_before
+                    log.warning(
+                        "event loop lag %d ms (over %d ms, %d ms of CPU); it was running: %s",
+                        lag * 1000, self.threshold * 1000, cpu * 1000, held,
+                    )  # fmt: skip
                 self._held_by = ""
         finally:
             self._stop.set()

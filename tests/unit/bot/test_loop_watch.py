@@ -40,4 +40,4 @@ def test_a_blocked_loop_is_logged_with_the_code_that_blocked_it(caplog) -> None:
     [line] = lags(caplog)
     lag = int(re.search(r"lag (\d+) ms", line).group(1))  # type: ignore[union-attr]
     assert lag >= 500, line
-    assert "fsync_on_a_busy_disk" in line and "(over 250 ms)" in line, line
+    assert "fsync_on_a_busy_disk" in line and "(over 250 ms, " in line, line
