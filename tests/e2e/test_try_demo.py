@@ -119,7 +119,7 @@ def test_the_demo_tour_in_a_browser(newcomer: dict[str, str], tmp_path: Path) ->
             shot(page, tmp_path, "4-question")
 
             # 6. A plan, in plan mode, approved.
-            say("/mo")
+            page.fill("#input", "/mo")  # the picker opens; a click picks /mode, as in Discord
             page.locator("#command-picker div[data-name=mode]").click()
             page.select_option("#command-form select[name=mode]", "plan")
             page.press("#input", "Enter")
