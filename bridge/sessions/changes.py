@@ -21,7 +21,7 @@ never reads a working-tree file's content:
    the index was written is re-read, through its filters, to compare): the temporary index
    is dated at the epoch (:func:`_never_racy`), which leaves git no racy entry, and the
    bridge finds those entries in the index itself and tests or hashes them
-   (``snapshot_files.read_index``). A small index (up to ``STAT_HERE`` entries) gets the
+   (``git_index.read_index``). A small index (up to ``STAT_HERE`` entries) gets the
    whole stat test in the bridge: no ``diff-files`` at all. Seen: without the dating,
    ``diff-files`` and ``update-index`` ran a ``clean`` filter.
 2. The bridge opens those files itself, never following a symlink, and ``git hash-object -w
@@ -83,7 +83,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from bridge.sessions import snapshot_files
+from bridge.sessions import git_index, snapshot_files
 
 TIMEOUT = 10.0  # seconds per git command
 # Files per ``git hash-object``: each holds a descriptor open meanwhile (well under the
@@ -261,8 +261,8 @@ def snapshot_at(
     root, zero = repo.root, repo.zero
     private_ids = _private_ids(root, private)
     try:
-        tmp_index, data, index_mtime = snapshot_files.copy_index(repo.index, scratch, deadline)
-    except snapshot_files.Refused as err:
+        tmp_index, data, index_mtime = git_index.copy_index(repo.index, scratch, deadline)
+    except git_index.Refused as err:
         raise GitError(str(err)) from err
     try:
         facts = _read_index(root, tmp_index, data, index_mtime, len(zero) // 2, deadline)
@@ -281,7 +281,7 @@ def snapshot_at(
                 deadline=deadline)  # fmt: skip
         _never_racy(tmp_index)
         tree = git(root, "write-tree", index_file=tmp_index, deadline=deadline).decode().strip()
-    except snapshot_files.Refused as err:
+    except git_index.Refused as err:
         raise GitError(str(err)) from err
     finally:
         _unlink(tmp_index)
@@ -292,16 +292,16 @@ def snapshot_at(
 def _read_index(
     root: str, tmp_index: str, data: bytes, index_mtime: int, hash_size: int,
     deadline: float | None,
-) -> snapshot_files.IndexFacts:  # fmt: skip
+) -> git_index.IndexFacts:  # fmt: skip
     """The racy entries and cached tree of the index (version 4, split or sparse: the copy
     written out whole first)."""
-    facts = snapshot_files.read_index(data, hash_size, index_mtime)
+    facts = git_index.read_index(data, hash_size, index_mtime)
     if facts is None:
         _never_racy(tmp_index)
         git(root, "update-index", "--index-version", "2", index_file=tmp_index,
             deadline=deadline)  # fmt: skip
         with open(tmp_index, "rb") as whole:  # our own file, in our private scratch dir
-            facts = snapshot_files.read_index(whole.read(), hash_size, index_mtime)
+            facts = git_index.read_index(whole.read(), hash_size, index_mtime)
         if facts is None:
             raise GitError("the repository's index cannot be read whole")
     return facts
@@ -310,7 +310,7 @@ def _read_index(
 def _to_read(
     root: str,
     tmp_index: str,
-    facts: snapshot_files.IndexFacts,
+    facts: git_index.IndexFacts,
     private: set[tuple[int, int]],
     deadline: float | None,
 ) -> tuple[list[bytes], list[bytes]]:
@@ -333,7 +333,7 @@ def _never_racy(index: str) -> None:
     repository's filters, when it compares it (``diff-files``) and before it writes an index
     (``update-index``, ``write-tree``): seen running a ``clean`` filter from both. An index
     dated 0 has no racy entry (``is_racy_stat`` tests ``istate->timestamp.sec`` first); the
-    bridge re-reads those files itself (:func:`snapshot_files.read_index`)."""
+    bridge re-reads those files itself (:func:`git_index.read_index`)."""
     try:
         os.utime(index, ns=(0, 0))
     except FileNotFoundError:

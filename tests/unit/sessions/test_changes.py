@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.sessions import changes, snapshot_files
+from bridge.sessions import changes, git_index, snapshot_files
 from bridge_testkit.gitrepo import git, make_repo
 
 
@@ -16,8 +16,8 @@ def stat_test(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     """Every test on both ways of finding the changed tracked files (a small index: here; a
     large one: git diff-files on an index dated at the epoch)."""
     here = request.param == "stat test here"
-    monkeypatch.setattr(snapshot_files, "STAT_HERE", 1 << 30 if here else -1)
-    monkeypatch.setattr(snapshot_files, "HERE_SHARE", 1 if here else 0)
+    monkeypatch.setattr(git_index, "STAT_HERE", 1 << 30 if here else -1)
+    monkeypatch.setattr(git_index, "HERE_SHARE", 1 if here else 0)
 
 
 @pytest.fixture
@@ -319,7 +319,7 @@ def test_an_index_that_is_not_a_plain_file_is_refused_at_once(
         elif make == "huge":
             index.unlink()
             index.write_bytes(b"\0" * 4096)
-            monkeypatch.setattr(snapshot_files, "MAX_INDEX", 1024)
+            monkeypatch.setattr(git_index, "MAX_INDEX", 1024)
         start = time.monotonic()
         with pytest.raises(changes.GitError, match="index"):
             changes.snapshot(str(repo), scratch, deadline=time.monotonic() + 5)
@@ -424,14 +424,14 @@ def test_a_file_changed_as_the_index_was_written_is_read_again(
 def test_which_entries_are_racy(repo: Path) -> None:
     data = (repo / ".git" / "index").read_bytes()
     written = os.stat(repo / ".git" / "index").st_mtime_ns
-    facts = snapshot_files.read_index(data, 20, 0)
+    facts = git_index.read_index(data, 20, 0)
     assert facts.must_read == [b".gitignore", b"a.txt", b"gone.txt"]
     assert facts.tree == git(repo, "rev-parse", "HEAD^{tree}").strip()  # the cache is valid
-    assert snapshot_files.read_index(data, 20, written + 10 * 10**9).must_read == []
-    with pytest.raises(snapshot_files.Refused):
-        snapshot_files.read_index(b"not an index at all", 20, 0)
-    with pytest.raises(snapshot_files.Refused):
-        snapshot_files.read_index(data[:60], 20, 0)
+    assert git_index.read_index(data, 20, written + 10 * 10**9).must_read == []
+    with pytest.raises(git_index.Refused):
+        git_index.read_index(b"not an index at all", 20, 0)
+    with pytest.raises(git_index.Refused):
+        git_index.read_index(data[:60], 20, 0)
 
 
 @pytest.mark.parametrize("layout", ["split", "version 4"])
