@@ -39,7 +39,7 @@ from bridge.bot.prompts import interactions, screens
 from bridge.bot.prompts.interactions import PromptAnswerer
 from bridge.bot.prompts.screens import ScreenPrompts
 from bridge.bot.reach import adopt, history, preview
-from bridge.bot.turn import catchup, progress, queue, queue_command, stalls
+from bridge.bot.turn import catchup, progress, queue, queue_buttons, queue_command, stalls
 from bridge.bot.turn.catchup import CatchUp
 from bridge.bot.turn.handled import HandledMessages
 from bridge.bot.turn.progress import ProgressReporter
@@ -70,7 +70,8 @@ SWITCH_INTERVAL = 0.001
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
     interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects, schedule, away, adopt, history, queue, queue_command, stalls, preview, catchup,
+    projects, schedule, away, adopt, history, queue_buttons, queue_command, stalls, preview,
+    catchup,
 )  # fmt: skip
 
 

@@ -22,7 +22,8 @@ import discord
 
 from bridge import fastjson
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
-from bridge.bot.turn.queue import CANCEL_BUTTONS, PromptQueue, cancel_button, queue_lines
+from bridge.bot.turn.queue import CANCEL_BUTTONS, PromptQueue, queue_lines
+from bridge.bot.turn.queue_buttons import cancel_button
 from bridge.claude import transcript
 from bridge.discord import custom_ids
 from bridge.discord.render.turn_status import TurnProgress, turn_cost
