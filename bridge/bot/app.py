@@ -39,7 +39,14 @@ from bridge.bot.prompts import interactions, screens
 from bridge.bot.prompts.interactions import PromptAnswerer
 from bridge.bot.prompts.screens import ScreenPrompts
 from bridge.bot.reach import adopt, history, preview
-from bridge.bot.turn import catchup, progress, queue, queue_buttons, queue_command, stalls
+from bridge.bot.turn import (
+    catchup,
+    interrupt_button,
+    queue,
+    queue_buttons,
+    queue_command,
+    stalls,
+)
 from bridge.bot.turn.catchup import CatchUp
 from bridge.bot.turn.handled import HandledMessages
 from bridge.bot.turn.progress import ProgressReporter
@@ -69,9 +76,9 @@ SWITCH_INTERVAL = 0.001
 # custom ids posted before a restart too: bridge/discord/custom_ids.py), its slash commands and
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
-    interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects, schedule, away, adopt, history, queue_buttons, queue_command, stalls, preview,
-    catchup,
+    interactions, interrupt_button, threads, panel, screens, diff, review, finish, usage,
+    commands, projects, schedule, away, adopt, history, queue_buttons, queue_command, stalls,
+    preview, catchup,
 )  # fmt: skip
 
 
