@@ -21,8 +21,7 @@ import discord
 import yarl
 
 from bridge.bot import login as login_retry
-from bridge.bot.away import schedule, usage
-from bridge.bot.away import watch as away
+from bridge.bot.away import away_buttons, schedule, usage
 from bridge.bot.away.scheduler import Scheduler
 from bridge.bot.away.watch import AwayWatch
 from bridge.bot.changes import diff, finish, review
@@ -77,8 +76,8 @@ SWITCH_INTERVAL = 0.001
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
     interactions, interrupt_button, threads, panel, screens, diff, review, finish, usage,
-    commands, projects, schedule, away, adopt, history, queue_buttons, queue_command, stalls,
-    preview, catchup,
+    commands, projects, schedule, away_buttons, adopt, history, queue_buttons, queue_command,
+    stalls, preview, catchup,
 )  # fmt: skip
 
 
