@@ -21,8 +21,7 @@ import discord
 import yarl
 
 from bridge.bot import login as login_retry
-from bridge.bot.away import schedule, usage
-from bridge.bot.away import watch as away
+from bridge.bot.away import away_buttons, schedule, usage
 from bridge.bot.away.scheduler import Scheduler
 from bridge.bot.away.watch import AwayWatch
 from bridge.bot.changes import diff, finish, review
@@ -39,7 +38,14 @@ from bridge.bot.prompts import interactions, screens
 from bridge.bot.prompts.interactions import PromptAnswerer
 from bridge.bot.prompts.screens import ScreenPrompts
 from bridge.bot.reach import adopt, history, preview
-from bridge.bot.turn import catchup, progress, queue, queue_command, stalls
+from bridge.bot.turn import (
+    catchup,
+    interrupt_button,
+    queue,
+    queue_buttons,
+    queue_command,
+    stalls,
+)
 from bridge.bot.turn.catchup import CatchUp
 from bridge.bot.turn.handled import HandledMessages
 from bridge.bot.turn.progress import ProgressReporter
@@ -69,8 +75,9 @@ SWITCH_INTERVAL = 0.001
 # custom ids posted before a restart too: bridge/discord/custom_ids.py), its slash commands and
 # its gateway listeners, once the parts they reach are built.
 FEATURES = (
-    interactions, progress, threads, panel, screens, diff, review, finish, usage, commands,
-    projects, schedule, away, adopt, history, queue, queue_command, stalls, preview, catchup,
+    interactions, interrupt_button, threads, panel, screens, diff, review, finish, usage,
+    commands, projects, schedule, away_buttons, adopt, history, queue_buttons, queue_command,
+    stalls, preview, catchup,
 )  # fmt: skip
 
 

@@ -73,7 +73,7 @@ def usage_text(rt: runtime.Runtime, label: str, record: dict, now: float | None 
 
 def budget_text(rt: runtime.Runtime, target: SessionTarget, now: float | None = None) -> str:
     """``Budget: session $1.20 of $5.00 left · today …`` for ``/usage`` ("" without a budget)."""
-    from bridge.bot.away.watch import budget_left
+    from bridge.bot.away.budget_figures import budget_left
 
     left = budget_left(rt, target.project, target.key, now)
     return f"Budget: {left}" if left else ""

@@ -26,13 +26,13 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
 
 import discord
 
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, owner_only
+from bridge.bot.away.away_buttons import budget_view, limit_view
+from bridge.bot.away.budget_figures import budget_left, raised_cap
+from bridge.bot.client import BotInteraction
 from bridge.config import BridgeConfig, Project, Server
-from bridge.discord import custom_ids
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.state import away, runtime, session_record
 from bridge.state.budget import NAMES, WARN_AT, Spend
@@ -48,51 +48,6 @@ POLL_UNKNOWN = 15 * 60.0  # a reset time nobody gave: try again this often
 # After such a try, the limit met again within this long is said in the same message
 TRY_SETTLE = 10 * 60.0
 RETRY_TYPING = 60.0  # seconds before another try when the continue prompt could not be typed
-OWNER_BUDGET = "Only this bridge's owner can raise or keep a spend budget."
-
-
-def register(bot: BridgeClient) -> None:
-    """The buttons of the limit and budget messages (the watcher is ``bot.away``)."""
-    bot.add_dynamic_items(LimitButton, BudgetButton)
-
-
-class LimitButton(BridgeItem[discord.ui.Button], template=custom_ids.LIMIT_TEMPLATE):
-    """**Resume at reset** / **Resume now** / **Cancel** on a usage-limit message."""
-
-    def __init__(self, action: str, key: str) -> None:
-        label, style = LIMIT_BUTTONS[action]
-        super().__init__(discord.ui.Button(label=label, style=style,
-                                           custom_id=custom_ids.limit(action, key)))  # fmt: skip
-        self.action, self.key = action, key
-
-    async def clicked(self, interaction: BotInteraction) -> None:
-        await interaction.client.away.on_limit_click(interaction, self.key, self.action)
-
-
-class BudgetButton(BridgeItem[discord.ui.Button], template=custom_ids.BUDGET_TEMPLATE):
-    """**Continue (+$N)** / **Stop** on a reached budget: the owner's money, the owner's call."""
-
-    def __init__(self, action: str, key: str, label: str = "") -> None:
-        style = discord.ButtonStyle.success if action == "more" else discord.ButtonStyle.danger
-        label = label or ("Continue" if action == "more" else "Stop")
-        super().__init__(discord.ui.Button(label=label, style=style,
-                                           custom_id=custom_ids.budget(action, key)))  # fmt: skip
-        self.action, self.key = action, key
-
-    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        """The owner only (``allowedUserIds`` drive sessions, but do not spend the owner's
-        money past the budget)."""
-        return await owner_only(interaction, OWNER_BUDGET)
-
-    async def clicked(self, interaction: BotInteraction) -> None:
-        await interaction.client.away.on_budget_click(interaction, self.key, self.action)
-
-
-LIMIT_BUTTONS = {
-    "auto": ("Resume at reset", discord.ButtonStyle.primary),
-    "now": ("Resume now", discord.ButtonStyle.success),
-    "cancel": ("Cancel", discord.ButtonStyle.secondary),
-}
 
 
 class AwayWatch:
@@ -381,7 +336,7 @@ class AwayWatch:
             which = str(record.get("which") or "session")
             kind, name = ("raise-day", str(record.get("day"))) if which == "day" else (
                 "raise", str(record.get("session")))  # fmt: skip
-            cap, raise_by = _raised_cap(record, more)
+            cap, raise_by = raised_cap(record, more)
             try:
                 await asyncio.to_thread(away.add_raise, self.runtime, kind, name, raise_by)
             except ValueError:
@@ -459,48 +414,10 @@ class AwayWatch:
         return lines
 
 
-def budget_left(rt: runtime.Runtime, project: Project, key: str, now: float | None = None) -> str:
-    """``session $1.20 of $5.00 left · today …`` for the session of ``key`` ("" without caps)."""
-    if not project.budget.any:
-        return ""
-    session = (session_record.read_record(rt, key) or {}).get("session_id")
-    return Spend(rt, project.budget, session, now).left_text()
-
-
-def limit_view(key: str) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    for action in ("auto", "now", "cancel"):
-        view.add_item(LimitButton(action, key))
-    return view
-
-
-def budget_view(key: str, more: float) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    view.add_item(BudgetButton("more", key, f"Continue (+${more:.2f})"))
-    view.add_item(BudgetButton("stop", key))
-    return view
-
-
 def _quoted(text: str) -> str:
     shown = " ".join(text.split())
     shown = shown if len(shown) <= 60 else shown[:59] + "…"
     return "“" + discord.utils.escape_markdown(shown).replace("@", "@\u200b") + "”"
-
-
-def _raised_cap(record: dict, more: float) -> tuple[float, float]:
-    """The cap **Continue** sets and what it adds: ``more`` past what was spent, not past the
-    old cap, so a turn that overshot it (Claude Code reports cost after each answer, and one
-    answer can cost more than the whole cap) does not leave the session over budget still,
-    stopped again at its next tool call. Returns (the new cap, what it adds)."""
-    cap, spent = (_dollars(record.get(k)) for k in ("cap", "spent"))
-    new_cap = round(max(cap, spent) + more, 6)
-    return new_cap, round(new_cap - cap, 6)
-
-
-def _dollars(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        return 0.0
-    return float(value)
 
 
 def _usd(value: object) -> str:

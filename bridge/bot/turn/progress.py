@@ -21,10 +21,10 @@ from collections.abc import Awaitable, Callable
 import discord
 
 from bridge import fastjson
-from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
-from bridge.bot.turn.queue import CANCEL_BUTTONS, PromptQueue, cancel_button, queue_lines
+from bridge.bot.client import BotInteraction
+from bridge.bot.turn.interrupt_button import interrupt_view
+from bridge.bot.turn.queue import PromptQueue, queue_lines
 from bridge.claude import transcript
-from bridge.discord import custom_ids
 from bridge.discord.render.turn_status import TurnProgress, turn_cost
 from bridge.sessions import pane_ops
 from bridge.state import (
@@ -51,28 +51,6 @@ SCREEN_LAG = 5.0
 COST_WAIT = 6.0  # seconds to wait after Stop for the statusLine's figures of the last reply
 OPEN = ".open"  # progress/<channel>.open: the status message still showing "Working"
 RESTARTED = "⏹ The bridge restarted during this turn; its progress is no longer shown here."
-
-
-def register(bot: BridgeClient) -> None:
-    """⏹ Interrupt (the status messages themselves are ``bot.progress``'s)."""
-    bot.add_dynamic_items(InterruptButton)
-
-
-class InterruptButton(BridgeItem[discord.ui.Button], template=custom_ids.INTERRUPT_TEMPLATE):
-    """⏹ Interrupt: Escape into the session's pane (allowed users only; never into a dialog);
-    works after a restart."""
-
-    def __init__(self, key: str) -> None:
-        custom = custom_ids.interrupt(key)
-        style = discord.ButtonStyle.danger
-        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label="Interrupt", emoji="⏹", style=style, custom_id=custom
-        )
-        super().__init__(button)
-        self.key = key
-
-    async def clicked(self, interaction: BotInteraction) -> None:
-        await interaction.client.progress.interrupt(interaction, self.key)
 
 
 class _Status:
@@ -377,9 +355,7 @@ class ProgressReporter:
         if content == status.last_shown:
             return
         view = (
-            _interrupt_view(channel.key, queued)
-            if not turn.outcome
-            else _closed_view(channel, turn)
+            interrupt_view(channel.key, queued) if not turn.outcome else _closed_view(channel, turn)
         )
         if status.message is None:
             on_reply = bool((turn.changes or {}).get("on_reply", True))
@@ -466,12 +442,3 @@ def _closed_view(channel: _Channel, turn: TurnProgress) -> discord.ui.View | Non
     from bridge.bot.changes.diff import diff_view
 
     return diff_view(channel.key, turn.changes)
-
-
-def _interrupt_view(key: str, queued: list[dict] | None = None) -> discord.ui.View:
-    """⏹ Interrupt, and ✖ Cancel for each queued prompt (the first few)."""
-    view = discord.ui.View(timeout=None)
-    view.add_item(InterruptButton(key))
-    for number, entry in enumerate((queued or [])[:CANCEL_BUTTONS], 1):
-        view.add_item(cancel_button(key, entry["id"], number))
-    return view

@@ -11,7 +11,7 @@ from discord import app_commands
 
 from bridge.bot.client import BotInteraction, BridgeClient, target_here
 from bridge.bot.prompt_text import defuse_prefix
-from bridge.bot.turn.queue import notice_view
+from bridge.bot.turn.queue_buttons import notice_view
 from bridge.sessions.typed_text import sanitize_prompt
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
-from bridge.bot.turn.progress import InterruptButton
+from bridge.bot.turn.interrupt_button import InterruptButton
 from bridge.claude.screen import input_box
 from bridge.discord import custom_ids
 from bridge.sessions import pane_ops

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from bridge.bot.away.watch import POLL_UNKNOWN, RESUME_GAP, AwayWatch, _raised_cap
+from bridge.bot.away.budget_figures import raised_cap
+from bridge.bot.away.watch import POLL_UNKNOWN, RESUME_GAP, AwayWatch
 from bridge.bot.control.panel import render
 from bridge.config import BridgeConfig, ConfigError
 from bridge.handlers.away import parse_reset
@@ -220,9 +221,9 @@ def test_spend_against_the_budget_with_raises(tmp_path, rt) -> None:
 def test_continue_adds_its_amount_past_what_was_spent_not_past_the_old_cap() -> None:
     """One answer can cost more than a small cap: the old cap + $N could leave the session
     over budget still, stopped again at its next tool call (seen with `try --budget 0.13`)."""
-    assert _raised_cap({"cap": 0.13, "spent": 0.20}, 0.13) == (0.33, 0.2)
-    assert _raised_cap({"cap": 5.0, "spent": 4.99}, 5.0) == (10.0, 5.0)  # a call in the moment
-    assert _raised_cap({"cap": "?", "spent": True}, 5.0) == (5.0, 5.0)  # a record gone wrong
+    assert raised_cap({"cap": 0.13, "spent": 0.20}, 0.13) == (0.33, 0.2)
+    assert raised_cap({"cap": 5.0, "spent": 4.99}, 5.0) == (10.0, 5.0)  # a call in the moment
+    assert raised_cap({"cap": "?", "spent": True}, 5.0) == (5.0, 5.0)  # a record gone wrong
 
 
 def test_a_projects_budget_replaces_the_top_levels_values(tmp_path) -> None:

@@ -19,8 +19,8 @@ import pytest
 from discord import app_commands
 
 from bridge.bot.app import BridgeBot
+from bridge.bot.away.away_buttons import OWNER_BUDGET
 from bridge.bot.away.schedule import OWNER_ONLY as SCHEDULE_OWNER_ONLY
-from bridge.bot.away.watch import OWNER_BUDGET
 from bridge.bot.changes import review
 from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem, may_react
 from bridge.bot.control.commands import BridgeCommandTree

@@ -21,7 +21,7 @@ from bridge.bot.prompts.interactions import PromptButton, PromptSelect
 from bridge.bot.prompts.screens import ScreenButton
 from bridge.bot.reach.adopt import AdoptButton, ReleaseButton, SessionPage, SessionPick
 from bridge.bot.reach.history import HistoryPage, HistoryPick, ResumeButton
-from bridge.bot.turn.progress import InterruptButton
+from bridge.bot.turn.interrupt_button import InterruptButton
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
 from bridge.discord.render import decisions as views
