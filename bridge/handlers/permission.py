@@ -297,7 +297,7 @@ def _close_message(
     context: HookContext, request: Request, content: str, decision: Decision
 ) -> None:
     """The prompt can no longer be answered: say why and remove its buttons."""
-    from bridge.discord.render.decisions import closed_content, outcome_line
+    from bridge.discord.render.outcome import closed_content, outcome_line
 
     line = outcome_line(request, decision, request.timeout)
     body = {"content": closed_content(content, line), "components": []}
@@ -460,7 +460,7 @@ def _decision(request: Request, decision: Decision) -> dict | None:
         return {"behavior": "allow", "updatedInput": _approved(request, decision.message),
                 "updatedPermissions": [mode]}  # fmt: skip
     if outcome == decisions.TIMED_OUT and not decision.left_to_terminal:
-        from bridge.discord.render.decisions import duration
+        from bridge.discord.render.outcome import duration
 
         waited = duration(request.timeout)
         return {"behavior": "deny", "message": f"No answer from Discord within {waited}."}

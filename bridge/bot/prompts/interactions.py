@@ -38,6 +38,7 @@ from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
 from bridge.discord.prompt_actions import Action
 from bridge.discord.render import decisions as views
+from bridge.discord.render import outcome
 from bridge.state import decisions, runtime
 from bridge.state.decisions import Decision, Request
 
@@ -200,10 +201,10 @@ class PromptAnswerer:
         log.info("prompt %s: %s by %s (reaction)", request.id, decision.outcome, decision.by)
         channel = client.get_partial_messageable(payload.channel_id)
         message = channel.get_partial_message(payload.message_id)
-        line = views.outcome_line(request, decision, request.timeout)
+        line = outcome.outcome_line(request, decision, request.timeout)
         try:  # decided either way: the waiting hook has its answer
             shown = await message.fetch()
-            await message.edit(content=views.closed_content(shown.content, line), view=None)
+            await message.edit(content=outcome.closed_content(shown.content, line), view=None)
         except discord.HTTPException:
             log.exception("prompt %s: decided by a reaction, its message not closed", request.id)
 
@@ -274,9 +275,9 @@ class PromptAnswerer:
             return
         log.info("prompt %s: %s by %s", request.id, decision.outcome, decision.by)
         original = body or (interaction.message.content if interaction.message else "")
-        line = views.outcome_line(request, decision, request.timeout)
+        line = outcome.outcome_line(request, decision, request.timeout)
         await interaction.response.edit_message(
-            content=views.closed_content(original, line), view=None
+            content=outcome.closed_content(original, line), view=None
         )
 
     async def _open_modal(
@@ -390,7 +391,7 @@ def _modal_text(request: Request, click: Action) -> tuple[str, str, str]:
 def _question_content(request: Request, answers: dict) -> str:
     base = views.question_prompt(request)["content"]
     summary = views.answers_summary(request, answers)
-    return views.closed_content(base, summary) if summary else base  # within 2,000
+    return outcome.closed_content(base, summary) if summary else base  # within 2,000
 
 
 def _submitted(interaction: BotInteraction) -> dict[str, str | list[str]]:

@@ -23,7 +23,7 @@ import discord
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
 from bridge.claude.dialogs import Dialog, read_dialog
 from bridge.discord import custom_ids
-from bridge.discord.render.decisions import closed_content
+from bridge.discord.render.outcome import closed_content
 from bridge.sessions import pane_ops, screen_keys
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.pane_input import DialogOnScreen, NoInputBox

@@ -14,6 +14,7 @@ from bridge.claude import permissions, plan_steps
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
 from bridge.discord.render import decisions as views
+from bridge.discord.render import outcome
 from bridge.discord.render.tool_call import OnDisk
 from bridge.state.decisions import Decision
 from tests.unit.discord.prompt_requests import (
@@ -87,8 +88,8 @@ def assert_discord_valid(payload: dict) -> None:
     assert rebuilt == rows
     # and the message still fits once any outcome is appended to it
     for decision in OUTCOMES:
-        line = views.outcome_line(permission(suggestions=[suggestion_rules(LONG)]), D(decision))
-        assert len(views.closed_content(content, line)) <= 2000
+        line = outcome.outcome_line(permission(suggestions=[suggestion_rules(LONG)]), D(decision))
+        assert len(outcome.closed_content(content, line)) <= 2000
 
 
 OUTCOMES = [
@@ -682,19 +683,19 @@ def test_applied_suggestion_sets_the_destination_except_for_set_mode() -> None:
 )
 def test_outcome_lines(decision: dict, line: str) -> None:
     request = permission(suggestions=[suggestion_rules("npm test:*"), SET_MODE])
-    assert views.outcome_line(request, D(decision)) == line
+    assert outcome.outcome_line(request, D(decision)) == line
 
 
 def test_outcome_line_quotes_long_text_short_and_uses_the_timeout() -> None:
     told = D({"outcome": "tell", "message": "a" * 1000, "by": "1"})
-    line = views.outcome_line(permission(), told)
+    line = outcome.outcome_line(permission(), told)
     assert line.endswith("“" + "a" * 300 + "…”")
-    assert "within 90 s" in views.outcome_line(permission(), D({"outcome": "timeout"}), 90)
+    assert "within 90 s" in outcome.outcome_line(permission(), D({"outcome": "timeout"}), 90)
 
 
 def test_closed_content_appends_the_line_and_stays_within_2000() -> None:
-    assert views.closed_content("prompt", "✅ done") == "prompt\n\n✅ done"
-    closed = views.closed_content("p" * 1990, "✅ **Allowed** by <@42>")
+    assert outcome.closed_content("prompt", "✅ done") == "prompt\n\n✅ done"
+    closed = outcome.closed_content("p" * 1990, "✅ **Allowed** by <@42>")
     assert len(closed) == 2000 and closed.endswith("…\n\n✅ **Allowed** by <@42>")
 
 
@@ -714,7 +715,7 @@ def test_closed_content_appends_the_line_and_stays_within_2000() -> None:
     ],
 )
 def test_duration(seconds: float, text: str) -> None:
-    assert views.duration(seconds) == text
+    assert outcome.duration(seconds) == text
 
 
 @pytest.mark.parametrize("case", HOSTILE_QUESTIONS)
