@@ -3,6 +3,7 @@ with the hook scripts inside it as ``bridge.hooks``; and the hooks run from ther
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -28,12 +29,21 @@ def test_the_package_list_names_every_package_of_the_source_tree() -> None:
 def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel ``pip install .`` would install, built from this checkout and unpacked into a
     folder that stands for site-packages."""
+    # A copy of what the wheel is built from: setuptools writes build/ and *.egg-info into the
+    # tree it builds, and two test workers building this checkout at once trip over each other.
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(REPO / name, source / name)
+    caches = shutil.ignore_patterns("__pycache__")
+    for folder in ("bridge", "hooks"):
+        shutil.copytree(REPO / folder, source / folder, ignore=caches)
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
+    built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
-         "--wheel-dir", str(out), str(REPO)],
-        check=True, capture_output=True, cwd=out,
+         "--wheel-dir", str(out), str(source)],
+        capture_output=True, text=True, cwd=out,
     )  # fmt: skip
+    assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = out.glob("discord_bridge-*.whl")
     site = tmp_path_factory.mktemp("site-packages")
     with zipfile.ZipFile(wheel) as archive:
