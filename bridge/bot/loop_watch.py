@@ -6,14 +6,15 @@ stalls them all. A beat on the loop (every :data:`BEAT` seconds) measures how la
 thread looks at the beat meanwhile and, while the loop is late, reads the loop thread's stack,
 so the warning names the code that was running, not only the delay:
 
-``event loop lag 812 ms (over 250 ms, 3 ms of CPU); it was running: private_files.py:58 …``
+``event loop lag 812 ms (over 250 ms, 3 ms of CPU); it was running at 300 ms: write_atomic …``
 
 The process's CPU time over the lag tells who held it: code of ours computing (CPU about the
 lag), a call that blocks (a stack caught in it, little CPU), or the process not running at all
-(stopped, or starved of a CPU on a loaded machine: little CPU, and the loop found idle in its
-selector, or "not caught" when the sampling thread did not run either). The e2e rig
-(``bridge_testkit.rig``) reads these lines at teardown and fails a test whose bot's loop was
-held more than 2 s by the bot itself.
+(stopped, or starved of a CPU on a loaded machine: little CPU, and the stack seen only once
+the process ran again, late in the lag, or "not caught" at all). "at N ms" says how late the
+loop was when its stack was read: early in the lag, the process ran and the loop was held.
+The e2e rig (``bridge_testkit.rig``) reads these lines at teardown and fails a test whose
+bot's loop was held more than 2 s by the bot itself.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class LoopWatch:
         self.threshold = threshold
         self._beat_at = time.monotonic()  # when the loop last beat
         self._held_by = ""  # the loop thread's stack, read while the loop was late
+        self._held_seen = 0.0  # how late the loop was when that stack was read
         self._stop = threading.Event()
 
     async def run(self) -> None:
@@ -53,10 +55,11 @@ class LoopWatch:
                 await asyncio.sleep(BEAT)
                 lag = time.monotonic() - before - BEAT
                 if lag > self.threshold:
-                    held = self._held_by or "(not caught)"
                     cpu = time.process_time() - cpu_before
+                    held = (f"at {self._held_seen * 1000:.0f} ms: {self._held_by}"
+                            if self._held_by else ": (not caught)")  # fmt: skip
                     log.warning(
-                        "event loop lag %d ms (over %d ms, %d ms of CPU); it was running: %s",
+                        "event loop lag %d ms (over %d ms, %d ms of CPU); it was running %s",
                         lag * 1000, self.threshold * 1000, cpu * 1000, held,
                     )  # fmt: skip
                 self._held_by = ""
@@ -72,6 +75,7 @@ class LoopWatch:
                 frame = sys._current_frames().get(loop_thread)
                 if frame is not None:
                     self._held_by = describe(frame)
+                    self._held_seen = late
 
 
 def describe(frame: object) -> str:

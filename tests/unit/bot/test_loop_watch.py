@@ -41,3 +41,6 @@ def test_a_blocked_loop_is_logged_with_the_code_that_blocked_it(caplog) -> None:
     lag = int(re.search(r"lag (\d+) ms", line).group(1))  # type: ignore[union-attr]
     assert lag >= 500, line
     assert "fsync_on_a_busy_disk" in line and "(over 250 ms, " in line, line
+    # read while the loop was held (the process ran), not once it woke
+    seen = int(re.search(r"running at (\d+) ms", line).group(1))  # type: ignore[union-attr]
+    assert 250 <= seen < lag, line
