@@ -70,6 +70,9 @@ IO_THREADS = 64
 # it, which then waits for the interpreter: 20 busy sessions, two A/B runs of bench/scale.py,
 # the bridge's share p95 179 → 88 and 116 → 95 ms, p50 and the bot's CPU unchanged.
 SWITCH_INTERVAL = 0.001
+# Logged when a gateway session starts (READY read): from here on, a message is live, not one
+# sent while the bridge was offline (the test rig waits for this line too).
+CONNECTED = "connected to Discord's gateway"
 
 # What the bot answers on Discord: each module's ``register(bot)`` adds its items (they match
 # custom ids posted before a restart too: bridge/discord/custom_ids.py), its slash commands and
@@ -183,6 +186,7 @@ class BridgeBot(BridgeClient):
     async def on_connect(self) -> None:
         """A fresh gateway session (READY; a RESUME replays what was missed by itself)."""
         self.catch_up.connected()  # before any message of the session is handled
+        log.info("%s: %s", self.server.name, CONNECTED)
 
     async def on_ready(self) -> None:
         log.info("%s: logged in as %s", self.server.name, self.user)
