@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from bridge import selftest, tryout
+from bridge import selftest, tryout_page, tryout_setup
 from bridge.selftest_bench import Bench, CheckFailed
 
 PROJECT_NAME = "demo"  # the project directory's name, so its channel is #demo
@@ -46,8 +46,8 @@ GIT = (
 
 @dataclass
 class Options:
-    host: str = tryout.DEFAULT_HOST
-    port: int = tryout.DEFAULT_PORT
+    host: str = tryout_setup.DEFAULT_HOST
+    port: int = tryout_setup.DEFAULT_PORT
     open_browser: bool = True
 
 
@@ -71,7 +71,7 @@ def run(opts: Options) -> int:
     try:
         demo.start(Emulator, FakeAnthropic)
         code = demo.serve()
-    except (CheckFailed, tryout.TryError, OSError, subprocess.CalledProcessError) as err:
+    except (CheckFailed, tryout_setup.TryError, OSError, subprocess.CalledProcessError) as err:
         print(f"discord-bridge try --demo: could not start: {err}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:
@@ -117,10 +117,10 @@ class Demo(Bench):
         """The web client on ``--listen``/``--port``, behind a token, as ``try`` serves it."""
         host, port, token = self.opts.host, self.opts.port, secrets.token_urlsafe(24)
         try:
-            port = self.emu.serve_web(host, port, token, tryout.OWNER, self.channel)
+            port = self.emu.serve_web(host, port, token, tryout_setup.OWNER, self.channel)
         except OSError as err:
-            raise tryout.TryError(tryout.bind_error(host, port, err)) from None
-        return tryout.page_url(host, port, token)
+            raise tryout_setup.TryError(tryout_page.bind_error(host, port, err)) from None
+        return tryout_page.page_url(host, port, token)
 
     def welcome(self) -> None:
         """The channel's first message, from the bot: what to type for each step."""
@@ -131,11 +131,11 @@ class Demo(Bench):
     def serve(self) -> int:
         """Announce the page, open the browser; wait for Ctrl-C, or the bot's end (1)."""
         print(banner(self.url, self.opts.host, self.root, self.socket), flush=True)
-        if self.opts.open_browser and tryout.can_open_browser():
+        if self.opts.open_browser and tryout_page.can_open_browser():
             import webbrowser
 
-            handover = str(self.root / tryout.HANDOVER_NAME)
-            webbrowser.open(tryout.write_handover(handover, self.url))
+            handover = str(self.root / tryout_page.HANDOVER_NAME)
+            webbrowser.open(tryout_page.write_handover(handover, self.url))
         assert self.bot is not None
         code = self.bot.wait()
         print(
@@ -177,7 +177,7 @@ def banner(url: str, host: str, root: Path, socket: str) -> str:
         "  costs     nothing: no Claude login, no usage, no network",
         "  stop      Ctrl-C (everything the demo made is removed)",
     ]
-    if not tryout.is_loopback(host):
+    if not tryout_setup.is_loopback(host):
         lines.insert(
             3,
             "  note      anyone with this address (and its token) can use the page: "

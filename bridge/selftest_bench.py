@@ -69,7 +69,7 @@ class Bench:
     ) -> dict[str, str]:
         """The emulator started with a server ``guild``: its panel channel and the project's
         (this bench's channel), the owner named ``owner``; the ids of its world."""
-        from bridge import tryout
+        from bridge import tryout_setup
 
         self.emu = emulator_class(
             bot_token=secrets.token_urlsafe(32),
@@ -77,8 +77,8 @@ class Bench:
             second_bot=False,
         )
         self.emu.start()
-        names = {tryout.OWNER: owner, "bot_id": "discord-bridge"}
-        ids = self.emu.configure_world(guild, [tryout.PANEL_CHANNEL, project_name], names)
+        names = {tryout_setup.OWNER: owner, "bot_id": "discord-bridge"}
+        ids = self.emu.configure_world(guild, [tryout_setup.PANEL_CHANNEL, project_name], names)
         self.channel, self.bot_id = ids[project_name], self.emu.state.ids["bot_id"]
         return ids
 
