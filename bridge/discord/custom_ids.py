@@ -31,7 +31,7 @@ the actions' grammar), since a client can send any id.
                                     a diff's file select, and its pages (bot/changes/review.py)
     db:rv:note|form:<key>:<old tree>:<new tree>:<file index>
                                     Comment… on a file's lines, and the modal it opens
-    db:rv:send|discard:<key>        a draft review's buttons
+    db:rv:send|discard:<key>        a draft review's buttons (bot/changes/review_draft.py)
     db:rv:drop:<key>                a draft review's "remove a comment" select
     db:sch:run|pause|resume|delete:<schedule id>
                                     /schedule list's buttons (bot/away/schedule.py)

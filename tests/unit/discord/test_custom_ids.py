@@ -8,13 +8,8 @@ import re
 
 import pytest
 
-from bridge.bot.changes.review import (
-    CommentButton,
-    DraftButton,
-    DropSelect,
-    FilePageButton,
-    FileSelect,
-)
+from bridge.bot.changes.review import CommentButton, FilePageButton, FileSelect
+from bridge.bot.changes.review_draft import DraftButton, DropSelect
 from bridge.bot.control.panel import PanelButton, PanelSelect
 from bridge.bot.control.threads import ArchiveButton, WorktreeButton
 from bridge.bot.prompts.interactions import PromptButton, PromptSelect
