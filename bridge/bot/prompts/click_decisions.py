@@ -10,7 +10,7 @@ from bridge.bot.client import BotInteraction, data_of
 from bridge.claude import plan_steps
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
-from bridge.discord.prompt_actions import Action
+from bridge.discord.prompt_clicks import Action
 from bridge.discord.render import decisions as views
 from bridge.discord.render import outcome
 from bridge.state import decisions

@@ -10,7 +10,7 @@ Walk: a click → the ``custom_id`` read (a ``BridgeItem``'s template, or
 :func:`bridge.discord.custom_ids.parse_prompt` for a modal) → who clicked (the item's
 ``interaction_check``, or ``allowed`` for a modal or a click no item receives) → whether the
 request still waits → what the click does on this request
-(:func:`bridge.discord.prompt_actions.parse`: an ``Action``, or None for anything the prompt
+(:func:`bridge.discord.prompt_clicks.parse`: an ``Action``, or None for anything the prompt
 could not have sent) → a modal, the scope redrawn, a question's answer kept, or the decision
 written (:func:`decision_of`).
 
@@ -55,9 +55,9 @@ from bridge.bot.prompts.components import (
     view_from_rows,
 )
 from bridge.claude.permissions import next_scope
-from bridge.discord import custom_ids
+from bridge.discord import custom_ids, prompt_clicks
 from bridge.discord import prompt_actions as actions
-from bridge.discord.prompt_actions import Action
+from bridge.discord.prompt_clicks import Action
 from bridge.discord.render import decisions as views
 from bridge.discord.render import outcome
 from bridge.state import decisions, runtime
@@ -122,7 +122,7 @@ class PromptAnswerer:
         submitted = submitted_fields(interaction)
         picked = submitted.get(custom_ids.MODAL_MODE)  # a select's picks: checked as a click's
         values = picked if isinstance(picked, list) else ()
-        click = actions.parse(request, action, actions.MODAL, values)
+        click = prompt_clicks.parse(request, action, actions.MODAL, values)
         if click is None:
             await ephemeral(interaction, NOT_VALID)
             return
@@ -150,7 +150,7 @@ class PromptAnswerer:
         request = await self._pending(interaction, rid)
         if request is None:
             return
-        click = actions.parse(request, action, where, values or ())
+        click = prompt_clicks.parse(request, action, where, values or ())
         if click is None:
             await ephemeral(interaction, NOT_VALID)
         elif request.kind == "elicitation":
@@ -177,7 +177,7 @@ class PromptAnswerer:
         request = await self._prompt_of(client, payload)
         if request is None:
             return
-        click = actions.parse(request, str(payload.emoji), actions.REACTION)
+        click = prompt_clicks.parse(request, str(payload.emoji), actions.REACTION)
         if click is None:
             log.info("prompt %s: %s decides nothing", request.id, payload.emoji)
             return
@@ -335,7 +335,7 @@ def _orphan_reply(rt: runtime.Runtime, custom: str, values: list[str]) -> str:
     if request is None or not decisions.is_pending(rt, request):
         return NO_LONGER_PENDING
     where = actions.SELECT if select else actions.BUTTON
-    offered = actions.parse(request, parts[1], where, values) is not None
+    offered = prompt_clicks.parse(request, parts[1], where, values) is not None
     return OUT_OF_DATE if offered else NOT_VALID
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from bridge.bot.prompts import click_decisions, components
 from bridge.claude import permissions, plan_steps
-from bridge.discord import custom_ids
+from bridge.discord import custom_ids, prompt_clicks
 from bridge.discord import prompt_actions as actions
 from bridge.discord.render import decisions as views
 from bridge.discord.render import outcome
@@ -206,13 +206,13 @@ def test_the_longest_other_modal_the_bot_builds_is_routable() -> None:
     request = HOSTILE_QUESTIONS["4 multiSelect, 30 long options"]
     select = views.question_components(request, {})[3]["components"][0]
     values = [o["value"] for o in select["options"]]
-    click = actions.parse(request, actions.select(3), actions.SELECT, values)
+    click = prompt_clicks.parse(request, actions.select(3), actions.SELECT, values)
     assert click is not None and click.kind == actions.OTHER and len(click.picked) == 24
     custom = views.custom_id(RID, click.modal())
     assert len(custom) <= 100
     assert re.fullmatch(components.BUTTON_TEMPLATE, custom)
     rid, action = custom_ids.parse_prompt(custom)  # type: ignore[misc]
-    assert rid == RID and actions.parse(request, action, actions.MODAL) == click
+    assert rid == RID and prompt_clicks.parse(request, action, actions.MODAL) == click
 
 
 @pytest.mark.parametrize("size", [0, 10, 1599, 1700, 5000, 200_000])
@@ -240,7 +240,7 @@ def test_modal_texts_the_bot_uses_fit() -> None:
         (question(q("Which?", ["a"], header=LONG, multi=True)), "q0:other:0"),
         (question(q("Which?", ["a"], header="Database")), "q0:other"),
     ):
-        click = actions.parse(request, action, actions.MODAL)
+        click = prompt_clicks.parse(request, action, actions.MODAL)
         assert click is not None, action
         title, label, placeholder = click_decisions.modal_text(request, click)
         assert 1 <= len(title) <= 45 and 1 <= len(label) <= 45 and len(placeholder) <= 100
