@@ -206,9 +206,7 @@ class ProgressReporter:
             return
         turn.apply(event)
         if channel.transcript_offset is None and turn.transcript:
-            channel.transcript_offset = transcript.size(
-                turn.transcript
-            )  # only what comes from now on
+            channel.transcript_offset = transcript.size(turn.transcript)  # only what comes now
         if event.get("kind") == "tool" and not turn.from_display:
             turn.show_transcript_text(transcript.last_assistant_text(turn.transcript))
         if event.get("kind") == "done" and turn.cost is None:
@@ -291,6 +289,14 @@ class ProgressReporter:
         """Show the running turn's status again (its queue changed)."""
         channel = self.channels.get(key)
         if channel is not None and channel.turn is not None and not channel.turn.outcome:
+            self._changed(channel)
+
+    def end_turn(self, key: str, outcome: str) -> None:
+        """Close ``key``'s running turn as ``outcome``: its session is stopped on purpose (no
+        Stop comes, no "exited" notice is due)."""
+        channel = self.channels.get(key)
+        if channel is not None and channel.turn is not None and not channel.turn.outcome:
+            channel.turn.finish(outcome, time.time())
             self._changed(channel)
 
     def running_turns(self) -> list[tuple[str, TurnProgress, float]]:
