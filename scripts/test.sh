@@ -26,8 +26,8 @@ python="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
-# The test packages of this repository (packages/*: the Discord emulator, the fake Anthropic
-# API, the e2e rig) are installed with the package, in one pip run; the stamp covers every
+# The test packages of this repository (packages/*: the Discord emulator, the fake Anthropic and
+# OpenAI APIs, the e2e rig) are installed with the package, in one pip run; the stamp covers every
 # pyproject.toml, so changing any of them reinstalls.
 editables=(-e '.[test]')
 for package in packages/*/; do editables+=(-e "$package"); done
