@@ -175,12 +175,24 @@ class CodexRig:
         self.tmux.send_keys(TARGET, *keys)
 
     def trust_hooks(self) -> None:
-        """Answer "Hooks need review" with "Trust all and continue" (its option 2: the digit
-        moves the selection, Enter confirms)."""
-        self.wait_for(HOOKS_REVIEW, timeout=30)
-        self.keys("2")
-        self.wait_for("› 2. Trust all", timeout=5)
-        self.keys("Enter")
+        """Answer "Hooks need review" with "Trust all and continue" (its option 2). On 0.150
+        the digit confirms it; on 0.171 the digit selects it and Enter confirms."""
+        self.wait_for(lambda s: HOOKS_REVIEW in s and "confirm" in s, timeout=30)
+        # Codex drops keys that arrive while it discards the terminal's buffered input at
+        # start, footer shown or not: "2" (which only ever picks option 2) goes again until
+        # the selection moved or the dialog closed.
+        moved = lambda s: HOOKS_REVIEW not in s or "› 2. Trust all" in s  # noqa: E731
+        for _ in range(10):
+            self.keys("2")
+            try:
+                screen = self.wait_for(moved, timeout=2)
+                break
+            except TimeoutError:
+                continue
+        else:
+            raise TimeoutError(f"the hooks review took no key; screen:\n{self.screen()}")
+        if HOOKS_REVIEW in screen:
+            self.keys("Enter")
         self.wait_for(lambda s: HOOKS_REVIEW not in s, timeout=15)
 
     def wait_ready(self, timeout: float = 30.0) -> str:
@@ -212,14 +224,18 @@ class CodexRig:
                 pids.append(int(entry.name))
         return pids
 
-    def close(self) -> None:
-        """Kill the tmux server, then every process left with this CODEX_HOME (by PID)."""
+    def close(self, timeout: float = 10.0) -> None:
+        """Kill the tmux server, then every process left with this CODEX_HOME (by PID), again
+        until none is left: the pid-update-loop can start a daemon while the first are ended."""
         self.tmux.kill()
-        for pid in self.leftover_pids():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        deadline = time.monotonic() + timeout
+        while (pids := self.leftover_pids()) and time.monotonic() < deadline:
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.1)
 
     def __enter__(self) -> CodexRig:
         return self
