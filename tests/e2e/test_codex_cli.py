@@ -12,9 +12,19 @@ import pytest
 
 from bridge.codex import versions
 from bridge_testkit.codex_rig import BUSY_MARK, CodexRig
-from fake_openai import FakeOpenAI, exec_command, text, usage_limit
+from fake_openai import FakeOpenAI, exec_command, text, usage_limit, user_texts
 
 EVENTS = ("UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "Interrupt")
+ALLOW = {
+    "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
+}
+PRE_DENY = {
+    "hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "not this one",
+    }
+}
 DENY = {
     "hookSpecificOutput": {
         "hookEventName": "PermissionRequest",
@@ -25,27 +35,15 @@ DENY = {
 
 @pytest.fixture(params=versions.TESTED, ids=lambda version: f"codex-{version}")
 def codex(request, tmp_path: Path):
-    """A CodexRig on each tested version, its hooks trusted; ``codex.outputs`` sets what a
-    recorder prints before ``codex.begin()`` starts it."""
+    """A CodexRig on each tested version (started by the test: ``start_recording``)."""
     with FakeOpenAI() as fake, CodexRig(tmp_path, fake, request.param) as rig:
-        rig.outputs = {}  # type: ignore[attr-defined]
-
-        def begin() -> None:
-            rig.write_hooks(
-                {event: [rig.recorder(event, rig.outputs.get(event))] for event in EVENTS}
-            )
-            rig.start()
-            rig.trust_hooks()
-            rig.wait_ready()
-
-        rig.begin = begin  # type: ignore[attr-defined]
         yield rig
     assert rig.leftover_pids() == []  # the daemon Codex started is gone with the rig
 
 
 def test_a_typed_message_is_answered_through_the_stop_hook(codex) -> None:
     codex.fake.script(text("Hello from Codex"))
-    codex.begin()
+    codex.start_recording(EVENTS)
     codex.submit("say hello")
 
     stop = codex.wait_hook("Stop")
@@ -62,7 +60,7 @@ def test_a_typed_message_is_answered_through_the_stop_hook(codex) -> None:
 
 def test_a_shell_command_is_reported_as_bash_before_and_after(codex) -> None:
     codex.fake.script(exec_command("echo made > made.txt; cat made.txt"), text("ran it"))
-    codex.begin()
+    codex.start_recording(EVENTS)
     codex.submit("make a file")
 
     codex.wait_hook("Stop")
@@ -75,10 +73,9 @@ def test_a_shell_command_is_reported_as_bash_before_and_after(codex) -> None:
 
 
 def test_a_permission_request_denied_by_its_hook_blocks_the_command(codex) -> None:
-    codex.outputs["PermissionRequest"] = DENY
     reason = "Write outside the sandbox?"
     codex.fake.script(exec_command("echo no > denied.txt", escalate=reason), text("understood"))
-    codex.begin()
+    codex.start_recording(EVENTS, {"PermissionRequest": DENY})
     codex.submit("write it")
 
     asked = codex.wait_hook("PermissionRequest")
@@ -91,10 +88,20 @@ def test_a_permission_request_denied_by_its_hook_blocks_the_command(codex) -> No
     assert told["type"] == "function_call_output" and "Denied from Discord" in told["output"]
 
 
+def test_a_permission_request_allowed_by_its_hook_runs_the_command(codex) -> None:
+    codex.fake.script(exec_command("echo yes > allowed.txt", escalate="Write it?"), text("wrote"))
+    codex.start_recording(EVENTS, {"PermissionRequest": ALLOW})
+    codex.submit("write it")
+
+    assert codex.wait_hook("Stop")["last_assistant_message"] == "wrote"
+    assert (codex.project / "allowed.txt").read_text() == "yes\n"
+    assert "Would you like to run" not in codex.screen()
+
+
 def test_a_permission_request_without_an_answer_leaves_codex_asking(codex) -> None:
     reason = "Write outside the sandbox?"
     codex.fake.script(exec_command("echo yes > asked.txt", escalate=reason), text("done"))
-    codex.begin()
+    codex.start_recording(EVENTS)
     codex.submit("write it")
 
     codex.wait_hook("PermissionRequest")
@@ -102,11 +109,16 @@ def test_a_permission_request_without_an_answer_leaves_codex_asking(codex) -> No
     assert f"Reason: {reason}" in screen and "$ echo yes > asked.txt" in screen
     assert "1. Yes, proceed (y)" in screen
     assert "No, and tell Codex what to do differently (esc)" in screen
+    # Answered in the terminal: y runs it once, and the screen says so.
+    codex.keys("y")
+    assert codex.wait_hook("Stop")["last_assistant_message"] == "done"
+    codex.wait_for("You approved codex to run echo yes > asked.txt this time")
+    assert (codex.project / "asked.txt").read_text() == "yes\n"
 
 
 def test_esc_fires_interrupt_not_stop(codex) -> None:
     codex.fake.script(text("too late", delay=30), text("after the interrupt"))
-    codex.begin()
+    codex.start_recording(EVENTS)
     codex.submit("take your time")
     codex.fake.wait_requests(1)
     codex.wait_for(BUSY_MARK)
@@ -123,15 +135,8 @@ def test_esc_fires_interrupt_not_stop(codex) -> None:
 
 
 def test_a_pre_tool_use_deny_holds(codex) -> None:
-    codex.outputs["PreToolUse"] = {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": "not this one",
-        }
-    }
     codex.fake.script(exec_command("echo ran > pre.txt"), text("ok"))
-    codex.begin()
+    codex.start_recording(EVENTS, {"PreToolUse": PRE_DENY})
     codex.submit("try it")
 
     assert codex.wait_hook("Stop")["last_assistant_message"] == "ok"
@@ -141,7 +146,7 @@ def test_a_pre_tool_use_deny_holds(codex) -> None:
 
 def test_the_usage_limit_ends_the_turn_with_no_hook(codex) -> None:
     codex.fake.script(usage_limit(resets_at=int(time.time()) + 7200), text("back again"))
-    codex.begin()
+    codex.start_recording(EVENTS)
     codex.submit("one more")
 
     codex.wait_for("hit your usage limit")
@@ -151,3 +156,39 @@ def test_the_usage_limit_ends_the_turn_with_no_hook(codex) -> None:
     assert codex.wait_hook("Stop")["last_assistant_message"] == "back again"
     assert len(codex.hook_calls("Stop")) == 1
     assert len(codex.fake.requests) == 2  # not retried
+
+
+def test_resume_reopens_the_thread_under_its_session_id(codex) -> None:
+    codex.fake.script(text("first answer"), text("second answer"))
+    codex.start_recording(EVENTS)
+    codex.submit("first")
+    first = codex.wait_hook("Stop")
+
+    codex.restart("resume", first["session_id"])
+    codex.wait_for("• first answer")  # the past turn is on screen; trusted hooks stay trusted
+    codex.wait_ready()
+    codex.submit("second")
+    second = codex.wait_hook("Stop", 2)
+    assert second["session_id"] == first["session_id"]
+    assert second["transcript_path"] == first["transcript_path"]
+    assert second["last_assistant_message"] == "second answer"
+    assert user_texts(codex.fake.requests[1]) == ["first", "second"]
+
+
+@pytest.mark.parametrize("version", versions.TESTED, ids=lambda version: f"codex-{version}")
+def test_an_untrusted_project_asks_for_trust_then_reviews_its_hooks(
+    version: str, tmp_path: Path
+) -> None:
+    with FakeOpenAI() as fake, CodexRig(tmp_path, fake, version, trusted=False) as codex:
+        fake.script(text("trusted now"))
+        codex.write_hooks({"Stop": [codex.recorder("Stop")]}, project=True)
+        codex.start()
+        dialog = codex.trust_folder()
+        codex.trust_hooks()  # the project's .codex/hooks.json, read once the folder is trusted
+        codex.wait_ready()
+        codex.submit("hello")
+        assert codex.wait_hook("Stop")["last_assistant_message"] == "trusted now"
+        config = (codex.codex_home / "config.toml").read_text()
+        assert f'[projects."{codex.project}"]\ntrust_level = "trusted"' in config
+        assert f'[hooks.state."{codex.project}/.codex/hooks.json:stop:0:0"]' in config
+    assert str(codex.project) in dialog and "trust" in dialog
