@@ -192,3 +192,39 @@ def test_an_untrusted_project_asks_for_trust_then_reviews_its_hooks(
         assert f'[projects."{codex.project}"]\ntrust_level = "trusted"' in config
         assert f'[hooks.state."{codex.project}/.codex/hooks.json:stop:0:0"]' in config
     assert str(codex.project) in dialog and "trust" in dialog
+
+
+def test_enter_while_busy_steers_the_message_into_the_running_turn(codex) -> None:
+    codex.fake.script(text("slow one", delay=5), text("both read"))
+    codex.start_recording(EVENTS)
+    codex.submit("first")
+    codex.fake.wait_requests(1)
+    codex.wait_for(BUSY_MARK)
+
+    codex.submit("typed while busy")
+    codex.wait_for("Messages to be submitted after next tool call")
+    # One turn took both: one Stop, its model request carrying both prompts.
+    assert codex.wait_hook("Stop")["last_assistant_message"] == "both read"
+    prompts = [call["prompt"] for call in codex.hook_calls("UserPromptSubmit")]
+    assert prompts == ["first", "typed while busy"]
+    assert user_texts(codex.fake.requests[1]) == ["first", "typed while busy"]
+    codex.wait_ready()
+    assert len(codex.hook_calls("Stop")) == 1
+
+
+def test_quit_ends_the_session_only_without_the_daemon(codex) -> None:
+    codex.fake.script(text("hello"))
+    events = [*EVENTS, "SessionEnd"]
+    codex.start_recording(events)
+    codex.submit("hi")
+    session = codex.wait_hook("Stop")["session_id"]
+    codex.wait_ready()
+
+    codex.submit("/quit")
+    if codex.version == versions.OLDEST:  # the TUI owns its thread: quitting ends it
+        ended = codex.wait_hook("SessionEnd")
+        assert (ended["session_id"], ended["reason"]) == (session, "other")
+    else:  # 0.160+: the daemon keeps the thread; the TUI only disconnects from it
+        codex.wait_for("Disconnected from this task. Any running work continues.")
+        codex.wait_for(f"codex resume {session}")
+        assert codex.hook_calls("SessionEnd") == []

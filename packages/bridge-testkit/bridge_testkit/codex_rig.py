@@ -251,7 +251,7 @@ class CodexRig:
     def submit(self, text: str, timeout: float = 15.0) -> None:
         """Type ``text`` into the input box, wait for its echo, press Enter."""
         self.tmux.send_text(TARGET, text)
-        self.wait_for(lambda s: text[-40:] in s, timeout)
+        self.wait_for(lambda s: input_box(s).endswith(text[-40:]), timeout)
         self.keys("Enter")
 
     # -- the end ---------------------------------------------------------------------------
@@ -304,3 +304,10 @@ def input_box_empty(screen: str) -> bool:
 def died(screen: str) -> bool:
     """Whether Codex exited at a trust dialog while draining its input (:data:`DRAIN_DEATH`)."""
     return DRAIN_DEATH in screen
+
+
+def input_box(screen: str) -> str:
+    """What the input box holds: the last line that starts with its prompt mark (the turns
+    above show earlier prompts the same way), without the mark."""
+    boxes = [line.strip() for line in screen.splitlines() if line.strip().startswith(INPUT_PROMPT)]
+    return boxes[-1][len(INPUT_PROMPT) :].strip() if boxes else ""
