@@ -89,10 +89,12 @@ class CodexRig:
         *,
         trusted: bool = True,
         config_extra: str = "",
+        binary: Path | None = None,
     ) -> None:
         self.root = root
         self.fake = fake
         self.version = version
+        self.binary = binary or codex_binary(version)  # another program: the rig's own tests
         self.home = root / "home"
         self.codex_home = self.home / ".codex"
         self.project = root / "project"
@@ -168,7 +170,7 @@ class CodexRig:
     def start(self, *args: str, width: int = 160, height: int = 45) -> None:
         """Start ``codex [args]`` in the project; wait for its first screen."""
         self._args = args
-        command = [str(codex_binary(self.version)), *args]
+        command = [str(self.binary), *args]
         self.tmux.new_session(TARGET, self.project, command, self.env(), width, height)
         self._started = True
         self.wait_for(lambda s: INPUT_PROMPT in s or HOOKS_REVIEW in s or died(s), timeout=60)
