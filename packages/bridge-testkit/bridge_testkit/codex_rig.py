@@ -116,9 +116,12 @@ class CodexRig:
         prints ``output`` (JSON) if given: the tiny probe every test here uses."""
         script = self.root / f"hook-{event}-{uuid.uuid4().hex[:6]}.sh"
         printed = f"printf '%s' {shlex.quote(json.dumps(output))}\n" if output else ""
+        log = shlex.quote(str(self.hook_log))
+        # written aside, then renamed: a call is never read half written
         script.write_text(
             "#!/bin/sh\n"
-            f'cat > "$(mktemp {shlex.quote(str(self.hook_log))}/{event}-XXXXXX)"\n' + printed
+            f'part="$(mktemp {log}/.part-XXXXXX)"\n'
+            f'cat > "$part" && mv "$part" {log}/{event}-"${{part##*-}}"\n' + printed
         )
         script.chmod(0o755)
         return {"hooks": [{"type": "command", "command": str(script), "timeout": 30}]}
@@ -135,12 +138,7 @@ class CodexRig:
     def hook_calls(self, event: str) -> list[dict[str, Any]]:
         """The stdin of each call of ``event``'s recorder, oldest first."""
         files = sorted(self.hook_log.glob(f"{event}-*"), key=lambda path: path.stat().st_mtime_ns)
-        calls = []
-        for path in files:
-            text = path.read_text()
-            if text:  # a hook still writing its stdin
-                calls.append(json.loads(text))
-        return calls
+        return [json.loads(path.read_text()) for path in files]
 
     def wait_hook(self, event: str, count: int = 1, timeout: float = 30.0) -> dict[str, Any]:
         """Wait until ``event`` fired ``count`` times; its last stdin."""
