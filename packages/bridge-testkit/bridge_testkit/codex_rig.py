@@ -8,10 +8,9 @@ TUI in ``tmux -L <unique>``, types prompts, answers the "Hooks need review" dial
 daemon and its ``pid-update-loop``, re-parented to init, which outlive the tmux server. They
 are found by their command line naming this rig's ``CODEX_HOME`` and ended by PID.
 
-    with CodexRig(tmp_path, fake) as codex:
-        codex.write_hooks({"Stop": [codex.recorder("Stop")]})
-        codex.start()
-        codex.trust_hooks()
+    with FakeOpenAI() as fake, CodexRig(tmp_path, fake, version) as codex:
+        fake.script(text("Hello"))
+        codex.start_recording(["Stop"])  # hooks.json, codex started, its hooks trusted
         codex.submit("hello")
         codex.wait_hook("Stop")  # the Stop hook's stdin, as JSON
 """
@@ -21,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import signal
 import time
 import uuid
@@ -285,6 +285,8 @@ class CodexRig:
                 except ProcessLookupError:
                     pass
             time.sleep(0.1)
+        # 0.171 copies itself there for its daemon: 424 MB per CODEX_HOME, a test's litter
+        shutil.rmtree(self.codex_home / "packages", ignore_errors=True)
 
     def __enter__(self) -> CodexRig:
         return self
