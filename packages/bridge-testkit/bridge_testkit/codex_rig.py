@@ -104,7 +104,8 @@ class CodexRig:
         config = config_toml(fake.base_url, self.project, config_extra)
         if not trusted:  # the project's trust dialog shows on start
             config = config.split("\n[projects.")[0]
-        (self.codex_home / "config.toml").write_text(config)
+        self.config_toml = self.codex_home / "config.toml"
+        self.config_toml.write_text(config)
         self.tmux = TmuxServer(f"codex-test-{os.getpid()}-{uuid.uuid4().hex[:8]}")
         self._started = False
         self._args: tuple[str, ...] = ()
