@@ -172,7 +172,19 @@ class CodexRig:
         command = [str(self.binary), *args]
         self.tmux.new_session(TARGET, self.project, command, self.env(), width, height)
         self._started = True
-        self.wait_for(lambda s: INPUT_PROMPT in s or HOOKS_REVIEW in s or died(s), timeout=60)
+        first = lambda s: INPUT_PROMPT in s or HOOKS_REVIEW in s or died(s)  # noqa: E731
+        try:
+            self.wait_for(first, timeout=60)
+        except TimeoutError as late:  # say what runs: a daemon starting, its copy being made
+            running = [self._command_line(pid) for pid in self.leftover_pids()]
+            raise TimeoutError(f"{late}\nprocesses of this CODEX_HOME: {running}") from None
+
+    @staticmethod
+    def _command_line(pid: int) -> str:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            return f"{pid} (gone)"
 
     def start_recording(
         self, events: Iterable[str], outputs: dict[str, dict[str, Any]] | None = None
@@ -194,16 +206,25 @@ class CodexRig:
     def trust_folder(self) -> str:
         """Answer the folder-trust dialog of an untrusted project with its first option;
         the dialog as it was shown. Codex started again if it exits at the dialog."""
-        shown = lambda s: any(option in s for option in TRUST_FOLDER)  # noqa: E731
         for _ in range(STARTS):
-            dialog = self.wait_for(lambda s: shown(s) or died(s), timeout=30)
-            if not died(dialog):
-                self.keys("Enter")
-                after = self.wait_for(lambda s: not shown(s) or died(s), timeout=15)
-                if not died(after):
-                    return dialog
+            dialog = self.wait_for(lambda s: folder_trust_shown(s) or died(s), timeout=30)
+            if not died(dialog) and self._press_until_gone("Enter", folder_trust_shown):
+                return dialog
             self.restart(*self._args)
         raise TimeoutError(f"Codex exited at the folder trust {STARTS} times:\n{self.screen()}")
+
+    def _press_until_gone(self, key: str, shown: Callable[[str], bool]) -> bool:
+        """Press ``key`` until the dialog ``shown`` recognises is gone (True) or Codex exited
+        (False). A key the input drain dropped changes nothing on screen, so pressing again
+        after 3 s of the same dialog cannot answer the next one."""
+        for _ in range(10):
+            self.keys(key)
+            try:
+                after = self.wait_for(lambda s: not shown(s) or died(s), timeout=3)
+            except TimeoutError:
+                continue
+            return not died(after)
+        raise TimeoutError(f"the dialog took no {key}; screen:\n{self.screen()}")
 
     def screen(self) -> str:
         return self.tmux.capture(TARGET) if self._started else ""
@@ -314,3 +335,7 @@ def input_box(screen: str) -> str:
     above show earlier prompts the same way), without the mark."""
     boxes = [line.strip() for line in screen.splitlines() if line.strip().startswith(INPUT_PROMPT)]
     return boxes[-1][len(INPUT_PROMPT) :].strip() if boxes else ""
+
+
+def folder_trust_shown(screen: str) -> bool:
+    return any(option in screen for option in TRUST_FOLDER)
