@@ -31,10 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bridge_testkit import bench_rig, is_status  # noqa: E402
-from fake_anthropic import text  # noqa: E402
-from fake_anthropic.claude_cli import claude_available, screen_is_idle  # noqa: E402
-from reply_latency import PROJECT, Side, report, reply_record, set_up, write_config  # noqa: E402
+from reply_latency import PROJECT, Side, reply_record, report, set_up, write_config
+
+from bridge_testkit import BridgeRig, bench_rig, is_status
+from fake_anthropic import text
+from fake_anthropic.claude_cli import claude_available, screen_is_idle
 
 FOOTER_SETTLE = 3.5  # seconds after the reply within which its footer must be in place
 
@@ -127,7 +128,7 @@ def turn(side: Side, footer: bool, count: bool = True) -> None:
     side.add(f"answer → reply at Discord, footer {label}", (created["t"] - served[-1]) * 1000)
 
 
-def has_footer(rig, since: int, created: dict) -> bool:  # noqa: ANN001 (the testkit's rig)
+def has_footer(rig: BridgeRig, since: int, created: dict) -> bool:
     """The reply's last line is its footer, at once or by the bot's edit within the settle."""
     message_id = created["message"]["id"]
     deadline = created["t"] + FOOTER_SETTLE

@@ -44,7 +44,8 @@ class HookContext:
     """A hook event of a session the bridge serves, with where its output goes."""
 
     __slots__ = (
-        "cfg", "channel_id", "deferred", "event", "home", "project", "runtime", "thread_id",
+        "cfg", "channel_id", "deferred", "env", "event", "home", "project", "runtime",
+        "thread_id",
     )  # fmt: skip
 
     def __init__(
@@ -61,6 +62,7 @@ class HookContext:
         self.thread_id = thread_id
         self.channel_id = thread_id or project.channel_id  # where messages are posted
         self.runtime = runtime.Runtime.from_env(env)
+        self.env = os.environ if env is None else env  # the locations, markers, pane's tmux
         self.home = runtime.bridge_home(env)  # the bridge home the locations came from
         # what runs after the hook has answered (:meth:`defer`); None: not in a hook process
         self.deferred: list[Callable[[], None]] | None = None
@@ -101,10 +103,10 @@ class HookContext:
 
 def hook_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str]:
     """What this hook process may take from its command line and environment: the trusted
-    locations (:func:`locations.hook_locations`) and the pane's channel and thread markers
-    (checked against the config in :func:`resolve`)."""
+    locations (:func:`locations.hook_locations`), the pane's channel and thread markers
+    (checked against the config in :func:`resolve`) and its tmux (``notify.DeskQuery``)."""
     env = locations.hook_locations(argv, environ)
-    for name in (ENV_CHANNEL, ENV_THREAD):
+    for name in (ENV_CHANNEL, ENV_THREAD, "TMUX", "TMUX_PANE"):
         if environ.get(name):
             env[name] = environ[name]
     return env
