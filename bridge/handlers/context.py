@@ -115,7 +115,10 @@ def hook_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str
 def resolve(event: dict, env: dict[str, str] | None = None) -> HookContext | None:
     """The session's context, or None when the event is not for the bridge. ``env``: the
     locations and markers to use, default :func:`hook_env` of this process."""
-    env = hook_env(sys.argv, os.environ) if env is None else env
+    if env is None:
+        from bridge.handlers import Found
+
+        env = Found.env if Found.env is not None else hook_env(sys.argv, os.environ)
     marker = env.get(ENV_CHANNEL)
     if not marker:  # adopted by a running bot of a config of its own (try, run --config)?
         adoptions.follow_route(env, event.get("session_id"))

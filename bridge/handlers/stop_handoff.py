@@ -47,14 +47,15 @@ def hand_to_bot() -> None:
             os._exit(0)  # nothing to print; no tear-down (context.leave)
     except Exception:  # whatever went wrong, the hook's own path still posts the reply
         pass
-    sys.stdin = io.TextIOWrapper(io.BytesIO(data))
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")  # no locale lookup
 
 
 def handed_over(data: bytes, argv: list[str], environ: dict | os._Environ[str]) -> bool:
     """True once the bot claimed the event; False (no file left behind) when it did not."""
+    from bridge.handlers import Found
     from bridge.state import runtime
 
-    env = trusted_env(argv, environ)
+    env = Found.env = trusted_env(argv, environ)  # the handler's path takes it if it runs here
     rt = runtime.Runtime.from_env(env)
     if not os.path.exists(rt.path("bot.sock")):  # handoff.bot_listening: no bot
         return False
