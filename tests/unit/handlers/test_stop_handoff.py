@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bridge.handlers import Found, stop_handoff
 from bridge.state import runtime
+from bridge_testkit import hook_input
 
 
 def spooled(tmp_path: Path, env: dict, event: dict) -> str:
@@ -16,13 +17,14 @@ def spooled(tmp_path: Path, env: dict, event: dict) -> str:
 
 
 def test_a_spooled_event_reads_back_with_its_env(tmp_path) -> None:
-    path = spooled(tmp_path, {"TMUX_PANE": "%3"}, {"hook_event_name": "Stop"})
+    event = hook_input("Stop", last_assistant_message="the reply")
+    path = spooled(tmp_path, {"TMUX_PANE": "%3"}, event)
     assert os.stat(path).st_mode & 0o777 == 0o600
-    assert stop_handoff.read_event(path) == ({"TMUX_PANE": "%3"}, {"hook_event_name": "Stop"})
+    assert stop_handoff.read_event(path) == ({"TMUX_PANE": "%3"}, json.loads(json.dumps(event)))
 
 
 def test_a_file_open_to_others_or_of_another_shape_is_not_taken(tmp_path) -> None:
-    path = spooled(tmp_path, {}, {"hook_event_name": "Stop"})
+    path = spooled(tmp_path, {}, hook_input("Stop"))
     os.chmod(path, 0o644)  # not written by a hook of this user
     assert stop_handoff.read_event(path) is None
     for raw in (b"[]\n{}", b'{"a": 1}\n{}', b"{}\n[]", b"not json\n{}"):
