@@ -45,7 +45,7 @@ class HookContext:
 
     __slots__ = (
         "cfg", "channel_id", "deferred", "env", "event", "home", "project", "runtime",
-        "thread_id",
+        "spooled", "thread_id",
     )  # fmt: skip
 
     def __init__(
@@ -66,6 +66,9 @@ class HookContext:
         self.home = runtime.bridge_home(env)  # the bridge home the locations came from
         # what runs after the hook has answered (:meth:`defer`); None: not in a hook process
         self.deferred: list[Callable[[], None]] | None = None
+        # called once messages handed to the bot are in its outbox (the bot running a Stop
+        # event releases its claim then: bot/delivery/stop_events)
+        self.spooled: Callable[[], None] | None = None
 
     def defer(self, job: Callable[[], None]) -> None:
         """Run ``job`` once the hook has answered, in a process Claude Code does not wait for
@@ -98,7 +101,7 @@ class HookContext:
         from bridge.discord import delivery
 
         budget = delivery.HOOK_BUDGET if budget is None else budget
-        delivery.deliver(self.runtime, self.server, self.channel_id, posts, budget)
+        delivery.deliver(self.runtime, self.server, self.channel_id, posts, budget, self.spooled)
 
 
 def hook_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str]:

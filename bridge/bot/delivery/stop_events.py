@@ -6,10 +6,11 @@ A Stop hook spools its whole event to ``stops/<name>.json`` and wakes the bot wi
 loses to the hook's own rename, and the hook posts as before), then runs in a worker thread
 the handler the hook would have run, with the hook's env (``handlers.events.on_turn_end``:
 the reply laid out and posted first, then the turn's changes and the status message), its
-modules imported once at start. The claimed file is removed once the handler returns; one
-left by a bot that died meanwhile is run when the bot starts again (:meth:`recover`), so that
-a reply the bot had claimed is not lost. (Its outbox entries, if it had spooled them already,
-are in the outbox too: a reply whose bot died in those few milliseconds can be posted twice.)
+modules imported once at start. The claimed file is removed as soon as the reply is in the
+outbox (``HookContext.spooled``), or once the handler returns; one left by a bot that died
+before that is run when the bot starts again (:meth:`recover`), so that a reply the bot had
+claimed is not lost. (A bot that dies in the microseconds between writing the reply's outbox
+entries and removing the claim posts that reply twice after its restart.)
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import asyncio
 import logging
 import os
 import re
+from collections.abc import Callable
 
 from bridge.handlers import stop_handoff
 from bridge.state import runtime
@@ -59,14 +61,11 @@ class StopEvents:
                 log.warning("ignored a Stop event of the wrong shape: %s", claimed)
             else:
                 log.info("took a Stop event from its hook: %s", os.path.basename(claimed))
-                run_handler(*spooled)
+                run_handler(*spooled, lambda: _release(claimed))
         except Exception:
             log.exception("the Stop handler failed for %s", claimed)
         finally:
-            try:
-                os.unlink(claimed)
-            except FileNotFoundError:
-                pass
+            _release(claimed)
 
     def recover(self) -> None:
         """At start: run what a previous bot claimed and did not finish, and take what a hook
@@ -83,8 +82,17 @@ class StopEvents:
                 self.take(name)
 
 
-def run_handler(env: dict[str, str], event: dict) -> None:
-    """What the hook would have run for this event, with its env (``context.resolve``)."""
+def _release(claimed: str) -> None:
+    """The claim is no longer needed: the reply is in the outbox (or the handler is done)."""
+    try:
+        os.unlink(claimed)
+    except FileNotFoundError:
+        pass
+
+
+def run_handler(env: dict[str, str], event: dict, spooled: Callable[[], None]) -> None:
+    """What the hook would have run for this event, with its env (``context.resolve``);
+    ``spooled`` once its reply is in the outbox."""
     from bridge.handlers.context import resolve
     from bridge.handlers.events import on_turn_end
 
@@ -92,6 +100,7 @@ def run_handler(env: dict[str, str], event: dict) -> None:
         return
     context = resolve(event, env)
     if context is not None:
+        context.spooled = spooled
         on_turn_end(context)
 
 
