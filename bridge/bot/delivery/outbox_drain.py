@@ -29,6 +29,7 @@ import watchfiles
 from bridge.bot import courier
 from bridge.bot.courier import WakeSocket
 from bridge.bot.delivery.reply_footer import FooterEdits
+from bridge.bot.delivery.stop_events import StopEvents
 from bridge.bot.voice.replies import VoiceReplies
 from bridge.config import BridgeConfig, Server
 from bridge.discord import handoff
@@ -70,8 +71,11 @@ class OutboxDrainer:
 
     async def run(self, stop: asyncio.Event) -> None:
         self._stop = stop
-        wake = WakeSocket(self.runtime, self.kick)  # a hook handed a channel's messages over
-        await wake.open()
+        stops = StopEvents(self.runtime)  # a Stop hook's whole event, run here
+        # a hook handed a channel's messages over, or a Stop hook its event
+        wake = WakeSocket(self.runtime, self.kick, stops.handed)
+        if await wake.open():
+            await asyncio.to_thread(stops.recover)
         watcher = asyncio.create_task(self._watch(stop))
         try:
             while not stop.is_set():
