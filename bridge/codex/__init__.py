@@ -1,2 +1,2 @@
-"""What we know of OpenAI's Codex CLI (its ``codex`` TUI), as ``bridge/claude/`` knows Claude
-Code."""
+"""What the bridge knows of OpenAI's Codex CLI (docs/codex.md): its screen, its launch, its
+hooks file, the versions it is tested with."""

@@ -1,0 +1,236 @@
+"""The real Codex CLI in a private tmux server, against ``fake_openai``: the test ground for
+Codex as the bridge's second agent (docs/codex.md holds what was measured with it).
+
+:class:`CodexRig` makes a private ``HOME`` and ``CODEX_HOME`` (``config.toml``: a model provider
+pointing at the fake, the project trusted), can write ``hooks.json`` there, starts the ``codex``
+TUI in ``tmux -L <unique>``, types prompts, answers the "Hooks need review" dialog, and on
+:meth:`CodexRig.close` ends what Codex leaves running: from 0.160 the TUI starts an app-server
+daemon and its ``pid-update-loop``, re-parented to init, which outlive the tmux server. They
+are found by their command line naming this rig's ``CODEX_HOME`` and ended by PID.
+
+    with CodexRig(tmp_path, fake) as codex:
+        codex.write_hooks({"Stop": [codex.recorder("Stop")]})
+        codex.start()
+        codex.trust_hooks()
+        codex.submit("hello")
+        codex.wait_hook("Stop")  # the Stop hook's stdin, as JSON
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import bridge
+from bridge.codex import versions
+from fake_anthropic.claude_cli import TmuxServer
+from fake_openai import MODEL, FakeOpenAI
+
+REPO = Path(bridge.__file__).resolve().parents[1]
+TARGET = "codex"
+INPUT_PROMPT = "›"  # the input box's prompt mark (the placeholder: "Ask Codex to do anything")
+HOOKS_REVIEW = "Hooks need review"
+BUSY_MARK = "esc to interrupt"  # the status line while a turn runs ("• Working (3s • esc …")
+
+
+def codex_binary(version: str = versions.PINNED) -> Path:
+    """The ``codex`` of ``version`` where scripts/test.sh installs it (.cache/codex-<v>)."""
+    binary = REPO / ".cache" / f"codex-{version}" / "node_modules" / ".bin" / "codex"
+    if not binary.exists():
+        raise FileNotFoundError(
+            f"{binary} missing: run scripts/test.sh, or npm install --prefix"
+            f" .cache/codex-{version} {versions.NPM_PACKAGE}@{version}"
+        )
+    return binary
+
+
+def config_toml(base_url: str, project: Path, extra: str = "") -> str:
+    """Codex's config: the fake as its model provider (no retries: an error ends the turn at
+    once), ``project`` trusted (no trust dialog), no update check or announcements."""
+    return f"""\
+model = "{MODEL}"
+model_provider = "fake"
+check_for_update_on_startup = false
+{extra}
+[model_providers.fake]
+name = "Fake OpenAI"
+base_url = "{base_url}"
+wire_api = "responses"
+env_key = "FAKE_OPENAI_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[projects."{project}"]
+trust_level = "trusted"
+"""
+
+
+class CodexRig:
+    """One Codex TUI in its own tmux server, HOME and project (see the module's docstring)."""
+
+    def __init__(
+        self,
+        root: Path,
+        fake: FakeOpenAI,
+        version: str = versions.PINNED,
+        *,
+        trusted: bool = True,
+        config_extra: str = "",
+    ) -> None:
+        self.root = root
+        self.fake = fake
+        self.version = version
+        self.home = root / "home"
+        self.codex_home = self.home / ".codex"
+        self.project = root / "project"
+        self.hook_log = root / "hook-log"  # what the recorder hooks wrote: one file per call
+        for folder in (self.codex_home, self.project, self.hook_log):
+            folder.mkdir(parents=True, exist_ok=True)
+        config = config_toml(fake.base_url, self.project, config_extra)
+        if not trusted:  # the project's trust dialog shows on start
+            config = config.split("\n[projects.")[0]
+        (self.codex_home / "config.toml").write_text(config)
+        self.tmux = TmuxServer(f"codex-test-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        self._started = False
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    def recorder(self, event: str, output: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A hook entry whose command writes its stdin to ``hook_log/<event>-<n>.json`` and
+        prints ``output`` (JSON) if given: the tiny probe every test here uses."""
+        script = self.root / f"hook-{event}-{uuid.uuid4().hex[:6]}.sh"
+        printed = f"printf '%s' {shlex.quote(json.dumps(output))}\n" if output else ""
+        script.write_text(
+            "#!/bin/sh\n"
+            f'cat > "$(mktemp {shlex.quote(str(self.hook_log))}/{event}-XXXXXX)"\n' + printed
+        )
+        script.chmod(0o755)
+        return {"hooks": [{"type": "command", "command": str(script), "timeout": 30}]}
+
+    def write_hooks(self, table: dict[str, list[dict[str, Any]]], project: bool = False) -> Path:
+        """``hooks.json`` ({"hooks": {event: [matcher groups]}}) in CODEX_HOME, or in the
+        project's ``.codex/`` with ``project=True``."""
+        folder = self.project / ".codex" if project else self.codex_home
+        folder.mkdir(exist_ok=True)
+        path = folder / "hooks.json"
+        path.write_text(json.dumps({"hooks": table}, indent=2))
+        return path
+
+    def hook_calls(self, event: str) -> list[dict[str, Any]]:
+        """The stdin of each call of ``event``'s recorder, oldest first."""
+        files = sorted(self.hook_log.glob(f"{event}-*"), key=lambda path: path.stat().st_mtime_ns)
+        calls = []
+        for path in files:
+            text = path.read_text()
+            if text:  # a hook still writing its stdin
+                calls.append(json.loads(text))
+        return calls
+
+    def wait_hook(self, event: str, count: int = 1, timeout: float = 30.0) -> dict[str, Any]:
+        """Wait until ``event`` fired ``count`` times; its last stdin."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            calls = self.hook_calls(event)
+            if len(calls) >= count:
+                return calls[count - 1]
+            time.sleep(0.1)
+        raise TimeoutError(
+            f"{event} fired {len(self.hook_calls(event))} time(s), not {count}, in {timeout}s;"
+            f" fired: {sorted(p.name for p in self.hook_log.iterdir())}; screen:\n{self.screen()}"
+        )
+
+    # -- the TUI ---------------------------------------------------------------------------
+
+    def env(self) -> dict[str, str]:
+        return {
+            "HOME": str(self.home),
+            "CODEX_HOME": str(self.codex_home),
+            "FAKE_OPENAI_KEY": "sk-fake",
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+            "PATH": os.environ.get("PATH", os.defpath),
+        }
+
+    def start(self, *args: str, width: int = 160, height: int = 45) -> None:
+        """Start ``codex [args]`` in the project; wait for its first screen."""
+        command = [str(codex_binary(self.version)), *args]
+        self.tmux.new_session(TARGET, self.project, command, self.env(), width, height)
+        self._started = True
+        self.wait_for(lambda s: INPUT_PROMPT in s or HOOKS_REVIEW in s, timeout=60)
+
+    def screen(self) -> str:
+        return self.tmux.capture(TARGET) if self._started else ""
+
+    def wait_for(self, condition: str | Callable[[str], bool], timeout: float = 30.0) -> str:
+        return self.tmux.wait_for(TARGET, condition, timeout)
+
+    def keys(self, *keys: str) -> None:
+        self.tmux.send_keys(TARGET, *keys)
+
+    def trust_hooks(self) -> None:
+        """Answer "Hooks need review" with "Trust all and continue" (its option 2: the digit
+        moves the selection, Enter confirms)."""
+        self.wait_for(HOOKS_REVIEW, timeout=30)
+        self.keys("2")
+        self.wait_for("› 2. Trust all", timeout=5)
+        self.keys("Enter")
+        self.wait_for(lambda s: HOOKS_REVIEW not in s, timeout=15)
+
+    def wait_ready(self, timeout: float = 30.0) -> str:
+        """Wait until the input box is empty and no turn runs."""
+        return self.wait_for(lambda s: input_box_empty(s) and BUSY_MARK not in s, timeout)
+
+    def submit(self, text: str, timeout: float = 15.0) -> None:
+        """Type ``text`` into the input box, wait for its echo, press Enter."""
+        self.tmux.send_text(TARGET, text)
+        self.wait_for(lambda s: text[-40:] in s, timeout)
+        self.keys("Enter")
+
+    # -- the end ---------------------------------------------------------------------------
+
+    def leftover_pids(self) -> list[int]:
+        """Processes that name this rig's CODEX_HOME on their command line (the app-server
+        daemon, its pid-update-loop), whoever their parent."""
+        marker = str(self.codex_home).encode()
+        pids = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+                environ = (entry / "environ").read_bytes()
+            except OSError:
+                continue
+            if marker in cmdline or b"CODEX_HOME=" + marker + b"\0" in environ:
+                pids.append(int(entry.name))
+        return pids
+
+    def close(self) -> None:
+        """Kill the tmux server, then every process left with this CODEX_HOME (by PID)."""
+        self.tmux.kill()
+        for pid in self.leftover_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def __enter__(self) -> CodexRig:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def input_box_empty(screen: str) -> bool:
+    """Whether the input box shows its placeholder (nothing typed)."""
+    return any(
+        line.strip().startswith(INPUT_PROMPT) and "Ask Codex" in line
+        for line in screen.splitlines()
+    )
