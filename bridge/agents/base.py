@@ -77,6 +77,9 @@ class Agent:
     screen: Screen
     pane_env: ClassVar[dict[str, str]]
     versions: tuple[str, str]
+    # Seconds its empty box must stay before a fresh start counts as ready: a dialog may
+    # still take the screen after the box first shows (Codex's "Hooks need review").
+    startup_settle: float = 0.0
 
     def command(self, project: object) -> tuple[str, list[str]]:
         """The program and the user's extra args for ``project`` (a ``config.Project``)."""

@@ -19,6 +19,9 @@ class Codex(Agent):
     screen = Screen(screen.input_box, screen.read_dialog, screen.is_busy, screen.mode_on_screen)
     pane_env: ClassVar[dict[str, str]] = {}
     versions = (versions.OLDEST, versions.PINNED)
+    # Measured on 0.171.0: under load the box showed, then 1–3 s later "Hooks need review"
+    # (a prompt typed in between was lost: the dialog took the screen after its Enter).
+    startup_settle = 4.0
 
     def command(self, project: object) -> tuple[str, list[str]]:
         return project.codex_command, project.codex_args  # type: ignore[attr-defined]

@@ -16,7 +16,7 @@ from bridge.agents import Agent, agent_for
 from bridge.claude.screen import signature
 from bridge.sessions.key_gate import DialogOnScreen, NoInputBox, SessionKeys
 from bridge.sessions.typed_text import chunk_for_typing
-from bridge.tmux import TmuxError, TmuxSessions
+from bridge.tmux import PaneExited, TmuxError, TmuxSessions
 
 TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste
 TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
@@ -123,9 +123,11 @@ def _submit(keys: SessionKeys, text: str, timings: Timings, mark: float) -> None
     """
     # all of it in the box (a redraw, a session starting next to others, can hide the box)
     if not _wait_echo(keys, text, BOX_WAIT):
-        raise NoInputBox(
+        raise _dialog_error(
+            keys,
+            keys.capture(),
             "The input box changed while your message was typed (a dialog opened?); it "
-            "was not sent. Check the terminal."
+            "was not sent. Check the terminal.",
         )
     mark = timings.lap("echo", mark)
     keys.press("Enter")
@@ -239,7 +241,7 @@ def wait_ready(
         left = max(0.1, deadline - time.monotonic())
         check = lambda s: reader.is_prompt_ready(s) or reader.read_dialog(s) is not None  # noqa: E731
         shown = tmux.wait_for(pane_id, check, left, poll)
-        if reader.is_prompt_ready(shown):
+        if reader.is_prompt_ready(shown) and not _dialog_follows(tmux, pane_id, agent, poll):
             return
         time.sleep(DIALOG_SETTLE)
         shown = tmux.capture(pane_id)
@@ -252,3 +254,19 @@ def wait_ready(
             )
         if time.monotonic() > deadline:
             raise TmuxError(f"timed out after {timeout:.0f} s; last screen:\n{shown}")
+
+
+def _dialog_follows(tmux: TmuxSessions, pane_id: str, agent: Agent, poll: float) -> bool:
+    """Whether a dialog takes the screen within the agent's ``startup_settle`` of its box
+    showing (False at once for an agent that needs none)."""
+    if agent.startup_settle <= 0:
+        return False
+    try:
+        tmux.wait_for(
+            pane_id, lambda s: agent.screen.read_dialog(s) is not None, agent.startup_settle, poll
+        )
+    except PaneExited:
+        raise
+    except TmuxError:
+        return False  # the box stayed: ready
+    return True

@@ -106,3 +106,14 @@ def test_nothing_is_typed_into_codexs_hooks_dialog(tmux, tmp_path) -> None:
     assert "\n2" not in tmux.capture(pane).split("enter confirm")[-1]
     with pytest.raises(DialogOnScreen, match=r"^Codex is showing a screen that needs an answer"):
         pane_input.wait_ready(tmux, pane, 5.0, agent=agent_for("codex"))
+
+
+def test_a_dialog_right_after_codexs_box_is_waited_for_at_start(tmux, tmp_path) -> None:
+    """Codex showed its box, then "Hooks need review" (measured under load): the start is
+    not ready, the dialog is."""
+    idle, trust = (SCREENS / "0.171.0-idle.txt", SCREENS / "0.171.0-trust.txt")
+    program = ["sh", "-c", f"cat {idle}; sleep 1; clear; cat {trust}; exec cat -v"]
+    pane = tmux.start(CODEX_CHANNEL, "ui", str(tmp_path), program, {}).pane_id
+    with pytest.raises(DialogOnScreen) as raised:
+        pane_input.wait_ready(tmux, pane, 10.0, agent=agent_for("codex"))
+    assert "Hooks need review" in raised.value.screen

@@ -1,0 +1,106 @@
+"""Codex as a project's agent, end to end: the real bot on the emulator, the real Codex TUI
+(``.cache/codex-<pinned>``) in the bot's tmux, against the scripted fake Responses API.
+
+One project runs Claude Code (project-a) and one Codex (project-b, ``"agent": "codex"``).
+``hooks install`` writes Codex's hooks.json beside Claude Code's settings; Codex shows its
+"Hooks need review" dialog on its first start, which comes to the channel as a screen prompt;
+once trusted, a message is typed into Codex's input box and its reply is posted from Stop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bridge_testkit.codex_rig import codex_binary, config_toml
+from bridge_testkit.rig import wait_until
+from fake_openai import FakeOpenAI, exec_command, last_user_text, text
+from tests.e2e.test_decisions import components, custom_id, wait_closed
+
+ASKING = "Codex is asking in the terminal"
+
+
+@pytest.fixture
+def openai() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as api:
+        yield api
+
+
+@pytest.fixture
+def codex_rig(tmp_path, emulator, fake_api, openai) -> Iterator:
+    from bridge_testkit import BridgeRig
+
+    emulator.client.reset()
+    fake_api.reset()
+    rig = BridgeRig(tmp_path, emulator, fake_api)
+    codex_home = rig.claude_home / ".codex"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(config_toml(openai.base_url, rig.projects["project-b"]))
+    settings = rig.claude_home / ".claude" / "settings.json"
+    hooks = codex_home / "hooks.json"
+    rig.cli("hooks", "install", "--settings", str(settings), "--codex-hooks", str(hooks))
+    raw = rig.config()
+    codex_project = raw["servers"][0]["projects"][1]
+    codex_project.update(agent="codex", codexCommand=str(codex_binary()))
+    rig.write_config(raw)
+    rig.openai = openai
+    rig.codex_hooks = hooks
+    yield rig
+    rig.close()
+    end_leftovers(codex_home)
+
+
+def end_leftovers(codex_home: Path) -> None:
+    """Whatever still names this test's CODEX_HOME (an app-server daemon), ended by PID."""
+    marker = str(codex_home).encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker in cmdline:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def start_trusted(rig, first: str) -> dict:
+    """Start the bot, send ``first`` to the Codex channel, trust the hooks from Discord."""
+    rig.start_bot(env={"FAKE_OPENAI_KEY": "sk-fake"})
+    sent = rig.post(first, project="project-b")
+    prompt = rig.wait_bot_message("project-b", content_contains=ASKING, timeout=90)
+    assert "Hooks need review" in prompt["content"]
+    labels = [c["label"] for c in components(prompt)]
+    assert labels[:3] == [
+        "Review hooks", "Trust all and continue", "Continue without trusting (hooks won't run)",
+    ]  # fmt: skip
+    assert first not in rig.screen("project-b")  # held, not typed into the dialog
+    rig.discord.click(prompt["id"], custom_id(prompt, "Trust all and continue"))
+    assert "**Trust all and continue**, chosen by" in wait_closed(rig, prompt)["content"]
+    return sent
+
+
+def test_hooks_install_writes_codexs_hooks_file(codex_rig) -> None:
+    written = json.loads(codex_rig.codex_hooks.read_text())["hooks"]
+    assert {"Stop", "PermissionRequest", "PreToolUse", "UserPromptSubmit"} <= set(written)
+    assert written["Stop"][0]["hooks"][0]["command"].endswith("# discord-bridge")
+
+
+def test_a_message_is_typed_into_codex_and_its_reply_posted(codex_rig) -> None:
+    rig = codex_rig
+    rig.openai.script(text("Hello from Codex."))
+    sent = start_trusted(rig, "hello codex")
+    reply = rig.wait_bot_message("project-b", content_contains="Hello from Codex.", timeout=90)
+    assert reply["content"] == "Hello from Codex."
+    (request,) = rig.openai.wait_requests(1, timeout=30)
+    assert last_user_text(request) == "hello codex"
+    rig.wait_reaction(sent)
+    assert "OpenAI Codex" in rig.screen("project-b")
