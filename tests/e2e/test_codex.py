@@ -104,3 +104,36 @@ def test_a_message_is_typed_into_codex_and_its_reply_posted(codex_rig) -> None:
     assert last_user_text(request) == "hello codex"
     rig.wait_reaction(sent)
     assert "OpenAI Codex" in rig.screen("project-b")
+
+
+def test_a_command_codex_asks_for_is_allowed_then_one_denied_from_discord(codex_rig) -> None:
+    rig = codex_rig
+    project = rig.projects["project-b"]
+    rig.openai.script(
+        exec_command("touch allowed.txt", escalate="to write allowed.txt"),
+        text("Allowed one done."),
+    )
+    start_trusted(rig, "make allowed.txt")
+    prompt = rig.wait_bot_message("project-b", content_contains="touch allowed.txt", timeout=90)
+    # the command as the TUI shows it, with Codex's justification
+    assert "> to write allowed.txt\n```sh\ntouch allowed.txt\n```" in prompt["content"]
+    assert [c["label"] for c in components(prompt)][:2] == ["Allow", "Deny"]
+    rig.discord.click(prompt["id"], custom_id(prompt, "Allow"))
+    rig.wait_bot_message("project-b", content_contains="Allowed one done.", timeout=90)
+    assert (project / "allowed.txt").exists()
+
+    since = rig.discord.mark()
+    rig.openai.script(
+        exec_command("touch denied.txt", escalate="to write denied.txt"),
+        text("Denied one noted."),
+    )
+    rig.post("make denied.txt", project="project-b")
+    prompt = rig.wait_bot_message(
+        "project-b", content_contains="touch denied.txt", timeout=90, since=since
+    )
+    rig.discord.click(prompt["id"], custom_id(prompt, "Deny"))
+    rig.wait_bot_message("project-b", content_contains="Denied one noted.", timeout=90)
+    assert not (project / "denied.txt").exists()
+    wait_until(lambda: len(rig.openai.requests) >= 4, 30, "the denial's output")
+    told = json.dumps(rig.openai.requests[3])
+    assert "Denied from Discord" in told or "denied" in told.lower()
