@@ -51,3 +51,14 @@ HOOKS: dict[str, Hook] = {
         Hook("Notification", "notification.py", f"{_EVENTS}:on_notification", 30),
     )
 }  # fmt: skip
+
+# What the bridge registers with Codex (``bridge/codex/hooks_file.py``): its stdin has Claude
+# Code's shape, so the same scripts serve it, for the events it has; and ``Interrupt``,
+# Codex's own (Esc ends a turn with no Stop), capped at 3 s by Codex.
+CODEX_HOOKS: dict[str, Hook] = {
+    **{event: HOOKS[event] for event in (
+        "SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+        "Stop", "StopFailure",
+    )},
+    "Interrupt": Hook("Interrupt", "interrupt.py", f"{_EVENTS}:on_turn_interrupted", 3),
+}  # fmt: skip

@@ -18,15 +18,11 @@ from __future__ import annotations
 import os
 
 from bridge.claude import settings
-from bridge.claude.hook_table import HOOKS
+from bridge.claude.hook_table import CODEX_HOOKS
 
-# What the bridge registers with Codex, and the handler each runs (Claude Code's table: the
-# stdin is the same shape). Codex has no Notification, MessageDisplay, Elicitation or
-# PermissionDenied; its Interrupt and SessionEnd are not registered yet.
-EVENTS = (
-    "SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-    "Stop", "StopFailure",
-)  # fmt: skip
+# Codex has no Notification, MessageDisplay, Elicitation or PermissionDenied; its SessionEnd
+# is not registered yet.
+EVENTS = tuple(CODEX_HOOKS)
 
 
 def codex_home(env: dict[str, str] | os._Environ[str] | None = None) -> str:
@@ -45,7 +41,7 @@ def install(path: str | None = None) -> bool:
     merged = settings.without_ours(before)
     hooks = merged.setdefault("hooks", {})
     for event in EVENTS:
-        hook = HOOKS[event]
+        hook = CODEX_HOOKS[event]
         timeout = hook.timeout or settings.prompt_hook_timeout()
         command = settings.hook_command(hook.script)
         entry = {"type": "command", "command": command, "timeout": timeout}

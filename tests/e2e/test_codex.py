@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bridge_testkit.codex_rig import codex_binary, config_toml
-from bridge_testkit.rig import wait_until
+from bridge_testkit.rig import is_status, wait_until
 from fake_openai import FakeOpenAI, exec_command, last_user_text, text
 from tests.e2e.test_decisions import components, custom_id, wait_closed
 
@@ -137,3 +137,31 @@ def test_a_command_codex_asks_for_is_allowed_then_one_denied_from_discord(codex_
     wait_until(lambda: len(rig.openai.requests) >= 4, 30, "the denial's output")
     told = json.dumps(rig.openai.requests[3])
     assert "Denied from Discord" in told or "denied" in told.lower()
+
+
+def codex_status(rig, prefix: str, timeout: float = 60.0) -> dict:
+    """The Codex channel's status message once it starts with ``prefix``."""
+    found: list[dict] = []
+
+    def shown() -> bool:
+        found[:] = [
+            m for m in rig.bot_messages("project-b", status=True)
+            if is_status(m) and m["content"].startswith(prefix)
+        ]  # fmt: skip
+        return bool(found)
+
+    wait_until(shown, timeout, f"a status {prefix!r}")
+    return found[0]
+
+
+def test_esc_at_the_terminal_closes_the_turns_status_as_interrupted(codex_rig) -> None:
+    """Codex fires no Stop on Esc: its Interrupt hook closes the status message."""
+    rig = codex_rig
+    rig.openai.script(exec_command("echo working"), text("never shown", delay=60))
+    start_trusted(rig, "a long one")
+    codex_status(rig, "⏳")
+    wait_until(lambda: len(rig.openai.requests) >= 2, 60, "the slow second request")
+    rig.tmux.press(rig.pane("project-b").pane_id, "Escape")
+    closed = codex_status(rig, "⏹ Interrupted")
+    assert "1 tool" in closed["content"]
+    assert not any("never shown" in m["content"] for m in rig.bot_messages("project-b"))
