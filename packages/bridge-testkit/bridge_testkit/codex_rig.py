@@ -24,7 +24,7 @@ import shlex
 import signal
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,12 @@ REPO = Path(bridge.__file__).resolve().parents[1]
 TARGET = "codex"
 INPUT_PROMPT = "›"  # the input box's prompt mark (the placeholder: "Ask Codex to do anything")
 HOOKS_REVIEW = "Hooks need review"
+# Codex drains the terminal's input before a trust dialog takes a key and exits with this when
+# the drain overruns its one second (a process starved of CPU): docs/codex.md.
+DRAIN_DEATH = "timed out discarding buffered terminal input"
+STARTS = 3  # how often a dialog is tried with Codex started again after that exit
+# The folder-trust dialog's first option (0.171.0, 0.150.1): Enter takes it.
+TRUST_FOLDER = ("1. Trust and continue", "1. Yes, continue")
 BUSY_MARK = "esc to interrupt"  # the status line while a turn runs ("• Working (3s • esc …")
 
 
@@ -99,6 +105,7 @@ class CodexRig:
         (self.codex_home / "config.toml").write_text(config)
         self.tmux = TmuxServer(f"codex-test-{os.getpid()}-{uuid.uuid4().hex[:8]}")
         self._started = False
+        self._args: tuple[str, ...] = ()
 
     # -- hooks -----------------------------------------------------------------------------
 
@@ -160,10 +167,42 @@ class CodexRig:
 
     def start(self, *args: str, width: int = 160, height: int = 45) -> None:
         """Start ``codex [args]`` in the project; wait for its first screen."""
+        self._args = args
         command = [str(codex_binary(self.version)), *args]
         self.tmux.new_session(TARGET, self.project, command, self.env(), width, height)
         self._started = True
-        self.wait_for(lambda s: INPUT_PROMPT in s or HOOKS_REVIEW in s, timeout=60)
+        self.wait_for(lambda s: INPUT_PROMPT in s or HOOKS_REVIEW in s or died(s), timeout=60)
+
+    def start_recording(
+        self, events: Iterable[str], outputs: dict[str, dict[str, Any]] | None = None
+    ) -> None:
+        """The usual start: a recorder hook for each of ``events`` (printing ``outputs[event]``
+        where given), Codex started, its hooks trusted, the input box ready."""
+        answers = outputs or {}
+        self.write_hooks({event: [self.recorder(event, answers.get(event))] for event in events})
+        self.start()
+        self.trust_hooks()
+        self.wait_ready()
+
+    def restart(self, *args: str) -> None:
+        """End this TUI (its tmux server) and start ``codex [args]`` again, same HOME."""
+        self.tmux.kill()
+        self._started = False
+        self.start(*args)
+
+    def trust_folder(self) -> str:
+        """Answer the folder-trust dialog of an untrusted project with its first option;
+        the dialog as it was shown. Codex started again if it exits at the dialog."""
+        shown = lambda s: any(option in s for option in TRUST_FOLDER)  # noqa: E731
+        for _ in range(STARTS):
+            dialog = self.wait_for(lambda s: shown(s) or died(s), timeout=30)
+            if not died(dialog):
+                self.keys("Enter")
+                after = self.wait_for(lambda s: not shown(s) or died(s), timeout=15)
+                if not died(after):
+                    return dialog
+            self.restart(*self._args)
+        raise TimeoutError(f"Codex exited at the folder trust {STARTS} times:\n{self.screen()}")
 
     def screen(self) -> str:
         return self.tmux.capture(TARGET) if self._started else ""
@@ -175,13 +214,35 @@ class CodexRig:
         self.tmux.send_keys(TARGET, *keys)
 
     def trust_hooks(self) -> None:
-        """Answer "Hooks need review" with "Trust all and continue" (its option 2: the digit
-        moves the selection, Enter confirms)."""
-        self.wait_for(HOOKS_REVIEW, timeout=30)
-        self.keys("2")
-        self.wait_for("› 2. Trust all", timeout=5)
-        self.keys("Enter")
-        self.wait_for(lambda s: HOOKS_REVIEW not in s, timeout=15)
+        """Answer "Hooks need review" with "Trust all and continue" (its option 2). On 0.150
+        the digit confirms it; on 0.171 the digit selects it and Enter confirms. Codex
+        started again if it exits at the dialog (:data:`DRAIN_DEATH`)."""
+        for _ in range(STARTS):
+            if self._pick_trust_all():
+                return
+            self.restart(*self._args)
+        raise TimeoutError(f"Codex exited at the hooks review {STARTS} times:\n{self.screen()}")
+
+    def _pick_trust_all(self) -> bool:
+        shown = self.wait_for(lambda s: (HOOKS_REVIEW in s and "confirm" in s) or died(s), 30)
+        # Keys that arrive while Codex drains its input are dropped, footer shown or not: "2"
+        # (which only ever picks option 2) goes again until the selection moved.
+        moved = lambda s: HOOKS_REVIEW not in s or "› 2. Trust all" in s or died(s)  # noqa: E731
+        for _ in range(10):
+            if died(shown):
+                return False
+            self.keys("2")
+            try:
+                shown = self.wait_for(moved, timeout=2)
+                break
+            except TimeoutError:
+                continue
+        else:
+            raise TimeoutError(f"the hooks review took no key; screen:\n{self.screen()}")
+        if HOOKS_REVIEW in shown and not died(shown):
+            self.keys("Enter")
+        shown = self.wait_for(lambda s: HOOKS_REVIEW not in s or died(s), timeout=15)
+        return not died(shown)
 
     def wait_ready(self, timeout: float = 30.0) -> str:
         """Wait until the input box is empty and no turn runs."""
@@ -212,14 +273,18 @@ class CodexRig:
                 pids.append(int(entry.name))
         return pids
 
-    def close(self) -> None:
-        """Kill the tmux server, then every process left with this CODEX_HOME (by PID)."""
+    def close(self, timeout: float = 10.0) -> None:
+        """Kill the tmux server, then every process left with this CODEX_HOME (by PID), again
+        until none is left: the pid-update-loop can start a daemon while the first are ended."""
         self.tmux.kill()
-        for pid in self.leftover_pids():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        deadline = time.monotonic() + timeout
+        while (pids := self.leftover_pids()) and time.monotonic() < deadline:
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.1)
 
     def __enter__(self) -> CodexRig:
         return self
@@ -234,3 +299,8 @@ def input_box_empty(screen: str) -> bool:
         line.strip().startswith(INPUT_PROMPT) and "Ask Codex" in line
         for line in screen.splitlines()
     )
+
+
+def died(screen: str) -> bool:
+    """Whether Codex exited at a trust dialog while draining its input (:data:`DRAIN_DEATH`)."""
+    return DRAIN_DEATH in screen
