@@ -20,8 +20,8 @@ import os
 from bridge.claude import settings
 from bridge.claude.hook_table import CODEX_HOOKS
 
-# Codex has no Notification, MessageDisplay, Elicitation or PermissionDenied; its SessionEnd
-# is not registered yet.
+# Codex has no Notification, MessageDisplay, Elicitation, PermissionDenied or StopFailure;
+# its SessionEnd is not registered yet.
 EVENTS = tuple(CODEX_HOOKS)
 
 
