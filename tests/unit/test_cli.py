@@ -516,8 +516,8 @@ def test_doctor_flags_hooks_whose_scripts_are_gone(setup: Setup) -> None:
 
 
 def test_doctor_covers_codex_when_a_project_uses_it(setup: Setup) -> None:
-    from bridge_testkit.codex_rig import codex_binary
     from bridge.codex import versions as codex_versions
+    from bridge_testkit.codex_rig import codex_binary
 
     raw = setup.config()
     raw["servers"][0]["projects"][0].update(agent="codex", codexCommand=str(codex_binary()))
