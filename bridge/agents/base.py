@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import ClassVar
 
+    from bridge.claude.hook_table import Hook
+
 
 @dataclass(frozen=True)
 class Screen:
@@ -70,12 +72,16 @@ class Launch:
 class Agent:
     """One coding agent CLI. ``name``: its config value (``"agent"``); ``label``: how
     messages name it; ``pane_env``: env vars on every pane that runs it (the bridge's own
-    markers are added by the session manager); ``versions``: (oldest, pinned) tested."""
+    markers are added by the session manager); ``hooks``: its events and the bridge's
+    script and handler for each (``bridge/claude/hook_table.py``: both CLIs send the same
+    stdin, so one set of scripts and handlers serves both); ``versions``: (oldest, pinned)
+    tested."""
 
     name: str
     label: str
     screen: Screen
     pane_env: ClassVar[dict[str, str]]
+    hooks: ClassVar[dict[str, Hook]]
     versions: tuple[str, str]
     # Seconds its empty box must stay before a fresh start counts as ready: a dialog may
     # still take the screen after the box first shows (Codex's "Hooks need review").

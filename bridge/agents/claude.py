@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bridge.agents.base import Agent, Launch, Screen
-from bridge.claude import dialogs, launch, screen, settings, versions
+from bridge.claude import dialogs, hook_table, launch, screen, settings, versions
 
 
 class ClaudeCode(Agent):
@@ -11,6 +11,7 @@ class ClaudeCode(Agent):
     label = "Claude Code"
     screen = Screen(screen.input_box, dialogs.read_dialog, screen.is_busy, screen.mode_on_screen)
     pane_env = launch.PANE_ENV
+    hooks = hook_table.HOOKS
     versions = (versions.OLDEST, versions.PINNED)
 
     def command(self, project: object) -> tuple[str, list[str]]:

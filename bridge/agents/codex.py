@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from bridge.agents.base import Agent, Launch, Screen
+from bridge.claude.hook_table import CODEX_HOOKS
 from bridge.codex import hooks_file, launch, screen, versions
 
 
@@ -18,6 +19,7 @@ class Codex(Agent):
     label = "Codex"
     screen = Screen(screen.input_box, screen.read_dialog, screen.is_busy, screen.mode_on_screen)
     pane_env: ClassVar[dict[str, str]] = {}
+    hooks = CODEX_HOOKS
     versions = (versions.OLDEST, versions.PINNED)
     # Measured on 0.171.0: under load the box showed, then 1–3 s later "Hooks need review"
     # (a prompt typed in between was lost: the dialog took the screen after its Enter).

@@ -165,3 +165,24 @@ def test_esc_at_the_terminal_closes_the_turns_status_as_interrupted(codex_rig) -
     closed = codex_status(rig, "⏹ Interrupted")
     assert "1 tool" in closed["content"]
     assert not any("never shown" in m["content"] for m in rig.bot_messages("project-b"))
+
+
+def test_a_thread_of_a_codex_channel_runs_a_codex_session_of_its_own(codex_rig) -> None:
+    rig = codex_rig
+    rig.openai.script(text("Parent answer."), text("Thread answer."))
+    start_trusted(rig, "in the parent")
+    parent = rig.ids["project-b"]
+    rig.wait_bot_message("project-b", content_contains="Parent answer.", timeout=90)
+    thread = rig.discord.create_thread(parent, "codex side task")
+    since = rig.discord.mark()
+    rig.discord.post_message(thread["id"], "in the thread")
+    # its hooks were trusted in the parent's session: no review again, the reply comes
+    rig.discord.wait(
+        since=since, kind="message_create", channel_id=thread["id"],
+        author_id=rig.ids["bot_id"], content_contains="Thread answer.", timeout=90,
+    )  # fmt: skip
+    assert last_user_text(rig.openai.requests[-1]) == "in the thread"
+    panes = {p.window_name: p for p in rig.tmux.panes()}
+    assert "OpenAI Codex" in rig.tmux.capture(panes["project-b-codex-side-task"].pane_id)
+    in_parent = [m["content"] for m in rig.discord.messages(parent)]
+    assert not any("Thread answer." in c for c in in_parent)
