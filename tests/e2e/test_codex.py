@@ -186,3 +186,21 @@ def test_a_thread_of_a_codex_channel_runs_a_codex_session_of_its_own(codex_rig) 
     assert "OpenAI Codex" in rig.tmux.capture(panes["project-b-codex-side-task"].pane_id)
     in_parent = [m["content"] for m in rig.discord.messages(parent)]
     assert not any("Thread answer." in c for c in in_parent)
+
+
+def test_a_bot_restart_between_codexs_request_and_the_click(codex_rig) -> None:
+    """The PermissionRequest hook waits on its decision file, not on the bot: a click after
+    the bot came back still reaches Codex."""
+    rig = codex_rig
+    project = rig.projects["project-b"]
+    rig.openai.script(
+        exec_command("touch after-restart.txt", escalate="to write after-restart.txt"),
+        text("Ran after the restart."),
+    )
+    start_trusted(rig, "make after-restart.txt")
+    prompt = rig.wait_bot_message("project-b", content_contains="after-restart.txt", timeout=90)
+    assert rig.stop_bot() == 0
+    rig.start_bot(env={"FAKE_OPENAI_KEY": "sk-fake"})
+    rig.discord.click(prompt["id"], custom_id(prompt, "Allow"))
+    rig.wait_bot_message("project-b", content_contains="Ran after the restart.", timeout=90)
+    assert (project / "after-restart.txt").exists()
