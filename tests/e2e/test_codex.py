@@ -115,9 +115,12 @@ def test_a_command_codex_asks_for_is_allowed_then_one_denied_from_discord(codex_
     )
     start_trusted(rig, "make allowed.txt")
     prompt = rig.wait_bot_message("project-b", content_contains="touch allowed.txt", timeout=90)
-    # the command as the TUI shows it, with Codex's justification
-    assert "> to write allowed.txt\n```sh\ntouch allowed.txt\n```" in prompt["content"]
-    assert [c["label"] for c in components(prompt)][:2] == ["Allow", "Deny"]
+    # Codex asking, the command as the TUI shows it, with Codex's justification
+    assert prompt["content"] == (
+        "🔐 **Codex wants to use `Bash`**\n> to write allowed.txt\n```sh\ntouch allowed.txt\n```"
+    )
+    labels = [c["label"] for c in components(prompt)]
+    assert labels == ["Allow", "Deny", "Tell Codex what to do instead…"]
     rig.discord.click(prompt["id"], custom_id(prompt, "Allow"))
     rig.wait_bot_message("project-b", content_contains="Allowed one done.", timeout=90)
     assert (project / "allowed.txt").exists()
