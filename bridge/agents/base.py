@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import ClassVar
 
     from bridge.claude.hook_table import Hook
+    from bridge.config import Project
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,8 @@ class Agent:
     # still take the screen after the box first shows (Codex's "Hooks need review").
     startup_settle: float = 0.0
 
-    def command(self, project: object) -> tuple[str, list[str]]:
-        """The program and the user's extra args for ``project`` (a ``config.Project``)."""
+    def command(self, project: Project) -> tuple[str, list[str]]:
+        """The program and the user's extra args for ``project``, from the config."""
         raise NotImplementedError
 
     def argv(self, launch: Launch) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bridge.agents.base import Agent, Launch, Screen
 from bridge.claude import dialogs, hook_table, launch, screen, settings, versions
+from bridge.config import Project
 
 
 class ClaudeCode(Agent):
@@ -14,8 +15,8 @@ class ClaudeCode(Agent):
     hooks = hook_table.HOOKS
     versions = (versions.OLDEST, versions.PINNED)
 
-    def command(self, project: object) -> tuple[str, list[str]]:
-        return project.claude_command, project.claude_args  # type: ignore[attr-defined]
+    def command(self, project: Project) -> tuple[str, list[str]]:
+        return project.claude_command, project.claude_args
 
     def argv(self, plan: Launch) -> list[str]:
         return launch.claude_argv(

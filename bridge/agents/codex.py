@@ -12,6 +12,7 @@ from typing import ClassVar
 from bridge.agents.base import Agent, Launch, Screen
 from bridge.claude.hook_table import CODEX_HOOKS
 from bridge.codex import hooks_file, launch, screen, versions
+from bridge.config import Project
 
 
 class Codex(Agent):
@@ -25,8 +26,8 @@ class Codex(Agent):
     # (a prompt typed in between was lost: the dialog took the screen after its Enter).
     startup_settle = 4.0
 
-    def command(self, project: object) -> tuple[str, list[str]]:
-        return project.codex_command, project.codex_args  # type: ignore[attr-defined]
+    def command(self, project: Project) -> tuple[str, list[str]]:
+        return project.codex_command, project.codex_args
 
     def argv(self, plan: Launch) -> list[str]:
         return launch.codex_argv(
