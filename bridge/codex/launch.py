@@ -1,12 +1,13 @@
 """How Codex is started for a bridge session: its command line (the pane's marker env is the
 bridge's, as for Claude Code).
 
-``--no-daemon``: without it the TUI starts an app-server daemon of its own (measured on
-0.171.0: ``~/.codex/packages/app-server-daemon/…/codex app-server``), re-parented to init and
-still running after its tmux window is gone. The bridge's instructions (where attachments
-arrive, how to send files back) go in as ``developer_instructions``; the outputs folder is
-made writable with ``--add-dir`` (reading the uploads needs nothing: Codex's sandbox reads
-everywhere).
+``features.daemon_auto_start=false``: else the TUI starts an app-server daemon of its own
+(measured on 0.171.0: ``~/.codex/packages/app-server-daemon/…/codex app-server``),
+re-parented to init and still running after its tmux window is gone. Not ``--no-daemon``,
+which 0.150.1 (the oldest tested) refuses; it starts with the setting, which it does not
+know. The bridge's instructions (where attachments arrive, how to send files back) go in as
+``developer_instructions``; the outputs folder is made writable with ``--add-dir`` (reading
+the uploads needs nothing: Codex's sandbox reads everywhere).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def codex_argv(
     argv = ["nice", "-n", str(nice), command] if nice > 0 else [command]
     if resume:
         argv += ["resume", resume]
-    argv += ["--no-daemon"]
+    argv += ["-c", "features.daemon_auto_start=false"]
     if model:
         argv += ["--model", model]
     argv += ["--add-dir", outputs]

@@ -46,7 +46,8 @@ def test_a_codex_project_starts_codex_and_a_claude_project_claude(tmp_path) -> N
     manager = manager_for(tmp_path)
     alpha, beta = (SessionTarget.for_project(p) for p in manager.server.projects)
     codex = manager.launch_argv(beta)
-    assert codex[:2] == ["nice", "-n"] and codex[3:5] == ["/opt/codex/bin/codex", "--no-daemon"]
+    assert codex[:2] == ["nice", "-n"] and codex[3] == "/opt/codex/bin/codex"
+    assert codex[4:6] == ["-c", "features.daemon_auto_start=false"]
     assert codex[codex.index("--model") + 1] == "gpt-5" and codex[-1] == "--search"
     assert codex[codex.index("--add-dir") + 1] == manager.runtime.path("outputs", CODEX_CHANNEL)
     assert "--settings" not in codex and "--append-system-prompt" not in codex
