@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bridge.codex import versions
 from bridge_testkit.codex_rig import codex_binary, config_toml
 from bridge_testkit.rig import is_status, wait_until
 from fake_openai import FakeOpenAI, exec_command, last_user_text, text
@@ -32,9 +33,11 @@ def openai() -> Iterator[FakeOpenAI]:
 
 
 @pytest.fixture
-def codex_rig(tmp_path, emulator, fake_api, openai) -> Iterator:
+def codex_rig(request, tmp_path, emulator, fake_api, openai) -> Iterator:
+    """The rig with project-b on Codex (the pinned version, or the test's parameter)."""
     from bridge_testkit import BridgeRig
 
+    version = getattr(request, "param", versions.PINNED)
     emulator.client.reset()
     fake_api.reset()
     rig = BridgeRig(tmp_path, emulator, fake_api)
@@ -46,7 +49,7 @@ def codex_rig(tmp_path, emulator, fake_api, openai) -> Iterator:
     rig.cli("hooks", "install", "--settings", str(settings), "--codex-hooks", str(hooks))
     raw = rig.config()
     codex_project = raw["servers"][0]["projects"][1]
-    codex_project.update(agent="codex", codexCommand=str(codex_binary()))
+    codex_project.update(agent="codex", codexCommand=str(codex_binary(version)))
     rig.write_config(raw)
     rig.openai = openai
     rig.codex_hooks = hooks
@@ -94,6 +97,7 @@ def test_hooks_install_writes_codexs_hooks_file(codex_rig) -> None:
     assert written["Stop"][0]["hooks"][0]["command"].endswith("# discord-bridge")
 
 
+@pytest.mark.parametrize("codex_rig", versions.TESTED, indirect=True)
 def test_a_message_is_typed_into_codex_and_its_reply_posted(codex_rig) -> None:
     rig = codex_rig
     rig.openai.script(text("Hello from Codex."))
