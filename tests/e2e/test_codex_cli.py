@@ -12,7 +12,15 @@ import pytest
 
 from bridge.codex import versions
 from bridge_testkit.codex_rig import BUSY_MARK, CodexRig
-from fake_openai import FakeOpenAI, exec_command, text, usage_limit, user_texts
+from fake_openai import (
+    FakeOpenAI,
+    add_file,
+    apply_patch,
+    exec_command,
+    text,
+    usage_limit,
+    user_texts,
+)
 
 EVENTS = ("UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "Interrupt")
 ALLOW = {
@@ -31,6 +39,9 @@ DENY = {
         "decision": {"behavior": "deny", "message": "Denied from Discord"},
     }
 }
+
+# The sandbox lets commands write to /tmp (where the tests live) unless told not to.
+NO_TMP = "\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
 
 
 @pytest.fixture(params=versions.TESTED, ids=lambda version: f"codex-{version}")
@@ -192,3 +203,58 @@ def test_an_untrusted_project_asks_for_trust_then_reviews_its_hooks(
         assert f'[projects."{codex.project}"]\ntrust_level = "trusted"' in config
         assert f'[hooks.state."{codex.project}/.codex/hooks.json:stop:0:0"]' in config
     assert str(codex.project) in dialog and "trust" in dialog
+
+
+def test_enter_while_busy_steers_the_message_into_the_running_turn(codex) -> None:
+    codex.fake.script(text("slow one", delay=5), text("both read"))
+    codex.start_recording(EVENTS)
+    codex.submit("first")
+    codex.fake.wait_requests(1)
+    codex.wait_for(BUSY_MARK)
+
+    codex.submit("typed while busy")
+    codex.wait_for("Messages to be submitted after next tool call")
+    # One turn took both: one Stop, its model request carrying both prompts.
+    assert codex.wait_hook("Stop")["last_assistant_message"] == "both read"
+    prompts = [call["prompt"] for call in codex.hook_calls("UserPromptSubmit")]
+    assert prompts == ["first", "typed while busy"]
+    assert user_texts(codex.fake.requests[1]) == ["first", "typed while busy"]
+    codex.wait_ready()
+    assert len(codex.hook_calls("Stop")) == 1
+
+
+def test_quit_ends_the_session_only_without_the_daemon(codex) -> None:
+    codex.fake.script(text("hello"))
+    events = [*EVENTS, "SessionEnd"]
+    codex.start_recording(events)
+    codex.submit("hi")
+    session = codex.wait_hook("Stop")["session_id"]
+    codex.wait_ready()
+
+    codex.submit("/quit")
+    if codex.version == versions.OLDEST:  # the TUI owns its thread: quitting ends it
+        ended = codex.wait_hook("SessionEnd")
+        assert (ended["session_id"], ended["reason"]) == (session, "other")
+    else:  # 0.160+: the daemon keeps the thread; the TUI only disconnects from it
+        codex.wait_for("Disconnected from this task. Any running work continues.")
+        codex.wait_for(f"codex resume {session}")
+        assert codex.hook_calls("SessionEnd") == []
+
+
+def test_an_edit_outside_the_sandbox_asks_as_apply_patch_and_a_deny_holds(codex) -> None:
+    outside = codex.root / "outside.txt"
+    codex.config_toml.write_text(codex.config_toml.read_text() + NO_TMP)
+    patch = add_file(str(outside), "outside")
+    codex.fake.script(apply_patch(patch), text("not written"))
+    codex.start_recording(EVENTS, {"PermissionRequest": DENY})
+    codex.submit("edit it")
+
+    asked = codex.wait_hook("PermissionRequest")
+    assert asked["tool_name"] == "apply_patch"
+    assert asked["tool_input"] == {"command": patch.rstrip()}
+    assert codex.wait_hook("Stop")["last_assistant_message"] == "not written"
+    assert not outside.exists()
+    before = codex.wait_hook("PreToolUse")  # the edit, as the shell command it came in
+    assert before["tool_name"] == "Bash" and before["tool_input"]["command"].startswith(
+        "apply_patch <<'EOF'\n*** Begin Patch\n"
+    )

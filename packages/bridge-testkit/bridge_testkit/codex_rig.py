@@ -8,10 +8,9 @@ TUI in ``tmux -L <unique>``, types prompts, answers the "Hooks need review" dial
 daemon and its ``pid-update-loop``, re-parented to init, which outlive the tmux server. They
 are found by their command line naming this rig's ``CODEX_HOME`` and ended by PID.
 
-    with CodexRig(tmp_path, fake) as codex:
-        codex.write_hooks({"Stop": [codex.recorder("Stop")]})
-        codex.start()
-        codex.trust_hooks()
+    with FakeOpenAI() as fake, CodexRig(tmp_path, fake, version) as codex:
+        fake.script(text("Hello"))
+        codex.start_recording(["Stop"])  # hooks.json, codex started, its hooks trusted
         codex.submit("hello")
         codex.wait_hook("Stop")  # the Stop hook's stdin, as JSON
 """
@@ -21,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import signal
 import time
 import uuid
@@ -89,10 +89,12 @@ class CodexRig:
         *,
         trusted: bool = True,
         config_extra: str = "",
+        binary: Path | None = None,
     ) -> None:
         self.root = root
         self.fake = fake
         self.version = version
+        self.binary = binary or codex_binary(version)  # another program: the rig's own tests
         self.home = root / "home"
         self.codex_home = self.home / ".codex"
         self.project = root / "project"
@@ -102,7 +104,8 @@ class CodexRig:
         config = config_toml(fake.base_url, self.project, config_extra)
         if not trusted:  # the project's trust dialog shows on start
             config = config.split("\n[projects.")[0]
-        (self.codex_home / "config.toml").write_text(config)
+        self.config_toml = self.codex_home / "config.toml"
+        self.config_toml.write_text(config)
         self.tmux = TmuxServer(f"codex-test-{os.getpid()}-{uuid.uuid4().hex[:8]}")
         self._started = False
         self._args: tuple[str, ...] = ()
@@ -114,9 +117,12 @@ class CodexRig:
         prints ``output`` (JSON) if given: the tiny probe every test here uses."""
         script = self.root / f"hook-{event}-{uuid.uuid4().hex[:6]}.sh"
         printed = f"printf '%s' {shlex.quote(json.dumps(output))}\n" if output else ""
+        log = shlex.quote(str(self.hook_log))
+        # written aside, then renamed: a call is never read half written
         script.write_text(
             "#!/bin/sh\n"
-            f'cat > "$(mktemp {shlex.quote(str(self.hook_log))}/{event}-XXXXXX)"\n' + printed
+            f'part="$(mktemp {log}/.part-XXXXXX)"\n'
+            f'cat > "$part" && mv "$part" {log}/{event}-"${{part##*-}}"\n' + printed
         )
         script.chmod(0o755)
         return {"hooks": [{"type": "command", "command": str(script), "timeout": 30}]}
@@ -133,12 +139,7 @@ class CodexRig:
     def hook_calls(self, event: str) -> list[dict[str, Any]]:
         """The stdin of each call of ``event``'s recorder, oldest first."""
         files = sorted(self.hook_log.glob(f"{event}-*"), key=lambda path: path.stat().st_mtime_ns)
-        calls = []
-        for path in files:
-            text = path.read_text()
-            if text:  # a hook still writing its stdin
-                calls.append(json.loads(text))
-        return calls
+        return [json.loads(path.read_text()) for path in files]
 
     def wait_hook(self, event: str, count: int = 1, timeout: float = 30.0) -> dict[str, Any]:
         """Wait until ``event`` fired ``count`` times; its last stdin."""
@@ -168,10 +169,22 @@ class CodexRig:
     def start(self, *args: str, width: int = 160, height: int = 45) -> None:
         """Start ``codex [args]`` in the project; wait for its first screen."""
         self._args = args
-        command = [str(codex_binary(self.version)), *args]
+        command = [str(self.binary), *args]
         self.tmux.new_session(TARGET, self.project, command, self.env(), width, height)
         self._started = True
-        self.wait_for(lambda s: INPUT_PROMPT in s or HOOKS_REVIEW in s or died(s), timeout=60)
+        first = lambda s: INPUT_PROMPT in s or HOOKS_REVIEW in s or died(s)  # noqa: E731
+        try:
+            self.wait_for(first, timeout=60)
+        except TimeoutError as late:  # say what runs: a daemon starting, its copy being made
+            running = [self._command_line(pid) for pid in self.leftover_pids()]
+            raise TimeoutError(f"{late}\nprocesses of this CODEX_HOME: {running}") from None
+
+    @staticmethod
+    def _command_line(pid: int) -> str:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            return f"{pid} (gone)"
 
     def start_recording(
         self, events: Iterable[str], outputs: dict[str, dict[str, Any]] | None = None
@@ -193,16 +206,25 @@ class CodexRig:
     def trust_folder(self) -> str:
         """Answer the folder-trust dialog of an untrusted project with its first option;
         the dialog as it was shown. Codex started again if it exits at the dialog."""
-        shown = lambda s: any(option in s for option in TRUST_FOLDER)  # noqa: E731
         for _ in range(STARTS):
-            dialog = self.wait_for(lambda s: shown(s) or died(s), timeout=30)
-            if not died(dialog):
-                self.keys("Enter")
-                after = self.wait_for(lambda s: not shown(s) or died(s), timeout=15)
-                if not died(after):
-                    return dialog
+            dialog = self.wait_for(lambda s: folder_trust_shown(s) or died(s), timeout=30)
+            if not died(dialog) and self._press_until_gone("Enter", folder_trust_shown):
+                return dialog
             self.restart(*self._args)
         raise TimeoutError(f"Codex exited at the folder trust {STARTS} times:\n{self.screen()}")
+
+    def _press_until_gone(self, key: str, shown: Callable[[str], bool]) -> bool:
+        """Press ``key`` until the dialog ``shown`` recognises is gone (True) or Codex exited
+        (False). A key the input drain dropped changes nothing on screen, so pressing again
+        after 3 s of the same dialog cannot answer the next one."""
+        for _ in range(10):
+            self.keys(key)
+            try:
+                after = self.wait_for(lambda s: not shown(s) or died(s), timeout=3)
+            except TimeoutError:
+                continue
+            return not died(after)
+        raise TimeoutError(f"the dialog took no {key}; screen:\n{self.screen()}")
 
     def screen(self) -> str:
         return self.tmux.capture(TARGET) if self._started else ""
@@ -251,7 +273,7 @@ class CodexRig:
     def submit(self, text: str, timeout: float = 15.0) -> None:
         """Type ``text`` into the input box, wait for its echo, press Enter."""
         self.tmux.send_text(TARGET, text)
-        self.wait_for(lambda s: text[-40:] in s, timeout)
+        self.wait_for(lambda s: input_box(s).endswith(text[-40:]), timeout)
         self.keys("Enter")
 
     # -- the end ---------------------------------------------------------------------------
@@ -285,6 +307,8 @@ class CodexRig:
                 except ProcessLookupError:
                     pass
             time.sleep(0.1)
+        # 0.171 copies itself there for its daemon: 424 MB per CODEX_HOME, a test's litter
+        shutil.rmtree(self.codex_home / "packages", ignore_errors=True)
 
     def __enter__(self) -> CodexRig:
         return self
@@ -304,3 +328,14 @@ def input_box_empty(screen: str) -> bool:
 def died(screen: str) -> bool:
     """Whether Codex exited at a trust dialog while draining its input (:data:`DRAIN_DEATH`)."""
     return DRAIN_DEATH in screen
+
+
+def input_box(screen: str) -> str:
+    """What the input box holds: the last line that starts with its prompt mark (the turns
+    above show earlier prompts the same way), without the mark."""
+    boxes = [line.strip() for line in screen.splitlines() if line.strip().startswith(INPUT_PROMPT)]
+    return boxes[-1][len(INPUT_PROMPT) :].strip() if boxes else ""
+
+
+def folder_trust_shown(screen: str) -> bool:
+    return any(option in screen for option in TRUST_FOLDER)

@@ -30,8 +30,6 @@ def _started(item: Item) -> Item:
         return {**item, "status": "in_progress", "content": []}
     if item["type"] == "function_call":
         return {**item, "status": "in_progress", "arguments": ""}
-    if item["type"] == "custom_tool_call":
-        return {**item, "status": "in_progress", "input": ""}
     return item
 
 

@@ -1,8 +1,8 @@
 """Scripted turns: what the fake API answers to one ``POST /v1/responses``.
 
 A turn is plain data, like fake_anthropic's: output items (an assistant ``message``, a
-``function_call`` of ``exec_command``, a ``custom_tool_call`` of ``apply_patch``) streamed as
-the Responses API streams them, or an error. Codex runs the tool calls of a turn and sends
+``function_call`` of ``exec_command``, an edit through it) streamed as the Responses API streams
+them, or an error. Codex runs the tool calls of a turn and sends
 their output in its next request, which takes the next scripted turn.
 """
 
@@ -101,16 +101,13 @@ def exec_command(
 
 
 def apply_patch(patch: str, *, delay: float = 0.0, call_id: str | None = None) -> Turn:
-    """A call of Codex's freeform ``apply_patch`` tool with ``patch`` ("*** Begin Patch" …
-    "*** End Patch"; ``add_file`` builds one)."""
-    call = {
-        "type": "custom_tool_call",
-        "id": new_id("ctc"),
-        "call_id": call_id or new_id("call"),
-        "name": "apply_patch",
-        "input": patch,
-    }
-    return Turn(items=[call], delay=delay)
+    """An edit: ``patch`` ("*** Begin Patch" … "*** End Patch"; ``add_file`` builds one) run
+    as ``apply_patch`` in ``exec_command``, the way Codex 0.171.0 offers edits to a model of a
+    custom provider (no ``apply_patch`` tool of its own): Codex applies it itself, and asks
+    (``PermissionRequest`` with ``tool_name: "apply_patch"``) for a file outside the sandbox's
+    writable roots."""
+    command = f"apply_patch <<'EOF'\n{patch.rstrip()}\nEOF\n"
+    return exec_command(command, delay=delay, call_id=call_id)
 
 
 def add_file(path: str, content: str) -> str:
