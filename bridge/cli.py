@@ -54,9 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     trial.add_argument("-v", "--verbose", action="store_true", help="debug logging (to the log)")
 
-    hooks = commands.add_parser("hooks", help="manage Claude Code hook entries")
+    hooks = commands.add_parser("hooks", help="manage Claude Code's (and Codex's) hook entries")
     hooks.add_argument("action", choices=["install", "uninstall"])
     hooks.add_argument("--settings", help="settings.json (default ~/.claude/settings.json)")
+    hooks.add_argument(
+        "--codex-hooks", help="Codex's hooks.json (default ~/.codex/hooks.json, if ~/.codex exists)"
+    )
 
     commands.add_parser("doctor", help="check the set-up, one line per check")
 
@@ -177,20 +180,29 @@ def try_demo(args: argparse.Namespace, host: str, port: int) -> int:
 
 
 def cmd_hooks(args: argparse.Namespace) -> int:
-    from bridge.claude import settings as claude_settings
+    """Claude Code's settings.json; and Codex's hooks.json where Codex is set up (its folder
+    exists, or ``--codex-hooks`` names the file)."""
+    import os
 
-    path = args.settings or claude_settings.default_settings_path()
-    try:
-        if args.action == "install":
-            changed = claude_settings.install(path)
-            verb = "installed in" if changed else "already up to date in"
-        else:
-            changed = claude_settings.uninstall(path)
-            verb = "removed from" if changed else "not present in"
-    except (ValueError, OSError) as err:
-        print(f"discord-bridge: {err}", file=sys.stderr)
-        return 1
-    print(f"discord-bridge hooks {verb} {path}")
+    from bridge.agents import agent_for
+
+    files = [(agent_for("claude"), args.settings or agent_for("claude").hooks_path())]
+    codex = agent_for("codex")
+    codex_path = args.codex_hooks or codex.hooks_path()
+    if args.codex_hooks or os.path.isdir(os.path.dirname(codex_path)):
+        files.append((codex, codex_path))
+    for agent, path in files:
+        try:
+            if args.action == "install":
+                changed = agent.install_hooks(path)
+                verb = "installed in" if changed else "already up to date in"
+            else:
+                changed = agent.uninstall_hooks(path)
+                verb = "removed from" if changed else "not present in"
+        except (ValueError, OSError) as err:
+            print(f"discord-bridge: {err}", file=sys.stderr)
+            return 1
+        print(f"discord-bridge hooks {verb} {path}")
     return 0
 
 

@@ -51,3 +51,15 @@ HOOKS: dict[str, Hook] = {
         Hook("Notification", "notification.py", f"{_EVENTS}:on_notification", 30),
     )
 }  # fmt: skip
+
+# What the bridge registers with Codex (``bridge/codex/hooks_file.py``): its stdin has Claude
+# Code's shape, so the same scripts serve it, for the events it has (no StopFailure up to
+# 0.171.0: a usage limit shows on its screen only, docs/codex.md); and ``Interrupt``, Codex's
+# own (Esc ends a turn with no Stop), capped at 3 s by Codex.
+CODEX_HOOKS: dict[str, Hook] = {
+    **{event: HOOKS[event] for event in (
+        "SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+        "Stop",
+    )},
+    "Interrupt": Hook("Interrupt", "interrupt.py", f"{_EVENTS}:on_turn_interrupted", 3),
+}  # fmt: skip

@@ -91,22 +91,22 @@ def is_ours(entry: object) -> TypeGuard[dict]:
 
 def install(settings_path: str | None = None) -> bool:
     """Add or update the bridge's hook entries. Returns True if the file changed."""
-    path = _real(settings_path)
-    settings = _read(path)
-    merged = install_status_line(_without_ours(settings))
+    path = real_path(settings_path)
+    settings = read_settings(path)
+    merged = install_status_line(without_ours(settings))
     hooks = merged.setdefault("hooks", {})
     for event, hook in HOOKS.items():
         timeout = hook.timeout or prompt_hook_timeout()
         entry = {"type": "command", "command": hook_command(hook.script), "timeout": timeout}
         hooks.setdefault(event, []).append({"matcher": "", "hooks": [entry]})
-    return _write_if_changed(path, settings, merged)
+    return write_if_changed(path, settings, merged)
 
 
 def uninstall(settings_path: str | None = None) -> bool:
     """Remove exactly the bridge's entries. Returns True if the file changed."""
-    path = _real(settings_path)
-    settings = _read(path)
-    return _write_if_changed(path, settings, uninstall_status_line(_without_ours(settings)))
+    path = real_path(settings_path)
+    settings = read_settings(path)
+    return write_if_changed(path, settings, uninstall_status_line(without_ours(settings)))
 
 
 def installed_events(settings_path: str | None = None) -> dict[str, str]:
@@ -116,7 +116,7 @@ def installed_events(settings_path: str | None = None) -> dict[str, str]:
 
 def installed_entries(settings_path: str | None = None) -> dict[str, dict]:
     """Event -> the bridge's hook entry (command, timeout) currently in the file."""
-    settings = _read(settings_path or default_settings_path())
+    settings = read_settings(settings_path or default_settings_path())
     found = {}
     for event, groups in (settings.get("hooks") or {}).items():
         for group in groups if isinstance(groups, list) else []:
@@ -126,7 +126,7 @@ def installed_entries(settings_path: str | None = None) -> dict[str, dict]:
     return found
 
 
-def _without_ours(settings: dict) -> dict:
+def without_ours(settings: dict) -> dict:
     """A deep copy of ``settings`` with the bridge's entries (and groups they empty) removed."""
     result = json.loads(json.dumps(settings))
     hooks = result.get("hooks")
@@ -151,12 +151,12 @@ def _without_ours(settings: dict) -> dict:
     return result
 
 
-def _real(settings_path: str | None) -> str:
+def real_path(settings_path: str | None) -> str:
     """A symlinked settings.json (dotfile managers) is edited where it really lives."""
     return os.path.realpath(settings_path or default_settings_path())
 
 
-def _read(path: str) -> dict:
+def read_settings(path: str) -> dict:
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -174,7 +174,7 @@ def _read(path: str) -> dict:
     return settings
 
 
-def _write_if_changed(path: str, before: dict, after: dict) -> bool:
+def write_if_changed(path: str, before: dict, after: dict) -> bool:
     if before == after and os.path.exists(path):
         return False
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)

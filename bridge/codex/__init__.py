@@ -1,1 +1,2 @@
-"""What the bridge knows of OpenAI's Codex CLI (docs/codex.md): the versions it is tested with."""
+"""What the bridge knows of OpenAI's Codex CLI (docs/codex.md): its screen, its launch, its
+hooks file, the versions it is tested with."""

@@ -9,6 +9,8 @@ Writes are atomic and keep every key the bridge does not know. On the hooks' fas
 """
 
 from bridge.config.defaults import (
+    AGENTS,
+    DEFAULT_AGENT,
     DEFAULT_API_BASE,
     DEFAULT_ATTACH_AFTER,
     DEFAULT_DOWNLOAD_LIMIT,
@@ -42,7 +44,8 @@ from bridge.config.model import BridgeConfig, Project, Server, ThreadEntry
 from bridge.config.validate import validate
 
 __all__ = [
-    "DEFAULT_API_BASE", "DEFAULT_ATTACH_AFTER", "DEFAULT_DOWNLOAD_LIMIT", "DEFAULT_GATEWAY_URL",
+    "AGENTS", "DEFAULT_AGENT", "DEFAULT_API_BASE", "DEFAULT_ATTACH_AFTER", "DEFAULT_DOWNLOAD_LIMIT",
+    "DEFAULT_GATEWAY_URL",
     "DEFAULT_PROMPT_TIMEOUT", "DEFAULT_RETRY_WAIT", "DEFAULT_TMUX_SESSION",
     "DEFAULT_UPLOAD_LIMIT", "ENV_API_BASE", "ENV_GATEWAY_URL", "ENV_TMUX_SOCKET", "FORBIDDEN",
     "ISOLATION_MODES", "MODE_ALIASES", "PERMISSION_MODES", "PROMPT_TIMEOUT_OUTCOMES",

@@ -19,6 +19,9 @@ PERMISSION_MODES = (
 # only "default"; 2.1.332 keeps it as a hidden alias, measured).
 MODE_ALIASES = {"manual": "default"}
 ISOLATION_MODES = ("none", "worktree")
+# The coding agent CLI a project (or a thread entry) runs: Claude Code, or OpenAI's Codex CLI.
+AGENTS = ("claude", "codex")
+DEFAULT_AGENT = "claude"
 DEFAULT_PROMPT_TIMEOUT = 900.0  # seconds a Discord prompt waits before its timeout outcome
 # Seconds a call auto mode refused waits for **Let Claude try again** (the turn waits too);
 # 0: the notice alone, no button, no wait.

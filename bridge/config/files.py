@@ -76,7 +76,7 @@ def save_raw(path: str, raw: dict) -> None:
 
 # --- threads ----------------------------------------------------------------------------
 
-THREAD_KEYS = ("model", "permission", "isolation")
+THREAD_KEYS = ("model", "permission", "isolation", "agent")
 # Read-modify-write of the config file by any bot (threads, projects); _thread is built in
 # (hooks import this).
 _WRITE_LOCK = _thread.allocate_lock()
@@ -99,12 +99,12 @@ def find_channel(
 
 def thread_settings(project: Project, entry: ThreadEntry | None) -> dict:
     """The 3-layer merge ``threads[i]`` → ``project.thread`` → project: model, permission,
-    isolation (default ``"none"``) and projectPath (``threads[i]`` or the project's)."""
+    agent, isolation (default ``"none"``) and projectPath (``threads[i]`` or the project's)."""
     own = {key: getattr(entry, key) for key in THREAD_KEYS} if entry is not None else {}
     layers = (
         own,
         project.thread_defaults,
-        {"model": project.model, "permission": project.permission},
+        {"model": project.model, "permission": project.permission, "agent": project.agent},
     )
     merged: dict = {}
     for key in THREAD_KEYS:

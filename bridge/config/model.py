@@ -12,6 +12,7 @@ import os
 from bridge.config.defaults import (
     ACTIVE_CLIENT_SECONDS,
     CLAUDE_NICE,
+    DEFAULT_AGENT,
     DEFAULT_API_BASE,
     DEFAULT_ATTACH_AFTER,
     DEFAULT_BUDGET_CONTINUE,
@@ -41,13 +42,19 @@ from bridge.config.defaults import (
 )
 from bridge.config.validate import validate
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class ThreadEntry:
     """One entry of a project's ``threads[]``: a Discord thread whose session has settings of
     its own (any left out come from the project's ``thread`` defaults, then the project).
     ``raw`` is the entry as the file has it."""
 
-    __slots__ = ("channel_id", "isolation", "model", "name", "path", "permission", "raw", "startup")
+    __slots__ = (
+        "agent", "channel_id", "isolation", "model", "name", "path", "permission", "raw", "startup",
+    )  # fmt: skip
 
     def __init__(self, raw: dict) -> None:
         self.raw = raw
@@ -58,6 +65,7 @@ class ThreadEntry:
         self.model: str | None = raw.get("model")
         self.permission: str | None = raw.get("permission")
         self.isolation: str | None = raw.get("isolation")
+        self.agent: str | None = raw.get("agent")
         self.startup: bool = bool(raw.get("startup", False))
 
     def __repr__(self) -> str:
@@ -92,11 +100,14 @@ class Project:
     """One mapped channel: a tmux window running Claude Code in ``path``."""
 
     __slots__ = (
+        "agent",
         "budget",
         "channel_id",
         "claude_args",
         "claude_command",
         "claude_nice",
+        "codex_args",
+        "codex_command",
         "model",
         "name",
         "path",
@@ -121,22 +132,28 @@ class Project:
         self.progress: bool = bool(raw.get("progress", True))  # live status messages per turn
         self.thread_defaults: dict = raw.get("thread") or {}
         self.threads: list[ThreadEntry] = [ThreadEntry(t) for t in raw.get("threads") or []]
-        self.claude_command: str = (
-            raw.get("claudeCommand") or server.raw.get("claudeCommand") or top.get("claudeCommand")
-        ) or "claude"
+        self.agent: str = raw.get("agent") or DEFAULT_AGENT  # the CLI its sessions run
+        self.claude_command: str = _inherited(raw, server, top, "claudeCommand") or "claude"
+        self.codex_command: str = _inherited(raw, server, top, "codexCommand") or "codex"
         # Claude Code runs this much nicer than the bot, so relays keep a core under load.
         self.claude_nice: int = next(
             (int(level["claudeNice"]) for level in (raw, server.raw, top) if "claudeNice" in level),
             CLAUDE_NICE,
         )
-        self.claude_args: list[str] = list(
-            raw.get("claudeArgs", server.raw.get("claudeArgs", top.get("claudeArgs", [])))
-        )
+        self.claude_args: list[str] = list(_inherited(raw, server, top, "claudeArgs") or [])
+        self.codex_args: list[str] = list(_inherited(raw, server, top, "codexArgs") or [])
         # The project's own ``budget`` replaces the top-level one's values it names.
         self.budget = Budget({**(top.get("budget") or {}), **(raw.get("budget") or {})})
 
     def __repr__(self) -> str:
         return f"<Project {self.name} #{self.channel_id} {self.path}>"
+
+
+def _inherited(raw: dict, server: Server, top: dict, key: str) -> Any:
+    """``key`` of the project, else of its server, else of the top level (a command left
+    empty is not given; an empty list of arguments is)."""
+    given = (lambda value: value) if key.endswith("Command") else (lambda value: value is not None)
+    return next((level[key] for level in (raw, server.raw, top) if given(level.get(key))), None)
 
 
 class Server:

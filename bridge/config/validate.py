@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from bridge.config.defaults import (
+    AGENTS,
     DEFAULT_ATTACH_AFTER,
     DEFAULT_CATCH_UP_MINUTES,
     DEFAULT_PROMPT_TIMEOUT,
@@ -33,9 +34,8 @@ def validate(raw: object) -> list[str]:
         return problems
     if raw.get("schemaVersion") != 2:
         problems.append('schemaVersion: expected 2 (add "schemaVersion": 2)')
-    _check_optional_str(raw, "claudeCommand", "", problems)
+    _check_commands(raw, "", problems)
     _check_nice(raw, "", problems)
-    _check_str_list(raw, "claudeArgs", "", problems)
     _check_limits(raw.get("attachments"), problems)
     _check_sections(raw, problems)
     _check_away(raw, problems)
@@ -114,9 +114,8 @@ def _check_server(server: object, where: str, problems: list[str]) -> None:
             problems.append(f"{where}.tmux.controlMode: expected true or false")
     _check_str_list(server, "permissionTools", where, problems)
     _check_snowflake(server, "generalChannelId", where, problems)
-    _check_optional_str(server, "claudeCommand", where, problems)
+    _check_commands(server, where, problems)
     _check_nice(server, where, problems)
-    _check_str_list(server, "claudeArgs", where, problems)
     projects = server.get("projects")
     if not isinstance(projects, list) or not projects:
         problems.append(f"{where}.projects: expected a non-empty array of projects")
@@ -142,9 +141,9 @@ def _check_project(project: object, where: str, problems: list[str]) -> None:
     _check_bool(project, "startup", where, problems)
     _check_bool(project, "progress", where, problems)
     _check_choice(project, "permission", PERMISSION_MODES, where, problems)
-    _check_optional_str(project, "claudeCommand", where, problems)
+    _check_commands(project, where, problems)
     _check_nice(project, where, problems)
-    _check_str_list(project, "claudeArgs", where, problems)
+    _check_choice(project, "agent", AGENTS, where, problems)
     _check_budget(project.get("budget"), _join(where, "budget"), problems)
     defaults = project.get("thread", {})
     if not isinstance(defaults, dict):
@@ -169,6 +168,7 @@ def _check_project(project: object, where: str, problems: list[str]) -> None:
 
 def _check_thread_settings(obj: dict, where: str, problems: list[str]) -> None:
     _check_optional_str(obj, "model", where, problems)
+    _check_choice(obj, "agent", AGENTS, where, problems)
     _check_choice(obj, "permission", PERMISSION_MODES, where, problems)
     _check_choice(obj, "isolation", ISOLATION_MODES, where, problems)
 
@@ -368,6 +368,13 @@ def _check_optional_str(obj: dict, key: str, where: str, problems: list) -> None
     value = obj[key]
     if not isinstance(value, str) or not value.strip():
         problems.append(f"{_join(where, key)}: expected a non-empty string")
+
+
+def _check_commands(obj: dict, where: str, problems: list) -> None:
+    """Each agent's command and extra arguments: ``claudeCommand``, ``codexArgs``, …"""
+    for agent in AGENTS:
+        _check_optional_str(obj, f"{agent}Command", where, problems)
+        _check_str_list(obj, f"{agent}Args", where, problems)
 
 
 def _check_str_list(obj: dict, key: str, where: str, problems: list) -> None:

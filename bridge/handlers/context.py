@@ -80,6 +80,14 @@ class HookContext:
             self.deferred.append(job)
 
     @property
+    def agent(self) -> str:
+        """The session's agent (``"claude"``, ``"codex"``): its thread's, else its project's."""
+        if self.thread_id is None:
+            return self.project.agent
+        entry = next((t for t in self.project.threads if t.channel_id == self.thread_id), None)
+        return config.thread_settings(self.project, entry)["agent"] or self.project.agent
+
+    @property
     def server(self) -> config.Server:
         return self.project.server
 

@@ -154,6 +154,13 @@ def on_turn_failed(context: HookContext) -> None:
         notify.post_turn_failure(context, api_errors.notice(error, said, details))
 
 
+def on_turn_interrupted(context: HookContext) -> None:
+    """Interrupt (Codex's, on Esc: no Stop follows): the turn ended; close its status
+    message as interrupted and the prompts it left open."""
+    close_answered_prompts(context)
+    progress.record(context, "interrupted")
+
+
 def on_notification(context: HookContext) -> None:
     """Notification: forward Claude Code's notices that Discord does not already show."""
     from bridge.handlers import notify

@@ -138,6 +138,7 @@ def new_request(context: HookContext, kind: str | None = None, timeout: float | 
         session_id=_text(event.get("session_id")),
         agent_id=_text(event.get("agent_id")),  # a background subagent's dialog (None: main)
         channel_id=context.channel_id,
+        cli=context.agent,
         project=context.project.name,
         tool_name=tool,
         permission_suggestions=suggestions if isinstance(suggestions, list) else [],

@@ -33,9 +33,8 @@ from __future__ import annotations
 
 import time
 
-from bridge.claude.dialogs import read_dialog
+from bridge.agents import Agent, agent_for
 from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN
-from bridge.claude.screen import input_box
 from bridge.state import decisions, held_messages, runtime, tool_calls
 from bridge.tmux import TmuxError, TmuxSessions
 
@@ -82,12 +81,15 @@ class SessionKeys:
         rt: runtime.Runtime,
         key: str,
         screen_answer: bool = False,
+        agent: Agent | None = None,
     ) -> None:
         self.tmux = tmux
         self.pane_id = pane_id
         self.runtime = rt
         self.key = key
         self.screen_answer = screen_answer
+        self.agent = agent or agent_for(None)  # whose screen the gate reads
+        self.screen = self.agent.screen
 
     # --- reading (no gate) -------------------------------------------------------------
 
@@ -116,8 +118,8 @@ class SessionKeys:
         keys about to be pressed) was not sent."""
         self.check(what)
         screen = self.capture()
-        if input_box(screen) is None:
-            raise _dialog(what, screen)
+        if self.screen.input_box(screen) is None:
+            raise _dialog(what, screen, self.agent.label)
         return screen
 
     def check(self, what: str) -> None:
@@ -131,7 +133,7 @@ class SessionKeys:
         while self._tool_starting():
             if time.monotonic() > give_up:
                 raise KeysRefused(
-                    f"Claude Code keeps starting tool calls that have not ended, and any of "
+                    f"{self.agent.label} keeps starting tool calls that have not ended, and any of "
                     f"them may ask for permission: {what} was not sent. Try again in a "
                     "moment.", "",
                 )  # fmt: skip
@@ -140,17 +142,17 @@ class SessionKeys:
         if self.screen_answer:
             return  # the caller checks that its own dialog is the one on screen
         screen = self.capture()
-        if input_box(screen) is None:  # that tool's dialog, its hook still starting
-            raise _dialog(what, screen)
+        if self.screen.input_box(screen) is None:  # that tool's dialog, its hook still starting
+            raise _dialog(what, screen, self.agent.label)
 
     def _known(self, what: str) -> None:
         """Refuse while a prompt of this session is open (a hook's, or a screen prompt)."""
         for request in decisions.asking(self.runtime, self.key, PROMPT_TIMEOUT_MARGIN):
             doing, prompt = ASKING.get(request.kind, ASKING["permission"])
             raise KeysRefused(
-                f"Claude Code is {doing} in this session (see its prompt in this channel): "
-                f"{what} was not sent, so it cannot answer that dialog. Answer the {prompt} "
-                "first.", "",
+                f"{self.agent.label} is {doing} in this session (see its prompt in this "
+                f"channel): {what} was not sent, so it cannot answer that dialog. Answer the "
+                f"{prompt} first.", "",
             )  # fmt: skip
         if self.screen_answer:
             return
@@ -158,20 +160,20 @@ class SessionKeys:
         if not held.get("prompt_message_id"):
             return
         screen = self.capture()
-        dialog = read_dialog(screen)
+        dialog = self.screen.read_dialog(screen)
         if dialog is not None and dialog.fingerprint == held.get("fingerprint"):
             raise KeysRefused(
-                f"Claude Code shows a screen that waits for your answer (its prompt is in this "
-                f"channel): {what} was not sent. Answer the screen prompt first.", screen,
+                f"{self.agent.label} shows a screen that waits for your answer (its prompt is in "
+                f"this channel): {what} was not sent. Answer the screen prompt first.", screen,
             )  # fmt: skip
 
     def _tool_starting(self) -> bool:
         return tool_calls.latest_start(self.runtime, self.key, TOOL_GRACE) is not None
 
 
-def _dialog(what: str, screen: str) -> DialogOnScreen:
+def _dialog(what: str, screen: str, label: str = "Claude Code") -> DialogOnScreen:
     return DialogOnScreen(
-        f"Claude Code is showing a dialog (permission, question or plan), not its input box: "
+        f"{label} is showing a dialog (permission, question or plan), not its input box: "
         f"{what} was not sent, so it cannot answer the dialog. Answer the dialog first (its "
         "Discord prompt or the terminal).",
         screen,

@@ -19,6 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from bridge import config
+from bridge.agents import Agent, Launch, agent_for
 from bridge.claude import launch, start_failure
 from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
 from bridge.config import ENV_TMUX_SOCKET, BridgeConfig, Server
@@ -207,8 +208,11 @@ class SessionManager:
                 await self.worktree_started(target.key, worktree)
             except Exception:
                 log.exception("could not announce the worktree of %s", target.label)
+        agent = agent_for(target.agent)
         try:
-            await asyncio.to_thread(pane_input.wait_ready, self.tmux, pane.pane_id, READY_TIMEOUT)
+            await asyncio.to_thread(
+                pane_input.wait_ready, self.tmux, pane.pane_id, READY_TIMEOUT, agent=agent
+            )
         except PaneExited as err:  # said in Claude Code's own words, with what to do
             failure = did_not_start(err, target.project.claude_command)
             log.warning("Claude Code for %s did not start: %s", target.label, failure)
@@ -261,7 +265,13 @@ class SessionManager:
     def keys(self, key: str, pane_id: str, screen_answer: bool = False) -> SessionKeys:
         """Session ``key``'s pane as keys are pressed into it: every key through the key gate
         (``key_gate``). ``screen_answer``: the keys answer its screen prompt."""
-        return SessionKeys(self.tmux, pane_id, self.runtime, key, screen_answer)
+        return SessionKeys(self.tmux, pane_id, self.runtime, key, screen_answer, self.agent_of(key))
+
+    def agent_of(self, key: str) -> Agent:
+        """The agent session ``key`` runs (``bridge.agents``): its target's; Claude Code for
+        a key no target has (an adopted session: the bridge adopts Claude Code's only)."""
+        target = self.target_for_key(key)
+        return agent_for(target.agent if target is not None else None)
 
     async def type_prompt(self, key: str, pane_id: str, text: str) -> pane_input.Timings:
         """Type ``text`` as one prompt into session ``key``'s pane: only into an input box,
@@ -379,14 +389,14 @@ class SessionManager:
     # --- how Claude Code is started --------------------------------------------------
 
     def launch_argv(self, target: SessionTarget, resume: str | None = None) -> list[str]:
-        project = target.project
-        uploads = self.runtime.channel_dir("uploads", target.key)
-        outputs = self.runtime.channel_dir("outputs", target.key)
-        return launch.claude_argv(
-            project.claude_command, target.model, target.permission, resume,
-            uploads, outputs, self.upload_limit, project.claude_args, self.private_paths(),
-            project.claude_nice,
-        )  # fmt: skip
+        agent = agent_for(target.agent)
+        command, extra_args = agent.command(target.project)
+        return agent.argv(Launch(
+            command, target.model, target.permission, resume,
+            self.runtime.channel_dir("uploads", target.key),
+            self.runtime.channel_dir("outputs", target.key),
+            self.upload_limit, extra_args, self.private_paths(), target.project.claude_nice,
+        ))  # fmt: skip
 
     def private_paths(self) -> list[str]:
         """What Claude's own file tools may not touch: the config (bot tokens) and the bridge
@@ -400,7 +410,7 @@ class SessionManager:
         """Env vars on the pane: they reach every hook of that Claude Code session. A thread's
         session carries its parent channel and its thread, so its hooks post to the thread."""
         env = {
-            **launch.PANE_ENV,
+            **agent_for(target.agent).pane_env,
             ENV_CHANNEL: target.project.channel_id,
             runtime.ENV_CONFIG: self.config_path,
             runtime.ENV_HOME: runtime.bridge_home(),

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import time
 
-from bridge.claude.dialogs import read_dialog
-from bridge.claude.screen import box_holds, input_box, is_prompt_ready, signature
+from bridge.agents import Agent, agent_for
+from bridge.claude.screen import signature
 from bridge.sessions.key_gate import DialogOnScreen, NoInputBox, SessionKeys
 from bridge.sessions.typed_text import chunk_for_typing
-from bridge.tmux import TmuxError, TmuxSessions
+from bridge.tmux import PaneExited, TmuxError, TmuxSessions
 
 TYPE_CHUNK = 100  # characters per send-keys: a longer burst is taken for a paste
 TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
@@ -29,8 +29,9 @@ CLEAR_ROUNDS = 20  # C-u clears one line of a multi-line leftover per round
 DIALOG_SETTLE = 0.5  # seconds a dialog must stay on screen to count (and to take keys)
 
 
-def _dialog_error(screen: str, message: str) -> NoInputBox:
-    return DialogOnScreen(message, screen) if read_dialog(screen) else NoInputBox(message)
+def _dialog_error(keys: SessionKeys, screen: str, message: str) -> NoInputBox:
+    found = keys.screen.read_dialog(screen)
+    return DialogOnScreen(message, screen) if found else NoInputBox(message)
 
 
 class Timings(dict[str, float]):
@@ -93,10 +94,10 @@ def type_prompt(
         # Every piece in the box before the next, else a Claude Code that reads late (a
         # loaded machine) gets two in one read: a paste. On a quiet machine it costs little
         # (bench/long_prompt.py --flat: 5,000 characters typed in 2.1 s every third, 2.3 s).
-        if index and not _wait_echo(keys.tmux, keys.pane_id, typed):
+        if index and not _wait_echo(keys, typed):
             _require_input_box(keys)  # a dialog took the box: say so
             raise NoInputBox(
-                "Claude Code did not show your message as it was typed (a busy machine?); "
+                f"{keys.agent.label} did not show your message as it was typed (a busy machine?); "
                 "it was not sent. Send it again."
             )
         if index == 0 and box_seen:
@@ -120,30 +121,31 @@ def _submit(keys: SessionKeys, text: str, timings: Timings, mark: float) -> None
     for the text to show: until then an empty box would read as "submitted", and an Enter
     that races the echo is the one that gets dropped.
     """
-    tmux, pane_id = keys.tmux, keys.pane_id
     # all of it in the box (a redraw, a session starting next to others, can hide the box)
-    if not _wait_echo(tmux, pane_id, text, BOX_WAIT):
-        raise NoInputBox(
+    if not _wait_echo(keys, text, BOX_WAIT):
+        raise _dialog_error(
+            keys,
+            keys.capture(),
             "The input box changed while your message was typed (a dialog opened?); it "
-            "was not sent. Check the terminal."
+            "was not sent. Check the terminal.",
         )
     mark = timings.lap("echo", mark)
     keys.press("Enter")
     for _ in range(SUBMIT_RETRIES):
-        if _left_box(tmux, pane_id, text, SUBMIT_CHECK):
+        if _left_box(keys, text, SUBMIT_CHECK):
             timings.lap("enter", mark)
             return
         keys.press("Enter")
     timings.lap("enter", mark)
 
 
-def _left_box(tmux: TmuxSessions, pane_id: str, text: str, within: float) -> bool:
+def _left_box(keys: SessionKeys, text: str, within: float) -> bool:
     """True as soon as ``text`` is no longer in the input box (submitted), False if it still
     is after ``within`` seconds: done is known in tens of milliseconds, not a fixed pause."""
     deadline = time.monotonic() + within
     while True:
         time.sleep(SUBMIT_POLL)
-        if not box_holds(tmux.capture(pane_id), text):
+        if not keys.screen.box_holds(keys.capture(), text):
             return True
         if time.monotonic() >= deadline:
             return False
@@ -152,15 +154,16 @@ def _left_box(tmux: TmuxSessions, pane_id: str, text: str, within: float) -> boo
 def _require_input_box(keys: SessionKeys) -> None:
     keys.check("your message")
     screen = keys.capture()
-    if input_box(screen) is None:
+    if keys.screen.input_box(screen) is None:
         raise _dialog_error(
+            keys,
             screen,
             "A dialog opened in the terminal while your message was typed; it was not "
             "sent. Answer the dialog, then send the message again.",
         )
 
 
-def _wait_echo(tmux: TmuxSessions, pane_id: str, typed: str, timeout: float = ECHO_WAIT) -> bool:
+def _wait_echo(keys: SessionKeys, typed: str, timeout: float = ECHO_WAIT) -> bool:
     """Wait until the input box holds all of ``typed`` (letters and digits compared: the
     box wraps and indents); False if it does not within ``timeout``.
 
@@ -173,15 +176,17 @@ def _wait_echo(tmux: TmuxSessions, pane_id: str, typed: str, timeout: float = EC
     wanted = signature(typed)
     if not wanted:
         return True
+    box = keys.screen.input_box
     try:
-        tmux.wait_for(pane_id, lambda screen: _box_signature(screen).startswith(wanted), timeout)
+        keys.tmux.wait_for(
+            keys.pane_id, lambda screen: _box_signature(box(screen)).startswith(wanted), timeout
+        )
     except TmuxError:
         return False
     return True
 
 
-def _box_signature(screen: str) -> str:
-    box = input_box(screen)
+def _box_signature(box: str | None) -> str:
     return signature(box) if box else ""
 
 
@@ -193,14 +198,16 @@ def clear_input(keys: SessionKeys, timeout: float = 2.0) -> None:
     or put back by an interrupt) is cleared so it does not merge with the new prompt.
     """
     tmux, pane_id = keys.tmux, keys.pane_id
+    input_box = keys.screen.input_box
     keys.check("your message")  # a prompt of the session open: refused at once, no wait
     try:
         screen = tmux.wait_for(pane_id, lambda s: input_box(s) is not None, timeout)
     except TmuxError:
         raise _dialog_error(
+            keys,
             tmux.capture(pane_id),
-            "Claude Code is showing a dialog in the terminal (permission, question or plan);"
-            " answer it first. Your message was not typed.",
+            f"{keys.agent.label} is showing a dialog in the terminal (permission, question or "
+            "plan); answer it first. Your message was not typed.",
         ) from None
     for _ in range(CLEAR_ROUNDS):
         if not input_box(screen):
@@ -212,29 +219,54 @@ def clear_input(keys: SessionKeys, timeout: float = 2.0) -> None:
         screen = tmux.capture(pane_id)
 
 
-def wait_ready(tmux: TmuxSessions, pane_id: str, timeout: float = 30.0, poll: float = 0.05) -> None:
-    """Wait until Claude Code shows its empty prompt box (``❯`` between two rules).
+def wait_ready(
+    tmux: TmuxSessions,
+    pane_id: str,
+    timeout: float = 30.0,
+    poll: float = 0.05,
+    agent: Agent | None = None,
+) -> None:
+    """Wait until the agent (default Claude Code) shows its empty prompt box (Claude Code's
+    ``❯`` between two rules, Codex's ``›`` line above its footer).
 
     A dialog at start-up (folder trust for a new project, the bypass-permissions warning, an
     API key approval) is a question for the owner: once it has stayed on screen for
     :data:`DIALOG_SETTLE` seconds, stop with :class:`DialogOnScreen` (the bot offers it on
     Discord).
     """
+    agent = agent or agent_for(None)
+    reader = agent.screen
     deadline = time.monotonic() + timeout
     while True:
         left = max(0.1, deadline - time.monotonic())
-        check = lambda s: is_prompt_ready(s) or read_dialog(s) is not None  # noqa: E731
-        screen = tmux.wait_for(pane_id, check, left, poll)
-        if is_prompt_ready(screen):
+        check = lambda s: reader.is_prompt_ready(s) or reader.read_dialog(s) is not None  # noqa: E731
+        shown = tmux.wait_for(pane_id, check, left, poll)
+        if reader.is_prompt_ready(shown) and not _dialog_follows(tmux, pane_id, agent, poll):
             return
         time.sleep(DIALOG_SETTLE)
-        screen = tmux.capture(pane_id)
-        if read_dialog(screen) is not None:
+        shown = tmux.capture(pane_id)
+        if reader.read_dialog(shown) is not None:
             raise DialogOnScreen(
-                f"Claude Code is showing a screen that needs an answer (tmux window {pane_id}): "
+                f"{agent.label} is showing a screen that needs an answer (tmux window {pane_id}): "
                 "send a message in its channel to get the screen there, or answer it in the "
                 "terminal.",
-                screen,
+                shown,
             )
         if time.monotonic() > deadline:
-            raise TmuxError(f"timed out after {timeout:.0f} s; last screen:\n{screen}")
+            raise TmuxError(f"timed out after {timeout:.0f} s; last screen:\n{shown}")
+
+
+def _dialog_follows(tmux: TmuxSessions, pane_id: str, agent: Agent, poll: float) -> bool:
+    """Whether a dialog takes the screen within the agent's ``startup_settle`` of its box
+    showing (False at once for an agent that needs none)."""
+    if agent.startup_settle <= 0:
+        return False
+    try:
+        tmux.wait_for(
+            pane_id, lambda s: agent.screen.read_dialog(s) is not None, agent.startup_settle, poll
+        )
+    except PaneExited:
+        raise
+    except TmuxError:
+        return False  # the box stayed: ready
+    return True

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bridge.claude.screen import box_holds, input_box, is_busy, mode_on_screen, signature
+from bridge.claude.screen import input_box, is_busy, mode_on_screen, signature
 from bridge.sessions import pane_input
 from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.typed_text import sanitize_prompt
@@ -77,7 +77,7 @@ def interrupt(keys: SessionKeys) -> None:
     keys.require_input_box("the interrupt (Escape)")
     keys.press("Escape")
     time.sleep(INTERRUPT_SETTLE)
-    if input_box(keys.capture()):
+    if keys.screen.input_box(keys.capture()):
         keys.press("C-e", "C-u")
 
 
@@ -96,10 +96,10 @@ def withdraw_queued(keys: SessionKeys, text: str) -> bool:
         keys.require_input_box("taking the message back (Up)")
     keys.press("Up")
     try:
-        keys.tmux.wait_for(keys.pane_id, lambda s: box_holds(s, text), WITHDRAW_WAIT)
+        keys.tmux.wait_for(keys.pane_id, lambda s: keys.screen.box_holds(s, text), WITHDRAW_WAIT)
     except TmuxError:
         pass
-    box = input_box(keys.capture()) or ""
+    box = keys.screen.input_box(keys.capture()) or ""
     if signature(box) != signature(text):
         if box:
             keys.press("Enter")  # back into Claude Code's queue as it was
@@ -108,7 +108,7 @@ def withdraw_queued(keys: SessionKeys, text: str) -> bool:
         keys.press("C-e", "C-u", "BSpace")
         time.sleep(KEY_PAUSE)
     try:
-        keys.tmux.wait_for(keys.pane_id, lambda s: not input_box(s), WITHDRAW_WAIT)
+        keys.tmux.wait_for(keys.pane_id, lambda s: not keys.screen.input_box(s), WITHDRAW_WAIT)
     except TmuxError:
         return False
     return True

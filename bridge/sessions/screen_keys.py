@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from bridge.claude.dialogs import Dialog, Option, keys_for, read_dialog
-from bridge.claude.screen import is_prompt_ready
+from bridge.agents import Screen, agent_for
+from bridge.claude.dialogs import Dialog, Option, keys_for
 from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.pane_input import DIALOG_SETTLE
 from bridge.tmux import TmuxError, TmuxSessions
@@ -43,7 +43,7 @@ class Outcome:
 
 def current(keys: SessionKeys, fingerprint: str) -> Dialog:
     keys.check("the answer")
-    dialog = read_dialog(keys.capture())
+    dialog = keys.screen.read_dialog(keys.capture())
     if dialog is None or dialog.fingerprint != fingerprint:
         raise ScreenChanged("the screen changed since this prompt was posted")
     return dialog
@@ -79,10 +79,16 @@ def escape(keys: SessionKeys, fingerprint: str) -> None:
 
 
 def settle(
-    tmux: TmuxSessions, pane_id: str, fingerprint: str, timeout: float = SETTLE_TIMEOUT
+    tmux: TmuxSessions,
+    pane_id: str,
+    fingerprint: str,
+    timeout: float = SETTLE_TIMEOUT,
+    reader: Screen | None = None,
 ) -> Outcome:
     """Wait until the dialog ``fingerprint`` has gone: to the input box, another dialog (one
-    that stays for :data:`DIALOG_SETTLE` seconds), or an exited Claude Code."""
+    that stays for :data:`DIALOG_SETTLE` seconds), or an exited agent. ``reader``: the
+    session's agent's screen (default Claude Code's)."""
+    reader = reader or agent_for(None).screen
     deadline = time.monotonic() + timeout
     screen = ""
     while time.monotonic() < deadline:
@@ -92,13 +98,13 @@ def settle(
             screen = tmux.capture(pane_id)
         except TmuxError:
             return Outcome("gone", screen)
-        if is_prompt_ready(screen):
+        if reader.is_prompt_ready(screen):
             return Outcome("ready", screen)
-        dialog = read_dialog(screen)
+        dialog = reader.read_dialog(screen)
         if dialog is not None and dialog.fingerprint != fingerprint:
             time.sleep(DIALOG_SETTLE)
             again = tmux.capture(pane_id)
-            later = read_dialog(again)
+            later = reader.read_dialog(again)
             if later is not None and later.fingerprint == dialog.fingerprint:
                 return Outcome("dialog", again)
         time.sleep(0.1)
@@ -106,13 +112,19 @@ def settle(
 
 
 def after_toggle(
-    tmux: TmuxSessions, pane_id: str, fingerprint: str, index: int, old: str
+    tmux: TmuxSessions,
+    pane_id: str,
+    fingerprint: str,
+    index: int,
+    old: str,
+    reader: Screen | None = None,
 ) -> Dialog | None:
     """The dialog once the checkbox ``index`` (labelled ``old`` before) shows its new tick;
     None if the dialog went away."""
+    reader = reader or agent_for(None).screen
     deadline = time.monotonic() + TOGGLE_WAIT
     while True:
-        dialog = read_dialog(tmux.capture(pane_id))
+        dialog = reader.read_dialog(tmux.capture(pane_id))
         if dialog is None or dialog.fingerprint != fingerprint:
             return None
         if dialog.options[index].label != old or time.monotonic() > deadline:

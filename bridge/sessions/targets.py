@@ -26,11 +26,12 @@ class SessionTarget:
     permission: str | None
     isolation: str
     path: str
+    agent: str = config.DEFAULT_AGENT  # the CLI the session runs (``bridge.agents``)
 
     @classmethod
     def for_project(cls, project: Project) -> SessionTarget:
         return cls(project, project.channel_id, None, "", project.model, project.permission,
-                   "none", project.path)  # fmt: skip
+                   "none", project.path, project.agent)  # fmt: skip
 
     @classmethod
     def for_thread(
@@ -38,7 +39,8 @@ class SessionTarget:
     ) -> SessionTarget:
         merged = config.thread_settings(project, entry)
         return cls(project, thread_id, thread_id, clean_thread_name(name), merged["model"],
-                   merged["permission"], merged["isolation"], merged["projectPath"])  # fmt: skip
+                   merged["permission"], merged["isolation"], merged["projectPath"],
+                   merged["agent"] or project.agent)  # fmt: skip
 
     @property
     def window_name(self) -> str:

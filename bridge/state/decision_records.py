@@ -117,6 +117,7 @@ class Request(_Record):
     __slots__ = (
         "agent_id",
         "channel_id",
+        "cli",
         "created",
         "deadline",
         "id",
@@ -140,6 +141,7 @@ class Request(_Record):
         "session_id": (_optional_text, None),
         "agent_id": (_optional_text, None),  # a background subagent's dialog (None: main thread)
         "channel_id": (_optional_text, None),
+        "cli": (_text, "claude"),  # the session's agent (config "agent"): "claude" or "codex"
         "project": (_optional_text, None),
         "tool_name": (_optional_text, None),
         # The tool call's input; an elicitation's request (mcp_server_name, message, mode,
@@ -171,6 +173,7 @@ class Request(_Record):
     session_id: str | None
     agent_id: str | None
     channel_id: str | None
+    cli: str
     project: str | None
     tool_name: str | None
     tool_input: dict

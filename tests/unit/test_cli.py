@@ -513,3 +513,21 @@ def test_doctor_flags_hooks_whose_scripts_are_gone(setup: Setup) -> None:
     assert "fix: discord-bridge hooks install" in done.stdout
     setup.install_hooks()
     assert lines(setup.cli("doctor").stdout, "✗") == []
+
+
+def test_doctor_covers_codex_when_a_project_uses_it(setup: Setup) -> None:
+    from bridge.codex import versions as codex_versions
+    from bridge_testkit.codex_rig import codex_binary
+
+    raw = setup.config()
+    raw["servers"][0]["projects"][0].update(agent="codex", codexCommand=str(codex_binary()))
+    setup.write_config(raw)
+    setup.install_hooks()  # no ~/.codex yet: Codex's hooks are not written
+    done = setup.cli("doctor")
+    tested = f"tested range {codex_versions.OLDEST} to {codex_versions.PINNED}"
+    assert f"✓ {codex_binary()}: codex-cli {codex_versions.PINNED} ({tested})" in done.stdout
+    assert "✗ Codex hooks missing in " in done.stdout
+    (setup.home / ".codex").mkdir()
+    setup.install_hooks()
+    done = setup.cli("doctor")
+    assert f"✓ Codex hooks installed in {setup.home / '.codex' / 'hooks.json'}" in done.stdout

@@ -47,7 +47,6 @@ from bridge.bot.changes.finish_screen import NO_MENTIONS, Screen
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, target_here
 from bridge.bot.control.threads import code, loss_lines
 from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN
-from bridge.claude.screen import input_box, is_busy
 from bridge.discord import custom_ids
 from bridge.sessions import worktree_finish, worktree_plan, worktree_push, worktrees
 from bridge.sessions.changes import GitError
@@ -407,9 +406,10 @@ class Finisher:
         if await asyncio.to_thread(decisions.asking, self.runtime, key, PROMPT_TIMEOUT_MARGIN):
             return "waits for your answer to a prompt"
         screen = await asyncio.to_thread(self.sessions.tmux.capture, pane)
-        if is_busy(screen):
+        reader = self.sessions.agent_of(key).screen
+        if reader.is_busy(screen):
             return "is working"
-        return "" if input_box(screen) is not None else "shows a dialog"
+        return "" if reader.input_box(screen) is not None else "shows a dialog"
 
     def _refused(self, verb: str, key: str, plan: Plan, base: str) -> Screen:
         lines, buttons = finish_screen.problem_lines(verb, plan), []

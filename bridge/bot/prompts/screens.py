@@ -20,8 +20,9 @@ import logging
 
 import discord
 
+from bridge.agents import Screen
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
-from bridge.claude.dialogs import Dialog, read_dialog
+from bridge.claude.dialogs import Dialog
 from bridge.discord import custom_ids
 from bridge.discord.render.outcome import closed_content
 from bridge.sessions import pane_ops, screen_keys
@@ -73,13 +74,14 @@ class ScreenPrompts:
         """Hold ``message`` and post the screen as a prompt. False when there is nothing to
         offer (no readable dialog, or a Discord prompt of ours covers it): the caller replies
         as before."""
-        if not isinstance(err, DialogOnScreen) or read_dialog(err.screen) is None:
+        reader = self._reader(key)
+        if not isinstance(err, DialogOnScreen) or reader.read_dialog(err.screen) is None:
             return False
         if await self._covered(key):
             return False
         pane_id = await self.sessions.live_pane(key)
         screen = await asyncio.to_thread(self.sessions.tmux.capture, pane_id) if pane_id else ""
-        dialog = read_dialog(screen)
+        dialog = reader.read_dialog(screen)
         if dialog is None:
             return False
         record = await asyncio.to_thread(held_messages.load, self.runtime, key)
@@ -96,6 +98,9 @@ class ScreenPrompts:
         )
         return True
 
+    def _reader(self, key: str) -> Screen:
+        return self.sessions.agent_of(key).screen
+
     async def _covered(self, key: str) -> bool:
         """A prompt of ours (a hook's) is open in this channel or thread: the dialog is
         answered through it. A hook may still be posting it: give it a moment."""
@@ -108,7 +113,10 @@ class ScreenPrompts:
         return False
 
     async def _post(self, key: str, channel: discord.abc.Messageable, dialog: Dialog) -> None:
-        posted = await channel.send(content=prompt_content(dialog), view=prompt_view(key, dialog))
+        label = self.sessions.agent_of(key).label
+        posted = await channel.send(
+            content=prompt_content(dialog, label), view=prompt_view(key, dialog)
+        )
         record = held_messages.load(self.runtime, key)
         record.update(fingerprint=dialog.fingerprint, prompt_message_id=str(posted.id))
         await asyncio.to_thread(held_messages.save, self.runtime, key, record)
@@ -125,7 +133,8 @@ class ScreenPrompts:
             return
         pane_id = await self.sessions.live_pane(key)
         if pane_id is None:
-            await _ephemeral(interaction, "Claude Code is not running here any more.")
+            label = self.sessions.agent_of(key).label
+            await _ephemeral(interaction, f"{label} is not running here any more.")
             return
         if action == "show":
             text = await asyncio.to_thread(pane_ops.peek, self.sessions.tmux, pane_id)
@@ -144,7 +153,7 @@ class ScreenPrompts:
             except screen_keys.ScreenChanged as err:
                 log.info("screen click on %s refused: %s", key, err)
                 screen = await asyncio.to_thread(self.sessions.tmux.capture, pane_id)
-                still = read_dialog(screen)
+                still = self._reader(key).read_dialog(screen)
                 if still is not None and still.fingerprint == fingerprint:
                     await _followup(interaction, f"Nothing was confirmed: {err}.")
                     return
@@ -174,11 +183,18 @@ class ScreenPrompts:
         option = await asyncio.to_thread(screen_keys.choose, keys, fingerprint, index)
         if option.toggles:  # a checkbox: the same dialog, ticked or unticked
             dialog = await asyncio.to_thread(
-                screen_keys.after_toggle, tmux, pane_id, fingerprint, index, option.label
+                screen_keys.after_toggle,
+                tmux,
+                pane_id,
+                fingerprint,
+                index,
+                option.label,
+                keys.screen,
             )
             if dialog is not None:
                 await interaction.edit_original_response(
-                    content=prompt_content(dialog), view=prompt_view(key, dialog)
+                    content=prompt_content(dialog, keys.agent.label),
+                    view=prompt_view(key, dialog),
                 )
                 return None
         return f"✅ **{_plain(option.label)}**, chosen by {who}"
@@ -195,12 +211,17 @@ class ScreenPrompts:
         """After an answer: type the held messages once the box is back, or offer the next
         screen, or say that Claude Code exited."""
         outcome = await asyncio.to_thread(
-            screen_keys.settle, self.sessions.tmux, pane_id, fingerprint
+            screen_keys.settle,
+            self.sessions.tmux,
+            pane_id,
+            fingerprint,
+            screen_keys.SETTLE_TIMEOUT,
+            self._reader(key),
         )
         record = held_messages.load(self.runtime, key)
         held = record["messages"]
         if outcome.state == "dialog":
-            dialog = read_dialog(outcome.screen)
+            dialog = self._reader(key).read_dialog(outcome.screen)
             if dialog is not None and not await self._covered(key):
                 await self._post(key, channel, dialog)
             return
@@ -208,7 +229,8 @@ class ScreenPrompts:
             await asyncio.to_thread(held_messages.clear, self.runtime, key)
             self.sessions.on_change()
             if held:
-                await _send(channel, f"⚠️ Claude Code exited; {len(held)} held message(s) were "
+                label = self.sessions.agent_of(key).label
+                await _send(channel, f"⚠️ {label} exited; {len(held)} held message(s) were "
                             "not typed. Send a message to start it again.")  # fmt: skip
             return
         if outcome.state != "ready":
@@ -219,7 +241,8 @@ class ScreenPrompts:
         try:
             await self.type_held(key, pane_id, channel)
         except NoInputBox as err:
-            dialog = read_dialog(err.screen) if isinstance(err, DialogOnScreen) else None
+            screen = err.screen if isinstance(err, DialogOnScreen) else ""
+            dialog = self._reader(key).read_dialog(screen) if screen else None
             if dialog is not None and not await self._covered(key):
                 await self._post(key, channel, dialog)
             else:
@@ -244,10 +267,11 @@ class ScreenPrompts:
             await _react(channel, item)
 
 
-def prompt_content(dialog: Dialog) -> str:
+def prompt_content(dialog: Dialog, label: str = "Claude Code") -> str:
     question = dialog.question.replace("```", "ˋˋˋ") or "(no text above the options)"
+    header = HEADER.replace("Claude Code", label)
     return (
-        f"{HEADER}; nothing can be typed until it is answered. Your message is held and will be "
+        f"{header}; nothing can be typed until it is answered. Your message is held and will be "
         f"typed once it is.\n```\n{question}\n```"
     )
 

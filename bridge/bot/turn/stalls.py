@@ -27,7 +27,6 @@ import discord
 
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
 from bridge.bot.turn.interrupt_button import InterruptButton
-from bridge.claude.screen import input_box
 from bridge.discord import custom_ids
 from bridge.sessions import pane_ops
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
@@ -168,7 +167,7 @@ class StallWatch:
             screen = await asyncio.to_thread(self.sessions.tmux.capture, pane)
         except TmuxError:
             return True
-        return input_box(screen) is None  # a dialog is up
+        return self.sessions.agent_of(key).screen.input_box(screen) is None  # a dialog is up
 
     async def session_died(self, key: str) -> None:
         """The session of a running turn is gone: say so at once, offer a restart."""

@@ -55,6 +55,10 @@ def custom_id(request_id: str, action: str, select: bool = False) -> str:
 
 # --- permission -----------------------------------------------------------------------------
 
+# The session's agent (a request's ``cli``) as a prompt names it; not bridge.agents' labels:
+# the PermissionRequest hook renders this, and must not import the agents' modules.
+SPEAKERS = {"claude": "Claude", "codex": "Codex"}
+
 
 def permission_prompt(request: Request, on_disk: OnDisk = tool_call.UNREAD) -> tuple[dict, Files]:
     """The message for a permission dialog: what will happen (what the terminal's dialog
@@ -63,12 +67,18 @@ def permission_prompt(request: Request, on_disk: OnDisk = tool_call.UNREAD) -> t
     tool = request.tool_name or "tool"
     home = os.path.expanduser("~").rstrip("/")
     shown, files = tool_call.describe(tool, request.tool_input, on_disk, home)
-    title = f"🔐 **Claude wants to use {_inline(reveal(_label(tool), code=True))}**"
+    who = speaker(request)
+    title = f"🔐 **{who} wants to use {_inline(reveal(_label(tool), code=True))}**"
     payload = {
         "content": _fit(_titled(title, shown, "\n")),
         "components": permission_components(request, "s"),
     }
     return payload, files
+
+
+def speaker(request: Request) -> str:
+    """Who asks, as a prompt names it: Claude, or Codex for a Codex session's request."""
+    return SPEAKERS.get(request.cli, "Claude")
 
 
 def permission_components(request: Request, scope: str) -> list[dict]:
@@ -77,7 +87,11 @@ def permission_components(request: Request, scope: str) -> list[dict]:
         _row(
             _button("Allow", custom_id(rid, actions.ALLOW), SUCCESS),
             _button("Deny", custom_id(rid, actions.DENY), DANGER),
-            _button("Tell Claude what to do instead…", custom_id(rid, actions.TELL), SECONDARY),
+            _button(
+                f"Tell {speaker(request)} what to do instead…",
+                custom_id(rid, actions.TELL),
+                SECONDARY,
+            ),
         )
     ]
     # A grant beyond this one call is never the loudest button: grey, its reach in words, so

@@ -61,6 +61,8 @@ class TurnProgress:
             self.tool_running = False
         elif kind == "done":
             self.finish("done", event["t"])
+        elif kind == "interrupted":  # Codex's Interrupt hook (Esc at the terminal)
+            self.finish("interrupted", event["t"])
         elif kind == "failed" and not self.outcome:
             details = " ".join(str(event.get("details") or "").split())[:200]
             self.error = str(event.get("error") or "unknown") + (f": {details}" if details else "")

@@ -73,13 +73,15 @@ def test_merge_thread_entry_over_project_thread_over_project() -> None:
         "permission": "plan",  # threads[i] beats both
         "isolation": "worktree",
         "projectPath": "/srv/alpha-two",  # threads[i] may move it
+        "agent": "claude",  # the project's (the default)
     }
     new = config.thread_settings(alpha, None)
     assert new == {"model": "haiku", "permission": "acceptEdits", "isolation": "worktree",
-                   "projectPath": "/srv/alpha"}  # fmt: skip
+                   "projectPath": "/srv/alpha", "agent": "claude"}  # fmt: skip
     own_model = config.ThreadEntry({"channelId": THREAD, "model": "opus"})
     assert config.thread_settings(beta, own_model) == {
         "model": "opus", "permission": None, "isolation": "none", "projectPath": "/srv/beta",
+        "agent": "claude",
     }  # fmt: skip
 
 

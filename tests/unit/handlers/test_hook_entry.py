@@ -42,10 +42,10 @@ def test_a_broken_install_gives_no_decision_and_exit_0(tmp_path, script: str) ->
 
 
 def test_every_hook_script_runs_the_handler_the_hook_table_names() -> None:
-    from bridge.claude.hook_table import HOOKS
+    from bridge.claude.hook_table import CODEX_HOOKS, HOOKS
 
     scripts = {path.name for path in (REPO / "hooks").glob("*.py")}
-    for hook in HOOKS.values():
+    for hook in [*HOOKS.values(), *CODEX_HOOKS.values()]:
         assert hook.script in scripts, hook.event
         text = (REPO / "hooks" / hook.script).read_text()
         assert f'run_hook("{hook.module}", "{hook.function}")' in text, hook.event

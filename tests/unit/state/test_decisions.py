@@ -440,7 +440,8 @@ def test_a_request_file_reads_back_as_the_same_record_and_the_same_json(rt) -> N
         raw = fastjson.loads(handle.read())
     assert raw == {
         "id": req.id, "kind": "permission", "session_id": SESSION,
-        "agent_id": "a4a29fb14da70c8bc", "channel_id": "100000000000000003", "project": "proj",
+        "agent_id": "a4a29fb14da70c8bc", "channel_id": "100000000000000003", "cli": "claude",
+        "project": "proj",
         "tool_name": "Bash", "tool_input": BASH_INPUT, "permission_suggestions": [],
         "transcript_path": "/t.jsonl", "created": req.created, "deadline": req.deadline,
         "timeout": 900, "on_timeout": "terminal", "pid": os.getpid(), "message_id": "555",

@@ -1,0 +1,37 @@
+"""Claude Code behind the agent seam: the ``bridge/claude/`` modules, unchanged."""
+
+from __future__ import annotations
+
+from bridge.agents.base import Agent, Launch, Screen
+from bridge.claude import dialogs, hook_table, launch, screen, settings, versions
+from bridge.config import Project
+
+
+class ClaudeCode(Agent):
+    name = "claude"
+    label = "Claude Code"
+    screen = Screen(screen.input_box, dialogs.read_dialog, screen.is_busy, screen.mode_on_screen)
+    pane_env = launch.PANE_ENV
+    hooks = hook_table.HOOKS
+    versions = (versions.OLDEST, versions.PINNED)
+
+    def command(self, project: Project) -> tuple[str, list[str]]:
+        return project.claude_command, project.claude_args
+
+    def argv(self, plan: Launch) -> list[str]:
+        return launch.claude_argv(
+            plan.command, plan.model, plan.permission, plan.resume, plan.uploads, plan.outputs,
+            plan.upload_limit, plan.extra_args, plan.private, plan.nice,
+        )  # fmt: skip
+
+    def hooks_path(self) -> str:
+        return settings.default_settings_path()
+
+    def install_hooks(self, path: str | None = None) -> bool:
+        return settings.install(path)
+
+    def uninstall_hooks(self, path: str | None = None) -> bool:
+        return settings.uninstall(path)
+
+    def installed_events(self, path: str | None = None) -> dict[str, str]:
+        return settings.installed_events(path)

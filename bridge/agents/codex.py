@@ -1,0 +1,48 @@
+"""OpenAI's Codex CLI behind the agent seam: the ``bridge/codex/`` modules.
+
+Not mapped (Codex has no equivalent the bridge drives yet): the permission modes (Codex's
+approval policy and sandbox come from its own config or ``codexArgs``) and the paths denied
+to the agent's own tools (Claude Code's deny rules; Codex's sandbox is its own).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from bridge.agents.base import Agent, Launch, Screen
+from bridge.claude.hook_table import CODEX_HOOKS
+from bridge.codex import hooks_file, launch, screen, versions
+from bridge.config import Project
+
+
+class Codex(Agent):
+    name = "codex"
+    label = "Codex"
+    screen = Screen(screen.input_box, screen.read_dialog, screen.is_busy, screen.mode_on_screen)
+    pane_env: ClassVar[dict[str, str]] = {}
+    hooks = CODEX_HOOKS
+    versions = (versions.OLDEST, versions.PINNED)
+    # Measured on 0.171.0: under load the box showed, then 1–3 s later "Hooks need review"
+    # (a prompt typed in between was lost: the dialog took the screen after its Enter).
+    startup_settle = 4.0
+
+    def command(self, project: Project) -> tuple[str, list[str]]:
+        return project.codex_command, project.codex_args
+
+    def argv(self, plan: Launch) -> list[str]:
+        return launch.codex_argv(
+            plan.command, plan.model, plan.resume, plan.uploads, plan.outputs,
+            plan.upload_limit, plan.extra_args, plan.nice,
+        )  # fmt: skip
+
+    def hooks_path(self) -> str:
+        return hooks_file.default_hooks_path()
+
+    def install_hooks(self, path: str | None = None) -> bool:
+        return hooks_file.install(path)
+
+    def uninstall_hooks(self, path: str | None = None) -> bool:
+        return hooks_file.uninstall(path)
+
+    def installed_events(self, path: str | None = None) -> dict[str, str]:
+        return hooks_file.installed_events(path)

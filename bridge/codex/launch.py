@@ -1,0 +1,51 @@
+"""How Codex is started for a bridge session: its command line (the pane's marker env is the
+bridge's, as for Claude Code).
+
+``features.daemon_auto_start=false``: else the TUI starts an app-server daemon of its own
+(measured on 0.171.0: ``~/.codex/packages/app-server-daemon/…/codex app-server``),
+re-parented to init and still running after its tmux window is gone. Not ``--no-daemon``,
+which 0.150.1 (the oldest tested) refuses; it starts with the setting, which it does not
+know. The bridge's instructions (where attachments arrive, how to send files back) go in as
+``developer_instructions``; the outputs folder is made writable with ``--add-dir`` (reading
+the uploads needs nothing: Codex's sandbox reads everywhere).
+"""
+
+from __future__ import annotations
+
+from bridge import fastjson
+from bridge.sizes import format_size
+
+INSTRUCTIONS = """\
+You are being driven from Discord through discord-bridge: the user reads your final replies \
+in a Discord channel, often on a phone.
+- Files the user attaches in Discord are saved under {uploads} and their paths appear in the \
+prompt as "Attached file: /path".
+- To send a file to the user, save it inside {outputs} and put the marker \
+[DISCORD_ATTACH: <name relative to that folder>] on its own line in your reply, e.g. \
+[DISCORD_ATTACH: report.txt]. Up to {limit} per file; the marker is removed from the text."""
+
+
+def codex_argv(
+    command: str,
+    model: str | None,
+    resume: str | None,
+    uploads: str,
+    outputs: str,
+    upload_limit: int,
+    extra_args: list[str],
+    nice: int = 0,
+) -> list[str]:
+    """``codex`` (``codex resume <id>`` to go on with a session) with the session's model,
+    the bridge's instructions and its outputs folder writable, then the user's own args.
+    ``nice`` > 0 starts it through ``nice -n``, as Claude Code is."""
+    argv = ["nice", "-n", str(nice), command] if nice > 0 else [command]
+    if resume:
+        argv += ["resume", resume]
+    argv += ["-c", "features.daemon_auto_start=false"]
+    if model:
+        argv += ["--model", model]
+    argv += ["--add-dir", outputs]
+    text = INSTRUCTIONS.format(uploads=uploads, outputs=outputs, limit=format_size(upload_limit))
+    # -c takes a TOML value: a JSON string is a valid TOML basic string
+    argv += ["-c", f"developer_instructions={fastjson.dumps(text)}"]
+    return argv + extra_args
