@@ -39,6 +39,7 @@ from bridge.config.defaults import (
     contains,
     norm_path,
 )
+from bridge.config.operations import MetricsSettings
 from bridge.config.validate import validate
 
 
@@ -242,6 +243,7 @@ class BridgeConfig:
         "download_limit",
         "footer",
         "mention_owner",
+        "metrics",
         "notify_when_attached",
         "path",
         "prompt_timeout",
@@ -297,6 +299,7 @@ class BridgeConfig:
         self.resume_margin: float = float(
             limits_at.get("resumeMarginSeconds", DEFAULT_RESUME_MARGIN)
         )
+        self.metrics = MetricsSettings(raw.get("metrics") or {})  # the operator's endpoint
         self.servers = [Server(i, s, raw, env) for i, s in enumerate(raw["servers"])]
 
     def projects(self) -> list[Project]:

@@ -21,6 +21,7 @@ from bridge.config.defaults import (
     VOICE_REPLIES,
     norm_path,
 )
+from bridge.config.operations import check_metrics
 
 
 def validate(raw: object) -> list[str]:
@@ -39,6 +40,7 @@ def validate(raw: object) -> list[str]:
     _check_limits(raw.get("attachments"), problems)
     _check_sections(raw, problems)
     _check_away(raw, problems)
+    check_metrics(raw, problems)
     servers = raw.get("servers")
     if not isinstance(servers, list) or not servers:
         problems.append("servers: expected a non-empty array of server objects")

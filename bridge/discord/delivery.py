@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from bridge.discord import handoff
-from bridge.state import private_files, runtime
+from bridge.state import hook_figures, private_files, runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
@@ -45,9 +45,11 @@ def deliver(
     unsent = list(posts)  # what is still ours to deliver or spool, whatever happens below
     try:
         if unsent and hand_off(rt, outbox, server.name, channel, unsent) is not None:
+            hook_figures.note(rt.root, "post", "handoff", len(unsent))
             return  # the running bot posted them
     except NotTaken as err:
         unsent = []  # in the outbox now: drained below, in order, and kept on disk
+        hook_figures.note(rt.root, "post", "spooled", len(err.paths))
         try:
             for path in err.paths:
                 outbox.make_durable(path)
@@ -122,6 +124,7 @@ class _Spool:
         for post in posts:
             self.outbox.enqueue(self.channel, self.server_name, post)
         self.done = True
+        hook_figures.note(self.rt.root, "post", "spooled", len(posts))
         log(self.rt, f"{why}: {len(posts)} message(s) for #{self.channel} queued")
 
 
@@ -144,6 +147,7 @@ class _Sender:
         self.rest.budget = min(self.rest.budget, remaining - 0.5)
         try:
             self.rest.send_post(self.channel, post)
+            hook_figures.note(self.rt.root, "post", "direct", 1)
         except DeliveryError as err:
             if err.retryable:
                 return False

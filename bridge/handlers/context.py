@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from bridge import config, fastjson
-from bridge.state import adoptions, locations, private_files, runtime
+from bridge.state import adoptions, hook_figures, locations, private_files, runtime
 from bridge.state.runtime import ENV_CHANNEL, ENV_THREAD
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
@@ -202,11 +203,15 @@ def run(load_handler: Callable[[], Callable[[HookContext], dict | None]]) -> Non
             raise ValueError("hook input is not a JSON object")
         context = resolve(event)
         if context is not None:
+            started = time.monotonic()
             context.deferred = []
             answer = load_handler()(context)
             if answer is not None:
                 sys.stdout.write(fastjson.dumps(answer))
                 sys.stdout.flush()
+            name = event.get("hook_event_name")  # the metrics' hook durations: one append
+            if isinstance(name, str):
+                hook_figures.note(context.runtime.root, "hook", name, time.monotonic() - started)
             if context.deferred:
                 detach(context.deferred)
     except BaseException as err:  # a hook must never break Claude Code, whatever happened

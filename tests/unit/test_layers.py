@@ -357,7 +357,7 @@ def test_a_planted_upward_import_is_reported(tree: Tree, rows: list[Row], tmp_pa
     wrong = planted(tree, "bridge.state.decisions", "from bridge.sessions import manager", tmp_path)
     (problem,) = new(upward_arrows(tree, rows), upward_arrows(wrong, rows))
     assert problem.startswith("bridge.state.decisions -> bridge.sessions.manager (line ")
-    assert problem.endswith(": up from row 29 to 23")
+    assert problem.endswith(": up from row 30 to 24")
 
 
 def test_a_planted_circle_is_reported(tree: Tree, tmp_path: Path) -> None:
