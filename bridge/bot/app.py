@@ -334,7 +334,7 @@ async def _start_endpoint(
     """The operator's endpoint if ``metrics.enabled``; one that cannot listen is logged, and
     the bridge serves Discord all the same."""
     if not cfg.metrics.enabled:
-        hook_figures.FigureReader(rt.root).stop()  # no reader: the hooks append nothing
+        hook_figures.FigureReader(rt.hook_figures).stop()  # no reader: the hooks append nothing
         return None
     endpoint = OperationsEndpoint(cfg, bots, rt)
     try:

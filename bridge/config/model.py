@@ -19,6 +19,9 @@ from bridge.config.defaults import (
     DEFAULT_CONTINUE_PROMPT,
     DEFAULT_DOWNLOAD_LIMIT,
     DEFAULT_GATEWAY_URL,
+    DEFAULT_METRICS_HOST,
+    DEFAULT_METRICS_PORT,
+    DEFAULT_OUTBOX_STUCK_SECONDS,
     DEFAULT_PROMPT_TIMEOUT,
     DEFAULT_QUEUE_PREFIX,
     DEFAULT_RESUME_MARGIN,
@@ -39,7 +42,6 @@ from bridge.config.defaults import (
     contains,
     norm_path,
 )
-from bridge.config.operations import MetricsSettings
 from bridge.config.validate import validate
 
 
@@ -229,6 +231,22 @@ class VoiceSettings:
 
     def __repr__(self) -> str:
         return f"<VoiceSettings {self.engine} {self.model} ≤{self.max_seconds:g}s>"
+
+
+class MetricsSettings:
+    """``metrics``: ``enabled`` (default false), ``host`` (default loopback), ``port`` (0: a
+    free port, logged), ``outbox_stuck`` seconds (``bot/operations/``)."""
+
+    __slots__ = ("enabled", "host", "outbox_stuck", "port")
+
+    def __init__(self, raw: dict) -> None:
+        self.enabled: bool = raw.get("enabled", False) is True
+        self.host: str = raw.get("host", DEFAULT_METRICS_HOST)
+        self.port: int = int(raw.get("port", DEFAULT_METRICS_PORT))
+        self.outbox_stuck = float(raw.get("outboxStuckSeconds", DEFAULT_OUTBOX_STUCK_SECONDS))
+
+    def __repr__(self) -> str:
+        return f"<MetricsSettings {'on' if self.enabled else 'off'} {self.host}:{self.port}>"
 
 
 class BridgeConfig:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from bridge.discord import handoff
-from bridge.state import hook_figures, private_files, runtime
+from bridge.state import private_files, runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
@@ -45,11 +45,11 @@ def deliver(
     unsent = list(posts)  # what is still ours to deliver or spool, whatever happens below
     try:
         if unsent and hand_off(rt, outbox, server.name, channel, unsent) is not None:
-            hook_figures.note(rt.root, "post", "handoff", len(unsent))
+            _figure(rt, "handoff", len(unsent))
             return  # the running bot posted them
     except NotTaken as err:
         unsent = []  # in the outbox now: drained below, in order, and kept on disk
-        hook_figures.note(rt.root, "post", "spooled", len(err.paths))
+        _figure(rt, "spooled", len(err.paths))
         try:
             for path in err.paths:
                 outbox.make_durable(path)
@@ -124,7 +124,7 @@ class _Spool:
         for post in posts:
             self.outbox.enqueue(self.channel, self.server_name, post)
         self.done = True
-        hook_figures.note(self.rt.root, "post", "spooled", len(posts))
+        _figure(self.rt, "spooled", len(posts))
         log(self.rt, f"{why}: {len(posts)} message(s) for #{self.channel} queued")
 
 
@@ -147,7 +147,7 @@ class _Sender:
         self.rest.budget = min(self.rest.budget, remaining - 0.5)
         try:
             self.rest.send_post(self.channel, post)
-            hook_figures.note(self.rt.root, "post", "direct", 1)
+            _figure(self.rt, "direct", 1)
         except DeliveryError as err:
             if err.retryable:
                 return False
@@ -167,3 +167,8 @@ class _Sender:
 
 def log(rt: runtime.Runtime, line: str) -> None:
     private_files.append_log(rt.hook_log, line)
+
+
+def _figure(rt: runtime.Runtime, way: str, count: int) -> None:
+    """The metrics' count of messages by way (``state/hook_figures.py``): one append."""
+    private_files.append_if_there(rt.hook_figures, f"post {way} {count}\n")

@@ -10,43 +10,25 @@ piles up. The bot reads what is new since its last look and starts a fresh file 
 rename loses its figure: metrics, not a ledger).
 
 What the bot reads is parsed strictly: a known kind, a name of letters, a bounded number.
-``os`` only: the hooks import this on their fast path.
+The hooks append with ``private_files.append_if_there`` (no import of this module on their
+fast path); this module is the format and the bot's reader.
 """
 
 from __future__ import annotations
 
 import os
 
-NAME = "hook-figures"
 ROTATE_BYTES = 256 << 10
 POST_WAYS = ("handoff", "direct", "spooled")
 MAX_NAME = 40
-
-
-def path(root: str) -> str:
-    return os.path.join(root, NAME)
-
-
-def note(root: str, kind: str, name: str, value: float) -> None:
-    """Append ``kind name value`` if a bot reads figures (the file exists); never raises."""
-    try:
-        fd = os.open(path(root), os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.write(fd, f"{kind} {name} {value:.4f}\n".encode())
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class FigureReader:
     """The bot's side: :meth:`start` makes the file (hooks begin to append), :meth:`read`
     returns the figures appended since, :meth:`stop` removes it."""
 
-    def __init__(self, root: str) -> None:
-        self.path = path(root)
+    def __init__(self, path: str) -> None:
+        self.path = path
         self._offset = 0
 
     def start(self) -> None:

@@ -235,6 +235,11 @@ class Runtime:
     def hook_log(self) -> str:
         return self.path("logs", "hooks.log")
 
+    @property
+    def hook_figures(self) -> str:
+        """The hooks' figures for the metrics (``state/hook_figures.py``)."""
+        return self.path("hook-figures")
+
     def channel_dir(self, kind: str, channel_id: str) -> str:
         """``uploads/<channel>`` or ``outputs/<channel>``, created private."""
         if not (channel_id.isascii() and channel_id.isdigit()):

@@ -10,6 +10,7 @@ timeout; nothing a request sends is used for more than picking the path.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import time
 from collections.abc import Sequence
@@ -22,8 +23,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bridge.bot import metrics
 from bridge.bot.operations.snapshot import Snapshot
-from bridge.config.model import BridgeConfig
-from bridge.config.operations import is_loopback
+from bridge.config import BridgeConfig
 from bridge.state import runtime
 
 log = logging.getLogger(__name__)
@@ -96,3 +96,10 @@ class OperationsEndpoint:
             answer = False
         self._probes[name] = (time.monotonic(), answer)
         return answer
+
+
+def is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -29,7 +29,7 @@ class Snapshot:
     def __init__(self, bots: Sequence[Any], rt: runtime.Runtime) -> None:
         self.bots = bots
         self.runtime = rt
-        self.figures = hook_figures.FigureReader(rt.root)
+        self.figures = hook_figures.FigureReader(rt.hook_figures)
         self.outbox_oldest = 0.0
         self.tmux_ok = True
         self._lock = asyncio.Lock()  # one read at a time: the figures file has one reader

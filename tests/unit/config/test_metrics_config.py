@@ -26,7 +26,7 @@ def test_metrics_settings_are_read() -> None:
 
 def test_wrong_metrics_settings_are_named() -> None:
     raw = copy.deepcopy(GOOD)
-    raw["metrics"] = {"enabled": "yes", "host": "example.com", "port": 70000,
+    raw["metrics"] = {"enabled": "yes", "host": "localhost", "port": 70000,
                       "outboxStuckSeconds": 1, "path": "/x"}  # fmt: skip
     assert config.validate(raw) == [
         "metrics.path: unknown key; expected one of enabled, host, port, outboxStuckSeconds",

@@ -4,20 +4,30 @@ from __future__ import annotations
 
 import os
 
-from bridge.state import hook_figures
+from bridge.state import hook_figures, private_files
+from bridge.state.runtime import Runtime
+
+
+def note(tmp_path, kind: str, name: str, value: float) -> None:
+    """What a hook does (bridge/handlers/context.py, bridge/discord/delivery.py)."""
+    private_files.append_if_there(Runtime(str(tmp_path)).hook_figures, f"{kind} {name} {value}\n")
+
+
+def reader_in(tmp_path) -> hook_figures.FigureReader:
+    return hook_figures.FigureReader(Runtime(str(tmp_path)).hook_figures)
 
 
 def test_hooks_append_nothing_while_no_bot_reads(tmp_path) -> None:
-    hook_figures.note(str(tmp_path), "hook", "Stop", 0.5)
-    assert not os.path.exists(hook_figures.path(str(tmp_path)))
+    note(tmp_path, "hook", "Stop", 0.5)
+    assert not os.path.exists(Runtime(str(tmp_path)).hook_figures)
 
 
 def test_the_bot_reads_what_was_appended_once_and_only_well_formed_lines(tmp_path) -> None:
-    reader = hook_figures.FigureReader(str(tmp_path))
+    reader = reader_in(tmp_path)
     reader.start()
     assert os.stat(reader.path).st_mode & 0o777 == 0o600
-    hook_figures.note(str(tmp_path), "hook", "Stop", 0.25)
-    hook_figures.note(str(tmp_path), "post", "direct", 2)
+    note(tmp_path, "hook", "Stop", 0.25)
+    note(tmp_path, "post", "direct", 2)
     with open(reader.path, "a") as handle:  # forged or broken lines are dropped
         handle.write("post elsewhere 1\nhook a/b 1\nhook Stop nan\nhook Stop 1e9\nrm -rf / x\n")
         handle.write("hook Notification 0.1")  # not ended yet: read with its newline
@@ -32,11 +42,11 @@ def test_the_bot_reads_what_was_appended_once_and_only_well_formed_lines(tmp_pat
 
 def test_a_large_file_is_started_afresh_without_losing_a_line(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(hook_figures, "ROTATE_BYTES", 100)
-    reader = hook_figures.FigureReader(str(tmp_path))
+    reader = reader_in(tmp_path)
     reader.start()
     for _ in range(10):
-        hook_figures.note(str(tmp_path), "hook", "Stop", 1)
+        note(tmp_path, "hook", "Stop", 1)
     assert len(reader.read()) == 10
     assert os.path.getsize(reader.path) == 0
-    hook_figures.note(str(tmp_path), "hook", "Stop", 1)
+    note(tmp_path, "hook", "Stop", 1)
     assert len(reader.read()) == 1
