@@ -34,6 +34,7 @@ from bridge.bot.control.panel import ControlPanel
 from bridge.bot.control.threads import ThreadEvents
 from bridge.bot.delivery.outbox_drain import OutboxDrainer
 from bridge.bot.loop_watch import LoopWatch
+from bridge.bot.operations import audit_command
 from bridge.bot.operations.endpoint import OperationsEndpoint
 from bridge.bot.pacing import pace_global_limit
 from bridge.bot.prompts import interactions, screens
@@ -79,7 +80,7 @@ SWITCH_INTERVAL = 0.001
 FEATURES = (
     interactions, interrupt_button, threads, panel, screens, diff, review, finish, usage,
     commands, projects, schedule, away_buttons, adopt, history, queue_buttons, queue_command,
-    stalls, preview, catchup,
+    stalls, preview, catchup, audit_command,
 )  # fmt: skip
 
 

@@ -255,6 +255,7 @@ class BridgeConfig:
     __slots__ = (
         "active_within",
         "attach_after",
+        "audit_text",
         "auto_resume",
         "catch_up_minutes",
         "continue_prompt",
@@ -317,6 +318,8 @@ class BridgeConfig:
         self.resume_margin: float = float(
             limits_at.get("resumeMarginSeconds", DEFAULT_RESUME_MARGIN)
         )
+        # audit.messageText: a typed message's text in the audit trail, not only its length
+        self.audit_text: bool = (raw.get("audit") or {}).get("messageText") is True
         self.metrics = MetricsSettings(raw.get("metrics") or {})  # the operator's endpoint
         self.servers = [Server(i, s, raw, env) for i, s in enumerate(raw["servers"])]
 

@@ -198,6 +198,7 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
         ("replies", "footer, attachAfterMessages"),
         ("notifications", "mentionOwner, whenAttached, activeWithinSeconds"),
         ("queue", "prefix"),
+        ("audit", "messageText"),
         ("voice", "engine, model, maxSeconds, language, replies, maxReplySeconds"),
     ):
         value = raw.get(section)
@@ -227,6 +228,8 @@ def _check_sections(raw: dict, problems: list[str]) -> None:
         within = notifications.get("activeWithinSeconds", 60)
         if not _is_number(within) or not 0 <= within <= 86400:
             problems.append("notifications.activeWithinSeconds: expected seconds, 0 to 86400")
+    if isinstance(raw.get("audit"), dict):
+        _check_bool(raw["audit"], "messageText", "audit", problems)
     queue = raw.get("queue")
     if isinstance(queue, dict):
         prefix = queue.get("prefix", DEFAULT_QUEUE_PREFIX)
