@@ -22,33 +22,22 @@ import yarl
 
 from bridge.bot import login as login_retry
 from bridge.bot import metrics
-from bridge.bot.away import away_buttons, schedule, usage
+from bridge.bot.away import schedule
 from bridge.bot.away.scheduler import Scheduler
 from bridge.bot.away.watch import AwayWatch
-from bridge.bot.changes import diff, finish, review
 from bridge.bot.changes.review import Reviews
 from bridge.bot.client import BridgeClient
-from bridge.bot.control import commands, panel, projects, threads
 from bridge.bot.control.commands import BridgeCommandTree, sync
 from bridge.bot.control.panel import ControlPanel
 from bridge.bot.control.threads import ThreadEvents
 from bridge.bot.delivery.outbox_drain import OutboxDrainer
+from bridge.bot.features import feature_modules
 from bridge.bot.loop_watch import LoopWatch
-from bridge.bot.operations import audit_command
 from bridge.bot.operations.endpoint import OperationsEndpoint
 from bridge.bot.pacing import pace_global_limit
-from bridge.bot.prompts import interactions, screens
 from bridge.bot.prompts.interactions import PromptAnswerer
 from bridge.bot.prompts.screens import ScreenPrompts
-from bridge.bot.reach import adopt, history, preview
-from bridge.bot.turn import (
-    catchup,
-    interrupt_button,
-    queue,
-    queue_buttons,
-    queue_command,
-    stalls,
-)
+from bridge.bot.turn import queue
 from bridge.bot.turn.catchup import CatchUp
 from bridge.bot.turn.handled import HandledMessages
 from bridge.bot.turn.progress import ProgressReporter
@@ -73,15 +62,9 @@ IO_THREADS = 64
 # it, which then waits for the interpreter: 20 busy sessions, two A/B runs of bench/scale.py,
 # the bridge's share p95 179 → 88 and 116 → 95 ms, p50 and the bot's CPU unchanged.
 SWITCH_INTERVAL = 0.001
-
-# What the bot answers on Discord: each module's ``register(bot)`` adds its items (they match
-# custom ids posted before a restart too: bridge/discord/custom_ids.py), its slash commands and
-# its gateway listeners, once the parts they reach are built.
-FEATURES = (
-    interactions, interrupt_button, threads, panel, screens, diff, review, finish, usage,
-    commands, projects, schedule, away_buttons, adopt, history, queue_buttons, queue_command,
-    stalls, preview, catchup, audit_command,
-)  # fmt: skip
+# Logged when a gateway session starts (READY read): from here on, a message is live, not one
+# sent while the bridge was offline (the test rig waits for this line too).
+CONNECTED = "connected to Discord's gateway"
 
 
 class BridgeBot(BridgeClient):
@@ -133,7 +116,7 @@ class BridgeBot(BridgeClient):
         self.handled = HandledMessages(rt)  # the last message handled per channel
         self.catch_up: CatchUp = CatchUp(self, self.handled)  # what was sent while away
         self.tree: BridgeCommandTree = BridgeCommandTree(self)  # the slash commands' check
-        for feature in FEATURES:
+        for feature in feature_modules():  # each adds its items, commands, listeners
             feature.register(self)
         self.relay: Relay | None = None  # built in setup_hook: it needs the HTTP session
         self.voice_replies: VoiceReplies | None = None  # the process's, shared with the drainer
@@ -188,6 +171,7 @@ class BridgeBot(BridgeClient):
     async def on_connect(self) -> None:
         """A fresh gateway session (READY; a RESUME replays what was missed by itself)."""
         self.catch_up.connected()  # before any message of the session is handled
+        log.info("%s: %s", self.server.name, CONNECTED)
         metrics.GATEWAY_CONNECTS.labels(self.server.name, "ready").inc()
 
     async def on_ready(self) -> None:

@@ -19,6 +19,7 @@ import uuid
 from pathlib import Path
 
 import bridge
+from bridge.bot.app import CONNECTED
 from bridge.tmux import TmuxSessions
 from discord_emulator import Emulator
 from fake_anthropic import FakeAnthropic
@@ -209,6 +210,7 @@ class BridgeRig:
         """``checkout``: run the bot of another checkout of the bridge (a benchmark's "today"),
         ``env``: extra environment for the bot."""
         since = self.discord.mark()
+        log_start = self.bot_log.stat().st_size if self.bot_log.exists() else 0
         log = open(self.bot_log, "ab")  # noqa: SIM115 - owned by the process
         options = ["--config", str(config)] if config else []
         self.bot = subprocess.Popen(
@@ -219,8 +221,19 @@ class BridgeRig:
         log.close()
         try:
             self.discord.wait(since=since, kind="gateway_ready", timeout=timeout)
-        except TimeoutError as err:
-            raise AssertionError(f"bot did not connect:\n{self.bot_output()}") from err
+            # The emulator sent READY; the bot's session starts when it has read it. A message
+            # posted in between is, to the bot, one sent while it was offline (noted as such).
+            if checkout is None:  # (another checkout's bot may not say it)
+                wait_until(
+                    lambda: self._bot_logged(CONNECTED, log_start), timeout, "the bot to read READY"
+                )
+        except (TimeoutError, AssertionError) as err:
+            raise AssertionError(f"bot did not connect ({err}):\n{self.bot_output()}") from err
+
+    def _bot_logged(self, words: str, since: int) -> bool:
+        with open(self.bot_log, "rb") as log:
+            log.seek(since)
+            return words.encode() in log.read()
 
     def stop_bot(self) -> int:
         if self.bot is None:

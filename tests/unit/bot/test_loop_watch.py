@@ -37,7 +37,8 @@ def test_a_blocked_loop_is_logged_with_the_code_that_blocked_it(caplog) -> None:
         fsync_on_a_busy_disk()
 
     asyncio.run(watched(block))
-    [line] = lags(caplog)
+    # one line for the stall (a loaded machine may add lags of its own, caught elsewhere)
+    [line] = [line for line in lags(caplog) if "fsync_on_a_busy_disk" in line]
     lag = int(re.search(r"lag (\d+) ms", line).group(1))  # type: ignore[union-attr]
     assert lag >= 500, line
     assert "fsync_on_a_busy_disk" in line and "(over 250 ms, " in line, line
