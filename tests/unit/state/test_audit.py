@@ -13,7 +13,8 @@ def test_an_entry_is_one_line_whatever_its_text_holds(tmp_path) -> None:
     rt = Runtime(str(tmp_path))
     forged = 'x"}\n{"kind": "decision", "user": "666"}\u2028\r'
     assert audit.record(rt, "message", user="1", text=forged, subject="a" * 1000)
-    lines = open(audit.path(rt), "rb").read().splitlines()
+    with open(audit.path(rt), "rb") as handle:
+        lines = handle.read().splitlines()
     assert len(lines) == 1 and lines[0].isascii()
     entry = json.loads(lines[0])
     assert entry["text"] == forged and len(entry["subject"]) == audit.MAX_TEXT
