@@ -40,6 +40,7 @@ def test_every_kind_is_recorded_escaped_and_shown_to_the_owner_only(rig) -> None
     rig.api.script(
         tool_use("Bash", {"command": command_line, "description": "Create a file"}), echo(),
         tool_use("Bash", {"command": "touch by-terminal.txt", "description": "Another"}), echo(),
+        echo(),
     )  # fmt: skip
     rig.start_bot()
     alice, bob, channel = rig.ids["alice"], rig.ids["bob"], rig.ids["project-a"]
@@ -75,13 +76,21 @@ def test_every_kind_is_recorded_escaped_and_shown_to_the_owner_only(rig) -> None
     esc = entry(rig, kind="command", command="esc")
     assert (esc["user"], esc["session"]) == (bob, channel)
 
+    rig.discord.run_command(channel, "queue", {"text": "queued words"})
+    queued = entry(rig, kind="command", command="queue")
+    assert queued["options"] == "text=(12 characters)"
+    typed_later = entry(rig, kind="message", source="command")
+    assert (typed_later["user"], typed_later["length"]) == (alice, 12)
+    assert "text" not in typed_later
+
     path = rig.state_dir / "audit" / "audit.jsonl"
     assert os.stat(path).st_mode & 0o777 == 0o600
     assert os.stat(path.parent).st_mode & 0o777 == 0o700
     lines = path.read_text().splitlines()
     assert all(isinstance(json.loads(line), dict) for line in lines)
     assert not [e for e in trail(rig) if e.get("user") == "666"]  # nothing forged a line
-    assert "make a file" not in path.read_text()  # a message's length, not its text
+    for text in ("make a file", "queued words"):  # a message's length, not its text
+        assert text not in path.read_text()
 
     shown = command(rig, "audit")
     assert shown.startswith("```") and shown.endswith("```")
