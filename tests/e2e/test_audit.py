@@ -11,7 +11,13 @@ import time
 from bridge_testkit import wait_until
 from fake_anthropic import echo, tool_use
 from tests.e2e.test_control import command
-from tests.e2e.test_decisions import custom_id, wait_closed, wait_prompt, wait_screen
+from tests.e2e.test_decisions import (
+    bash_prompt_script,
+    custom_id,
+    wait_closed,
+    wait_prompt,
+    wait_screen,
+)
 
 FORGED = '{"time": "2026-01-01T00:00:00Z", "kind": "decision", "user": "666"}'
 OWNER_AUDIT = "Only this bridge's owner can read the audit trail."
@@ -24,11 +30,11 @@ def trail(rig) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def entry(rig, **fields) -> dict:
+def entry(rig, timeout: float = 30.0, **fields) -> dict:
     def found():
         return next((e for e in trail(rig) if fields.items() <= e.items()), None)
 
-    return wait_until(found, timeout=30, what=f"an audit entry with {fields}")
+    return wait_until(found, timeout=timeout, what=f"an audit entry with {fields}")
 
 
 def test_every_kind_is_recorded_escaped_and_shown_to_the_owner_only(rig) -> None:
@@ -120,3 +126,16 @@ def test_message_text_is_kept_only_when_the_config_asks(rig) -> None:
         (rig.state_dir / "audit" / "audit.jsonl").read_text().splitlines()
     )
     assert not [e for e in trail(rig) if e.get("user") == "666"]
+
+
+def test_a_prompt_nobody_answers_is_recorded_as_timed_out(rig) -> None:
+    raw = rig.config()
+    raw["prompts"] = {"timeoutSeconds": 10}
+    rig.write_config(raw)
+    rig.api.script(*bash_prompt_script("never.txt"))
+    rig.start_bot()
+    rig.post("make a file")
+    wait_prompt(rig)
+    timed_out = entry(rig, 60.0, kind="decision", via="timeout")  # ~10 s later
+    assert (timed_out["outcome"], timed_out["subject"]) == ("timeout", "touch never.txt")
+    assert "user" not in timed_out
