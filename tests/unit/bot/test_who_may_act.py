@@ -24,8 +24,8 @@ from bridge.bot.away.schedule import OWNER_ONLY as SCHEDULE_OWNER_ONLY
 from bridge.bot.changes import review
 from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem, may_react
 from bridge.bot.control.commands import BridgeCommandTree
-from bridge.bot.prompts.interactions import answer_orphan_click, route_modal_submit
 from bridge.bot.operations.audit_command import OWNER_AUDIT
+from bridge.bot.prompts.interactions import answer_orphan_click, route_modal_submit
 from bridge.bot.reach.preview import OWNER_SENDS
 from bridge.config import BridgeConfig
 from bridge.state import runtime
