@@ -143,12 +143,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_try(args: argparse.Namespace) -> int:
-    from bridge import tryout
+    from bridge import tryout, tryout_setup
 
     try:
-        host, port = tryout.parse_listen(args.listen, args.port)
-        budget = tryout.parse_budget(args.budget)
-    except tryout.TryError as err:
+        host, port = tryout_setup.parse_listen(args.listen, args.port)
+        budget = tryout_setup.parse_budget(args.budget)
+    except tryout_setup.TryError as err:
         print(f"discord-bridge try: {err}", file=sys.stderr)
         return 2
     if args.demo:

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from bridge import selftest, tryout
+from bridge import selftest, tryout_page, tryout_setup
+from bridge.selftest_bench import Bench, CheckFailed
 
 PROJECT_NAME = "demo"  # the project directory's name, so its channel is #demo
 SESSION = "discord-bridge-demo"  # the tmux session, on a private socket
@@ -45,8 +46,8 @@ GIT = (
 
 @dataclass
 class Options:
-    host: str = tryout.DEFAULT_HOST
-    port: int = tryout.DEFAULT_PORT
+    host: str = tryout_setup.DEFAULT_HOST
+    port: int = tryout_setup.DEFAULT_PORT
     open_browser: bool = True
 
 
@@ -70,7 +71,7 @@ def run(opts: Options) -> int:
     try:
         demo.start(Emulator, FakeAnthropic)
         code = demo.serve()
-    except (selftest.CheckFailed, tryout.TryError, OSError, subprocess.CalledProcessError) as err:
+    except (CheckFailed, tryout_setup.TryError, OSError, subprocess.CalledProcessError) as err:
         print(f"discord-bridge try --demo: could not start: {err}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:
@@ -85,8 +86,9 @@ def _interrupt(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-class Demo(selftest.Bench):
-    """Selftest's set-up with the demo's project, its scripted model and the web page."""
+class Demo(Bench):
+    """Selftest's set-up (:class:`~bridge.selftest_bench.Bench`) with the demo's project, its
+    scripted model and the web page."""
 
     def __init__(self, root: Path, claude: str, printed: str, opts: Options) -> None:
         super().__init__(root, claude, printed)
@@ -97,45 +99,17 @@ class Demo(selftest.Bench):
 
     def start(self, emulator_class: type, api_class: type) -> None:
         from bridge.demo_tour import Tour
-        from fake_anthropic.claude_cli import claude_env, prepare_home
+        from fake_anthropic.claude_cli import prepare_home
 
         for path in (self.home, self.runtime_dir, self.state_dir, self.bridge_home):
             path.mkdir(mode=0o700)
         make_project(self.project, self.home)
         prepare_home(self.home, [self.project], version=self.printed.split(" ", 1)[0])
         self.api = api_class(responder=Tour(self.project, self.home)).start()
-        self.emu = emulator_class(
-            bot_token=secrets.token_urlsafe(32),
-            control_token=secrets.token_urlsafe(32),
-            second_bot=False,
-        )
-        self.emu.start()
         me = os.environ.get("USER") or "you"
-        names = {tryout.OWNER: me, "bot_id": "discord-bridge"}
-        ids = self.emu.configure_world(
-            "discord-bridge demo", [tryout.PANEL_CHANNEL, PROJECT_NAME], names
-        )
-        self.channel, self.bot_id = ids[PROJECT_NAME], self.emu.state.ids["bot_id"]
+        ids = self.start_emulator(emulator_class, "discord-bridge demo", me, PROJECT_NAME)
         self.url = self.serve_page()
-        dirs = {
-            "DISCORD_BRIDGE_HOME": str(self.bridge_home),
-            "DISCORD_BRIDGE_RUNTIME_DIR": str(self.runtime_dir),
-            "DISCORD_BRIDGE_STATE_DIR": str(self.state_dir),
-            "DISCORD_BRIDGE_TMUX_SOCKET": self.socket,
-        }
-        where = os.path.dirname(self.claude)
-        self.env = claude_env(self.home, self.api.base_url, self.root, dirs, claude_dir=where)
-        self.cli("hooks", "install", "--settings", str(self.home / ".claude" / "settings.json"))
-        config = self.root / "config.json"
-        tryout.write_config(
-            str(config),
-            str(self.project),
-            self.emu,
-            ids,
-            name="demo",
-            session=SESSION,
-            claude_command=self.claude,
-        )
+        config = self.install(ids, "demo", SESSION)
         self.welcome()
         self.start_bot(config)
 
@@ -143,10 +117,10 @@ class Demo(selftest.Bench):
         """The web client on ``--listen``/``--port``, behind a token, as ``try`` serves it."""
         host, port, token = self.opts.host, self.opts.port, secrets.token_urlsafe(24)
         try:
-            port = self.emu.serve_web(host, port, token, tryout.OWNER, self.channel)
+            port = self.emu.serve_web(host, port, token, tryout_setup.OWNER, self.channel)
         except OSError as err:
-            raise tryout.TryError(tryout.bind_error(host, port, err)) from None
-        return tryout.page_url(host, port, token)
+            raise tryout_setup.TryError(tryout_page.bind_error(host, port, err)) from None
+        return tryout_page.page_url(host, port, token)
 
     def welcome(self) -> None:
         """The channel's first message, from the bot: what to type for each step."""
@@ -157,11 +131,11 @@ class Demo(selftest.Bench):
     def serve(self) -> int:
         """Announce the page, open the browser; wait for Ctrl-C, or the bot's end (1)."""
         print(banner(self.url, self.opts.host, self.root, self.socket), flush=True)
-        if self.opts.open_browser and tryout.can_open_browser():
+        if self.opts.open_browser and tryout_page.can_open_browser():
             import webbrowser
 
-            handover = str(self.root / tryout.HANDOVER_NAME)
-            webbrowser.open(tryout.write_handover(handover, self.url))
+            handover = str(self.root / tryout_page.HANDOVER_NAME)
+            webbrowser.open(tryout_page.write_handover(handover, self.url))
         assert self.bot is not None
         code = self.bot.wait()
         print(
@@ -203,7 +177,7 @@ def banner(url: str, host: str, root: Path, socket: str) -> str:
         "  costs     nothing: no Claude login, no usage, no network",
         "  stop      Ctrl-C (everything the demo made is removed)",
     ]
-    if not tryout.is_loopback(host):
+    if not tryout_setup.is_loopback(host):
         lines.insert(
             3,
             "  note      anyone with this address (and its token) can use the page: "

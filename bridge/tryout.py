@@ -20,43 +20,55 @@ compute from the project's path, is accepted); only the web client listens on ``
 and it needs the access token printed in its URL (in the fragment: the page keeps it in the
 tab, never in a cookie), on loopback too. The browser is opened on a private hand-over file
 (``open.html``, 0600), never on the URL itself: a command line is readable by every user.
+
+Here: the generated config and the run (the emulator, the page, the bot, its log); its
+arguments and files are :mod:`bridge.tryout_setup`'s, what it announces :mod:`bridge.tryout_page`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import errno
-import hashlib
 import json
 import logging
 import os
-import re
 import secrets
-import shutil
-import socket
 import sys
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from bridge.sessions import worktrees
 from bridge.state import locations, private_files, runtime
+from bridge.tryout_page import (
+    HANDOVER_NAME,
+    banner,
+    bind_error,
+    can_open_browser,
+    page_url,
+    warnings,
+    write_handover,
+)
+from bridge.tryout_setup import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    OWNER,
+    PANEL_CHANNEL,
+    TMUX_SESSION,
+    TryError,
+    data_dir,
+    note_holder,
+    private_dirs,
+    project_dir,
+    seed_for,
+    slug,
+    take_lock,
+    try_root,
+    work_dir,
+)
 
 if TYPE_CHECKING:
     from discord_emulator import Emulator
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
-TMUX_SESSION = "discord-bridge-try"
-PANEL_CHANNEL = "control-panel"
-OWNER = "alice"  # the emulator's seeded user the page acts as: the config's owner
-LOCK_NAME = "lock"
-HANDOVER_NAME = "open.html"  # what the browser is opened on: it carries the token, argv not
-
 log = logging.getLogger(__name__)
-
-
-class TryError(Exception):
-    """Something the user must fix before ``try`` can start: said in one sentence."""
 
 
 @dataclass
@@ -70,123 +82,7 @@ class Options:
     budget: float | None = None  # dollars a session may spend (and Continue adds): the guard
 
 
-# ----- arguments ---------------------------------------------------------------------------
-
-
-def project_dir(path: str | None) -> str:
-    """The absolute project directory (default: the current one); it must exist."""
-    full = os.path.abspath(os.path.expanduser(path or os.getcwd()))
-    if not os.path.exists(full):
-        raise TryError(f"the project directory {full} does not exist")
-    if not os.path.isdir(full):
-        raise TryError(f"{full} is not a directory: give the project's directory")
-    return full
-
-
-def parse_listen(value: str | None, port: int | None) -> tuple[str, int]:
-    """``--listen HOST`` or ``HOST:PORT`` (``[::]:8000`` for IPv6), ``--port`` otherwise."""
-    host, chosen = DEFAULT_HOST, port
-    if value:
-        match = re.fullmatch(r"\[([^\]]+)\](?::(\d+))?|([^:]+)(?::(\d+))?|([0-9a-fA-F:]+)", value)
-        if not match:
-            raise TryError(f"--listen {value!r}: give an address, e.g. 0.0.0.0 or 0.0.0.0:8765")
-        host = match[1] or match[3] or match[5]
-        given = match[2] or match[4]
-        if given and chosen is None:
-            chosen = int(given)
-    chosen = DEFAULT_PORT if chosen is None else chosen
-    if not 0 <= chosen <= 65535:
-        raise TryError(f"port {chosen} is not a port number")
-    return host, chosen
-
-
-def parse_budget(value: str | None) -> float | None:
-    """``--budget USD``: a session's spend budget, in dollars (``$`` allowed); None: none.
-    Off by default: a newcomer is not stopped by a budget unless they ask for one."""
-    if value is None:
-        return None
-    try:
-        dollars = float(value.strip().removeprefix("$"))
-    except ValueError:
-        dollars = 0.0
-    if not 0 < dollars <= 1e6:  # nan fails this too
-        raise TryError(f"--budget {value!r}: give dollars a session may spend, e.g. 0.50")
-    return dollars
-
-
-def is_loopback(host: str) -> bool:
-    return host in ("localhost", "::1") or host.startswith("127.")
-
-
-def slug(path: str) -> str:
-    """A channel name for the project directory, as Discord would accept it (never the
-    control panel's)."""
-    name = re.sub(r"[^a-z0-9_-]+", "-", os.path.basename(path.rstrip("/")).lower()).strip("-")
-    name = (name or "project")[:90]
-    return f"{name}-project" if name == PANEL_CHANNEL else name
-
-
-def seed_for(path: str) -> int:
-    """The emulator's seed: stable per project directory, so its channel ids are too (the
-    bot finds its Claude Code window and conversation again on the next ``try``), and
-    different between directories."""
-    return int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) % 100_000
-
-
-# ----- files -------------------------------------------------------------------------------
-
-
-def try_root() -> str:
-    return os.path.join(runtime.bridge_home(), "try")
-
-
-def project_key(project: str) -> str:
-    return f"{slug(project)}-{hashlib.sha256(project.encode()).hexdigest()[:8]}"
-
-
-def work_dir(project: str) -> str:
-    """The project's config and log: in the bridge home, with the home's config."""
-    return os.path.join(try_root(), project_key(project))
-
-
-def data_dir(project: str) -> str:
-    """The project's runtime and state dirs: outside the bridge home, whose every file
-    Claude's file tools are denied (the uploads Claude must read are in the state dir)."""
-    return os.path.join(runtime.state_dir_path(), "try", project_key(project))
-
-
-def private_dirs(*paths: str) -> None:
-    """Each path created 0700 (its parent first, if missing) or checked private."""
-    for path in paths:
-        os.makedirs(os.path.dirname(path), 0o700, exist_ok=True)
-        runtime.ensure_private_dir(path)
-
-
-def take_lock(root: str) -> IO[str]:
-    """One ``try`` at a time per bridge home: a second one says where the first one is."""
-    import fcntl
-
-    path = os.path.join(root, LOCK_NAME)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    handle = os.fdopen(fd, "r+")
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read(4096).strip()
-        handle.close()
-        where = f" ({holder})" if holder else ""
-        raise TryError(
-            f"already running{where}: use that one, or stop it (Ctrl-C in its terminal) first"
-        ) from None
-    return handle
-
-
-def note_holder(handle: IO[str], text: str) -> None:
-    handle.seek(0)
-    handle.truncate()
-    handle.write(text)
-    handle.flush()
+# ----- the generated config ----------------------------------------------------------------
 
 
 def write_config(
@@ -236,107 +132,6 @@ def write_config(
     if budget:  # top-level: projects added with /project add get it too
         raw["budget"] = {"sessionUsd": budget, "continueUsd": budget}
     private_files.write_atomic(path, json.dumps(raw, indent=2).encode())
-
-
-# ----- addresses and the banner ------------------------------------------------------------
-
-
-def page_url(host: str, port: int, token: str) -> str:
-    """The page's address; the token in the fragment, which no request carries (the page
-    moves it into the tab's storage and out of the address bar)."""
-    if host in ("0.0.0.0", "::", ""):
-        host = lan_address(host == "::") or "127.0.0.1"
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/#token={token}"
-
-
-def write_handover(path: str, url: str) -> str:
-    """A page (0600, in try's private dir) that forwards the browser to ``url``; returns its
-    ``file://`` address, which is what goes on the browser's command line (readable in
-    ``/proc/*/cmdline`` by every user of the machine), never the token."""
-    import html
-    from urllib.request import pathname2url
-
-    shown = html.escape(url, quote=True)
-    page = (
-        '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
-        f'<meta http-equiv="refresh" content="0;url={shown}"><title>discord-bridge try</title>'
-        f'<p><a href="{shown}">Open discord-bridge try</a></p>'
-    )
-    private_files.write_atomic(path, page.encode())
-    return "file://" + pathname2url(path)
-
-
-def lan_address(ipv6: bool = False) -> str | None:
-    """This machine's address on its network (no packet is sent)."""
-    family, probe = (socket.AF_INET6, "fd00::1") if ipv6 else (socket.AF_INET, "10.255.255.255")
-    try:
-        with socket.socket(family, socket.SOCK_DGRAM) as sock:
-            sock.connect((probe, 1))
-            return sock.getsockname()[0]
-    except OSError:
-        return None
-
-
-def banner(url: str, host: str, project: str, log_path: str, budget: float | None = None) -> str:
-    lines = [
-        "",
-        "discord-bridge try: the bridge on a local Discord, in your browser",
-        f"  open      {url}",
-        f"  project   {project}  (channel #{slug(project)}; #{PANEL_CHANNEL} shows the sessions)",
-        f"  claude    runs in tmux: tmux attach -t {TMUX_SESSION}",
-        f"  log       {log_path}",
-        "  stop      Ctrl-C (Claude Code keeps running in tmux, as with `run`)",
-        "  restart   Enter stops the bot, Enter again starts it: it reads the messages "
-        "you sent meanwhile",
-    ]
-    if budget:
-        lines.insert(-3, f"  budget    ${budget:.2f} per session: a warning at 80 %, at 100 % "
-                         "Claude stops before its next tool call and asks you")  # fmt: skip
-    if not is_loopback(host):
-        lines.insert(3, "  note      anyone with this address (and its token) can drive Claude "
-                        "Code here as you: keep it private")  # fmt: skip
-    return "\n".join(lines) + "\n"
-
-
-def can_open_browser() -> bool:
-    """A graphical browser is likely there (never a text browser in this terminal)."""
-    if sys.platform == "darwin":
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def warnings() -> list[str]:
-    from bridge.claude import settings as claude_settings
-
-    found = []
-    try:
-        stop = claude_settings.installed_events().get("Stop")
-    except (OSError, ValueError):
-        stop = ""
-    if stop is None:
-        found.append("the Claude Code hooks are not installed, so replies will not show: "
-                     "run `discord-bridge hooks install`")  # fmt: skip
-    elif stop and hook_home(stop) not in (None, os.path.abspath(runtime.bridge_home())):
-        found.append(f"the Claude Code hooks are installed for the bridge home {hook_home(stop)}, "
-                     "so replies will not show: run `discord-bridge hooks install` with this "
-                     "DISCORD_BRIDGE_HOME")  # fmt: skip
-    if shutil.which("tmux") is None:
-        found.append("tmux is not installed: Claude Code sessions cannot start")
-    if shutil.which("claude") is None:
-        found.append("the claude CLI is not on PATH: npm install -g @anthropic-ai/claude-code")
-    return found
-
-
-def hook_home(command: str) -> str | None:
-    """The ``--home`` an installed hook command names (None: none, the default)."""
-    import shlex
-
-    try:
-        argv = shlex.split(command, comments=True)
-    except ValueError:
-        return None
-    return argv[argv.index("--home") + 1] if "--home" in argv[:-1] else None
 
 
 # ----- running -----------------------------------------------------------------------------
@@ -473,17 +268,6 @@ def announce_when_ready(emu: Any, since: int, bot_id: str, text: str, opened: st
         import webbrowser
 
         webbrowser.open(opened)
-
-
-def bind_error(host: str, port: int, err: OSError) -> str:
-    if err.errno == errno.EADDRINUSE:
-        return (f"port {port} on {host} is already in use (another discord-bridge try, or "
-                "another program): choose another with --port")  # fmt: skip
-    if err.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or isinstance(err, socket.gaierror):
-        return f"cannot listen on {host}: not an address of this machine ({err.strerror or err})"
-    if err.errno == errno.EACCES:
-        return f"not allowed to listen on port {port} (ports below 1024 need root): use --port"
-    return f"cannot listen on {host}:{port}: {err}"
 
 
 def setup_logging(path: str, verbose: bool) -> None:

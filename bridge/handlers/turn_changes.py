@@ -216,7 +216,7 @@ def compare_in_background(context: HookContext) -> PendingChanges:
 
 
 def _compare(context: HookContext, on_reply: bool | None) -> dict | None:
-    from bridge.sessions import changes
+    from bridge.sessions import changes, tree_diff
 
     rt = context.runtime
     path = record_path(rt, context.channel_id)
@@ -237,14 +237,14 @@ def _compare(context: HookContext, on_reply: bool | None) -> dict | None:
     else:
         repo = changes.locate(root, deadline)
     new, skipped = changes.snapshot_at(repo, rt.path("turns"), deadline, bridge_paths(context))
-    files = changes.changed_files(root, old, new, deadline)
+    files = tree_diff.changed_files(root, old, new, deadline)
     if not files:
         return None
     if on_reply is None:
         took = time.time() - float(start.get("t") or 0)
         on_reply = not context.project.progress or took < STATUS_AFTER
     return {
-        "summary": changes.summary(files),
+        "summary": tree_diff.summary(files),
         "files": len(files),
         "old": old,
         "new": new,

@@ -7,7 +7,8 @@ hashed again), the changed entries replaced by blob ids, then ``git write-tree``
 index, ``HEAD``, refs and files are never touched; the snapshot is only an object id.
 Comparing two snapshots (``git diff-tree``) gives what happened in between: the
 UserPromptSubmit hook takes one at the start of a turn, the Stop hook another at its end
-(``bridge/handlers/turn_changes.py``); ``/diff`` takes one too.
+(``bridge/handlers/turn_changes.py``); ``/diff`` takes one too. Comparing, and reading one
+file of a tree, is :mod:`bridge.sessions.tree_diff`'s; here: taking snapshots, git run safely.
 
 **The repository is not ours and may be hostile** (Claude can write ``.git/config`` and
 ``.gitattributes``). No command the repository defines may run, whatever it names, and
@@ -89,7 +90,6 @@ TIMEOUT = 10.0  # seconds per git command
 # Files per ``git hash-object``: each holds a descriptor open meanwhile (well under the
 # usual limit of 1024, so the bot's own sockets and files never run short).
 HASH_BATCH = 256
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _SAFE_CONFIG = (
     "core.hooksPath=/dev/null",
     "core.fsmonitor=false",
@@ -105,7 +105,6 @@ _SAFE_CONFIG = (
     "diff.external=",
     "color.ui=false",
 )
-_REV_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/~^@{}-")
 
 
 class GitError(RuntimeError):
@@ -115,22 +114,6 @@ class GitError(RuntimeError):
 
 class NotARepository(GitError):
     """The directory is not inside a git working tree."""
-
-
-class FileChange:
-    """One file of a diff: its path, lines added and removed (None for a binary file)."""
-
-    __slots__ = ("added", "path", "removed")
-
-    def __init__(self, path: str, added: int | None, removed: int | None) -> None:
-        self.path, self.added, self.removed = path, added, removed
-
-    @property
-    def binary(self) -> bool:
-        return self.added is None
-
-    def __repr__(self) -> str:
-        return f"FileChange({self.path!r}, {self.added}, {self.removed})"
 
 
 # --- running git ------------------------------------------------------------------------
@@ -379,96 +362,3 @@ def _private_ids(root: str, private: tuple[str, ...]) -> set[tuple[int, int]]:
 
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
-# --- comparing ----------------------------------------------------------------------------
-
-# Two trees compared from the object store only: no external diff, no textconv, no submodule
-# repository opened.
-_DIFF_TREE = ("--no-renames", "--no-ext-diff", "--no-textconv", "--submodule=short")
-
-
-def tree_of(root: str, rev: str) -> str:
-    """The full tree id of a revision or (abbreviated) tree id; :class:`GitError` if unknown."""
-    if not rev or rev.startswith("-") or not set(rev) <= _REV_CHARS or ".." in rev:
-        raise GitError(f"not a revision: {rev!r}")
-    out = git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{tree}")
-    # (rev-parse reads objects and refs only: no filter, hook or pager can run)
-    return out.decode().strip()
-
-
-def head_tree(root: str) -> str:
-    """``HEAD``'s tree, or the empty tree in a repository without commits."""
-    try:
-        return tree_of(root, "HEAD")
-    except GitError:
-        return EMPTY_TREE
-
-
-def changed_files(root: str, old: str, new: str, deadline: float | None = None) -> list[FileChange]:
-    """Per-file lines added/removed between two trees (a binary file: None, None)."""
-    out = git(root, "diff-tree", "-r", "-z", "--numstat", *_DIFF_TREE, "--end-of-options",
-              old, new, deadline=deadline)  # fmt: skip
-    fields = out.decode(errors="replace").split("\0")
-    changes = []
-    for field in fields:
-        if not field:
-            continue
-        added, _, rest = field.partition("\t")
-        removed, _, path = rest.partition("\t")
-        if added == "-":
-            changes.append(FileChange(path, None, None))
-        elif added.isdigit() and removed.isdigit():
-            changes.append(FileChange(path, int(added), int(removed)))
-    return changes
-
-
-def diff_text(root: str, old: str, new: str, max_bytes: int = 32 << 20) -> tuple[str, bool]:
-    """The unified diff between two trees (binary files named, not dumped), and whether it
-    was cut at ``max_bytes``."""
-    out = git(root, "diff-tree", "-r", "-p", "--no-color", *_DIFF_TREE, "--end-of-options",
-              old, new)  # fmt: skip
-    cut = len(out) > max_bytes
-    return out[:max_bytes].decode(errors="replace"), cut
-
-
-def summary(changes: list[FileChange]) -> str:
-    """``📝 3 files changed, +20 −4`` (empty when nothing changed)."""
-    if not changes:
-        return ""
-    added = sum(c.added or 0 for c in changes)
-    removed = sum(c.removed or 0 for c in changes)
-    files = f"{len(changes)} file{'s' if len(changes) != 1 else ''} changed"
-    return f"📝 {files}, +{added} −{removed}"
-
-
-# --- one file, for a review (bridge/bot/changes/review.py) ----------------------------------------
-
-MAX_BLOB = 16 << 20  # bytes: a larger file is not read for quoting
-
-
-def file_patch(
-    root: str, old: str, new: str, path: str, context: int = 3, max_bytes: int = 32 << 20
-) -> str:
-    """The unified diff of one file between two trees (``context`` lines around each change;
-    0: the hunks alone, to map line numbers), cut at ``max_bytes``. ``path`` is literal
-    (``GIT_LITERAL_PATHSPECS``); empty when the file did not change."""
-    out = git(root, "diff-tree", "-r", "-p", "--no-color", f"-U{max(0, context)}", *_DIFF_TREE,
-              "--end-of-options", old, new, "--", path)  # fmt: skip
-    return out[:max_bytes].decode(errors="replace")
-
-
-def file_in_tree(root: str, tree: str, path: str, max_bytes: int = MAX_BLOB) -> bytes | None:
-    """The bytes of ``path`` in ``tree`` as stored (``cat-file blob``: no filter, no
-    textconv), or None when the tree holds no such file. :class:`GitError` when it is larger
-    than ``max_bytes`` or git fails."""
-    if not tree or not set(tree) <= set("0123456789abcdef"):
-        raise GitError(f"not a tree id: {tree!r}")
-    spec = f"{tree}:{path}"  # begins with the id: never read as an option
-    try:
-        size = int(git(root, "cat-file", "-s", spec).decode().strip() or "0")
-    except (GitError, ValueError):
-        return None  # not in that tree (deleted, or never there)
-    if size > max_bytes:
-        raise GitError(f"{path} is larger than {max_bytes >> 20} MiB")
-    return git(root, "cat-file", "blob", spec)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from bridge.sessions import changes, review_lines
+from bridge.sessions import changes, review_lines, tree_diff
 from bridge.state.review_drafts import Comment
 
 SNAPSHOT_BUDGET = 20.0  # seconds of git for the snapshot taken when a review is sent
@@ -51,7 +51,7 @@ class DiffFile:
     root: str
     old: str
     new: str
-    change: changes.FileChange
+    change: tree_diff.FileChange
 
 
 @dataclass(frozen=True)
@@ -65,17 +65,17 @@ class Located:
     quoted: list[str]
 
 
-def changed_files(directory: str, old: str, new: str) -> list[changes.FileChange]:
+def changed_files(directory: str, old: str, new: str) -> list[tree_diff.FileChange]:
     """The files of the diff between two (abbreviated) trees, in the diff's order."""
     root, old_tree, new_tree = _trees(directory, old, new)
-    return changes.changed_files(root, old_tree, new_tree)
+    return tree_diff.changed_files(root, old_tree, new_tree)
 
 
 def diff_file(directory: str, old: str, new: str, index: int) -> DiffFile:
     """File ``index`` of the diff (as its select listed it); :class:`ReviewError` when the
     diff is gone or has no such file."""
     root, old_tree, new_tree = _trees(directory, old, new)
-    files = changes.changed_files(root, old_tree, new_tree)
+    files = tree_diff.changed_files(root, old_tree, new_tree)
     if not 0 <= index < len(files):
         raise ReviewError("That file is not in this diff.")
     return DiffFile(root, old_tree, new_tree, files[index])
@@ -87,7 +87,7 @@ def file_hunks(found: DiffFile) -> tuple[list[str], str]:
     path = found.change.path
     if found.change.binary:
         return [], f"{path} is binary: there are no lines to comment on."
-    patch = changes.file_patch(found.root, found.old, found.new, path)
+    patch = tree_diff.file_patch(found.root, found.old, found.new, path)
     if "\n+++ /dev/null" in patch:
         return review_lines.numbered(patch), f"{path} was deleted in this diff: no lines are left."
     return review_lines.numbered(patch), ""
@@ -100,7 +100,7 @@ def locate(found: DiffFile, typed: str) -> Located:
     path = found.change.path
     if found.change.binary:
         raise ReviewError(f"{path} is binary: there are no lines to comment on.")
-    data = changes.file_in_tree(found.root, found.new, path)
+    data = tree_diff.file_in_tree(found.root, found.new, path)
     if data is None:
         raise ReviewError(f"{path} was deleted in this diff: no lines are left.")
     lines = text_lines(data)
@@ -121,7 +121,7 @@ def follow_comments(
     items = []
     for comment in comments:
         if comment.path not in files:
-            data = changes.file_in_tree(root, now, comment.path)
+            data = tree_diff.file_in_tree(root, now, comment.path)
             files[comment.path] = None if data is None else text_lines(data)
         items.append(_follow(root, now, comment, files[comment.path]))
     return items
@@ -141,7 +141,7 @@ def _follow(root: str, now: str, comment: Comment, lines: list[str] | None) -> C
         followed = review_lines.Followed(start, end, False)
     else:
         try:
-            patch = changes.file_patch(root, comment.tree, now, path, context=0)
+            patch = tree_diff.file_patch(root, comment.tree, now, path, context=0)
             followed = review_lines.follow(review_lines.parse_hunks(patch), start, end)
         except changes.GitError:  # its snapshot is gone (gc): compare where the lines were
             here = lines[start - 1 : start - 1 + len(was)]
@@ -167,7 +167,7 @@ def text_lines(data: bytes) -> list[str]:
 def _trees(directory: str, old: str, new: str) -> tuple[str, str, str]:
     root, _ = changes.repo_of(directory)
     try:
-        return root, changes.tree_of(root, old), changes.tree_of(root, new)
+        return root, tree_diff.tree_of(root, old), tree_diff.tree_of(root, new)
     except changes.GitError as err:
         raise ReviewError(
             "This diff's snapshot is no longer in the repository (git removed it): open a "

@@ -28,15 +28,9 @@ import stat
 from dataclasses import dataclass, field
 
 from bridge.sessions import worktrees
-from bridge.sessions.changes import (
-    FileChange,
-    GitError,
-    changed_files,
-    git,
-    locate,
-    tree_of,
-)
+from bridge.sessions.changes import GitError, git, locate
 from bridge.sessions.sealed_git import Sealed, converted, last_line
+from bridge.sessions.tree_diff import FileChange, changed_files, tree_of
 
 LOG_MAX = 50  # commits listed in a plan (the count is exact)
 

@@ -34,7 +34,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 
-from bridge.sessions import changes
+from bridge.sessions import changes, tree_diff
 from bridge.sessions.sealed_git import Sealed, converted, last_line
 
 log = logging.getLogger(__name__)
@@ -280,7 +280,7 @@ def uncommitted(
                                 deadline=deadline)  # fmt: skip
         out = changes.git(root, "diff-tree", "-r", "-z", "--name-status", "--no-renames",
                           "--no-ext-diff", "--no-textconv", "--end-of-options",
-                          changes.head_tree(root), tree, deadline=deadline)  # fmt: skip
+                          tree_diff.head_tree(root), tree, deadline=deadline)  # fmt: skip
     except changes.GitError as err:
         raise WorktreeError(str(err)) from err
     new = {p for p in untracked.decode(errors="replace").split("\0") if p}

@@ -30,7 +30,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bridge import tryout
+from bridge import tryout_setup
 from bridge.claude.screen import is_busy
 from bridge.preview.browser import find_chromium, launch_args
 from bridge.tmux import TmuxSessions
@@ -502,7 +502,7 @@ def test_a_worktree_thread_is_finished_from_the_page(rig: BridgeRig, tmp_path: P
             git(work, "add", "feature.py")
             git(work, "commit", "-qm", "Add the feature")
             assert work.name == "feature"  # named after the thread, no id in its branch
-            panes = TmuxSessions(tryout.TMUX_SESSION, rig.socket)
+            panes = TmuxSessions(tryout_setup.TMUX_SESSION, rig.socket)
 
             def thread_pane() -> str | None:  # the pane that works in the worktree
                 found = [p.pane_id for p in panes.panes() if panes.current_path(p.pane_id)
@@ -594,7 +594,7 @@ def seeded_tokens(project: Path) -> list[str]:
     every run): the tokens an emulator of that seed would accept without a secret one."""
     from discord_emulator.ids import Snowflakes, make_token, seed_ids
 
-    seed = tryout.seed_for(str(project))
+    seed = tryout_setup.seed_for(str(project))
     flakes = Snowflakes(seed)
     ids = seed_ids(flakes)
     return [make_token(ids["bot_id"], seed), make_token(flakes.next(), seed)]

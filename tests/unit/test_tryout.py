@@ -6,7 +6,7 @@ import errno
 
 import pytest
 
-from bridge import tryout
+from bridge import tryout, tryout_page, tryout_setup
 
 
 @pytest.mark.parametrize(
@@ -22,44 +22,45 @@ from bridge import tryout
     ],
 )
 def test_listen_addresses(listen, port, expected) -> None:
-    assert tryout.parse_listen(listen, port) == expected
+    assert tryout_setup.parse_listen(listen, port) == expected
 
 
 def test_bad_listen_and_port_are_clear_errors() -> None:
-    with pytest.raises(tryout.TryError, match="give an address"):
-        tryout.parse_listen("a b:c", None)
-    with pytest.raises(tryout.TryError, match="not a port number"):
-        tryout.parse_listen(None, 70000)
+    with pytest.raises(tryout_setup.TryError, match="give an address"):
+        tryout_setup.parse_listen("a b:c", None)
+    with pytest.raises(tryout_setup.TryError, match="not a port number"):
+        tryout_setup.parse_listen(None, 70000)
 
 
 def test_project_dir_must_exist_and_be_a_directory(tmp_path) -> None:
-    assert tryout.project_dir(str(tmp_path)) == str(tmp_path)
-    with pytest.raises(tryout.TryError, match=r"project directory .*/nope does not exist"):
-        tryout.project_dir(str(tmp_path / "nope"))
+    assert tryout_setup.project_dir(str(tmp_path)) == str(tmp_path)
+    with pytest.raises(tryout_setup.TryError, match=r"project directory .*/nope does not exist"):
+        tryout_setup.project_dir(str(tmp_path / "nope"))
     (tmp_path / "file").write_text("x")
-    with pytest.raises(tryout.TryError, match="is not a directory"):
-        tryout.project_dir(str(tmp_path / "file"))
+    with pytest.raises(tryout_setup.TryError, match="is not a directory"):
+        tryout_setup.project_dir(str(tmp_path / "file"))
 
 
 def test_names_and_seeds_are_stable_per_directory_and_differ_between_them() -> None:
-    assert tryout.slug("/home/me/My Project!") == "my-project"
-    assert tryout.slug("/") == "project"
-    assert tryout.slug("/srv/control-panel") == "control-panel-project"  # not the panel's
-    assert tryout.seed_for("/a/b") == tryout.seed_for("/a/b") != tryout.seed_for("/a/c")
-    assert tryout.work_dir("/a/b") != tryout.work_dir("/c/b")
+    assert tryout_setup.slug("/home/me/My Project!") == "my-project"
+    assert tryout_setup.slug("/") == "project"
+    assert tryout_setup.slug("/srv/control-panel") == "control-panel-project"  # not the panel's
+    seed_for = tryout_setup.seed_for
+    assert seed_for("/a/b") == seed_for("/a/b") != seed_for("/a/c")
+    assert tryout_setup.work_dir("/a/b") != tryout_setup.work_dir("/c/b")
 
 
 def test_page_url_and_loopback() -> None:
-    assert tryout.page_url("127.0.0.1", 8765, "T") == "http://127.0.0.1:8765/#token=T"
-    assert tryout.page_url("::1", 80, "T") == "http://[::1]:80/#token=T"
-    assert not tryout.page_url("0.0.0.0", 1, "T").startswith("http://0.0.0.0")
-    assert tryout.is_loopback("127.0.0.1") and not tryout.is_loopback("0.0.0.0")
+    assert tryout_page.page_url("127.0.0.1", 8765, "T") == "http://127.0.0.1:8765/#token=T"
+    assert tryout_page.page_url("::1", 80, "T") == "http://[::1]:80/#token=T"
+    assert not tryout_page.page_url("0.0.0.0", 1, "T").startswith("http://0.0.0.0")
+    assert tryout_setup.is_loopback("127.0.0.1") and not tryout_setup.is_loopback("0.0.0.0")
 
 
 def test_bind_errors_say_what_to_do() -> None:
-    busy = tryout.bind_error("127.0.0.1", 8765, OSError(errno.EADDRINUSE, "in use"))
+    busy = tryout_page.bind_error("127.0.0.1", 8765, OSError(errno.EADDRINUSE, "in use"))
     assert busy.startswith("port 8765 on 127.0.0.1 is already in use") and "--port" in busy
-    foreign = tryout.bind_error("10.9.9.9", 1, OSError(errno.EADDRNOTAVAIL, "cannot assign"))
+    foreign = tryout_page.bind_error("10.9.9.9", 1, OSError(errno.EADDRNOTAVAIL, "cannot assign"))
     assert "not an address of this machine" in foreign
 
 
@@ -70,11 +71,11 @@ def test_warns_when_the_hooks_belong_to_another_bridge_home(tmp_path, monkeypatc
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setattr(claude_settings, "default_settings_path", lambda: str(settings))
     monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(tmp_path / "one"))
-    assert any("not installed" in w for w in tryout.warnings())
+    assert any("not installed" in w for w in tryout_page.warnings())
     claude_settings.install(str(settings))
-    assert not any("hooks" in w for w in tryout.warnings())
+    assert not any("hooks" in w for w in tryout_page.warnings())
     monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(tmp_path / "two"))
-    assert any(f"bridge home {tmp_path / 'one'}" in w for w in tryout.warnings())
+    assert any(f"bridge home {tmp_path / 'one'}" in w for w in tryout_page.warnings())
 
 
 class _Emu:
@@ -113,7 +114,7 @@ def test_the_hand_over_page_is_private_and_forwards_to_the_page(tmp_path) -> Non
 
     path = tmp_path / "open.html"
     url = 'http://127.0.0.1:8765/#token=abc"<x>'
-    opened = tryout.write_handover(str(path), url)
+    opened = tryout_page.write_handover(str(path), url)
     assert opened == f"file://{path}" and "abc" not in opened
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     text = path.read_text()
@@ -123,13 +124,13 @@ def test_the_hand_over_page_is_private_and_forwards_to_the_page(tmp_path) -> Non
 
 @pytest.mark.parametrize(("given", "dollars"), [(None, None), ("0.5", 0.5), ("$2", 2.0)])
 def test_a_budget_is_asked_for_in_dollars_and_off_by_default(given, dollars) -> None:
-    assert tryout.parse_budget(given) == dollars
+    assert tryout_setup.parse_budget(given) == dollars
 
 
 @pytest.mark.parametrize("given", ["0", "-1", "nan", "inf", "five", ""])
 def test_a_budget_that_is_no_amount_is_a_clear_error(given) -> None:
-    with pytest.raises(tryout.TryError, match="give dollars a session may spend"):
-        tryout.parse_budget(given)
+    with pytest.raises(tryout_setup.TryError, match="give dollars a session may spend"):
+        tryout_setup.parse_budget(given)
 
 
 def test_the_budget_lands_in_the_generated_config_for_every_project(tmp_path) -> None:
@@ -141,18 +142,18 @@ def test_the_budget_lands_in_the_generated_config_for_every_project(tmp_path) ->
 
     emu = SimpleNamespace(
         bot_token="t", api_base="http://127.0.0.1:1/api/v10", gateway_url="ws://127.0.0.1:2",
-        ids={"guild_id": "1" * 18, tryout.OWNER: "2" * 18},
+        ids={"guild_id": "1" * 18, tryout_setup.OWNER: "2" * 18},
     )  # fmt: skip
     project = tmp_path / "webshop"
     project.mkdir()
-    ids = {"webshop": "3" * 18, tryout.PANEL_CHANNEL: "4" * 18}
+    ids = {"webshop": "3" * 18, tryout_setup.PANEL_CHANNEL: "4" * 18}
     path = str(tmp_path / "config.json")
     tryout.write_config(path, str(project), emu, ids, budget=0.5)  # type: ignore[arg-type]
     budget = config.load(path).servers[0].projects[0].budget
     assert (budget.session_usd, budget.day_usd, budget.continue_usd) == (0.5, None, 0.5)
     tryout.write_config(path, str(project), emu, ids)  # type: ignore[arg-type]
     assert not config.load(path).servers[0].projects[0].budget.any
-    banner = tryout.banner("http://x/#token=y", "127.0.0.1", str(project), "log", 0.5)
+    banner = tryout_page.banner("http://x/#token=y", "127.0.0.1", str(project), "log", 0.5)
     assert "  budget    $0.50 per session" in banner
 
 

@@ -23,7 +23,7 @@ from discord import app_commands
 from bridge.bot.client import UNMAPPED, BotInteraction, BridgeClient, BridgeItem, target_here
 from bridge.discord import custom_ids
 from bridge.discord.render.diff_view import DiffView, render
-from bridge.sessions import changes
+from bridge.sessions import changes, tree_diff
 from bridge.state import runtime, session_state
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def turn_diff(directory: str, old: str, new: str, limit: int) -> DiffView:
     except changes.GitError as err:
         return DiffView([f"⚠️ {err}"])
     try:
-        old_tree, new_tree = changes.tree_of(root, old), changes.tree_of(root, new)
+        old_tree, new_tree = tree_diff.tree_of(root, old), tree_diff.tree_of(root, new)
     except changes.GitError:
         return DiffView([GONE])
     return _compare(root, old_tree, new_tree, "this turn", limit, f"turn-{new[:8]}")
@@ -148,7 +148,7 @@ def uncommitted_diff(
         "since the worktree's base commit" if not base and wanted else "uncommitted, against HEAD"
     )
     try:
-        old = changes.tree_of(root, wanted) if wanted else changes.head_tree(root)
+        old = tree_diff.tree_of(root, wanted) if wanted else tree_diff.head_tree(root)
     except changes.GitError:
         return DiffView([f"⚠️ `{discord.utils.escape_markdown(wanted)[:80]}` is not a revision"
                          " of this repository."])  # fmt: skip
@@ -172,13 +172,13 @@ def not_a_repo(directory: str) -> str:
 
 def _compare(root: str, old: str, new: str, what: str, limit: int, name: str) -> DiffView:
     try:
-        files = changes.changed_files(root, old, new)
+        files = tree_diff.changed_files(root, old, new)
         if not files:
             return DiffView([f"No changes ({what})."])
-        text, cut = changes.diff_text(root, old, new)
+        text, cut = tree_diff.diff_text(root, old, new)
     except changes.GitError as err:
         return DiffView([f"⚠️ {err}"])
-    title = f"{changes.summary(files)} ({what})"
+    title = f"{tree_diff.summary(files)} ({what})"
     view = render(title, files, text, cut, inline_messages=max(1, limit), name=name)
     view.trees, view.files = (old, new), files
     return view

@@ -14,7 +14,8 @@ import discord
 
 from bridge.bot.control.threads import code
 from bridge.sessions import worktree_finish, worktree_push, worktrees
-from bridge.sessions.changes import FileChange, GitError, summary
+from bridge.sessions.changes import GitError
+from bridge.sessions.tree_diff import FileChange, summary
 from bridge.sessions.worktree_finish import Plan
 
 NO_MENTIONS = discord.AllowedMentions.none()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.sessions import changes, git_index, snapshot_files
+from bridge.sessions import changes, git_index, snapshot_files, tree_diff
 from bridge_testkit.gitrepo import git, make_repo
 
 
@@ -33,7 +33,7 @@ def scratch(tmp_path: Path) -> str:
     return str(path)
 
 
-def by_path(files: list[changes.FileChange]) -> dict:
+def by_path(files: list[tree_diff.FileChange]) -> dict:
     return {f.path: (f.added, f.removed) for f in files}
 
 
@@ -52,13 +52,13 @@ def test_a_turn_counts_edits_deletions_untracked_and_binary_files_not_ignored_on
     (repo / "sub" / "deep.txt").write_text("x\ny\n")
     _, after, _ = changes.snapshot(str(repo / "sub"), scratch)  # from a subdirectory too
 
-    files = changes.changed_files(str(repo), before, after)
+    files = tree_diff.changed_files(str(repo), before, after)
     assert by_path(files) == {
         "a.txt": (2, 1), "gone.txt": (0, 1), "new.txt": (1, 0), "pic.bin": (None, None),
         "sub/deep.txt": (2, 0),
     }  # fmt: skip
-    assert changes.summary(files) == "📝 5 files changed, +5 −2"
-    text, cut = changes.diff_text(str(repo), before, after)
+    assert tree_diff.summary(files) == "📝 5 files changed, +5 −2"
+    text, cut = tree_diff.diff_text(str(repo), before, after)
     assert not cut and "+TWO" in text and "Binary files /dev/null and b/pic.bin differ" in text
     assert "\x00" not in text and "noise.log" not in text
     # the user's index, HEAD and status are untouched
@@ -72,8 +72,8 @@ def test_a_turn_counts_edits_deletions_untracked_and_binary_files_not_ignored_on
 def test_nothing_changed_gives_the_same_tree_and_no_summary(repo: Path, scratch: str) -> None:
     _, one, _ = changes.snapshot(str(repo), scratch)
     _, two, _ = changes.snapshot(str(repo), scratch)
-    assert one == two and changes.changed_files(str(repo), one, two) == []
-    assert changes.summary([]) == ""
+    assert one == two and tree_diff.changed_files(str(repo), one, two) == []
+    assert tree_diff.summary([]) == ""
 
 
 def test_a_hostile_repository_config_runs_nothing(repo: Path, scratch: str, tmp_path) -> None:
@@ -98,8 +98,8 @@ def test_a_hostile_repository_config_runs_nothing(repo: Path, scratch: str, tmp_
     _, before, _ = changes.snapshot(str(repo), scratch)
     (repo / "a.txt").write_text("changed\n")
     _, after, _ = changes.snapshot(str(repo), scratch)
-    assert by_path(changes.changed_files(str(repo), before, after))["a.txt"] == (1, 2)
-    text, _ = changes.diff_text(str(repo), before, after)
+    assert by_path(tree_diff.changed_files(str(repo), before, after))["a.txt"] == (1, 2)
+    text, _ = tree_diff.diff_text(str(repo), before, after)
     assert "+changed" in text
     assert not pwned.exists()
 
@@ -113,7 +113,7 @@ def test_large_untracked_files_are_left_out_and_named(
     (repo / "a.txt").write_text("edited\n")
     _, tree, skipped = changes.snapshot(str(repo), scratch)
     assert skipped == ["huge.dat"]
-    files = by_path(changes.changed_files(str(repo), changes.head_tree(str(repo)), tree))
+    files = by_path(tree_diff.changed_files(str(repo), tree_diff.head_tree(str(repo)), tree))
     assert set(files) == {"a.txt", "small.txt"}
 
 
@@ -131,19 +131,19 @@ def test_a_repository_without_commits_compares_with_the_empty_tree(tmp_path, scr
     git(path, "init", "-q")
     (path / "first.txt").write_text("1\n")
     _, tree, _ = changes.snapshot(str(path), scratch)
-    assert changes.head_tree(str(path)) == changes.EMPTY_TREE
-    assert by_path(changes.changed_files(str(path), changes.EMPTY_TREE, tree)) == {
+    assert tree_diff.head_tree(str(path)) == tree_diff.EMPTY_TREE
+    assert by_path(tree_diff.changed_files(str(path), tree_diff.EMPTY_TREE, tree)) == {
         "first.txt": (1, 0)
     }
 
 
 def test_revisions_are_checked_before_git_sees_them(repo: Path) -> None:
     head = git(repo, "rev-parse", "HEAD^{tree}").strip()
-    assert changes.tree_of(str(repo), "HEAD") == head
-    assert changes.tree_of(str(repo), head[:12]) == head
+    assert tree_diff.tree_of(str(repo), "HEAD") == head
+    assert tree_diff.tree_of(str(repo), head[:12]) == head
     for bad in ("--output=/tmp/x", "HEAD..main", "a b", "", "$(id)", "nope"):
         with pytest.raises(changes.GitError):
-            changes.tree_of(str(repo), bad)
+            tree_diff.tree_of(str(repo), bad)
 
 
 def test_the_callers_git_environment_is_ignored(repo: Path, scratch, monkeypatch) -> None:
@@ -164,7 +164,7 @@ def test_a_repository_inside_the_tree_is_not_its_content(repo: Path, scratch: st
     git(repo, "worktree", "add", "-q", "-b", "side", str(repo / ".claude" / "worktrees" / "w"))
     (repo / "own.txt").write_text("mine\n")
     _, tree, skipped = changes.snapshot(str(repo), scratch)
-    files = by_path(changes.changed_files(str(repo), changes.head_tree(str(repo)), tree))
+    files = by_path(tree_diff.changed_files(str(repo), tree_diff.head_tree(str(repo)), tree))
     assert files == {"own.txt": (1, 0)} and skipped == []
 
 
@@ -207,9 +207,9 @@ def test_no_filter_driver_runs_whatever_its_name(
     (repo / "a.txt").write_text("one\nchanged\n")
     (repo / "new.txt").write_text("fresh\n")
     _, after, _ = changes.snapshot(str(repo), scratch)
-    files = by_path(changes.changed_files(str(repo), before, after))
+    files = by_path(tree_diff.changed_files(str(repo), before, after))
     assert files == {"a.txt": (1, 1), "new.txt": (1, 0)}
-    text, _ = changes.diff_text(str(repo), changes.head_tree(str(repo)), after)
+    text, _ = tree_diff.diff_text(str(repo), tree_diff.head_tree(str(repo)), after)
     assert "+changed" in text and "+fresh" in text
     assert blob_of(repo, after, "a.txt") == b"one\nchanged\n"  # the bytes on disk, unfiltered
     assert not marker.exists()
@@ -244,8 +244,8 @@ def test_a_partial_clone_never_fetches_what_it_lacks(repo: Path, scratch: str, t
         git(repo, "config", key, value)
     (repo / "a.txt").write_text("edited\n")
     _, tree, _ = changes.snapshot(str(repo), scratch)
-    head = changes.head_tree(str(repo))
-    for attempt in (changes.changed_files, changes.diff_text):
+    head = tree_diff.head_tree(str(repo))
+    for attempt in (tree_diff.changed_files, tree_diff.diff_text):
         try:
             attempt(str(repo), head, tree)
         except changes.GitError:
@@ -347,7 +347,7 @@ def test_the_bridges_own_folders_are_never_snapshotted(tmp_path: Path, scratch: 
     (project / "work.txt").write_text("work\n")
     private = (str(bridge), str(state), str(other_config))
     root, tree, _ = changes.snapshot(str(project), scratch, private=private)
-    files = by_path(changes.changed_files(root, changes.head_tree(root), tree))
+    files = by_path(tree_diff.changed_files(root, tree_diff.head_tree(root), tree))
     assert files == {"project/work.txt": (1, 0)}
     store = all_objects(home)
     assert b"SECRET-TOKEN" not in store and b"SECRET-UPLOAD" not in store

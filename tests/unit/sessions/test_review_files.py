@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.sessions import changes, review_files
+from bridge.sessions import changes, review_files, tree_diff
 from bridge.sessions.review_files import ReviewError
 from bridge.sessions.review_lines import BadLines
 from bridge.state.review_drafts import Comment
@@ -30,7 +30,7 @@ def scratch(tmp_path: Path) -> str:
 
 def turn(repo: Path, scratch: str) -> tuple[str, str]:
     """A turn: app.py grows, gone.txt is deleted, logo.bin turns binary, new.txt appears."""
-    before = changes.head_tree(str(repo))
+    before = tree_diff.head_tree(str(repo))
     (repo / "app.py").write_text("a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n")
     (repo / "gone.txt").unlink()
     (repo / "logo.bin").write_bytes(b"\0\1\2")

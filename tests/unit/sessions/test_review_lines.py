@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.sessions import changes
+from bridge.sessions import changes, tree_diff
 from bridge.sessions.review_lines import (
     BadLines,
     Followed,
@@ -101,10 +101,10 @@ def test_a_comments_lines_follow_later_edits(
 ) -> None:
     """Each case is git's own ``-U0`` diff of the file, as sending a review reads it."""
     repo = make_repo(tmp_path / "repo", {"f.txt": "1\n2\n3\n4\n5\n6\n"})
-    before = changes.head_tree(str(repo))
+    before = tree_diff.head_tree(str(repo))
     scratch = tmp_path / "scratch"
     scratch.mkdir(mode=0o700)
     (repo / "f.txt").write_text(after)
     _, now, _ = changes.snapshot(str(repo), str(scratch))
-    patch = changes.file_patch(str(repo), before, now, "f.txt", context=0)
+    patch = tree_diff.file_patch(str(repo), before, now, "f.txt", context=0)
     assert follow(parse_hunks(patch), *range_) == expected

@@ -6,7 +6,7 @@ import re
 
 from bridge.discord.render.diff_view import defuse, file_listing, render
 from bridge.discord.render.split import DISCORD_MESSAGE_LIMIT
-from bridge.sessions.changes import FileChange
+from bridge.sessions.tree_diff import FileChange
 from bridge_testkit.discord_markdown import outside_code, split_code
 
 FENCE = re.compile(r"(?<!`)```(?!`)")

@@ -7,8 +7,8 @@ import re
 
 from bridge.discord.render import review
 from bridge.discord.render.split import DISCORD_MESSAGE_LIMIT
-from bridge.sessions.changes import FileChange
 from bridge.sessions.review_files import CommentNow
+from bridge.sessions.tree_diff import FileChange
 from bridge.state.review_drafts import Comment
 from bridge_testkit.discord_markdown import outside_code
 
