@@ -14,6 +14,7 @@ from tests.e2e.test_control import command
 from tests.e2e.test_decisions import (
     bash_prompt_script,
     custom_id,
+    model_saw,
     wait_closed,
     wait_prompt,
     wait_screen,
@@ -110,6 +111,9 @@ def test_every_kind_is_recorded_escaped_and_shown_to_the_owner_only(rig) -> None
     elsewhere = f"<#{rig.ids['project-b']}>"
     assert command(rig, "audit", {"session": elsewhere}) == "No audit entries match."
     assert command(rig, "audit", user="bob") == OWNER_AUDIT
+    # the queued prompt reached the model: no request of this Claude Code is left in flight
+    # to take the next test's scripted turn
+    assert "queued words" in model_saw(rig, 5)
     rig.assert_loop_kept_up()
 
 
@@ -122,6 +126,7 @@ def test_message_text_is_kept_only_when_the_config_asks(rig) -> None:
     rig.post(f"hello\n{FORGED}")
     typed = entry(rig, kind="message")
     assert typed["text"] == f"hello\n{FORGED}"
+    assert "hello" in model_saw(rig, 1)  # no request left in flight for the next test
     assert len(trail(rig)) == len(
         (rig.state_dir / "audit" / "audit.jsonl").read_text().splitlines()
     )
