@@ -21,6 +21,7 @@ import discord
 import yarl
 
 from bridge.bot import login as login_retry
+from bridge.bot import metrics
 from bridge.bot.away import schedule
 from bridge.bot.away.scheduler import Scheduler
 from bridge.bot.away.watch import AwayWatch
@@ -32,6 +33,7 @@ from bridge.bot.control.threads import ThreadEvents
 from bridge.bot.delivery.outbox_drain import OutboxDrainer
 from bridge.bot.features import feature_modules
 from bridge.bot.loop_watch import LoopWatch
+from bridge.bot.operations.endpoint import OperationsEndpoint
 from bridge.bot.pacing import pace_global_limit
 from bridge.bot.prompts.interactions import PromptAnswerer
 from bridge.bot.prompts.screens import ScreenPrompts
@@ -46,7 +48,7 @@ from bridge.bot.voice.replies import VoiceReplies
 from bridge.config import BridgeConfig, Server
 from bridge.sessions import adoption
 from bridge.sessions.manager import SessionManager
-from bridge.state import adoptions, locations, runtime
+from bridge.state import adoptions, hook_figures, locations, runtime
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +80,10 @@ class BridgeBot(BridgeClient):
             intents=intents,
             allowed_mentions=discord.AllowedMentions.none(),
             guild_ready_timeout=server.guild_ready_timeout,
+            http_trace=metrics.request_trace(),  # each answer counted by route and status
         )
         pace_global_limit(self.http)  # one pace for the drain, reactions, edits, the panel
+        metrics.count_requests(self.http)  # names each request's route for the trace
         self.cfg = cfg
         self.server = server
         self.runtime = rt
@@ -168,12 +172,14 @@ class BridgeBot(BridgeClient):
         """A fresh gateway session (READY; a RESUME replays what was missed by itself)."""
         self.catch_up.connected()  # before any message of the session is handled
         log.info("%s: %s", self.server.name, CONNECTED)
+        metrics.GATEWAY_CONNECTS.labels(self.server.name, "ready").inc()
 
     async def on_ready(self) -> None:
         log.info("%s: logged in as %s", self.server.name, self.user)
         await self.catch_up.run()  # the messages sent while the bot was away
 
     async def on_resumed(self) -> None:
+        metrics.GATEWAY_CONNECTS.labels(self.server.name, "resumed").inc()
         if self.catch_up.holding():  # a READY whose on_ready never came (lost, then resumed)
             await self.catch_up.run()
 
@@ -286,6 +292,7 @@ async def _run_bots(cfg: BridgeConfig, rt: runtime.Runtime) -> None:
     # Each server logs in on its own: one waiting for the network does not hold up the others;
     # a rejected token (TokenRejected) ends the process, like any other config error.
     tasks = [asyncio.create_task(bot.serve(), name=bot.server.name) for bot in bots]
+    endpoint = await _start_endpoint(cfg, bots, rt)  # metrics and /health, when asked for
     drainer = OutboxDrainer(cfg, rt, _logged_in_http(bots), voice_replies)
     tasks.append(asyncio.create_task(drainer.run(stop)))
     stopper = asyncio.create_task(stop.wait())
@@ -293,6 +300,8 @@ async def _run_bots(cfg: BridgeConfig, rt: runtime.Runtime) -> None:
     stop.set()
     log.info("shutting down; tmux sessions keep running")
     await voice_replies.close()  # a reply being spoken is dropped: its text is posted
+    if endpoint is not None:
+        await endpoint.stop()
     for bot in bots:
         await bot.close()
     for task in tasks:
@@ -302,3 +311,22 @@ async def _run_bots(cfg: BridgeConfig, rt: runtime.Runtime) -> None:
     for finished in done:
         if finished is not stopper and (err := finished.exception()):
             raise err  # a rejected token or intent ends the process
+
+
+async def _start_endpoint(
+    cfg: BridgeConfig, bots: list[BridgeBot], rt: runtime.Runtime
+) -> OperationsEndpoint | None:
+    """The operator's endpoint if ``metrics.enabled``; one that cannot listen is logged, and
+    the bridge serves Discord all the same."""
+    if not cfg.metrics.enabled:
+        hook_figures.FigureReader(rt.hook_figures).stop()  # no reader: the hooks append nothing
+        return None
+    endpoint = OperationsEndpoint(cfg, bots, rt)
+    try:
+        await endpoint.start()
+    except OSError as err:
+        log.error("metrics: cannot listen on %s:%d (%s); serving Discord without them",
+                  cfg.metrics.host, cfg.metrics.port, err)  # fmt: skip
+        await endpoint.stop()
+        return None
+    return endpoint

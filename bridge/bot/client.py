@@ -23,6 +23,8 @@ channel.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 import re
 from collections.abc import Callable, Coroutine, Mapping
@@ -34,7 +36,7 @@ from discord import app_commands
 from bridge.config import BridgeConfig, Server
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.targets import SessionTarget
-from bridge.state import runtime
+from bridge.state import audit, runtime
 from bridge.state.schedules import Schedule
 
 log = logging.getLogger(__name__)
@@ -284,6 +286,7 @@ class BridgeItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
         return await allowed(interaction)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        _audit_click(interaction, type(self).__name__)
         await self.clicked(interaction)
 
     async def clicked(self, interaction: BotInteraction) -> None:
@@ -301,6 +304,17 @@ class BridgeItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
         build: Any = cls  # each subclass's constructor takes its own template's groups
         fields = match.groupdict()
         return build(item, **fields) if cls.wraps_component else build(**fields)
+
+
+def _audit_click(interaction: BotInteraction, item: str) -> None:
+    """A click the check let through, in the audit trail (``state/audit.py``): written by a
+    worker thread, not waited for (the click's answer is due within 3 s)."""
+    record = functools.partial(
+        audit.record, interaction.client.runtime, "component", user=str(interaction.user.id),
+        name=interaction.user.name, session=str(interaction.channel_id or ""), item=item,
+        custom_id=str(data_of(interaction).get("custom_id", "")),
+    )  # fmt: skip
+    asyncio.get_running_loop().run_in_executor(None, record)
 
 
 def target_of(sessions: SessionManager, channel: object) -> SessionTarget | None:

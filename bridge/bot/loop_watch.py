@@ -26,6 +26,8 @@ import threading
 import time
 import traceback
 
+from bridge.bot.metrics import LOOP_LAG
+
 log = logging.getLogger(__name__)
 
 BEAT = 0.1  # seconds between two beats of the loop
@@ -54,6 +56,7 @@ class LoopWatch:
                 cpu_before = time.process_time()
                 await asyncio.sleep(BEAT)
                 lag = time.monotonic() - before - BEAT
+                LOOP_LAG.observe(max(0.0, lag))
                 if lag > self.threshold:
                     cpu = time.process_time() - cpu_before
                     held = (f"at {self._held_seen * 1000:.0f} ms: {self._held_by}"

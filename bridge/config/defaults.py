@@ -51,6 +51,13 @@ DEFAULT_CONTINUE_PROMPT = "continue"  # typed into the session at the reset
 DEFAULT_RESUME_MARGIN = 30.0
 DEFAULT_BUDGET_CONTINUE = 5.0  # dollars **Continue** adds to a budget that was reached
 MAX_VOICE_SECONDS = 3600.0
+# metrics: the operator's endpoint (bot/operations/), off unless the config turns it on
+DEFAULT_METRICS_HOST = "127.0.0.1"  # loopback: this machine only
+DEFAULT_METRICS_PORT = 9464  # Prometheus' registry of default ports: free for exporters
+# An outbox entry older than this makes /health say the outbox is stuck (the drain retries
+# every minute at most; five missed rounds is more than a blip).
+DEFAULT_OUTBOX_STUCK_SECONDS = 300.0
+METRICS_KEYS = ("enabled", "host", "port", "outboxStuckSeconds")
 # Not in tmux session, socket and window names: tmux reads ':' and '.' in targets, ';' as a
 # command separator and '#' as the start of a format ('#(cmd)' runs a shell command).
 FORBIDDEN = ":.;#'\"\\\t\n"

@@ -20,6 +20,9 @@ from bridge.config.defaults import (
     DEFAULT_CONTINUE_PROMPT,
     DEFAULT_DOWNLOAD_LIMIT,
     DEFAULT_GATEWAY_URL,
+    DEFAULT_METRICS_HOST,
+    DEFAULT_METRICS_PORT,
+    DEFAULT_OUTBOX_STUCK_SECONDS,
     DEFAULT_PROMPT_TIMEOUT,
     DEFAULT_QUEUE_PREFIX,
     DEFAULT_RESUME_MARGIN,
@@ -247,18 +250,36 @@ class VoiceSettings:
         return f"<VoiceSettings {self.engine} {self.model} ≤{self.max_seconds:g}s>"
 
 
+class MetricsSettings:
+    """``metrics``: ``enabled`` (default false), ``host`` (default loopback), ``port`` (0: a
+    free port, logged), ``outbox_stuck`` seconds (``bot/operations/``)."""
+
+    __slots__ = ("enabled", "host", "outbox_stuck", "port")
+
+    def __init__(self, raw: dict) -> None:
+        self.enabled: bool = raw.get("enabled", False) is True
+        self.host: str = raw.get("host", DEFAULT_METRICS_HOST)
+        self.port: int = int(raw.get("port", DEFAULT_METRICS_PORT))
+        self.outbox_stuck = float(raw.get("outboxStuckSeconds", DEFAULT_OUTBOX_STUCK_SECONDS))
+
+    def __repr__(self) -> str:
+        return f"<MetricsSettings {'on' if self.enabled else 'off'} {self.host}:{self.port}>"
+
+
 class BridgeConfig:
     """A validated config file. ``raw`` is the parsed JSON, kept whole for saving."""
 
     __slots__ = (
         "active_within",
         "attach_after",
+        "audit_text",
         "auto_resume",
         "catch_up_minutes",
         "continue_prompt",
         "download_limit",
         "footer",
         "mention_owner",
+        "metrics",
         "notify_when_attached",
         "path",
         "prompt_timeout",
@@ -314,6 +335,9 @@ class BridgeConfig:
         self.resume_margin: float = float(
             limits_at.get("resumeMarginSeconds", DEFAULT_RESUME_MARGIN)
         )
+        # audit.messageText: a typed message's text in the audit trail, not only its length
+        self.audit_text: bool = (raw.get("audit") or {}).get("messageText") is True
+        self.metrics = MetricsSettings(raw.get("metrics") or {})  # the operator's endpoint
         self.servers = [Server(i, s, raw, env) for i, s in enumerate(raw["servers"])]
 
     def projects(self) -> list[Project]:

@@ -48,10 +48,15 @@ def deliver(
     spool = _Spool(outbox, rt, server.name, channel)
     unsent = list(posts)  # what is still ours to deliver or spool, whatever happens below
     try:
-        if unsent and hand_off(rt, outbox, server.name, channel, unsent, spooled=spooled):
+        if (
+            unsent
+            and hand_off(rt, outbox, server.name, channel, unsent, spooled=spooled) is not None
+        ):
+            _figure(rt, "handoff", len(unsent))
             return  # the running bot posted them
     except NotTaken as err:
         unsent = []  # in the outbox now: drained below, in order, and kept on disk
+        _figure(rt, "spooled", len(err.paths))
         try:
             for path in err.paths:
                 outbox.make_durable(path)
@@ -129,6 +134,7 @@ class _Spool:
         for post in posts:
             self.outbox.enqueue(self.channel, self.server_name, post)
         self.done = True
+        _figure(self.rt, "spooled", len(posts))
         log(self.rt, f"{why}: {len(posts)} message(s) for #{self.channel} queued")
 
 
@@ -151,6 +157,7 @@ class _Sender:
         self.rest.budget = min(self.rest.budget, remaining - 0.5)
         try:
             self.rest.send_post(self.channel, post)
+            _figure(self.rt, "direct", 1)
         except DeliveryError as err:
             if err.retryable:
                 return False
@@ -170,3 +177,8 @@ class _Sender:
 
 def log(rt: runtime.Runtime, line: str) -> None:
     private_files.append_log(rt.hook_log, line)
+
+
+def _figure(rt: runtime.Runtime, way: str, count: int) -> None:
+    """The metrics' count of messages by way (``state/hook_figures.py``): one append."""
+    private_files.append_if_there(rt.hook_figures, f"post {way} {count}\n")

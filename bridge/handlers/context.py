@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from bridge import config, fastjson
 from bridge.state import adoptions, locations, private_files, runtime
@@ -218,11 +219,18 @@ def run(load_handler: Callable[[], Callable[[HookContext], dict | None]]) -> Non
             raise ValueError("hook input is not a JSON object")
         context = resolve(event)
         if context is not None:
+            started = time.monotonic()
             context.deferred = []
             answer = load_handler()(context)
             if answer is not None:
                 sys.stdout.write(fastjson.dumps(answer))
                 sys.stdout.flush()
+            name = event.get("hook_event_name")  # the metrics' hook durations: one append
+            if isinstance(name, str) and name.isalpha():  # (state/hook_figures.py reads it)
+                took = time.monotonic() - started
+                private_files.append_if_there(
+                    context.runtime.hook_figures, f"hook {name} {took:.4f}\n"
+                )
             if context.deferred:
                 detach(context.deferred)
     except BaseException as err:  # a hook must never break Claude Code, whatever happened

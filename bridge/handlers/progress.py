@@ -29,6 +29,7 @@ def record(context: HookContext, kind: str, **fields: object) -> None:
     if not context.project.progress:
         return
     event = {"kind": kind, "t": time.time(), "server": context.server.name, **fields}
+    event["project"] = context.project.name  # the bot's metrics count turns by project
     event["session"] = context.event.get("session_id")
     if context.event.get("prompt_id"):  # the user's prompt this event belongs to
         event["prompt"] = context.event["prompt_id"]

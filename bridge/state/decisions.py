@@ -147,11 +147,20 @@ def decide(rt: runtime.Runtime, request_id: str, decision: Decision) -> bool:
             handle.flush()
             os.fsync(handle.fileno())
         os.link(tmp, path)  # atomic and exclusive: fails if a decision is already there
+        _audit(rt, request_id, decision)
         return True
     except FileExistsError:
         return False
     finally:
         os.unlink(tmp)
+
+
+def _audit(rt: runtime.Runtime, request_id: str, decision: Decision) -> None:
+    """The decision in the audit trail: imported here, once a decision is made (this module
+    is on the fast path of every tool call's hook; the trail is not)."""
+    from bridge.state import audit
+
+    audit.record_decision(rt, read_request(rt, request_id), decision)
 
 
 def read_decision(rt: runtime.Runtime, request_id: str) -> Decision | None:

@@ -169,6 +169,22 @@ def read_json(path: str, max_bytes: int = 16 << 20, own: bool = False) -> dict |
     return record if isinstance(record, dict) else None
 
 
+def append_if_there(path: str, line: str) -> None:
+    """Append ``line`` to ``path`` only if the file exists (its reader made it), never through
+    a link; never raises. The hooks' figures for the metrics (``state/hook_figures.py``): one
+    failed ``open`` while no bot reads them."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.write(fd, line.encode())
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def append_log(path: str, line: str, max_bytes: int = 1 << 20) -> None:
     """Append a timestamped line to a private log file, starting afresh past ``max_bytes``."""
     import time

@@ -15,6 +15,7 @@ directory** (often a tmpfs the OS empties at reboot or logout). Both are 0700, f
       logs/hooks.log          errors and notes from hook processes
       schedules/<id>.json     scheduled prompts (bridge.state.schedules)
       away/                   usage-limit waits, reached budgets and their raises (state/away.py)
+      audit/audit.jsonl       who did what, append-only, rotated (state/audit.py)
 
     $DISCORD_BRIDGE_RUNTIME_DIR/ (volatile; default $XDG_RUNTIME_DIR/discord-bridge,
                                   else /tmp/discord-bridge-<uid>)
@@ -26,6 +27,7 @@ directory** (often a tmpfs the OS empties at reboot or logout). Both are 0700, f
       bot.sock                the running bot's wake-up socket (hooks hand messages to it)
       screens/<channel>.json  messages held back while a Claude Code screen waits for an answer
       tools/<channel>.<call>  a tool call that has not ended (its mtime: when it started)
+      hook-figures            the hooks' figures for the bot's metrics (state/hook_figures.py)
 
 Files in them are written and read through ``bridge.state.private_files`` (atomic, never
 following a link); hook processes find these directories through ``bridge.state.locations``.
@@ -49,7 +51,7 @@ ENV_THREAD = "DISCORD_BRIDGE_THREAD_ID"  # and, for a thread's session, the thre
 
 DURABLE = (
     "uploads", "outputs", "outbox", "sessions", "state", "logs", "usage", "schedules", "away",
-    "adopted",
+    "adopted", "audit",
 )  # fmt: skip  # survive a reboot
 VOLATILE = ("prompts", "progress", "waits", "status", "receipts", "screens", "turns", "tools")
 SUBDIRS = DURABLE + VOLATILE
@@ -234,6 +236,11 @@ class Runtime:
     @property
     def hook_log(self) -> str:
         return self.path("logs", "hooks.log")
+
+    @property
+    def hook_figures(self) -> str:
+        """The hooks' figures for the metrics (``state/hook_figures.py``)."""
+        return self.path("hook-figures")
 
     def channel_dir(self, kind: str, channel_id: str) -> str:
         """``uploads/<channel>`` or ``outputs/<channel>``, created private."""

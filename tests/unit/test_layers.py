@@ -363,7 +363,7 @@ def test_a_planted_upward_import_is_reported(tree: Tree, rows: list[Row], tmp_pa
     wrong = planted(tree, "bridge.state.decisions", "from bridge.sessions import manager", tmp_path)
     (problem,) = new(upward_arrows(tree, rows), upward_arrows(wrong, rows))
     assert problem.startswith("bridge.state.decisions -> bridge.sessions.manager (line ")
-    assert problem.endswith(": up from row 35 to 27")
+    assert problem.endswith(": up from row 36 to 28")
 
 
 def test_a_planted_circle_is_reported(tree: Tree, tmp_path: Path) -> None:

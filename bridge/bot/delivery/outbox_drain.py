@@ -26,7 +26,7 @@ from collections.abc import Callable
 import discord
 import watchfiles
 
-from bridge.bot import courier
+from bridge.bot import courier, metrics
 from bridge.bot.courier import WakeSocket
 from bridge.bot.delivery.reply_footer import FooterEdits
 from bridge.bot.delivery.stop_events import StopEvents
@@ -188,6 +188,7 @@ class OutboxDrainer:
                 await asyncio.to_thread(handoff.write_receipt, self.runtime, nonce, message)
             except OSError as err:
                 log.warning("could not record the receipt of a prompt: %s", err)
+        metrics.OUTBOX_POSTED.inc()
         log.info("delivered a queued message to #%s", channel)
 
     async def _edit(

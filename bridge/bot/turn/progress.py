@@ -22,6 +22,7 @@ from typing import Any
 import discord
 
 from bridge import fastjson
+from bridge.bot import metrics
 from bridge.bot.client import BotInteraction
 from bridge.bot.turn.interrupt_button import interrupt_view
 from bridge.bot.turn.queue import PromptQueue, queue_lines
@@ -79,6 +80,7 @@ class _Channel:
         self.transcript_offset: int | None = None  # where the turn's interrupts are looked for
         self.last_event = time.time()  # when the turn last showed progress (bot/turn/stalls.py)
         self.ended_prompt: str | None = None  # Claude Code's prompt_id of the turn last ended
+        self.project = "other"  # the project its turns are counted under (bot/metrics.py)
 
     @property
     def turn(self) -> TurnProgress | None:
@@ -203,7 +205,10 @@ class ProgressReporter:
                 self.queue.turn_started(channel.key)
         elif kind == "turn":  # a message queued mid-turn joins the running turn
             return
+        was_open = not turn.outcome
         turn.apply(event)
+        if was_open and turn.outcome:
+            channel.project = metrics.count_turn(self.bot, event.get("project"), turn.outcome)
         if channel.transcript_offset is None and turn.transcript:
             channel.transcript_offset = transcript.size(turn.transcript)  # only what comes now
         if event.get("kind") == "tool" and not turn.from_display:
@@ -230,6 +235,7 @@ class ProgressReporter:
             await asyncio.sleep(0.25)
         record = await asyncio.to_thread(status_cache.read_status, self.runtime, turn.session)
         cost = turn_cost(turn.cost0, (record or {}).get("cost_usd"))
+        metrics.TURN_COST.labels(channel.project).inc(max(cost or 0.0, 0.0))
         if cost is not None and channel.turn is turn:
             turn.cost = cost
             self._changed(channel)

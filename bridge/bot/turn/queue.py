@@ -28,7 +28,7 @@ from bridge.bot.turn.queue_buttons import notice_view, receipt_view
 from bridge.sessions import pane_ops
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.sessions.pane_input import NoInputBox
-from bridge.state import away, queued_prompts, runtime
+from bridge.state import audit, away, queued_prompts, runtime
 from bridge.tmux import TmuxError
 
 log = logging.getLogger(__name__)
@@ -234,6 +234,11 @@ class PromptQueue:
         self._settle(entry["id"], True)
         log.info("typed queued prompt %s into %s", entry["id"], key)
         await asyncio.to_thread(self.sessions.touch, key)
+        await asyncio.to_thread(
+            audit.record, self.runtime, "message", user=entry.get("author"), session=key,
+            project=target.project.name, length=len(entry["text"]), source=entry.get("source"),
+            text=entry["text"] if self.sessions.cfg.audit_text else None,
+        )  # fmt: skip
         await self._close(key, entry, "✅ Typed (was queued).")
         self.on_change(key)
         return True

@@ -26,6 +26,7 @@ import time
 import aiohttp
 import discord
 
+from bridge.bot import metrics
 from bridge.bot.client import target_of
 from bridge.bot.downloads import save_attachments
 from bridge.bot.prompt_text import DELIVERED, compose_prompt, defuse_prefix
@@ -39,7 +40,7 @@ from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.sessions.pane_input import NoInputBox
 from bridge.sessions.targets import SessionTarget
 from bridge.sessions.typed_text import sanitize_prompt
-from bridge.state import runtime
+from bridge.state import audit, runtime
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +185,12 @@ class Relay:
             await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")
             return False
         await asyncio.to_thread(self.sessions.touch, target.key)  # an fsync: off the loop
+        metrics.MESSAGES_RELAYED.labels(target.project.name).inc()
+        await asyncio.to_thread(
+            audit.record, self.runtime, "message", user=str(message.author.id),
+            name=message.author.name, session=target.key, project=target.project.name,
+            length=len(prompt), text=prompt if self.cfg.audit_text else None,
+        )  # fmt: skip
         if self.voice_replies is not None:  # a voice prompt's reply is spoken (voice.replies)
             self.voice_replies.prompted(target.key, spoken=is_spoken(message))
         if steering and self.queue is not None:  # its receipt: move it after the turn, or not

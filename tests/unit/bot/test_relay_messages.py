@@ -10,6 +10,7 @@ import pytest
 
 from bridge.bot.prompt_text import defuse_prefix
 from bridge.bot.turn.relay import Relay
+from bridge.state import runtime
 
 OWNER, CHANNEL = 100000000000000002, 100000000000000003
 
@@ -19,7 +20,8 @@ class FakeSessions:
         self.typed: list[str] = []
 
     def target_for(self, channel_id, parent_id=None, name=""):
-        return SimpleNamespace(key=str(channel_id), thread_id=None, label="alpha")
+        project = SimpleNamespace(name="alpha")
+        return SimpleNamespace(key=str(channel_id), thread_id=None, label="alpha", project=project)
 
     async def register_thread(self, target) -> None:
         pass
@@ -43,15 +45,16 @@ def message(content: str, kind: discord.MessageType) -> SimpleNamespace:
 
     return SimpleNamespace(
         id=1, type=kind, content=content, attachments=[], webhook_id=None,
-        author=SimpleNamespace(id=OWNER, bot=False),
+        author=SimpleNamespace(id=OWNER, bot=False, name="owner"),
         channel=SimpleNamespace(id=CHANNEL), add_reaction=add_reaction,
     )  # fmt: skip
 
 
-def test_system_messages_such_as_thread_created_are_never_typed() -> None:
+def test_system_messages_such_as_thread_created_are_never_typed(tmp_path) -> None:
     sessions = FakeSessions()
     server = SimpleNamespace(may_act=lambda user: str(user) == str(OWNER))
-    relay = Relay(SimpleNamespace(queue_prefix=">>"), server, sessions, SimpleNamespace(), None)
+    cfg = SimpleNamespace(queue_prefix=">>", audit_text=False)
+    relay = Relay(cfg, server, sessions, runtime.Runtime(str(tmp_path)), None)
     # Discord posts "<owner> started a thread: <name>" in the parent channel, authored by the
     # owner, with the thread's name as its content: not a prompt for the parent's session.
     created = message("delete the tests", discord.MessageType.thread_created)

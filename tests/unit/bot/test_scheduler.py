@@ -43,6 +43,7 @@ class Sessions:
     def __init__(self, rt: runtime.Runtime) -> None:
         self.runtime = rt
         self.server = SimpleNamespace(name="main")
+        self.cfg = SimpleNamespace(audit_text=False)
         self.typed: list[str] = []
         self.pending = False  # a prompt typed by someone else has not shown as a turn yet
         self.mapped = True  # the channel is still a project's
@@ -57,7 +58,8 @@ class Sessions:
     def target_for_key(self, key: str) -> SimpleNamespace | None:
         if not self.mapped:
             return None
-        return SimpleNamespace(key=key, label="alpha", thread_id=None)
+        project = SimpleNamespace(name="alpha")
+        return SimpleNamespace(key=key, label="alpha", thread_id=None, project=project)
 
     async def live_pane(self, key: str) -> str:
         return "%1"

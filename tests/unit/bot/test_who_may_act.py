@@ -24,6 +24,7 @@ from bridge.bot.away.schedule import OWNER_ONLY as SCHEDULE_OWNER_ONLY
 from bridge.bot.changes import review
 from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem, may_react
 from bridge.bot.control.commands import BridgeCommandTree
+from bridge.bot.operations.audit_command import OWNER_AUDIT
 from bridge.bot.prompts.interactions import answer_orphan_click, route_modal_submit
 from bridge.bot.reach.preview import OWNER_SENDS
 from bridge.config import BridgeConfig
@@ -82,12 +83,12 @@ COMMANDS = {
     "status", "start", "stop", "esc", "peek", "mode", "model", "new", "resume", "clear",
     "compact", "keys", "diff", "finish", "usage", "project add", "project remove", "project list",
     "schedule at", "schedule in", "schedule daily", "schedule weekdays", "schedule every",
-    "schedule cron", "schedule list", "sessions", "history", "queue", "preview",
+    "schedule cron", "schedule list", "sessions", "history", "queue", "preview", "audit",
 }  # fmt: skip
 OWNER_ONLY_COMMANDS = {
     name: SCHEDULE_OWNER_ONLY if name.startswith("schedule") else OWNER_ONLY
     for name in COMMANDS if name.startswith(("project", "schedule", "sessions", "history"))
-}  # fmt: skip
+} | {"audit": OWNER_AUDIT}  # fmt: skip
 
 
 class Response:
@@ -303,6 +304,7 @@ def test_each_feature_listens_where_it_said(bot) -> None:
         "raw_thread_delete": 1,
         "raw_message_delete": 1,  # the panel's message
         "raw_reaction_add": 1,  # ✅ / ❌ on a prompt
+        "app_command_completion": 1,  # a slash command that ran: the audit trail
     }
 
 

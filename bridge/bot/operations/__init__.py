@@ -1,0 +1,1 @@
+"""The operator's side of the bot: metrics and health over HTTP (opt-in)."""
