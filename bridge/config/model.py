@@ -39,6 +39,7 @@ from bridge.config.defaults import (
     contains,
     norm_path,
 )
+from bridge.config.roles import DRIVE, granted_by, parse_roles
 from bridge.config.validate import validate
 
 
@@ -103,6 +104,7 @@ class Project:
         "permission",
         "progress",
         "raw",
+        "roles",
         "server",
         "startup",
         "thread_defaults",
@@ -119,6 +121,7 @@ class Project:
         self.startup: bool = bool(raw.get("startup", False))
         self.permission: str | None = raw.get("permission")
         self.progress: bool = bool(raw.get("progress", True))  # live status messages per turn
+        self.roles = parse_roles(raw.get("roles"))  # added to the server's, here
         self.thread_defaults: dict = raw.get("thread") or {}
         self.threads: list[ThreadEntry] = [ThreadEntry(t) for t in raw.get("threads") or []]
         self.claude_command: str = (
@@ -156,6 +159,7 @@ class Server:
         "permission_tools",
         "projects",
         "raw",
+        "roles",
         "tmux_control",
         "tmux_session",
         "tmux_socket",
@@ -187,6 +191,7 @@ class Server:
         self.tmux_control: bool = bool(tmux.get("controlMode", TMUX_CONTROL_MODE))
         self.permission_tools: list[str] = list(raw.get("permissionTools", []))
         self.general_channel_id: str | None = raw.get("generalChannelId")
+        self.roles = parse_roles(raw.get("roles"))
         self.projects = [Project(self, p, top) for p in raw["projects"]]
 
     def lists_permission_tool(self, tool: str) -> bool:
@@ -197,8 +202,28 @@ class Server:
         return False
 
     def may_act(self, user_id: int | str) -> bool:
-        """Only the owner and ``allowedUserIds`` may drive sessions or answer prompts."""
+        """The owner and ``allowedUserIds``: they may do everything (roles may do some)."""
         return str(user_id) in self.allowed_user_ids
+
+    def grant(
+        self,
+        user_id: int | str,
+        role_ids: list[str],
+        action: str = DRIVE,
+        project: Project | None = None,
+    ) -> str | None:
+        """Why this user (with these Discord role ids) may do ``action`` (``watch``, ``drive``,
+        ``approve``: ``bridge/config/roles.py``) in ``project`` (None: outside any): "owner",
+        "allowedUserIds", "role <id>"; None if they may not."""
+        if str(user_id) == self.owner_id:
+            return "owner"
+        if str(user_id) in self.allowed_user_ids:
+            return "allowedUserIds"
+        for roles in (self.roles, project.roles if project else {}):
+            role = granted_by(roles, role_ids, action)
+            if role is not None:
+                return f"role {role}"
+        return None
 
     def project_for_channel(self, channel_id: int | str) -> Project | None:
         channel_id = str(channel_id)

@@ -36,6 +36,7 @@ import discord
 from bridge.bot.changes.diff import NO_MENTIONS, bridge_paths, send_view, session_dir
 from bridge.bot.client import UNMAPPED, BotInteraction, BridgeClient, BridgeItem, allowed, data_of
 from bridge.bot.prompt_text import defuse_prefix
+from bridge.config.roles import WATCH
 from bridge.discord import custom_ids
 from bridge.discord.render import review as render
 from bridge.discord.render.diff_view import DiffView
@@ -107,6 +108,8 @@ def picker_view(key: str, old: str, new: str, files: list, page: int) -> discord
 class FileSelect(BridgeItem[discord.ui.Select], template=custom_ids.REVIEW_PICK_TEMPLATE):
     """💬 Comment on a line: pick a file (under a diff)."""
 
+    needs = WATCH
+
     def __init__(
         self,
         key: str,
@@ -153,6 +156,8 @@ class FileSelect(BridgeItem[discord.ui.Select], template=custom_ids.REVIEW_PICK_
 
 class FilePageButton(BridgeItem[discord.ui.Button], template=custom_ids.REVIEW_PAGE_TEMPLATE):
     """◀ Previous / Next ▶ under a diff of more than 25 files: the select shows that page."""
+
+    needs = WATCH
 
     def __init__(
         self, key: str, old: str, new: str, page: str, label: str = "Page", disabled: bool = False

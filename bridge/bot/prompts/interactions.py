@@ -34,6 +34,7 @@ from bridge.bot.client import (
 )
 from bridge.claude import plan_steps
 from bridge.claude.permissions import next_scope
+from bridge.config.roles import APPROVE
 from bridge.discord import custom_ids
 from bridge.discord import prompt_actions as actions
 from bridge.discord.prompt_actions import Action
@@ -75,6 +76,7 @@ async def on_interaction(interaction: BotInteraction) -> None:
 
 
 class PromptButton(BridgeItem[discord.ui.Button], template=BUTTON_TEMPLATE):
+    needs = APPROVE
     wraps_component = True  # drawn from the prompt's JSON (render/decisions.py)
 
     def __init__(self, button: discord.ui.Button, rid: str, action: str) -> None:
@@ -87,6 +89,7 @@ class PromptButton(BridgeItem[discord.ui.Button], template=BUTTON_TEMPLATE):
 
 
 class PromptSelect(BridgeItem[discord.ui.Select], template=SELECT_TEMPLATE):
+    needs = APPROVE
     wraps_component = True
 
     def __init__(self, select: discord.ui.Select, rid: str, action: str) -> None:
@@ -495,7 +498,7 @@ async def route_modal_submit(interaction: BotInteraction) -> bool:
     custom = str(data_of(interaction).get("custom_id", ""))
     if not custom.startswith(custom_ids.PROMPT_BUTTON):
         return False
-    if await allowed(interaction):
+    if await allowed(interaction, APPROVE):
         await _answered(interaction, interaction.client.prompts.on_modal(interaction, custom))
     return True
 
@@ -511,7 +514,7 @@ async def answer_orphan_click(interaction: BotInteraction) -> bool:
     prompt_ids = (custom_ids.PROMPT_BUTTON, custom_ids.PROMPT_SELECT)
     if not custom.startswith(prompt_ids) or _shows(interaction.message, custom):
         return False
-    if not await allowed(interaction):
+    if not await allowed(interaction, APPROVE):
         return True
     values = [str(v) for v in data_of(interaction).get("values", [])]
     await _ephemeral(interaction, _orphan_reply(interaction.client.runtime, custom, values))

@@ -19,7 +19,7 @@ class FakeSessions:
         self.typed: list[str] = []
 
     def target_for(self, channel_id, parent_id=None, name=""):
-        return SimpleNamespace(key=str(channel_id), thread_id=None, label="alpha")
+        return SimpleNamespace(key=str(channel_id), thread_id=None, label="alpha", project=None)
 
     async def register_thread(self, target) -> None:
         pass
@@ -50,7 +50,7 @@ def message(content: str, kind: discord.MessageType) -> SimpleNamespace:
 
 def test_system_messages_such_as_thread_created_are_never_typed() -> None:
     sessions = FakeSessions()
-    server = SimpleNamespace(may_act=lambda user: str(user) == str(OWNER))
+    server = SimpleNamespace(grant=lambda user, *_: "owner" if str(user) == str(OWNER) else None)
     relay = Relay(SimpleNamespace(queue_prefix=">>"), server, sessions, SimpleNamespace(), None)
     # Discord posts "<owner> started a thread: <name>" in the parent channel, authored by the
     # owner, with the thread's name as its content: not a prompt for the parent's session.

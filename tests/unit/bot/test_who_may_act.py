@@ -107,11 +107,16 @@ class Response:
         return bool(self.sent)
 
 
-def interaction(bot: BridgeBot, user: str, kind: discord.InteractionType, **data: object):
+def interaction(
+    bot: BridgeBot, user: str, kind: discord.InteractionType, roles: tuple = (), **data: object
+):
+    """An interaction in the project's channel, from a member with these role ids."""
+    member = SimpleNamespace(id=int(user), display_name="someone",
+                             roles=[SimpleNamespace(id=int(r)) for r in roles])  # fmt: skip
     return SimpleNamespace(
-        client=bot, user=SimpleNamespace(id=int(user), display_name="someone"), type=kind,
-        data=data, command=None, response=Response(), message=None, channel_id=int(CHANNEL),
-        command_failed=False,
+        client=bot, user=member, type=kind, data=data, command=None, response=Response(),
+        message=None, channel_id=int(CHANNEL), channel=SimpleNamespace(id=int(CHANNEL)),
+        command_failed=False, extras={},
     )  # fmt: skip
 
 
