@@ -51,7 +51,10 @@ def check_roles(obj: dict, where: str, problems: list[str]) -> None:
                 "Server Settings → Roles → ⋯ → Copy Role ID)"
             )
         elif not isinstance(actions, list) or not actions:
-            problems.append(f"{where}.roles.{role}: expected a non-empty array of {ACTIONS}")
+            problems.append(
+                f"{where}.roles.{role}: expected a non-empty array of actions "
+                "(watch, drive, approve)"
+            )
         else:
             wrong = [a for a in actions if a not in ACTIONS]
             if wrong:
