@@ -5,9 +5,10 @@ A review sent from Discord is typed into the session like a message: in 100-char
 sizes, shaped like a review (many short lines: file and lines, quoted code, the comment; or,
 with ``--flat``, the same text on one line), this types each one into a real session on the
 end-to-end rig (emulator, fake Messages API, the pinned CLI), then reports the rows the text
-takes in the input box (as ``bot/changes/review.typed_rows`` counts them), what the bridge does with
-such a review (types it, or writes it to a file and types a pointer), how long typing took,
-and whether the model received exactly the text typed (not turned into a paste).
+takes in the input box (as ``bot/changes/review_send.typed_rows`` counts them), what the
+bridge does with such a review (types it, or writes it to a file and types a pointer), how
+long typing took, and whether the model received exactly the text typed (not turned into a
+paste).
 
 What limits a typed prompt is its height, not its length: the input box grows with the text,
 and once the box is taller than the pane its top rule scrolls off the screen, where the
@@ -32,7 +33,7 @@ import time
 import uuid
 from collections.abc import Iterator
 
-from bridge.bot.changes.review import BOX_ROWS, typed_rows
+from bridge.bot.changes.review_send import BOX_ROWS, typed_rows
 from bridge.sessions import pane_input
 from bridge.sessions.key_gate import SessionKeys
 from bridge.state import runtime

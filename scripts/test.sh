@@ -9,6 +9,8 @@
 #   - the Claude Code CLI versions the bridge is tested with, from the npm registry (not
 #     global), each in .cache/claude-code-<version>. The versions are defined once, in
 #     bridge/claude/versions.py (PINNED, OLDEST); tests marked claude_versions run on both (ids [claude-<version>]).
+#   - the OpenAI Codex CLI versions tested the same way (npm @openai/codex), each in
+#     .cache/codex-<version>; defined once in bridge/codex/versions.py (PINNED, OLDEST).
 #   - Claude Code's published hook contract: the Agent SDK released with the pinned CLI and a
 #     JSON Schema generator (npm), in .cache/claude-agent-sdk-<version> and
 #     .cache/ts-json-schema-generator-<version>; the tests check hook JSON against it.
@@ -24,8 +26,8 @@ python="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
-# The test packages of this repository (packages/*: the Discord emulator, the fake Anthropic
-# API, the e2e rig) are installed with the package, in one pip run; the stamp covers every
+# The test packages of this repository (packages/*: the Discord emulator, the fake Anthropic and
+# OpenAI APIs, the e2e rig) are installed with the package, in one pip run; the stamp covers every
 # pyproject.toml, so changing any of them reinstalls.
 editables=(-e '.[test]')
 for package in packages/*/; do editables+=(-e "$package"); done
@@ -91,6 +93,23 @@ for version in "$pinned" "$oldest" "${requested[@]+"${requested[@]}"}"; do
     mkdir -p "$prefix"
     npm install --silent --no-audit --no-fund --prefix "$prefix" \
       "@anthropic-ai/claude-code@$version" >/dev/null
+  fi
+done
+
+# The Codex CLI, the same way: "PINNED OLDEST" from bridge/codex/versions.py, each version in its
+# own prefix, installed only when that prefix does not answer `codex --version` with it (so an
+# offline run with the versions in place goes on; without them, npm's failure stops it).
+read -r codex_pinned codex_oldest < <(.venv/bin/python -c '
+import runpy
+v = runpy.run_path("bridge/codex/versions.py")
+print(v["PINNED"], v["OLDEST"])')
+[ -n "${codex_oldest:-}" ] || { echo "cannot read the tested versions from bridge/codex/versions.py" >&2; exit 1; }
+for version in "$codex_pinned" "$codex_oldest"; do
+  prefix=".cache/codex-$version"
+  if ! "$prefix/node_modules/.bin/codex" --version 2>/dev/null | grep -qx "codex-cli $version"; then
+    command -v npm >/dev/null 2>&1 || { echo "npm is required to fetch the Codex CLI" >&2; exit 1; }
+    mkdir -p "$prefix"
+    npm install --silent --no-audit --no-fund --prefix "$prefix" "@openai/codex@$version" >/dev/null
   fi
 done
 

@@ -1,9 +1,9 @@
-"""Shared fixtures: one Discord emulator and one fake Anthropic API per test session (reset
-between tests), and a fresh end-to-end rig (config, HOME, tmux socket, bot) per test.
+"""Fixtures every kind of test shares: one Discord emulator and one fake Anthropic API per test
+session (reset between tests), Claude Code's hook types, throwaway bridge directories; the
+``--claude-version`` option and the listing of reruns. The end-to-end rig is tests/e2e's own
+(tests/e2e/conftest.py): nothing here starts tmux, a bot or Claude Code.
 
-A test (or module, via ``pytestmark``) marked ``claude_versions`` runs its rig once per Claude
-Code version in ``bridge.claude.versions.TESTED`` (ids ``[claude-2.1.197]``...); every other
-rig runs the pinned version. ``--claude-version X`` narrows those runs to one version, which
+``--claude-version X`` narrows the ``claude_versions``-marked e2e tests to one version, which
 may be outside the tested range (``./scripts/test.sh --claude-version latest``).
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -21,7 +20,6 @@ from bridge_testkit import hook_contract as hook_contract_module
 from bridge_testkit.hook_contract import HookContract
 from discord_emulator import Emulator
 from fake_anthropic import FakeAnthropic
-from fake_anthropic.claude_cli import claude_available
 
 pytest_plugins = ["bridge_testkit.reruns"]  # every rerun listed at the end with its failure
 
@@ -129,21 +127,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))  # stable
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "claude_version" not in metafunc.fixturenames:
-        return
-    if metafunc.definition.get_closest_marker("claude_versions") is None:
-        return
-    chosen = metafunc.config.getoption("--claude-version") or versions.TESTED
-    metafunc.parametrize("claude_version", list(chosen), indirect=True, ids=lambda v: f"claude-{v}")
-
-
-@pytest.fixture
-def claude_version(request: pytest.FixtureRequest) -> str:
-    """The Claude Code version the rig runs: a parameter for ``claude_versions`` tests."""
-    return getattr(request, "param", versions.PINNED)
-
-
 @pytest.fixture(scope="session", autouse=True)
 def private_bridge_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Nothing in the suite may touch a real bridge's config or runtime dir on this machine:
@@ -189,19 +172,3 @@ def emu(emulator: Emulator) -> Iterator[Emulator]:
     emulator.client.reset()
     yield emulator
     emulator.client.reset()
-
-
-@pytest.fixture
-def rig(tmp_path, emulator: Emulator, fake_api: FakeAnthropic, claude_version: str):
-    if shutil.which("tmux") is None:
-        pytest.fail("tmux is required for end-to-end tests (./scripts/test.sh installs it)")
-    if not claude_available(claude_version):
-        pytest.fail(f"Claude Code {claude_version} is missing (./scripts/test.sh installs it)")
-    from bridge_testkit import BridgeRig
-
-    emulator.client.reset()
-    fake_api.reset()
-    bridge = BridgeRig(tmp_path, emulator, fake_api, claude_version)
-    yield bridge
-    bridge.close()
-    bridge.assert_loop_kept_up()  # a bot that stalled over 2 s fails the test at teardown

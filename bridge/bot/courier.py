@@ -1,7 +1,8 @@
 """The bot's side of the hand-off: posting spooled messages on its warm discord.py session.
 
 Hooks hand their messages to the running bot (``bridge.discord.handoff``): they spool them to
-the outbox and send a datagram naming the channel to ``bot.sock``. :class:`WakeSocket` turns
+the outbox and send a datagram naming the channel to ``bot.sock`` (the Stop hook hands over
+its whole event instead: ``stop:<name>``, ``bot/delivery/stop_events``). :class:`WakeSocket` turns
 those datagrams into wake-ups of the outbox drainer, which posts with :func:`send_post` through
 discord.py's HTTP client: one warm connection and one rate-limit state (per-route buckets and
 the global limit) for every session of the bot's token. This is the bot's sender, the twin of
@@ -31,22 +32,33 @@ log = logging.getLogger(__name__)
 
 
 class _Datagrams(asyncio.DatagramProtocol):
-    def __init__(self, on_channel: Callable[[str], None]) -> None:
+    def __init__(
+        self, on_channel: Callable[[str], None], on_stop: Callable[[str], None] | None
+    ) -> None:
         self.on_channel = on_channel
+        self.on_stop = on_stop
 
     def datagram_received(self, data: bytes, addr: object) -> None:
-        channel = data.decode(errors="replace").strip()
-        if channel.isascii() and channel.isdigit():
-            self.on_channel(channel)
+        said = data.decode(errors="replace").strip()
+        if said.isascii() and said.isdigit():
+            self.on_channel(said)
+        elif said.startswith("stop:") and self.on_stop is not None:  # a Stop hook's event
+            self.on_stop(said[5:])
 
 
 class WakeSocket:
     """``bot.sock`` in the runtime dir while the bot runs; its presence tells hooks a bot
     is there to hand messages to."""
 
-    def __init__(self, rt: runtime.Runtime, on_channel: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        rt: runtime.Runtime,
+        on_channel: Callable[[str], None],
+        on_stop: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = socket_path(rt)
         self.on_channel = on_channel
+        self.on_stop = on_stop  # ``stop:<name>``: bot/delivery/stop_events
         self._transport: asyncio.DatagramTransport | None = None
         self._inode = 0
 
@@ -71,7 +83,7 @@ class WakeSocket:
                 os.close(fd)
         loop = asyncio.get_running_loop()
         self._transport, _ = await loop.create_datagram_endpoint(
-            lambda: _Datagrams(self.on_channel), sock=sock
+            lambda: _Datagrams(self.on_channel, self.on_stop), sock=sock
         )
         return True
 

@@ -213,6 +213,30 @@ def interrupted_since(path: object, offset: int) -> bool:
     return False
 
 
+def conversation_since(path: object, offset: int) -> bool:
+    """Whether a user or assistant record was written after ``offset``: once Claude Code has
+    recorded a prompt, its turn ends with a Stop or an interrupt record. No file yet: False
+    (a new conversation's is written with its first prompt); unreadable: True."""
+    if not isinstance(path, str) or not path:
+        return True
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            new = handle.read(READ_LIMIT)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    for line in new.split(b"\n")[:-1]:
+        try:
+            record = fastjson.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict) and record.get("type") in ("user", "assistant"):
+            return True
+    return False
+
+
 def is_interrupt_record(line: bytes) -> bool:
     """Whether one transcript line is the CLI's interrupt record (see :func:`interrupted_since`)."""
     try:

@@ -5,8 +5,8 @@ upgrade (the bot answers them with discord.py ``DynamicItem``s), so a format her
 it only gains new kinds. ``*_TEMPLATE`` are the regular expressions (as strings) the
 ``DynamicItem``s match; the functions build the ids (and :func:`parse_prompt` reads a prompt's
 back). A matching id is not yet a valid one: a prompt's action is checked against the prompt's
-kind and contents before it is used (``bridge/discord/prompt_actions.parse``, which also holds
-the actions' grammar), since a client can send any id.
+kind and contents before it is used (``bridge/discord/prompt_clicks.parse``, by the actions'
+grammar ``bridge/discord/prompt_actions`` holds), since a client can send any id.
 
     db:p:<request id>:<action>      a prompt's button, and the modal it opens
                                     (bot/prompts/interactions.py)
@@ -31,7 +31,7 @@ the actions' grammar), since a client can send any id.
                                     a diff's file select, and its pages (bot/changes/review.py)
     db:rv:note|form:<key>:<old tree>:<new tree>:<file index>
                                     Comment… on a file's lines, and the modal it opens
-    db:rv:send|discard:<key>        a draft review's buttons
+    db:rv:send|discard:<key>        a draft review's buttons (bot/changes/review_draft.py)
     db:rv:drop:<key>                a draft review's "remove a comment" select
     db:sch:run|pause|resume|delete:<schedule id>
                                     /schedule list's buttons (bot/away/schedule.py)

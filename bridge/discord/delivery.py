@@ -17,6 +17,8 @@ from bridge.state import private_files, runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from bridge.config import Server
     from bridge.discord.outbox import Outbox
     from bridge.discord.post import Post
@@ -31,11 +33,13 @@ def deliver(
     channel: str,
     posts: list[Post],
     budget: float = HOOK_BUDGET,
+    spooled: Callable[[], None] | None = None,
 ) -> None:
     """Post in order after anything already waiting in the outbox; spool what is not sent.
 
     Everything happens within ``budget`` seconds (below the hook's timeout): a hook killed
-    by Claude Code would lose the reply it had not spooled yet.
+    by Claude Code would lose the reply it had not spooled yet. ``spooled``: called once
+    messages handed to the bot are in the outbox (:func:`hand_off`).
     """
     from bridge.discord.outbox import Outbox
 
@@ -44,7 +48,7 @@ def deliver(
     spool = _Spool(outbox, rt, server.name, channel)
     unsent = list(posts)  # what is still ours to deliver or spool, whatever happens below
     try:
-        if unsent and hand_off(rt, outbox, server.name, channel, unsent) is not None:
+        if unsent and hand_off(rt, outbox, server.name, channel, unsent, spooled=spooled):
             return  # the running bot posted them
     except NotTaken as err:
         unsent = []  # in the outbox now: drained below, in order, and kept on disk
@@ -86,6 +90,7 @@ def deliver(
 def hand_off(
     rt: runtime.Runtime, outbox: Outbox, server_name: str, channel: str, posts: list[Post],
     receipt: bool = False, wait: float = handoff.HANDOFF_WAIT,
+    spooled: Callable[[], None] | None = None,
 ) -> list[str] | None:  # fmt: skip
     """Give ``posts`` to the running bot (see :mod:`bridge.discord.handoff`). Returns their
     outbox entries once the bot has posted them; None when no bot listens (nothing was
@@ -96,6 +101,8 @@ def hand_off(
     # Not fsynced: the bot takes them within milliseconds (waiting for the disk cost every
     # reply 8 ms p50 on the shared machine); what it does not take is made durable then.
     paths = [outbox.enqueue(channel, server_name, post, receipt, durable=False) for post in posts]
+    if spooled is not None:
+        spooled()
     woken = handoff.wake_bot(rt, channel)
     if woken and handoff.wait_taken(paths, time.monotonic() + wait):
         return paths

@@ -48,10 +48,22 @@ def socket_address(path: str) -> tuple[str, int]:
     return f"/proc/self/fd/{fd}/{os.path.basename(path)}", fd
 
 
+class _Unresponsive:
+    """Set in a process whose bot did not take what it was handed (the Stop hook's event,
+    ``handlers/stop_handoff``): the rest of it does not wait for that bot again."""
+
+    seen = False
+
+
 def bot_listening(rt: runtime.Runtime) -> bool:
     """A bot's socket is there (it may still be a crashed bot's leftover: :func:`wake_bot`
-    tells)."""
-    return os.path.exists(socket_path(rt))
+    tells), and this process has not seen it fail to take a hand-off."""
+    return not _Unresponsive.seen and os.path.exists(socket_path(rt))
+
+
+def give_up_on_bot() -> None:
+    """The bot did not take what it was handed in time: post directly from now on."""
+    _Unresponsive.seen = True
 
 
 def wake_bot(rt: runtime.Runtime, channel_id: str) -> bool:

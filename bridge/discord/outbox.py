@@ -155,27 +155,31 @@ class Outbox:
         deleted), is set aside as ``.failed`` with a note in ``logs/outbox.log``; so is one
         older than ``max_age`` seconds, and the channel is told what was dropped. Anything
         retryable, or reaching the ``until`` deadline, stops the drain so that order is kept.
-        ``send`` blocks; the bot drives :meth:`draining` on its event loop instead.
+        ``send`` blocks; the bot drives :meth:`drain_pass` on its event loop instead.
         """
-        from contextlib import closing
+        with self.drain_pass(channel_id, until, max_age) as steps:
+            for path, entry in steps:
+                steps.tell(self._sent(path, entry, send))
+            return steps.all_out
 
-        with closing(self.draining(channel_id, until, max_age)) as steps:
-            outcome: Exception | None = None
-            while True:
-                try:
-                    path, entry = steps.send(outcome)
-                except StopIteration as done:
-                    return done.value
-                try:
-                    post = self.post_of(path, entry)
-                except (OSError, ValueError) as err:
-                    outcome = err
-                    continue
-                try:
-                    send(entry, post)
-                    outcome = None
-                except DeliveryError as err:
-                    outcome = err
+    def _sent(self, path: str, entry: dict, send: Callable[[dict, Post], None]) -> Exception | None:
+        """Post one entry with ``send``: None when it went out, else what stopped it."""
+        try:
+            post = self.post_of(path, entry)
+        except (OSError, ValueError) as err:
+            return err
+        try:
+            send(entry, post)
+        except DeliveryError as err:
+            return err
+        return None
+
+    def drain_pass(
+        self, channel_id: str, until: float | None = None, max_age: float = MAX_AGE
+    ) -> DrainPass:
+        """One pass of :meth:`draining`'s decisions, to be driven by a sender: see
+        :class:`DrainPass`."""
+        return DrainPass(self.draining(channel_id, until, max_age))
 
     def draining(
         self, channel_id: str, until: float | None = None, max_age: float = MAX_AGE
@@ -183,8 +187,9 @@ class Outbox:
         """:meth:`drain`'s decisions without its I/O: yields each entry due, in order, as
         ``(path, entry)``; the caller reads its post (:meth:`post_of`), sends it, and sends
         back what came of it: None (posted), the :class:`DeliveryError`, or the error reading
-        its files. Returns True when all went out. Close it when done (``closing``): the
-        channel's note about entries dropped for age is queued then (see :meth:`drain`).
+        its files. Returns True when all went out. Close it when done: the channel's note
+        about entries dropped for age is queued then (see :meth:`drain`). Driven through a
+        :class:`DrainPass`, which keeps this protocol in one place.
 
         Exactly once and in order: the caller holds the channel's lock, so no one else posts
         these entries meanwhile; an entry leaves the outbox only after Discord took it, and the
@@ -259,6 +264,53 @@ class Outbox:
             os.path.join(os.path.dirname(self.root), "logs", "outbox.log"),
             f"dropped {os.path.basename(path)}: {why}",
         )
+
+
+class DrainPass:
+    """One pass of a channel's drain as a sender sees it: ``for path, entry in steps``, each
+    entry due in order, and :meth:`tell` what came of posting it before the next; ``all_out``
+    once the loop ends. The decisions (order, what is set aside, when the pass stops) are
+    :meth:`Outbox.draining`'s: the two senders, the hooks' blocking :meth:`Outbox.drain` and
+    the bot's on its event loop, only post. Used in a ``with`` block, which closes the pass
+    (the channel's note about entries dropped for age is queued then)."""
+
+    __slots__ = ("_outcome", "_over", "_steps", "_told", "all_out")
+
+    def __init__(self, steps: Generator[tuple[str, dict], Exception | None, bool]) -> None:
+        self._steps = steps
+        self._outcome: Exception | None = None
+        self._told = True  # nothing asked yet
+        self._over = False
+        self.all_out = False
+
+    def __iter__(self) -> DrainPass:
+        return self
+
+    def __next__(self) -> tuple[str, dict]:
+        if self._over:
+            raise StopIteration
+        if not self._told:  # an entry left untold would read as posted, and be removed
+            raise RuntimeError("tell() what came of the last entry before asking for the next")
+        self._told = False
+        try:
+            return self._steps.send(self._outcome)
+        except StopIteration as done:
+            self._over, self.all_out = True, done.value
+            raise StopIteration from None
+
+    def tell(self, outcome: Exception | None) -> None:
+        """What came of the entry just given: None (posted), the :class:`DeliveryError`, or
+        the error reading its staged files."""
+        self._outcome, self._told = outcome, True
+
+    def close(self) -> None:
+        self._steps.close()
+
+    def __enter__(self) -> DrainPass:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 def _valid_entry(entry: object, path: str) -> dict:

@@ -22,6 +22,13 @@ if TYPE_CHECKING:
     from bridge.handlers.context import HookContext
 
 
+class Found:
+    """What this hook process has read already (the Stop hook's hand-off, its trusted env:
+    ``stop_handoff``), so that its handler's path does not read it again."""
+
+    env: dict[str, str] | None = None
+
+
 def hook_process() -> None:
     """What a hook process does first. A hook is a short process whose imports make objects
     by the thousand: the cyclic collector would run over them a few times for nothing (1.8 M

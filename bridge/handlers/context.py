@@ -44,7 +44,8 @@ class HookContext:
     """A hook event of a session the bridge serves, with where its output goes."""
 
     __slots__ = (
-        "cfg", "channel_id", "deferred", "event", "home", "project", "runtime", "thread_id",
+        "cfg", "channel_id", "deferred", "env", "event", "home", "project", "runtime",
+        "spooled", "thread_id",
     )  # fmt: skip
 
     def __init__(
@@ -61,9 +62,13 @@ class HookContext:
         self.thread_id = thread_id
         self.channel_id = thread_id or project.channel_id  # where messages are posted
         self.runtime = runtime.Runtime.from_env(env)
+        self.env = os.environ if env is None else env  # the locations, markers, pane's tmux
         self.home = runtime.bridge_home(env)  # the bridge home the locations came from
         # what runs after the hook has answered (:meth:`defer`); None: not in a hook process
         self.deferred: list[Callable[[], None]] | None = None
+        # called once messages handed to the bot are in its outbox (the bot running a Stop
+        # event releases its claim then: bot/delivery/stop_events)
+        self.spooled: Callable[[], None] | None = None
 
     def defer(self, job: Callable[[], None]) -> None:
         """Run ``job`` once the hook has answered, in a process Claude Code does not wait for
@@ -96,15 +101,15 @@ class HookContext:
         from bridge.discord import delivery
 
         budget = delivery.HOOK_BUDGET if budget is None else budget
-        delivery.deliver(self.runtime, self.server, self.channel_id, posts, budget)
+        delivery.deliver(self.runtime, self.server, self.channel_id, posts, budget, self.spooled)
 
 
 def hook_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str]:
     """What this hook process may take from its command line and environment: the trusted
-    locations (:func:`locations.hook_locations`) and the pane's channel and thread markers
-    (checked against the config in :func:`resolve`)."""
+    locations (:func:`locations.hook_locations`), the pane's channel and thread markers
+    (checked against the config in :func:`resolve`) and its tmux (``notify.DeskQuery``)."""
     env = locations.hook_locations(argv, environ)
-    for name in (ENV_CHANNEL, ENV_THREAD):
+    for name in (ENV_CHANNEL, ENV_THREAD, "TMUX", "TMUX_PANE"):
         if environ.get(name):
             env[name] = environ[name]
     return env
@@ -113,7 +118,10 @@ def hook_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str
 def resolve(event: dict, env: dict[str, str] | None = None) -> HookContext | None:
     """The session's context, or None when the event is not for the bridge. ``env``: the
     locations and markers to use, default :func:`hook_env` of this process."""
-    env = hook_env(sys.argv, os.environ) if env is None else env
+    if env is None:
+        from bridge.handlers import Found
+
+        env = Found.env if Found.env is not None else hook_env(sys.argv, os.environ)
     marker = env.get(ENV_CHANNEL)
     if not marker:  # adopted by a running bot of a config of its own (try, run --config)?
         adoptions.follow_route(env, event.get("session_id"))

@@ -53,7 +53,9 @@ def ask_desk(context: HookContext) -> DeskQuery | None:
     """Start asking tmux whether the owner is at the desk, when a mention may depend on it:
     the answer comes while the hook lays out its message (:func:`mention_for` reads it)."""
     cfg = context.cfg
-    return DeskQuery.start() if cfg.mention_owner and not cfg.notify_when_attached else None
+    if not cfg.mention_owner or cfg.notify_when_attached:
+        return None
+    return DeskQuery.start(context.env)
 
 
 class DeskQuery:

@@ -10,6 +10,9 @@ answered there first, the prompt's own PostToolUse or the turn's end marks it st
 (:func:`on_session_event`), or the waiting hook sees Claude Code's interrupt record in the
 transcript; it then edits the Discord message and exits without a decision. If Discord
 cannot be reached, the hook gives no decision at once, so the terminal dialog is the fallback.
+
+The wait itself, and all that ends it, is ``decision_wait``'s (imported only by a hook that
+asks: this module is also the PreToolUse hook's, which every tool call runs).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import os
 import time
 
 from bridge.handlers.context import HookContext
-from bridge.state import decisions, private_files, runtime
+from bridge.state import decisions, private_files
 from bridge.state.decisions import Decision, Request
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
@@ -28,7 +31,6 @@ if TYPE_CHECKING:
 
 POST_BUDGET = 3.0  # seconds to get the prompt onto Discord before leaving it to the terminal
 EDIT_BUDGET = 5.0
-POLL_MS = 1000  # wake-up interval to check the deadline and that Claude Code is still there
 NEVER_ASK = ("AskUserQuestion", "ExitPlanMode")  # these always show their own dialog
 
 
@@ -78,13 +80,15 @@ def ask(
     Elicitation, PermissionDenied)."""
     import gc
 
+    from bridge.handlers.decision_wait import Cancelled, CancelledBySignals, wait_for_decision
+
     gc.enable()  # off for the fast path (run_hook); this process may now live for minutes
     rt = context.runtime.ensure()
     decisions.write_request(rt, request)
     # Claude Code stops the hook with SIGTERM (often twice) soon after an Esc or a terminal
     # "No"; under load that can land while the prompt is still being posted, or while it is
     # being closed. Signals are caught for the whole walk: they cancel only the wait.
-    with _CancelledBySignals() as signals:
+    with CancelledBySignals() as signals:
         try:
             message = _post(context, payload, files or [])
         except Exception as err:  # Discord unreachable or refusing: the terminal dialog decides
@@ -99,7 +103,7 @@ def ask(
         try:
             signals.arm()
             decision = wait_for_decision(rt, request)
-        except (_Cancelled, KeyboardInterrupt):  # Claude Code stopped the hook: Esc, or "No"
+        except (Cancelled, KeyboardInterrupt):  # Claude Code stopped the hook: Esc, or "No"
             interrupted = Decision(outcome=decisions.ANSWERED_ELSEWHERE, event="interrupted")
             decisions.decide(rt, request.id, interrupted)
             decision = decisions.read_decision(rt, request.id) or interrupted
@@ -113,61 +117,13 @@ def ask(
         return decision
 
 
-class _Cancelled(Exception):
-    pass
-
-
-class _CancelledBySignals:
-    """Catch SIGTERM/SIGHUP/SIGINT, so a hook Claude Code stops closes its Discord prompt on
-    the way out instead of leaving live buttons behind. While armed (the wait), the first
-    signal raises :class:`_Cancelled`; otherwise signals are only recorded, and :meth:`arm`
-    raises at once for one that came before it. Only one signal ever raises."""
-
-    SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
-
-    def __init__(self) -> None:
-        self.armed = False
-        self.pending = False
-        self.raised = False
-        self.previous: dict = {}
-
-    def __enter__(self) -> _CancelledBySignals:
-        import signal
-
-        for name in self.SIGNALS:
-            number = getattr(signal, name)
-            self.previous[number] = signal.signal(number, self._on_signal)
-        return self
-
-    def _on_signal(self, _signum: int, _frame: object) -> None:
-        self.pending = True
-        if self.armed and not self.raised:
-            self.armed = False
-            self.raised = True
-            raise _Cancelled
-
-    def arm(self) -> None:
-        """From now on a signal cancels; one that already came cancels at once."""
-        if self.pending and not self.raised:
-            self.raised = True
-            raise _Cancelled
-        self.armed = not self.raised
-
-    def disarm(self) -> None:
-        self.armed = False
-
-    def __exit__(self, *_: object) -> None:
-        import signal
-
-        for number, handler in self.previous.items():
-            signal.signal(number, handler)
-
-
 def new_request(context: HookContext, kind: str | None = None, timeout: float | None = None,
                 **fields: object) -> Request:  # fmt: skip
     """The request for the event's dialog (``kind``: another hook's prompt, waiting
     ``timeout`` seconds, with its own ``fields``). What Claude Code sent is kept only where
     it has the expected type (a field of another type is left empty, never a crash)."""
+    from bridge.handlers.decision_wait import transcript_size
+
     event = context.event
     tool = _text(event.get("tool_name"))
     if kind is None:
@@ -186,7 +142,7 @@ def new_request(context: HookContext, kind: str | None = None, timeout: float | 
         tool_name=tool,
         permission_suggestions=suggestions if isinstance(suggestions, list) else [],
         transcript_path=transcript,
-        transcript_offset=_transcript_size(transcript),
+        transcript_offset=transcript_size(transcript),
         created=now,
         deadline=now + timeout,
         timeout=timeout,
@@ -307,123 +263,6 @@ def _close_message(
             rest.edit_message(context.channel_id, str(request.message_id), body)
     except Exception as err:
         private_files.append_log(context.runtime.hook_log, f"could not close prompt message: {err}")
-
-
-# --- waiting --------------------------------------------------------------------------------
-
-
-def wait_for_decision(rt: runtime.Runtime, request: Request) -> Decision:
-    """Block until the decision file exists (watchfiles, not a sleep loop), the deadline
-    passes, Claude Code goes away, or the transcript shows the turn was interrupted."""
-    from bridge.discord.rest import load_site_packages
-
-    load_site_packages()
-    import watchfiles
-
-    transcript = _Transcript(request.transcript_path, request.transcript_offset)
-    parent = Lineage()
-    paths = [rt.prompts, *transcript.watch_paths()]
-    watcher = watchfiles.watch(
-        *paths, debounce=100, step=10, rust_timeout=POLL_MS, yield_on_timeout=True
-    )
-    try:
-        while True:
-            decision = _settled(rt, request, transcript, parent)
-            if decision is not None:
-                return decision
-            next(watcher)
-    finally:
-        watcher.close()
-
-
-class Lineage:
-    """Whether the Claude Code that runs this hook is still there. Our parent is not enough:
-    Claude Code (2.1.330, measured) runs the command through a shell that is a child of init
-    from the start and stays in between, so when Claude Code dies nothing changes above us.
-    What does change is the other end of our stdout, which Claude Code reads the answer
-    from: it hangs up. The parent and grandparent are watched too (a direct child, an
-    older CLI; the grandparent from ``/proc`` where there is one)."""
-
-    def __init__(self) -> None:
-        self.parent = os.getppid()
-        self.grandparent = parent_of(self.parent)
-
-    def gone(self) -> bool:
-        if os.getppid() != self.parent or reader_hung_up(1):
-            return True
-        if self.grandparent in (None, 1):
-            return False
-        now = parent_of(self.parent)  # None: unreadable this time, not evidence of an end
-        return now is not None and now != self.grandparent
-
-
-def reader_hung_up(fd: int) -> bool:
-    """The reading end of ``fd`` (a pipe or socket we write to) is closed."""
-    import select
-
-    try:
-        poller = select.poll()
-        poller.register(fd, 0)  # no events asked: hang-up and error are always reported
-        return any(events & (select.POLLHUP | select.POLLERR) for _, events in poller.poll(0))
-    except (OSError, ValueError, AttributeError):  # no poll() (Windows): cannot tell
-        return False
-
-
-def parent_of(pid: int) -> int | None:
-    """``pid``'s parent from ``/proc/<pid>/stat`` (None when unreadable: gone, or no /proc)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
-        return int(stat[stat.rindex(b")") + 2 :].split()[1])  # after "(comm)": state, ppid
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _settled(
-    rt: runtime.Runtime, request: Request, transcript: _Transcript, parent: Lineage
-) -> Decision | None:
-    request_id = request.id
-    decision = decisions.read_decision(rt, request_id)
-    if decision is not None:
-        return decision
-    stale = None
-    if parent.gone():
-        stale = Decision(outcome=decisions.ANSWERED_ELSEWHERE, event="session ended")
-    elif transcript.interrupted():
-        stale = Decision(outcome=decisions.ANSWERED_ELSEWHERE, event="interrupted")
-    elif time.time() >= request.deadline:
-        left = request.on_timeout == "terminal"
-        stale = Decision(outcome=decisions.TIMED_OUT, left_to_terminal=left)
-    if stale is None:
-        return None
-    decisions.decide(rt, request_id, stale)  # loses to a click that landed just now
-    return decisions.read_decision(rt, request_id) or stale
-
-
-class _Transcript:
-    """Watches the session transcript for an interrupt written after the prompt opened."""
-
-    def __init__(self, path: object, offset: object = None) -> None:
-        # Kept even when the file is not there yet: Claude Code 2.1.197 creates the transcript
-        # lazily (seen after the first prompt's permission dialog); it is then read each poll.
-        self.path = path if isinstance(path, str) and path else None
-        if not isinstance(offset, int):
-            offset = _transcript_size(self.path)
-        self.offset = offset
-
-    def watch_paths(self) -> list[str]:
-        return [self.path] if self.path and os.path.isfile(self.path) else []
-
-    def interrupted(self) -> bool:
-        from bridge.claude.transcript import interrupted_since
-
-        return interrupted_since(self.path, self.offset)
-
-
-def _transcript_size(path: object) -> int:
-    from bridge.claude.transcript import size
-
-    return size(path)
 
 
 # --- the answer Claude Code reads -----------------------------------------------------------

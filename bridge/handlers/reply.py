@@ -250,7 +250,8 @@ def _resolve_files(
     outputs_dir: str, names: list[str], upload_limit: int
 ) -> tuple[list[OutputFile], list[Refused]]:
     """The marker files that may be uploaded (read now) and the refusals, in marker order."""
-    from bridge.discord.render.attachments import Refused, resolve_output_file
+    from bridge.discord.attachment_files import resolve_output_file
+    from bridge.discord.render.attachments import Refused
 
     files: list[OutputFile] = []
     refused = [Refused(name, f"more than {MAX_ATTACHMENTS} files in one reply")

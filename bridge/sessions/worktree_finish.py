@@ -18,11 +18,13 @@ the repository runs; see ``sealed_git.py``. The checkout (``read-tree -m -u``, w
 merge`` does for a fast-forward) verifies first that no file it changes or adds is dirty or in
 the way, and writes nothing otherwise; the branch moves last, only from the tip previewed
 (``update-ref <new> <old>``), and a branch moved meanwhile puts the files back.
+
+The plan's frame (its problems and fingerprint, the checks a push makes too, the small reads)
+is ``worktree_plan``'s.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from dataclasses import dataclass, field
@@ -31,43 +33,22 @@ from bridge.sessions import worktrees
 from bridge.sessions.changes import GitError, git, locate
 from bridge.sessions.sealed_git import Sealed, converted, last_line
 from bridge.sessions.tree_diff import FileChange, changed_files, tree_of
-
-LOG_MAX = 50  # commits listed in a plan (the count is exact)
-
-# What may stop a merge (Problem.kind); the bot offers a way out for the first two.
-UNCOMMITTED = "uncommitted"  # the thread's worktree holds work not committed
-CONFLICT = "conflict"
-NOTHING = "nothing"  # the base holds every commit of the branch already
-REFUSED = "refused"  # anything else: the text says why
+from bridge.sessions.worktree_plan import (
+    CONFLICT,
+    NOTHING,
+    REFUSED,
+    Plan,
+    base_branch,
+    branch_there,
+    commits_between,
+    planned,
+    refuse_uncommitted,
+    tip,
+)
 
 
 class MergeFailed(GitError):
     """The merge did not happen; the text says why, and that nothing changed."""
-
-
-@dataclass
-class Problem:
-    kind: str
-    text: str
-    paths: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Plan:
-    """What finishing a thread would do; ``problems``: why it may not (none: it may)."""
-
-    worktree: dict
-    problems: list[Problem] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def refuse(self, kind: str, text: str, paths: list[str] | None = None) -> None:
-        self.problems.append(Problem(kind, text, paths or []))
-
-    def problem(self, kind: str) -> Problem | None:
-        return next((p for p in self.problems if p.kind == kind), None)
 
 
 @dataclass
@@ -90,9 +71,7 @@ class MergePlan(Plan):
     def fingerprint(self) -> str:
         """12 hex digits naming what was previewed: a confirmation carries it, and a merge
         goes ahead only if the plan made then has the same."""
-        parts = [self.base, self.base_tip, self.branch_tip, self.tree]
-        parts += [f"{p.kind}:{','.join(p.paths)}" for p in self.problems]
-        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]
+        return self.digest(self.base, self.base_tip, self.branch_tip, self.tree)
 
 
 @dataclass
@@ -107,12 +86,7 @@ def plan_merge(
     """What merging ``worktree``'s branch into the project's checkout would do (see the
     module's docstring). ``scratch``: a private folder; ``private``: the bridge's own dirs,
     never read into a snapshot."""
-    plan = MergePlan(worktree)
-    try:
-        _plan(plan, scratch, private, deadline)
-    except GitError as err:
-        plan.refuse(REFUSED, f"git could not tell: {err}")
-    return plan
+    return planned(MergePlan(worktree), lambda plan: _plan(plan, scratch, private, deadline))
 
 
 def _plan(plan: MergePlan, scratch: str, private: tuple[str, ...], deadline: float | None) -> None:
@@ -130,8 +104,7 @@ def _plan(plan: MergePlan, scratch: str, private: tuple[str, ...], deadline: flo
         return
     plan.base_tip = tip(repo.root, f"refs/heads/{plan.base}")
     plan.branch_tip = tip(repo.root, f"refs/heads/{branch}")
-    if not plan.branch_tip or not os.path.isdir(worktree["path"]):
-        plan.refuse(REFUSED, f"the branch `{branch}` or its worktree is gone")
+    if not branch_there(plan, plan.branch_tip):
         return
     on = base_branch(worktree["path"])
     if on != branch:
@@ -139,13 +112,7 @@ def _plan(plan: MergePlan, scratch: str, private: tuple[str, ...], deadline: flo
             REFUSED, f"the thread's worktree is on `{on or 'a detached HEAD'}`, not on `{branch}`"
         )
         return
-    loose = worktrees.uncommitted(worktree["path"], scratch, private, deadline)
-    if loose:
-        plan.refuse(
-            UNCOMMITTED,
-            f"the worktree holds {len(loose)} uncommitted change(s), which a merge would leave out",
-            loose,
-        )
+    refuse_uncommitted(plan, scratch, private, deadline, by="a merge")
     plan.commits, plan.commit_count = commits_between(repo.root, plan.base_tip, plan.branch_tip)
     if not plan.commit_count:
         plan.refuse(NOTHING, f"`{plan.base}` holds every commit of `{branch}` already")
@@ -308,34 +275,3 @@ def merge(plan: MergePlan, scratch: str, message: str) -> MergeResult:
                 f"`{plan.base}` moved meanwhile, so nothing was merged ({err})"
             ) from err
     return MergeResult(commit, plan.fast_forward)
-
-
-# --- small reads ------------------------------------------------------------------------
-
-
-def base_branch(path: str) -> str:
-    """The branch checked out at ``path`` (``main``), or "" on a detached HEAD."""
-    try:
-        ref = git(path, "symbolic-ref", "-q", "HEAD").decode(errors="replace").strip()
-    except GitError:
-        return ""
-    return ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ""
-
-
-def commits_between(root: str, old: str, new: str) -> tuple[list[str], int]:
-    """``<sha> <subject>`` of the commits in ``new`` and not in ``old`` (newest first, at most
-    :data:`LOG_MAX`), and how many there are. ``--no-show-signature``: a repository's
-    ``log.showSignature`` would run its ``gpg.program`` on a signed commit."""
-    count = int(git(root, "rev-list", "--count", new, "--not", old).decode().strip() or 0)
-    out = git(root, "log", "--no-show-signature", f"--max-count={LOG_MAX}", "--format=%h %s",
-              new, "--not", old)  # fmt: skip
-    return out.decode(errors="replace").splitlines(), count
-
-
-def tip(root: str, ref: str) -> str:
-    """The commit ``ref`` names, or "" when there is none."""
-    try:
-        return git(root, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}"
-                   ).decode().strip()  # fmt: skip
-    except GitError:
-        return ""

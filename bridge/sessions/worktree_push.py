@@ -31,7 +31,6 @@ compare link made from a GitHub or GitLab remote's address.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -39,16 +38,17 @@ import subprocess
 import urllib.parse
 from dataclasses import dataclass, field
 
-from bridge.sessions import worktrees
 from bridge.sessions.changes import GitError, git, git_env, locate
 from bridge.sessions.sealed_git import Sealed, last_line
-from bridge.sessions.worktree_finish import (
+from bridge.sessions.worktree_plan import (
     NOTHING,
     REFUSED,
-    UNCOMMITTED,
     Plan,
     base_branch,
+    branch_there,
     commits_between,
+    planned,
+    refuse_uncommitted,
     tip,
 )
 
@@ -97,9 +97,7 @@ class PushPlan(Plan):
 
     @property
     def fingerprint(self) -> str:
-        parts = [self.remote, self.url, self.target, self.branch_tip]
-        parts += [f"{p.kind}:{','.join(p.paths)}" for p in self.problems]
-        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]
+        return self.digest(self.remote, self.url, self.target, self.branch_tip)
 
 
 @dataclass
@@ -116,12 +114,7 @@ def plan_push(
 ) -> PushPlan:
     """Where the branch would go and what it carries; problems: uncommitted work in the
     worktree (left out of a push as of a merge), no remote, nothing to push."""
-    plan = PushPlan(worktree)
-    try:
-        _plan(plan, scratch, private, deadline)
-    except GitError as err:
-        plan.refuse(REFUSED, f"git could not tell: {err}")
-    return plan
+    return planned(PushPlan(worktree), lambda plan: _plan(plan, scratch, private, deadline))
 
 
 def _plan(plan: PushPlan, scratch: str, private: tuple[str, ...], deadline: float | None) -> None:
@@ -130,16 +123,9 @@ def _plan(plan: PushPlan, scratch: str, private: tuple[str, ...], deadline: floa
     plan.root = repo.root
     plan.base = base_branch(repo.root) or ""
     plan.branch_tip = tip(repo.root, f"refs/heads/{plan.branch}")
-    if not plan.branch_tip or not os.path.isdir(worktree["path"]):
-        plan.refuse(REFUSED, f"the branch `{plan.branch}` or its worktree is gone")
+    if not branch_there(plan, plan.branch_tip):
         return
-    loose = worktrees.uncommitted(worktree["path"], scratch, private, deadline)
-    if loose:
-        plan.refuse(
-            UNCOMMITTED,
-            f"the worktree holds {len(loose)} uncommitted change(s), which a push would leave out",
-            loose,
-        )
+    refuse_uncommitted(plan, scratch, private, deadline, by="a push")
     plan.remote = _remote(repo.root, plan.base)
     if not plan.remote:
         plan.refuse(

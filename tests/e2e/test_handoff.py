@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import time
@@ -60,6 +61,43 @@ def test_with_the_bot_running_the_bot_posts_the_hooks_reply_once(rig) -> None:
     wait_until(lambda: outbox_entries(rig) == [], 10, "the entry to be removed")  # just after
 
 
+def test_with_the_bot_running_the_stop_hook_hands_it_the_whole_event(rig) -> None:
+    """The hook exits once the bot claimed the event; the bot lays the reply out and posts it
+    once, and the event file is gone."""
+    rig.start_bot()
+    content = unique("laid out by the bot")
+    assert stop_hook(rig, content).wait(30) == 0
+    wait_until(lambda: copies(rig, content) == 1, 10, "the reply")
+    wait_until(lambda: "took a Stop event from its hook" in rig.bot_output(), 10, "the claim")
+    wait_until(lambda: list((rig.runtime_dir / "stops").iterdir()) == [], 10, "the event file")
+    time.sleep(0.5)  # nobody posts it a second time
+    assert copies(rig, content) == 1
+
+
+def test_a_stop_event_a_dead_bot_had_claimed_is_posted_once_by_the_next(rig) -> None:
+    """The bot died between claiming a Stop event and posting its reply: the next bot runs
+    the event when it starts."""
+    content = unique("claimed by a bot that died")
+    settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
+    (command,) = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
+    argv = shlex.split(command, comments=True)
+    env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids[PROJECT]}
+    event = hook_input("Stop", cwd=rig.projects[PROJECT], last_assistant_message=content)
+    spool = (  # what the hook spooled, as stop_handoff.spool writes it
+        "import os, sys; from bridge.handlers import stop_handoff as s;"
+        "from bridge.state import runtime; env = s.trusted_env(sys.argv, os.environ);"
+        "p = s.spool(runtime.Runtime.from_env(env), env, sys.stdin.buffer.read());"
+        "os.rename(p, p + s.CLAIMED)"
+    )
+    subprocess.run([argv[0], "-c", spool, *argv[4:]], input=json.dumps(event).encode(),
+                   env=env, cwd=rig.projects[PROJECT], check=True, timeout=30)  # fmt: skip
+    assert len(list((rig.runtime_dir / "stops").glob("*.taken"))) == 1
+    rig.start_bot()
+    wait_until(lambda: copies(rig, content) == 1, 20, "the reply")
+    wait_until(lambda: list((rig.runtime_dir / "stops").iterdir()) == [], 10, "the event file")
+    assert copies(rig, content) == 1
+
+
 def test_with_no_bot_the_hook_posts_itself_at_once(rig) -> None:
     content = unique("no bot here")
     started = time.monotonic()
@@ -83,19 +121,24 @@ def test_a_frozen_bot_leaves_the_post_to_the_hook_and_never_posts_it_again(rig) 
     assert copies(rig, content) == 1
 
 
+def stop_events(rig) -> list:
+    """The Stop events hooks handed to the bot that it has not claimed yet."""
+    return list((rig.runtime_dir / "stops").glob("*.json"))
+
+
 def test_a_hook_killed_after_the_hand_off_still_gets_its_reply_posted_once(rig) -> None:
     rig.start_bot()
     os.kill(rig.bot.pid, signal.SIGSTOP)  # the bot cannot take it before the hook dies
     try:
         content = unique("the hook died waiting")
         hook = stop_hook(rig, content)
-        wait_until(lambda: outbox_entries(rig), 20, "the hand-off entry")
+        wait_until(lambda: stop_events(rig), 20, "the Stop event handed over")
         os.killpg(hook.pid, signal.SIGKILL)
         hook.wait(10)
     finally:
         os.kill(rig.bot.pid, signal.SIGCONT)
     wait_until(lambda: copies(rig, content) == 1, 20, "the bot to post the reply")
-    wait_until(lambda: outbox_entries(rig) == [], 10, "the entry to be removed")
+    wait_until(lambda: outbox_entries(rig) == [] and stop_events(rig) == [], 10, "the entries")
     time.sleep(1)  # the drainer's next round has come and gone
     assert copies(rig, content) == 1
 

@@ -11,6 +11,7 @@ import unicodedata
 from pathlib import Path
 
 from fake_anthropic import text
+from tests.e2e.test_control import command
 
 
 def wait_until(condition, timeout: float, what: str, rig) -> None:
@@ -145,9 +146,12 @@ def test_the_first_reply_of_a_fresh_session_ends_with_model_and_context(rig) -> 
     # Regression: the CLI refreshes its statusLine after the Stop hook has run, so a session's
     # first reply never had a footer (and a later one sometimes lacked it). The footer now
     # takes model and context from the transcript's last API usage when the cache is older.
+    # The model has one name there, in /status, /usage and the panel: never its id or
+    # "default model" beside it.
     rig.install_hooks()
     raw = rig.config()
     raw["replies"] = {"footer": True}
+    raw["servers"][0]["generalChannelId"] = rig.ids["general"]
     rig.write_config(raw)
     rig.api.script(text("the very first answer"))
     rig.start_bot()
@@ -156,10 +160,24 @@ def test_the_first_reply_of_a_fresh_session_ends_with_model_and_context(rig) -> 
 
     body, footer = reply["content"].rsplit("\n", 1)
     assert body.rstrip() == "the very first answer"
-    match = re.match(r"-# (Opus 5\.5|claude-opus-5-5) · ctx (\d+)%", footer)
+    match = re.match(r"-# Opus 5\.5 · ctx (\d+)%", footer)
     assert match, reply["content"]
     # The same figure the CLI itself reports for this turn, once its statusLine refreshes.
     wait_until(lambda: cached_with_context(rig), 30, "a statusLine refresh with context %", rig)
     reported = cached_with_context(rig)[0]
-    assert int(match[2]) == round(reported["context_percent"])
-    assert match[1] in (reported["model_name"], reported["model_id"])
+    assert int(match[1]) == round(reported["context_percent"])
+    assert reported["model_name"] == "Opus 5.5"
+
+    assert "\nmodel: Opus 5.5 (default)\n" in command(rig, "status")
+    assert "This session: $" in (usage := command(rig, "usage")) and "· Opus 5.5\n" in usage
+    general = rig.ids["general"]
+    panel = rig.discord.wait(since=0, kind="message_create", channel_id=general,
+                             author_id=rig.ids["bot_id"], timeout=30)["message"]  # fmt: skip
+    rig.discord.click(panel["id"], "db:panel:refresh:0")  # no edit if it says so already
+    wait_until(lambda: " · Opus 5.5 (default) · " in panel_text(rig, panel["id"]), 30,
+               "the panel's model", rig)  # fmt: skip
+
+
+def panel_text(rig, message_id: str) -> str:
+    return next(m["content"] for m in rig.discord.messages(rig.ids["general"])
+                if m["id"] == message_id)  # fmt: skip

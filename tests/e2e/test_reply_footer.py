@@ -133,7 +133,7 @@ def test_a_sessions_first_reply_gets_its_footer_from_the_record_that_lands_later
     record(transcript, reply, 50_000)  # 25 % of the 200k window a model has by default
     edit = rig.discord.wait(since=since, kind="message_update", timeout=FOOTER_WAIT + 5)
     assert edit["message"]["id"] == posted["message"]["id"]
-    assert edit["message"]["content"] == f"{reply}\n\n-# claude-opus-5-5 · ctx 25% · 🔔 <@{alice}>"
+    assert edit["message"]["content"] == f"{reply}\n\n-# Opus 5.5 · ctx 25% · 🔔 <@{alice}>"
     assert edit["allowed_mentions"] == {"parse": [], "users": [alice]}
     assert [r["message"]["id"] for r in creates(rig, since)] == [posted["message"]["id"]]
 

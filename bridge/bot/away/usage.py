@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import BotInteraction, BridgeClient, target_here
+from bridge.claude.model_names import display_name
 from bridge.discord.render.footer import summary
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_record, status_cache, usage_totals
@@ -58,7 +59,7 @@ def usage_text(rt: runtime.Runtime, label: str, record: dict, now: float | None 
         parts.append(f"${cost:.2f} so far")
     if _number(context):
         parts.append(f"context {context:.0f}% used")
-    model = record.get("model_name") or record.get("model_id")
+    model = record.get("model_name") or display_name(record.get("model_id"))
     if isinstance(model, str) and model:
         parts.append(discord.utils.escape_markdown(model[:60]))
     lines.append("This session: " + (" · ".join(parts) if parts else "no figures yet (no reply"

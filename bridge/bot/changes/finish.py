@@ -50,9 +50,9 @@ from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN
 from bridge.claude.screen import input_box, is_busy
 from bridge.config.roles import APPROVE
 from bridge.discord import custom_ids
-from bridge.sessions import worktree_finish, worktree_push, worktrees
+from bridge.sessions import worktree_finish, worktree_plan, worktree_push, worktrees
 from bridge.sessions.changes import GitError
-from bridge.sessions.worktree_finish import CONFLICT, NOTHING, UNCOMMITTED, Plan
+from bridge.sessions.worktree_plan import CONFLICT, NOTHING, UNCOMMITTED, Plan
 from bridge.state import decisions, session_state
 from bridge.tmux import TmuxError
 
@@ -144,7 +144,7 @@ class Finisher:
 
     async def announce(self, key: str, worktree: dict) -> None:
         """Tell a thread that got a worktree where it works and how to finish."""
-        base = await asyncio.to_thread(worktree_finish.base_branch, worktree["repo"])
+        base = await asyncio.to_thread(worktree_plan.base_branch, worktree["repo"])
         where = os.path.relpath(worktree["path"], worktree["repo"])
         text = (
             f"🗂️ This thread works in its own git worktree: branch `{code(worktree['branch'])}`"
@@ -372,7 +372,7 @@ class Finisher:
                       "or finish now:", [again])  # fmt: skip
 
     async def ask_resolve(self, key: str, worktree: dict) -> Screen:
-        base = await asyncio.to_thread(worktree_finish.base_branch, worktree["repo"])
+        base = await asyncio.to_thread(worktree_plan.base_branch, worktree["repo"])
         if not base:
             return Screen("The project's checkout is on no branch now.", [back(key)])
         prompt = RESOLVE_PROMPT.format(quoted=shlex.quote(base))

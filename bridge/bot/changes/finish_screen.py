@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import discord
 
 from bridge.bot.control.threads import code
-from bridge.sessions import worktree_finish, worktree_push, worktrees
+from bridge.sessions import worktree_finish, worktree_plan, worktree_push, worktrees
 from bridge.sessions.changes import GitError
 from bridge.sessions.tree_diff import FileChange, summary
-from bridge.sessions.worktree_finish import Plan
+from bridge.sessions.worktree_plan import Plan
 
 NO_MENTIONS = discord.AllowedMentions.none()
 LIST_MAX = 10  # commits, files or paths listed per kind
@@ -132,9 +132,9 @@ def file_line(change: FileChange) -> str:
 
 def base_and_ahead(worktree: dict) -> tuple[str, int]:
     """The project's branch and how many commits the thread's branch has that it lacks."""
-    base = worktree_finish.base_branch(worktree["repo"])
+    base = worktree_plan.base_branch(worktree["repo"])
     try:
-        _, count = worktree_finish.commits_between(
+        _, count = worktree_plan.commits_between(
             worktree["repo"], f"refs/heads/{base}" if base else "HEAD", worktree["branch"]
         )
     except GitError:

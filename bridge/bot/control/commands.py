@@ -32,6 +32,7 @@ from bridge.bot.client import (
     command_action,
     target_here,
 )
+from bridge.claude.model_names import display_name, session_model
 from bridge.claude.screen import mode_name
 from bridge.config import MODE_ALIASES
 from bridge.sessions import adoption, pane_ops
@@ -230,8 +231,7 @@ class Commands:
             mode = seen.mode or mode
             lines.append(f"state: {'working' if seen.busy else 'idle'}")
         live = live_status(self.sessions.runtime, target.key)
-        model = record.get("model") or live.get("model_id") or target.model or "default"
-        lines.append(f"model: {model}")
+        lines.append(f"model: {session_model(record.get('model') or target.model, live)}")
         lines.append(f"mode: {mode_name(MODE_ALIASES.get(mode, mode))}")
         if live.get("context_percent") is not None:
             lines.append(f"context: {live['context_percent']}% used")
@@ -310,7 +310,7 @@ class Commands:
         keys = self.sessions.keys(target.key, pane_id)
         await asyncio.to_thread(pane_ops.switch_model, keys, name)
         await asyncio.to_thread(session_state.update, self.sessions.runtime, target.key, model=name)
-        return f"Model set to **{name}**."
+        return f"Model set to **{display_name(name)}**."
 
     async def new(self, target: SessionTarget, pane_id: str | None) -> str:
         await self.sessions.stop(target.key)

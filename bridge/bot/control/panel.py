@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, data_of
+from bridge.claude.model_names import session_model
 from bridge.discord import custom_ids
 from bridge.sessions import pane_ops
 from bridge.sessions.manager import ClaudeDidNotStart
@@ -232,12 +233,13 @@ class ControlPanel:
             else:
                 status = "working" if seen.busy else "idle"
         worktree = (record.get("worktree") or {}).get("name")
-        model = record.get("model") or target.model or "default model"
         from bridge.bot.away.usage import compact_line, session_status
 
+        live = session_status(self.runtime, target.key)
+        model = session_model(record.get("model") or target.model, live)
         return Row(
             target, status, mode, model, worktree, last_activity(self.runtime, target.key, record),
-            compact_line(session_status(self.runtime, target.key)),
+            compact_line(live),
         )  # fmt: skip
 
 

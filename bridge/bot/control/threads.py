@@ -192,6 +192,9 @@ class ThreadEvents:
         if record is None or record.get("server") != self.sessions.server.name:
             return  # never a session of ours
         async with self.sessions.lock(thread_id):
+            progress = getattr(self.client, "progress", None)
+            if progress is not None and not deleted:
+                progress.end_turn(thread_id, "archived")  # its status says so, not ⏳
             if await self.sessions.stop(thread_id):
                 log.info("thread %s closed: its session ended", thread_id)
             if record.get("archive_question"):

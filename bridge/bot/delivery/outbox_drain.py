@@ -7,7 +7,7 @@ others), through the bot's own discord.py session once it is logged in (one warm
 one rate-limit state); a channel Discord refuses, or a hook is draining right now (it holds
 the lock), is tried again after a pause of its own that grows up to a minute.
 
-The drain runs on the event loop: :meth:`Outbox.draining` decides (in order, exactly once,
+The drain runs on the event loop: :meth:`Outbox.drain_pass` decides (in order, exactly once,
 what to set aside), this module only posts. The loop does the small reads (an entry is a few
 KiB) and the lock (``flock`` without waiting); what can be large or slow goes to a thread: a
 post's staged files, a prompt's receipt (written durably), and posting with the blocking REST
@@ -21,8 +21,7 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Callable, Generator
-from contextlib import closing
+from collections.abc import Callable
 
 import discord
 import watchfiles
@@ -30,10 +29,11 @@ import watchfiles
 from bridge.bot import courier
 from bridge.bot.courier import WakeSocket
 from bridge.bot.delivery.reply_footer import FooterEdits
+from bridge.bot.delivery.stop_events import StopEvents
 from bridge.bot.voice.replies import VoiceReplies
 from bridge.config import BridgeConfig, Server
 from bridge.discord import handoff
-from bridge.discord.outbox import Outbox
+from bridge.discord.outbox import DrainPass, Outbox
 from bridge.discord.post import DeliveryError, Post
 from bridge.discord.rest import DiscordREST
 from bridge.handlers.reply_footer import read_pending
@@ -71,8 +71,11 @@ class OutboxDrainer:
 
     async def run(self, stop: asyncio.Event) -> None:
         self._stop = stop
-        wake = WakeSocket(self.runtime, self.kick)  # a hook handed a channel's messages over
-        await wake.open()
+        stops = StopEvents(self.runtime)  # a Stop hook's whole event, run here
+        # a hook handed a channel's messages over, or a Stop hook its event
+        wake = WakeSocket(self.runtime, self.kick, stops.handed)
+        if await wake.open():
+            await asyncio.to_thread(stops.recover)
         watcher = asyncio.create_task(self._watch(stop))
         try:
             while not stop.is_set():
@@ -132,23 +135,19 @@ class OutboxDrainer:
                 if not acquired:
                     return False  # a hook drains it right now: look again after a pause
                 until = time.monotonic() + DRAIN_SLICE  # a pass ends then, resumed after a pause
-                with closing(self.outbox.draining(channel, until)) as steps:
+                with self.outbox.drain_pass(channel, until) as steps:
                     return await self._post_each(steps)
         except Exception:
             log.exception("draining the outbox of #%s failed; trying again later", channel)
             return False
 
-    async def _post_each(self, steps: Generator[tuple[str, dict], Exception | None, bool]) -> bool:
-        """Drive the outbox's drain: post each entry it yields, tell it what came of it."""
-        outcome: Exception | None = None
-        while True:
-            try:
-                path, entry = steps.send(outcome)
-            except StopIteration as done:
-                return done.value
+    async def _post_each(self, steps: DrainPass) -> bool:
+        """Drive the outbox's drain: post each entry it gives, tell it what came of it."""
+        for path, entry in steps:
             if self._stop.is_set():
                 return False  # between two posts: the rest waits for the next bot
-            outcome = await self._post(path, entry)
+            steps.tell(await self._post(path, entry))
+        return steps.all_out
 
     async def _post(self, path: str, entry: dict) -> Exception | None:
         """Post one entry; None when Discord took it, else what stopped it."""

@@ -20,7 +20,7 @@ import discord
 from bridge.bot.client import BotInteraction, data_of
 from bridge.claude import elicitation as forms
 from bridge.discord import prompt_actions as actions
-from bridge.discord.prompt_actions import Action
+from bridge.discord.prompt_clicks import Action
 from bridge.discord.render import elicitation as views
 from bridge.state import decisions
 from bridge.state.decisions import Decision, Request

@@ -17,6 +17,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import discord
 
@@ -24,6 +25,7 @@ from bridge import fastjson
 from bridge.bot.client import BotInteraction
 from bridge.bot.turn.interrupt_button import interrupt_view
 from bridge.bot.turn.queue import PromptQueue, queue_lines
+from bridge.bot.turn.taken_back import silent_end
 from bridge.claude import transcript
 from bridge.discord.render.turn_status import TurnProgress, turn_cost
 from bridge.sessions import pane_ops
@@ -84,9 +86,8 @@ class _Channel:
 
 
 def _late_text(channel: _Channel, event: dict) -> bool:
-    """A text record of the turn that just ended: Claude Code does not wait for the
-    MessageDisplay hook, so on a busy machine its record of the last text can land after
-    the Stop hook's "done" (seen in CI). It must not start a turn that never ends."""
+    """A text record of the turn that just ended (its MessageDisplay hook can land after the
+    Stop hook's "done", seen in CI on a busy machine) must not start a turn that never ends."""
     prompt = event.get("prompt")
     return event.get("kind") == "text" and prompt is not None and prompt == channel.ended_prompt
 
@@ -127,9 +128,7 @@ class ProgressReporter:
         for name in os.listdir(self.runtime.progress):
             if name.endswith(".jsonl") and name[:-6].isdigit():
                 key = name[: -len(".jsonl")]
-                self.channels[key] = _Channel(
-                    key, transcript.size(self._path(key))
-                )  # a file's length
+                self.channels[key] = _Channel(key, transcript.size(self._path(key)))  # its length
 
     async def _close_messages_left_open(self) -> None:
         """Status messages of turns that were running when the previous bot stopped: their
@@ -206,9 +205,7 @@ class ProgressReporter:
             return
         turn.apply(event)
         if channel.transcript_offset is None and turn.transcript:
-            channel.transcript_offset = transcript.size(
-                turn.transcript
-            )  # only what comes from now on
+            channel.transcript_offset = transcript.size(turn.transcript)  # only what comes now
         if event.get("kind") == "tool" and not turn.from_display:
             turn.show_transcript_text(transcript.last_assistant_text(turn.transcript))
         if event.get("kind") == "done" and turn.cost is None:
@@ -254,13 +251,14 @@ class ProgressReporter:
         return [(c, turn) for c in self.channels.values() if (turn := c.turn) and not turn.outcome]
 
     async def _close_turns_of_gone_sessions(self) -> None:
-        """A session stopped or crashed mid-turn sends no Stop: close its status."""
-        sessions = getattr(self.bot, "sessions", None)
-        for channel, turn in self._active_turns():
-            if sessions is not None and await sessions.live_pane(channel.key) is None:
-                turn.finish("ended", time.time())
+        """A turn no Stop will end (``taken_back.silent_end``): close its status."""
+        sessions: Any = getattr(self.bot, "sessions", None)
+        for channel, turn in self._active_turns() if sessions is not None else ():
+            outcome = await silent_end(sessions, channel.key, turn, channel.transcript_offset)
+            if outcome is not None and self.turn_running(channel.key) and channel.turn is turn:
+                turn.finish(outcome, time.time())
                 self._changed(channel)
-                if self.on_died is not None:
+                if outcome == "ended" and self.on_died is not None:
                     await self.on_died(channel.key)
 
     def _check_active_turns(self) -> None:
@@ -291,6 +289,13 @@ class ProgressReporter:
         """Show the running turn's status again (its queue changed)."""
         channel = self.channels.get(key)
         if channel is not None and channel.turn is not None and not channel.turn.outcome:
+            self._changed(channel)
+
+    def end_turn(self, key: str, outcome: str) -> None:
+        """Close ``key``'s running turn: its session is stopped on purpose (no Stop comes)."""
+        channel = self.channels.get(key)
+        if channel is not None and channel.turn is not None and not channel.turn.outcome:
+            channel.turn.finish(outcome, time.time())
             self._changed(channel)
 
     def running_turns(self) -> list[tuple[str, TurnProgress, float]]:

@@ -3,10 +3,12 @@
 One line built from the record the statusLine command caches (see ``bridge.handlers.status_line``):
 ``Opus 5.5 · ctx 12% · $0.43 · 5h 23%``. The Stop hook ends a reply with it as Discord
 subtext (``-# …``); the statusLine command prints it in the terminal when the user had no
-statusLine of their own. Imported by both hooks: no imports.
+statusLine of their own. Imported by both hooks: nothing beyond the model's display name.
 """
 
 from __future__ import annotations
+
+from bridge.claude.model_names import display_name
 
 SEPARATOR = " · "
 _MAX_NAME = 60
@@ -18,7 +20,7 @@ _WINDOWS = {"five_hour": "5h", "seven_day": "7d", "seven_day_opus": "7d Opus",
 def summary(record: dict) -> str:
     """``Opus 5.5 · ctx 12% · $0.43 · 5h 23% · 7d 41%``; parts without data are left out."""
     parts = []
-    name = _text(record.get("model_name")) or _text(record.get("model_id"))
+    name = _text(record.get("model_name")) or display_name(_text(record.get("model_id")))
     if name:
         parts.append(name)
     context = record.get("context_percent")

@@ -7,6 +7,9 @@ was built: the building is :mod:`bridge.discord.render.decisions`'s.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 from bridge.discord.render.decisions import (
     CONTENT_LIMIT,
     SCOPE_LABELS,
@@ -24,60 +27,88 @@ def closed_content(original: str, outcome_line: str) -> str:
     return f"{text}\n\n{outcome_line}"
 
 
+class _Closed(NamedTuple):
+    """What a closed prompt's line may say: who decided (a mention, or "someone"), their words
+    quoted, and the rest of the request and decision for the lines that need more."""
+
+    who: str
+    said: str
+    request: Request
+    decision: Decision
+    timeout: float
+
+
 def outcome_line(request: Request, decision: Decision, timeout: float = 900.0) -> str:
     """One line saying who decided what, appended to the prompt when it closes."""
+    reads = _READS.get(decision.outcome)
+    if reads is None:  # answered elsewhere: the event that showed it says how
+        return _ELSEWHERE.get(decision.event or "", _IN_THE_TERMINAL)
     who = f"<@{decision.by}>" if decision.by else "someone"
-    said = _quote(decision.message)
-    outcome = decision.outcome
-    if outcome == decisions.ALLOWED:
-        return f"✅ **Allowed** by {who}"
-    if outcome == decisions.ALWAYS_ALLOWED:
-        suggestions = request.permission_suggestions
-        index = decision.suggestion if decision.suggestion is not None else -1
-        what = (
-            suggestion_label(suggestions[index], scope_of(decision))
-            if 0 <= index < len(suggestions) and isinstance(suggestions[index], dict)
-            else "always"
-        )
-        return f"✅ **{what}** — by {who}"
-    if outcome == decisions.DENIED:
-        return f"❌ **Denied** by {who}"
-    if outcome == decisions.TOLD_INSTEAD:
-        return f"💬 **Denied** by {who}, telling Claude: {said}"
-    if outcome == decisions.ANSWERED:
-        return f"✅ **Answered** by {who}"
-    if outcome == decisions.PLAN_APPROVED:
-        how = "auto-accept edits" if decision.mode == "acceptEdits" else "review each edit"
-        notes = f", with notes: {said}" if decision.message else ""
-        return f"✅ **Plan approved** by {who} — {how}{notes}"
-    if outcome == decisions.KEEP_PLANNING:
-        return f"✏️ {who} asked Claude to **keep planning**: {said}"
-    if outcome == decisions.ACCEPTED:
-        if request.tool_input.get("mode") == "url":
-            return f"✅ **Done** — {who} followed the link"
-        from bridge.claude import elicitation as forms
+    return reads(_Closed(who, _quote(decision.message), request, decision, timeout))
 
-        form = forms.fields(request.tool_input.get("requested_schema"))
-        return f"✅ **Sent** by {who}: {forms.summary(form, decision.content or {})}"
-    if outcome == decisions.DECLINED:
-        return f"❌ **Declined** by {who}"
-    if outcome == decisions.CANCELLED:
-        return f"✖️ **Cancelled** by {who}"
-    if outcome == decisions.TO_TERMINAL:
-        return f"🖥️ **Left to the terminal** by {who}: Claude Code shows its own dialog"
-    if outcome == decisions.RETRY:
-        return f"🔁 **Claude may try again** — {who}; auto mode's check judges the new call"
-    if outcome == decisions.NO_RETRY:
-        return f"➡️ **Claude goes on without it** — {who}"
-    if outcome == decisions.TIMED_OUT:
-        waited = duration(timeout)
-        return f"⏱ **No answer within {waited}** — {_timeout_result(request, decision)}"
-    event = decision.event
-    if event == "interrupted":
-        return "⏹ **Interrupted** in the terminal — this prompt is closed"
-    if event == "session ended":
-        return "⏹ **The Claude Code session ended** — this prompt is closed"
-    return "🖥️ **Answered in the terminal** — this prompt is closed"
+
+def _always(c: _Closed) -> str:
+    """The suggestion an "always" applied, as its button read ("always" if it is not there)."""
+    suggestions = c.request.permission_suggestions
+    index = c.decision.suggestion if c.decision.suggestion is not None else -1
+    if 0 <= index < len(suggestions) and isinstance(suggestions[index], dict):
+        return suggestion_label(suggestions[index], scope_of(c.decision))
+    return "always"
+
+
+def _plan_approved(c: _Closed) -> str:
+    how = "auto-accept edits" if c.decision.mode == "acceptEdits" else "review each edit"
+    notes = f", with notes: {c.said}" if c.decision.message else ""
+    return f"{how}{notes}"
+
+
+def _accepted(c: _Closed) -> str:
+    if c.request.tool_input.get("mode") == "url":
+        return f"✅ **Done** — {c.who} followed the link"
+    from bridge.claude import elicitation as forms
+
+    form = forms.fields(c.request.tool_input.get("requested_schema"))
+    return f"✅ **Sent** by {c.who}: {forms.summary(form, c.decision.content or {})}"
+
+
+def _timeout_result(c: _Closed) -> str:
+    if c.request.kind == "denied":
+        return "Claude goes on without it"
+    if c.decision.left_to_terminal:
+        return "left to the terminal"
+    return "cancelled" if c.request.kind == "elicitation" else "denied"
+
+
+# A decision's outcome → how its line reads.
+_READS: dict[str, Callable[[_Closed], str]] = {
+    decisions.ALLOWED: lambda c: f"✅ **Allowed** by {c.who}",
+    decisions.ALWAYS_ALLOWED: lambda c: f"✅ **{_always(c)}** — by {c.who}",
+    decisions.DENIED: lambda c: f"❌ **Denied** by {c.who}",
+    decisions.TOLD_INSTEAD: lambda c: f"💬 **Denied** by {c.who}, telling Claude: {c.said}",
+    decisions.ANSWERED: lambda c: f"✅ **Answered** by {c.who}",
+    decisions.PLAN_APPROVED: lambda c: f"✅ **Plan approved** by {c.who} — {_plan_approved(c)}",
+    decisions.KEEP_PLANNING: lambda c: f"✏️ {c.who} asked Claude to **keep planning**: {c.said}",
+    decisions.ACCEPTED: _accepted,
+    decisions.DECLINED: lambda c: f"❌ **Declined** by {c.who}",
+    decisions.CANCELLED: lambda c: f"✖️ **Cancelled** by {c.who}",
+    decisions.TO_TERMINAL: lambda c: (
+        f"🖥️ **Left to the terminal** by {c.who}: Claude Code shows its own dialog"
+    ),
+    decisions.RETRY: lambda c: (
+        f"🔁 **Claude may try again** — {c.who}; auto mode's check judges the new call"
+    ),
+    decisions.NO_RETRY: lambda c: f"➡️ **Claude goes on without it** — {c.who}",
+    decisions.TIMED_OUT: lambda c: (
+        f"⏱ **No answer within {duration(c.timeout)}** — {_timeout_result(c)}"
+    ),
+}
+
+# Any other outcome was answered elsewhere: the event that showed it → how its line reads.
+_ELSEWHERE = {
+    "interrupted": "⏹ **Interrupted** in the terminal — this prompt is closed",
+    "session ended": "⏹ **The Claude Code session ended** — this prompt is closed",
+}
+_IN_THE_TERMINAL = "🖥️ **Answered in the terminal** — this prompt is closed"
 
 
 def duration(seconds: float) -> str:
@@ -87,14 +118,6 @@ def duration(seconds: float) -> str:
     if seconds < 7200:
         return f"{round(seconds / 60)} min"
     return f"{round(seconds / 3600)} h"
-
-
-def _timeout_result(request: Request, decision: Decision) -> str:
-    if request.kind == "denied":
-        return "Claude goes on without it"
-    if decision.left_to_terminal:
-        return "left to the terminal"
-    return "cancelled" if request.kind == "elicitation" else "denied"
 
 
 def scope_of(decision: Decision) -> str:

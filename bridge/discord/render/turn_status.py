@@ -110,6 +110,8 @@ class TurnProgress:
             return f"⚠️ Stopped by an API error ({error}) after {took} · {tools}"
         if self.outcome == "ended":
             return f"⏹ The session ended after {took} · {tools}"
+        if self.outcome == "archived":
+            return f"🗄️ Thread archived: its session was stopped after {took} · {tools}"
         state = "⏸ **Waiting for your answer**" if self.waiting else "⏳ **Working**"
         lines = [f"{state} · {_seconds(now - self.started)} · {tools}"]
         if self.task:

@@ -7,6 +7,7 @@ channel and the pane is recorded (tests/e2e/test_schedule.py shows it with the r
 from __future__ import annotations
 
 import asyncio
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -96,8 +97,14 @@ def hourly(**changes: object) -> Schedule:
     return Schedule(**{**fields, **changes})  # type: ignore[arg-type]
 
 
+# The scheduler's file writes run in worker threads: on a loaded machine (load 20 on 2 cores)
+# an entry took over the 2 s these waits once allowed. They end as soon as the thing is done.
+PATIENCE = 30.0
+
+
 async def until(check, what: str) -> None:
-    for _ in range(500):
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
         if check():
             return
         await asyncio.sleep(0.01)
@@ -109,7 +116,8 @@ def queued(sessions: Sessions) -> list[str]:
 
 
 async def settle(scheduler: Scheduler) -> None:
-    for _ in range(200):
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
         if not scheduler._firing:
             return
         await asyncio.sleep(0.01)

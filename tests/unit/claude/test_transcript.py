@@ -226,3 +226,21 @@ def test_a_prompt_typed_since_is_found_by_its_words(tmp_path) -> None:
     assert not transcript.prompt_since(str(path), since + 10, digest)
     assert not transcript.prompt_since(str(tmp_path / "missing.jsonl"), since, digest)
     assert not transcript.prompt_since(None, since, digest)
+
+
+def test_conversation_since_an_offset_is_a_user_or_assistant_record(tmp_path) -> None:
+    from bridge.claude.transcript import conversation_since
+
+    path = tmp_path / "t.jsonl"
+    assert not conversation_since(str(path), 0)  # none yet: a new conversation's first prompt
+    path.write_text(json.dumps({"type": "user", "message": {"content": "old"}}) + "\n")
+    offset = path.stat().st_size
+    assert not conversation_since(str(path), offset)
+    with path.open("a") as f:
+        f.write(json.dumps({"type": "file-history-snapshot"}) + "\n")
+        f.write('{"type": "user", "mess')  # still being written
+    assert not conversation_since(str(path), offset)
+    with path.open("a") as f:
+        f.write('age": {"content": "new"}}\n')
+    assert conversation_since(str(path), offset)
+    assert conversation_since(str(tmp_path), 0)  # unreadable: take it as recorded

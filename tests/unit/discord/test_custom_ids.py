@@ -8,16 +8,11 @@ import re
 
 import pytest
 
-from bridge.bot.changes.review import (
-    CommentButton,
-    DraftButton,
-    DropSelect,
-    FilePageButton,
-    FileSelect,
-)
+from bridge.bot.changes.review import CommentButton, FilePageButton, FileSelect
+from bridge.bot.changes.review_draft import DraftButton, DropSelect
 from bridge.bot.control.panel import PanelButton, PanelSelect
 from bridge.bot.control.threads import ArchiveButton, WorktreeButton
-from bridge.bot.prompts.interactions import PromptButton, PromptSelect
+from bridge.bot.prompts.components import PromptButton, PromptSelect
 from bridge.bot.prompts.screens import ScreenButton
 from bridge.bot.reach.adopt import AdoptButton, ReleaseButton, SessionPage, SessionPick
 from bridge.bot.reach.history import HistoryPage, HistoryPick, ResumeButton

@@ -1,4 +1,5 @@
-"""What a click on a prompt may decide (bridge/discord/prompt_actions.py), enumerated.
+"""What a click on a prompt may decide (bridge/discord/prompt_actions.py, read back by
+bridge/discord/prompt_clicks.py), enumerated.
 
 For each kind of request, every action its message offers (every button, every select with
 what it may send, every modal the bot opens from them) and what it does; then the table of
@@ -39,8 +40,8 @@ from bridge.discord.prompt_actions import (
     STEP_NOTES,
     TELL,
     TO_TERMINAL,
-    Action,
 )
+from bridge.discord.prompt_clicks import Action, parse
 from bridge.discord.render import decisions as views
 from bridge.discord.render.elicitation import elicitation_prompt
 from bridge.state.decisions import Request
@@ -276,7 +277,7 @@ OFFERED_CASES = [
 def test_every_action_a_prompt_offers_and_what_it_does(
     name: str, where: str, action: str, values: tuple, expected: Action
 ) -> None:
-    assert actions.parse(REQUESTS[name], action, where, values) == expected
+    assert parse(REQUESTS[name], action, where, values) == expected
 
 
 def rendered(request: Request) -> set[tuple[str, str, tuple]]:
@@ -305,7 +306,7 @@ def rendered(request: Request) -> set[tuple[str, str, tuple]]:
             for values in combinations(offered, size):
                 found.add((SELECT, action, values))
     for where, action, values in list(found):
-        click = actions.parse(request, action, where, values)
+        click = parse(request, action, where, values)
         if click is not None and click.kind in (*actions.TYPED, FILL):
             found.update((MODAL, click.modal(), picked) for picked in modal_values(click))
     if request.kind == "permission":  # ✅ / ❌ added to its message
@@ -334,7 +335,7 @@ def test_a_typed_click_opens_a_modal_that_parses_back_to_it() -> None:
             if where == MODAL or click.kind not in actions.TYPED:
                 continue
             for values in modal_values(click):
-                back = actions.parse(REQUESTS[name], click.modal(), MODAL, values)
+                back = parse(REQUESTS[name], click.modal(), MODAL, values)
                 if click.kind == APPROVE_NOTES:  # the modal adds the mode picked in it
                     assert back is not None and back.kind == APPROVE_NOTES and back.mode
                 else:
@@ -343,16 +344,16 @@ def test_a_typed_click_opens_a_modal_that_parses_back_to_it() -> None:
 
 def test_a_long_plan_offers_its_first_100_steps_in_four_selects_five_at_a_time() -> None:
     request = MANY_STEPS
-    assert actions.parse(request, "plan:steps:3", SELECT, ["s76", "s100"]) == Action(
+    assert parse(request, "plan:steps:3", SELECT, ["s76", "s100"]) == Action(
         STEP_NOTES, steps=(76, 100)
     )
-    assert actions.parse(request, "plan:steps:0", SELECT, ["s5", "s1"]) == Action(
+    assert parse(request, "plan:steps:0", SELECT, ["s5", "s1"]) == Action(
         STEP_NOTES,
         steps=(1, 5),  # in the plan's order, whichever order the client sent
     )
     five = [f"s{k}" for k in range(1, 6)]
-    assert actions.parse(request, "plan:steps:0", SELECT, five).steps == (1, 2, 3, 4, 5)
-    assert actions.parse(request, "plan:steps:100", MODAL) == Action(STEP_NOTES, steps=(100,))
+    assert parse(request, "plan:steps:0", SELECT, five).steps == (1, 2, 3, 4, 5)
+    assert parse(request, "plan:steps:100", MODAL) == Action(STEP_NOTES, steps=(100,))
     for where, action, values in (
         (SELECT, "plan:steps:4", ["s101"]),  # past the 100 offered
         (SELECT, "plan:steps:0", ["s26"]),  # on the next select
@@ -361,7 +362,7 @@ def test_a_long_plan_offers_its_first_100_steps_in_four_selects_five_at_a_time()
         (MODAL, "plan:steps:101", []),
         (MODAL, "plan:steps:1.2.3.4.5.6", []),
     ):
-        assert actions.parse(request, action, where, values) is None, (action, values)
+        assert parse(request, action, where, values) is None, (action, values)
 
 
 def test_the_long_select_offers_its_first_24_options_and_other() -> None:
@@ -370,11 +371,11 @@ def test_the_long_select_offers_its_first_24_options_and_other() -> None:
     (select,) = row["components"]
     values = [o["value"] for o in select["options"]]
     assert values == [f"o{j}" for j in range(24)] + ["other"]
-    assert actions.parse(request, "q0", SELECT, values) == other(
+    assert parse(request, "q0", SELECT, values) == other(
         0, *range(24), label=", ".join(f"n{j}" for j in range(24))
     )
-    assert actions.parse(request, "q0", SELECT, ["o24"]) is None  # not shown
-    assert actions.parse(request, "q0:other:24", MODAL) is None
+    assert parse(request, "q0", SELECT, ["o24"]) is None  # not shown
+    assert parse(request, "q0:other:24", MODAL) is None
 
 
 # --- what a click may not decide ------------------------------------------------------------
@@ -556,13 +557,13 @@ REFUSED = [
 def test_what_a_prompt_could_not_have_sent_decides_nothing(
     name: str, where: str, action: str, values: tuple
 ) -> None:
-    assert actions.parse(REQUESTS[name], action, where, values) is None
+    assert parse(REQUESTS[name], action, where, values) is None
 
 
 def test_a_request_of_an_unknown_kind_offers_nothing() -> None:
     request = permission()
     request.kind = "review"  # a newer bridge's kind, read by this one
-    assert actions.parse(request, "allow", BUTTON) is None
+    assert parse(request, "allow", BUTTON) is None
 
 
 # --- the grammar agrees with what it names --------------------------------------------------
@@ -583,8 +584,8 @@ def test_the_scope_button_shows_for_a_scoped_suggestion(suggestion: dict) -> Non
 
 def test_an_empty_plan_has_no_steps_to_note() -> None:
     request = plan("   \n")
-    assert actions.parse(request, "plan:steps:0", SELECT, ["s1"]) is None
-    assert actions.parse(request, "plan:steps:1", MODAL) is None
+    assert parse(request, "plan:steps:0", SELECT, ["s1"]) is None
+    assert parse(request, "plan:steps:1", MODAL) is None
 
 
 def test_only_typed_kinds_open_a_modal() -> None:
@@ -597,4 +598,4 @@ def test_an_other_modal_opened_by_an_older_bridge_still_parses() -> None:
     """Before this grammar, a select's Other… picked alone opened ``q<i>:other:`` (an empty
     list of picks): such a modal, submitted after an upgrade, still answers."""
     request = REQUESTS["questions"]
-    assert actions.parse(request, "q1:other:", MODAL) == other(1)
+    assert parse(request, "q1:other:", MODAL) == other(1)

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from bridge import config, fastjson
-from bridge.handlers import permission
+from bridge.handlers import decision_wait, permission
 from bridge.handlers.context import HookContext
 from bridge.state import decisions, runtime
 from bridge.state.decisions import Decision, Request
@@ -323,7 +323,7 @@ def waiting(rt: runtime.Runtime, **fields) -> dict:
 def test_a_decision_made_before_the_wait_is_returned_at_once(rt) -> None:
     request = waiting(rt)
     decisions.decide(rt, request.id, D({"outcome": "allow", "by": "1"}))
-    assert permission.wait_for_decision(rt, request) == D({"outcome": "allow", "by": "1"})
+    assert decision_wait.wait_for_decision(rt, request) == D({"outcome": "allow", "by": "1"})
 
 
 def test_a_click_wakes_the_waiting_hook_without_polling(rt) -> None:
@@ -332,24 +332,24 @@ def test_a_click_wakes_the_waiting_hook_without_polling(rt) -> None:
     start = time.monotonic()
     timer.start()
     try:
-        assert permission.wait_for_decision(rt, request) == D({"outcome": "deny"})
+        assert decision_wait.wait_for_decision(rt, request) == D({"outcome": "deny"})
     finally:
         timer.cancel()
-    assert time.monotonic() - start < 0.2 + permission.POLL_MS / 1000 * 0.6  # well before a poll
+    assert time.monotonic() - start < 0.2 + decision_wait.POLL_MS / 1000 * 0.6  # well before a poll
 
 
 @pytest.mark.parametrize(("on_timeout", "left"), [("deny", False), ("terminal", True)])
 def test_the_deadline_decides_a_timeout(rt, on_timeout: str, left: bool) -> None:
     request = waiting(rt, deadline=time.time() - 0.01, on_timeout=on_timeout)
     expected = D({"outcome": decisions.TIMED_OUT, "left_to_terminal": left})
-    assert permission.wait_for_decision(rt, request) == expected
+    assert decision_wait.wait_for_decision(rt, request) == expected
     assert decisions.read_decision(rt, request.id) == expected  # a late click loses
 
 
 def test_a_click_that_landed_at_the_deadline_wins(rt) -> None:
     request = waiting(rt, deadline=time.time() - 0.01)
     decisions.decide(rt, request.id, D({"outcome": "allow"}))
-    assert permission.wait_for_decision(rt, request) == D({"outcome": "allow"})
+    assert decision_wait.wait_for_decision(rt, request) == D({"outcome": "allow"})
 
 
 def interrupt_record(text: str = "[Request interrupted by user for tool use]") -> str:
@@ -372,7 +372,7 @@ def test_an_interrupt_in_the_transcript_ends_the_wait(rt, tmp_path) -> None:
     timer = threading.Timer(0.2, interrupt)
     timer.start()
     try:
-        decision = permission.wait_for_decision(rt, request)
+        decision = decision_wait.wait_for_decision(rt, request)
     finally:
         timer.cancel()
     assert decision == D({"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"})
@@ -402,7 +402,7 @@ def test_the_interrupt_words_in_a_tool_result_do_not_end_the_wait(rt, tmp_path) 
     for timer in timers:
         timer.start()
     try:
-        decision = permission.wait_for_decision(rt, request)
+        decision = decision_wait.wait_for_decision(rt, request)
     finally:
         for timer in timers:
             timer.cancel()
@@ -424,7 +424,7 @@ def test_an_interrupt_written_before_the_wait_started_still_ends_it(rt, tmp_path
     request = waiting(rt, transcript_path=str(transcript), transcript_offset=offset)
     with open(transcript, "a") as handle:  # the Esc lands while the prompt is being posted
         handle.write(INTERRUPT_LINE)
-    decision = permission.wait_for_decision(rt, request)
+    decision = decision_wait.wait_for_decision(rt, request)
     assert decision.to_dict() == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
 
 
@@ -439,7 +439,7 @@ def test_an_interrupt_in_a_transcript_created_after_the_prompt_ends_the_wait(rt,
     timer = threading.Timer(0.2, interrupt)
     timer.start()
     try:
-        decision = permission.wait_for_decision(rt, request)
+        decision = decision_wait.wait_for_decision(rt, request)
     finally:
         timer.cancel()
     assert decision.to_dict() == {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}
@@ -449,17 +449,17 @@ def test_signals_cancel_only_the_wait_once_and_never_kill_the_hook() -> None:
     """Claude Code sends SIGTERM, often twice, after an Esc: one that lands while the prompt is
     still being posted cancels the wait as soon as it starts, and later ones are ignored so the
     hook can close its Discord message."""
-    with permission._CancelledBySignals() as signals:
+    with decision_wait.CancelledBySignals() as signals:
         os.kill(os.getpid(), signal.SIGTERM)  # during the post: recorded only
-        with pytest.raises(permission._Cancelled):
+        with pytest.raises(decision_wait.Cancelled):
             signals.arm()
         os.kill(os.getpid(), signal.SIGTERM)  # while closing the message: ignored
         os.kill(os.getpid(), signal.SIGHUP)
         signals.arm()  # cancelled once already: never again
         signals.disarm()
-    with permission._CancelledBySignals() as signals:
+    with decision_wait.CancelledBySignals() as signals:
         signals.arm()
-        with pytest.raises(permission._Cancelled):
+        with pytest.raises(decision_wait.Cancelled):
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(1)  # the handler runs at the next bytecode
         os.kill(os.getpid(), signal.SIGTERM)
@@ -569,7 +569,7 @@ def test_permission_request_leaves_the_terminal_when_discord_fails(tmp_path, mon
 def test_permission_request_timeout_closes_the_message_and_denies(tmp_path, monkeypatch):
     context = make_context(tmp_path, permission_event())
     context.cfg.prompt_timeout = 0.05  # the config allows ≥ 10 s; no test should wait that long
-    monkeypatch.setattr(permission, "POLL_MS", 50)
+    monkeypatch.setattr(decision_wait, "POLL_MS", 50)
     closed = []
     monkeypatch.setattr(permission, "_post", lambda *a: {"id": "555"})
     monkeypatch.setattr(permission, "_close_message", lambda *a: closed.append(a))

@@ -32,7 +32,7 @@ def test_footer_line() -> None:
     ("record", "expected"),
     [
         ({**RECORD, "context_percent": None}, "Opus 5.5 · $0.43"),  # before the first API call
-        ({**RECORD, "model_name": None}, "claude-opus-5-5 · ctx 12% · $0.43"),
+        ({**RECORD, "model_name": None}, "Opus 5.5 · ctx 12% · $0.43"),
         ({**RECORD, "context_percent": 7.6, "cost_usd": 0}, "Opus 5.5 · ctx 8% · $0.00"),
         ({**RECORD, "rate_limits": {"five_hour": 23.5, "seven_day": 41.2, "new_window": 3}},
          "Opus 5.5 · ctx 12% · $0.43 · 5h 24% · 7d 41% · new window 3%"),
@@ -88,7 +88,7 @@ def test_footer_of_a_first_reply_comes_from_the_transcript(tmp_path) -> None:
     path = transcript_with(tmp_path / "t.jsonl", "Hello!", 14_293, "2026-01-01T00:00:00Z")
     assert reply_footer(rt, "sess-0", path, "Hello!") == "-# Opus 5.5 · ctx 1%"
     # no statusLine at all: the model's id, a 200k window
-    assert reply_footer(rt, "sess-9", path, "Hello!") == "-# claude-opus-5-5 · ctx 7%"
+    assert reply_footer(rt, "sess-9", path, "Hello!") == "-# Opus 5.5 · ctx 7%"
 
 
 def test_footer_prefers_a_cache_newer_than_the_reply_and_replaces_a_stale_one(tmp_path) -> None:

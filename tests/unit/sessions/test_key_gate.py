@@ -57,9 +57,11 @@ def draw(tmux: TmuxSessions, lines: tuple[str, ...], tmp_path: Path, key: str = 
 
 
 def keys_seen(tmux: TmuxSessions, pane_id: str, lines: tuple[str, ...]) -> str:
-    """What reached the pane after its drawing: a marker typed last shows everything did."""
+    """What reached the pane after its drawing: a marker typed last shows everything did (one
+    more marker than before: an earlier call's is on the screen already)."""
+    before = tmux.capture(pane_id).count("END")
     tmux.type_literal(pane_id, "END")
-    screen = tmux.wait_for(pane_id, lambda s: "END" in s, 5.0)
+    screen = tmux.wait_for(pane_id, lambda s: s.count("END") > before, 5.0)
     return screen.split(lines[-1])[-1].strip()
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bridge.sessions import worktree_finish, worktrees
-from bridge.sessions.worktree_finish import CONFLICT, NOTHING, REFUSED, UNCOMMITTED
+from bridge.sessions.worktree_plan import CONFLICT, NOTHING, REFUSED, UNCOMMITTED
 from bridge_testkit.gitrepo import git, make_repo, signed_looking_commit
 
 THREAD = "1323802873070354440"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bridge.sessions import worktree_push, worktrees
-from bridge.sessions.worktree_finish import NOTHING, REFUSED, UNCOMMITTED
+from bridge.sessions.worktree_plan import NOTHING, REFUSED, UNCOMMITTED
 from bridge_testkit.gitrepo import fake_ssh, git, make_repo
 
 THREAD = "1323802873070354440"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from bridge.discord.attachment_files import resolve_output_file
 from bridge.discord.render.attachments import (
     OutputFile,
     Refused,
     extract_markers,
     format_refusals,
     plan_uploads,
-    resolve_output_file,
     safe_upload_name,
 )
 

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from bridge.bot.prompts import interactions
+from bridge.bot.prompts import click_decisions, components
 from bridge.claude import permissions, plan_steps
-from bridge.discord import custom_ids
+from bridge.discord import custom_ids, prompt_clicks
 from bridge.discord import prompt_actions as actions
 from bridge.discord.render import decisions as views
 from bridge.discord.render import outcome
@@ -62,10 +62,10 @@ def assert_discord_valid(payload: dict) -> None:
                 assert 1 <= len(item["label"]) <= 80
                 assert "\n" not in item["label"]
                 assert item["style"] in (1, 2, 3, 4)
-                assert re.fullmatch(interactions.BUTTON_TEMPLATE, custom), custom
+                assert re.fullmatch(components.BUTTON_TEMPLATE, custom), custom
             else:
                 assert item["type"] == views.SELECT
-                assert re.fullmatch(interactions.SELECT_TEMPLATE, custom), custom
+                assert re.fullmatch(components.SELECT_TEMPLATE, custom), custom
                 options = item["options"]
                 assert 1 <= len(options) <= 25
                 assert 1 <= item["min_values"] <= item["max_values"] <= len(options)
@@ -78,7 +78,7 @@ def assert_discord_valid(payload: dict) -> None:
                     assert len(option.get("description", "")) <= 100
     assert len(set(seen)) == len(seen), "custom_ids must be unique in a message"
     # the bot rebuilds exactly these components (after a restart too)
-    rebuilt = interactions.view_from_rows(rows).to_components()
+    rebuilt = components.view_from_rows(rows).to_components()
     for row in rebuilt:
         for item in row["components"]:
             item.pop("disabled", None)
@@ -206,13 +206,13 @@ def test_the_longest_other_modal_the_bot_builds_is_routable() -> None:
     request = HOSTILE_QUESTIONS["4 multiSelect, 30 long options"]
     select = views.question_components(request, {})[3]["components"][0]
     values = [o["value"] for o in select["options"]]
-    click = actions.parse(request, actions.select(3), actions.SELECT, values)
+    click = prompt_clicks.parse(request, actions.select(3), actions.SELECT, values)
     assert click is not None and click.kind == actions.OTHER and len(click.picked) == 24
     custom = views.custom_id(RID, click.modal())
     assert len(custom) <= 100
-    assert re.fullmatch(interactions.BUTTON_TEMPLATE, custom)
+    assert re.fullmatch(components.BUTTON_TEMPLATE, custom)
     rid, action = custom_ids.parse_prompt(custom)  # type: ignore[misc]
-    assert rid == RID and actions.parse(request, action, actions.MODAL) == click
+    assert rid == RID and prompt_clicks.parse(request, action, actions.MODAL) == click
 
 
 @pytest.mark.parametrize("size", [0, 10, 1599, 1700, 5000, 200_000])
@@ -240,9 +240,9 @@ def test_modal_texts_the_bot_uses_fit() -> None:
         (question(q("Which?", ["a"], header=LONG, multi=True)), "q0:other:0"),
         (question(q("Which?", ["a"], header="Database")), "q0:other"),
     ):
-        click = actions.parse(request, action, actions.MODAL)
+        click = prompt_clicks.parse(request, action, actions.MODAL)
         assert click is not None, action
-        title, label, placeholder = interactions._modal_text(request, click)
+        title, label, placeholder = click_decisions.modal_text(request, click)
         assert 1 <= len(title) <= 45 and 1 <= len(label) <= 45 and len(placeholder) <= 100
 
 
@@ -513,7 +513,7 @@ def test_the_notes_modals_fit_discord() -> None:
     # a step may be left without a note; the approval's notes are what the button is for
     assert [c["component"]["required"] for c in steps["components"]] == [False, False]
     assert text["component"]["required"] is True
-    built = json.dumps(interactions.modal_from_spec(steps).to_dict())
+    built = json.dumps(components.modal_from_spec(steps).to_dict())
     assert built.count('"required": false') == 2, built
     for modal in (notes, steps):
         assert 1 <= len(modal["components"]) <= 5
@@ -725,7 +725,7 @@ def test_a_question_prompt_edited_after_each_answer_stays_within_2000(case: str)
     request = HOSTILE_QUESTIONS[case]
     for answered in range(views.question_count(request)):
         answers = {str(i): HUGE for i in range(answered + 1)}
-        content = interactions._question_content(request, answers)
+        content = click_decisions.question_content(request, answers)
         assert 0 < len(content) <= 2000, len(content)
         assert content.endswith(views.answers_summary(request, answers))
 
