@@ -52,6 +52,7 @@ from bridge.tryout_setup import (
     DEFAULT_PORT,
     OWNER,
     PANEL_CHANNEL,
+    SECOND_USER,
     TMUX_SESSION,
     TryError,
     data_dir,
@@ -125,6 +126,8 @@ def write_config(
                 },
                 "tmux": {"session": session},
                 "generalChannelId": ids[PANEL_CHANNEL],
+                # The page's second user (its switcher) has this role: drives, may not approve.
+                "roles": {emu.ids["drivers_role_id"]: ["drive"]},
                 "projects": [entry],
             }
         ],
@@ -191,9 +194,12 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         me = os.environ.get("USER") or "you"
         names = {OWNER: me, "bot_id": "discord-bridge"}
         ids = emu.configure_world("discord-bridge try", [PANEL_CHANNEL, slug(project)], names)
+        emu.state.member_roles[emu.ids[SECOND_USER]] = [emu.ids["drivers_role_id"]]
         token = secrets.token_urlsafe(24)
         try:
-            port = emu.serve_web(opts.host, opts.port, token, OWNER, ids[slug(project)])
+            port = emu.serve_web(
+                opts.host, opts.port, token, OWNER, ids[slug(project)], also_as=(SECOND_USER,)
+            )
         except OSError as err:
             raise TryError(bind_error(opts.host, opts.port, err)) from None
         url = page_url(opts.host, port, token)

@@ -21,6 +21,7 @@ DEFAULT_PORT = 8765
 TMUX_SESSION = "discord-bridge-try"
 PANEL_CHANNEL = "control-panel"
 OWNER = "alice"  # the emulator's seeded user the page acts as: the config's owner
+SECOND_USER = "bob"  # the page's switcher acts as bob too: a member whose role drives only
 LOCK_NAME = "lock"
 
 

@@ -84,6 +84,31 @@ def test_posts_act_as_the_user_and_need_the_header(web) -> None:
         assert record["message"]["content"] == "hi"
 
 
+def test_the_switcher_acts_as_its_second_user_only_and_members_carry_their_roles() -> None:
+    """``also_as``: the page may act as bob (``X-Act-As``), never as anyone else (the bot, a
+    stranger: it stays alice); bob's messages carry his guild roles, as Discord's do."""
+    with Emulator(seed=8, bot_token="secret-bot-token", control_token="ctl") as emu:
+        ids = emu.ids
+        port = emu.serve_web("127.0.0.1", 0, TOKEN, "alice", ids["project-a"], also_as=("bob",))
+        emu.client.set_roles("bob", ["drivers"])
+        with logged_in(f"http://127.0.0.1:{port}") as client:
+            session = client.get("/api/session").json()
+            assert [u["id"] for u in session["also_as"]] == [ids["bob"]]
+            assert session["also_as"][0]["roles"] == [ids["drivers_role_id"]]
+            assert session["roles"][ids["drivers_role_id"]] == "drivers"
+            body = {"channel_id": ids["project-a"], "content": "hi"}
+            for who, acts_as in (("bob", "bob"), (ids["bot_id"], "alice"), ("carol", "alice")):
+                sent = client.post(
+                    "/api/messages", json=body, headers={"X-Act-As": ids.get(who, who)}
+                )
+                assert sent.json()["author"]["id"] == ids[acts_as], who
+        bot = {"Authorization": "Bot secret-bot-token"}
+        url = f"{emu.api_base}/guilds/{ids['guild_id']}/members/{ids['bob']}"
+        assert httpx.get(url, headers=bot).json()["roles"] == [ids["drivers_role_id"]]
+        roles = httpx.get(f"{emu.api_base}/guilds/{ids['guild_id']}/roles", headers=bot).json()
+        assert {r["name"] for r in roles} == {"@everyone", "drivers", "approvers", "watchers"}
+
+
 def test_reactions_act_as_the_user_and_show_whose(web) -> None:
     """The page reacts as its user (never as someone it names), sees its own (``me``) and
     can take it back; a message it cannot see takes none."""

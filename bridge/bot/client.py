@@ -10,8 +10,12 @@ as protocols, met by the classes in ``bot/prompts/interactions.py``, ``bot/turn/
 ``bot/changes/review.py`` and ``bot/away/scheduler.py``; a click reaches them only through the check
 below, so they do not check again.
 
-:func:`allowed` is the one check every interaction passes: only the owner and
-``allowedUserIds`` act; everyone else gets :data:`REFUSED`, ephemeral, and nothing changes.
+:func:`allowed` is the one check every interaction passes, for the action it needs
+(``watch``, ``drive``, ``approve``: a :class:`BridgeItem` names its ``needs``, a slash
+command's is in :data:`COMMAND_ACTIONS`): the owner and ``allowedUserIds`` may do all, a
+member what the ``roles`` of the server and the project grant (:func:`grant`); everyone else
+gets :data:`REFUSED` (a member with some role: what they may not do), ephemeral, and nothing
+changes.
 A reaction on a prompt (✅ / ❌) is no interaction: :func:`may_react` asks the same of it.
 It runs before any callback: a button or select is a :class:`BridgeItem` (discord.py calls its
 ``interaction_check`` first and drops the click on False), a slash command or autocomplete
@@ -33,7 +37,8 @@ from typing import Any, ClassVar, Protocol, Self, TypeVar
 import discord
 from discord import app_commands
 
-from bridge.config import BridgeConfig, Server
+from bridge.config import BridgeConfig, Project, Server
+from bridge.config.roles import APPROVE, DRIVE, WATCH
 from bridge.sessions.manager import SessionManager
 from bridge.sessions.targets import SessionTarget
 from bridge.state import audit, runtime
@@ -211,22 +216,73 @@ def data_of(interaction: BotInteraction) -> Mapping[str, Any]:
     return interaction.data or {}
 
 
-async def allowed(interaction: BotInteraction) -> bool:
-    """True if this user may act on this bridge; otherwise refuse (ephemeral) and say False."""
-    if interaction.client.server.may_act(interaction.user.id):
+# What each slash command needs (by its qualified name); any other needs ``drive``.
+COMMAND_ACTIONS = {
+    "status": WATCH,
+    "peek": WATCH,
+    "diff": WATCH,
+    "usage": WATCH,
+    "history": WATCH,
+    "schedule list": WATCH,
+    "finish": APPROVE,
+}
+
+
+def grant(client: BridgeClient, user: object, action: str, channel: object | None) -> str | None:
+    """Why ``user`` (a ``Member`` carries its roles; a ``User`` has none) may do ``action`` in
+    ``channel``'s project: "owner", "allowedUserIds" or "role <id>"; None: they may not. What
+    the audit trail records as who decided."""
+    project = project_of(client, channel)
+    return client.server.grant(getattr(user, "id", ""), role_ids(user), action, project)
+
+
+def role_ids(user: object) -> list[str]:
+    """The Discord role ids a ``Member`` has (an interaction's, a message's or a reaction's
+    member brings them: no privileged intent needed); a ``User`` has none."""
+    return [str(role.id) for role in getattr(user, "roles", ())]
+
+
+def project_of(client: BridgeClient, channel: object | None) -> Project | None:
+    target = target_of(client.sessions, channel)
+    return target.project if target is not None else None
+
+
+def refusal_for(client: BridgeClient, user: object, action: str, channel: object | None) -> str:
+    """What a refused user is told: :data:`REFUSED`, or to a member who may watch here, which
+    action their roles lack."""
+    if action == WATCH or grant(client, user, WATCH, channel) is None:
+        return REFUSED
+    project = project_of(client, channel)
+    return f"You may not {action} in {project.name if project else 'this channel'}."
+
+
+async def allowed(interaction: BotInteraction, action: str = DRIVE) -> bool:
+    """True if this user may do ``action`` here (the reason kept in ``interaction.extras
+    ["grant"]``); otherwise refuse (ephemeral) and say False."""
+    client, user, channel = interaction.client, interaction.user, interaction.channel
+    reason = grant(client, user, action, channel)
+    if reason is not None:
+        interaction.extras["grant"] = reason
         return True
     if interaction.type is discord.InteractionType.autocomplete:
         await interaction.response.autocomplete([])  # no message can answer a suggestion
     else:
-        await interaction.response.send_message(REFUSED, ephemeral=True)
-    log.info("refused %s from %s", _what(interaction), interaction.user.id)
+        text = refusal_for(client, user, action, channel)
+        await interaction.response.send_message(text, ephemeral=True)
+    log.info("refused %s (%s) from %s", _what(interaction), action, user.id)
     return False
+
+
+def command_action(interaction: BotInteraction) -> str:
+    """The action a slash command (or its autocomplete) needs: :data:`COMMAND_ACTIONS`."""
+    name = getattr(interaction.command, "qualified_name", "")
+    return COMMAND_ACTIONS.get(name, DRIVE)
 
 
 def may_react(client: BridgeClient, payload: discord.RawReactionActionEvent) -> bool:
     """Whether a reaction may act on a prompt. A reaction is no interaction (discord.py runs no
-    check for it), so this is :func:`allowed` for it, asked explicitly: the same
-    ``Server.may_act`` (the owner and ``allowedUserIds``), never the bot itself, and only on
+    check for it), so this is :func:`allowed` for it, asked explicitly: the same check, for
+    ``approve`` (the owner, ``allowedUserIds``, ``roles``), never the bot itself, and only on
     this bot's own messages (a reaction on another bot's is not its to act on). Nobody is
     told of a refusal: a reaction has no reply, and it changes nothing."""
     me = client.user.id if client.user else None
@@ -234,7 +290,8 @@ def may_react(client: BridgeClient, payload: discord.RawReactionActionEvent) -> 
         return False
     if payload.message_author_id is not None and payload.message_author_id != me:
         return False
-    if client.server.may_act(payload.user_id):
+    channel = client.get_channel(payload.channel_id)
+    if grant(client, payload.member or _Someone(payload.user_id), APPROVE, channel):
         return True
     log.info("ignored %s on %s from %s", payload.emoji, payload.message_id, payload.user_id)
     return False
@@ -251,6 +308,13 @@ async def owner_only(interaction: BotInteraction, refusal: str = OWNER_ONLY) -> 
     await interaction.response.send_message(refusal, ephemeral=True)
     log.info("refused %s from %s: not the owner", _what(interaction), interaction.user.id)
     return False
+
+
+class _Someone:
+    """A user known by id only (a reaction outside a guild carries no member)."""
+
+    def __init__(self, user_id: int) -> None:
+        self.id = user_id
 
 
 def _what(interaction: BotInteraction) -> str:
@@ -274,6 +338,7 @@ class BridgeItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
     """
 
     wraps_component: ClassVar[bool] = False
+    needs: ClassVar[str] = DRIVE  # the action a click needs (bridge/config/roles.py)
 
     # discord.py's hooks (interaction_check, callback, from_custom_id) take ``Interaction[Any]``
     # here: discord.py types them as generic over the client, so an override taking
@@ -282,8 +347,8 @@ class BridgeItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
     # ``register(bot)``), so what reaches them is a ``BotInteraction``: ``clicked`` is typed so.
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        """Who may click: :func:`allowed` (a refusal is answered there)."""
-        return await allowed(interaction)
+        """Who may click: :func:`allowed` for :attr:`needs` (a refusal is answered there)."""
+        return await allowed(interaction, self.needs)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         _audit_click(interaction, type(self).__name__)

@@ -43,6 +43,7 @@ from bridge.config.defaults import (
     contains,
     norm_path,
 )
+from bridge.config.roles import DRIVE, granted_by, parse_roles
 from bridge.config.validate import validate
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
@@ -117,6 +118,7 @@ class Project:
         "permission",
         "progress",
         "raw",
+        "roles",
         "server",
         "startup",
         "thread_defaults",
@@ -133,6 +135,7 @@ class Project:
         self.startup: bool = bool(raw.get("startup", False))
         self.permission: str | None = raw.get("permission")
         self.progress: bool = bool(raw.get("progress", True))  # live status messages per turn
+        self.roles = parse_roles(raw.get("roles"))  # added to the server's, here
         self.thread_defaults: dict = raw.get("thread") or {}
         self.threads: list[ThreadEntry] = [ThreadEntry(t) for t in raw.get("threads") or []]
         self.agent: str = raw.get("agent") or DEFAULT_AGENT  # the CLI its sessions run
@@ -176,6 +179,7 @@ class Server:
         "permission_tools",
         "projects",
         "raw",
+        "roles",
         "tmux_control",
         "tmux_session",
         "tmux_socket",
@@ -207,6 +211,7 @@ class Server:
         self.tmux_control: bool = bool(tmux.get("controlMode", TMUX_CONTROL_MODE))
         self.permission_tools: list[str] = list(raw.get("permissionTools", []))
         self.general_channel_id: str | None = raw.get("generalChannelId")
+        self.roles = parse_roles(raw.get("roles"))
         self.projects = [Project(self, p, top) for p in raw["projects"]]
 
     def lists_permission_tool(self, tool: str) -> bool:
@@ -217,8 +222,28 @@ class Server:
         return False
 
     def may_act(self, user_id: int | str) -> bool:
-        """Only the owner and ``allowedUserIds`` may drive sessions or answer prompts."""
+        """The owner and ``allowedUserIds``: they may do everything (roles may do some)."""
         return str(user_id) in self.allowed_user_ids
+
+    def grant(
+        self,
+        user_id: int | str,
+        role_ids: list[str],
+        action: str = DRIVE,
+        project: Project | None = None,
+    ) -> str | None:
+        """Why this user (with these Discord role ids) may do ``action`` (``watch``, ``drive``,
+        ``approve``: ``bridge/config/roles.py``) in ``project`` (None: outside any): "owner",
+        "allowedUserIds", "role <id>"; None if they may not."""
+        if str(user_id) == self.owner_id:
+            return "owner"
+        if str(user_id) in self.allowed_user_ids:
+            return "allowedUserIds"
+        for roles in (self.roles, project.roles if project else {}):
+            role = granted_by(roles, role_ids, action)
+            if role is not None:
+                return f"role {role}"
+        return None
 
     def project_for_channel(self, channel_id: int | str) -> Project | None:
         channel_id = str(channel_id)

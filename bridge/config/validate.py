@@ -25,6 +25,7 @@ from bridge.config.defaults import (
     VOICE_REPLIES,
     norm_path,
 )
+from bridge.config.roles import check_roles
 
 
 def validate(raw: object) -> list[str]:
@@ -117,6 +118,7 @@ def _check_server(server: object, where: str, problems: list[str]) -> None:
         if not isinstance(tmux.get("controlMode", False), bool):
             problems.append(f"{where}.tmux.controlMode: expected true or false")
     _check_str_list(server, "permissionTools", where, problems)
+    check_roles(server, where, problems)
     _check_snowflake(server, "generalChannelId", where, problems)
     _check_commands(server, where, problems)
     _check_nice(server, where, problems)
@@ -145,6 +147,7 @@ def _check_project(project: object, where: str, problems: list[str]) -> None:
     _check_bool(project, "startup", where, problems)
     _check_bool(project, "progress", where, problems)
     _check_choice(project, "permission", PERMISSION_MODES, where, problems)
+    check_roles(project, where, problems)
     _check_commands(project, where, problems)
     _check_nice(project, where, problems)
     _check_choice(project, "agent", AGENTS, where, problems)

@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import UNMAPPED, BotInteraction, BridgeClient, BridgeItem, target_here
+from bridge.config.roles import WATCH
 from bridge.discord import custom_ids
 from bridge.discord.render.diff_view import DiffView, render
 from bridge.sessions import changes, tree_diff
@@ -46,6 +47,8 @@ def register(bot: BridgeClient) -> None:
 
 class DiffButton(BridgeItem[discord.ui.Button], template=custom_ids.DIFF_TEMPLATE):
     """📝 Diff on a turn that changed files: that turn's diff, privately."""
+
+    needs = WATCH
 
     def __init__(self, key: str, old: str, new: str) -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(

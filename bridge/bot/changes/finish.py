@@ -47,6 +47,7 @@ from bridge.bot.changes.finish_screen import NO_MENTIONS, Screen
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, target_here
 from bridge.bot.control.threads import code, loss_lines
 from bridge.claude.hook_table import PROMPT_TIMEOUT_MARGIN
+from bridge.config.roles import APPROVE
 from bridge.discord import custom_ids
 from bridge.sessions import worktree_finish, worktree_plan, worktree_push, worktrees
 from bridge.sessions.changes import GitError
@@ -103,6 +104,8 @@ STYLES = {
 
 class FinishButton(BridgeItem[discord.ui.Button], template=custom_ids.FINISH_TEMPLATE):
     """A step of finishing thread ``key``; ``check``: what a confirmation showed."""
+
+    needs = APPROVE
 
     def __init__(self, action: str, key: str, check: str | None = None, label: str = "") -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(

@@ -36,6 +36,7 @@ from bridge.bot.changes.diff import send_view
 from bridge.bot.changes.review_clicks import answer, directory_of, form_field, here
 from bridge.bot.changes.review_draft import DraftButton, DropSelect, show_draft
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, allowed, data_of
+from bridge.config.roles import WATCH
 from bridge.discord import custom_ids
 from bridge.discord.render import review as render
 from bridge.discord.render.diff_view import DiffView
@@ -92,6 +93,8 @@ def picker_view(key: str, old: str, new: str, files: list, page: int) -> discord
 class FileSelect(BridgeItem[discord.ui.Select], template=custom_ids.REVIEW_PICK_TEMPLATE):
     """💬 Comment on a line: pick a file (under a diff)."""
 
+    needs = WATCH
+
     def __init__(
         self,
         key: str,
@@ -138,6 +141,8 @@ class FileSelect(BridgeItem[discord.ui.Select], template=custom_ids.REVIEW_PICK_
 
 class FilePageButton(BridgeItem[discord.ui.Button], template=custom_ids.REVIEW_PAGE_TEMPLATE):
     """◀ Previous / Next ▶ under a diff of more than 25 files: the select shows that page."""
+
+    needs = WATCH
 
     def __init__(
         self, key: str, old: str, new: str, page: str, label: str = "Page", disabled: bool = False

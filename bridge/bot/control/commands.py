@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bridge.bot.client import NOT_RUNNING, BotInteraction, BridgeClient, allowed, target_here
+from bridge.bot.client import (
+    NOT_RUNNING,
+    BotInteraction,
+    BridgeClient,
+    allowed,
+    command_action,
+    target_here,
+)
 from bridge.claude.model_names import display_name, session_model
 from bridge.claude.screen import mode_name
 from bridge.config import MODE_ALIASES
@@ -59,11 +66,11 @@ Action = Callable[
 
 
 class BridgeCommandTree(app_commands.CommandTree[BridgeClient]):
-    """Refuses everyone but the owner and ``allowedUserIds`` before any command or
-    autocomplete runs (discord.py asks the tree first, for both)."""
+    """Refuses whoever may not do what a command needs (``client.COMMAND_ACTIONS``) before
+    any command or autocomplete runs (discord.py asks the tree first, for both)."""
 
     async def interaction_check(self, interaction: BotInteraction) -> bool:
-        return await allowed(interaction)
+        return await allowed(interaction, command_action(interaction))
 
     async def on_error(
         self, interaction: BotInteraction, error: app_commands.AppCommandError

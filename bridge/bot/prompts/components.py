@@ -14,6 +14,7 @@ from typing import Any
 import discord
 
 from bridge.bot.client import BotInteraction, BridgeItem, data_of
+from bridge.config.roles import APPROVE
 from bridge.discord import custom_ids
 from bridge.discord.render import decisions as views
 
@@ -29,6 +30,7 @@ FAILED = "Something went wrong with that click: nothing was decided (see the bot
 
 
 class PromptButton(BridgeItem[discord.ui.Button], template=BUTTON_TEMPLATE):
+    needs = APPROVE
     wraps_component = True  # drawn from the prompt's JSON (render/decisions.py)
 
     def __init__(self, button: discord.ui.Button, rid: str, action: str) -> None:
@@ -41,6 +43,7 @@ class PromptButton(BridgeItem[discord.ui.Button], template=BUTTON_TEMPLATE):
 
 
 class PromptSelect(BridgeItem[discord.ui.Select], template=SELECT_TEMPLATE):
+    needs = APPROVE
     wraps_component = True
 
     def __init__(self, select: discord.ui.Select, rid: str, action: str) -> None:

@@ -55,6 +55,7 @@ from bridge.bot.prompts.components import (
     view_from_rows,
 )
 from bridge.claude.permissions import next_scope
+from bridge.config.roles import APPROVE
 from bridge.discord import custom_ids, prompt_clicks
 from bridge.discord import prompt_actions as actions
 from bridge.discord.prompt_clicks import Action
@@ -300,7 +301,7 @@ async def route_modal_submit(interaction: BotInteraction) -> bool:
     custom = str(data_of(interaction).get("custom_id", ""))
     if not custom.startswith(custom_ids.PROMPT_BUTTON):
         return False
-    if await allowed(interaction):
+    if await allowed(interaction, APPROVE):
         await answered(interaction, interaction.client.prompts.on_modal(interaction, custom))
     return True
 
@@ -316,7 +317,7 @@ async def answer_orphan_click(interaction: BotInteraction) -> bool:
     prompt_ids = (custom_ids.PROMPT_BUTTON, custom_ids.PROMPT_SELECT)
     if not custom.startswith(prompt_ids) or _shows(interaction.message, custom):
         return False
-    if not await allowed(interaction):
+    if not await allowed(interaction, APPROVE):
         return True
     values = [str(v) for v in data_of(interaction).get("values", [])]
     await ephemeral(interaction, _orphan_reply(interaction.client.runtime, custom, values))

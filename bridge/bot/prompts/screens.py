@@ -23,6 +23,7 @@ import discord
 from bridge.agents import Screen
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
 from bridge.claude.dialogs import Dialog
+from bridge.config.roles import APPROVE
 from bridge.discord import custom_ids
 from bridge.discord.render.outcome import closed_content
 from bridge.sessions import pane_ops, screen_keys
@@ -47,6 +48,7 @@ def register(bot: BridgeClient) -> None:
 
 
 class ScreenButton(BridgeItem[discord.ui.Button], template=custom_ids.SCREEN_TEMPLATE):
+    needs = APPROVE
     wraps_component = True  # one per option of the dialog on screen
 
     def __init__(self, button: discord.ui.Button, key: str, fingerprint: str, action: str) -> None:

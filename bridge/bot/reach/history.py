@@ -28,6 +28,7 @@ from bridge.bot.client import (
     owner_only,
 )
 from bridge.claude import history
+from bridge.config.roles import WATCH
 from bridge.discord import custom_ids
 from bridge.sessions import machine
 from bridge.sessions.manager import ClaudeDidNotStart
@@ -192,6 +193,8 @@ async def resume(interaction: BotInteraction, key: str, session_id: str) -> None
 
 
 class HistoryPick(BridgeItem[discord.ui.Select], template=custom_ids.HISTORY_PICK_TEMPLATE):
+    needs = WATCH
+
     def __init__(
         self,
         key: str,
@@ -216,6 +219,8 @@ class HistoryPick(BridgeItem[discord.ui.Select], template=custom_ids.HISTORY_PIC
 
 
 class HistoryPage(BridgeItem[discord.ui.Button], template=custom_ids.HISTORY_PAGE_TEMPLATE):
+    needs = WATCH
+
     def __init__(
         self, key: str, page: int | str, label: str = "Next ▶", enabled: bool = True
     ) -> None:

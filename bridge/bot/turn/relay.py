@@ -27,7 +27,7 @@ import aiohttp
 import discord
 
 from bridge.bot import metrics
-from bridge.bot.client import target_of
+from bridge.bot.client import role_ids, target_of
 from bridge.bot.downloads import save_attachments
 from bridge.bot.prompt_text import DELIVERED, compose_prompt, defuse_prefix
 from bridge.bot.prompts.screens import ScreenPrompts
@@ -36,6 +36,7 @@ from bridge.bot.turn.queue import PromptQueue
 from bridge.bot.voice.messages import VoicePrompts, is_spoken
 from bridge.bot.voice.replies import VoiceReplies
 from bridge.config import BridgeConfig, Project, Server
+from bridge.config.roles import DRIVE
 from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
 from bridge.sessions.pane_input import NoInputBox
 from bridge.sessions.targets import SessionTarget
@@ -94,8 +95,9 @@ class Relay:
         target = target_of(self.sessions, message.channel)
         if target is None:
             return None
-        if not self.server.may_act(message.author.id):
-            log.info("ignored message from %s in #%s: not an allowed user",
+        author = message.author
+        if not self.server.grant(author.id, role_ids(author), DRIVE, target.project):
+            log.info("ignored message from %s in #%s: may not drive there",
                      message.author.id, message.channel.id)  # fmt: skip
             return None
         return target

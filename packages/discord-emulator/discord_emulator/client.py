@@ -147,6 +147,11 @@ class EmulatorClient:
         """Posts with files to that channel (or its threads) get 403 Missing Permissions."""
         self._post("/_test/attach_files", {"channel_id": channel_id, "deny": deny})
 
+    def set_roles(self, user: str, roles: list[str]) -> None:
+        """Give ``user`` (a name or id) these guild roles (``drivers``, ``approvers``,
+        ``watchers`` or role ids): their messages, clicks and reactions carry them."""
+        self._post("/_test/member_roles", {"user": user, "roles": roles})
+
     def reset(self) -> None:
         self._post("/_test/reset", {})
 

@@ -585,6 +585,15 @@ async def user_command(st: State, body: dict[str, Any]) -> dict[str, Any]:
     return await _settle_and_await(st, ist, float(body.get("timeout", 5.0)))
 
 
+async def member_roles(request: web.Request) -> web.Response:
+    """Give a user guild roles: {"user": name or id, "roles": [role names or ids]} (until reset)."""
+    st = _st(request)
+    body = await read_json(request)
+    user = st.user(str(body["user"]))
+    st.member_roles[user["id"]] = [st.ids.get(f"{r}_role_id", str(r)) for r in body["roles"]]
+    return json_response({"ok": True, "roles": st.member_roles[user["id"]]})
+
+
 def add_routes(app: web.Application) -> None:
     r = app.router
     r.add_get("/_test/info", info)
@@ -605,6 +614,7 @@ def add_routes(app: web.Application) -> None:
     r.add_post("/_test/outage", outage)
     r.add_post("/_test/settings", settings)
     r.add_post("/_test/attach_files", attach_files)
+    r.add_post("/_test/member_roles", member_roles)
     r.add_post("/_test/gateway", gateway)
     r.add_post("/_test/messages", post_message)
     r.add_route("PATCH", "/_test/messages/{channel_id}/{message_id}", user_message_action)

@@ -35,6 +35,8 @@ def snowflake_now(increment: int) -> str:
 
 USER_NAMES = ("alice", "bob", "carol")
 CHANNEL_NAMES = ("general", "project-a", "project-b", "project-c", "general-b")
+# The guild's roles besides @everyone; nobody has one until a test gives it (``set_roles``).
+ROLE_NAMES = ("drivers", "approvers", "watchers")
 
 
 def make_token(bot_id: str, seed: int) -> str:
@@ -52,4 +54,6 @@ def seed_ids(flakes: Snowflakes) -> dict[str, str]:
     ids["category_id"] = flakes.next()
     for name in CHANNEL_NAMES:
         ids[name] = flakes.next()
+    for name in ROLE_NAMES:  # after every older id, so those stay as they were
+        ids[name + "_role_id"] = flakes.next()
     return ids

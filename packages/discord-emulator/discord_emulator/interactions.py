@@ -71,7 +71,7 @@ def create_interaction(
             guild_locale="en-US",
             context=0,
             guild={"id": channel["guild_id"], "locale": "en-US", "features": []},
-            member={**p.member_obj(user), "permissions": p.ALL_PERMISSIONS},
+            member={**st.member(user), "permissions": p.ALL_PERMISSIONS},
         )
     else:
         payload.update(user=user, context=1)

@@ -187,7 +187,7 @@ def gateway_copy(st: State, msg: dict[str, Any]) -> dict[str, Any]:
     if channel.get("guild_id"):
         data["guild_id"] = channel["guild_id"]
         if not msg.get("webhook_id"):
-            data["member"] = p.member_obj(msg["author"], with_user=False)
+            data["member"] = st.member(msg["author"], with_user=False)
     return data
 
 

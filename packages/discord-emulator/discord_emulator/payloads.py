@@ -35,9 +35,12 @@ def user_obj(user_id: str, name: str, bot: bool = False) -> dict[str, Any]:
     }
 
 
-def member_obj(user: dict[str, Any], with_user: bool = True) -> dict[str, Any]:
+def member_obj(
+    user: dict[str, Any], with_user: bool = True, roles: list[str] | None = None
+) -> dict[str, Any]:
+    """A guild member: ``roles`` are role ids (never @everyone's), as Discord sends them."""
     member: dict[str, Any] = {
-        "roles": [],
+        "roles": list(roles or ()),
         "nick": None,
         "joined_at": "2025-01-01T00:00:00+00:00",
         "deaf": False,

@@ -21,7 +21,6 @@ from typing import Any
 from aiohttp import web
 
 from . import messages as m
-from . import payloads as p
 from .responses import BOT_KEY, STATE_KEY, defer, json_response, no_content
 from .state import State
 from .validation import ApiError, unknown
@@ -98,7 +97,7 @@ def event(st: State, msg: dict[str, Any], emoji: str, user_id: str, add: bool) -
     if msg.get("guild_id"):
         data["guild_id"] = msg["guild_id"]
         if add:
-            data["member"] = p.member_obj(st.user(user_id))
+            data["member"] = st.member(st.user(user_id))
     st.gateway.dispatch("MESSAGE_REACTION_ADD" if add else "MESSAGE_REACTION_REMOVE", data)
     st.record(
         "reaction_add" if add else "reaction_remove",

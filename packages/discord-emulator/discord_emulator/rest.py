@@ -142,7 +142,7 @@ async def guild_member(request: web.Request) -> web.Response:
     user = st.users.get(request.match_info["user_id"])
     if user is None:
         raise ApiError(404, 10007, "Unknown Member")
-    return json_response(p.member_obj(user))
+    return json_response(st.member(user))
 
 
 async def active_threads(request: web.Request) -> web.Response:

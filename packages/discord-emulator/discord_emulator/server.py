@@ -179,17 +179,24 @@ class Emulator:
         return self.call(shape)
 
     def serve_web(
-        self, host: str, port: int, access_token: str, user: str, home_channel: str | None = None
+        self,
+        host: str,
+        port: int,
+        access_token: str,
+        user: str,
+        home_channel: str | None = None,
+        also_as: tuple[str, ...] = (),
     ) -> int:
         """Serve the web client (``webclient``) on ``host:port`` as ``user`` (a seeded name or
-        an id), reachable with ``access_token``; returns the bound port. Raises OSError when
-        the address cannot be bound (e.g. the port is in use)."""
+        an id; its switcher: also as ``also_as``), reachable with ``access_token``; returns the
+        bound port. Raises OSError when the address cannot be bound (e.g. the port is in
+        use)."""
         from . import webclient
 
         assert self._loop is not None
 
         async def serve() -> int:
-            app = webclient.make_app(self.state, access_token, user, home_channel)
+            app = webclient.make_app(self.state, access_token, user, home_channel, also_as)
             runner = web.AppRunner(app, access_log=None, handle_signals=False)
             await runner.setup()
             try:

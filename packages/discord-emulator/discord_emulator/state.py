@@ -12,7 +12,15 @@ from typing import Any
 
 from . import payloads as p
 from .contract import ContractStats
-from .ids import CHANNEL_NAMES, USER_NAMES, Snowflakes, make_token, seed_ids, snowflake_now
+from .ids import (
+    CHANNEL_NAMES,
+    ROLE_NAMES,
+    USER_NAMES,
+    Snowflakes,
+    make_token,
+    seed_ids,
+    snowflake_now,
+)
 
 MAX_RECORDS = 20000
 
@@ -111,7 +119,8 @@ class State:
             "id": ids["guild_id"],
             "name": "Emulator Guild",
             "owner_id": ids["alice"],
-            "roles": [p.role_obj(ids["everyone_role_id"])],
+            "roles": [p.role_obj(ids["everyone_role_id"])]
+            + [p.role_obj(ids[name + "_role_id"], name) for name in ROLE_NAMES],
         }
         self.base_channels: dict[str, dict[str, Any]] = {}
         category = p.channel_obj(ids["category_id"], "Text Channels", ids["guild_id"], None, 0, 4)
@@ -145,6 +154,7 @@ class State:
         self.global_buckets: dict[str, Bucket] = {}  # rate_limits: per bot token
         self.outage: str | None = None
         self.no_attach_files: set[str] = set()  # channels where the bot lacks Attach Files
+        self.member_roles: dict[str, list[str]] = {}  # user id -> role ids (set_roles)
         self.interactions: dict[str, InteractionState] = {}
         self.interaction_by_token: dict[str, InteractionState] = {}
         # Registered commands survive reset: the bot registers them once in setup_hook.
@@ -201,8 +211,12 @@ class State:
             self.users[uid] = p.user_obj(uid, f"user{uid[-4:]}")
         return self.users[uid]
 
+    def member(self, user: dict[str, Any], with_user: bool = True) -> dict[str, Any]:
+        """``user`` as a member of the guild, with the roles a test gave them."""
+        return p.member_obj(user, with_user, self.member_roles.get(user["id"]))
+
     def members(self) -> list[dict[str, Any]]:
-        return [p.member_obj(u) for uid, u in self.users.items() if not uid.startswith("dm")]
+        return [self.member(u) for uid, u in self.users.items() if not uid.startswith("dm")]
 
     def guild_channels(self) -> list[dict[str, Any]]:
         return [

@@ -55,22 +55,29 @@ class WebUser:
     gateway_token: str
     access_token: str
     home_channel: str | None
+    others: list[dict[str, Any]]  # users the page may also act as (its switcher)
 
 
 USER_KEY = web.AppKey("web_user", WebUser)
 
 
 def make_app(
-    st: State, access_token: str, user_ref: str, home_channel: str | None = None
+    st: State,
+    access_token: str,
+    user_ref: str,
+    home_channel: str | None = None,
+    also_as: tuple[str, ...] = (),
 ) -> web.Application:
-    """The web client's app, acting as ``user_ref`` (a seeded name or a user id);
-    ``home_channel``: the channel the page opens on."""
+    """The web client's app, acting as ``user_ref`` (a seeded name or a user id), or as one of
+    ``also_as`` when the page's switcher picks one; ``home_channel``: the channel the page
+    opens on."""
     user = st.user(user_ref)
     gateway_token = "user." + secrets.token_urlsafe(32)
     st.user_tokens[gateway_token] = user
     app = web.Application(middlewares=[_guard], client_max_size=64 * 1024 * 1024)
     app[STATE_KEY] = st
-    app[USER_KEY] = WebUser(user, gateway_token, access_token, home_channel)
+    others = [st.user(ref) for ref in also_as]
+    app[USER_KEY] = WebUser(user, gateway_token, access_token, home_channel, others)
     r = app.router
     r.add_get("/", page)
     for name in WEB_FILES:
@@ -161,6 +168,11 @@ async def session(request: web.Request) -> web.Response:
             "guild": {"id": st.guild["id"], "name": st.guild["name"]},
             "bot_id": st.ids["bot_id"],
             "home_channel": web_user.home_channel,
+            "also_as": [
+                {**other, "roles": st.member_roles.get(other["id"], [])}
+                for other in web_user.others
+            ],
+            "roles": {r["id"]: r["name"] for r in st.guild["roles"]},
         }
     )
 
@@ -206,9 +218,13 @@ async def commands(request: web.Request) -> web.Response:
 
 
 def _as_user(request: web.Request, body: dict[str, Any]) -> dict[str, Any]:
-    """The request's body, acting as the page's user (never as a bot, never crafted)."""
+    """The request's body, acting as the page's user or the one its switcher picked
+    (``X-Act-As``: only one of ``also_as``; never as a bot, never crafted)."""
+    web_user = request.app[USER_KEY]
     body = {k: v for k, v in body.items() if k not in ("user", "bot", "crafted")}
-    body["user"] = request.app[USER_KEY].user["id"]
+    chosen = request.headers.get("X-Act-As")
+    others = [other["id"] for other in web_user.others]
+    body["user"] = chosen if chosen in others else web_user.user["id"]
     return body
 
 

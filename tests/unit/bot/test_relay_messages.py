@@ -52,7 +52,7 @@ def message(content: str, kind: discord.MessageType) -> SimpleNamespace:
 
 def test_system_messages_such_as_thread_created_are_never_typed(tmp_path) -> None:
     sessions = FakeSessions()
-    server = SimpleNamespace(may_act=lambda user: str(user) == str(OWNER))
+    server = SimpleNamespace(grant=lambda user, *_: "owner" if str(user) == str(OWNER) else None)
     cfg = SimpleNamespace(queue_prefix=">>", audit_text=False)
     relay = Relay(cfg, server, sessions, runtime.Runtime(str(tmp_path)), None)
     # Discord posts "<owner> started a thread: <name>" in the parent channel, authored by the

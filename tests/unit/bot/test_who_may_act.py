@@ -22,7 +22,7 @@ from bridge.bot.app import BridgeBot
 from bridge.bot.away.away_buttons import OWNER_BUDGET
 from bridge.bot.away.schedule import OWNER_ONLY as SCHEDULE_OWNER_ONLY
 from bridge.bot.changes import review
-from bridge.bot.client import OWNER_ONLY, REFUSED, BridgeItem, may_react
+from bridge.bot.client import COMMAND_ACTIONS, OWNER_ONLY, REFUSED, BridgeItem, may_react
 from bridge.bot.control.commands import BridgeCommandTree
 from bridge.bot.operations.audit_command import OWNER_AUDIT
 from bridge.bot.prompts.interactions import answer_orphan_click, route_modal_submit
@@ -32,6 +32,12 @@ from bridge.state import runtime
 
 OWNER, ALLOWED, STRANGER = "100000000000000002", "100000000000000005", "100000000000000006"
 CHANNEL, GENERAL = "100000000000000003", "100000000000000009"
+MEMBER = "100000000000000007"  # a member with one role (the test's), no listed user
+ROLES = {"watch": "200000000000000001", "drive": "200000000000000002",
+         "approve": "200000000000000003"}  # fmt: skip
+# What a click needs (docs/guide.md's Roles table); every other item needs drive.
+APPROVE_ITEMS = {"PromptButton", "PromptSelect", "ScreenButton", "FinishButton"}
+WATCH_ITEMS = {"DiffButton", "FileSelect", "FilePageButton", "HistoryPick", "HistoryPage"}
 KEY, RID = "100000000000000003", "abc123def456"
 
 # One id per item the bot registers, as the bot posts it: a new item must add its own.
@@ -108,16 +114,22 @@ class Response:
         return bool(self.sent)
 
 
-def interaction(bot: BridgeBot, user: str, kind: discord.InteractionType, **data: object):
+def interaction(
+    bot: BridgeBot, user: str, kind: discord.InteractionType, roles: tuple = (), **data: object
+):
+    """An interaction in the project's channel, from a member with these role ids."""
+    member = SimpleNamespace(id=int(user), display_name="someone",
+                             roles=[SimpleNamespace(id=int(r)) for r in roles])  # fmt: skip
     return SimpleNamespace(
-        client=bot, user=SimpleNamespace(id=int(user), display_name="someone"), type=kind,
-        data=data, command=None, response=Response(), message=None, channel_id=int(CHANNEL),
-        command_failed=False,
+        client=bot, user=member, type=kind, data=data, command=None, response=Response(),
+        message=None, channel_id=int(CHANNEL), channel=SimpleNamespace(id=int(CHANNEL)),
+        command_failed=False, extras={},
     )  # fmt: skip
 
 
-def click(bot: BridgeBot, user: str, custom_id: str):
-    return interaction(bot, user, discord.InteractionType.component, custom_id=custom_id)
+def click(bot: BridgeBot, user: str, custom_id: str, roles: tuple = ()):
+    kind = discord.InteractionType.component
+    return interaction(bot, user, kind, roles, custom_id=custom_id)
 
 
 @pytest.fixture
@@ -129,7 +141,9 @@ def bot(tmp_path):
             "discord": {"botToken": "tok", "ownerUserId": OWNER, "allowedUserIds": [ALLOWED]},
             "tmux": {"session": "unit", "socketName": "dbunit-who-may-act"},
             "generalChannelId": GENERAL,
-            "projects": [{"name": "alpha", "channelId": CHANNEL, "projectPath": str(tmp_path)}],
+            "roles": {ROLES["watch"]: ["watch"], ROLES["drive"]: ["drive"]},
+            "projects": [{"name": "alpha", "channelId": CHANNEL, "projectPath": str(tmp_path),
+                          "roles": {ROLES["approve"]: ["approve"]}}],
         }],
     }  # fmt: skip
     cfg = BridgeConfig(raw, str(tmp_path / "config.json"), env={})
@@ -162,7 +176,7 @@ def test_every_item_the_bridge_defines_is_registered_and_checks_who_clicks(bot) 
         assert cls.clicked is not BridgeItem.clicked, cls  # what its callback runs
 
 
-async def item_for(bot: BridgeBot, cls: type, user: str):
+async def item_for(bot: BridgeBot, cls: type, user: str, roles: tuple = ()):
     """The item as discord.py builds it for a click: matched by its template, then
     ``from_custom_id`` with the component the message shows."""
     custom = SAMPLE_IDS[cls.__name__]
@@ -173,7 +187,7 @@ async def item_for(bot: BridgeBot, cls: type, user: str):
         if custom.startswith(SELECTS)
         else discord.ui.Button(label="shown", custom_id=custom)
     )
-    event = click(bot, user, custom)
+    event = click(bot, user, custom, roles)
     return await cls.from_custom_id(event, shown, match), event
 
 
@@ -199,6 +213,34 @@ def test_each_item_refuses_a_stranger_before_its_callback(bot, name) -> None:
         assert owner.response.sent == []
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLE_IDS))
+def test_each_item_lets_a_role_do_only_what_the_click_needs(bot, name) -> None:
+    (cls,) = [c for c in registered_items(bot) if c.__name__ == name]
+    needs = "approve" if name in APPROVE_ITEMS else "watch" if name in WATCH_ITEMS else "drive"
+    assert cls.needs == needs
+
+    async def scenario() -> None:
+        for action, role in ROLES.items():
+            item, event = await item_for(bot, cls, MEMBER, (role,))
+            if name in OWNER_ONLY_ITEMS:
+                assert await item.interaction_check(event) is False
+            elif needs in ("watch", action):
+                assert await item.interaction_check(event) is True
+                assert event.extras["grant"] == f"role {role}"  # who, for the audit trail
+            else:
+                assert await item.interaction_check(event) is False
+                assert event.response.sent == [(f"You may not {needs} in alpha.", True)]
+
+    asyncio.run(scenario())
+
+
+def test_the_watching_and_approving_commands_are_commands() -> None:
+    """``COMMAND_ACTIONS`` names real commands (a renamed one would need drive silently)."""
+    assert set(COMMAND_ACTIONS) <= COMMANDS
+    assert {COMMAND_ACTIONS[name] for name in ("status", "peek", "diff")} == {"watch"}
+    assert COMMAND_ACTIONS["finish"] == "approve"
 
 
 def test_every_slash_command_and_autocomplete_refuses_a_stranger_first(bot) -> None:

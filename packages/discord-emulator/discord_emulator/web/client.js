@@ -40,6 +40,7 @@ function locked() {
 async function api(method, path, body) {
   const token = sessionStorage.getItem(ACCESS_KEY) || "";
   const init = { method, headers: { Authorization: `Bearer ${token}` }, credentials: "omit" };
+  if (S.actAs) init.headers["X-Act-As"] = S.actAs;  // the switcher's second user
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -621,6 +622,25 @@ function openModal(result) {
   $("#modal-cancel").onclick = () => { backdrop.hidden = true; };
 }
 
+// ----- acting as another user (`try`: a member with a role) -------------------------------
+
+function userSwitcher() {
+  const others = S.session.also_as || [];
+  if (!others.length) return;
+  const pick = document.createElement("select");
+  pick.id = "act-as";
+  pick.setAttribute("aria-label", "Act as");
+  const roleNames = (user) => (user.roles || []).map((id) => S.session.roles[id] || id);
+  for (const user of [S.session.user, ...others]) {
+    S.users.set(user.id, user);
+    const roles = roleNames(user);
+    const label = displayName(user) + (roles.length ? ` (${roles.join(", ")})` : "");
+    pick.append(new Option(label, user.id === S.session.user.id ? "" : user.id));
+  }
+  pick.onchange = () => { S.actAs = pick.value || null; };
+  $("#me-name").replaceWith(pick);
+}
+
 // ----- start -------------------------------------------------------------------------------
 
 async function start() {
@@ -629,6 +649,7 @@ async function start() {
   S.users.set(S.session.user.id, S.session.user);
   $("#guild-title").textContent = S.session.guild.name;
   $("#me-name").textContent = displayName(S.session.user);
+  userSwitcher();
   $("#composer").onsubmit = (event) => { event.preventDefault(); sendMessage(); };
   $("#input").addEventListener("keydown", (event) => {
     if (pickerKey(event)) return;
