@@ -8,8 +8,6 @@ from bridge.config.defaults import (
     AGENTS,
     DEFAULT_ATTACH_AFTER,
     DEFAULT_CATCH_UP_MINUTES,
-    DEFAULT_METRICS_PORT,
-    DEFAULT_OUTBOX_STUCK_SECONDS,
     DEFAULT_PROMPT_TIMEOUT,
     DEFAULT_QUEUE_PREFIX,
     DEFAULT_RETRY_WAIT,
@@ -18,7 +16,6 @@ from bridge.config.defaults import (
     ISOLATION_MODES,
     MAX_RETRY_WAIT,
     MAX_VOICE_SECONDS,
-    METRICS_KEYS,
     PERMISSION_MODES,
     PROMPT_TIMEOUT_OUTCOMES,
     VOICE_ENGINES,
@@ -43,7 +40,10 @@ def validate(raw: object) -> list[str]:
     _check_limits(raw.get("attachments"), problems)
     _check_sections(raw, problems)
     _check_away(raw, problems)
-    _check_metrics(raw.get("metrics"), problems)
+    if raw.get("metrics") is not None:  # (its checks are loaded only for a config that has it)
+        from bridge.config.metrics_settings import check_metrics
+
+        check_metrics(raw["metrics"], problems)
     servers = raw.get("servers")
     if not isinstance(servers, list) or not servers:
         problems.append("servers: expected a non-empty array of server objects")
@@ -280,41 +280,6 @@ def _check_away(raw: dict, problems: list[str]) -> None:
         if not _is_number(margin) or not 0 <= margin <= 3600:
             problems.append("limits.resumeMarginSeconds: expected seconds between 0 and 3600")
     _check_budget(raw.get("budget"), "budget", problems)
-
-
-def _check_metrics(metrics: object, problems: list[str]) -> None:
-    if metrics is None:
-        return
-    if not isinstance(metrics, dict):
-        problems.append(f"metrics: expected an object ({', '.join(METRICS_KEYS)})")
-        return
-    unknown = sorted(str(key) for key in metrics if key not in METRICS_KEYS)
-    if unknown:
-        problems.append(f"metrics.{unknown[0]}: unknown key; expected one of "
-                        f"{', '.join(METRICS_KEYS)}")  # fmt: skip
-    _check_bool(metrics, "enabled", "metrics", problems)
-    if "host" in metrics and not _is_ip_address(metrics["host"]):
-        problems.append(
-            'metrics.host: expected an IP address to listen on, e.g. "127.0.0.1" (the '
-            'default, this machine only) or "::1"; "0.0.0.0" exposes the metrics to the network'
-        )
-    port = metrics.get("port", DEFAULT_METRICS_PORT)
-    if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-        problems.append("metrics.port: expected a TCP port from 1 to 65535 (0: any free port)")
-    stuck = metrics.get("outboxStuckSeconds", DEFAULT_OUTBOX_STUCK_SECONDS)
-    if not _is_number(stuck) or not 10 <= stuck <= 86400:
-        problems.append("metrics.outboxStuckSeconds: expected seconds between 10 and 86400")
-
-
-def _is_ip_address(value: object) -> bool:
-    """An IPv4 or IPv6 address's shape (no ``ipaddress`` import: hooks validate the file
-    too); the bot's listen call has the last word."""
-    if not isinstance(value, str) or not value.isascii() or not 2 <= len(value) <= 45:
-        return False
-    if ":" in value:
-        return all(c in "0123456789abcdefABCDEF:." for c in value)
-    parts = value.split(".")
-    return len(parts) == 4 and all(p.isdigit() and int(p) <= 255 for p in parts)
 
 
 def _check_budget(budget: object, where: str, problems: list[str]) -> None:
