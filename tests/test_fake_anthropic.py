@@ -436,3 +436,18 @@ def test_cli_auto_mode_refusal(api: FakeAnthropic, project: Path, cli_env: dict[
     assert seen.startswith("[tool_result is_error] Permission for this action was denied")
     assert "Reason: FAKE-CHECK: piping a download to sh" in seen
     assert "Auto mode: FAKE-CHECK" in screen
+
+
+def test_a_request_of_an_earlier_generation_gets_a_401_and_takes_no_turn(
+    api: FakeAnthropic,
+) -> None:
+    api.script(text("for this test"))
+    api.admit_only("now")
+    earlier = httpx.post(
+        api.url_for("before") + "/v1/messages", json=main_request("hi"), timeout=10
+    )
+    assert earlier.status_code == 401
+    assert api.pending == 1 and api.requests == []
+    answer = httpx.post(api.url_for("now") + "/v1/messages", json=main_request("hi"), timeout=10)
+    assert answer.status_code == 200 and "for this test" in answer.text
+    assert api.pending == 0 and len(api.requests) == 1

@@ -131,9 +131,12 @@ class BridgeRig:
             self.claude_home, list(self.projects.values()), version=claude_version,
             trust=trust, accept_bypass=accept_bypass, approve_key=approve_key,
         )  # fmt: skip
+        # This rig's Claude Codes only: one an earlier test left a request in flight from gets
+        # a 401, not this test's scripted turn (seen: a test's tool call answered as text).
+        api.admit_only(self.socket)
         self.env = claude_env(
             self.claude_home,
-            api.base_url,
+            api.url_for(self.socket),
             tmp,
             {
                 "DISCORD_BRIDGE_HOME": str(self.bridge_home),

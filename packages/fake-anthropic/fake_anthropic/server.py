@@ -63,6 +63,7 @@ class FakeAnthropic:
         self._unscripted: list[int] = []
         self._failures: list[str] = []
         self._log: list[LoggedRequest] = []
+        self._admitted: str | None = None  # the one generation of clients served (admit_only)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -102,6 +103,23 @@ class FakeAnthropic:
             raise RuntimeError("FakeAnthropic is not started")
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
+
+    def url_for(self, generation: str) -> str:
+        """A base URL that marks its clients as ``generation``'s (``/g/<generation>``): see
+        :meth:`admit_only`."""
+        return f"{self.base_url}/g/{generation}"
+
+    def admit_only(self, generation: str) -> None:
+        """From now on, a Messages request through another generation's :meth:`url_for` gets
+        a final 401 and takes no turn: a Claude Code an earlier test started (its request in
+        flight while that test ended) cannot take this test's scripted turn. Requests through
+        the plain :attr:`base_url` are served as always."""
+        with self._cond:
+            self._admitted = generation
+
+    def _stale(self, generation: str | None) -> bool:
+        with self._cond:
+            return generation is not None and generation != self._admitted
 
     # -- script ----------------------------------------------------------------------------
 
@@ -224,6 +242,14 @@ def _side_turn(kind: str) -> Turn:
     return text(COMPACTION_SUMMARY if kind == "compaction" else SIDE_TEXT)
 
 
+def _generation_of(path: str) -> tuple[str | None, str]:
+    """``/g/<generation>/v1/messages`` → (generation, ``/v1/messages``); other paths as are."""
+    if not path.startswith("/g/"):
+        return None, path
+    generation, _, rest = path[3:].partition("/")
+    return generation, "/" + rest
+
+
 def _make_handler(api: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
     class Handler(_Handler):
         fake = api
@@ -239,7 +265,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Silence the default stderr access log."""
 
     def do_GET(self) -> None:
-        path = urlsplit(self.path).path
+        path = _generation_of(urlsplit(self.path).path)[1]
         self._log_request(None, "other")
         if path == "/v1/models":
             self._send_json(200, {"data": [_model("claude-opus-5-5")], "has_more": False})
@@ -249,9 +275,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {})
 
     def do_POST(self) -> None:
-        path = urlsplit(self.path).path
+        generation, path = _generation_of(urlsplit(self.path).path)
         body = self._read_json()
-        if path == "/v1/messages":
+        if path == "/v1/messages" and self.fake._stale(generation):
+            self._log_request(body, "stale")
+            self._send_json(401, sse.error_body("authentication_error", "an earlier test's"))
+        elif path == "/v1/messages":
             self._answer_messages(body)
         elif path == "/v1/messages/count_tokens":
             self._log_request(body, "count_tokens")
