@@ -83,8 +83,12 @@ def test_add_a_project_chat_in_its_new_channel_restart_list_and_remove_it(rig, t
     # The running bot maps it: a message there reaches Claude Code in that directory.
     since = rig.discord.mark()
     rig.discord.post_message(channel, "hello new project")
-    reply = bot_said(rig, channel, since, content_contains="A: hello new project")
-    assert reply["content"] == "A: hello new project"
+    # (the turn's status quotes the reply too: "⏳ Working … > A: hello new project")
+    wait_until(
+        lambda: any(m["content"] == "A: hello new project" for m in rig.discord.messages(channel)),
+        60,
+        "the reply in the new project's channel",
+    )
     pane = rig.tmux.find(channel)
     assert pane is not None and pane.window_name == "my-app"
     assert rig.tmux.current_path(pane.pane_id) == str(new_dir)

@@ -70,8 +70,11 @@ def test_a_waiting_prompt_is_no_stall_and_a_dead_claude_is_said_at_once(rig) -> 
     rig.post("make the file")
     prompt = rig.wait_bot_message(content_contains="Bash", timeout=60)  # the permission prompt
     assert prompt["components"]
+    # From the prompt on (before it, 3 quiet seconds at load 20 are a stall, rightly asked).
+    since = rig.discord.mark()
     time.sleep(STALL_MINUTES * 60 * 2.5)  # well past the stall time, waiting for the owner
-    assert not any("Still working?" in m["content"] for m in rig.bot_messages())
+    asked = rig.discord.records(since=since, kind="message_create")
+    assert not any("Still working?" in (r["message"]["content"] or "") for r in asked), asked
 
     pane = rig.pane().pane_id
     rig.tmux.kill(pane)  # Claude Code dies mid-turn
