@@ -161,11 +161,12 @@ def render(request: Request, roots: list[str] | None = None) -> tuple[dict, File
     """The prompt's message and the files it attaches. A file an Edit or a Write changes is
     read (to number the diff's lines, as the terminal does) only inside ``roots``."""
     from bridge.discord.render import decisions as views
+    from bridge.discord.render import plan_prompt
 
     if request.kind == "question":
         return views.question_prompt(request), []
     if request.kind == "plan":
-        return views.plan_prompt(request)
+        return plan_prompt.plan_prompt(request)
     path = request.tool_input.get("file_path")
     if request.tool_name in ("Edit", "MultiEdit", "Write") and isinstance(path, str):
         return views.permission_prompt(request, on_disk(path, roots or []))

@@ -119,7 +119,7 @@ def _dynamic_item(component: dict, row: int) -> discord.ui.Item:
 
 
 def modal_from_spec(spec: dict) -> discord.ui.Modal:
-    """A discord.py modal from the JSON ``render/decisions.py`` describes it with (labelled
+    """A discord.py modal from the JSON ``render/plan_prompt.py`` describes it with (labelled
     text inputs and selects)."""
     modal = discord.ui.Modal(title=spec["title"], custom_id=spec["custom_id"])
     for label in spec["components"]:

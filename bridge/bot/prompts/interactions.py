@@ -60,7 +60,7 @@ from bridge.discord import custom_ids, prompt_clicks
 from bridge.discord import prompt_actions as actions
 from bridge.discord.prompt_clicks import Action
 from bridge.discord.render import decisions as views
-from bridge.discord.render import outcome
+from bridge.discord.render import outcome, plan_prompt
 from bridge.state import decisions, runtime
 from bridge.state.decisions import Decision, Request
 
@@ -273,9 +273,9 @@ class PromptAnswerer:
         self, interaction: BotInteraction, request: Request, click: Action
     ) -> None:
         if click.kind == actions.APPROVE_NOTES:
-            modal = modal_from_spec(views.plan_notes_modal(request))
+            modal = modal_from_spec(plan_prompt.plan_notes_modal(request))
         elif click.kind == actions.STEP_NOTES:
-            modal = modal_from_spec(views.step_notes_modal(request, click.steps))
+            modal = modal_from_spec(plan_prompt.step_notes_modal(request, click.steps))
         else:
             title, label, placeholder = modal_text(request, click)
             custom = views.custom_id(request.id, click.modal())

@@ -43,6 +43,7 @@ from bridge.discord.prompt_actions import (
 )
 from bridge.discord.prompt_clicks import Action, parse
 from bridge.discord.render import decisions as views
+from bridge.discord.render import plan_prompt
 from bridge.discord.render.elicitation import elicitation_prompt
 from bridge.state.decisions import Request
 from tests.unit.discord.prompt_requests import (
@@ -286,7 +287,7 @@ def rendered(request: Request) -> set[tuple[str, str, tuple]]:
     if request.kind == "permission":
         rows = [row for s in actions.SCOPES for row in views.permission_components(request, s)]
     elif request.kind == "plan":
-        rows = views.plan_components(request)
+        rows = plan_prompt.plan_components(request)
     elif request.kind == "elicitation":
         rows = elicitation_prompt(request, {})["components"]
     elif request.kind == "denied":

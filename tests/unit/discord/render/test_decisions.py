@@ -14,7 +14,7 @@ from bridge.claude import permissions, plan_steps
 from bridge.discord import custom_ids, prompt_clicks
 from bridge.discord import prompt_actions as actions
 from bridge.discord.render import decisions as views
-from bridge.discord.render import outcome
+from bridge.discord.render import outcome, plan_prompt
 from bridge.discord.render.tool_call import OnDisk
 from bridge.state.decisions import Decision
 from tests.unit.discord.prompt_requests import (
@@ -218,7 +218,7 @@ def test_the_longest_other_modal_the_bot_builds_is_routable() -> None:
 @pytest.mark.parametrize("size", [0, 10, 1599, 1700, 5000, 200_000])
 def test_plan_prompts_are_valid_for_discord(size: int) -> None:
     text = ("step\n" * size)[:size]
-    payload, attached = views.plan_prompt(plan(text))
+    payload, attached = plan_prompt.plan_prompt(plan(text))
     assert_discord_valid(payload)
     assert bool(attached) == (len(text.strip()) > 1600)
 
@@ -456,7 +456,7 @@ def test_question_texts_for_the_answers() -> None:
 
 
 def test_a_short_plan_is_shown_whole() -> None:
-    payload, attached = views.plan_prompt(plan("# Plan\n\n1. Add README.md\n2. Done\n"))
+    payload, attached = plan_prompt.plan_prompt(plan("# Plan\n\n1. Add README.md\n2. Done\n"))
     assert attached == []
     assert payload["content"] == (
         "📋 **Claude's plan is ready for review**\n"
@@ -477,13 +477,13 @@ def test_a_short_plan_is_shown_whole() -> None:
         ("3 · Done", "s3"),
     ]
     assert (select["min_values"], select["max_values"]) == (1, 3)
-    empty = views.plan_prompt(plan("  \n"))[0]
+    empty = plan_prompt.plan_prompt(plan("  \n"))[0]
     assert empty["content"].endswith("\n(empty plan)") and len(empty["components"]) == 1
 
 
 def test_a_plan_of_many_steps_offers_them_25_a_select_up_to_100() -> None:
     text = "\n".join(f"- step {i}" for i in range(1, 131))
-    payload, attached = views.plan_prompt(plan(text))
+    payload, attached = plan_prompt.plan_prompt(plan(text))
     selects = [row["components"][0] for row in payload["components"][1:]]
     assert [s["custom_id"].rsplit(":", 1)[1] for s in selects] == ["0", "1", "2", "3"]
     assert selects[3]["options"][-1]["value"] == "s100" and selects[3]["max_values"] == 5
@@ -496,12 +496,12 @@ def test_the_notes_modals_fit_discord() -> None:
     """Approve with notes: the mode (auto-accept first) and the notes; notes per step: one
     labelled field per step picked, showing the step's text."""
     request = plan("# Plan\n\n1. " + LONG + "\n2. Done\n")
-    notes = views.plan_notes_modal(request)
+    notes = plan_prompt.plan_notes_modal(request)
     assert notes["custom_id"] == f"db:p:{RID}:plan:notes" and len(notes["title"]) <= 45
     mode, text = notes["components"]
     assert [o["value"] for o in mode["component"]["options"]] == ["auto", "review"]
     assert mode["component"]["custom_id"] == "mode" and text["component"]["custom_id"] == "text"
-    steps = views.step_notes_modal(request, (2, 3))
+    steps = plan_prompt.step_notes_modal(request, (2, 3))
     assert steps["custom_id"] == f"db:p:{RID}:plan:steps:2.3"
     assert steps["title"] == "Notes on steps 2, 3"
     assert [(c["label"], c["component"]["custom_id"]) for c in steps["components"]] == [
@@ -525,7 +525,7 @@ def test_a_long_plan_is_attached_with_an_excerpt_whose_fences_balance() -> None:
     text = (
         "# Plan\n\n" + "Intro line.\n" * 80 + "```python\n" + "print('x')\n" * 200 + "```\nEnd.\n"
     )
-    payload, attached = views.plan_prompt(plan(text))
+    payload, attached = plan_prompt.plan_prompt(plan(text))
     assert attached == [("plan.md", plan_steps.numbered(text.strip()).encode())]
     content = payload["content"]
     assert fences_balanced(content)
