@@ -6,13 +6,13 @@ folds each channel's events into a ``TurnProgress`` (``bridge/discord/render/tur
 and edits the turn's status message at most once per ``MIN_EDIT_INTERVAL`` however fast Claude
 streams. A turn that ends within ``STATUS_AFTER`` seconds never gets a status message (its
 reply is all the user needs). An interrupt produces no Stop: the bridge's own ⏹ closes the
-message at once, and an Escape or terminal "No" is seen in the transcript.
+message at once, and an Escape or terminal "No" is seen in the transcript. The record of the
+message still open, closed by a restarted bot, is ``bot/turn/open_status.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import time
@@ -21,23 +21,16 @@ from typing import Any
 
 import discord
 
-from bridge import fastjson
 from bridge.bot import metrics
 from bridge.bot.client import BotInteraction
 from bridge.bot.turn.interrupt_button import interrupt_view
+from bridge.bot.turn.open_status import close_messages_left_open, remember_open
 from bridge.bot.turn.queue import PromptQueue, queue_lines
 from bridge.bot.turn.taken_back import silent_end
 from bridge.claude import transcript
 from bridge.discord.render.turn_status import TurnProgress, turn_cost
 from bridge.sessions import pane_ops
-from bridge.state import (
-    decisions,
-    private_files,
-    progress_log,
-    queued_prompts,
-    runtime,
-    status_cache,
-)
+from bridge.state import decisions, progress_log, queued_prompts, runtime, status_cache
 from bridge.tmux import TmuxError
 
 log = logging.getLogger(__name__)
@@ -52,8 +45,6 @@ ROTATE_BYTES = 64 * 1024
 # machine Claude Code's screen showed the ended turn running for ~0.5 s after the Stop hook)
 SCREEN_LAG = 5.0
 COST_WAIT = 6.0  # seconds to wait after Stop for the statusLine's figures of the last reply
-OPEN = ".open"  # progress/<channel>.open: the status message still showing "Working"
-RESTARTED = "⏹ The bridge restarted during this turn; its progress is no longer shown here."
 
 
 class _Status:
@@ -113,7 +104,7 @@ class ProgressReporter:
         """Watch the progress folder until :meth:`stop`; an error is logged and watching
         starts again, so one bad file never silences every status message."""
         self._skip_old_events()
-        await self._close_messages_left_open()
+        await close_messages_left_open(self.bot, self.runtime, self.server_name)
         ticker = asyncio.create_task(self._tick())
         try:
             while not self._stop.is_set():
@@ -132,40 +123,8 @@ class ProgressReporter:
                 key = name[: -len(".jsonl")]
                 self.channels[key] = _Channel(key, transcript.size(self._path(key)))  # its length
 
-    async def _close_messages_left_open(self) -> None:
-        """Status messages of turns that were running when the previous bot stopped: their
-        events are gone, so say so instead of leaving "Working" and a live ⏹ for ever."""
-        for name in os.listdir(self.runtime.progress):
-            key = name[: -len(OPEN)]
-            if not (name.endswith(OPEN) and key.isdigit()):
-                continue
-            path = os.path.join(self.runtime.progress, name)
-            try:
-                record = fastjson.loads(private_files.read_private(path))
-                if not isinstance(record, dict) or record.get("server") != self.server_name:
-                    continue
-                channel = self.bot.get_partial_messageable(int(key))
-                message = channel.get_partial_message(int(record["message_id"]))
-                await message.edit(content=RESTARTED, view=None)
-            except (OSError, ValueError, KeyError, discord.HTTPException) as err:
-                log.warning("could not close the status message of %s: %s", key, err)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
-
     def _remember_open(self, key: str, message_id: int | None) -> None:
-        """Which status message of ``key`` is still open (None: none is)."""
-        path = os.path.join(self.runtime.progress, key + OPEN)
-        try:
-            if message_id is None:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path)
-                return
-            record = {"server": self.server_name, "message_id": str(message_id)}
-            # progress/ is volatile (gone at a reboot): no fsync on the event loop, which a
-            # disk busy flushing can hold for seconds
-            private_files.write_atomic(path, fastjson.dumps(record).encode(), durable=False)
-        except OSError as err:
-            log.warning("could not record the status message of %s: %s", key, err)
+        remember_open(self.runtime, self.server_name, key, message_id)
 
     async def _watch(self) -> None:
         import watchfiles
