@@ -20,11 +20,12 @@ from collections.abc import Awaitable, Callable
 
 from bridge import config
 from bridge.agents import Agent, Launch, agent_for
-from bridge.claude import launch, start_failure
+from bridge.claude import launch
 from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
 from bridge.config import ENV_TMUX_SOCKET, BridgeConfig, Server
 from bridge.sessions import adoption, pane_input, worktrees
 from bridge.sessions.key_gate import SessionKeys
+from bridge.sessions.start_failed import did_not_start
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_state
 from bridge.tmux import PaneExited, PaneInfo, TmuxError, TmuxSessions
@@ -425,31 +426,3 @@ class SessionManager:
             if os.environ.get(name):
                 env[name] = os.environ[name]
         return env
-
-
-class ClaudeDidNotStart(TmuxError):
-    """A session's Claude Code exited before it was ready: ``failure`` says why, in its own
-    words (``bridge/claude/start_failure.py``)."""
-
-    def __init__(self, failure: start_failure.StartFailure, command: str) -> None:
-        words = " / ".join(failure.words) or "no output"
-        super().__init__(f"{failure.headline()}: {words}")
-        self.failure = failure
-        self.command = command
-
-    def discord_text(self, lead: str = "⚠️ Claude Code did not start") -> str:
-        return start_failure.discord_text(self.failure, lead)
-
-
-def did_not_start(err: PaneExited, command: str) -> ClaudeDidNotStart:
-    """The diagnosis of a pane that died while Claude Code started. When it left neither
-    words nor a status (a command that dies within milliseconds), whether ``command`` is
-    on the bot's PATH decides."""
-    found = None
-    if err.status is None and not start_failure.last_words(err.screen):
-        import shutil
-
-        found = shutil.which(command) is not None
-    return ClaudeDidNotStart(
-        start_failure.diagnose(err.screen, err.status, command, found), command
-    )
