@@ -12,8 +12,9 @@ the window with ``remain-on-exit``): its last screen and its exit status. Measur
   prompt fails with StopFailure (``bridge/claude/api_errors.py``), not here.
 
 Pure functions over the captured text (the error the bot gets is
-``bridge.sessions.manager.ClaudeDidNotStart``): the bot's reply (``bridge/bot/turn/relay.py``), the
-slash commands, the panel and ``discord-bridge selftest`` all say the same thing.
+``bridge.sessions.start_failed.ClaudeDidNotStart``): the bot's reply
+(``bridge/bot/turn/relay.py``), the slash commands, the panel and ``discord-bridge selftest``
+all say the same thing.
 """
 
 from __future__ import annotations

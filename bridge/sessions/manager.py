@@ -19,12 +19,12 @@ import time
 from collections.abc import Awaitable, Callable
 
 from bridge import config
-from bridge.agents import Agent, Launch, agent_for
-from bridge.claude import launch, start_failure
-from bridge.claude.launch import ENV_CHANNEL, ENV_THREAD
-from bridge.config import ENV_TMUX_SOCKET, BridgeConfig, Server
-from bridge.sessions import adoption, pane_input, worktrees
+from bridge.agents import Agent, agent_for
+from bridge.claude import launch
+from bridge.config import BridgeConfig, Server
+from bridge.sessions import adoption, pane_input, pane_launch, worktrees
 from bridge.sessions.key_gate import SessionKeys
+from bridge.sessions.start_failed import did_not_start
 from bridge.sessions.targets import SessionTarget
 from bridge.state import runtime, session_state
 from bridge.tmux import PaneExited, PaneInfo, TmuxError, TmuxSessions
@@ -386,70 +386,11 @@ class SessionManager:
             found += [p for p in paths if os.path.realpath(p) not in known and p not in found]
         return found
 
-    # --- how Claude Code is started --------------------------------------------------
+    # --- how Claude Code is started (bridge/sessions/pane_launch.py) -------------------
 
     def launch_argv(self, target: SessionTarget, resume: str | None = None) -> list[str]:
-        agent = agent_for(target.agent)
-        command, extra_args = agent.command(target.project)
-        return agent.argv(Launch(
-            command, target.model, target.permission, resume,
-            self.runtime.channel_dir("uploads", target.key),
-            self.runtime.channel_dir("outputs", target.key),
-            self.upload_limit, extra_args, self.private_paths(), target.project.claude_nice,
-        ))  # fmt: skip
-
-    def private_paths(self) -> list[str]:
-        """What Claude's own file tools may not touch: the config (bot tokens) and the bridge
-        home, and every runtime and state folder but uploads/ and outputs/ (decision files,
-        prompts, records, logs, the outbox)."""
-        keep = ("uploads", "outputs")
-        paths = [self.config_path, runtime.bridge_home()]
-        return paths + [self.runtime.path(name) for name in runtime.SUBDIRS if name not in keep]
+        return pane_launch.launch_argv(self.runtime, self.config_path, self.upload_limit,
+                                       target, resume)  # fmt: skip
 
     def pane_env(self, target: SessionTarget) -> dict[str, str]:
-        """Env vars on the pane: they reach every hook of that Claude Code session. A thread's
-        session carries its parent channel and its thread, so its hooks post to the thread."""
-        env = {
-            **agent_for(target.agent).pane_env,
-            ENV_CHANNEL: target.project.channel_id,
-            runtime.ENV_CONFIG: self.config_path,
-            runtime.ENV_HOME: runtime.bridge_home(),
-            runtime.ENV_RUNTIME_DIR: self.runtime.root,
-            runtime.ENV_STATE_DIR: self.runtime.state_root,
-            "DISCORD_BRIDGE_OUTPUT_DIR": self.runtime.path("outputs", target.key),
-        }
-        if target.thread_id is not None:
-            env[ENV_THREAD] = target.thread_id
-        # Not DISCORD_BRIDGE_API_BASE: hooks take the endpoints from the config file only.
-        for name in (ENV_TMUX_SOCKET, "DISCORD_BRIDGE_RETRY_SECONDS"):
-            if os.environ.get(name):
-                env[name] = os.environ[name]
-        return env
-
-
-class ClaudeDidNotStart(TmuxError):
-    """A session's Claude Code exited before it was ready: ``failure`` says why, in its own
-    words (``bridge/claude/start_failure.py``)."""
-
-    def __init__(self, failure: start_failure.StartFailure, command: str) -> None:
-        words = " / ".join(failure.words) or "no output"
-        super().__init__(f"{failure.headline()}: {words}")
-        self.failure = failure
-        self.command = command
-
-    def discord_text(self, lead: str = "⚠️ Claude Code did not start") -> str:
-        return start_failure.discord_text(self.failure, lead)
-
-
-def did_not_start(err: PaneExited, command: str) -> ClaudeDidNotStart:
-    """The diagnosis of a pane that died while Claude Code started. When it left neither
-    words nor a status (a command that dies within milliseconds), whether ``command`` is
-    on the bot's PATH decides."""
-    found = None
-    if err.status is None and not start_failure.last_words(err.screen):
-        import shutil
-
-        found = shutil.which(command) is not None
-    return ClaudeDidNotStart(
-        start_failure.diagnose(err.screen, err.status, command, found), command
-    )
+        return pane_launch.pane_env(self.runtime, self.config_path, target)

@@ -33,7 +33,8 @@ from bridge.bot.away.away_buttons import budget_view, limit_view
 from bridge.bot.away.budget_figures import budget_left, raised_cap
 from bridge.bot.client import BotInteraction
 from bridge.config import BridgeConfig, Project, Server
-from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
+from bridge.sessions.manager import SessionManager
+from bridge.sessions.start_failed import ClaudeDidNotStart
 from bridge.state import away, runtime, session_record
 from bridge.state.budget import NAMES, WARN_AT, Spend
 from bridge.tmux import TmuxError

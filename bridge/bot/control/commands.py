@@ -36,7 +36,7 @@ from bridge.claude.model_names import display_name, session_model
 from bridge.claude.screen import mode_name
 from bridge.config import MODE_ALIASES
 from bridge.sessions import adoption, pane_ops
-from bridge.sessions.manager import ClaudeDidNotStart
+from bridge.sessions.start_failed import ClaudeDidNotStart
 from bridge.state import session_record, session_state
 from bridge.state.status_cache import read_status
 from bridge.tmux import TmuxError

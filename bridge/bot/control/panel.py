@@ -24,7 +24,7 @@ from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, data_of
 from bridge.claude.model_names import session_model
 from bridge.discord import custom_ids
 from bridge.sessions import pane_ops
-from bridge.sessions.manager import ClaudeDidNotStart
+from bridge.sessions.start_failed import ClaudeDidNotStart
 from bridge.sessions.targets import SessionTarget
 from bridge.state import session_record, session_state
 from bridge.state.decisions import open_prompts

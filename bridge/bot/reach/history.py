@@ -31,7 +31,7 @@ from bridge.claude import history
 from bridge.config.roles import WATCH
 from bridge.discord import custom_ids
 from bridge.sessions import machine
-from bridge.sessions.manager import ClaudeDidNotStart
+from bridge.sessions.start_failed import ClaudeDidNotStart
 from bridge.sessions.targets import SessionTarget
 from bridge.sizes import format_size
 from bridge.state import session_record

@@ -41,8 +41,9 @@ from bridge.discord import custom_ids
 from bridge.preview import browser
 from bridge.preview.address import NotLoopback, preview_url
 from bridge.preview.ports import listening_ports, whose
-from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
+from bridge.sessions.manager import SessionManager
 from bridge.sessions.pane_input import NoInputBox
+from bridge.sessions.start_failed import ClaudeDidNotStart
 from bridge.sessions.typed_text import sanitize_prompt
 from bridge.tmux import TmuxError
 

@@ -26,8 +26,9 @@ import discord
 from bridge.bot.client import BotInteraction
 from bridge.bot.turn.queue_buttons import notice_view, receipt_view
 from bridge.sessions import pane_ops
-from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
+from bridge.sessions.manager import SessionManager
 from bridge.sessions.pane_input import NoInputBox
+from bridge.sessions.start_failed import ClaudeDidNotStart
 from bridge.state import audit, away, queued_prompts, runtime
 from bridge.tmux import TmuxError
 

@@ -37,8 +37,9 @@ from bridge.bot.voice.messages import VoicePrompts, is_spoken
 from bridge.bot.voice.replies import VoiceReplies
 from bridge.config import BridgeConfig, Project, Server
 from bridge.config.roles import DRIVE
-from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
+from bridge.sessions.manager import SessionManager
 from bridge.sessions.pane_input import NoInputBox
+from bridge.sessions.start_failed import ClaudeDidNotStart
 from bridge.sessions.targets import SessionTarget
 from bridge.sessions.typed_text import sanitize_prompt
 from bridge.state import audit, runtime

@@ -29,7 +29,8 @@ from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem
 from bridge.bot.turn.interrupt_button import InterruptButton
 from bridge.discord import custom_ids
 from bridge.sessions import pane_ops
-from bridge.sessions.manager import ClaudeDidNotStart, SessionManager
+from bridge.sessions.manager import SessionManager
+from bridge.sessions.start_failed import ClaudeDidNotStart
 from bridge.state import decisions, held_messages, runtime
 from bridge.tmux import TmuxError
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bridge.claude import start_failure as sf
-from bridge.sessions.manager import ClaudeDidNotStart, did_not_start
+from bridge.sessions.start_failed import ClaudeDidNotStart, did_not_start
 from bridge.tmux import PaneExited
 
 # The screen of an empty HOME offline (2.1.332 in a 160x45 pane), as capture-pane gave it.
