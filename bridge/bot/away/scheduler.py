@@ -172,21 +172,27 @@ class Scheduler:
         return True
 
     async def _run_entry(self, entry: Schedule, missed: int, manual: bool) -> None:
+        # The entry counts as firing until its next run is on disk: a tick before that would
+        # fire it again from the old next_run (a unit test caught the gap under load).
         try:
-            result = await self._deliver(entry, missed, manual)
-        except Skipped as why:
-            result = f"skipped: {why}"
-            await self._say(entry.key, f"⏭ Scheduled prompt `{entry.id}` skipped: {why}."
-                            + self._next_words(entry, manual))  # fmt: skip
-        except Exception as err:
-            log.exception("scheduled prompt %s failed", entry.id)
-            result = f"failed: {_short(err)}"
-            await self._say(entry.key, f"⚠️ Scheduled prompt `{entry.id}` not typed: "
-                            f"{_short(err)}." + self._next_words(entry, manual))  # fmt: skip
+            result = await self._outcome(entry, missed, manual)
+            await asyncio.to_thread(self._advance, entry.id, result, manual)
         finally:
             self._firing.pop(entry.id, None)
-        await asyncio.to_thread(self._advance, entry.id, result, manual)
         self.changed()
+
+    async def _outcome(self, entry: Schedule, missed: int, manual: bool) -> str:
+        try:
+            return await self._deliver(entry, missed, manual)
+        except Skipped as why:
+            await self._say(entry.key, f"⏭ Scheduled prompt `{entry.id}` skipped: {why}."
+                            + self._next_words(entry, manual))  # fmt: skip
+            return f"skipped: {why}"
+        except Exception as err:
+            log.exception("scheduled prompt %s failed", entry.id)
+            await self._say(entry.key, f"⚠️ Scheduled prompt `{entry.id}` not typed: "
+                            f"{_short(err)}." + self._next_words(entry, manual))  # fmt: skip
+            return f"failed: {_short(err)}"
 
     async def _deliver(self, entry: Schedule, missed: int, manual: bool) -> str:
         target = self.sessions.target_for_key(entry.key)
