@@ -46,13 +46,24 @@ def _hook(rig: BridgeRig, name: str) -> tuple[subprocess.Popen, float]:
     (command,) = [h["command"] for g in groups for h in g["hooks"]]
     cwd = rig.projects[PROJECT]
     env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids[PROJECT]}
-    event = hook_input("PermissionRequest", session_id="decision-bench",
-                       transcript_path="/nonexistent.jsonl", cwd=cwd, tool_name="Bash",
-                       tool_input={"command": f"touch {name}", "description": "Create"},
-                       permission_suggestions=[])  # fmt: skip
+    event = hook_input(
+        "PermissionRequest",
+        session_id="decision-bench",
+        transcript_path="/nonexistent.jsonl",
+        cwd=cwd,
+        tool_name="Bash",
+        tool_input={"command": f"touch {name}", "description": "Create"},
+        permission_suggestions=[],
+    )
     start = time.monotonic()
-    hook = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            env=env, cwd=cwd, start_new_session=True)  # fmt: skip
+    hook = subprocess.Popen(
+        ["sh", "-c", command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+    )
     hook.stdin.write(json.dumps(event).encode())
     hook.stdin.close()
     return hook, start
@@ -65,8 +76,13 @@ def bench_prompt_without_bot(rig: BridgeRig, runs: int) -> list[tuple[str, list[
     for i in range(runs + 2):  # 2 warm-ups
         since = rig.discord.mark()
         hook, start = _hook(rig, f"direct-{i}.txt")
-        record = rig.discord.wait(since=since, kind="message_create", channel_id=channel,
-                                  content_contains=f"direct-{i}.txt", timeout=20)  # fmt: skip
+        record = rig.discord.wait(
+            since=since,
+            kind="message_create",
+            channel_id=channel,
+            content_contains=f"direct-{i}.txt",
+            timeout=20,
+        )
         hook.terminate()  # as Claude Code does when the terminal answers
         hook.wait(20)
         if i >= 2:
@@ -80,11 +96,20 @@ def bench_decisions(rig: BridgeRig, runs: int) -> list[tuple[str, list[float]]]:
     for i in range(runs + 2):  # 2 warm-ups
         since = rig.discord.mark()
         hook, start = _hook(rig, f"bench-{i}.txt")
-        record = rig.discord.wait(since=since, kind="message_create", channel_id=channel,
-                                  content_contains=f"bench-{i}.txt", timeout=20)  # fmt: skip
+        record = rig.discord.wait(
+            since=since,
+            kind="message_create",
+            channel_id=channel,
+            content_contains=f"bench-{i}.txt",
+            timeout=20,
+        )
         message = record["message"]
-        allow = next(c["custom_id"] for row in message["components"] for c in row["components"]
-                     if c["label"] == "Allow")  # fmt: skip
+        allow = next(
+            c["custom_id"]
+            for row in message["components"]
+            for c in row["components"]
+            if c["label"] == "Allow"
+        )
         clicked = time.monotonic()
         answer = rig.discord.click(message["id"], allow)
         answered = time.monotonic()

@@ -71,9 +71,13 @@ def bench_tool(rig: BridgeRig, tool: str, runs: int) -> list[tuple[str, list[flo
                 seen = time.time()
             time.sleep(POLL)
         record = rig.discord.wait(
-            since=since, kind="message_create", channel_id=rig.ids[PROJECT],
-            author_id=rig.ids["bot_id"], content_contains="Claude wants to use", timeout=60,
-        )  # fmt: skip
+            since=since,
+            kind="message_create",
+            channel_id=rig.ids[PROJECT],
+            author_id=rig.ids["bot_id"],
+            content_contains="Claude wants to use",
+            timeout=60,
+        )
         started = marker.stat().st_mtime
         assert started > before, "no PreToolUse seen for this call"
         request = next(

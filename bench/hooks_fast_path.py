@@ -73,9 +73,18 @@ Setup = Callable[[], Callable[[], None] | None]  # a case's set-up; returns its 
 class Case:
     """One row: a hook command (by script, or ``STATUS_LINE``) fed one event."""
 
-    def __init__(self, hook: str, name: str, script: str, stdin: bytes, env: dict, cwd: str,
-                 output: bool = False, around: Setup | None = None,
-                 after_each: Callable[[], None] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        hook: str,
+        name: str,
+        script: str,
+        stdin: bytes,
+        env: dict,
+        cwd: str,
+        output: bool = False,
+        around: Setup | None = None,
+        after_each: Callable[[], None] | None = None,
+    ) -> None:
         self.hook, self.name, self.script, self.stdin = hook, name, script, stdin
         self.env, self.cwd, self.output = env, cwd, output
         self.around = around  # sets the case up, returns what checks and undoes it
@@ -91,16 +100,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--before", help="a checkout whose hooks are measured next to these")
     parser.add_argument("--only", help="the cases whose hook names this (e.g. SessionStart)")
-    parser.add_argument("--instructions", action="store_true",
-                        help="count instructions (callgrind) instead of timing")  # fmt: skip
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count instructions (callgrind) instead of timing",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         env, project = setup(tmp)
         commands = {NOW: this_checkout_commands()}
         if args.before:
             commands = {"before": checkout_commands(args.before), **commands}
-        print(f"interpreter: {sys.executable}  runs per case: {args.runs}  "
-              f"load average: {load()}")  # fmt: skip
+        print(f"interpreter: {sys.executable}  runs per case: {args.runs}  load average: {load()}")
         if args.before:
             print(f"before: {os.path.abspath(args.before)}  now: {checkout_root()}")
         print(header(list(commands), args.instructions))
@@ -160,8 +171,11 @@ def checkout_commands(checkout: str) -> dict[str, str]:
     root = os.path.abspath(checkout)
     result = subprocess.run(
         [sys.executable, "-S", "-c", f"import sys; sys.path.insert(0, {root!r})\n{_ASK_CHECKOUT}"],
-        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""}, cwd=root,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+        cwd=root,
+    )
     if result.returncode != 0:
         raise SystemExit(f"cannot read the hook commands of {root}: {result.stderr[-2000:]}")
     found = json.loads(result.stdout)
@@ -186,8 +200,17 @@ def cases(env: dict[str, str], project: str, tmp: str) -> list[Case]:
         if event == "UserPromptSubmit":  # the turn's start snapshot: a project in git
             repo = git_project(project)
             stdin = json.dumps(event_input(event, repo)).encode()
-            found.append(Case(event, "mapped, git repository", hook.script, stdin, mapped, repo,
-                              after_each=lambda: turn_consumed(rt)))  # fmt: skip
+            found.append(
+                Case(
+                    event,
+                    "mapped, git repository",
+                    hook.script,
+                    stdin,
+                    mapped,
+                    repo,
+                    after_each=lambda: turn_consumed(rt),
+                )
+            )
     decision_hooks = len(found)
     for event, script, tool in (
         ("PreToolUse", "pre_tool_use.py", "Bash"),
@@ -205,8 +228,18 @@ def cases(env: dict[str, str], project: str, tmp: str) -> list[Case]:
         for name, case_env, cwd, other_pending in variants:
             stdin = json.dumps(tool_event(event, cwd, tool)).encode()
             around = (lambda: pending_elsewhere(rt)) if other_pending else None
-            found.append(Case(f"{event} {tool}", name, script, stdin, case_env, cwd,
-                              output=tool == ASKING_TOOL, around=around))  # fmt: skip
+            found.append(
+                Case(
+                    f"{event} {tool}",
+                    name,
+                    script,
+                    stdin,
+                    case_env,
+                    cwd,
+                    output=tool == ASKING_TOOL,
+                    around=around,
+                )
+            )
     status_line = len(found)
     for name, case_env, cwd in (("unmapped cwd", env, tmp), ("mapped, caches", mapped, project)):
         stdin = json.dumps(status_event(cwd)).encode()
@@ -279,8 +312,11 @@ def count_case(case: Case, commands: dict[str, dict[str, str]]) -> str:
 def instructions(argv: list[str], case: Case) -> int:
     result = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
-        input=case.stdin, env=case.env, cwd=case.cwd, capture_output=True,
-    )  # fmt: skip
+        input=case.stdin,
+        env=case.env,
+        cwd=case.cwd,
+        capture_output=True,
+    )
     found = re.search(rb"Collected : (\d+)", result.stderr)
     if result.returncode != 0 or found is None:
         raise SystemExit(f"callgrind failed on {argv}: {result.stderr[-2000:]!r}")
@@ -373,10 +409,19 @@ def pending_elsewhere(rt: runtime.Runtime) -> Callable[[], None]:
     """A prompt of another session, waiting (this process stands in for its hook). Returns
     what checks that the hooks left it pending, then closes it."""
     request_id = decisions.new_id()
-    decisions.write_request(rt, decisions.Request(
-        id=request_id, kind="permission", session_id="other", channel_id=CHANNEL,
-        tool_name="Bash", tool_input={"command": "rm -rf build"},
-        deadline=time.time() + 3600, pid=os.getpid()))  # fmt: skip
+    decisions.write_request(
+        rt,
+        decisions.Request(
+            id=request_id,
+            kind="permission",
+            session_id="other",
+            channel_id=CHANNEL,
+            tool_name="Bash",
+            tool_input={"command": "rm -rf build"},
+            deadline=time.time() + 3600,
+            pid=os.getpid(),
+        ),
+    )
 
     def check_and_close() -> None:
         still = decisions.read_request(rt, request_id)
@@ -393,16 +438,29 @@ NOTHING_TO_SEND = {
     "StopFailure": {"error": "unknown"},
     "SessionStart": {"source": "startup", "model": "claude-opus-5-5"},
     "UserPromptSubmit": {"prompt": "go"},
-    "MessageDisplay": {"message_id": "c9940e11-0000-4000-8000-000000000002", "final": False,
-                       "delta": ""},
-    "Notification": {"message": "Claude is waiting for your input",
-                     "notification_type": "idle_prompt"},
-    "Elicitation": {"mcp_server_name": "elic", "message": "Name it", "mode": "form",
-                    "requested_schema": {"type": "object",
-                                         "properties": {"name": {"type": "string"}}}},
-    "PermissionDenied": {"permission_mode": "auto", "tool_name": "Bash", "tool_input": NPM_TEST,
-                         "tool_use_id": "toolu_bench", "reason": "risky"},
-}  # fmt: skip
+    "MessageDisplay": {
+        "message_id": "c9940e11-0000-4000-8000-000000000002",
+        "final": False,
+        "delta": "",
+    },
+    "Notification": {
+        "message": "Claude is waiting for your input",
+        "notification_type": "idle_prompt",
+    },
+    "Elicitation": {
+        "mcp_server_name": "elic",
+        "message": "Name it",
+        "mode": "form",
+        "requested_schema": {"type": "object", "properties": {"name": {"type": "string"}}},
+    },
+    "PermissionDenied": {
+        "permission_mode": "auto",
+        "tool_name": "Bash",
+        "tool_input": NPM_TEST,
+        "tool_use_id": "toolu_bench",
+        "reason": "risky",
+    },
+}
 
 
 def reply_pinged(rt: runtime.Runtime) -> None:
@@ -415,8 +473,12 @@ def reply_pinged(rt: runtime.Runtime) -> None:
 def status_event(cwd: str) -> dict:
     """What Claude Code gives the statusLine command (the parts the bridge reads; no
     hook_input: it is not a hook event)."""
-    return {**COMMON, "cwd": cwd, "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"},
-            "context_window": {"used_percentage": 12}}  # fmt: skip
+    return {
+        **COMMON,
+        "cwd": cwd,
+        "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"},
+        "context_window": {"used_percentage": 12},
+    }
 
 
 def event_input(event: str, cwd: str) -> dict:
@@ -436,8 +498,9 @@ def measure(
     """Wall-clock and CPU milliseconds (user + system, the shell and what it ran) of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    result = subprocess.run(["sh", "-c", command], input=stdin, env=env, cwd=cwd,
-                            capture_output=True)  # fmt: skip
+    result = subprocess.run(
+        ["sh", "-c", command], input=stdin, env=env, cwd=cwd, capture_output=True
+    )
     wall = (time.perf_counter() - start) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000

@@ -98,8 +98,9 @@ def one(
 @contextlib.contextmanager
 def cpu_load(processes: int) -> Iterator[None]:
     """``processes`` busy loops, each a CPU's worth of work, for as long as the block runs."""
-    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                for _ in range(processes)]  # fmt: skip
+    spinning = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)
+    ]
     try:
         yield
     finally:
@@ -143,8 +144,10 @@ def main() -> None:
                     seen += 0 if phases.startswith("refused") else 1
                     failed += not intact
                     shown = "yes" if intact else "NO"
-                    print(f"{size:>6} {rows:>5} {bridge:>7} {took:8.1f} {shown:>7}  {phases}",
-                          flush=True)  # fmt: skip
+                    print(
+                        f"{size:>6} {rows:>5} {bridge:>7} {took:8.1f} {shown:>7}  {phases}",
+                        flush=True,
+                    )
         total = len(sizes) * args.runs
         print(f"{total - failed} of {total} intact, {failed} failed (load: {args.load} busy)")
 

@@ -73,9 +73,11 @@ async def writes(folder: str, count: int, on_loop: bool) -> None:
 def report(name: str, lags: list[float]) -> None:
     ordered = sorted(lags)
     p99 = ordered[int(len(ordered) * 0.99) - 1] if ordered else 0.0
-    print(f"{name:>22}: {len(lags):5d} beats, loop lag p99 {p99 * 1000:7.1f} ms, "
-          f"worst {max(lags, default=0) * 1000:7.1f} ms, over 250 ms: "
-          f"{sum(lag > 0.25 for lag in lags)}")  # fmt: skip
+    print(
+        f"{name:>22}: {len(lags):5d} beats, loop lag p99 {p99 * 1000:7.1f} ms, "
+        f"worst {max(lags, default=0) * 1000:7.1f} ms, over 250 ms: "
+        f"{sum(lag > 0.25 for lag in lags)}"
+    )
 
 
 def main() -> None:

@@ -29,30 +29,60 @@ FOLLOWUP = "POST /webhooks/{webhook_id}/{webhook_token}"
 
 
 def bodies() -> list[tuple[str, str, Any]]:
-    permission = Request.from_dict({
-        "id": "abc123def456", "kind": "permission", "tool_name": "Bash",
-        "tool_input": {"command": "npm test", "description": "Run the tests"},
-        "permission_suggestions": [
-            {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test:*"}],
-             "behavior": "allow", "destination": "localSettings"},
-            {"type": "addDirectories", "directories": ["/home/dev/app"], "destination": "session"},
-        ],
-        "timeout": 900,
-    })  # fmt: skip
-    question = Request.from_dict({
-        "id": "abc123def457", "kind": "question", "tool_name": "AskUserQuestion",
-        "tool_input": {"questions": [
-            {"question": "Which features?", "header": "Features", "multiSelect": True,
-             "options": [{"label": x, "description": f"The {x} part"} for x in "ABCD"]},
-            {"question": "Which database?", "header": "DB", "multiSelect": False,
-             "options": [{"label": "Postgres"}, {"label": "SQLite"}]},
-        ]},
-    })  # fmt: skip
+    permission = Request.from_dict(
+        {
+            "id": "abc123def456",
+            "kind": "permission",
+            "tool_name": "Bash",
+            "tool_input": {"command": "npm test", "description": "Run the tests"},
+            "permission_suggestions": [
+                {
+                    "type": "addRules",
+                    "rules": [{"toolName": "Bash", "ruleContent": "npm test:*"}],
+                    "behavior": "allow",
+                    "destination": "localSettings",
+                },
+                {
+                    "type": "addDirectories",
+                    "directories": ["/home/dev/app"],
+                    "destination": "session",
+                },
+            ],
+            "timeout": 900,
+        }
+    )
+    question = Request.from_dict(
+        {
+            "id": "abc123def457",
+            "kind": "question",
+            "tool_name": "AskUserQuestion",
+            "tool_input": {
+                "questions": [
+                    {
+                        "question": "Which features?",
+                        "header": "Features",
+                        "multiSelect": True,
+                        "options": [{"label": x, "description": f"The {x} part"} for x in "ABCD"],
+                    },
+                    {
+                        "question": "Which database?",
+                        "header": "DB",
+                        "multiSelect": False,
+                        "options": [{"label": "Postgres"}, {"label": "SQLite"}],
+                    },
+                ]
+            },
+        }
+    )
     assert permission is not None and question is not None
     prompt = decisions.permission_prompt(permission)
     asked = decisions.question_prompt(question)
-    reply = {"content": "Done: the tests pass.\n```\n12 passed\n```", "allowed_mentions": {
-        "parse": []}, "nonce": "outbox-1", "enforce_nonce": True}  # fmt: skip
+    reply = {
+        "content": "Done: the tests pass.\n```\n12 passed\n```",
+        "allowed_mentions": {"parse": []},
+        "nonce": "outbox-1",
+        "enforce_nonce": True,
+    }
     closed = {"type": 7, "data": {"content": prompt["content"] + "\n✅ Allowed", "components": []}}
     upload = {"content": "", "attachments": [{"id": 0, "filename": "plan.md"}]}
     followup = {"content": "done thinking", "flags": 64, "allowed_mentions": {"parse": []}}

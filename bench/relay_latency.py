@@ -72,8 +72,10 @@ def bench_pane(rig: BridgeRig, runs: int) -> list[tuple[str, list[float]]]:
             head_ms, tail_ms = one_message(rig, size, captures, lost, f"run {run + 1}")
             first[size].append(head_ms)
             full[size].append(tail_ms)
-    print(f"pane capture: median {statistics.median(captures) * 1000:.1f} ms per poll "
-          f"(the resolution of the pane figures)")  # fmt: skip
+    print(
+        f"pane capture: median {statistics.median(captures) * 1000:.1f} ms per poll "
+        f"(the resolution of the pane figures)"
+    )
     for what in lost:
         print(f"lost Enter: {what} stayed in the input box; the bench pressed Enter for it")
     return [
@@ -130,8 +132,13 @@ def wait_reply(
     Enter for it, note it, and go on, so one lost key does not end the whole benchmark."""
     for _ in range(2):
         try:
-            rig.discord.wait(since=since, kind="message_create", channel_id=rig.ids[PROJECT],
-                             content_contains=reply, timeout=8)  # fmt: skip
+            rig.discord.wait(
+                since=since,
+                kind="message_create",
+                channel_id=rig.ids[PROJECT],
+                content_contains=reply,
+                timeout=8,
+            )
             return
         except TimeoutError:
             if not box_shows(rig.tmux.capture(pane_id), content):
@@ -165,12 +172,23 @@ def bench_stop_hook(rig: BridgeRig, runs: int, label: str) -> list[tuple[str, li
     posted, exited, baseline = [], [], []
     for i in range(runs + 3):  # 3 warm-ups: page cache, .pyc files, the runtime dir
         content = f"Stop hook reply {i} {uuid.uuid4().hex}"
-        event = hook_input("Stop", session_id="relay-bench", transcript_path="/nonexistent.jsonl",
-                           cwd=cwd, last_assistant_message=content)  # fmt: skip
+        event = hook_input(
+            "Stop",
+            session_id="relay-bench",
+            transcript_path="/nonexistent.jsonl",
+            cwd=cwd,
+            last_assistant_message=content,
+        )
         since = rig.discord.mark()
         start = time.monotonic()
-        result = subprocess.run(["sh", "-c", command], input=json.dumps(event).encode(),
-                                env=env, cwd=cwd, capture_output=True, timeout=60)  # fmt: skip
+        result = subprocess.run(
+            ["sh", "-c", command],
+            input=json.dumps(event).encode(),
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            timeout=60,
+        )
         end = time.monotonic()
         if result.returncode != 0 or result.stdout:
             raise SystemExit(f"the Stop hook misbehaved: {result.returncode} {result.stdout!r}")

@@ -160,8 +160,13 @@ def reply_record(rig: BridgeRig, since: int, reply: str, timeout: float = 90.0) 
     """The emulator's record of the reply (not of the turn's status message, which shows the
     streamed text too)."""
     while True:
-        record = rig.discord.wait(since=since, kind="message_create", channel_id=rig.ids[PROJECT],
-                                  content_contains=reply, timeout=timeout)  # fmt: skip
+        record = rig.discord.wait(
+            since=since,
+            kind="message_create",
+            channel_id=rig.ids[PROJECT],
+            content_contains=reply,
+            timeout=timeout,
+        )
         if not is_status(record["message"]):
             return record
         since = record["seq"]
@@ -219,14 +224,22 @@ def probe(side: Side, footer: bool, count: bool) -> None:
     content = f"Stop hook reply {uuid.uuid4().hex}"
     transcript = rig.tmp / f"{SESSION}.jsonl"
     transcript.write_text(json.dumps(assistant_record(content)) + "\n")
-    event = hook_input("Stop", session_id=SESSION, transcript_path=transcript, cwd=cwd,
-                       last_assistant_message=content)  # fmt: skip
+    event = hook_input(
+        "Stop",
+        session_id=SESSION,
+        transcript_path=transcript,
+        cwd=cwd,
+        last_assistant_message=content,
+    )
     since = rig.discord.mark()
     posted, exited, cpu = run_hook(["sh", "-c", command], json.dumps(event).encode(), env, cwd)
     record = rig.discord.wait(
-        since=since, kind="message_create", channel_id=channel, content_contains=content,
+        since=since,
+        kind="message_create",
+        channel_id=channel,
+        content_contains=content,
         timeout=10,
-    )  # fmt: skip
+    )
     python = shlex.split(command)[0]
     _, base_exited, base_cpu = run_hook([python, "-I", "-S", "-c", "pass"], b"", env, cwd)
     if not count:
@@ -259,10 +272,14 @@ def assistant_record(reply: str) -> dict:
             "model": "claude-opus-5-5",
             "role": "assistant",
             "content": [{"type": "text", "text": reply}],
-            "usage": {"input_tokens": 12_000, "cache_creation_input_tokens": 0,
-                      "cache_read_input_tokens": 0, "output_tokens": 9},
+            "usage": {
+                "input_tokens": 12_000,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+                "output_tokens": 9,
+            },
         },
-    }  # fmt: skip
+    }
 
 
 def run_hook(argv: list[str], stdin: bytes, env: dict, cwd: Path) -> tuple[float, float, float]:
@@ -302,8 +319,10 @@ def report(sides: list[Side], load0: tuple[float, ...], load1: tuple[float, ...]
                 p50, p95 = percentile(values, 50), percentile(values, 95)
                 cells.append(f"{p50:.0f} / {p95:.0f} ({len(values)})")
         print(f"{row:<72}" + "".join(f"{cell:>{width}}" for cell in cells))
-    print(f"load average: {load0[0]:.1f} at the start, {load1[0]:.1f} at the end "
-          f"(nproc {os.cpu_count()})")  # fmt: skip
+    print(
+        f"load average: {load0[0]:.1f} at the start, {load1[0]:.1f} at the end "
+        f"(nproc {os.cpu_count()})"
+    )
     for side in sides:
         for note in side.notes:
             print(f"{side.name}: {note}")

@@ -87,10 +87,12 @@ def main() -> None:
         "--burst-only", action="store_true", help="only the burst (no Claude Code sessions)"
     )
     parser.add_argument(
-        "--repeat", type=int, default=1,
+        "--repeat",
+        type=int,
+        default=1,
         help="measure each bot this often, alternating (today, new, new, today…): the load "
         "of a shared machine drifts over the minutes one measurement takes",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     if not claude_available():
         raise SystemExit("the pinned Claude Code CLI is missing (./scripts/test.sh installs it)")
@@ -130,8 +132,10 @@ def measure(args: argparse.Namespace, checkout: Path | None) -> Figures:
     fig = Figures()
     label = checkout or "this checkout"
     with bench_rig("scale-bench-", projects=args.sessions, rate_limits=True) as rig:
-        print(f"--- bot of {label}: {args.sessions} sessions, load {os.getloadavg()[0]:.1f}",
-              flush=True)  # fmt: skip
+        print(
+            f"--- bot of {label}: {args.sessions} sessions, load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         if checkout is None and (args.tmux_control or args.claude_nice is not None):
             raw = rig.config()
             if args.tmux_control:
@@ -259,9 +263,12 @@ class TmuxProbe:
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.control = subprocess.Popen(
             [*self.base, "-C", "attach", "-t", f"={TMUX_SESSION}"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
             errors="backslashreplace",  # a notification may cut a character (the probe died)
-        )  # fmt: skip
+        )
         self.command("refresh-client -f no-output")  # no %output of 20 busy panes
 
     def command(self, line: str) -> None:
@@ -390,8 +397,9 @@ def rss_mb(pid: int) -> float:
 def tmux_server_pid(rig: BridgeRig) -> int:
     out = subprocess.run(
         ["tmux", "-L", rig.socket, "display-message", "-p", "-t", TMUX_SESSION, "#{pid}"],
-        capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     return int(out) if out.isdigit() else -1
 
 
@@ -477,8 +485,10 @@ def report(args: argparse.Namespace, runs: list[tuple[str, Figures]], loads: lis
     print(f"{'path':<58}" + "".join(f"{name:>{width}}" for name in names) + "  target")
     for title, get, target in rows:
         print(f"{title:<58}" + "".join(f"{get(f):>{width}}" for _, f in runs) + f"  {target}")
-    print(f"({len(runs[-1][1].busy_ms)} busy messages per column; nproc {os.cpu_count()}; "
-          f"load average {' → '.join(f'{load:.1f}' for load in loads)})")  # fmt: skip
+    print(
+        f"({len(runs[-1][1].busy_ms)} busy messages per column; nproc {os.cpu_count()}; "
+        f"load average {' → '.join(f'{load:.1f}' for load in loads)})"
+    )
     for name, f in runs:
         for note in f.notes:
             print(f"{name}: {note}")

@@ -44,7 +44,7 @@ def make_repo(path: str, files: int) -> None:
         ["add", "-A"],
         ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "start"],
     ):
-        subprocess.run(["git", "-C", path, *args], check=True)  # fmt: skip
+        subprocess.run(["git", "-C", path, *args], check=True)
 
 
 def one_round(env: dict, cwd: str, i: int) -> tuple[float, float]:
@@ -78,8 +78,10 @@ def reply_latency(runs: int, files: int) -> None:
     with bench_rig("turn-changes-bench-") as rig:
         make_repo(str(rig.projects["project-a"]), files)
         settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
-        hooks = {event: next(h["command"] for g in settings["hooks"][event] for h in g["hooks"])
-                 for event in ("UserPromptSubmit", "Stop")}  # fmt: skip
+        hooks = {
+            event: next(h["command"] for g in settings["hooks"][event] for h in g["hooks"])
+            for event in ("UserPromptSubmit", "Stop")
+        }
         rig.start_bot()
         cases = {"project-b": "outside git", "project-a": f"git, {files} files"}
         times: dict[str, list[float]] = {name: [] for name in cases}
@@ -87,8 +89,11 @@ def reply_latency(runs: int, files: int) -> None:
             for project in cases:
                 channel, cwd = rig.ids[project], str(rig.projects[project])
                 env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": channel}
-                common = {"session_id": f"bench-{project}", "cwd": cwd,
-                          "transcript_path": "/nonexistent.jsonl"}  # fmt: skip
+                common = {
+                    "session_id": f"bench-{project}",
+                    "cwd": cwd,
+                    "transcript_path": "/nonexistent.jsonl",
+                }
                 prompt = hook_input("UserPromptSubmit", **common, prompt="go")
                 run(hooks["UserPromptSubmit"], json.dumps(prompt).encode(), env, cwd)
                 with open(os.path.join(cwd, "changed.txt"), "a") as handle:
@@ -98,8 +103,13 @@ def reply_latency(runs: int, files: int) -> None:
                 since = rig.discord.mark()
                 start = time.monotonic()
                 run(hooks["Stop"], json.dumps(stop).encode(), env, cwd)
-                record = rig.discord.wait(since=since, kind="message_create", channel_id=channel,
-                                          content_contains=content, timeout=10)  # fmt: skip
+                record = rig.discord.wait(
+                    since=since,
+                    kind="message_create",
+                    channel_id=channel,
+                    content_contains=content,
+                    timeout=10,
+                )
                 assert ("📝" in record["message"]["content"]) == (project == "project-a")
                 if i >= 3:
                     times[project].append((record["t"] - start) * 1000)
@@ -144,8 +154,10 @@ def main() -> None:
                 base = medians
             else:
                 extra = f"   +{medians[0] - base[0]:.1f} / +{medians[1] - base[1]:.1f} ms"
-            print(f"{name:<20} {medians[0]:9.1f} ({_p90(prompts):5.1f}) {medians[1]:9.1f} "
-                  f"({_p90(stops):5.1f}){extra}")  # fmt: skip
+            print(
+                f"{name:<20} {medians[0]:9.1f} ({_p90(prompts):5.1f}) {medians[1]:9.1f} "
+                f"({_p90(stops):5.1f}){extra}"
+            )
 
 
 def _p90(values: list[float]) -> float:

@@ -66,8 +66,13 @@ def measure(checkout: Path, text: str, budget: float, unsafe: bool) -> dict | No
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     done = subprocess.run(
         [sys.executable, "-c", PROBE, str(budget), "unsafe" if unsafe else "safe"],
-        input=text, capture_output=True, text=True, env=env, cwd=checkout, check=True,
-    )  # fmt: skip
+        input=text,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=checkout,
+        check=True,
+    )
     return json.loads(done.stdout) if done.stdout.strip() else None
 
 
@@ -79,16 +84,20 @@ def main() -> None:
     args = parser.parse_args()
     checkout = args.checkout.resolve()
     print(f"checkout {checkout}, budget {args.budget:g} s, load {os.getloadavg()[0]:.2f}")
-    print(f"{'case':<22} {'chars':>6} {'audio s':>8} {'ogg KB':>7} {'wall s':>7} "
-          f"{'RSS MB':>7} {'engine MB':>9}")  # fmt: skip
+    print(
+        f"{'case':<22} {'chars':>6} {'audio s':>8} {'ogg KB':>7} {'wall s':>7} "
+        f"{'RSS MB':>7} {'engine MB':>9}"
+    )
     for name, text in CASES.items():
         for _ in range(args.runs):
             r = measure(checkout, text, args.budget, name in UNSAFE_BEFORE)
             if r is None:
                 print(f"{name:<22} (not run: unbounded)")
                 continue
-            print(f"{name:<22} {r['chars']:>6} {r['duration']:>8.1f} {r['bytes'] / 1024:>7.0f} "
-                  f"{r['seconds']:>7.2f} {r['rss_mb']:>7.0f} {r['children_mb']:>9.0f}")  # fmt: skip
+            print(
+                f"{name:<22} {r['chars']:>6} {r['duration']:>8.1f} {r['bytes'] / 1024:>7.0f} "
+                f"{r['seconds']:>7.2f} {r['rss_mb']:>7.0f} {r['children_mb']:>9.0f}"
+            )
 
 
 if __name__ == "__main__":

@@ -69,9 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         "(about 15 s)",
     )
     selftest.add_argument(
-        "--claude", metavar="COMMAND", help="the Claude Code to check (default: the config's "
-        "claudeCommand, else claude on PATH)",
-    )  # fmt: skip
+        "--claude",
+        metavar="COMMAND",
+        help="the Claude Code to check (default: the config's claudeCommand, else claude on PATH)",
+    )
     selftest.add_argument(
         "--keep", action="store_true", help="keep the throwaway directory even when all pass"
     )
@@ -137,8 +138,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"discord-bridge: {err.explain(cfg.path)}", file=sys.stderr)
         return 2
     except PrivilegedIntentsRequired:
-        print("discord-bridge: enable the Message Content Intent for the bot in the Developer "
-              "Portal (Bot → Privileged Gateway Intents)", file=sys.stderr)  # fmt: skip
+        print(
+            "discord-bridge: enable the Message Content Intent for the bot in the Developer "
+            "Portal (Bot → Privileged Gateway Intents)",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         pass

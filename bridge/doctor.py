@@ -165,8 +165,11 @@ def check_claude(report: Report, cfg: config.BridgeConfig | None) -> None:
         path = shutil.which(command)
         if not path:
             report.info(f"Claude Code: `{command}` is not installed (not on PATH)")
-            report.todo(f"install Claude Code: npm install -g @anthropic-ai/claude-code, then "
-                        f"run `{command}` once in a terminal to log in", TRY)  # fmt: skip
+            report.todo(
+                f"install Claude Code: npm install -g @anthropic-ai/claude-code, then "
+                f"run `{command}` once in a terminal to log in",
+                TRY,
+            )
             continue
         try:
             out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20)
@@ -191,8 +194,10 @@ def check_claude_version(report: Report, command: str, printed: str) -> None:
         report.ok(f"{command}: {printed} (tested range {tested})")
     elif version > (versions.parse(versions.PINNED) or ()):
         # Claude Code ships every few days: a newer one is the usual case, not a fault.
-        report.info(f"{command}: {printed}, newer than the tested {tested}: run `{SELFTEST}` "
-                    "to check this version with the bridge")  # fmt: skip
+        report.info(
+            f"{command}: {printed}, newer than the tested {tested}: run `{SELFTEST}` "
+            "to check this version with the bridge"
+        )
     else:
         what = f"{command}: {printed} is older than the tested range"
         hint = (
@@ -209,8 +214,13 @@ def check_claude_login(report: Report, command: str, path: str) -> None:
     /login". Only a warning: the bot's environment may hold a key this
     shell does not, or the other way round."""
     try:
-        out = subprocess.run([path, "auth", "status"], capture_output=True, text=True,
-                             timeout=20, stdin=subprocess.DEVNULL)  # fmt: skip
+        out = subprocess.run(
+            [path, "auth", "status"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            stdin=subprocess.DEVNULL,
+        )
         status = json.loads(out.stdout)
     except (OSError, subprocess.TimeoutExpired, ValueError):
         return  # a CLI without the command: nothing to say
@@ -300,12 +310,16 @@ def check_hooks(report: Report) -> None:
         what = f"hooks missing in {path}: {', '.join(missing)}"
         report.fail(what, "discord-bridge hooks install")
     elif gone := _scripts_gone(found.values()):
-        what = (f"the hooks in {path} run {gone[0]}, which is gone"
-                " (an upgrade moved the bridge's hook scripts)")  # fmt: skip
+        what = (
+            f"the hooks in {path} run {gone[0]}, which is gone"
+            " (an upgrade moved the bridge's hook scripts)"
+        )
         report.fail(what, "discord-bridge hooks install (or ./install.sh again)")
     elif _hook_locations(found["Stop"]) != locations.hook_args():
-        what = (f"the hooks in {path} were installed for another bridge home or runtime dir "
-                f"({' '.join(_hook_locations(found['Stop'])) or 'the defaults'})")  # fmt: skip
+        what = (
+            f"the hooks in {path} were installed for another bridge home or runtime dir "
+            f"({' '.join(_hook_locations(found['Stop'])) or 'the defaults'})"
+        )
         report.fail(what, "discord-bridge hooks install (with the same DISCORD_BRIDGE_* variables)")
     elif _prompt_timeout_too_short(path):
         what = "the PermissionRequest hook's timeout is not above prompts.timeoutSeconds"
@@ -328,8 +342,9 @@ def check_codex(report: Report, cfg: config.BridgeConfig) -> None:
         path = shutil.which(command)
         if not path:
             package = f"{codex_versions.NPM_PACKAGE}@{codex_versions.PINNED}"
-            report.fail(f"Codex: `{command}` is not installed (not on PATH)",
-                        f"npm install -g {package}")  # fmt: skip
+            report.fail(
+                f"Codex: `{command}` is not installed (not on PATH)", f"npm install -g {package}"
+            )
             continue
         try:
             out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20)
@@ -341,8 +356,10 @@ def check_codex(report: Report, cfg: config.BridgeConfig) -> None:
         if version is not None and codex_versions.in_tested_range(version):
             report.ok(f"{command}: {printed} (tested range {tested})")
         else:
-            report.warn(f"{command}: {printed[:80]!r} is outside the tested range",
-                        f"the bridge is tested with Codex {tested}")  # fmt: skip
+            report.warn(
+                f"{command}: {printed[:80]!r} is outside the tested range",
+                f"the bridge is tested with Codex {tested}",
+            )
     hooks = hooks_file.default_hooks_path()
     try:
         found = hooks_file.installed_events(hooks)
@@ -351,9 +368,11 @@ def check_codex(report: Report, cfg: config.BridgeConfig) -> None:
         return
     missing = [event for event in hooks_file.EVENTS if event not in found]
     if missing:
-        report.fail(f"Codex hooks missing in {hooks}: {', '.join(missing)}",
-                    "discord-bridge hooks install (then trust them in Codex's "
-                    "\"Hooks need review\" screen, offered in the channel)")  # fmt: skip
+        report.fail(
+            f"Codex hooks missing in {hooks}: {', '.join(missing)}",
+            "discord-bridge hooks install (then trust them in Codex's "
+            '"Hooks need review" screen, offered in the channel)',
+        )
     else:
         report.ok(f"Codex hooks installed in {hooks}")
 

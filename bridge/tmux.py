@@ -139,10 +139,23 @@ class TmuxSessions:
                 create += ["-n", no_format(window_name)]
                 create += ["-x", "200", "-y", "50"]
             self._run(
-                *create, "-c", no_format(cwd), *map(literal, command),
-                ";", "set-option", "-w", *target, CHANNEL_OPTION, channel_id,
-                ";", "set-option", "-w", *target, "remain-on-exit", "on",
-            )  # fmt: skip
+                *create,
+                "-c",
+                no_format(cwd),
+                *map(literal, command),
+                ";",
+                "set-option",
+                "-w",
+                *target,
+                CHANNEL_OPTION,
+                channel_id,
+                ";",
+                "set-option",
+                "-w",
+                *target,
+                "remain-on-exit",
+                "on",
+            )
         pane = self.find(channel_id)
         if pane is None:
             raise TmuxError(f"window {window_name} vanished right after it was created")

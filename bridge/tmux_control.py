@@ -95,9 +95,11 @@ class ControlConnection:
             return False  # literal text: never through the parser
         if args[0] == "send-keys" and "-H" in args:  # typed text: hex bytes, nothing else
             return (
-                args[1:3] == ("-H", "-t") and len(args) > 4 and _plain(args[3])
+                args[1:3] == ("-H", "-t")
+                and len(args) > 4
+                and _plain(args[3])
                 and all(map(_is_hex_byte, args[4:]))
-            )  # fmt: skip
+            )
         return all(map(_plain, args))
 
     def run(self, args: tuple[str, ...]) -> tuple[bool, list[str]] | None:
@@ -139,9 +141,14 @@ class ControlConnection:
             # -N: attach-session would start a server when there is none, racing the bot's
             # own new-session; without a server this fails at once instead
             [*self.base, "-N", "-C", "attach-session", "-t", "=" + self.session_name],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, encoding="utf-8", errors="backslashreplace", bufsize=1,
-        )  # fmt: skip
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
+            errors="backslashreplace",
+            bufsize=1,
+        )
         waiting: deque[_Reply] = deque()
         # Wait for the attach's own block before sending anything: a command read before the
         # attach is done fails with "no current client" (measured with tmux 3.3a: about one

@@ -176,8 +176,15 @@ def _run(opts: Options) -> int:
         lock.close()
 
 
-def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir: str,
-           state_dir: str, lock: IO[str]) -> int:  # fmt: skip
+def _serve(
+    opts: Options,
+    emulator_class: type,
+    project: str,
+    work: str,
+    rt_dir: str,
+    state_dir: str,
+    lock: IO[str],
+) -> int:
     from bridge import config
 
     log_path = os.path.join(work, "try.log")
@@ -226,8 +233,10 @@ def _serve(opts: Options, emulator_class: type, project: str, work: str, rt_dir:
         show = (emu, since, emu.state.ids["bot_id"], text, opened)
         threading.Thread(target=announce_when_ready, args=show, daemon=True).start()
         _run_bot(cfg, (rt_dir, state_dir))
-        print("discord-bridge try: stopped; Claude Code keeps running in tmux "
-              f"(tmux attach -t {TMUX_SESSION})")  # fmt: skip
+        print(
+            "discord-bridge try: stopped; Claude Code keeps running in tmux "
+            f"(tmux attach -t {TMUX_SESSION})"
+        )
         return 0
     finally:
         emu.stop()

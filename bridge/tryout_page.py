@@ -73,11 +73,17 @@ def banner(url: str, host: str, project: str, log_path: str, budget: float | Non
         "you sent meanwhile",
     ]
     if budget:
-        lines.insert(-3, f"  budget    ${budget:.2f} per session: a warning at 80 %, at 100 % "
-                         "Claude stops before its next tool call and asks you")  # fmt: skip
+        lines.insert(
+            -3,
+            f"  budget    ${budget:.2f} per session: a warning at 80 %, at 100 % "
+            "Claude stops before its next tool call and asks you",
+        )
     if not is_loopback(host):
-        lines.insert(3, "  note      anyone with this address (and its token) can drive Claude "
-                        "Code here as you: keep it private")  # fmt: skip
+        lines.insert(
+            3,
+            "  note      anyone with this address (and its token) can drive Claude "
+            "Code here as you: keep it private",
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -97,12 +103,16 @@ def warnings() -> list[str]:
     except (OSError, ValueError):
         stop = ""
     if stop is None:
-        found.append("the Claude Code hooks are not installed, so replies will not show: "
-                     "run `discord-bridge hooks install`")  # fmt: skip
+        found.append(
+            "the Claude Code hooks are not installed, so replies will not show: "
+            "run `discord-bridge hooks install`"
+        )
     elif stop and hook_home(stop) not in (None, os.path.abspath(runtime.bridge_home())):
-        found.append(f"the Claude Code hooks are installed for the bridge home {hook_home(stop)}, "
-                     "so replies will not show: run `discord-bridge hooks install` with this "
-                     "DISCORD_BRIDGE_HOME")  # fmt: skip
+        found.append(
+            f"the Claude Code hooks are installed for the bridge home {hook_home(stop)}, "
+            "so replies will not show: run `discord-bridge hooks install` with this "
+            "DISCORD_BRIDGE_HOME"
+        )
     if shutil.which("tmux") is None:
         found.append("tmux is not installed: Claude Code sessions cannot start")
     if shutil.which("claude") is None:
@@ -123,8 +133,10 @@ def hook_home(command: str) -> str | None:
 
 def bind_error(host: str, port: int, err: OSError) -> str:
     if err.errno == errno.EADDRINUSE:
-        return (f"port {port} on {host} is already in use (another discord-bridge try, or "
-                "another program): choose another with --port")  # fmt: skip
+        return (
+            f"port {port} on {host} is already in use (another discord-bridge try, or "
+            "another program): choose another with --port"
+        )
     if err.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or isinstance(err, socket.gaierror):
         return f"cannot listen on {host}: not an address of this machine ({err.strerror or err})"
     if err.errno == errno.EACCES:

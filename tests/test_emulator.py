@@ -777,8 +777,10 @@ def test_a_bot_cannot_edit_another_authors_message(emu: Emulator) -> None:
         forged = {"components": [{"type": 1, "components": [{**deny, "custom_id": "perm:allow"}]}]}
         refused = second.patch(route, json=forged)
         assert refused.status_code == 403
-        assert refused.json() == {"message": "Cannot edit a message authored by another user",
-                                  "code": 50005}  # fmt: skip
+        assert refused.json() == {
+            "message": "Cannot edit a message authored by another user",
+            "code": 50005,
+        }
         by_alice = emu.client.post_message(channel, "my own words")["id"]
         refused = first.patch(f"/channels/{channel}/messages/{by_alice}", json={"content": "x"})
         assert refused.status_code == 403 and refused.json()["code"] == 50005
@@ -889,8 +891,12 @@ def test_an_interaction_token_edits_only_its_applications_messages(emu: Emulator
         assert edit.status_code == 404 and edit.json()["code"] == 10008
         gone = first.delete(f"/webhooks/{app}/{token}/messages/{by_alice}")
         assert gone.status_code == 404
-        assert first.patch(f"/webhooks/{app}/{token}/messages/@original",
-                           json={"content": "hello again"}).status_code == 200  # fmt: skip
+        assert (
+            first.patch(
+                f"/webhooks/{app}/{token}/messages/@original", json={"content": "hello again"}
+            ).status_code
+            == 200
+        )
     texts = [m["content"] for m in emu.client.messages(channel)]
     assert "alice wrote this" in texts and "hello again" in texts
 

@@ -123,8 +123,11 @@ def test_reactions_act_as_the_user_and_show_whose(web) -> None:
         added = emu.client.wait(since=since, kind="reaction_add", message_id=posted["id"])
         assert added["user_id"] == emu.ids["alice"] and added["emoji"] == "✅"
         emu.client.react(channel, posted["id"], "✅", user="bob")
-        (shown,) = [m for m in client.get(f"/api/channels/{channel}/messages").json()
-                    if m["id"] == posted["id"]]  # fmt: skip
+        (shown,) = [
+            m
+            for m in client.get(f"/api/channels/{channel}/messages").json()
+            if m["id"] == posted["id"]
+        ]
         assert [(r["emoji"]["name"], r["count"], r["me"]) for r in shown["reactions"]] == [
             ("✅", 2, True)
         ]
@@ -365,10 +368,20 @@ def test_a_javascript_link_button_is_never_a_live_link_on_the_page(web) -> None:
 
     emu, base = web
     channel = emu.ids["project-a"]
-    rows = [{"type": 1, "components": [
-        {"type": 2, "style": 5, "label": "evil", "url": "javascript:alert(document.domain)"},
-        {"type": 2, "style": 5, "label": "docs", "url": "https://example.com/docs"},
-    ]}]  # fmt: skip
+    rows = [
+        {
+            "type": 1,
+            "components": [
+                {
+                    "type": 2,
+                    "style": 5,
+                    "label": "evil",
+                    "url": "javascript:alert(document.domain)",
+                },
+                {"type": 2, "style": 5, "label": "docs", "url": "https://example.com/docs"},
+            ],
+        }
+    ]
 
     def smuggle() -> None:  # past the emulator's validation, as a bug there would let it
         st = emu.state
@@ -427,35 +440,57 @@ LINK = 'class="link" href="{0}" title="{0}" target="_blank" rel="noopener norefe
 # What a message's text becomes on the page, as Discord renders it (the HTML of its content).
 MARKDOWN = [
     # the bridge's permission prompt: bold around inline code (docs/try.png showed it raw)
-    ("🔐 **Claude wants to use `Bash`**",
-     "🔐 <strong>Claude wants to use <code>Bash</code></strong>"),
-    ("***both*** __*under italic*__",
-     "<strong><em>both</em></strong> <u><em>under italic</em></u>"),
-    ("~~gone~~ ||secret|| _it_ *it*",
-     '<s>gone</s> <span class="spoiler">secret</span> <em>it</em> <em>it</em>'),
+    (
+        "🔐 **Claude wants to use `Bash`**",
+        "🔐 <strong>Claude wants to use <code>Bash</code></strong>",
+    ),
+    (
+        "***both*** __*under italic*__",
+        "<strong><em>both</em></strong> <u><em>under italic</em></u>",
+    ),
+    (
+        "~~gone~~ ||secret|| _it_ *it*",
+        '<s>gone</s> <span class="spoiler">secret</span> <em>it</em> <em>it</em>',
+    ),
     ("snake_case_name stays, \\*so do these\\*", "snake_case_name stays, *so do these*"),
     ("`**not bold**` and ``a`b``", "<code>**not bold**</code> and <code>a`b</code>"),
-    ("<b>not html</b> & <img src=x onerror=alert(1)>",
-     "&lt;b&gt;not html&lt;/b&gt; &amp; &lt;img src=x onerror=alert(1)&gt;"),
+    (
+        "<b>not html</b> & <img src=x onerror=alert(1)>",
+        "&lt;b&gt;not html&lt;/b&gt; &amp; &lt;img src=x onerror=alert(1)&gt;",
+    ),
     ("```py\nprint('<hi>')\n```\nafter", "<pre><code>print('&lt;hi&gt;')</code></pre>after"),
-    ("# Title\n## Sub\n-# small print\ntext",
-     '<h1>Title</h1><h2>Sub</h2><div class="subtext">small print</div>text'),
+    (
+        "# Title\n## Sub\n-# small print\ntext",
+        '<h1>Title</h1><h2>Sub</h2><div class="subtext">small print</div>text',
+    ),
     ("#not a header", "#not a header"),
-    ("- one\n- two **b**\n  - nested",
-     "<ul><li>one</li><li>two <strong>b</strong><ul><li>nested</li></ul></li></ul>"),
-    ("3. third\n4. fourth\n- other",
-     '<ol start="3"><li>third</li><li>fourth</li></ol><ul><li>other</li></ul>'),
-    ("> quoted **bold**\n> more\nafter",
-     "<blockquote>quoted <strong>bold</strong>\nmore</blockquote>after"),
+    (
+        "- one\n- two **b**\n  - nested",
+        "<ul><li>one</li><li>two <strong>b</strong><ul><li>nested</li></ul></li></ul>",
+    ),
+    (
+        "3. third\n4. fourth\n- other",
+        '<ol start="3"><li>third</li><li>fourth</li></ol><ul><li>other</li></ul>',
+    ),
+    (
+        "> quoted **bold**\n> more\nafter",
+        "<blockquote>quoted <strong>bold</strong>\nmore</blockquote>after",
+    ),
     (">>> all\n# of\nthis", "<blockquote>all<h1>of</h1>this</blockquote>"),
-    ("[the docs](https://example.com/a?b=1&c=2)",
-     f"<a {LINK.format('https://example.com/a?b=1&amp;c=2')}>the docs</a>"),
-    ("[evil](javascript:alert(1)) [data](data:text/html,x)",
-     "[evil](javascript:alert(1)) [data](data:text/html,x)"),
-    ("see https://example.com/x. or <https://example.com/y>",
-     f"see <a {LINK.format('https://example.com/x')}>https://example.com/x</a>. or "
-     f"<a {LINK.format('https://example.com/y')}>https://example.com/y</a>"),
-]  # fmt: skip
+    (
+        "[the docs](https://example.com/a?b=1&c=2)",
+        f"<a {LINK.format('https://example.com/a?b=1&amp;c=2')}>the docs</a>",
+    ),
+    (
+        "[evil](javascript:alert(1)) [data](data:text/html,x)",
+        "[evil](javascript:alert(1)) [data](data:text/html,x)",
+    ),
+    (
+        "see https://example.com/x. or <https://example.com/y>",
+        f"see <a {LINK.format('https://example.com/x')}>https://example.com/x</a>. or "
+        f"<a {LINK.format('https://example.com/y')}>https://example.com/y</a>",
+    ),
+]
 
 
 def test_markdown_renders_as_discord_does_and_html_stays_text(web) -> None:

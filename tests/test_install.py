@@ -26,9 +26,17 @@ from discord_emulator import Emulator
 
 REPO = Path(__file__).resolve().parents[1]
 COPY_IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", ".cache", ".hypothesis", ".pytest_cache", ".ruff_cache", "__pycache__",
-    "*.egg-info", "build", "dist",
-)  # fmt: skip
+    ".git",
+    ".venv",
+    ".cache",
+    ".hypothesis",
+    ".pytest_cache",
+    ".ruff_cache",
+    "__pycache__",
+    "*.egg-info",
+    "build",
+    "dist",
+)
 
 
 def base_python() -> str:
@@ -69,9 +77,14 @@ def install_env(tmp: Path, emu: Emulator) -> dict[str, str]:
 
 def run_install(checkout: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["./install.sh", *args], cwd=checkout, env=env, capture_output=True, text=True,
-        stdin=subprocess.DEVNULL, timeout=400,
-    )  # fmt: skip
+        ["./install.sh", *args],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=400,
+    )
 
 
 @pytest.mark.timeout(900)
@@ -105,23 +118,37 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     assert stat.S_IMODE(os.stat(bridge_home).st_mode) == 0o700
     # `try` works from the install: the emulator and its web client's files came along
     web = subprocess.run(
-        [str(venv_python), "-c", "import discord_emulator.webclient as w; "
-         "print(sorted(p.name for p in w.WEB_DIR.iterdir()))"],
-        capture_output=True, text=True, env=env,
-    )  # fmt: skip
+        [
+            str(venv_python),
+            "-c",
+            "import discord_emulator.webclient as w; "
+            "print(sorted(p.name for p in w.WEB_DIR.iterdir()))",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     page = ["client.css", "client.js", "composer.js", "index.html", "markdown.js", "threads.js"]
     assert web.stdout.strip() == str([*page, "welcome.js"]), web.stderr
     # ... and Discord's OpenAPI spec, which it holds request bodies to (with jsonschema)
     spec = subprocess.run(
-        [str(venv_python), "-c", "from discord_emulator import contract; print(sorted(contract."
-         "check('POST /channels/{channel_id}/messages', {'content': 1}).tree))"],
-        capture_output=True, text=True, env=env,
-    )  # fmt: skip
+        [
+            str(venv_python),
+            "-c",
+            "from discord_emulator import contract; print(sorted(contract."
+            "check('POST /channels/{channel_id}/messages', {'content': 1}).tree))",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert spec.stdout.strip() == "['content']", spec.stderr
     missing = subprocess.run(
         [str(link), "try", "--no-browser", str(home / "nowhere")],
-        capture_output=True, text=True, env=env,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert missing.returncode == 2 and "does not exist" in missing.stderr, missing.stderr
     assert "discord-bridge try [PROJECT_DIR]" in first.stdout
 
@@ -222,8 +249,10 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
     stop_script = next(arg for arg in argv if arg.endswith("stop.py"))  # locations follow it
     assert Path(stop_script).read_text().endswith("# updated checkout\n")  # reinstalled
 
-    print(f"install.sh: first run {first_seconds:.1f} s, second run {second_seconds:.1f} s; "
-          f"selftest {selftest_seconds:.1f} s")  # fmt: skip
+    print(
+        f"install.sh: first run {first_seconds:.1f} s, second run {second_seconds:.1f} s; "
+        f"selftest {selftest_seconds:.1f} s"
+    )
 
 
 def run_selftest(link: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:
@@ -235,9 +264,13 @@ def run_selftest(link: Path, env: dict[str, str]) -> tuple[subprocess.CompletedP
     path = os.pathsep.join([os.path.dirname(claude_binary()), env["PATH"]])
     started = time.monotonic()
     done = subprocess.run(
-        [str(link), "selftest"], env={**env, "PATH": path}, capture_output=True, text=True,
-        stdin=subprocess.DEVNULL, timeout=300,
-    )  # fmt: skip
+        [str(link), "selftest"],
+        env={**env, "PATH": path},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
     return done, time.monotonic() - started
 
 

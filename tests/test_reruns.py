@@ -30,11 +30,27 @@ def test_steady():
 def test_a_rerun_is_listed_with_its_first_failure(tmp_path: Path, workers: str) -> None:
     (tmp_path / "test_flaky.py").write_text(FLAKY_ONCE)
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "bridge_testkit.reruns", "-p", "no:cacheprovider",
-         "-n", workers, "-q", "-o", "addopts=", "test_flaky.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "bridge_testkit.reruns",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            workers,
+            "-q",
+            "-o",
+            "addopts=",
+            "test_flaky.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )  # fmt: skip
+    )
     assert run.returncode == 0, run.stdout + run.stderr  # the rerun passed: the run passes
     summary = run.stdout.split("1 rerun(s): a race to chase", 1)
     assert len(summary) == 2, run.stdout

@@ -58,18 +58,28 @@ def run_test_sh(registry: str, *args: str, tmp_path: Path) -> subprocess.Complet
         "npm_config_cache": str(tmp_path / "npm-cache"),  # nothing answered from a cache
     }
     return subprocess.run(
-        ["./scripts/test.sh", *args], cwd=REPO, env=env, capture_output=True, text=True,
+        ["./scripts/test.sh", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
         timeout=300,
-    )  # fmt: skip
+    )
 
 
 def test_latest_runs_the_version_sensitive_tests_on_what_the_registry_calls_latest(
     registry: str, tmp_path: Path
 ) -> None:
     done = run_test_sh(
-        registry, "--claude-version", "latest", "tests/e2e/test_relay.py",
-        "tests/e2e/test_sessions.py", "--collect-only", "-q", tmp_path=tmp_path,
-    )  # fmt: skip
+        registry,
+        "--claude-version",
+        "latest",
+        "tests/e2e/test_relay.py",
+        "tests/e2e/test_sessions.py",
+        "--collect-only",
+        "-q",
+        tmp_path=tmp_path,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     latest = versions.PINNED
     assert f"Claude Code latest (npm registry, today): {latest}" in done.stderr
@@ -88,11 +98,24 @@ def test_latest_without_an_answer_from_the_registry_says_so(tmp_path: Path) -> N
 
 
 def test_pytest_alone_sends_latest_to_the_script_and_refuses_what_is_no_version() -> None:
-    for value, said in (("latest", "./scripts/test.sh --claude-version latest"),
-                        ("2.1", "is not a version")):  # fmt: skip
+    for value, said in (
+        ("latest", "./scripts/test.sh --claude-version latest"),
+        ("2.1", "is not a version"),
+    ):
         done = subprocess.run(
-            [sys.executable, "-m", "pytest", "--claude-version", value, "--collect-only",
-             "-q", "tests/e2e/test_relay.py"],
-            cwd=REPO, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--claude-version",
+                value,
+                "--collect-only",
+                "-q",
+                "tests/e2e/test_relay.py",
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode != 0 and said in done.stderr, done.stderr[-2000:]

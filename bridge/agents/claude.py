@@ -20,9 +20,17 @@ class ClaudeCode(Agent):
 
     def argv(self, plan: Launch) -> list[str]:
         return launch.claude_argv(
-            plan.command, plan.model, plan.permission, plan.resume, plan.uploads, plan.outputs,
-            plan.upload_limit, plan.extra_args, plan.private, plan.nice,
-        )  # fmt: skip
+            plan.command,
+            plan.model,
+            plan.permission,
+            plan.resume,
+            plan.uploads,
+            plan.outputs,
+            plan.upload_limit,
+            plan.extra_args,
+            plan.private,
+            plan.nice,
+        )
 
     def hooks_path(self) -> str:
         return settings.default_settings_path()

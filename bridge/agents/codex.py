@@ -31,9 +31,15 @@ class Codex(Agent):
 
     def argv(self, plan: Launch) -> list[str]:
         return launch.codex_argv(
-            plan.command, plan.model, plan.resume, plan.uploads, plan.outputs,
-            plan.upload_limit, plan.extra_args, plan.nice,
-        )  # fmt: skip
+            plan.command,
+            plan.model,
+            plan.resume,
+            plan.uploads,
+            plan.outputs,
+            plan.upload_limit,
+            plan.extra_args,
+            plan.nice,
+        )
 
     def hooks_path(self) -> str:
         return hooks_file.default_hooks_path()

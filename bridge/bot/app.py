@@ -98,8 +98,9 @@ class BridgeBot(BridgeClient):
         self.progress.queue = self.queue
         self.queue.turn_running = self.progress.turn_running
         self.queue.on_change = self._queue_changed  # its status message and the panel
-        self.stalls: StallWatch = StallWatch(self, self.sessions, rt, self.progress,
-                                             cfg.stall_minutes)  # fmt: skip
+        self.stalls: StallWatch = StallWatch(
+            self, self.sessions, rt, self.progress, cfg.stall_minutes
+        )
         self.progress.on_died = self.stalls.session_died
         self.sessions.notify = self.threads.notify
         channel = server.general_channel_id
@@ -136,9 +137,16 @@ class BridgeBot(BridgeClient):
         self.setup_started = True
         self._http_session = aiohttp.ClientSession()
         self.relay = Relay(
-            self.cfg, self.server, self.sessions, self.runtime, self._http_session, self.screens,
-            self.queue, self.voice_replies, self.handled,
-        )  # fmt: skip
+            self.cfg,
+            self.server,
+            self.sessions,
+            self.runtime,
+            self._http_session,
+            self.screens,
+            self.queue,
+            self.voice_replies,
+            self.handled,
+        )
         self.catch_up.relay = self.relay
         self._progress_task = asyncio.create_task(self.progress.run())
         self.control_tasks.append(asyncio.create_task(self.away.run()))
@@ -227,12 +235,16 @@ def prepare_directories(
     else:
         locations.record_locations(rt)
     if rt.root == runtime.tmp_fallback_path():
-        log.warning("/tmp/discord-bridge-%d belongs to someone else or is not private; using %s",
-                    os.getuid(), rt.root)  # fmt: skip
+        log.warning(
+            "/tmp/discord-bridge-%d belongs to someone else or is not private; using %s",
+            os.getuid(),
+            rt.root,
+        )
     moved = rt.move_legacy_state()
     if moved:
-        log.info("moved %d file(s) of durable state from %s to %s", len(moved), rt.root,
-                 rt.state_root)  # fmt: skip
+        log.info(
+            "moved %d file(s) of durable state from %s to %s", len(moved), rt.root, rt.state_root
+        )
     log.info("runtime dir %s, state dir %s", rt.root, rt.state_root)
     return rt
 
@@ -325,8 +337,12 @@ async def _start_endpoint(
     try:
         await endpoint.start()
     except OSError as err:
-        log.error("metrics: cannot listen on %s:%d (%s); serving Discord without them",
-                  cfg.metrics.host, cfg.metrics.port, err)  # fmt: skip
+        log.error(
+            "metrics: cannot listen on %s:%d (%s); serving Discord without them",
+            cfg.metrics.host,
+            cfg.metrics.port,
+            err,
+        )
         await endpoint.stop()
         return None
     return endpoint

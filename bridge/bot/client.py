@@ -57,9 +57,12 @@ class PromptAnswers(Protocol):
     async def on_button(self, interaction: BotInteraction, rid: str, action: str) -> None: ...
 
     async def on_select(
-        self, interaction: BotInteraction, rid: str, action: str,
+        self,
+        interaction: BotInteraction,
+        rid: str,
+        action: str,
         values: list[str],
-    ) -> None: ...  # fmt: skip
+    ) -> None: ...
 
     async def on_modal(self, interaction: BotInteraction, custom_id: str) -> None: ...
 
@@ -375,10 +378,15 @@ def _audit_click(interaction: BotInteraction, item: str) -> None:
     """A click the check let through, in the audit trail (``state/audit.py``): written by a
     worker thread, not waited for (the click's answer is due within 3 s)."""
     record = functools.partial(
-        audit.record, interaction.client.runtime, "component", user=str(interaction.user.id),
-        name=interaction.user.name, session=str(interaction.channel_id or ""), item=item,
+        audit.record,
+        interaction.client.runtime,
+        "component",
+        user=str(interaction.user.id),
+        name=interaction.user.name,
+        session=str(interaction.channel_id or ""),
+        item=item,
         custom_id=str(data_of(interaction).get("custom_id", "")),
-    )  # fmt: skip
+    )
     asyncio.get_running_loop().run_in_executor(None, record)
 
 

@@ -142,9 +142,11 @@ async def edit_message(
 ) -> dict:
     """PATCH a message the bot posted (a reply's footer brought in): as :func:`create_message`."""
     route = Route(
-        "PATCH", "/channels/{channel_id}/messages/{message_id}",
-        channel_id=int(channel_id), message_id=int(message_id),
-    )  # fmt: skip
+        "PATCH",
+        "/channels/{channel_id}/messages/{message_id}",
+        channel_id=int(channel_id),
+        message_id=int(message_id),
+    )
     try:
         return await http.request(route, json=payload)
     except discord.HTTPException as err:

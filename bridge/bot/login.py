@@ -107,8 +107,13 @@ async def login(
         except RETRYABLE as err:
             if getattr(bot, "setup_started", False):
                 raise
-            log.warning("%s: Discord not reachable (%s); login attempt %d failed, next in %g s",
-                        name, describe(err), attempt, delay)  # fmt: skip
+            log.warning(
+                "%s: Discord not reachable (%s); login attempt %d failed, next in %g s",
+                name,
+                describe(err),
+                attempt,
+                delay,
+            )
             await _reset_http(bot)
             await sleep(delay)
             continue

@@ -47,8 +47,9 @@ class LoopWatch:
 
     async def run(self) -> None:
         loop_thread = threading.get_ident()
-        sampler = threading.Thread(target=self._sample, args=(loop_thread,),
-                                   name="loop-watch", daemon=True)  # fmt: skip
+        sampler = threading.Thread(
+            target=self._sample, args=(loop_thread,), name="loop-watch", daemon=True
+        )
         sampler.start()
         try:
             while True:
@@ -59,12 +60,18 @@ class LoopWatch:
                 LOOP_LAG.observe(max(0.0, lag))
                 if lag > self.threshold:
                     cpu = time.process_time() - cpu_before
-                    held = (f"at {self._held_seen * 1000:.0f} ms: {self._held_by}"
-                            if self._held_by else ": (not caught)")  # fmt: skip
+                    held = (
+                        f"at {self._held_seen * 1000:.0f} ms: {self._held_by}"
+                        if self._held_by
+                        else ": (not caught)"
+                    )
                     log.warning(
                         "event loop lag %d ms (over %d ms, %d ms of CPU); it was running %s",
-                        lag * 1000, self.threshold * 1000, cpu * 1000, held,
-                    )  # fmt: skip
+                        lag * 1000,
+                        self.threshold * 1000,
+                        cpu * 1000,
+                        held,
+                    )
                 self._held_by = ""
         finally:
             self._stop.set()

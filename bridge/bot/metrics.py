@@ -26,73 +26,93 @@ REGISTRY = CollectorRegistry(auto_describe=True)
 PREFIX = "discord_bridge_"
 
 MESSAGES_RELAYED = Counter(
-    PREFIX + "messages_relayed", "Discord messages typed into a session", ["project"],
+    PREFIX + "messages_relayed",
+    "Discord messages typed into a session",
+    ["project"],
     registry=REGISTRY,
-)  # fmt: skip
+)
 OUTBOX_POSTED = Counter(
-    PREFIX + "outbox_posted", "Outbox entries the bot posted (hand-offs and spooled replies)",
+    PREFIX + "outbox_posted",
+    "Outbox entries the bot posted (hand-offs and spooled replies)",
     registry=REGISTRY,
-)  # fmt: skip
+)
 HOOK_POSTS = Counter(
     PREFIX + "hook_posts",
     "Messages of the hooks by way: handoff (to the bot), direct (the hook's own REST), spooled",
-    ["way"], registry=REGISTRY,
-)  # fmt: skip
+    ["way"],
+    registry=REGISTRY,
+)
 HOOK_DURATION = Histogram(
-    PREFIX + "hook_duration_seconds", "Time a hook's handler took, by event", ["event"],
+    PREFIX + "hook_duration_seconds",
+    "Time a hook's handler took, by event",
+    ["event"],
     buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900),
     registry=REGISTRY,
-)  # fmt: skip
+)
 DISCORD_REQUESTS = Counter(
     PREFIX + "discord_requests",
     "Requests to Discord's REST API by route template and status (each attempt)",
-    ["route", "status"], registry=REGISTRY,
-)  # fmt: skip
-DISCORD_RATE_LIMITED = Counter(
-    PREFIX + "discord_rate_limited", "429 answers from Discord by route template", ["route"],
+    ["route", "status"],
     registry=REGISTRY,
-)  # fmt: skip
+)
+DISCORD_RATE_LIMITED = Counter(
+    PREFIX + "discord_rate_limited",
+    "429 answers from Discord by route template",
+    ["route"],
+    registry=REGISTRY,
+)
 GATEWAY_CONNECTS = Counter(
     PREFIX + "gateway_connects",
     "Gateway sessions by kind: ready (a new session; after the first, a reconnect), resumed",
-    ["server", "kind"], registry=REGISTRY,
-)  # fmt: skip
-TURNS = Counter(
-    PREFIX + "turns", "Turns that ended, by project and outcome", ["project", "outcome"],
+    ["server", "kind"],
     registry=REGISTRY,
-)  # fmt: skip
+)
+TURNS = Counter(
+    PREFIX + "turns",
+    "Turns that ended, by project and outcome",
+    ["project", "outcome"],
+    registry=REGISTRY,
+)
 TURN_COST = Counter(
-    PREFIX + "turn_cost_usd", "What the ended turns cost (Claude Code's figure), USD",
-    ["project"], registry=REGISTRY,
-)  # fmt: skip
+    PREFIX + "turn_cost_usd",
+    "What the ended turns cost (Claude Code's figure), USD",
+    ["project"],
+    registry=REGISTRY,
+)
 LOOP_LAG = Histogram(
-    PREFIX + "event_loop_lag_seconds", "How late the bot's event loop woke for its beat",
-    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10), registry=REGISTRY,
-)  # fmt: skip
+    PREFIX + "event_loop_lag_seconds",
+    "How late the bot's event loop woke for its beat",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+    registry=REGISTRY,
+)
 # Read at each scrape (bot/operations/snapshot.py)
 SESSIONS = Gauge(
-    PREFIX + "sessions", "Sessions by project and state (working, waiting, idle, dead, stopped)",
-    ["project", "state"], registry=REGISTRY,
-)  # fmt: skip
-OUTBOX_DEPTH = Gauge(PREFIX + "outbox_entries", "Messages waiting in the outbox",
-                     registry=REGISTRY)  # fmt: skip
+    PREFIX + "sessions",
+    "Sessions by project and state (working, waiting, idle, dead, stopped)",
+    ["project", "state"],
+    registry=REGISTRY,
+)
+OUTBOX_DEPTH = Gauge(PREFIX + "outbox_entries", "Messages waiting in the outbox", registry=REGISTRY)
 OUTBOX_OLDEST = Gauge(
-    PREFIX + "outbox_oldest_age_seconds", "Age of the oldest outbox entry (0: empty)",
+    PREFIX + "outbox_oldest_age_seconds",
+    "Age of the oldest outbox entry (0: empty)",
     registry=REGISTRY,
-)  # fmt: skip
-PROMPTS_WAITING = Gauge(PREFIX + "prompts_waiting", "Prompts waiting for a decision",
-                        registry=REGISTRY)  # fmt: skip
+)
+PROMPTS_WAITING = Gauge(
+    PREFIX + "prompts_waiting", "Prompts waiting for a decision", registry=REGISTRY
+)
 PROMPTS_OLDEST = Gauge(
-    PREFIX + "prompts_oldest_age_seconds", "Age of the oldest waiting prompt (0: none)",
+    PREFIX + "prompts_oldest_age_seconds",
+    "Age of the oldest waiting prompt (0: none)",
     registry=REGISTRY,
-)  # fmt: skip
+)
 LIMIT_WAITS = Gauge(
     PREFIX + "usage_limit_waits", "Sessions waiting for a usage limit's reset", registry=REGISTRY
 )
-COST_TODAY = Gauge(PREFIX + "cost_today_usd", "What every session cost today (local day), USD",
-                   registry=REGISTRY)  # fmt: skip
-UP = Gauge(PREFIX + "ready", "1 while every server's bot is logged in and ready",
-           registry=REGISTRY)  # fmt: skip
+COST_TODAY = Gauge(
+    PREFIX + "cost_today_usd", "What every session cost today (local day), USD", registry=REGISTRY
+)
+UP = Gauge(PREFIX + "ready", "1 while every server's bot is logged in and ready", registry=REGISTRY)
 
 _route: contextvars.ContextVar[str] = contextvars.ContextVar("discord_route", default="")
 

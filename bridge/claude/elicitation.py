@@ -24,8 +24,14 @@ from __future__ import annotations
 import re
 
 TEXT, NUMBER, INTEGER, BOOLEAN, CHOICE, CHOICES, UNSUPPORTED = (
-    "text", "number", "integer", "boolean", "choice", "choices", "unsupported",
-)  # fmt: skip
+    "text",
+    "number",
+    "integer",
+    "boolean",
+    "choice",
+    "choices",
+    "unsupported",
+)
 FORMATS = ("email", "uri", "date", "date-time")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -38,9 +44,17 @@ class Field:
     """One property of the form. ``options``: (value, label) pairs of a choice."""
 
     __slots__ = (
-        "default", "description", "format", "kind", "maximum", "minimum", "name", "options",
-        "required", "title",
-    )  # fmt: skip
+        "default",
+        "description",
+        "format",
+        "kind",
+        "maximum",
+        "minimum",
+        "name",
+        "options",
+        "required",
+        "title",
+    )
 
     def __init__(self, name: str, kind: str, **about: object) -> None:
         self.name = name
@@ -209,8 +223,9 @@ def problem(field: Field, value: object) -> str:
         return "" if ok else f"{name}: one of {_listed(field)}"
     if field.kind == CHOICES:
         offered = dict(field.options)
-        if not isinstance(value, list) or not all(isinstance(v, str) and v in offered
-                                                  for v in value):  # fmt: skip
+        if not isinstance(value, list) or not all(
+            isinstance(v, str) and v in offered for v in value
+        ):
             return f"{name}: any of {_listed(field)}"
         if len(set(value)) < len(value):
             return f"{name}: each choice once"

@@ -120,8 +120,7 @@ def summarize(path: str, mtime: float, size: int) -> Conversation | None:
     if not prompts:
         return None  # nothing was asked: not a conversation to resume
     name = os.path.basename(path)[: -len(".jsonl")]
-    return Conversation(name, path, started, mtime, first, "\n".join(reply), prompts, partial,
-                        size)  # fmt: skip
+    return Conversation(name, path, started, mtime, first, "\n".join(reply), prompts, partial, size)
 
 
 def assistant_text(record: dict) -> tuple[list[str], object]:

@@ -35,31 +35,46 @@ HOOKS: dict[str, Hook] = {
     for hook in (
         Hook("Stop", "stop.py", f"{_EVENTS}:on_turn_end", 60),
         Hook("StopFailure", "stop_failure.py", f"{_EVENTS}:on_turn_failed", 10),
-        Hook("SessionStart", "session_start.py",
-             "bridge.handlers.session_start:on_session_start", 10),
+        Hook(
+            "SessionStart", "session_start.py", "bridge.handlers.session_start:on_session_start", 10
+        ),
         Hook("PreToolUse", "pre_tool_use.py", f"{_EVENTS}:on_tool_start", 10),
-        Hook("PermissionRequest", "permission_request.py",
-             "bridge.handlers.permission:on_permission_request", 0),
+        Hook(
+            "PermissionRequest",
+            "permission_request.py",
+            "bridge.handlers.permission:on_permission_request",
+            0,
+        ),
         Hook("Elicitation", "elicitation.py", "bridge.handlers.elicitation:on_elicitation", 0),
-        Hook("PermissionDenied", "permission_denied.py",
-             "bridge.handlers.denied:on_permission_denied", 0),
+        Hook(
+            "PermissionDenied",
+            "permission_denied.py",
+            "bridge.handlers.denied:on_permission_denied",
+            0,
+        ),
         Hook("PostToolUse", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
         Hook("PostToolUseFailure", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
         Hook("UserPromptSubmit", "session_event.py", f"{_EVENTS}:on_prompt_or_tool_done", 10),
-        Hook("MessageDisplay", "message_display.py", f"{_EVENTS}:on_message_display", 5,
-             nice=10),
+        Hook("MessageDisplay", "message_display.py", f"{_EVENTS}:on_message_display", 5, nice=10),
         Hook("Notification", "notification.py", f"{_EVENTS}:on_notification", 30),
     )
-}  # fmt: skip
+}
 
 # What the bridge registers with Codex (``bridge/codex/hooks_file.py``): its stdin has Claude
 # Code's shape, so the same scripts serve it, for the events it has (no StopFailure up to
 # 0.171.0: a usage limit shows on its screen only, docs/codex.md); and ``Interrupt``, Codex's
 # own (Esc ends a turn with no Stop), capped at 3 s by Codex.
 CODEX_HOOKS: dict[str, Hook] = {
-    **{event: HOOKS[event] for event in (
-        "SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-        "Stop",
-    )},
+    **{
+        event: HOOKS[event]
+        for event in (
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "Stop",
+        )
+    },
     "Interrupt": Hook("Interrupt", "interrupt.py", f"{_EVENTS}:on_turn_interrupted", 3),
-}  # fmt: skip
+}

@@ -12,8 +12,14 @@ CLAUDE_NICE = 5  # niceness Claude Code starts with (claudeNice): the bot's rela
 DEFAULT_DOWNLOAD_LIMIT = 50 * 1024 * 1024  # bytes accepted from one Discord attachment
 DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024  # Discord's default per-file upload limit
 PERMISSION_MODES = (
-    "default", "manual", "acceptEdits", "plan", "bypassPermissions", "auto", "dontAsk",
-)  # fmt: skip
+    "default",
+    "manual",
+    "acceptEdits",
+    "plan",
+    "bypassPermissions",
+    "auto",
+    "dontAsk",
+)
 # Claude Code 2.1.332 calls the mode that asks before edits "manual" (footer, --help); hooks and
 # settings say "default", which every tested version's --permission-mode takes (2.1.197 knows
 # only "default"; 2.1.332 keeps it as a hidden alias, measured).

@@ -175,9 +175,14 @@ def edit_server(
         except (KeyError, IndexError, TypeError):
             raise ConfigError([f"servers[{server_index}] is no longer in the file"], path) from None
         if token is not None and _token_of(server) != token:
-            raise ConfigError([f"servers[{server_index}] is another bot's entry since the bot "
-                               "started (servers reordered or edited?): restart it to load "
-                               "the file as it is now"], path) from None  # fmt: skip
+            raise ConfigError(
+                [
+                    f"servers[{server_index}] is another bot's entry since the bot "
+                    "started (servers reordered or edited?): restart it to load "
+                    "the file as it is now"
+                ],
+                path,
+            ) from None
         try:
             if not change(server):
                 return False
@@ -209,5 +214,6 @@ def _keep_v1_original(path: str, original: bytes, upgraded: dict) -> None:
     logging.getLogger(__name__).warning(
         "%s was a schemaVersion 1 config: rewrote it as schemaVersion 2 to save a change; "
         "the original is kept as %s",
-        path, backup,
-    )  # fmt: skip
+        path,
+        backup,
+    )

@@ -17,8 +17,9 @@ def check_metrics(metrics: object, problems: list[str]) -> None:
         return
     unknown = sorted(str(key) for key in metrics if key not in METRICS_KEYS)
     if unknown:
-        problems.append(f"metrics.{unknown[0]}: unknown key; expected one of "
-                        f"{', '.join(METRICS_KEYS)}")  # fmt: skip
+        problems.append(
+            f"metrics.{unknown[0]}: unknown key; expected one of {', '.join(METRICS_KEYS)}"
+        )
     check_bool(metrics, "enabled", "metrics", problems)
     if "host" in metrics and not _is_ip_address(metrics["host"]):
         problems.append(

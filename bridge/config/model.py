@@ -57,8 +57,16 @@ class ThreadEntry:
     ``raw`` is the entry as the file has it."""
 
     __slots__ = (
-        "agent", "channel_id", "isolation", "model", "name", "path", "permission", "raw", "startup",
-    )  # fmt: skip
+        "agent",
+        "channel_id",
+        "isolation",
+        "model",
+        "name",
+        "path",
+        "permission",
+        "raw",
+        "startup",
+    )
 
     def __init__(self, raw: dict) -> None:
         self.raw = raw

@@ -107,9 +107,19 @@ PANEL_PICK_TEMPLATE = PANEL_PICK + r"(?P<page>[0-9]{1,4})"
 PROJECT_TEMPLATE = PROJECT + rf"(?P<action>remove|delete|cancel):(?P<key>{_SNOWFLAKE})"
 DIFF_TEMPLATE = DIFF + rf"(?P<key>{_SNOWFLAKE}):(?P<old>[0-9a-f]{{7,40}}):(?P<new>[0-9a-f]{{7,40}})"
 FINISH_ACTIONS = (
-    "menu", "back", "merge", "domerge", "pr", "dopush", "keep", "discard", "dodiscard", "commit",
-    "resolve", "end",
-)  # fmt: skip
+    "menu",
+    "back",
+    "merge",
+    "domerge",
+    "pr",
+    "dopush",
+    "keep",
+    "discard",
+    "dodiscard",
+    "commit",
+    "resolve",
+    "end",
+)
 FINISH_TEMPLATE = (
     FINISH + rf"(?P<action>{'|'.join(FINISH_ACTIONS)}):(?P<key>{_SNOWFLAKE})"
     r"(?::(?P<check>[0-9a-f]{12}))?"

@@ -93,10 +93,15 @@ def deliver(
 
 
 def hand_off(
-    rt: runtime.Runtime, outbox: Outbox, server_name: str, channel: str, posts: list[Post],
-    receipt: bool = False, wait: float = handoff.HANDOFF_WAIT,
+    rt: runtime.Runtime,
+    outbox: Outbox,
+    server_name: str,
+    channel: str,
+    posts: list[Post],
+    receipt: bool = False,
+    wait: float = handoff.HANDOFF_WAIT,
     spooled: Callable[[], None] | None = None,
-) -> list[str] | None:  # fmt: skip
+) -> list[str] | None:
     """Give ``posts`` to the running bot (see :mod:`bridge.discord.handoff`). Returns their
     outbox entries once the bot has posted them; None when no bot listens (nothing was
     spooled) — or, when it did not take them within ``wait``, raises :class:`NotTaken`

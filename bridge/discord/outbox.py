@@ -39,9 +39,13 @@ class Outbox:
     # --- writing ---------------------------------------------------------------------
 
     def enqueue(
-        self, channel_id: str, server: str, post: Post, receipt: bool = False,
+        self,
+        channel_id: str,
+        server: str,
+        post: Post,
+        receipt: bool = False,
         durable: bool = True,
-    ) -> str:  # fmt: skip
+    ) -> str:
         """Spool one post for ``channel_id``; returns the entry's path. ``receipt``: whoever
         posts it records the message's id for the hook that spooled it (a prompt).
         ``durable=False``: not on disk yet (a hand-off the bot takes within milliseconds
@@ -56,9 +60,13 @@ class Outbox:
                 private_files.write_atomic(staged, data, durable=durable)
                 files.append({"filename": filename, "path": f"{i}"})  # in the entry's own folder
         queued_at = time.time()
-        entry: dict[str, object] = {"channel_id": channel_id, "server": server,
-                                    "payload": post.payload, "files": files,
-                                    "queued_at": queued_at}  # fmt: skip
+        entry: dict[str, object] = {
+            "channel_id": channel_id,
+            "server": server,
+            "payload": post.payload,
+            "files": files,
+            "queued_at": queued_at,
+        }
         if post.footer is not None:  # a reply whose footer the bot brings in once posted
             entry["footer"] = post.footer
         if post.speech:  # a reply the bot may also speak once it is posted

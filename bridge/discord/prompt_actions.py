@@ -255,10 +255,11 @@ def form_layout(request: Request) -> FormLayout:
     if any(f.kind == forms.UNSUPPORTED for f in form):
         return FormLayout(form, [], [], False)
     choosing = [
-        i for i, f in enumerate(form)
+        i
+        for i, f in enumerate(form)
         if f.kind in (forms.CHOICE, forms.CHOICES, forms.BOOLEAN)
         and len(f.options) <= FIELD_OPTIONS
-    ]  # fmt: skip
+    ]
     while True:
         typed = [i for i in range(len(form)) if i not in choosing]
         pages = [typed[k : k + PAGE_FIELDS] for k in range(0, len(typed), PAGE_FIELDS)]

@@ -74,8 +74,16 @@ class Action:
     notes are asked on (numbers from 1)."""
 
     __slots__ = (
-        "kind", "label", "mode", "page", "picked", "question", "scope", "steps", "suggestion"
-    )  # fmt: skip
+        "kind",
+        "label",
+        "mode",
+        "page",
+        "picked",
+        "question",
+        "scope",
+        "steps",
+        "suggestion",
+    )
 
     def __init__(
         self,

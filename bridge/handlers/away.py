@@ -123,11 +123,22 @@ def check_budget(context: HookContext) -> dict | None:
     key = context.channel_id
     if not away.exists(rt, "budget", key):
         rt.ensure()
-        away.save(rt, "budget", key, {
-            "server": context.server.name, "key": key, "session": spend.session_id,
-            "which": which, "spent": spent, "cap": cap, "day": spend.day, "at": time.time(),
-            "tool": str(context.event.get("tool_name") or "")[:80],
-        })  # fmt: skip
+        away.save(
+            rt,
+            "budget",
+            key,
+            {
+                "server": context.server.name,
+                "key": key,
+                "session": spend.session_id,
+                "which": which,
+                "spent": spent,
+                "cap": cap,
+                "day": spend.day,
+                "at": time.time(),
+                "tool": str(context.event.get("tool_name") or "")[:80],
+            },
+        )
     reason = f"{NAMES[which]} is reached (${spent:.2f} of ${cap:.2f})"
     progress.record(context, "failed", error="budget", details=reason)
     return {

@@ -45,9 +45,17 @@ class HookContext:
     """A hook event of a session the bridge serves, with where its output goes."""
 
     __slots__ = (
-        "cfg", "channel_id", "deferred", "env", "event", "home", "project", "runtime",
-        "spooled", "thread_id",
-    )  # fmt: skip
+        "cfg",
+        "channel_id",
+        "deferred",
+        "env",
+        "event",
+        "home",
+        "project",
+        "runtime",
+        "spooled",
+        "thread_id",
+    )
 
     def __init__(
         self,
@@ -160,8 +168,11 @@ def resolve(event: dict, env: dict[str, str] | None = None) -> HookContext | Non
         return None
     refused = env.get(locations.REFUSED_RUNTIME_DIR)
     if refused and event.get("hook_event_name") in ("SessionStart", "Stop"):  # not every tool
-        note(rt, f"refused the runtime dir {refused} (not a private directory of yours, "
-                 f"perhaps another user's after a reboot); using {rt.root}")  # fmt: skip
+        note(
+            rt,
+            f"refused the runtime dir {refused} (not a private directory of yours, "
+            f"perhaps another user's after a reboot); using {rt.root}",
+        )
     return HookContext(event, cfg, project, thread_id, env)
 
 

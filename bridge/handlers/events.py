@@ -63,8 +63,9 @@ def on_prompt_or_tool_done(context: HookContext) -> dict | None:
 
             away.on_prompt(context)  # a usage-limit wait of this session is over
         cost = turn_changes.cost_so_far(context)
-        progress.record(context, "turn", transcript=event.get("transcript_path"), cost0=cost,
-                        task=task)  # fmt: skip
+        progress.record(
+            context, "turn", transcript=event.get("transcript_path"), cost0=cost, task=task
+        )
         turn_changes.at_prompt(context)  # the working tree as the turn starts (git)
         if task is None and context.thread_id is not None:  # a channel's session is not named
             from bridge.handlers.titles import session_title
@@ -90,8 +91,9 @@ def on_tool_start(context: HookContext) -> dict | None:
     tool_calls.started(context.runtime, context.channel_id, event.get("tool_use_id"))
     tool = str(event.get("tool_name") or "tool")
     summary = progress.tool_summary(tool, event.get("tool_input"))
-    progress.record(context, "tool", name=tool, summary=summary,
-                    transcript=event.get("transcript_path"))  # fmt: skip
+    progress.record(
+        context, "tool", name=tool, summary=summary, transcript=event.get("transcript_path")
+    )
     if context.project.budget.any:  # past the spend budget: no tool runs, the turn stops
         from bridge.handlers import away
 
@@ -109,8 +111,13 @@ def on_tool_start(context: HookContext) -> dict | None:
 def on_message_display(context: HookContext) -> None:
     """MessageDisplay: the assistant text as it streams."""
     event = context.event
-    progress.record(context, "text", message_id=event.get("message_id"),
-                    delta=event.get("delta") or "", final=bool(event.get("final")))  # fmt: skip
+    progress.record(
+        context,
+        "text",
+        message_id=event.get("message_id"),
+        delta=event.get("delta") or "",
+        final=bool(event.get("final")),
+    )
 
 
 def on_turn_end(context: HookContext) -> None:

@@ -29,9 +29,12 @@ _SESSION_CHARS = frozenset("0123456789abcdefABCDEF-")
 # that a session in the background needs an answer, or that auto mode cannot check actions
 # and asks what to do; ``agent_completed``, a background session finished, does not).
 WAITS = (
-    "permission_prompt", "idle_prompt", "elicitation_dialog", "elicitation_url_dialog",
+    "permission_prompt",
+    "idle_prompt",
+    "elicitation_dialog",
+    "elicitation_url_dialog",
     "agent_needs_input",
-)  # fmt: skip
+)
 
 
 def mention_for(context: HookContext, desk: DeskQuery | None = None) -> str:
@@ -87,19 +90,29 @@ class DeskQuery:
         pane, server = env.get("TMUX_PANE", ""), env.get("TMUX", "").split(",")[0]
         if not pane.startswith("%") or not server.startswith("/"):
             return None
-        argv = ["tmux", "-S", server, "list-clients", "-t", pane, "-F",
-                "#{client_control_mode} #{client_activity}"]  # fmt: skip
+        argv = [
+            "tmux",
+            "-S",
+            server,
+            "list-clients",
+            "-t",
+            pane,
+            "-F",
+            "#{client_control_mode} #{client_activity}",
+        ]
         read_end, write_end = os.pipe()  # both close-on-exec; dup2 onto 1 clears it for tmux
         try:
             pid = os.posix_spawnp(
-                "tmux", argv, os.environ,
+                "tmux",
+                argv,
+                os.environ,
                 file_actions=[
                     (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                     (os.POSIX_SPAWN_DUP2, write_end, 1),
                     (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
                 ],
                 setsigdef=_python_ignored_signals(),
-            )  # fmt: skip
+            )
         except OSError:
             os.close(read_end)
             return None

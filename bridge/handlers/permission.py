@@ -117,8 +117,9 @@ def ask(
         return decision
 
 
-def new_request(context: HookContext, kind: str | None = None, timeout: float | None = None,
-                **fields: object) -> Request:  # fmt: skip
+def new_request(
+    context: HookContext, kind: str | None = None, timeout: float | None = None, **fields: object
+) -> Request:
     """The request for the event's dialog (``kind``: another hook's prompt, waiting
     ``timeout`` seconds, with its own ``fields``). What Claude Code sent is kept only where
     it has the expected type (a field of another type is left empty, never a crash)."""
@@ -298,8 +299,11 @@ def _decision(request: Request, decision: Decision) -> dict | None:
         return {"behavior": "allow", "updatedInput": updated}
     if outcome == decisions.PLAN_APPROVED:
         mode = {"type": "setMode", "mode": decision.mode, "destination": "session"}
-        return {"behavior": "allow", "updatedInput": _approved(request, decision.message),
-                "updatedPermissions": [mode]}  # fmt: skip
+        return {
+            "behavior": "allow",
+            "updatedInput": _approved(request, decision.message),
+            "updatedPermissions": [mode],
+        }
     if outcome == decisions.TIMED_OUT and not decision.left_to_terminal:
         from bridge.discord.render.outcome import duration
 

@@ -254,8 +254,10 @@ def _resolve_files(
     from bridge.discord.render.attachments import Refused
 
     files: list[OutputFile] = []
-    refused = [Refused(name, f"more than {MAX_ATTACHMENTS} files in one reply")
-               for name in names[MAX_ATTACHMENTS:]]  # fmt: skip
+    refused = [
+        Refused(name, f"more than {MAX_ATTACHMENTS} files in one reply")
+        for name in names[MAX_ATTACHMENTS:]
+    ]
     for name in names[:MAX_ATTACHMENTS]:
         result = resolve_output_file(outputs_dir, name, upload_limit)
         if isinstance(result, Refused):

@@ -103,8 +103,13 @@ def pending(event: dict, reply: str, line: str, mention: str) -> dict | None:
     session_id, transcript = event.get("session_id"), event.get("transcript_path")
     if not line or not _is_transcript(transcript, session_id):
         return None
-    return {"session_id": session_id, "transcript_path": transcript,
-            "reply": reply.rstrip()[-REPLY_TAIL:], "line": line, "mention": mention}  # fmt: skip
+    return {
+        "session_id": session_id,
+        "transcript_path": transcript,
+        "reply": reply.rstrip()[-REPLY_TAIL:],
+        "line": line,
+        "mention": mention,
+    }
 
 
 def read_pending(value: object) -> dict | None:

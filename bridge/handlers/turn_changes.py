@@ -182,8 +182,12 @@ class PendingChanges:
     the turn's length and the progress setting, no git): only then does the reply wait for
     the result; otherwise it is posted first and the result goes to the status message."""
 
-    def __init__(self, on_reply: bool = False, worker: threading.Thread | None = None,
-                 found: list | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        on_reply: bool = False,
+        worker: threading.Thread | None = None,
+        found: list | None = None,
+    ) -> None:
         self.on_reply = on_reply
         self._worker = worker
         self._found = found if found is not None else []
@@ -205,8 +209,7 @@ def compare_in_background(context: HookContext) -> PendingChanges:
     import threading
 
     found: list[dict | None] = []
-    worker = threading.Thread(target=lambda: found.append(at_stop(context, on_reply)),
-                              daemon=True)  # fmt: skip
+    worker = threading.Thread(target=lambda: found.append(at_stop(context, on_reply)), daemon=True)
     try:
         worker.start()
     except RuntimeError as err:  # no thread to be had: no summary, the reply still goes
@@ -258,8 +261,7 @@ def diff_button(key: str, found: dict) -> dict:
     from bridge.discord import custom_ids
 
     custom = custom_ids.diff(key, found["old"][:ABBREV], found["new"][:ABBREV])
-    button = {"type": 2, "style": 2, "label": "Diff", "emoji": {"name": "📝"},
-              "custom_id": custom}  # fmt: skip
+    button = {"type": 2, "style": 2, "label": "Diff", "emoji": {"name": "📝"}, "custom_id": custom}
     return {"type": 1, "components": [button]}
 
 

@@ -30,9 +30,14 @@ MAX_ERRORS = 10
 MAX_ERROR_CHARS = 300
 DEBIAN_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 CHROMIUM_ARGS = [
-    "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+    "--headless",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 HOW_TO_ADD = (
     "⚠️ Preview needs playwright and a Chromium: run `./install.sh --preview` (playwright into "
     "the bridge's venv), then `apt install chromium` (Debian, Ubuntu) or "
@@ -107,13 +112,23 @@ def capture(url: str, time_limit: float = TIME_LIMIT) -> Capture:
             browser.close()
 
 
-def _load(browser: Any, result: Capture, name: str, width: int, height: int,
-          deadline: float, error: type[Exception]) -> None:  # fmt: skip
+def _load(
+    browser: Any,
+    result: Capture,
+    name: str,
+    width: int,
+    height: int,
+    deadline: float,
+    error: type[Exception],
+) -> None:
     phone = name == "phone"
     context = browser.new_context(
-        viewport={"width": width, "height": height}, is_mobile=phone, has_touch=phone,
-        device_scale_factor=2 if phone else 1, service_workers="block",
-    )  # fmt: skip
+        viewport={"width": width, "height": height},
+        is_mobile=phone,
+        has_touch=phone,
+        device_scale_factor=2 if phone else 1,
+        service_workers="block",
+    )
     try:
         context.route("**/*", _only_loopback)
         page = context.new_page()

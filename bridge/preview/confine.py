@@ -58,8 +58,9 @@ def network_args(proxy_port: int) -> list[str]:
     ]
 
 
-def launch(playwright: Any, executable: str | None, args: list[str],
-           timeout: float) -> tuple[Any, str]:  # fmt: skip
+def launch(
+    playwright: Any, executable: str | None, args: list[str], timeout: float
+) -> tuple[Any, str]:
     """(the browser, a note for the channel): sandboxed where it can be, else without and
     the note says why. Raises playwright's ``Error`` when Chromium does not start at all."""
     from playwright.sync_api import Error
@@ -88,8 +89,14 @@ def sandboxed_executable(executable: str | None, directory: str) -> str | None:
     if os.geteuid() != 0 or executable is None or unshare is None:
         return executable
     script = os.path.join(directory, "chromium")
-    command = [unshare, "--user", f"--map-user={INNER_UID}", f"--map-group={INNER_UID}",
-               "--", executable]  # fmt: skip
+    command = [
+        unshare,
+        "--user",
+        f"--map-user={INNER_UID}",
+        f"--map-group={INNER_UID}",
+        "--",
+        executable,
+    ]
     text = f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n'
     descriptor = os.open(script, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o700)
     with os.fdopen(descriptor, "w") as handle:

@@ -65,8 +65,9 @@ def systemd_version() -> int | None:
     return int(match[1]) if match else None
 
 
-def unit_text(config_file: str, env: dict[str, str] | None = None,
-              version: int | None = None) -> str:  # fmt: skip
+def unit_text(
+    config_file: str, env: dict[str, str] | None = None, version: int | None = None
+) -> str:
     """The unit file for this installation (``version``: systemd's, for its newer keys)."""
     lines = [
         MARK,
@@ -130,8 +131,12 @@ def lingering(user: str | None = None) -> bool | None:
     if tool is None or not user:
         return None
     try:
-        out = subprocess.run([tool, "show-user", user, "--property=Linger"],
-                             capture_output=True, text=True, timeout=10)  # fmt: skip
+        out = subprocess.run(
+            [tool, "show-user", user, "--property=Linger"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if out.returncode != 0:
@@ -176,24 +181,31 @@ def install(config_file: str, start: bool = True) -> Outcome:
         systemctl("daemon-reload")  # read the new file
     enable = systemctl("enable", UNIT_NAME)  # works without the manager too (a symlink)
     if enable is None or enable.returncode != 0:
-        result.say(f"could not enable it ({_first_line(enable)}); in a systemd login session "
-                   f"run: systemctl --user daemon-reload && systemctl --user enable --now "
-                   f"{UNIT_NAME}")  # fmt: skip
+        result.say(
+            f"could not enable it ({_first_line(enable)}); in a systemd login session "
+            f"run: systemctl --user daemon-reload && systemctl --user enable --now "
+            f"{UNIT_NAME}"
+        )
         result.code = 1
         return result
     result.say(f"enabled {UNIT_NAME}: the bot starts at login and restarts when it fails")
     blocked = _placeholders(config_file)
     if not reachable:
-        result.say("not started now: no user service manager is reachable from this shell "
-                   "(it starts at your next login)")  # fmt: skip
+        result.say(
+            "not started now: no user service manager is reachable from this shell "
+            "(it starts at your next login)"
+        )
     elif not start or blocked:
         why = "the config still holds example values; after fixing them" if blocked else "to"
         result.say(f"not started now ({why} start it: systemctl --user start {UNIT_NAME})")
     else:
         restart = systemctl("restart", UNIT_NAME)  # restart: a new unit file replaces the old
         ok = restart is not None and restart.returncode == 0
-        result.say("started; its log: journalctl --user -u discord-bridge -f" if ok else
-                   f"could not start it: {_first_line(restart)}")  # fmt: skip
+        result.say(
+            "started; its log: journalctl --user -u discord-bridge -f"
+            if ok
+            else f"could not start it: {_first_line(restart)}"
+        )
         result.code = 0 if ok else 1
     if lingering() is not True:
         result.say(LINGER_HINT.format(user=_user() or "$USER"))
@@ -246,13 +258,17 @@ def status(config_file: str) -> Status:
 def describe(st: Status) -> tuple[bool, list[str]]:
     """(healthy, lines) for ``service status`` and the doctor."""
     if not st.installed:
-        return True, [f"service: not installed ({st.path}); optional: `discord-bridge service "
-                      "install` starts the bot at login or boot and restarts it"]  # fmt: skip
+        return True, [
+            f"service: not installed ({st.path}); optional: `discord-bridge service "
+            "install` starts the bot at login or boot and restarts it"
+        ]
     lines = [f"service: installed ({st.path})"]
     healthy = st.current
     if not st.current:
-        lines.append("  it runs another interpreter or config file: run `discord-bridge service "
-                     "install` again")  # fmt: skip
+        lines.append(
+            "  it runs another interpreter or config file: run `discord-bridge service "
+            "install` again"
+        )
     mac = is_macos()
     if st.enabled is None:
         lines.append("  enabled/active: unknown here (no systemctl/launchctl)")
@@ -261,14 +277,20 @@ def describe(st: Status) -> tuple[bool, list[str]]:
         lines.append(f"  enabled: {st.enabled}; active: {active}")
         if st.enabled not in ("enabled", "enabled-runtime", "linked", "loaded"):
             healthy = False
-            fix = f"launchctl bootstrap gui/{os.getuid()} {st.path}" if mac else (
-                f"systemctl --user enable --now {UNIT_NAME}")  # fmt: skip
+            fix = (
+                f"launchctl bootstrap gui/{os.getuid()} {st.path}"
+                if mac
+                else (f"systemctl --user enable --now {UNIT_NAME}")
+            )
             lines.append(f"  enable it: {fix}")
         elif st.active is not None and st.active not in ("active", "activating", "running"):
             healthy = False
-            lines.append("  see why in ~/Library/Logs/discord-bridge.log" if mac else
-                         "  see why: journalctl --user -u discord-bridge -e; then: systemctl "
-                         f"--user restart {UNIT_NAME}")  # fmt: skip
+            lines.append(
+                "  see why in ~/Library/Logs/discord-bridge.log"
+                if mac
+                else "  see why: journalctl --user -u discord-bridge -e; then: systemctl "
+                f"--user restart {UNIT_NAME}"
+            )
     if st.linger is False:
         lines.append("  " + LINGER_HINT.format(user=_user() or "$USER"))
     return healthy, lines

@@ -50,8 +50,14 @@ class Status:
 def command(config_file: str) -> list[str]:
     """The bot's command line: this interpreter (not resolved: a venv's python is a symlink
     that must stay one) and the config file, both absolute."""
-    return [os.path.abspath(sys.executable), "-m", "bridge.cli", "--config",
-            os.path.abspath(config_file), "run"]  # fmt: skip
+    return [
+        os.path.abspath(sys.executable),
+        "-m",
+        "bridge.cli",
+        "--config",
+        os.path.abspath(config_file),
+        "run",
+    ]
 
 
 def environment(env: dict[str, str] | os._Environ[str] | None = None) -> dict[str, str]:
@@ -62,8 +68,10 @@ def environment(env: dict[str, str] | os._Environ[str] | None = None) -> dict[st
     env = os.environ if env is None else env
     out = {key: env[key] for key in CARRIED_ENV if env.get(key)}
     out.setdefault("PATH", os.defpath)
-    if not any(("UTF-8" in out.get(k, "").upper() or "UTF8" in out.get(k, "").upper())
-               for k in ("LANG", "LC_ALL", "LC_CTYPE")):  # fmt: skip
+    if not any(
+        ("UTF-8" in out.get(k, "").upper() or "UTF8" in out.get(k, "").upper())
+        for k in ("LANG", "LC_ALL", "LC_CTYPE")
+    ):
         out["LANG"] = "C.UTF-8"
     out.update({key: env[key] for key in CARRIED_BRIDGE_ENV if env.get(key)})
     for key, value in out.items():

@@ -39,8 +39,9 @@ def log_path(home: str | None = None) -> str:
     return os.path.join(home, "Library", "Logs", "discord-bridge.log")
 
 
-def plist_bytes(config_file: str, env: dict[str, str] | None = None,
-                home: str | None = None) -> bytes:  # fmt: skip
+def plist_bytes(
+    config_file: str, env: dict[str, str] | None = None, home: str | None = None
+) -> bytes:
     agent = {
         "Label": LABEL,
         "ProgramArguments": checked_command(config_file),
@@ -80,13 +81,17 @@ def install(config_file: str, start: bool = True) -> Outcome:
     domain = f"gui/{os.getuid()}"
     _launchctl("bootout", f"{domain}/{LABEL}")  # an older copy, if loaded
     if not start:
-        result.say(f"not loaded now; it starts at your next login (or: launchctl bootstrap "
-                   f"{domain} {path})")  # fmt: skip
+        result.say(
+            f"not loaded now; it starts at your next login (or: launchctl bootstrap "
+            f"{domain} {path})"
+        )
         return result
     done = _launchctl("bootstrap", domain, path)
     if done is None or done.returncode != 0:
-        result.say(f"could not load it now ({(done.stderr.strip() if done else 'no launchctl')});"
-                   " it starts at your next login")  # fmt: skip
+        result.say(
+            f"could not load it now ({(done.stderr.strip() if done else 'no launchctl')});"
+            " it starts at your next login"
+        )
     else:
         result.say("loaded: the bot runs now and at every login")
     return result

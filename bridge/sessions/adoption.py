@@ -43,21 +43,44 @@ def adopt(
     if found.session_id is None:
         raise CannotAdopt(NO_SESSION_ID)
     adopted = {
-        "address": found.address, "socket": found.socket, "pane_id": found.pane_id,
-        "where": found.where, "pid": found.pid, "proc_start": found.proc_start,
-        "session_id": found.session_id, "adopted_at": time.time(),
-    }  # fmt: skip
+        "address": found.address,
+        "socket": found.socket,
+        "pane_id": found.pane_id,
+        "where": found.where,
+        "pid": found.pid,
+        "proc_start": found.proc_start,
+        "session_id": found.session_id,
+        "adopted_at": time.time(),
+    }
     session_state.update(
-        rt, thread_id, server=server, project=project, parent_id=parent_id,
-        thread_id=thread_id, thread_name=thread_name, window=found.where,
-        pane_id=found.address, cwd=found.cwd, worktree=None, wanted="running",
-        started_at=time.time(), adopted=adopted,
-    )  # fmt: skip
-    session_record.write_record(rt, thread_id, {
-        "session_id": found.session_id, "transcript_path": transcript_of(found),
-        "cwd": found.cwd, "source": "adopted", "pane_id": found.address,
-        "channel_id": thread_id, "recorded_at": time.time(),
-    })  # fmt: skip
+        rt,
+        thread_id,
+        server=server,
+        project=project,
+        parent_id=parent_id,
+        thread_id=thread_id,
+        thread_name=thread_name,
+        window=found.where,
+        pane_id=found.address,
+        cwd=found.cwd,
+        worktree=None,
+        wanted="running",
+        started_at=time.time(),
+        adopted=adopted,
+    )
+    session_record.write_record(
+        rt,
+        thread_id,
+        {
+            "session_id": found.session_id,
+            "transcript_path": transcript_of(found),
+            "cwd": found.cwd,
+            "source": "adopted",
+            "pane_id": found.address,
+            "channel_id": thread_id,
+            "recorded_at": time.time(),
+        },
+    )
     adoptions.adopt(rt, found.session_id, thread_id, project, parent_id)
     if adoptions.routes_needed(config):
         adoptions.route(found.session_id, config)

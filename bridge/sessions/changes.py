@@ -123,8 +123,15 @@ def git_env(index_file: str | None = None) -> dict[str, str]:
     """The environment of every git call: nothing of the caller's ``GIT_*``, never a prompt."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.pop("SSH_ASKPASS", None)
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_LITERAL_PATHSPECS="1",
-               GIT_NO_LAZY_FETCH="1", GIT_PAGER="cat", PAGER="cat", LC_ALL="C")  # fmt: skip
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_LITERAL_PATHSPECS="1",
+        GIT_NO_LAZY_FETCH="1",
+        GIT_PAGER="cat",
+        PAGER="cat",
+        LC_ALL="C",
+    )
     if index_file:
         env["GIT_INDEX_FILE"] = index_file
     return env
@@ -154,10 +161,15 @@ def git(
     argv += list(args)
     try:
         done = subprocess.run(
-            argv, input=stdin, capture_output=True, env=git_env(index_file), timeout=timeout,
-            stdin=None if stdin is not None else subprocess.DEVNULL, check=False,
+            argv,
+            input=stdin,
+            capture_output=True,
+            env=git_env(index_file),
+            timeout=timeout,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            check=False,
             pass_fds=pass_fds,
-        )  # fmt: skip
+        )
     except subprocess.TimeoutExpired as err:
         raise GitError(f"git {args[0]} took more than {timeout:.0f} s") from err
     except OSError as err:
@@ -197,8 +209,15 @@ def locate(path: str, deadline: float | None = None) -> Repository:
     if not os.path.isdir(path):
         raise NotARepository(f"{path} is not a directory")
     try:
-        out = git(path, "rev-parse", "--show-object-format", "--show-toplevel", "--git-path",
-                  "index", deadline=deadline)  # fmt: skip
+        out = git(
+            path,
+            "rev-parse",
+            "--show-object-format",
+            "--show-toplevel",
+            "--git-path",
+            "index",
+            deadline=deadline,
+        )
     except GitError as err:
         if "work tree" in str(err):  # inside .git, or a bare repository
             raise NotARepository("not in a git working tree") from err
@@ -254,14 +273,22 @@ def snapshot_at(
         def hash_files(fds: list[int]) -> list[str]:
             return _hash_files(root, fds, deadline)
 
-        updates, skipped = snapshot_files.scan(root, changed, untracked, zero, private_ids,
-                                               hash_files, HASH_BATCH, deadline)  # fmt: skip
+        updates, skipped = snapshot_files.scan(
+            root, changed, untracked, zero, private_ids, hash_files, HASH_BATCH, deadline
+        )
         if not updates and facts.tree:
             return facts.tree, skipped  # nothing changed: the index's own tree
         if updates:
             _never_racy(tmp_index)
-            git(root, "update-index", "-z", "--index-info", index_file=tmp_index, stdin=updates,
-                deadline=deadline)  # fmt: skip
+            git(
+                root,
+                "update-index",
+                "-z",
+                "--index-info",
+                index_file=tmp_index,
+                stdin=updates,
+                deadline=deadline,
+            )
         _never_racy(tmp_index)
         tree = git(root, "write-tree", index_file=tmp_index, deadline=deadline).decode().strip()
     except git_index.Refused as err:
@@ -273,16 +300,19 @@ def snapshot_at(
 
 
 def _read_index(
-    root: str, tmp_index: str, data: bytes, index_mtime: int, hash_size: int,
+    root: str,
+    tmp_index: str,
+    data: bytes,
+    index_mtime: int,
+    hash_size: int,
     deadline: float | None,
-) -> git_index.IndexFacts:  # fmt: skip
+) -> git_index.IndexFacts:
     """The racy entries and cached tree of the index (version 4, split or sparse: the copy
     written out whole first)."""
     facts = git_index.read_index(data, hash_size, index_mtime)
     if facts is None:
         _never_racy(tmp_index)
-        git(root, "update-index", "--index-version", "2", index_file=tmp_index,
-            deadline=deadline)  # fmt: skip
+        git(root, "update-index", "--index-version", "2", index_file=tmp_index, deadline=deadline)
         with open(tmp_index, "rb") as whole:  # our own file, in our private scratch dir
             facts = git_index.read_index(whole.read(), hash_size, index_mtime)
         if facts is None:
@@ -302,11 +332,26 @@ def _to_read(
     _never_racy(tmp_index)
     changed = snapshot_files.stale(root, facts.compare, private, deadline) + facts.must_read
     if not facts.whole:
-        out = git(root, "diff-files", "-z", "--name-status", "--no-renames",
-                  "--ignore-submodules=all", index_file=tmp_index, deadline=deadline)  # fmt: skip
+        out = git(
+            root,
+            "diff-files",
+            "-z",
+            "--name-status",
+            "--no-renames",
+            "--ignore-submodules=all",
+            index_file=tmp_index,
+            deadline=deadline,
+        )
         changed += snapshot_files.paths(out, name_status=True)
-    listed = git(root, "ls-files", "-z", "--others", "--exclude-standard",
-                 index_file=tmp_index, deadline=deadline)  # fmt: skip
+    listed = git(
+        root,
+        "ls-files",
+        "-z",
+        "--others",
+        "--exclude-standard",
+        index_file=tmp_index,
+        deadline=deadline,
+    )
     return changed, snapshot_files.paths(listed)
 
 
@@ -334,8 +379,16 @@ def _hash_files(root: str, fds: list[int], deadline: float | None) -> list[str]:
     """Blob ids of open files, written to the object store: git reads each through
     ``/proc/self/fd/N`` (the file that was checked), never converting it."""
     paths = b"".join(b"/proc/self/fd/%d\n" % fd for fd in fds)
-    out = git(root, "hash-object", "-w", "--no-filters", "--stdin-paths", stdin=paths,
-              pass_fds=tuple(fds), deadline=deadline)  # fmt: skip
+    out = git(
+        root,
+        "hash-object",
+        "-w",
+        "--no-filters",
+        "--stdin-paths",
+        stdin=paths,
+        pass_fds=tuple(fds),
+        deadline=deadline,
+    )
     oids = out.decode().split()
     if len(oids) != len(fds):
         raise GitError("git hash-object: not one id per file")

@@ -135,8 +135,9 @@ class SessionKeys:
                 raise KeysRefused(
                     f"{self.agent.label} keeps starting tool calls that have not ended, and any of "
                     f"them may ask for permission: {what} was not sent. Try again in a "
-                    "moment.", "",
-                )  # fmt: skip
+                    "moment.",
+                    "",
+                )
             time.sleep(GRACE_POLL)
             self._known(what)
         if self.screen_answer:
@@ -152,8 +153,9 @@ class SessionKeys:
             raise KeysRefused(
                 f"{self.agent.label} is {doing} in this session (see its prompt in this "
                 f"channel): {what} was not sent, so it cannot answer that dialog. Answer the "
-                f"{prompt} first.", "",
-            )  # fmt: skip
+                f"{prompt} first.",
+                "",
+            )
         if self.screen_answer:
             return
         held = held_messages.load(self.runtime, self.key)
@@ -164,8 +166,9 @@ class SessionKeys:
         if dialog is not None and dialog.fingerprint == held.get("fingerprint"):
             raise KeysRefused(
                 f"{self.agent.label} shows a screen that waits for your answer (its prompt is in "
-                f"this channel): {what} was not sent. Answer the screen prompt first.", screen,
-            )  # fmt: skip
+                f"this channel): {what} was not sent. Answer the screen prompt first.",
+                screen,
+            )
 
     def _tool_starting(self) -> bool:
         return tool_calls.latest_start(self.runtime, self.key, TOOL_GRACE) is not None

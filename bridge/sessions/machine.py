@@ -121,9 +121,12 @@ def tmux(socket: str, *args: str) -> list[str] | None:
     """A tmux command on the server at ``socket``; None when it is not running or refuses."""
     try:
         done = subprocess.run(
-            ["tmux", "-S", socket, *args], capture_output=True, text=True,
-            timeout=TMUX_TIMEOUT, env={**os.environ, "TMUX": ""},
-        )  # fmt: skip
+            ["tmux", "-S", socket, *args],
+            capture_output=True,
+            text=True,
+            timeout=TMUX_TIMEOUT,
+            env={**os.environ, "TMUX": ""},
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout.splitlines() if done.returncode == 0 else None
@@ -176,10 +179,17 @@ def describe(socket: str, pane_id: str, where: str, pid: int) -> FoundSession | 
     env = proc_environ(pid)
     config_dir = claude_config_dir(env)
     return FoundSession(
-        socket=socket, pane_id=pane_id, where=where, pid=pid, proc_start=start, cwd=cwd,
-        session_id=session_id_of(config_dir, pid, start), state="unknown",
-        hooks=hooks_installed(config_dir), bridge=bool(env.get(ENV_CHANNEL)),
-    )  # fmt: skip
+        socket=socket,
+        pane_id=pane_id,
+        where=where,
+        pid=pid,
+        proc_start=start,
+        cwd=cwd,
+        session_id=session_id_of(config_dir, pid, start),
+        state="unknown",
+        hooks=hooks_installed(config_dir),
+        bridge=bool(env.get(ENV_CHANNEL)),
+    )
 
 
 def screen_state(socket: str, pane_id: str) -> str:

@@ -101,15 +101,25 @@ class SessionManager:
         if target.thread_id is None or config.find_channel(self.server, target.key):
             return
         entry = {"name": target.thread_name or target.key, "channelId": target.key}
-        settings = {"model": target.model, "projectPath": target.path,
-                    "permission": target.permission, "isolation": target.isolation}  # fmt: skip
+        settings = {
+            "model": target.model,
+            "projectPath": target.path,
+            "permission": target.permission,
+            "isolation": target.isolation,
+        }
         entry.update((key, value) for key, value in settings.items() if value is not None)
         async with self._config_lock:
             if config.find_channel(self.server, target.key):
                 return  # listed meanwhile by another message of the same thread
             try:
-                await asyncio.to_thread(config.append_thread, self.cfg.path, self.server.index,
-                                        target.project.name, entry, self.server.token)  # fmt: skip
+                await asyncio.to_thread(
+                    config.append_thread,
+                    self.cfg.path,
+                    self.server.index,
+                    target.project.name,
+                    entry,
+                    self.server.token,
+                )
             except (OSError, config.ConfigError) as err:
                 log.warning("could not add thread %s to %s: %s", target.key, self.cfg.path, err)
             config.remember_thread(target.project, entry)
@@ -119,8 +129,12 @@ class SessionManager:
     async def adopt_running(self) -> list[PaneInfo]:
         panes = await asyncio.to_thread(self.tmux.panes)
         for pane in panes:
-            log.info("adopted %s (window %s)%s", pane.pane_id, pane.window_name,
-                     " [exited]" if pane.dead else "")  # fmt: skip
+            log.info(
+                "adopted %s (window %s)%s",
+                pane.pane_id,
+                pane.window_name,
+                " [exited]" if pane.dead else "",
+            )
         return panes
 
     async def start_startup_projects(self) -> None:
@@ -193,12 +207,20 @@ class SessionManager:
         before = (session_state.load(self.runtime, target.key) or {}).get("worktree") or {}
         cwd, worktree = await asyncio.to_thread(self._prepare_cwd, target)
         resume = None if fresh else self.resumable(target)
-        log.info("starting Claude Code for %s in %s%s", target.label, cwd,
-                 f" (resuming {resume})" if resume else "")  # fmt: skip
+        log.info(
+            "starting Claude Code for %s in %s%s",
+            target.label,
+            cwd,
+            f" (resuming {resume})" if resume else "",
+        )
         pane = await asyncio.to_thread(
-            self.tmux.start, target.key, target.window_name, cwd,
-            self.launch_argv(target, resume), self.pane_env(target),
-        )  # fmt: skip
+            self.tmux.start,
+            target.key,
+            target.window_name,
+            cwd,
+            self.launch_argv(target, resume),
+            self.pane_env(target),
+        )
         await asyncio.to_thread(self._record_start, target, pane, cwd, worktree)
         if target.project.claude_nice > 0:  # its whole process group yields to the bot
             await asyncio.to_thread(self._lower_cpu_group, pane.pane_id, target.project.claude_nice)
@@ -335,12 +357,20 @@ class SessionManager:
         self, target: SessionTarget, pane: PaneInfo, cwd: str, worktree: dict | None
     ) -> None:
         session_state.update(
-            self.runtime, target.key,
-            server=self.server.name, project=target.project.name,
-            parent_id=target.project.channel_id, thread_id=target.thread_id,
-            thread_name=target.thread_name, window=target.window_name, pane_id=pane.pane_id,
-            cwd=cwd, worktree=worktree, wanted="running", started_at=time.time(),
-        )  # fmt: skip
+            self.runtime,
+            target.key,
+            server=self.server.name,
+            project=target.project.name,
+            parent_id=target.project.channel_id,
+            thread_id=target.thread_id,
+            thread_name=target.thread_name,
+            window=target.window_name,
+            pane_id=pane.pane_id,
+            cwd=cwd,
+            worktree=worktree,
+            wanted="running",
+            started_at=time.time(),
+        )
 
     # --- worktrees -------------------------------------------------------------------
 
@@ -389,8 +419,9 @@ class SessionManager:
     # --- how Claude Code is started (bridge/sessions/pane_launch.py) -------------------
 
     def launch_argv(self, target: SessionTarget, resume: str | None = None) -> list[str]:
-        return pane_launch.launch_argv(self.runtime, self.config_path, self.upload_limit,
-                                       target, resume)  # fmt: skip
+        return pane_launch.launch_argv(
+            self.runtime, self.config_path, self.upload_limit, target, resume
+        )
 
     def pane_env(self, target: SessionTarget) -> dict[str, str]:
         return pane_launch.pane_env(self.runtime, self.config_path, target)

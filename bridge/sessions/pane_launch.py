@@ -26,12 +26,20 @@ def launch_argv(
 ) -> list[str]:
     agent = agent_for(target.agent)
     command, extra_args = agent.command(target.project)
-    return agent.argv(Launch(
-        command, target.model, target.permission, resume,
-        rt.channel_dir("uploads", target.key),
-        rt.channel_dir("outputs", target.key),
-        upload_limit, extra_args, private_paths(rt, config_path), target.project.claude_nice,
-    ))  # fmt: skip
+    return agent.argv(
+        Launch(
+            command,
+            target.model,
+            target.permission,
+            resume,
+            rt.channel_dir("uploads", target.key),
+            rt.channel_dir("outputs", target.key),
+            upload_limit,
+            extra_args,
+            private_paths(rt, config_path),
+            target.project.claude_nice,
+        )
+    )
 
 
 def private_paths(rt: runtime.Runtime, config_path: str) -> list[str]:

@@ -46,10 +46,29 @@ KEY_PAUSE = 0.05  # seconds after each key or piece of text of send_keys
 KEY_NAMES = {
     name.lower(): name
     for name in (
-        "Enter", "Escape", "Tab", "BTab", "Up", "Down", "Left", "Right", "Space", "BSpace",
-        "Home", "End", "PageUp", "PageDown", "C-c", "C-u", "C-d", "C-l", "C-o", "C-r", "C-t",
+        "Enter",
+        "Escape",
+        "Tab",
+        "BTab",
+        "Up",
+        "Down",
+        "Left",
+        "Right",
+        "Space",
+        "BSpace",
+        "Home",
+        "End",
+        "PageUp",
+        "PageDown",
+        "C-c",
+        "C-u",
+        "C-d",
+        "C-l",
+        "C-o",
+        "C-r",
+        "C-t",
     )
-}  # fmt: skip
+}
 KEY_ALIASES = {"esc": "Escape", "return": "Enter", "shift-tab": "BTab", "backspace": "BSpace"}
 
 

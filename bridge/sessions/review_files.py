@@ -151,10 +151,16 @@ def _follow(root: str, now: str, comment: Comment, lines: list[str] | None) -> C
         return CommentNow(path, at, at, [], text, removed=True, was=was, was_start=start)
     last = min(followed.end, len(lines))
     return CommentNow(
-        path, followed.start, last, lines[followed.start - 1 : last], text,
-        moved_from=(start, end), changed=followed.changed,
-        was=was if followed.changed else None, was_start=start,
-    )  # fmt: skip
+        path,
+        followed.start,
+        last,
+        lines[followed.start - 1 : last],
+        text,
+        moved_from=(start, end),
+        changed=followed.changed,
+        was=was if followed.changed else None,
+        was_start=start,
+    )
 
 
 def text_lines(data: bytes) -> list[str]:

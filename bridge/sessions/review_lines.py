@@ -120,12 +120,21 @@ def follow(hunks: list[Hunk], start: int, end: int) -> Followed:
     for hunk in touched:
         same = hunk.old_count == hunk.new_count  # lines rewritten one for one: kept in place
         if hunk.old_count and hunk.old_start <= start <= hunk.old_end:
-            new_start = (hunk.new_start + start - hunk.old_start if same
-                         else hunk.new_start if hunk.new_count else hunk.new_start + 1)  # fmt: skip
+            new_start = (
+                hunk.new_start + start - hunk.old_start
+                if same
+                else hunk.new_start
+                if hunk.new_count
+                else hunk.new_start + 1
+            )
         if hunk.old_count and hunk.old_start <= end <= hunk.old_end:
-            new_end = (hunk.new_start + end - hunk.old_start if same
-                       else hunk.new_start + hunk.new_count - 1 if hunk.new_count
-                       else hunk.new_start)  # fmt: skip
+            new_end = (
+                hunk.new_start + end - hunk.old_start
+                if same
+                else hunk.new_start + hunk.new_count - 1
+                if hunk.new_count
+                else hunk.new_start
+            )
     if new_end < new_start:
         return Followed(new_start, new_start - 1, True, removed=True)
     return Followed(new_start, new_end, bool(touched))

@@ -124,10 +124,16 @@ class Sealed:
         full_env.update(env or {})
         try:
             return subprocess.run(
-                [*argv, *args], input=stdin, capture_output=True, env=full_env, timeout=timeout,
-                stdin=None if stdin is not None else subprocess.DEVNULL, check=False,
-                cwd=cwd or work_tree or self.git_dir, start_new_session=new_session,
-            )  # fmt: skip
+                [*argv, *args],
+                input=stdin,
+                capture_output=True,
+                env=full_env,
+                timeout=timeout,
+                stdin=None if stdin is not None else subprocess.DEVNULL,
+                check=False,
+                cwd=cwd or work_tree or self.git_dir,
+                start_new_session=new_session,
+            )
         except subprocess.TimeoutExpired as err:
             raise GitError(f"git {args[0]} took more than {timeout:.0f} s") from err
         except OSError as err:
@@ -151,14 +157,18 @@ def converted(sealed: Sealed, tree: str, paths: list[str]) -> list[str]:
     listed = "".join(f"{path}\0" for path in paths).encode(errors="surrogateescape")
     index = os.path.join(sealed.git_dir, "attributes-index")  # (read-tree writes it anew)
     sealed.check("read-tree", tree, index_file=index)
-    found = sealed.check("check-attr", "-z", "--cached", "--stdin", *CONVERTED,
-                         index_file=index, stdin=listed)  # fmt: skip
+    found = sealed.check(
+        "check-attr", "-z", "--cached", "--stdin", *CONVERTED, index_file=index, stdin=listed
+    )
     found += git(sealed.root, "check-attr", "-z", "--stdin", *CONVERTED, stdin=listed)
     fields = found.decode(errors="replace").split("\0")
-    return sorted({
-        fields[i] for i in range(0, len(fields) - 2, 3)
-        if fields[i + 2] not in ("unspecified", "unset")
-    })  # fmt: skip
+    return sorted(
+        {
+            fields[i]
+            for i in range(0, len(fields) - 2, 3)
+            if fields[i + 2] not in ("unspecified", "unset")
+        }
+    )
 
 
 def last_line(output: bytes) -> str:

@@ -49,9 +49,11 @@ MAX_UNTRACKED = 5000  # untracked files beyond this are not snapshotted
 
 
 def stale(
-    root: str, compare: dict[bytes, tuple[int, ...]], private: set[tuple[int, int]],
+    root: str,
+    compare: dict[bytes, tuple[int, ...]],
+    private: set[tuple[int, int]],
     deadline: float | None,
-) -> list[bytes]:  # fmt: skip
+) -> list[bytes]:
     """The paths of ``compare`` (in index order, so sorted) whose file fails the stat test
     against the index's fields: git's test, stricter (times to the nanosecond; an owner
     change moves ctime too). A file under a folder that is not a real one is gone. The
@@ -128,8 +130,9 @@ def scan(
     bridge's folders and files; ``hash_files``: blob ids for open descriptors (``batch`` at
     most at a time)."""
     skipped = [os.fsdecode(p) for p in untracked[MAX_UNTRACKED:]]
-    items = sorted({**dict.fromkeys(untracked[:MAX_UNTRACKED], False),
-                    **dict.fromkeys(changed, True)}.items())  # fmt: skip
+    items = sorted(
+        {**dict.fromkeys(untracked[:MAX_UNTRACKED], False), **dict.fromkeys(changed, True)}.items()
+    )
     removed, added = bytearray(), bytearray()  # removals first: a file may replace a folder
     pending: list[tuple[int, bytes, int]] = []  # (mode, path, open descriptor)
 

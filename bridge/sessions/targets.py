@@ -30,17 +30,34 @@ class SessionTarget:
 
     @classmethod
     def for_project(cls, project: Project) -> SessionTarget:
-        return cls(project, project.channel_id, None, "", project.model, project.permission,
-                   "none", project.path, project.agent)  # fmt: skip
+        return cls(
+            project,
+            project.channel_id,
+            None,
+            "",
+            project.model,
+            project.permission,
+            "none",
+            project.path,
+            project.agent,
+        )
 
     @classmethod
     def for_thread(
         cls, project: Project, thread_id: str, name: str, entry: ThreadEntry | None
     ) -> SessionTarget:
         merged = config.thread_settings(project, entry)
-        return cls(project, thread_id, thread_id, clean_thread_name(name), merged["model"],
-                   merged["permission"], merged["isolation"], merged["projectPath"],
-                   merged["agent"] or project.agent)  # fmt: skip
+        return cls(
+            project,
+            thread_id,
+            thread_id,
+            clean_thread_name(name),
+            merged["model"],
+            merged["permission"],
+            merged["isolation"],
+            merged["projectPath"],
+            merged["agent"] or project.agent,
+        )
 
     @property
     def window_name(self) -> str:

@@ -57,8 +57,18 @@ def head_tree(root: str) -> str:
 
 def changed_files(root: str, old: str, new: str, deadline: float | None = None) -> list[FileChange]:
     """Per-file lines added/removed between two trees (a binary file: None, None)."""
-    out = git(root, "diff-tree", "-r", "-z", "--numstat", *_DIFF_TREE, "--end-of-options",
-              old, new, deadline=deadline)  # fmt: skip
+    out = git(
+        root,
+        "diff-tree",
+        "-r",
+        "-z",
+        "--numstat",
+        *_DIFF_TREE,
+        "--end-of-options",
+        old,
+        new,
+        deadline=deadline,
+    )
     fields = out.decode(errors="replace").split("\0")
     changes = []
     for field in fields:
@@ -76,8 +86,9 @@ def changed_files(root: str, old: str, new: str, deadline: float | None = None) 
 def diff_text(root: str, old: str, new: str, max_bytes: int = 32 << 20) -> tuple[str, bool]:
     """The unified diff between two trees (binary files named, not dumped), and whether it
     was cut at ``max_bytes``."""
-    out = git(root, "diff-tree", "-r", "-p", "--no-color", *_DIFF_TREE, "--end-of-options",
-              old, new)  # fmt: skip
+    out = git(
+        root, "diff-tree", "-r", "-p", "--no-color", *_DIFF_TREE, "--end-of-options", old, new
+    )
     cut = len(out) > max_bytes
     return out[:max_bytes].decode(errors="replace"), cut
 
@@ -103,8 +114,20 @@ def file_patch(
     """The unified diff of one file between two trees (``context`` lines around each change;
     0: the hunks alone, to map line numbers), cut at ``max_bytes``. ``path`` is literal
     (``GIT_LITERAL_PATHSPECS``); empty when the file did not change."""
-    out = git(root, "diff-tree", "-r", "-p", "--no-color", f"-U{max(0, context)}", *_DIFF_TREE,
-              "--end-of-options", old, new, "--", path)  # fmt: skip
+    out = git(
+        root,
+        "diff-tree",
+        "-r",
+        "-p",
+        "--no-color",
+        f"-U{max(0, context)}",
+        *_DIFF_TREE,
+        "--end-of-options",
+        old,
+        new,
+        "--",
+        path,
+    )
     return out[:max_bytes].decode(errors="replace")
 
 

@@ -138,8 +138,15 @@ def _merged_tree(plan: MergePlan, sealed: Sealed) -> None:
         plan.fast_forward = True
         plan.tree = tree_of(plan.root, plan.branch_tip)
         return
-    done = sealed.run("merge-tree", "--write-tree", "-z", "--name-only", "--no-messages",
-                      plan.base_tip, plan.branch_tip)  # fmt: skip
+    done = sealed.run(
+        "merge-tree",
+        "--write-tree",
+        "-z",
+        "--name-only",
+        "--no-messages",
+        plan.base_tip,
+        plan.branch_tip,
+    )
     if done.returncode not in (0, 1):
         raise GitError(f"git merge-tree: {last_line(done.stderr) or done.returncode}")
     fields = done.stdout.decode(errors="replace").split("\0")
@@ -151,8 +158,19 @@ def _merged_tree(plan: MergePlan, sealed: Sealed) -> None:
 
 def _name_status(root: str, old: str, new: str) -> list[tuple[str, str]]:
     """``(path, status letter)`` of each file that differs between two trees."""
-    out = git(root, "diff-tree", "-r", "-z", "--name-status", "--no-renames", "--no-ext-diff",
-              "--no-textconv", "--end-of-options", old, new)  # fmt: skip
+    out = git(
+        root,
+        "diff-tree",
+        "-r",
+        "-z",
+        "--name-status",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--end-of-options",
+        old,
+        new,
+    )
     fields = [f for f in out.decode(errors="surrogateescape").split("\0") if f]
     return [(fields[i + 1], fields[i][:1]) for i in range(0, len(fields) - 1, 2)]
 
@@ -173,9 +191,12 @@ def _check_converted(plan: MergePlan, sealed: Sealed, paths: list[str]) -> None:
 
 
 def _check_checkout(
-    plan: MergePlan, statuses: list[tuple[str, str]], scratch: str, private: tuple[str, ...],
+    plan: MergePlan,
+    statuses: list[tuple[str, str]],
+    scratch: str,
+    private: tuple[str, ...],
     deadline: float | None,
-) -> None:  # fmt: skip
+) -> None:
     """The project's checkout: no uncommitted change to a tracked file (untracked files may
     stay, as with ``git merge``), none where the merge puts a file, and an index git's own
     reads (a regular file)."""
@@ -187,9 +208,10 @@ def _check_checkout(
         plan.refuse(REFUSED, "the project's index is not a regular file")
         return
     dirty = [
-        line for line in worktrees.uncommitted(plan.root, scratch, private, deadline)
+        line
+        for line in worktrees.uncommitted(plan.root, scratch, private, deadline)
         if not line.startswith("?? ")
-    ]  # fmt: skip
+    ]
     if dirty:
         plan.refuse(
             REFUSED,
@@ -201,7 +223,7 @@ def _check_checkout(
     removed = {path for path, status in statuses if status == "D"}
     in_the_way = [
         path for path, status in statuses if status == "A" and _occupied(plan.root, path, removed)
-    ]  # fmt: skip
+    ]
     if in_the_way:
         plan.refuse(
             REFUSED,
@@ -257,20 +279,37 @@ def merge(plan: MergePlan, scratch: str, message: str) -> MergeResult:
             commit = plan.branch_tip
         else:
             parents = ("-p", plan.base_tip, "-p", plan.branch_tip)
-            made = sealed.check("commit-tree", *parents, "-m", message, plan.tree,
-                                env=plan.identity)  # fmt: skip
+            made = sealed.check(
+                "commit-tree", *parents, "-m", message, plan.tree, env=plan.identity
+            )
             commit = made.decode().strip()
         checkout = ("read-tree", "-m", "-u", old_tree, plan.tree)
         done = sealed.run(*checkout, work_tree=plan.root, index_file=plan.index)
         if done.returncode != 0:
-            raise MergeFailed(f"the project's checkout could not be updated, so nothing was "
-                              f"merged: {last_line(done.stderr)}")  # fmt: skip
+            raise MergeFailed(
+                f"the project's checkout could not be updated, so nothing was "
+                f"merged: {last_line(done.stderr)}"
+            )
         try:
-            git(plan.root, "update-ref", "-m", f"discord-bridge: {message.splitlines()[0]}",
-                f"refs/heads/{plan.base}", commit, plan.base_tip)  # fmt: skip
+            git(
+                plan.root,
+                "update-ref",
+                "-m",
+                f"discord-bridge: {message.splitlines()[0]}",
+                f"refs/heads/{plan.base}",
+                commit,
+                plan.base_tip,
+            )
         except GitError as err:
-            sealed.run("read-tree", "-m", "-u", plan.tree, old_tree, work_tree=plan.root,
-                       index_file=plan.index)  # fmt: skip
+            sealed.run(
+                "read-tree",
+                "-m",
+                "-u",
+                plan.tree,
+                old_tree,
+                work_tree=plan.root,
+                index_file=plan.index,
+            )
             raise MergeFailed(
                 f"`{plan.base}` moved meanwhile, so nothing was merged ({err})"
             ) from err

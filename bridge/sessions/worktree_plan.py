@@ -110,15 +110,26 @@ def commits_between(root: str, old: str, new: str) -> tuple[list[str], int]:
     :data:`LOG_MAX`), and how many there are. ``--no-show-signature``: a repository's
     ``log.showSignature`` would run its ``gpg.program`` on a signed commit."""
     count = int(git(root, "rev-list", "--count", new, "--not", old).decode().strip() or 0)
-    out = git(root, "log", "--no-show-signature", f"--max-count={LOG_MAX}", "--format=%h %s",
-              new, "--not", old)  # fmt: skip
+    out = git(
+        root,
+        "log",
+        "--no-show-signature",
+        f"--max-count={LOG_MAX}",
+        "--format=%h %s",
+        new,
+        "--not",
+        old,
+    )
     return out.decode(errors="replace").splitlines(), count
 
 
 def tip(root: str, ref: str) -> str:
     """The commit ``ref`` names, or "" when there is none."""
     try:
-        return git(root, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}"
-                   ).decode().strip()  # fmt: skip
+        return (
+            git(root, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}")
+            .decode()
+            .strip()
+        )
     except GitError:
         return ""

@@ -141,8 +141,11 @@ def _plan(plan: PushPlan, scratch: str, private: tuple[str, ...], deadline: floa
         return
     why = off_network(plan.url)
     if why:
-        plan.refuse(REFUSED, f"the remote `{plan.remote}` pushes to {shown_urls(plan)}: {why}. "
-                    f"The bridge pushes only over {', '.join(NETWORK)}: {TERMINAL}")  # fmt: skip
+        plan.refuse(
+            REFUSED,
+            f"the remote `{plan.remote}` pushes to {shown_urls(plan)}: {why}. "
+            f"The bridge pushes only over {', '.join(NETWORK)}: {TERMINAL}",
+        )
         return
     merge = _config(repo.root, "--get", f"branch.{plan.base}.merge") if plan.base else ""
     plan.target = (
@@ -177,10 +180,14 @@ def _quoted(text: str) -> str:
 def _remote(root: str, base: str) -> str:
     """The remote the base branch tracks, else ``origin``, else the only one ("" if none)."""
     tracked = _config(root, "--get", f"branch.{base}.remote") if base else ""
-    names = sorted({
-        key.split(".", 1)[1].rsplit(".", 1)[0]
-        for key in _config(root, "--name-only", "--get-regexp", r"^remote\..*\.url$").splitlines()
-    })  # fmt: skip
+    names = sorted(
+        {
+            key.split(".", 1)[1].rsplit(".", 1)[0]
+            for key in _config(
+                root, "--name-only", "--get-regexp", r"^remote\..*\.url$"
+            ).splitlines()
+        }
+    )
     for name in (tracked, "origin"):
         if name in names:
             return name if REMOTE_NAME.fullmatch(name) else ""
@@ -242,12 +249,24 @@ def push(plan: PushPlan, scratch: str, title: str, body: str) -> PushResult:
     forced), then open a pull request (``title``, ``body``) or find where to open one."""
     if off_network(plan.url):  # (a plan refuses it first)
         return PushResult(False, f"not a remote on the network: {TERMINAL}")
-    args = ["push", "--porcelain", "--no-verify", "--end-of-options", plan.url,
-            f"{plan.branch_tip}:refs/heads/{plan.branch}"]  # fmt: skip
+    args = [
+        "push",
+        "--porcelain",
+        "--no-verify",
+        "--end-of-options",
+        plan.url,
+        f"{plan.branch_tip}:refs/heads/{plan.branch}",
+    ]
     env = {name: os.environ[name] for name in SSH_ENV if name in os.environ}
     with Sealed(plan.root, scratch, user_config=True) as sealed:
-        done = sealed.run(*args, env=env, config=PUSH_CONFIG, timeout=PUSH_TIMEOUT,
-                          new_session=True, cwd=plan.root)  # fmt: skip
+        done = sealed.run(
+            *args,
+            env=env,
+            config=PUSH_CONFIG,
+            timeout=PUSH_TIMEOUT,
+            new_session=True,
+            cwd=plan.root,
+        )
     summary = _summary(done.stdout.decode(errors="replace"), plan.branch)
     if done.returncode != 0:
         said = summary or last_line(done.stderr) or f"git push exited {done.returncode}"
@@ -336,8 +355,9 @@ def compare_url(url: str, target: str, branch: str) -> str | None:
         host = "github.com" if host == "ssh.github.com" else host
         return f"https://{host}/{path}/compare/{quote(target)}...{quote(branch)}?expand=1"
     if "gitlab" in host:
-        query = urllib.parse.urlencode({"merge_request[source_branch]": branch,
-                                        "merge_request[target_branch]": target})  # fmt: skip
+        query = urllib.parse.urlencode(
+            {"merge_request[source_branch]": branch, "merge_request[target_branch]": target}
+        )
         return f"https://{host}/{path}/-/merge_requests/new?{query}"
     return None
 
@@ -368,8 +388,15 @@ def open_with_gh(
 
 def _gh(args: list[str], env: dict[str, str], cwd: str) -> subprocess.CompletedProcess | None:
     try:
-        return subprocess.run(["gh", *args], capture_output=True, env=env, cwd=cwd,
-                              timeout=GH_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
-                              start_new_session=True)  # fmt: skip
+        return subprocess.run(
+            ["gh", *args],
+            capture_output=True,
+            env=env,
+            cwd=cwd,
+            timeout=GH_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            start_new_session=True,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None

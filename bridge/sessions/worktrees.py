@@ -201,8 +201,13 @@ def _add_sealed(repo: str, path: str, branch: str, new_branch: bool, start: str 
     """``git worktree add --no-checkout`` (of ``branch``, made at ``start`` if new), then its
     files checked out sealed; refused before anything is made when a file of the tree would be
     converted. A checkout that fails takes the worktree (and a new branch) away again."""
-    tree = _git(repo, "rev-parse", "--verify", "--end-of-options",
-                f"{start or 'refs/heads/' + branch}^{{tree}}").strip()  # fmt: skip
+    tree = _git(
+        repo,
+        "rev-parse",
+        "--verify",
+        "--end-of-options",
+        f"{start or 'refs/heads/' + branch}^{{tree}}",
+    ).strip()
     files = [p for p in _git(repo, "ls-tree", "-r", "-z", "--name-only", tree).split("\0") if p]
     with tempfile.TemporaryDirectory(prefix="discord-bridge-") as scratch:  # 0700
         try:
@@ -224,8 +229,9 @@ def _add_sealed(repo: str, path: str, branch: str, new_branch: bool, start: str 
                     _git(repo, "worktree", "remove", "--force", "--", path)
                     if new_branch:
                         _git(repo, "branch", "-D", "--", branch)
-                    raise WorktreeError(f"the worktree's files could not be checked out: "
-                                        f"{err}") from err  # fmt: skip
+                    raise WorktreeError(
+                        f"the worktree's files could not be checked out: {err}"
+                    ) from err
         except changes.GitError as err:
             raise WorktreeError(str(err)) from err
 
@@ -248,12 +254,20 @@ def inspect(worktree: dict, scratch: str | None = None, private: tuple[str, ...]
     if not os.path.isdir(path):
         return Loss(exists=False)
     # --directory: an ignored directory (node_modules/) is one line, not its contents.
-    ignored = _git(path, "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-                   "--directory")  # fmt: skip
+    ignored = _git(
+        path, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"
+    )
     commits = _git(
-        path, "log", "--no-show-signature", "--format=%h %s", "HEAD", "--not", worktree["base"],
-        f"--exclude={worktree['branch']}", "--branches",  # the pattern omits refs/heads/
-    )  # fmt: skip
+        path,
+        "log",
+        "--no-show-signature",
+        "--format=%h %s",
+        "HEAD",
+        "--not",
+        worktree["base"],
+        f"--exclude={worktree['branch']}",
+        "--branches",  # the pattern omits refs/heads/
+    )
     return Loss(
         True,
         uncommitted(path, scratch, private),
@@ -276,11 +290,23 @@ def uncommitted(
             return uncommitted(path, folder, private, deadline)
     try:
         root, tree, _ = changes.snapshot(path, scratch, deadline, private)
-        untracked = changes.git(root, "ls-files", "-z", "--others", "--exclude-standard",
-                                deadline=deadline)  # fmt: skip
-        out = changes.git(root, "diff-tree", "-r", "-z", "--name-status", "--no-renames",
-                          "--no-ext-diff", "--no-textconv", "--end-of-options",
-                          tree_diff.head_tree(root), tree, deadline=deadline)  # fmt: skip
+        untracked = changes.git(
+            root, "ls-files", "-z", "--others", "--exclude-standard", deadline=deadline
+        )
+        out = changes.git(
+            root,
+            "diff-tree",
+            "-r",
+            "-z",
+            "--name-status",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--end-of-options",
+            tree_diff.head_tree(root),
+            tree,
+            deadline=deadline,
+        )
     except changes.GitError as err:
         raise WorktreeError(str(err)) from err
     new = {p for p in untracked.decode(errors="replace").split("\0") if p}
@@ -295,9 +321,11 @@ def uncommitted(
 
 
 def remove(
-    worktree: dict, force: bool = False, scratch: str | None = None,
+    worktree: dict,
+    force: bool = False,
+    scratch: str | None = None,
     private: tuple[str, ...] = (),
-) -> None:  # fmt: skip
+) -> None:
     """Remove the worktree and its branch. Without ``force`` a worktree that holds anything
     :func:`inspect` lists (uncommitted, ignored or unmerged work) is refused, so nothing is
     lost by accident; ``git worktree remove --force`` then deletes what was checked (its own
@@ -309,8 +337,9 @@ def remove(
             if loss.ignored:
                 raise WorktreeError(f"{worktree['path']} holds ignored files; not removed")
             if loss.uncommitted or loss.unmerged:
-                raise WorktreeError(f"{worktree['path']} holds uncommitted or unmerged work; "
-                                    "not removed")  # fmt: skip
+                raise WorktreeError(
+                    f"{worktree['path']} holds uncommitted or unmerged work; not removed"
+                )
         _git(repo, "worktree", "remove", "--force", "--", worktree["path"])
     else:
         _git(repo, "worktree", "prune")

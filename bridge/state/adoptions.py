@@ -42,9 +42,11 @@ ROUTES = "adopted-sessions.json"  # in the bridge home: adopted session id → t
 def is_session_id(value: object) -> TypeGuard[str]:
     """A Claude session id as the CLI makes them (a UUID): safe as a file name."""
     return (
-        isinstance(value, str) and 8 <= len(value) <= 64 and value.isascii()
+        isinstance(value, str)
+        and 8 <= len(value) <= 64
+        and value.isascii()
         and all(c.isalnum() or c == "-" for c in value)
-    )  # fmt: skip
+    )
 
 
 def record_path(rt: runtime.Runtime, session_id: str) -> str:

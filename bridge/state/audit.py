@@ -36,8 +36,10 @@ def path(rt: runtime.Runtime) -> str:
 
 def record(rt: runtime.Runtime, kind: str, **fields: object) -> bool:
     """Append one entry; False (nothing written) when the trail cannot be written."""
-    entry: dict[str, object] = {"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                                "kind": kind}  # fmt: skip
+    entry: dict[str, object] = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "kind": kind,
+    }
     for key, value in fields.items():
         if value is not None:
             entry[key] = _bounded(value, MAX_MESSAGE if key == "text" else MAX_TEXT)
@@ -128,15 +130,24 @@ def record_decision(rt: runtime.Runtime, request: object, decision: object) -> b
     interrupt too: its ``event``), the timeout. Duck-typed ``Request`` / ``Decision``
     (``state/decisions.py`` imports this module only once a decision is made)."""
     tool_input = getattr(request, "tool_input", None) or {}
-    subject = next((tool_input[key] for key in SUBJECTS if isinstance(tool_input.get(key), str)),
-                   None)  # fmt: skip
+    subject = next(
+        (tool_input[key] for key in SUBJECTS if isinstance(tool_input.get(key), str)), None
+    )
     by = getattr(decision, "by", None)
     outcome = getattr(decision, "outcome", None)
     via = "discord" if by else ELSEWHERE.get(str(outcome), "bridge")
     return record(
-        rt, "decision", user=by, name=getattr(decision, "by_name", None),
-        session=getattr(request, "channel_id", None), project=getattr(request, "project", None),
-        prompt=getattr(request, "kind", None), tool=getattr(request, "tool_name", None),
-        subject=subject, outcome=outcome, scope=getattr(decision, "scope", None), via=via,
+        rt,
+        "decision",
+        user=by,
+        name=getattr(decision, "by_name", None),
+        session=getattr(request, "channel_id", None),
+        project=getattr(request, "project", None),
+        prompt=getattr(request, "kind", None),
+        tool=getattr(request, "tool_name", None),
+        subject=subject,
+        outcome=outcome,
+        scope=getattr(decision, "scope", None),
+        via=via,
         event=getattr(decision, "event", None),
-    )  # fmt: skip
+    )

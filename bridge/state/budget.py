@@ -32,8 +32,9 @@ class Spend:
 
     __slots__ = ("day", "day_cap", "day_usd", "session_cap", "session_id", "session_usd")
 
-    def __init__(self, rt: runtime.Runtime, budget: Budget, session_id: object,
-                 now: float | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, rt: runtime.Runtime, budget: Budget, session_id: object, now: float | None = None
+    ) -> None:
         self.day = usage_totals.day(now)
         self.session_id = session_id if status_cache.is_safe_session_id(session_id) else None
         record = status_cache.read_status(rt, self.session_id) if self.session_id else None
@@ -54,8 +55,10 @@ class Spend:
     def over(self, share: float = 1.0) -> list[tuple[str, float, float]]:
         """Each cap at or past ``share`` of itself: ("session" | "day", spent, cap)."""
         found = []
-        for which, spent, cap in (("session", self.session_usd, self.session_cap),
-                                  ("day", self.day_usd, self.day_cap)):  # fmt: skip
+        for which, spent, cap in (
+            ("session", self.session_usd, self.session_cap),
+            ("day", self.day_usd, self.day_cap),
+        ):
             if cap is not None and spent >= cap * share:
                 found.append((which, spent, cap))
         return found

@@ -84,9 +84,13 @@ def queue_prompt(
 
 
 def _add(
-    rt: runtime.Runtime, key: str, text: str, source: str, message_id: str | None,
+    rt: runtime.Runtime,
+    key: str,
+    text: str,
+    source: str,
+    message_id: str | None,
     author: str | None,
-) -> dict:  # fmt: skip
+) -> dict:
     items = entries(rt, key)
     if len(items) >= MAX_QUEUED:
         raise QueueFull(f"{MAX_QUEUED} prompts are already queued here")

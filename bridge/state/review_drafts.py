@@ -54,8 +54,15 @@ class Comment:
     by: str = ""
     extra: dict = field(default_factory=dict)
 
-    _CHECKS = {"id": _text, "path": _text, "start": _line, "end": _line, "text": _text,  # noqa: RUF012
-               "tree": _text, "by": _text}  # fmt: skip
+    _CHECKS = {  # noqa: RUF012 - a class constant, not a dataclass field
+        "id": _text,
+        "path": _text,
+        "start": _line,
+        "end": _line,
+        "text": _text,
+        "tree": _text,
+        "by": _text,
+    }
 
     @classmethod
     def from_dict(cls, raw: object) -> Comment | None:
@@ -70,13 +77,30 @@ class Comment:
         if not isinstance(by, str) or raw["end"] < raw["start"] or not is_valid_id(raw["id"]):
             return None
         extra = {k: v for k, v in raw.items() if k not in cls._CHECKS and k != "quoted"}
-        return cls(raw["id"], raw["path"], raw["start"], raw["end"], raw["text"], raw["tree"],
-                   list(quoted), by, extra)  # fmt: skip
+        return cls(
+            raw["id"],
+            raw["path"],
+            raw["start"],
+            raw["end"],
+            raw["text"],
+            raw["tree"],
+            list(quoted),
+            by,
+            extra,
+        )
 
     def to_dict(self) -> dict:
-        return {**self.extra, "id": self.id, "path": self.path, "start": self.start,
-                "end": self.end, "text": self.text, "tree": self.tree, "quoted": self.quoted,
-                "by": self.by}  # fmt: skip
+        return {
+            **self.extra,
+            "id": self.id,
+            "path": self.path,
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "tree": self.tree,
+            "quoted": self.quoted,
+            "by": self.by,
+        }
 
 
 @dataclass

@@ -32,8 +32,12 @@ class VoiceClip:
 
     def attachment(self, index: int = 0, filename: str = "voice-message.ogg") -> dict:
         """The attachment metadata a voice message is posted with."""
-        return {"id": index, "filename": filename, "duration_secs": round(self.duration, 2),
-                "waveform": self.waveform}  # fmt: skip
+        return {
+            "id": index,
+            "filename": filename,
+            "duration_secs": round(self.duration, 2),
+            "waveform": self.waveform,
+        }
 
 
 def encode(chunks: Iterable[bytes], rate: int, max_seconds: float = math.inf) -> VoiceClip:

@@ -198,8 +198,9 @@ def test_a_past_conversation_resumed_in_a_thread_carries_its_earlier_prompt(rig)
     running = rig.claude_home / ".claude" / "sessions"
     wait_until(
         lambda: mine["value"] not in "".join(p.read_text() for p in running.glob("*.json")),
-        30, "the stopped Claude Code to finish exiting",
-    )  # fmt: skip
+        30,
+        "the stopped Claude Code to finish exiting",
+    )
 
     # Resume in a thread: a new thread whose Claude Code continues that conversation.
     resumed = answer(rig, rig.discord.click(shown["id"], custom_id(shown, "Resume in a thread")))

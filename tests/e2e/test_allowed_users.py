@@ -25,9 +25,12 @@ def test_allowed_user_drives_the_session_and_a_stranger_is_refused(rig) -> None:
     since = rig.discord.mark()
     rig.start_bot()
     panel = rig.discord.wait(
-        since=since, kind="message_create", channel_id=rig.ids["general"],
-        author_id=rig.ids["bot_id"], timeout=30,
-    )["message"]  # fmt: skip
+        since=since,
+        kind="message_create",
+        channel_id=rig.ids["general"],
+        author_id=rig.ids["bot_id"],
+        timeout=30,
+    )["message"]
 
     # carol's message comes first and is dropped; bob's is typed and answered.
     stranger = rig.post("typed by carol", user="carol")

@@ -45,10 +45,12 @@ def test_every_kind_is_recorded_escaped_and_shown_to_the_owner_only(rig) -> None
     project = rig.projects["project-a"]
     command_line = f"touch audited.txt # \n{FORGED}"  # the model's text, with a line of its own
     rig.api.script(
-        tool_use("Bash", {"command": command_line, "description": "Create a file"}), echo(),
-        tool_use("Bash", {"command": "touch by-terminal.txt", "description": "Another"}), echo(),
+        tool_use("Bash", {"command": command_line, "description": "Create a file"}),
         echo(),
-    )  # fmt: skip
+        tool_use("Bash", {"command": "touch by-terminal.txt", "description": "Another"}),
+        echo(),
+        echo(),
+    )
     rig.start_bot()
     alice, bob, channel = rig.ids["alice"], rig.ids["bob"], rig.ids["project-a"]
 
@@ -61,8 +63,11 @@ def test_every_kind_is_recorded_escaped_and_shown_to_the_owner_only(rig) -> None
     wait_closed(rig, prompt)
     decided = entry(rig, kind="decision", via="discord")
     assert (decided["user"], decided["session"], decided["tool"], decided["outcome"]) == (
-        alice, channel, "Bash", "allow",
-    )  # fmt: skip
+        alice,
+        channel,
+        "Bash",
+        "allow",
+    )
     assert decided["subject"] == command_line  # one line in the file, the newline escaped
     clicked = entry(rig, kind="component", item="PromptButton")
     assert (clicked["user"], clicked["session"]) == (alice, channel)

@@ -59,8 +59,11 @@ def test_auto_modes_unchecked_screen_pings_and_is_answered_from_discord(rig) -> 
     rig.discord.click(approval["id"], custom_id(approval, "Yes"))
     rig.wait_bot_message(content_contains="Model saw: [tool_result]", since=since, timeout=60)
     # The held message is typed once the input box is back (into the turn, or after it).
-    wait_until(lambda: any("what now?" in last_user_text(r) for r in rig.api.requests),
-               timeout=60, what="the held message at the model")  # fmt: skip
+    wait_until(
+        lambda: any("what now?" in last_user_text(r) for r in rig.api.requests),
+        timeout=60,
+        what="the held message at the model",
+    )
     assert "auto mode on" in rig.screen()
 
 

@@ -94,8 +94,14 @@ def test_an_unknown_reset_says_so_and_resume_now_types_the_continue_prompt(rig) 
     """A plain 429 (an API key: no usage headers, no reset time) waits with gentle polling,
     said in the message; **Resume now** types the continue prompt at once; **Cancel** from
     another user who is not allowed changes nothing."""
-    rig.api.script(Turn(status=429, error_type="rate_limit_error", error_message="FAKE-LIMITED",
-                        headers={"x-should-retry": "false"}))  # fmt: skip
+    rig.api.script(
+        Turn(
+            status=429,
+            error_type="rate_limit_error",
+            error_message="FAKE-LIMITED",
+            headers={"x-should-retry": "false"},
+        )
+    )
     rig.start_bot()
     rig.post("rate limited")
     notice = rig.wait_bot_message(content_contains="Usage limit", timeout=45, status=True)
@@ -103,8 +109,12 @@ def test_an_unknown_reset_says_so_and_resume_now_types_the_continue_prompt(rig) 
     refused = rig.discord.click(notice["id"], buttons(notice)["Cancel"], user="bob")
     assert refused["ephemeral"] and "Only this bridge's owner" in refused["message"]["content"]
     rig.api.reset()
-    limited = Turn(status=429, error_type="rate_limit_error", error_message="FAKE-LIMITED",
-                   headers={"x-should-retry": "false"})  # fmt: skip
+    limited = Turn(
+        status=429,
+        error_type="rate_limit_error",
+        error_message="FAKE-LIMITED",
+        headers={"x-should-retry": "false"},
+    )
     rig.api.script(limited, echo())
     rig.discord.click(notice["id"], buttons(notice)["Resume now"])
     wait_prompt(rig, 1, "continue")
@@ -145,8 +155,9 @@ def test_a_budget_crossed_warns_stops_before_a_tool_and_stop_then_continue_decid
     status = rig.runtime_dir / "status"
 
     def cost() -> float:
-        return max([json.loads(p.read_text()).get("cost_usd") or 0 for p in status.glob("*.json")]
-                   or [0])  # fmt: skip
+        return max(
+            [json.loads(p.read_text()).get("cost_usd") or 0 for p in status.glob("*.json")] or [0]
+        )
 
     wait_until(lambda: cost() > 0, 15, "the statusLine's cost")
     # The first answer is 85 % of the session's budget: the next API call crosses it.
@@ -181,7 +192,7 @@ def test_a_budget_crossed_warns_stops_before_a_tool_and_stop_then_continue_decid
         tool_use("Bash", touch),  # the queued prompt's: still past the budget, denied
         tool_use("Bash", touch),  # after Continue: it runs
         text("marked"),
-    )  # fmt: skip
+    )
     asked = len(rig.api.requests)
     rig.post("go on working")
     wait_prompt(rig, asked + 1, "go on working")  # the turn runs
@@ -192,10 +203,12 @@ def test_a_budget_crossed_warns_stops_before_a_tool_and_stop_then_continue_decid
     assert list(buttons(stop)) == ["Continue (+$100.00)", "Stop"]
     assert not marker.exists()  # denied before it ran
     wait_until(
-        lambda: any("🛑 Stopped at the spend budget" in m["content"]
-                    for m in rig.bot_messages(status=True)),
-        30, "the turn's status to say it stopped at the budget",
-    )  # fmt: skip
+        lambda: any(
+            "🛑 Stopped at the spend budget" in m["content"] for m in rig.bot_messages(status=True)
+        ),
+        30,
+        "the turn's status to say it stopped at the budget",
+    )
     asked = len(rig.api.requests)
     refused = rig.discord.click(stop["id"], buttons(stop)["Stop"], user="bob")
     assert refused["ephemeral"], refused  # an allowed user, not the owner: nothing changes

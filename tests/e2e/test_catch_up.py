@@ -23,8 +23,11 @@ def handled_file(rig, project: str = "project-a") -> Path:
 def start_and_settle(rig) -> None:
     """Start the bot and wait until it has noted where each channel is (its first catch-up)."""
     rig.start_bot()
-    wait_until(lambda: all(handled_file(rig, p).exists() for p in rig.projects), 30,
-               "the bot to note each channel's newest message")  # fmt: skip
+    wait_until(
+        lambda: all(handled_file(rig, p).exists() for p in rig.projects),
+        30,
+        "the bot to note each channel's newest message",
+    )
 
 
 def user_words(request: dict) -> str:
@@ -127,8 +130,9 @@ def test_an_old_message_waits_for_send_now_or_drop(rig) -> None:
 
     since = rig.discord.mark()
     rig.discord.click(other["id"], buttons(other)["✖ Drop"])
-    rig.discord.wait(since=since, kind="message_update", message_id=other["id"],
-                     content_contains="Dropped")  # fmt: skip
+    rig.discord.wait(
+        since=since, kind="message_update", message_id=other["id"], content_contains="Dropped"
+    )
     rig.discord.click(offer["id"], buttons(offer)["▶ Send now"])
     (request,) = rig.api.wait_requests(1, timeout=90)
     assert last_user_text(request) == "deploy it"
@@ -166,8 +170,14 @@ def test_strangers_bots_and_deleted_messages_are_not_typed_an_edited_one_as_edit
     _, second = rig.api.wait_requests(2, timeout=90)
     assert last_user_text(second) == "a live one after"
     words = user_words(second)
-    for never in ("from bob", "from a bot", "through a webhook", "a system message while",
-                  "the first words", "deleted before"):  # fmt: skip
+    for never in (
+        "from bob",
+        "from a bot",
+        "through a webhook",
+        "a system message while",
+        "the first words",
+        "deleted before",
+    ):
         assert never not in words, never
     assert words.count("the words as edited") == 1
 
@@ -241,8 +251,9 @@ def test_a_record_that_cannot_be_trusted_types_nothing_and_the_bot_runs_on(rig) 
     rig.post("sent while project-b's record was open", project="project-b")
 
     rig.start_bot()
-    wait_until(lambda: '"key"' in handled_file(rig).read_text(), 30,
-               "the record to be written afresh")  # fmt: skip
+    wait_until(
+        lambda: '"key"' in handled_file(rig).read_text(), 30, "the record to be written afresh"
+    )
     assert handled_file(rig, "project-b").stat().st_mode & 0o077 == 0
     rig.post("a live one after")
     (request,) = rig.api.wait_requests(1, timeout=90)

@@ -25,8 +25,9 @@ COST = re.compile(r"✅ Done in \d+ s · \d+ tools? · \$\d+\.\d\d")
 
 
 def git(path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True,
-                          text=True).stdout  # fmt: skip
+    return subprocess.run(
+        ["git", "-C", str(path), *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def make_repo(path) -> None:
@@ -52,8 +53,10 @@ def changing_turn(path, delay: float, more: str = "") -> list:
     """A turn that edits a tracked file, writes an untracked text file (holding a fence and
     @everyone), a binary file and an ignored log: three files count (``more``: a command
     that changes more)."""
-    command = (f"cd {path} && printf 'print(3)\\n' >> app.py && printf '\\000\\001\\002' > blob.bin"
-               f" && echo noise > debug.log{more}")  # fmt: skip
+    command = (
+        f"cd {path} && printf 'print(3)\\n' >> app.py && printf '\\000\\001\\002' > blob.bin"
+        f" && echo noise > debug.log{more}"
+    )
     note = "hello @everyone\n```\nnot code\n"
     return [
         tool_use("Bash", {"command": command, "description": "Change files"}, delay=delay),
@@ -72,8 +75,9 @@ def click_answer(rig, message: dict, user: str = "alice") -> dict:
     if result["response_type"] == 4:
         return result["message"]
     assert result["response_type"] == 5, result
-    record = rig.discord.wait(since=since, kind="message_update",
-                              interaction_id=result["interaction_id"], timeout=60)  # fmt: skip
+    record = rig.discord.wait(
+        since=since, kind="message_update", interaction_id=result["interaction_id"], timeout=60
+    )
     return record["message"]
 
 
@@ -181,32 +185,41 @@ def test_a_worktree_thread_reviews_its_own_worktree(rig) -> None:
     make_repo(repo)
     raw = rig.config()
     raw["servers"][0]["projects"][0]["thread"] = {
-        "isolation": "worktree", "permission": "bypassPermissions"
-    }  # fmt: skip
+        "isolation": "worktree",
+        "permission": "bypassPermissions",
+    }
     raw["servers"][0]["projects"][0]["progress"] = False  # the summary comes on the reply
     rig.write_config(raw)
     rig.start_bot()
     thread = rig.discord.create_thread(rig.ids["project-a"], "Feature")
     work = repo / ".claude" / "worktrees" / "feature"
     who = "-c user.name=c -c user.email=c@c.example"
-    commit = (f"cd {work} && echo one > committed.txt && git add committed.txt"
-              f" && git {who} commit -qm one && echo two > loose.txt")  # fmt: skip
+    commit = (
+        f"cd {work} && echo one > committed.txt && git add committed.txt"
+        f" && git {who} commit -qm one && echo two > loose.txt"
+    )
     rig.api.script(
         tool_use("Bash", {"command": commit, "description": "Commit one, leave one"}),
         text("one committed, one loose"),
     )
     since = rig.discord.mark()
     rig.discord.post_message(thread["id"], "work on the feature")
-    record = rig.discord.wait(since=since, kind="message_create", channel_id=thread["id"],
-                              content_contains="one committed", timeout=90)  # fmt: skip
+    record = rig.discord.wait(
+        since=since,
+        kind="message_create",
+        channel_id=thread["id"],
+        content_contains="one committed",
+        timeout=90,
+    )
     reply = record["message"]
     assert "📝 2 files changed, +2 −0" in reply["content"], reply
     assert "+two" in click_answer(rig, reply)["content"]
 
     since = rig.discord.mark()
     result = rig.discord.run_command(thread["id"], "diff")
-    answer = rig.discord.wait(since=since, kind="message_update",
-                              interaction_id=result["interaction_id"], timeout=60)  # fmt: skip
+    answer = rig.discord.wait(
+        since=since, kind="message_update", interaction_id=result["interaction_id"], timeout=60
+    )
     shown = answer["message"]["content"]
     assert shown.startswith("📝 2 files changed, +2 −0 (since the worktree's base commit)"), shown
     assert "+one" in shown and "+two" in shown
@@ -247,9 +260,11 @@ def hostile_home(rig) -> tuple:
         f'[diff "evil"]\n\ttextconv = {mark("textconv")}\n\tcommand = {mark("diff")}\n',
     ]
     for i, name in enumerate(DRIVERS):
-        config.append(f'[filter "{name}"]\n\tclean = {mark(f"{i}-clean")}\n'
-                      f'\tsmudge = {mark(f"{i}-smudge")}\n\tprocess = {mark(f"{i}-process")}\n'
-                      "\trequired = true\n")  # fmt: skip
+        config.append(
+            f'[filter "{name}"]\n\tclean = {mark(f"{i}-clean")}\n'
+            f"\tsmudge = {mark(f'{i}-smudge')}\n\tprocess = {mark(f'{i}-process')}\n"
+            "\trequired = true\n"
+        )
     with open(root / ".git" / "config", "a") as handle:
         handle.write("".join(config))
     return root, markers
@@ -290,8 +305,11 @@ def test_a_hostile_repository_holding_the_bridge_runs_nothing_and_shows_no_secre
     assert shown.startswith("📝 6 files changed, +6 −0 (uncommitted, against HEAD)"), shown
     token = rig.emu.bot_token
     assert token not in shown and "bridge-home" not in shown and "runtime/" not in shown
-    objects = subprocess.run(["git", "-C", str(root), "cat-file", "--batch-all-objects",
-                              "--batch"], capture_output=True, check=True).stdout  # fmt: skip
+    objects = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True,
+        check=True,
+    ).stdout
     assert token.encode() not in objects  # never copied into the repository's store
     assert ran_by_bridge(markers) == {}  # no command of the repository ran
 

@@ -83,8 +83,10 @@ def start_trusted(rig, first: str) -> dict:
     assert "Hooks need review" in prompt["content"]
     labels = [c["label"] for c in components(prompt)]
     assert labels[:3] == [
-        "Review hooks", "Trust all and continue", "Continue without trusting (hooks won't run)",
-    ]  # fmt: skip
+        "Review hooks",
+        "Trust all and continue",
+        "Continue without trusting (hooks won't run)",
+    ]
     assert first not in rig.screen("project-b")  # held, not typed into the dialog
     rig.discord.click(prompt["id"], custom_id(prompt, "Trust all and continue"))
     assert "**Trust all and continue**, chosen by" in wait_closed(rig, prompt)["content"]
@@ -152,9 +154,10 @@ def codex_status(rig, prefix: str, timeout: float = 60.0) -> dict:
 
     def shown() -> bool:
         found[:] = [
-            m for m in rig.bot_messages("project-b", status=True)
+            m
+            for m in rig.bot_messages("project-b", status=True)
             if is_status(m) and m["content"].startswith(prefix)
-        ]  # fmt: skip
+        ]
         return bool(found)
 
     wait_until(shown, timeout, f"a status {prefix!r}")
@@ -185,9 +188,13 @@ def test_a_thread_of_a_codex_channel_runs_a_codex_session_of_its_own(codex_rig) 
     rig.discord.post_message(thread["id"], "in the thread")
     # its hooks were trusted in the parent's session: no review again, the reply comes
     rig.discord.wait(
-        since=since, kind="message_create", channel_id=thread["id"],
-        author_id=rig.ids["bot_id"], content_contains="Thread answer.", timeout=90,
-    )  # fmt: skip
+        since=since,
+        kind="message_create",
+        channel_id=thread["id"],
+        author_id=rig.ids["bot_id"],
+        content_contains="Thread answer.",
+        timeout=90,
+    )
     assert last_user_text(rig.openai.requests[-1]) == "in the thread"
     panes = {p.window_name: p for p in rig.tmux.panes()}
     assert "OpenAI Codex" in rig.tmux.capture(panes["project-b-codex-side-task"].pane_id)

@@ -13,9 +13,13 @@ from fake_anthropic.claude_cli import TmuxServer, prepare_home
 def wait_reply(rig, channel_id: str, contains: str, since: int, timeout: float = 90.0) -> dict:
     try:
         record = rig.discord.wait(
-            since=since, kind="message_create", channel_id=channel_id,
-            author_id=rig.ids["bot_id"], content_contains=contains, timeout=timeout,
-        )  # fmt: skip
+            since=since,
+            kind="message_create",
+            channel_id=channel_id,
+            author_id=rig.ids["bot_id"],
+            content_contains=contains,
+            timeout=timeout,
+        )
     except TimeoutError as err:
         raise AssertionError(f"{err}\n{rig.diagnostics()}\n{rig.bot_output()[-3000:]}") from None
     return record["message"]

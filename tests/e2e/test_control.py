@@ -18,16 +18,20 @@ REFUSED = "Only this bridge's owner and its allowed users can do that."  # every
 def panel_edit(rig, message_id: str, since: int, contains: str, timeout: float = 60.0) -> dict:
     try:
         record = rig.discord.wait(
-            since=since, kind="message_update", message_id=message_id,
-            content_contains=contains, timeout=timeout,
-        )  # fmt: skip
+            since=since,
+            kind="message_update",
+            message_id=message_id,
+            content_contains=contains,
+            timeout=timeout,
+        )
     except TimeoutError as err:
         raise AssertionError(f"{err}\n{rig.diagnostics()}") from None
     return record["message"]
 
 
-def command(rig, name: str, options: dict | None = None, user: str = "alice",
-            channel: str = "project-a") -> str:  # fmt: skip
+def command(
+    rig, name: str, options: dict | None = None, user: str = "alice", channel: str = "project-a"
+) -> str:
     """Run a slash command and return the text the user sees (the ephemeral answer)."""
     since = rig.discord.mark()
     result = rig.discord.run_command(rig.ids[channel], name, options, user=user)
@@ -52,9 +56,12 @@ def test_control_panel_is_one_message_edited_across_start_stop_and_restart(rig) 
     since = rig.discord.mark()
     rig.start_bot()
     panel = rig.discord.wait(
-        since=since, kind="message_create", channel_id=general, author_id=rig.ids["bot_id"],
+        since=since,
+        kind="message_create",
+        channel_id=general,
+        author_id=rig.ids["bot_id"],
         timeout=30,
-    )["message"]  # fmt: skip
+    )["message"]
     assert STOPPED in panel["content"] and "project-b" in panel["content"]
     start_a = f"db:panel:start:{rig.ids['project-a']}"
     stop_a = f"db:panel:stop:{rig.ids['project-a']}"
@@ -141,8 +148,11 @@ def test_keys_types_words_with_their_spaces_and_presses_key_names(rig) -> None:
 
     answer = command(rig, "keys", {"keys": "hello there,  world"})
     assert answer == "Sent: 'hello there,  world'"
-    wait_until(lambda: input_box(rig.screen()) == "hello there,  world",
-               timeout=10, what="the words, spaces kept, in the input box")  # fmt: skip
+    wait_until(
+        lambda: input_box(rig.screen()) == "hello there,  world",
+        timeout=10,
+        what="the words, spaces kept, in the input box",
+    )
 
     # Key names stay keys: C-u clears the line, then text, then Enter submits it.
     answer = command(rig, "keys", {"keys": "C-u two words Enter"})

@@ -217,8 +217,14 @@ def write_plan(plan: str, delay: float = 0.0) -> Turn:
         path = re.search(r"(/[^\s\"\\]+/\.claude/plans/[^\s\"\\]+\.md)", json.dumps(request))
         assert path, "no plan file path in the request"
         tool_input = {"file_path": path[1], "content": plan}
-        return [{"type": "tool_use", "id": f"toolu_plan_{time.time_ns()}", "name": "Write",
-                 "input": tool_input}]  # fmt: skip
+        return [
+            {
+                "type": "tool_use",
+                "id": f"toolu_plan_{time.time_ns()}",
+                "name": "Write",
+                "input": tool_input,
+            }
+        ]
 
     return Turn(build=build, stop_reason="tool_use", delay=delay)
 
@@ -441,8 +447,11 @@ def test_two_reads_at_once_each_prompt_is_answered_on_its_own(rig) -> None:
     deadline = time.monotonic() + 60
     while second is None:
         assert time.monotonic() < deadline, rig.diagnostics()
-        others = [m for m in rig.bot_messages("project-a")
-                  if PERMISSION in m["content"] and m["id"] != first["id"]]  # fmt: skip
+        others = [
+            m
+            for m in rig.bot_messages("project-a")
+            if PERMISSION in m["content"] and m["id"] != first["id"]
+        ]
         second = others[0] if others else None
         time.sleep(0.1)
     rig.discord.click(second["id"], custom_id(second, "Allow"))
@@ -470,8 +479,11 @@ def test_claude_code_killed_with_a_prompt_open_closes_the_prompt_and_its_hook(ri
     assert "The Claude Code session ended" in closed["content"]
 
     def hooks_left() -> str:
-        found = subprocess.run(["pgrep", "-f", f"permission_request.py --home {rig.bridge_home}"],
-                               capture_output=True, text=True)  # fmt: skip
+        found = subprocess.run(
+            ["pgrep", "-f", f"permission_request.py --home {rig.bridge_home}"],
+            capture_output=True,
+            text=True,
+        )
         return found.stdout.strip()
 
     deadline = time.monotonic() + 10
@@ -510,8 +522,11 @@ def test_plan_notes_per_step_then_approved_with_notes_read_before_it_acts(rig) -
     first = wait_prompt(rig, "plan is ready")
     assert "# **[1]** Plan" in first["content"] and "1. **[2]** Add README.md" in first["content"]
     select = next(c for c in components(first) if c["type"] == 3)
-    assert [o["label"] for o in select["options"]] == ["1 · Plan", "2 · Add README.md",
-                                                       "3 · Add tests"]  # fmt: skip
+    assert [o["label"] for o in select["options"]] == [
+        "1 · Plan",
+        "2 · Add README.md",
+        "3 · Add tests",
+    ]
     opened = rig.discord.select(first["id"], select["custom_id"], ["s2", "s3"])
     assert opened["response_type"] == 9, opened
     labels = [(c["label"], c.get("description")) for c in opened["modal"]["components"]]
@@ -556,10 +571,15 @@ def test_an_edit_prompt_shows_the_numbered_diff_and_a_reaction_denies(rig) -> No
     of context; ❌ from the owner denies as the button does (the model reads who denied)."""
     project = rig.projects["project-a"]
     app = project / "app.py"
-    app.write_text("".join(f"line {i}\n" for i in range(1, 41)) + "def main():\n"
-                   "    print('hi')\n    return 0\n")  # fmt: skip
-    edit = {"file_path": str(app), "old_string": "    print('hi')\n    return 0",
-            "new_string": "    print('hello')\n    return 1"}  # fmt: skip
+    app.write_text(
+        "".join(f"line {i}\n" for i in range(1, 41)) + "def main():\n"
+        "    print('hi')\n    return 0\n"
+    )
+    edit = {
+        "file_path": str(app),
+        "old_string": "    print('hi')\n    return 0",
+        "new_string": "    print('hello')\n    return 1",
+    }
     rig.api.script(tool_use("Edit", edit), echo())
     rig.start_bot()
     rig.post("fix main")

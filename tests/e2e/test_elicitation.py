@@ -26,8 +26,10 @@ def with_server(rig, project=None, **link: str) -> None:
     started = mcp_json(log(rig), rig.tmp / "schema.json", **link)
     (project / ".mcp.json").write_text(json.dumps(started))
     (project / ".claude").mkdir(exist_ok=True)
-    local = {"enabledMcpjsonServers": ["elic"],
-             "permissions": {"allow": ["mcp__elic__ask_form", "mcp__elic__ask_url"]}}  # fmt: skip
+    local = {
+        "enabledMcpjsonServers": ["elic"],
+        "permissions": {"allow": ["mcp__elic__ask_form", "mcp__elic__ask_url"]},
+    }
     (project / ".claude" / "settings.local.json").write_text(json.dumps(local))
 
 
@@ -51,8 +53,15 @@ def test_a_form_is_filled_in_checked_and_sent_from_discord(rig) -> None:
     assert "The MCP server `elic`" in prompt["content"]
     assert "> Please describe the project" in prompt["content"]
     labels = [c.get("label") or c.get("placeholder") for c in components(prompt)]
-    assert labels == ["Colour: pick one", "Sure?: pick one", "Fill in…", "Send", "Decline",
-                      "Cancel", "Answer in the terminal"]  # fmt: skip
+    assert labels == [
+        "Colour: pick one",
+        "Sure?: pick one",
+        "Fill in…",
+        "Send",
+        "Decline",
+        "Cancel",
+        "Answer in the terminal",
+    ]
 
     # Sent too early: the required name is missing; nothing is decided.
     early = rig.discord.click(prompt["id"], custom_id(prompt, "Send"))
@@ -62,8 +71,13 @@ def test_a_form_is_filled_in_checked_and_sent_from_discord(rig) -> None:
     # The choices in the message's selects: the message shows them.
     rig.discord.select(prompt["id"], select_id(prompt, "Colour"), ["v1"])
     rig.discord.select(prompt["id"], select_id(prompt, "Sure?"), ["v0"])
-    shown = wait_until(lambda: "**Sure?**: `yes`" in current_message(rig, prompt)["content"]
-                       and current_message(rig, prompt), what="the picks shown")  # fmt: skip
+    shown = wait_until(
+        lambda: (
+            "**Sure?**: `yes`" in current_message(rig, prompt)["content"]
+            and current_message(rig, prompt)
+        ),
+        what="the picks shown",
+    )
     assert "**Colour**: `green`" in shown["content"]
 
     # The typed fields in a modal; a value out of bounds is refused and named.
@@ -83,9 +97,11 @@ def test_a_form_is_filled_in_checked_and_sent_from_discord(rig) -> None:
     assert "Project name: demo · Colour: green · count: 3 · Sure?: yes" in closed["content"]
     rig.wait_bot_message(content_contains="ELICITATION RESULT", timeout=60)
     assert received(log(rig)) == [
-        {"action": "accept", "content": {"name": "demo", "color": "green", "count": 3,
-                                         "confirm": True}}
-    ]  # fmt: skip
+        {
+            "action": "accept",
+            "content": {"name": "demo", "color": "green", "count": 3, "confirm": True},
+        }
+    ]
 
 
 def test_a_link_a_decline_an_interrupt_and_the_terminal(rig) -> None:
@@ -95,17 +111,24 @@ def test_a_link_a_decline_an_interrupt_and_the_terminal(rig) -> None:
     Claude Code then shows its own dialog."""
     with_server(rig)
     rig.api.script(
-        tool_use("mcp__elic__ask_url", {}), echo(),
-        tool_use("mcp__elic__ask_form", {}), echo(),
+        tool_use("mcp__elic__ask_url", {}),
+        echo(),
         tool_use("mcp__elic__ask_form", {}),
-        tool_use("mcp__elic__ask_form", {}), echo(),
-    )  # fmt: skip
+        echo(),
+        tool_use("mcp__elic__ask_form", {}),
+        tool_use("mcp__elic__ask_form", {}),
+        echo(),
+    )
     rig.start_bot()
     rig.post("sign me in")
     prompt = rig.wait_bot_message(content_contains="asks you to open a link", timeout=60)
     link = components(prompt)[0]
-    assert link == {"type": 2, "style": 5, "label": "Open example.com",
-                    "url": "https://example.com/auth?step=1"}  # fmt: skip
+    assert link == {
+        "type": 2,
+        "style": 5,
+        "label": "Open example.com",
+        "url": "https://example.com/auth?step=1",
+    }
     rig.discord.click(prompt["id"], custom_id(prompt, "Done"))
     assert "followed the link" in wait_closed(rig, prompt)["content"]
     rig.wait_bot_message(content_contains="ELICITATION RESULT", timeout=60)
@@ -130,8 +153,11 @@ def test_a_link_a_decline_an_interrupt_and_the_terminal(rig) -> None:
     prompt = rig.wait_bot_message(content_contains=ASKS, timeout=60)
     rig.discord.click(prompt["id"], custom_id(prompt, "Answer in the terminal"))
     assert "Left to the terminal" in wait_closed(rig, prompt)["content"]
-    wait_until(lambda: "MCP server “elic” requests your input" in rig.screen(), timeout=30,
-               what="Claude Code's own dialog")  # fmt: skip
+    wait_until(
+        lambda: "MCP server “elic” requests your input" in rig.screen(),
+        timeout=30,
+        what="Claude Code's own dialog",
+    )
     rig.tmux.press(rig.pane().pane_id, "Escape")  # answered there
     wait_until(lambda: len(received(log(rig))) == 4, timeout=30, what="the terminal's answer")
     assert received(log(rig))[-1]["action"] == "cancel"
@@ -143,8 +169,10 @@ def test_a_link_shows_the_servers_words_as_plain_text_and_its_real_host(rig) -> 
     "і"): the message is quoted as plain text, and where the link goes is said by the bridge,
     the look-alike marked, in the text and on the button."""
     url = "https://gіthub.com/login"  # the і is Cyrillic (U+0456)
-    message = ("## ✅ Link checked by discord-bridge\n"
-               "Sign in at [github.com/login](https://evil.example/x) @everyone")  # fmt: skip
+    message = (
+        "## ✅ Link checked by discord-bridge\n"
+        "Sign in at [github.com/login](https://evil.example/x) @everyone"
+    )
     with_server(rig, url=url, message=message)
     rig.api.script(tool_use("mcp__elic__ask_url", {}), echo())
     rig.start_bot()
@@ -156,8 +184,12 @@ def test_a_link_shows_the_servers_words_as_plain_text_and_its_real_host(rig) -> 
         "> \\#\\# ✅ Link checked by discord-bridge",
         "> Sign in at \\[github.com/login\\](https\\://evil.example/x) \\@everyone",
     ], prompt["content"]
-    assert components(prompt)[0] == {"type": 2, "style": 5, "label": "Open g⟦U+0456⟧thub.com",
-                                     "url": url}  # fmt: skip
+    assert components(prompt)[0] == {
+        "type": 2,
+        "style": 5,
+        "label": "Open g⟦U+0456⟧thub.com",
+        "url": url,
+    }
     rig.discord.click(prompt["id"], custom_id(prompt, "Decline"))
     assert "❌ **Declined** by" in wait_closed(rig, prompt)["content"]
     rig.wait_bot_message(content_contains="ELICITATION RESULT", timeout=60)

@@ -25,8 +25,11 @@ def test_escape_before_the_prompt_is_recorded_closes_the_status(rig) -> None:
     assert "running UserPromptSubmit hooks" in rig.screen()
     rig.tmux.press(rig.pane().pane_id, "Escape")
     taken_back = "an early change of mind"  # into the input box, not sent
-    wait_until(lambda: input_box(screen := rig.screen()) == taken_back and not is_busy(screen),
-               30, "the prompt back in the box")  # fmt: skip
+    wait_until(
+        lambda: input_box(screen := rig.screen()) == taken_back and not is_busy(screen),
+        30,
+        "the prompt back in the box",
+    )
 
     closed = wait_status(rig, "⏹ Interrupted", timeout=30)
     assert "by <@" not in closed["content"] and closed["components"] == []

@@ -115,10 +115,11 @@ def archived(rig, thread_id: str) -> bool:
     """The bot archived the thread (its REST update, as the gateway announced it)."""
     updates = rig.discord.records(kind="thread_update")
     return any(
-        r["channel_id"] == thread_id and r["source"] == "rest"
+        r["channel_id"] == thread_id
+        and r["source"] == "rest"
         and r["thread"]["thread_metadata"]["archived"]
         for r in updates
-    )  # fmt: skip
+    )
 
 
 def idle(rig, thread_id: str) -> None:
@@ -188,8 +189,13 @@ def test_a_thread_is_merged_after_claude_commits_what_it_left_uncommitted(rig) -
     since = rig.discord.mark()  # before the click: the reply may be posted before the wait
     menu = click(rig, menu, "Ask Claude to commit", "Asked Claude")
     assert "commit all the work in this worktree" in last_user_text(rig.api.wait_requests(3)[2])
-    reply = rig.discord.wait(since=since, kind="message_create", channel_id=thread["id"],
-                             content_contains="committed it", timeout=90)  # fmt: skip
+    reply = rig.discord.wait(
+        since=since,
+        kind="message_create",
+        channel_id=thread["id"],
+        content_contains="committed it",
+        timeout=90,
+    )
     # Once that turn ends with the worktree clean, the Finish buttons come again by themselves.
     offered = rig.discord.wait(
         since=since,
@@ -199,8 +205,9 @@ def test_a_thread_is_merged_after_claude_commits_what_it_left_uncommitted(rig) -
         timeout=90,
     )
     menu = offered["message"]
-    assert menu["content"].startswith("✅ Claude's turn ended with everything in the worktree "
-                                      "committed."), menu["content"]  # fmt: skip
+    assert menu["content"].startswith(
+        "✅ Claude's turn ended with everything in the worktree committed."
+    ), menu["content"]
     assert "1 commit(s) not in `main`" in menu["content"], menu["content"]
     assert int(menu["id"]) > int(reply["message"]["id"])  # below Claude's reply
     assert set(buttons(menu)) == {"Merge into main", "Push and open PR", "Keep", "Discard"}

@@ -30,8 +30,13 @@ def stop_hook(rig, content: str) -> subprocess.Popen:
     (command,) = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
     event = hook_input("Stop", cwd=rig.projects[PROJECT], last_assistant_message=content)
     env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids[PROJECT]}
-    hook = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, env=env,
-                            cwd=rig.projects[PROJECT], start_new_session=True)  # fmt: skip
+    hook = subprocess.Popen(
+        ["sh", "-c", command],
+        stdin=subprocess.PIPE,
+        env=env,
+        cwd=rig.projects[PROJECT],
+        start_new_session=True,
+    )
     hook.stdin.write(json.dumps(event).encode())
     hook.stdin.close()
     return hook
@@ -89,8 +94,14 @@ def test_a_stop_event_a_dead_bot_had_claimed_is_posted_once_by_the_next(rig) -> 
         "p = s.spool(runtime.Runtime.from_env(env), env, sys.stdin.buffer.read());"
         "os.rename(p, p + s.CLAIMED)"
     )
-    subprocess.run([argv[0], "-c", spool, *argv[4:]], input=json.dumps(event).encode(),
-                   env=env, cwd=rig.projects[PROJECT], check=True, timeout=30)  # fmt: skip
+    subprocess.run(
+        [argv[0], "-c", spool, *argv[4:]],
+        input=json.dumps(event).encode(),
+        env=env,
+        cwd=rig.projects[PROJECT],
+        check=True,
+        timeout=30,
+    )
     assert len(list((rig.runtime_dir / "stops").glob("*.taken"))) == 1
     rig.start_bot()
     wait_until(lambda: copies(rig, content) == 1, 20, "the reply")

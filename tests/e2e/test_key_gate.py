@@ -34,9 +34,13 @@ def the_prompt(rig, since: int) -> dict:
     """The permission prompt posted after ``since``, as soon as the emulator has it (a long
     poll); checks that it is less than 100 ms old, so what follows races the dialog."""
     record = rig.discord.wait(
-        since=since, kind="message_create", channel_id=rig.ids["project-a"],
-        author_id=rig.ids["bot_id"], content_contains=PERMISSION, timeout=60,
-    )  # fmt: skip
+        since=since,
+        kind="message_create",
+        channel_id=rig.ids["project-a"],
+        author_id=rig.ids["bot_id"],
+        content_contains=PERMISSION,
+        timeout=60,
+    )
     assert time.monotonic() - record["t"] < 0.1  # the emulator's clock: CLOCK_MONOTONIC too
     return record["message"]
 

@@ -34,8 +34,12 @@ def run_notification_hook(rig, event: dict) -> None:
     subprocess.run(
         # with its locations on its command line, as `hooks install` writes them
         [sys.executable, "-I", "-S", str(REPO / "hooks" / "notification.py"), *hook_args(env)],
-        input=json.dumps(event), env=env, text=True, check=True, timeout=30,
-    )  # fmt: skip
+        input=json.dumps(event),
+        env=env,
+        text=True,
+        check=True,
+        timeout=30,
+    )
 
 
 def session_of(rig) -> dict:
@@ -63,10 +67,14 @@ def test_idle_after_a_reply_pings_the_owner_once_per_wait(rig) -> None:
     session = session_of(rig)
 
     def notification(message: str, kind: str) -> dict:
-        return hook_input("Notification", session_id=session["session_id"],
-                          transcript_path=session["transcript_path"],
-                          cwd=rig.projects["project-a"], message=message,
-                          notification_type=kind)  # fmt: skip
+        return hook_input(
+            "Notification",
+            session_id=session["session_id"],
+            transcript_path=session["transcript_path"],
+            cwd=rig.projects["project-a"],
+            message=message,
+            notification_type=kind,
+        )
 
     after_reply = rig.discord.mark()
     # Claude Code sends this 60 s after the reply

@@ -39,9 +39,12 @@ def attach_client(rig) -> subprocess.Popen:
     primary, secondary = os.openpty()
     client = subprocess.Popen(
         ["tmux", "-L", rig.socket, "attach", "-t", TMUX_SESSION],
-        stdin=secondary, stdout=secondary, stderr=secondary, start_new_session=True,
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        start_new_session=True,
         env={**os.environ, "TERM": "xterm-256color"},
-    )  # fmt: skip
+    )
     os.close(secondary)
     deadline = time.monotonic() + 10
     while not rig.tmux_clients():

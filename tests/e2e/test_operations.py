@@ -66,16 +66,26 @@ def test_a_turn_is_counted_and_nothing_private_is_exposed(rig) -> None:
     assert value(samples, "discord_bridge_discord_requests_total", route=MESSAGES, status="200")
     assert value(samples, "discord_bridge_sessions", project="project-a", state="idle") == 1
     assert value(samples, "discord_bridge_sessions", project="project-b", state="stopped") == 1
-    assert value(samples, "discord_bridge_gateway_connects_total", server="e2e",
-                 kind="ready") == 1  # fmt: skip
+    assert value(samples, "discord_bridge_gateway_connects_total", server="e2e", kind="ready") == 1
     assert value(samples, "discord_bridge_outbox_entries") == 0
     assert value(samples, "discord_bridge_ready") == 1
     assert value(samples, "discord_bridge_event_loop_lag_seconds_count") > 0
-    for private in ("secret reply", "private prompt", str(rig.projects["project-a"]),
-                    rig.ids["project-a"], rig.ids["alice"]):  # fmt: skip
+    for private in (
+        "secret reply",
+        "private prompt",
+        str(rig.projects["project-a"]),
+        rig.ids["project-a"],
+        rig.ids["alice"],
+    ):
         assert private not in body
-    healthy = {"healthy": True, "ready": True, "discord": True, "tmux": True, "outbox": True,
-               "outboxOldestSeconds": 0.0}  # fmt: skip
+    healthy = {
+        "healthy": True,
+        "ready": True,
+        "discord": True,
+        "tmux": True,
+        "outbox": True,
+        "outboxOldestSeconds": 0.0,
+    }
     assert health(base) == (200, healthy)
     rig.assert_loop_kept_up()
 
@@ -96,11 +106,16 @@ def test_a_reply_spooled_while_discord_is_down_and_health_follows(rig) -> None:
         samples = wait_until(spooled, timeout=90, what="the hook leaving the reply spooled")
         assert value(samples, "discord_bridge_outbox_entries") >= 1
         assert value(samples, "discord_bridge_outbox_oldest_age_seconds") > 0
-        assert value(samples, "discord_bridge_discord_requests_total", route=MESSAGES,
-                     status="503") >= 1  # fmt: skip
+        assert (
+            value(samples, "discord_bridge_discord_requests_total", route=MESSAGES, status="503")
+            >= 1
+        )
         # Discord's answer to /health's probe is kept 5 s: unhealthy once it is asked again
-        _, body = wait_until(lambda: (found := health(base))[0] == 503 and found,
-                             timeout=30, what="/health unhealthy")  # fmt: skip
+        _, body = wait_until(
+            lambda: (found := health(base))[0] == 503 and found,
+            timeout=30,
+            what="/health unhealthy",
+        )
         assert (body["healthy"], body["discord"], body["ready"]) == (False, False, True)
     finally:
         rig.discord.set_outage(None)
@@ -125,5 +140,6 @@ def test_a_429_is_counted_by_route(rig) -> None:
     rig.wait_bot_message(content_contains="posted after a rate limit", timeout=60)
     _, samples = scrape(base)
     assert value(samples, "discord_bridge_discord_rate_limited_total", route=MESSAGES) == 1
-    assert value(samples, "discord_bridge_discord_requests_total", route=MESSAGES,
-                 status="429") == 1  # fmt: skip
+    assert (
+        value(samples, "discord_bridge_discord_requests_total", route=MESSAGES, status="429") == 1
+    )

@@ -18,25 +18,36 @@ from fake_anthropic import tool_use
 
 def notify(rig, kind: str, message: str) -> None:
     """Run hooks/notification.py in project-a's directory, as Claude Code would."""
-    event = hook_input("Notification", session_id=str(uuid.uuid4()),
-                       transcript_path=rig.claude_home / "transcript.jsonl",
-                       cwd=rig.projects["project-a"], message=message,
-                       notification_type=kind)  # fmt: skip
+    event = hook_input(
+        "Notification",
+        session_id=str(uuid.uuid4()),
+        transcript_path=rig.claude_home / "transcript.jsonl",
+        cwd=rig.projects["project-a"],
+        message=message,
+        notification_type=kind,
+    )
     done = subprocess.run(
         # with its locations on its command line, as `hooks install` writes them
-        [sys.executable, "-I", "-S", str(REPO / "hooks" / "notification.py"),
-         *hook_args(rig.env)],
-        input=json.dumps(event), env=rig.env, cwd=rig.projects["project-a"],
-        capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+        [sys.executable, "-I", "-S", str(REPO / "hooks" / "notification.py"), *hook_args(rig.env)],
+        input=json.dumps(event),
+        env=rig.env,
+        cwd=rig.projects["project-a"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 0, done.stderr
 
 
 def notice(rig, since: int, contains: str) -> dict:
     return rig.discord.wait(
-        since=since, kind="message_create", channel_id=rig.ids["project-a"],
-        author_id=rig.ids["bot_id"], content_contains=contains, timeout=30,
-    )  # fmt: skip
+        since=since,
+        kind="message_create",
+        channel_id=rig.ids["project-a"],
+        author_id=rig.ids["bot_id"],
+        content_contains=contains,
+        timeout=30,
+    )
 
 
 def test_other_notices_arrive_as_bells_and_only_waits_ping(rig) -> None:

@@ -171,13 +171,19 @@ def test_the_first_reply_of_a_fresh_session_ends_with_model_and_context(rig) -> 
     assert "\nmodel: Opus 5.5 (default)\n" in command(rig, "status")
     assert "This session: $" in (usage := command(rig, "usage")) and "· Opus 5.5\n" in usage
     general = rig.ids["general"]
-    panel = rig.discord.wait(since=0, kind="message_create", channel_id=general,
-                             author_id=rig.ids["bot_id"], timeout=30)["message"]  # fmt: skip
+    panel = rig.discord.wait(
+        since=0, kind="message_create", channel_id=general, author_id=rig.ids["bot_id"], timeout=30
+    )["message"]
     rig.discord.click(panel["id"], "db:panel:refresh:0")  # no edit if it says so already
-    wait_until(lambda: " · Opus 5.5 (default) · " in panel_text(rig, panel["id"]), 30,
-               "the panel's model", rig)  # fmt: skip
+    wait_until(
+        lambda: " · Opus 5.5 (default) · " in panel_text(rig, panel["id"]),
+        30,
+        "the panel's model",
+        rig,
+    )
 
 
 def panel_text(rig, message_id: str) -> str:
-    return next(m["content"] for m in rig.discord.messages(rig.ids["general"])
-                if m["id"] == message_id)  # fmt: skip
+    return next(
+        m["content"] for m in rig.discord.messages(rig.ids["general"]) if m["id"] == message_id
+    )

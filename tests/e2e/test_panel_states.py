@@ -25,9 +25,12 @@ def test_panel_shows_waiting_and_working_and_stop_mid_turn_asks_first(rig) -> No
     since = rig.discord.mark()
     rig.start_bot()
     panel = rig.discord.wait(
-        since=since, kind="message_create", channel_id=general, author_id=rig.ids["bot_id"],
+        since=since,
+        kind="message_create",
+        channel_id=general,
+        author_id=rig.ids["bot_id"],
         timeout=30,
-    )["message"]  # fmt: skip
+    )["message"]
     refresh = "db:panel:refresh:0"
     stop = f"db:panel:stop:{rig.ids['project-a']}"
 
@@ -60,9 +63,12 @@ def test_panel_shows_waiting_and_working_and_stop_mid_turn_asks_first(rig) -> No
     stop_anyway = custom_id(question, "Stop anyway")
     assert rig.discord.click(question["id"], stop_anyway)["response_type"] == 6
     said = rig.discord.wait(
-        since=since, kind="message_update", message_id=question["id"],
-        content_contains="Stopped **project-a**", timeout=30,
-    )["message"]  # fmt: skip
+        since=since,
+        kind="message_update",
+        message_id=question["id"],
+        content_contains="Stopped **project-a**",
+        timeout=30,
+    )["message"]
     assert not said.get("components")
     wait_until(lambda: rig.pane() is None, 30, "the pane to close")
     panel_edit(rig, panel["id"], since, STOPPED)

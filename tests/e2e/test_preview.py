@@ -57,8 +57,9 @@ def run_preview(rig, options: dict | None = None) -> dict:
     assert (
         command(rig, "preview") == "⏳ A preview of this session is loading already: wait for it."
     )
-    record = rig.discord.wait(since=since, kind="message_update",
-                              interaction_id=result["interaction_id"], timeout=60)  # fmt: skip
+    record = rig.discord.wait(
+        since=since, kind="message_update", interaction_id=result["interaction_id"], timeout=60
+    )
     return record["message"]
 
 
@@ -71,8 +72,9 @@ def test_preview_finds_the_sessions_server_and_send_to_claude_gives_it_the_scree
     bypass(rig, "project-a")
     serve = {
         "command": f"cd {site} && python3 -u -m http.server 0 --bind 127.0.0.1 > {log} 2>&1",
-        "description": "Serve the app", "run_in_background": True,
-    }  # fmt: skip
+        "description": "Serve the app",
+        "run_in_background": True,
+    }
     rig.api.script(tool_use("Bash", serve), text("serving it"), echo("Model saw: "))
     rig.start_bot()
     rig.post("serve the app")
@@ -122,9 +124,12 @@ def stranger_says_whose(rig) -> None:
     """``/preview <port>`` of a server the session did not start: the message says whose."""
     as_root = os.geteuid() == 0
     stranger = subprocess.Popen(
-        ["/usr/bin/python3" if as_root else sys.executable, "-c", STRANGER], cwd="/",
-        stdout=subprocess.PIPE, text=True, user=65534 if as_root else None,
-    )  # fmt: skip
+        ["/usr/bin/python3" if as_root else sys.executable, "-c", STRANGER],
+        cwd="/",
+        stdout=subprocess.PIPE,
+        text=True,
+        user=65534 if as_root else None,
+    )
     try:
         port = int(stranger.stdout.readline())
         content = run_preview(rig, {"target": str(port)})["content"]
@@ -148,8 +153,11 @@ def test_a_preview_from_the_try_page_shows_the_screenshots_and_sends_them(
     rig.api.script(echo("Model saw: "))
     server = subprocess.Popen(
         [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1"],
-        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     started = TryProcess(tmp_path, rig.env, str(project), "--port", "0")
     try:
         port = re.search(r"port (\d+)", server.stdout.readline())[1]

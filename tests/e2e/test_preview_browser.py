@@ -128,8 +128,11 @@ def servers() -> Iterator[tuple[str, Listener, list[dict]]]:
                 finished.get(timeout=15)
             if path.path == "/seccomp":  # asked while the page loads: its renderer is up
                 reports.append({"seccomp": " ".join(renderers_seccomp())})
-            pages = {"/app": app_page(refused, port), "/ping": "pong",
-                     "/sandboxed": '<title>Sandboxed</title><img src="/seccomp">'}  # fmt: skip
+            pages = {
+                "/app": app_page(refused, port),
+                "/ping": "pong",
+                "/sandboxed": '<title>Sandboxed</title><img src="/seccomp">',
+            }
             body = pages.get(path.path, "")
             self.send_response(200)
             self.send_header("Content-Type", "text/html" if body else "image/gif")
@@ -173,9 +176,12 @@ def test_websocket_fetch_webrtc_and_webtransport_to_another_host_never_connect(
     for report in reports:
         # Every attempt ended refused, none timed out; no ICE candidate at all (no UDP).
         assert report == {
-            "ws": "closed", "fetch": "failed", "localhost": "pong", "candidates": "0",
+            "ws": "closed",
+            "fetch": "failed",
+            "localhost": "pong",
+            "candidates": "0",
             "wt": "failed",
-        }, report  # fmt: skip
+        }, report
     host = f"{REFUSED_HOST}:{refused.port}"
     assert set(shot.refused) >= {f"ws://{host}/hmr", f"http://{host}/api"}, shot.refused
     for url, why in shot.refused.items():

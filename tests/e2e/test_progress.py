@@ -151,8 +151,9 @@ def test_progress_false_posts_no_status(rig) -> None:
     rig.wait_bot_message("project-b", content_contains="loud done", timeout=60)
     wait_until(
         lambda: any(m["content"].startswith("✅ Done") for m in status_messages(rig, "project-b")),
-        30, "project-b's status to close",
-    )  # fmt: skip
+        30,
+        "project-b's status to close",
+    )
     assert status_messages(rig) == []
 
 
@@ -259,16 +260,27 @@ def test_a_late_message_display_of_an_ended_turn_starts_no_turn(rig) -> None:
     wait_until(lambda: '"kind": "done"' in progress_log.read_text(), 30, "the turn's end")
     session = json.loads((rig.state_dir / "sessions" / f"{rig.ids['project-a']}.json").read_text())
     prompt_id = last_prompt_id(session["transcript_path"])
-    late = hook_input("MessageDisplay", session_id=session["session_id"],
-                      transcript_path=session["transcript_path"], cwd=rig.projects["project-a"],
-                      prompt_id=prompt_id, turn_id=str(uuid.uuid4()),
-                      message_id=str(uuid.uuid4()), index=0, final=True,
-                      delta="first answer")  # fmt: skip
+    late = hook_input(
+        "MessageDisplay",
+        session_id=session["session_id"],
+        transcript_path=session["transcript_path"],
+        cwd=rig.projects["project-a"],
+        prompt_id=prompt_id,
+        turn_id=str(uuid.uuid4()),
+        message_id=str(uuid.uuid4()),
+        index=0,
+        final=True,
+        delta="first answer",
+    )
     env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids["project-a"]}
     subprocess.run(
         [sys.executable, "-I", "-S", str(REPO / "hooks" / "message_display.py"), *hook_args(env)],
-        input=json.dumps(late), env=env, text=True, check=True, timeout=30,
-    )  # fmt: skip
+        input=json.dumps(late),
+        env=env,
+        text=True,
+        check=True,
+        timeout=30,
+    )
     wait_until(lambda: "first answer" in progress_log.read_text().splitlines()[-1], 10, "recorded")
     time.sleep(0.5)  # the bot's watcher reads it (debounce 100 ms)
 

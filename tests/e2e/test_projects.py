@@ -13,8 +13,9 @@ from fake_anthropic import echo, last_user_text, text, tool_use
 from fake_anthropic.claude_cli import prepare_home
 
 
-def run(rig, name: str, options: dict | None = None, channel: str = "general",
-        user: str = "alice") -> dict:  # fmt: skip
+def run(
+    rig, name: str, options: dict | None = None, channel: str = "general", user: str = "alice"
+) -> dict:
     """Use a slash command in a channel (a seeded name or an id); the message the user sees
     (the ephemeral answer, or the follow-up that replaced "thinking…")."""
     since = rig.discord.mark()
@@ -40,9 +41,13 @@ def file_projects(rig) -> list[dict]:
 
 def bot_said(rig, channel_id: str, since: int, timeout: float = 60, **f) -> dict:
     record = rig.discord.wait(
-        since=since, kind="message_create", channel_id=channel_id,
-        author_id=rig.ids["bot_id"], timeout=timeout, **f,
-    )  # fmt: skip
+        since=since,
+        kind="message_create",
+        channel_id=channel_id,
+        author_id=rig.ids["bot_id"],
+        timeout=timeout,
+        **f,
+    )
     return record["message"]
 
 
@@ -69,8 +74,13 @@ def test_add_a_project_chat_in_its_new_channel_restart_list_and_remove_it(rig, t
     assert f"<#{channel}>" in answer and str(new_dir) in answer
     welcome = bot_said(rig, channel, since, timeout=10)
     assert str(new_dir) in welcome["content"]
-    rig.discord.wait(since=since, kind="message_update", message_id=panel["id"],
-                     content_contains="⚫ **my-app** · stopped", timeout=30)  # fmt: skip
+    rig.discord.wait(
+        since=since,
+        kind="message_update",
+        message_id=panel["id"],
+        content_contains="⚫ **my-app** · stopped",
+        timeout=30,
+    )
 
     # In the file at once, the rest of it kept; nothing started.
     entry = file_projects(rig)[-1]
@@ -115,8 +125,13 @@ def test_add_a_project_chat_in_its_new_channel_restart_list_and_remove_it(rig, t
     since = rig.discord.mark()
     clicked = rig.discord.click(question["id"], f"db:proj:delete:{channel}")
     assert clicked["response_type"] == 6, clicked
-    done = rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
-                            content_contains="Removed", timeout=30)["message"]  # fmt: skip
+    done = rig.discord.wait(
+        since=since,
+        kind="message_update",
+        message_id=question["id"],
+        content_contains="Removed",
+        timeout=30,
+    )["message"]
     assert done["content"].startswith("✅ Removed project **my-app**: stopped 1 session")
     assert not done["components"]
     rig.discord.wait(since=since, kind="channel_delete", channel_id=channel, timeout=30)
@@ -177,12 +192,17 @@ def test_without_manage_channels_an_existing_channel_is_mapped_and_checks_refuse
     assert rig.discord.records(since=since, kind="channel_create") == []
 
     # Mapping an existing channel needs no permission; the name is cleaned for Discord/tmux.
-    answer = say(rig, "project add", {"path": str(new_dir), "name": "Svc: API",
-                                      "channel": rig.ids["project-c"]})  # fmt: skip
+    answer = say(
+        rig,
+        "project add",
+        {"path": str(new_dir), "name": "Svc: API", "channel": rig.ids["project-c"]},
+    )
     assert answer.startswith("✅ Added project **svc-api**"), answer
     assert file_projects(rig)[-1] == {
-        "name": "svc-api", "channelId": rig.ids["project-c"], "projectPath": str(new_dir),
-    }  # fmt: skip
+        "name": "svc-api",
+        "channelId": rig.ids["project-c"],
+        "projectPath": str(new_dir),
+    }
     sent = rig.post("are you there?", project="project-c")
     rig.wait_bot_message("project-c", content_contains="mapped and answering", timeout=60)
     rig.wait_reaction(sent)
@@ -213,18 +233,25 @@ def test_remove_asks_then_stops_the_session_and_unmaps_the_channel(rig) -> None:
     assert rig.pane("project-b") is not None and len(file_projects(rig)) == 2
 
     # By name, from another channel (the way to remove a project whose channel is gone).
-    offered = rig.discord.autocomplete(rig.ids["general"], "project remove", {"project": "b"},
-                                       "project")  # fmt: skip
+    offered = rig.discord.autocomplete(
+        rig.ids["general"], "project remove", {"project": "b"}, "project"
+    )
     assert [c["value"] for c in offered["choices"]] == ["project-b"], offered
-    offered = rig.discord.autocomplete(rig.ids["general"], "project remove", {"project": ""},
-                                       "project", user="bob")  # fmt: skip
+    offered = rig.discord.autocomplete(
+        rig.ids["general"], "project remove", {"project": ""}, "project", user="bob"
+    )
     assert offered["choices"] == [], offered
     question = run(rig, "project remove", {"project": "project-b"})
     assert f"<#{key}>" in question["content"], question
     since = rig.discord.mark()
     assert rig.discord.click(question["id"], f"db:proj:remove:{key}")["response_type"] == 6
-    done = rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
-                            content_contains="Removed", timeout=30)["message"]  # fmt: skip
+    done = rig.discord.wait(
+        since=since,
+        kind="message_update",
+        message_id=question["id"],
+        content_contains="Removed",
+        timeout=30,
+    )["message"]
     assert "stopped 2 sessions" in done["content"] and "untouched" in done["content"]
     wait_until(lambda: rig.pane("project-b") is None, 10, "project-b's pane to close")
     assert rig.tmux.find(thread) is None  # its thread's session stopped too
@@ -272,10 +299,13 @@ def test_removing_a_project_ends_its_queue_schedules_and_conversation(rig, tmp_p
     resumed there, its queued prompt is not typed, its schedule is gone and never fires."""
     rig.api.script(
         echo("Old saw: "),
-        tool_use("Bash", {"command": "python3 -c 'import time; time.sleep(90)'",
-                          "description": "Wait"}),
-        echo("New saw: "), echo("New saw: "), echo("New saw: "),
-    )  # fmt: skip
+        tool_use(
+            "Bash", {"command": "python3 -c 'import time; time.sleep(90)'", "description": "Wait"}
+        ),
+        echo("New saw: "),
+        echo("New saw: "),
+        echo("New saw: "),
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     prepare_home(rig.claude_home, [elsewhere], version=rig.claude_version)
@@ -303,11 +333,21 @@ def test_removing_a_project_ends_its_queue_schedules_and_conversation(rig, tmp_p
         assert words in question["content"], question["content"]
     since = removed = rig.discord.mark()
     rig.discord.click(question["id"], f"db:proj:remove:{channel}")
-    done = rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
-                            content_contains="Removed", timeout=30)["message"]  # fmt: skip
+    done = rig.discord.wait(
+        since=since,
+        kind="message_update",
+        message_id=question["id"],
+        content_contains="Removed",
+        timeout=30,
+    )["message"]
     assert "dropped 1 queued prompt" in done["content"], done["content"]
-    rig.discord.wait(since=since, kind="message_update", message_id=notice["id"],
-                     content_contains="✖ Not typed", timeout=30)  # fmt: skip
+    rig.discord.wait(
+        since=since,
+        kind="message_update",
+        message_id=notice["id"],
+        content_contains="✖ Not typed",
+        timeout=30,
+    )
     wait_until(lambda: rig.pane("project-b") is None, 10, "project-b's pane to close")
 
     # The same channel, another folder: a new conversation there, nothing of the old one.
@@ -315,8 +355,9 @@ def test_removing_a_project_ends_its_queue_schedules_and_conversation(rig, tmp_p
     assert answer.startswith("✅ Added project **elsewhere**"), answer
     since = rig.discord.mark()
     rig.post("hello from elsewhere", project="project-b")
-    rig.wait_bot_message("project-b", content_contains="New saw: hello from elsewhere",
-                         since=since, timeout=90)  # fmt: skip
+    rig.wait_bot_message(
+        "project-b", content_contains="New saw: hello from elsewhere", since=since, timeout=90
+    )
     pane = rig.pane("project-b")
     assert pane is not None and rig.tmux.current_path(pane.pane_id) == str(elsewhere)
     launched = command_lines(rig.tmux.pane_pid(pane.pane_id))

@@ -87,9 +87,12 @@ def run_hook(rig, event: str, cache: Path, **fields: object) -> subprocess.Compl
     inner = f"mount --bind {shlex.quote(str(cache))} {shlex.quote(USER_CACHE)} && exec sh -c "
     return subprocess.run(
         ["unshare", "-m", "sh", "-c", inner + shlex.quote(hook_command(rig, event))],
-        input=json.dumps(payload).encode(), capture_output=True, cwd=project, timeout=60,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=project,
+        timeout=60,
         env={**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids["project-a"]},
-    )  # fmt: skip
+    )
 
 
 USER_CACHE = os.path.join(runtime.user_home(), ".cache")
@@ -127,8 +130,12 @@ def test_after_a_reboot_a_runtime_dir_another_user_created_receives_nothing(rig,
     os.makedirs(USER_CACHE, exist_ok=True)  # the mount point (empty where it did not exist)
     settings = rig.claude_home / ".claude" / "settings.json"
     env = {k: v for k, v in rig.env.items() if k != runtime.ENV_RUNTIME_DIR}
-    subprocess.run([sys.executable, "-m", "bridge.cli", "hooks", "install", "--settings",
-                    str(settings)], env=env, check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "bridge.cli", "hooks", "install", "--settings", str(settings)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     assert "--runtime-dir" not in hook_command(rig, "Stop")
     rig.start_bot()  # records its dirs for the hooks
     recorded = json.loads((rig.bridge_home / locations.LOCATIONS).read_text())
@@ -145,16 +152,33 @@ def test_after_a_reboot_a_runtime_dir_another_user_created_receives_nothing(rig,
     reply = f"the reply, {form}"
     try:
         runs = [
-            run_hook(rig, "PreToolUse", cache, tool_name="Bash",
-                     tool_input={"command": "echo the-secret-command"}),
-            run_hook(rig, "MessageDisplay", cache, message_id="m1",
-                     delta="the secret text", final=True),
-            run_hook(rig, "PostToolUse", cache, tool_name="Bash",
-                     tool_input={"command": "echo the-secret-command"}, tool_response={}),
+            run_hook(
+                rig,
+                "PreToolUse",
+                cache,
+                tool_name="Bash",
+                tool_input={"command": "echo the-secret-command"},
+            ),
+            run_hook(
+                rig, "MessageDisplay", cache, message_id="m1", delta="the secret text", final=True
+            ),
+            run_hook(
+                rig,
+                "PostToolUse",
+                cache,
+                tool_name="Bash",
+                tool_input={"command": "echo the-secret-command"},
+                tool_response={},
+            ),
             run_hook(rig, "Stop", cache, stop_hook_active=False, last_assistant_message=reply),
-            run_hook(rig, "PreToolUse", cache, tool_name="Bash",
-                     tool_input={"command": "echo the-secret-command"}),
-        ]  # fmt: skip
+            run_hook(
+                rig,
+                "PreToolUse",
+                cache,
+                tool_name="Bash",
+                tool_input={"command": "echo the-secret-command"},
+            ),
+        ]
         for done in runs:
             assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
         with pytest.raises(BlockingIOError):

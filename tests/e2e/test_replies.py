@@ -105,8 +105,9 @@ def test_reply_during_discord_outage_is_delivered_once_after_recovery(rig, outag
 
 def test_hooks_ignore_sessions_outside_every_project(rig, tmp_path) -> None:
     settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
-    commands = [h["command"] for groups in settings["hooks"].values() for g in groups
-                for h in g["hooks"]]  # fmt: skip
+    commands = [
+        h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]
+    ]
     assert len(commands) >= 2
     elsewhere = tmp_path / "unrelated"
     elsewhere.mkdir()
@@ -115,9 +116,14 @@ def test_hooks_ignore_sessions_outside_every_project(rig, tmp_path) -> None:
     for command in commands:
         event = hook_input("Stop", session_id="x", cwd=elsewhere, last_assistant_message="secret")
         result = subprocess.run(
-            ["sh", "-c", command], input=json.dumps(event), text=True,
-            env=env, cwd=elsewhere, capture_output=True, timeout=30,
-        )  # fmt: skip
+            ["sh", "-c", command],
+            input=json.dumps(event),
+            text=True,
+            env=env,
+            cwd=elsewhere,
+            capture_output=True,
+            timeout=30,
+        )
         assert (result.returncode, result.stdout) == (0, ""), (command, result.stderr)
     assert rig.discord.counters() == {}
     assert not (rig.state_dir / "outbox").exists() or not any(

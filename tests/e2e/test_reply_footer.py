@@ -32,19 +32,37 @@ def defaults_on(rig) -> None:
 
 def cache(rig, **figures) -> None:
     """The statusLine command's cache of the session, as it writes it."""
-    record = {"model_id": "claude-opus-5-5", "model_name": "Opus 5.5", "context_percent": 3,
-              "cost_usd": 0.43, "context_window_size": 100_000, **figures}  # fmt: skip
+    record = {
+        "model_id": "claude-opus-5-5",
+        "model_name": "Opus 5.5",
+        "context_percent": 3,
+        "cost_usd": 0.43,
+        "context_window_size": 100_000,
+        **figures,
+    }
     rt = Runtime(str(rig.runtime_dir), str(rig.state_dir)).ensure()
     write_status(rt, SESSION, record)
 
 
 def record(transcript, reply: str, tokens: int) -> None:
     """The CLI's record of an answer, appended to the transcript."""
-    line = {"type": "assistant", "isSidechain": False, "timestamp": now(),
-            "message": {"id": f"msg_{uuid.uuid4().hex[:8]}", "model": "claude-opus-5-5",
-                        "role": "assistant", "content": [{"type": "text", "text": reply}],
-                        "usage": {"input_tokens": tokens, "cache_creation_input_tokens": 0,
-                                  "cache_read_input_tokens": 0, "output_tokens": 7}}}  # fmt: skip
+    line = {
+        "type": "assistant",
+        "isSidechain": False,
+        "timestamp": now(),
+        "message": {
+            "id": f"msg_{uuid.uuid4().hex[:8]}",
+            "model": "claude-opus-5-5",
+            "role": "assistant",
+            "content": [{"type": "text", "text": reply}],
+            "usage": {
+                "input_tokens": tokens,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+                "output_tokens": 7,
+            },
+        },
+    }
     with transcript.open("a") as handle:
         handle.write(json.dumps(line) + "\n")
 
@@ -56,11 +74,17 @@ def now() -> str:
 def stop_hook(rig, reply: str, transcript) -> subprocess.Popen:
     settings = json.loads((rig.claude_home / ".claude" / "settings.json").read_text())
     (command,) = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
-    event = hook_input("Stop", session_id=SESSION, transcript_path=transcript,
-                       cwd=rig.projects[PROJECT], last_assistant_message=reply)  # fmt: skip
+    event = hook_input(
+        "Stop",
+        session_id=SESSION,
+        transcript_path=transcript,
+        cwd=rig.projects[PROJECT],
+        last_assistant_message=reply,
+    )
     env = {**rig.env, "DISCORD_BRIDGE_CHANNEL_ID": rig.ids[PROJECT]}
-    hook = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, env=env,
-                            cwd=rig.projects[PROJECT])  # fmt: skip
+    hook = subprocess.Popen(
+        ["sh", "-c", command], stdin=subprocess.PIPE, env=env, cwd=rig.projects[PROJECT]
+    )
     hook.stdin.write(json.dumps(event).encode())
     hook.stdin.close()
     return hook
@@ -95,8 +119,9 @@ def test_the_reply_goes_at_once_and_its_footer_comes_in_when_the_record_lands(ri
 
     # Posted while the transcript does not hold its record yet: with what the cache says, the
     # mention on it (the one ping), and no wait (before, the hook waited FOOTER_WAIT for it).
-    posted = rig.discord.wait(since=since, kind="message_create", content_contains=reply,
-                              timeout=FOOTER_WAIT - 0.5)  # fmt: skip
+    posted = rig.discord.wait(
+        since=since, kind="message_create", content_contains=reply, timeout=FOOTER_WAIT - 0.5
+    )
     assert (
         posted["message"]["content"] == f"{reply}\n\n-# Opus 5.5 · ctx 3% · $0.43 · 🔔 <@{alice}>"
     )
@@ -173,5 +198,6 @@ def test_a_real_turn_ends_with_the_footer_of_its_own_answer(rig) -> None:
     assert line.endswith(f" · 🔔 <@{rig.ids['alice']}>"), final["content"]
     (reported,) = [json.loads(p.read_text()) for p in status.glob("*.json")]
     assert line.startswith(f"-# Opus 5.5 · ctx {reported['context_percent']:.0f}%"), (
-        final["content"], reported
-    )  # fmt: skip
+        final["content"],
+        reported,
+    )

@@ -42,8 +42,9 @@ def answered(rig, result: dict, since: int) -> dict:
     if result["response_type"] == 4:
         return result["message"]
     assert result["response_type"] == 5, result
-    record = rig.discord.wait(since=since, kind="message_update",
-                              interaction_id=result["interaction_id"], timeout=60)  # fmt: skip
+    record = rig.discord.wait(
+        since=since, kind="message_update", interaction_id=result["interaction_id"], timeout=60
+    )
     return record["message"]
 
 
@@ -89,9 +90,15 @@ def draft_message(rig, contains: str) -> dict:
 def open_prompt(rig) -> Request:
     """A permission prompt of project-a's session, open as its hook leaves it on disk."""
     rt = runtime.Runtime(str(rig.runtime_dir), str(rig.state_dir))
-    request = Request(id=decisions.new_id(), kind="permission", channel_id=rig.ids["project-a"],
-                      tool_name="Bash", created=time.time(), deadline=time.time() + 600,
-                      pid=os.getpid())  # fmt: skip
+    request = Request(
+        id=decisions.new_id(),
+        kind="permission",
+        channel_id=rig.ids["project-a"],
+        tool_name="Bash",
+        created=time.time(),
+        deadline=time.time() + 600,
+        pid=os.getpid(),
+    )
     decisions.write_request(rt, request)
     return request
 
@@ -102,8 +109,14 @@ def read_the_review() -> Turn:
     def build(request: dict) -> list[dict]:
         path = re.search(r"written out in (\S+\.md)", last_user_text(request))
         assert path, "no review file in the prompt"
-        return [{"type": "tool_use", "id": f"toolu_read_{time.time_ns()}", "name": "Read",
-                 "input": {"file_path": path[1]}}]  # fmt: skip
+        return [
+            {
+                "type": "tool_use",
+                "id": f"toolu_read_{time.time_ns()}",
+                "name": "Read",
+                "input": {"file_path": path[1]},
+            }
+        ]
 
     return Turn(build=build, stop_reason="tool_use")
 
@@ -114,8 +127,10 @@ def test_comments_on_two_files_survive_a_restart_and_reach_claude_as_one_prompt(
     raw = rig.config()
     raw["servers"][0]["projects"][0].update(permission="bypassPermissions", progress=False)
     rig.write_config(raw)
-    change = (f"cd {path} && printf 'print(3)\\nprint(4)\\n' >> app.py"
-              " && printf 'alpha\\nbeta\\ngamma\\n' > notes.txt")  # fmt: skip
+    change = (
+        f"cd {path} && printf 'print(3)\\nprint(4)\\n' >> app.py"
+        " && printf 'alpha\\nbeta\\ngamma\\n' > notes.txt"
+    )
     rig.api.script(
         tool_use("Bash", {"command": change, "description": "Change two files"}),
         text("changed two files"),
@@ -156,11 +171,15 @@ def test_comments_on_two_files_survive_a_restart_and_reach_claude_as_one_prompt(
     _, said = comment(rig, shown, "9", "use logging, not print")
     assert "app.py has 4 lines now: line 9 is past its end" in said, said
     assert "Your comment is kept" in said
-    retry = next(r for r in rig.discord.records(kind="message_update") if said in
-                 r["message"]["content"])["message"]  # fmt: skip
+    retry = next(
+        r for r in rig.discord.records(kind="message_update") if said in r["message"]["content"]
+    )["message"]
     opened = rig.discord.click(retry["id"], component(retry, "Comment")["custom_id"])
-    inputs = {c["custom_id"]: c.get("value") for row in opened["modal"]["components"]
-              for c in row["components"]}  # fmt: skip
+    inputs = {
+        c["custom_id"]: c.get("value")
+        for row in opened["modal"]["components"]
+        for c in row["components"]
+    }
     assert inputs == {"lines": "9", "text": "use logging, not print"}, inputs
     since = rig.discord.mark()
     done = rig.discord.submit_modal(opened, {"lines": "3-4", "text": "use logging, not print"})
@@ -177,17 +196,26 @@ def test_comments_on_two_files_survive_a_restart_and_reach_claude_as_one_prompt(
     # A prompt open in the session: nothing typed, the draft kept.
     asking = open_prompt(rig)
     since = rig.discord.mark()
-    assert rig.discord.click(second["id"], component(second, "Send review")["custom_id"])[
-        "response_type"] == 6  # fmt: skip
-    refused = rig.discord.wait(since=since, kind="message_create", content_contains="not sent",
-                               timeout=30)["message"]  # fmt: skip
+    assert (
+        rig.discord.click(second["id"], component(second, "Send review")["custom_id"])[
+            "response_type"
+        ]
+        == 6
+    )
+    refused = rig.discord.wait(
+        since=since, kind="message_create", content_contains="not sent", timeout=30
+    )["message"]
     assert "Answer the permission prompt first" in refused["content"], refused
     assert "draft review is kept" in refused["content"]
     decisions.close(runtime.Runtime(str(rig.runtime_dir), str(rig.state_dir)), asking.id)
 
     requests = len(rig.api.requests)
-    assert rig.discord.click(second["id"], component(second, "Send review")["custom_id"])[
-        "response_type"] == 6  # fmt: skip
+    assert (
+        rig.discord.click(second["id"], component(second, "Send review")["custom_id"])[
+            "response_type"
+        ]
+        == 6
+    )
     saw = last_user_text(rig.api.wait_requests(requests + 1, timeout=60)[requests])
     assert saw.startswith("Review of your changes: 2 comments on 2 files."), saw
     assert "1. notes.txt, line 2 (changed since this comment was written):" in saw, saw
@@ -212,8 +240,21 @@ def test_comments_on_two_files_survive_a_restart_and_reach_claude_as_one_prompt(
     assert ADDED.match(said) and "(1 comment)" in said, said
     fresh = draft_message(rig, "1 comment on 1 file")
     assert fresh["id"] != first["id"]  # a new draft, a new message
-    subprocess.run(["tmux", "-L", rig.socket, "resize-window", "-t", rig.pane().pane_id,
-                    "-x", "80", "-y", "14"], check=True)  # fmt: skip
+    subprocess.run(
+        [
+            "tmux",
+            "-L",
+            rig.socket,
+            "resize-window",
+            "-t",
+            rig.pane().pane_id,
+            "-x",
+            "80",
+            "-y",
+            "14",
+        ],
+        check=True,
+    )
     requests = len(rig.api.requests)
     rig.discord.click(fresh["id"], component(fresh, "Send review")["custom_id"])
     saw = last_user_text(rig.api.wait_requests(requests + 1, timeout=60)[requests])
@@ -237,10 +278,13 @@ def test_comments_on_two_files_survive_a_restart_and_reach_claude_as_one_prompt(
     with pytest.raises(RuntimeError, match="does not show"):
         rig.discord.select(listed["id"], component(listed, kind=3)["custom_id"], ["27"])
     since = rig.discord.mark()
-    assert rig.discord.click(listed["id"], component(listed, "Next")["custom_id"])[
-        "response_type"] == 6  # fmt: skip
-    paged = rig.discord.wait(since=since, kind="message_update", message_id=listed["id"],
-                             timeout=30)["message"]  # fmt: skip
+    assert (
+        rig.discord.click(listed["id"], component(listed, "Next")["custom_id"])["response_type"]
+        == 6
+    )
+    paged = rig.discord.wait(
+        since=since, kind="message_update", message_id=listed["id"], timeout=30
+    )["message"]
     assert "many/f25.txt" in [o["label"] for o in component(paged, kind=3)["options"]]
     shown = pick(rig, paged, "many/f25.txt")
     assert "+1 │ file 25" in shown["content"], shown["content"]

@@ -63,8 +63,13 @@ def edit(rig, message: dict, custom: str, contains: str) -> str:
     """Click a button of ``message``: the message as the click edited it in place."""
     since = rig.discord.mark()
     assert rig.discord.click(message["id"], custom)["response_type"] == 7
-    edited = rig.discord.wait(since=since, kind="message_update", message_id=message["id"],
-                              content_contains=contains, timeout=10)  # fmt: skip
+    edited = rig.discord.wait(
+        since=since,
+        kind="message_update",
+        message_id=message["id"],
+        content_contains=contains,
+        timeout=10,
+    )
     return edited["message"]["content"]
 
 
@@ -75,8 +80,10 @@ def test_a_schedule_waits_for_the_turn_then_run_now_pause_and_delete(rig) -> Non
     rig.write_config(raw)
     rig.api.script(
         tool_use("Bash", {"command": "touch waited.txt", "description": "Create a file"}),
-        echo(), echo(), echo(),
-    )  # fmt: skip
+        echo(),
+        echo(),
+        echo(),
+    )
     rig.start_bot()
 
     # Scheduling is the owner's alone: an allowed user is refused and nothing is stored.
@@ -107,8 +114,13 @@ def test_a_schedule_waits_for_the_turn_then_run_now_pause_and_delete(rig) -> Non
     later = (datetime.now() + timedelta(hours=2)).strftime("%H:%M")
     since = rig.discord.mark()
     sid = entry_id(schedule(rig, "daily", {"prompt": "daily check", "time": later}))
-    rig.discord.wait(since=since, kind="message_update", channel_id=rig.ids["general"],
-                     content_contains=f"`{sid}`", timeout=60)  # fmt: skip
+    rig.discord.wait(
+        since=since,
+        kind="message_update",
+        channel_id=rig.ids["general"],
+        content_contains=f"`{sid}`",
+        timeout=60,
+    )
     path = entry_file(rig, sid)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700

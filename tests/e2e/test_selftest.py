@@ -31,9 +31,14 @@ def selftest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
         "TMPDIR": str(tmp_path),  # where a failed run keeps its throwaway directory
     }
     return subprocess.run(
-        [sys.executable, "-m", "bridge.cli", "selftest", *args], cwd=REPO, env=env,
-        capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+        [sys.executable, "-m", "bridge.cli", "selftest", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_a_command_that_is_not_there_is_named_with_the_fix(tmp_path: Path) -> None:
@@ -62,13 +67,16 @@ def test_the_configs_claude_that_cannot_reach_its_service_is_named_in_its_words(
     config = {
         "schemaVersion": 2,
         "claudeCommand": str(wrapper),
-        "servers": [{
-            "name": "main",
-            "discord": {"botToken": "MTIz.not-used.here", "ownerUserId": "100000000000000002"},
-            "projects": [{"name": "p", "channelId": "100000000000000003",
-                          "projectPath": str(tmp_path)}],
-        }],
-    }  # fmt: skip
+        "servers": [
+            {
+                "name": "main",
+                "discord": {"botToken": "MTIz.not-used.here", "ownerUserId": "100000000000000002"},
+                "projects": [
+                    {"name": "p", "channelId": "100000000000000003", "projectPath": str(tmp_path)}
+                ],
+            }
+        ],
+    }
     (bridge_home / "config.json").write_text(json.dumps(config))
     (bridge_home / "config.json").chmod(0o600)
     written = (bridge_home / "config.json").read_bytes()

@@ -53,8 +53,9 @@ def test_compact_clear_keys_new_and_resume(rig) -> None:
     assert command(rig, "compact") == "Sent `/compact`."
     wait_until(
         lambda: any(side_kind(r) == "compaction" for r in rig.api.side_requests),
-        60, "the compaction request",
-    )  # fmt: skip
+        60,
+        "the compaction request",
+    )
     idle(rig)
     sent = ask(rig, "after compact")
     assert SUMMARY in sent, sent

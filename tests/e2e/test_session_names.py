@@ -52,9 +52,13 @@ def test_a_threads_conversation_is_named_after_the_thread(rig) -> None:
 
     # `claude --resume <name>` at a terminal finds the thread's conversation by its name.
     done = subprocess.run(
-        ["claude", "--resume", TITLE, "-p", "where were we?"], env=rig.env,
-        cwd=rig.projects["project-a"], capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        ["claude", "--resume", TITLE, "-p", "where were we?"],
+        env=rig.env,
+        cwd=rig.projects["project-a"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "Resumed and saw: where were we?" in done.stdout
     history = json.dumps(rig.api.requests[-1]["messages"])

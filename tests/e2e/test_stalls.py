@@ -52,8 +52,9 @@ def test_a_hanging_tool_gets_the_stall_notice_and_interrupt_works(rig) -> None:
     ]
     waited = rig.discord.click(notice["id"], button(notice, "Keep waiting")["custom_id"])
     assert "Keeping waiting" in str(waited), waited
-    again = rig.wait_bot_message(content_contains="Still working?", timeout=30,
-                                 since=rig.discord.mark())  # fmt: skip
+    again = rig.wait_bot_message(
+        content_contains="Still working?", timeout=30, since=rig.discord.mark()
+    )
     assert again["id"] != notice["id"]  # asked again after another quiet stall time
     assert "Keeping waiting" in message(rig, notice["id"])["content"]
 

@@ -56,8 +56,12 @@ def test_a_rejected_token_exits_2_with_one_line_naming_the_server_entry(rig) -> 
     config_file = rig.bridge_home / "config.json"
     done = subprocess.run(
         [sys.executable, "-m", "bridge.cli", "run"],
-        env=rig.env, cwd=REPO, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        env=rig.env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     output = done.stdout + done.stderr
     assert "Traceback" not in output, output

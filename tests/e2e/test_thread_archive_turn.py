@@ -18,21 +18,26 @@ def test_archiving_a_thread_mid_turn_closes_its_status_and_keeps_it_archived(rig
     since = rig.discord.mark()
     rig.discord.archive_thread(thread["id"])  # by the owner: the session ends
     edit = rig.discord.wait(
-        since=since, kind="message_update", message_id=status["id"],
-        content_contains="Thread archived", timeout=30,
-    )["message"]  # fmt: skip
+        since=since,
+        kind="message_update",
+        message_id=status["id"],
+        content_contains="Thread archived",
+        timeout=30,
+    )["message"]
     assert edit["content"].startswith("🗄️ Thread archived: its session was stopped after ")
     assert edit["components"] == []  # no ⏹ left to press
     wait_until(lambda: rig.tmux.find(thread["id"]) is None, 30, "the session to end")
     # Nothing is posted ("Claude Code exited" was): a post would un-archive the thread.
     posted = [
-        r["message"]["content"] for r in rig.discord.records(since=since, kind="message_create")
+        r["message"]["content"]
+        for r in rig.discord.records(since=since, kind="message_create")
         if r.get("channel_id") == thread["id"]
-    ]  # fmt: skip
+    ]
     assert posted == []
     reopened = [
-        r for r in rig.discord.records(since=since, kind="thread_update")
+        r
+        for r in rig.discord.records(since=since, kind="thread_update")
         if (r.get("thread") or {}).get("id") == thread["id"]
         and not r["thread"]["thread_metadata"]["archived"]
-    ]  # fmt: skip
+    ]
     assert reopened == []

@@ -16,9 +16,13 @@ def wait_reply(rig, channel_id: str, contains: str, since: int, timeout: float =
     """The bot's first message in ``channel_id`` (a channel or thread) containing ``contains``."""
     try:
         record = rig.discord.wait(
-            since=since, kind="message_create", channel_id=channel_id,
-            author_id=rig.ids["bot_id"], content_contains=contains, timeout=timeout,
-        )  # fmt: skip
+            since=since,
+            kind="message_create",
+            channel_id=channel_id,
+            author_id=rig.ids["bot_id"],
+            content_contains=contains,
+            timeout=timeout,
+        )
     except TimeoutError as err:
         screens = "\n".join(
             f"--- pane {p.window_name} ---\n{rig.tmux.capture(p.pane_id)}" for p in rig.tmux.panes()
@@ -36,8 +40,10 @@ def pane_env(rig, key: str) -> dict[str, str]:
     pane = rig.tmux.find(key)
     pid = subprocess.run(
         ["tmux", "-L", rig.socket, "display-message", "-p", "-t", pane.pane_id, "#{pane_pid}"],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
 
@@ -95,9 +101,13 @@ def test_thread_is_its_own_session_and_replies_stay_apart(rig) -> None:
     threads = saved["servers"][0]["projects"][0]["threads"]
     path = str(rig.projects["project-a"])
     assert threads == [
-        {"name": "fix: the login #1", "channelId": thread["id"], "projectPath": path,
-         "isolation": "none"}
-    ]  # fmt: skip
+        {
+            "name": "fix: the login #1",
+            "channelId": thread["id"],
+            "projectPath": path,
+            "isolation": "none",
+        }
+    ]
 
 
 def test_three_threads_at_once_each_answer_in_their_own_thread(rig) -> None:
@@ -169,8 +179,13 @@ def test_worktree_thread_clean_removed_dirty_kept_until_remove_anyway(rig) -> No
     assert refused["ephemeral"] and dirty_path.exists()
     result = rig.discord.click(question["id"], buttons[0])
     assert result["response_type"] == 6
-    edited = rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
-                              content_contains="Removed", timeout=30)["message"]  # fmt: skip
+    edited = rig.discord.wait(
+        since=since,
+        kind="message_update",
+        message_id=question["id"],
+        content_contains="Removed",
+        timeout=30,
+    )["message"]
     assert edited["components"] == []
     assert not dirty_path.exists()
     assert "worktree-dirty-work" not in git(repo, "branch", "--list")
@@ -270,8 +285,13 @@ def test_archive_by_someone_else_or_by_discord_keeps_the_session_and_asks(rig) -
     assert buttons_of(question) == [f"db:arch:{a}:{key}" for a in ("stop", "remove", "keep")]
     assert rig.tmux.find(key).pane_id == pane and path.is_dir()
     rig.discord.click(question["id"], f"db:arch:keep:{key}")
-    rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
-                     content_contains="Kept", timeout=30)  # fmt: skip
+    rig.discord.wait(
+        since=since,
+        kind="message_update",
+        message_id=question["id"],
+        content_contains="Kept",
+        timeout=30,
+    )
 
     # Discord's inactivity auto-archive (no audit-log entry): nothing ends either.
     since = rig.discord.mark()
@@ -281,8 +301,13 @@ def test_archive_by_someone_else_or_by_discord_keeps_the_session_and_asks(rig) -
     refused = rig.discord.click(question["id"], f"db:arch:remove:{key}", user="bob")
     assert refused["ephemeral"] and rig.tmux.find(key) is not None
     rig.discord.click(question["id"], f"db:arch:stop:{key}")  # the owner decides
-    rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
-                     content_contains="Session stopped", timeout=30)  # fmt: skip
+    rig.discord.wait(
+        since=since,
+        kind="message_update",
+        message_id=question["id"],
+        content_contains="Session stopped",
+        timeout=30,
+    )
     assert rig.tmux.find(key) is None and path.is_dir()  # stopped; the worktree stays
 
     # Without View Audit Log even the owner's archive cannot be told apart: asked, not ended.
@@ -296,8 +321,13 @@ def test_archive_by_someone_else_or_by_discord_keeps_the_session_and_asks(rig) -
     assert rig.tmux.find(key) is not None and path.is_dir()
     assert "View Audit Log" in rig.bot_output()
     rig.discord.click(question["id"], f"db:arch:remove:{key}")
-    rig.discord.wait(since=since, kind="message_update", message_id=question["id"],
-                     content_contains="Removed its worktree", timeout=30)  # fmt: skip
+    rig.discord.wait(
+        since=since,
+        kind="message_update",
+        message_id=question["id"],
+        content_contains="Removed its worktree",
+        timeout=30,
+    )
     assert rig.tmux.find(key) is None and not path.exists()
 
 

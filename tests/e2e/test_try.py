@@ -58,8 +58,11 @@ class TryProcess:
         with open(self.out, "wb") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "bridge.cli", "try", *flags, *args],
-                env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
-            )  # fmt: skip
+                env=env,
+                cwd=REPO,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
 
     def output(self) -> str:
         return self.out.read_text(errors="replace")
@@ -102,8 +105,12 @@ def page_client(url: str) -> httpx.Client:
 def run_try(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "bridge.cli", "try", "--no-browser", *args],
-        env=env, cwd=REPO, capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
 
 
 @contextmanager
@@ -139,8 +146,14 @@ def read_the_upload() -> Turn:
     def build(request: dict) -> list[dict]:
         path = re.search(r"Attached file: (\S+)", last_user_text(request))
         assert path, "no attached file in the prompt"
-        return [{"type": "tool_use", "id": f"toolu_read_{time.time_ns()}", "name": "Read",
-                 "input": {"file_path": path[1]}}]  # fmt: skip
+        return [
+            {
+                "type": "tool_use",
+                "id": f"toolu_read_{time.time_ns()}",
+                "name": "Read",
+                "input": {"file_path": path[1]},
+            }
+        ]
 
     return Turn(build=build, stop_reason="tool_use")
 
@@ -373,8 +386,9 @@ def test_try_in_a_browser(short_state_dir: str, rig: BridgeRig, tmp_path: Path) 
         assert again.stop() == 0, again.output()
     windows = subprocess.run(
         ["tmux", "-L", rig.socket, "list-windows", "-t", "discord-bridge-try"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+    )
     assert windows.returncode == 0 and windows.stdout.strip(), "Claude Code's window is gone"
 
 
@@ -398,7 +412,7 @@ def test_the_spend_guard_on_the_page_warns_then_stop_and_continue_are_clicked(
         tool_use("Bash", touch),  # past the budget: denied, then Stop
         tool_use("Bash", touch),  # the next message's: denied again, then Continue
         echo(),
-    )  # fmt: skip
+    )
     env = {**rig.env, "DISCORD_BRIDGE_STATE_DIR": short_state_dir}
     status = Path(short_state_dir) / "try"
 
@@ -505,8 +519,9 @@ def test_a_worktree_thread_is_finished_from_the_page(rig: BridgeRig, tmp_path: P
             panes = TmuxSessions(tryout_setup.TMUX_SESSION, rig.socket)
 
             def thread_pane() -> str | None:  # the pane that works in the worktree
-                found = [p.pane_id for p in panes.panes() if panes.current_path(p.pane_id)
-                         == str(work)]  # fmt: skip
+                found = [
+                    p.pane_id for p in panes.panes() if panes.current_path(p.pane_id) == str(work)
+                ]
                 return found[0] if found else None
 
             pane = wait_until(thread_pane, 30, "the thread's pane")
@@ -653,8 +668,9 @@ def test_another_local_user_gets_nothing_from_try(tmp_path: Path) -> None:
                 auth = {"Authorization": f"Bot {guessed}"}
                 got = httpx.get(f"{base}/api/v10/users/@me", headers=auth)
                 assert got.status_code in (401, 404), (port, got.text)
-        real = httpx.get(f"{cfg['apiBaseUrl']}/users/@me",
-                         headers={"Authorization": f"Bot {cfg['botToken']}"})  # fmt: skip
+        real = httpx.get(
+            f"{cfg['apiBaseUrl']}/users/@me", headers={"Authorization": f"Bot {cfg['botToken']}"}
+        )
         assert real.status_code == 200 and real.json()["bot"]
 
         # Every file private; no secret on try's own command line either.
@@ -789,10 +805,18 @@ def test_a_window_the_user_opens_in_tmux_does_not_get_trys_dirs(
         assert started.stop() == 0, started.output()
     seen = tmp_path / "window-env.txt"
     subprocess.run(
-        ["tmux", "-L", rig.socket, "new-window", "-d", "-t", "discord-bridge-try",
-         f"env > {seen}.part && mv {seen}.part {seen}"],
+        [
+            "tmux",
+            "-L",
+            rig.socket,
+            "new-window",
+            "-d",
+            "-t",
+            "discord-bridge-try",
+            f"env > {seen}.part && mv {seen}.part {seen}",
+        ],
         check=True,
-    )  # fmt: skip
+    )
     wait_until(seen.exists, 10, "the new window's environment")
     env = dict(line.split("=", 1) for line in seen.read_text().splitlines() if "=" in line)
     for name in ("DISCORD_BRIDGE_RUNTIME_DIR", "DISCORD_BRIDGE_STATE_DIR"):
@@ -882,8 +906,11 @@ def test_try_stops_its_bot_and_starts_it_again_and_it_types_what_was_sent_meanwh
     try:
         url = started.url()
         state = Path(rig.env["DISCORD_BRIDGE_STATE_DIR"])
-        wait_until(lambda: list(state.glob("try/*/state/state/handled-*.json")), 30,
-                   "the bot to note where the channel is")  # fmt: skip
+        wait_until(
+            lambda: list(state.glob("try/*/state/state/handled-*.json")),
+            30,
+            "the bot to note where the channel is",
+        )
         page = page_client(url)
         channel = page.get("/api/session").json()["home_channel"]
         started.proc.send_signal(signal.SIGUSR1)  # Enter

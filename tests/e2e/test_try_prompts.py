@@ -31,8 +31,11 @@ def test_plan_notes_page(rig: BridgeRig, tmp_path: Path) -> None:
     project = user_project(rig)
     app = project / "app.py"
     app.write_text(APP)
-    edit = {"file_path": str(app), "old_string": "    print('hi')\n    return 1",
-            "new_string": "    print('hello')\n    return 0"}  # fmt: skip
+    edit = {
+        "file_path": str(app),
+        "old_string": "    print('hi')\n    return 1",
+        "new_string": "    print('hello')\n    return 0",
+    }
     rig.api.script(
         text("Ready."),
         write_plan(PLAN),

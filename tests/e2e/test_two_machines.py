@@ -34,8 +34,9 @@ def windows(rig: BridgeRig) -> set[str]:
     """The window names on one machine's tmux server."""
     listed = subprocess.run(
         ["tmux", "-L", rig.socket, "list-panes", "-a", "-F", "#{window_name}"],
-        capture_output=True, text=True,
-    ).stdout  # fmt: skip
+        capture_output=True,
+        text=True,
+    ).stdout
     return set(listed.split())
 
 
@@ -43,9 +44,13 @@ def said(rig: BridgeRig, bot: str, channel_id: str, contains: str, since: int) -
     """The first message by ``bot`` in a channel or thread containing ``contains``."""
     try:
         record = rig.discord.wait(
-            since=since, kind="message_create", channel_id=channel_id,
-            author_id=rig.ids[bot], content_contains=contains, timeout=90,
-        )  # fmt: skip
+            since=since,
+            kind="message_create",
+            channel_id=channel_id,
+            author_id=rig.ids[bot],
+            content_contains=contains,
+            timeout=90,
+        )
     except TimeoutError as err:
         seen = [last_user_text(r)[:80] for r in rig.api.requests]
         raise AssertionError(f"{err}\nrequests: {seen}\n{rig.diagnostics()}") from None
@@ -82,9 +87,11 @@ def slash(rig: BridgeRig, bot: str, channel: str, name: str = "status") -> dict:
     assert result["ephemeral"] and result["message"]["author"]["id"] == rig.ids[bot], result
     if result["response_type"] == 5:  # "thinking…", then the follow-up edits it
         record = rig.discord.wait(
-            since=since, kind="message_update", interaction_id=result["interaction_id"],
+            since=since,
+            kind="message_update",
+            interaction_id=result["interaction_id"],
             timeout=60,
-        )  # fmt: skip
+        )
         result["shown"] = record["message"]["content"]
     else:
         result["shown"] = result["message"]["content"]

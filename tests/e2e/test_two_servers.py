@@ -16,8 +16,9 @@ def windows(rig) -> set[tuple[str, str]]:
     """(tmux session, window name) of every pane on the rig's tmux server."""
     listed = subprocess.run(
         ["tmux", "-L", rig.socket, "list-panes", "-a", "-F", "#{session_name} #{window_name}"],
-        capture_output=True, text=True,
-    ).stdout  # fmt: skip
+        capture_output=True,
+        text=True,
+    ).stdout
     return {tuple(line.split(" ", 1)) for line in listed.splitlines()}
 
 
@@ -43,8 +44,9 @@ def test_two_servers_each_relay_their_own_channel(rig) -> None:
     rig.start_bot()
     wait_until(
         lambda: len(rig.discord.records(since=since, kind="gateway_ready")) >= 2,
-        20, "both servers to connect",
-    )  # fmt: skip
+        20,
+        "both servers to connect",
+    )
 
     # Each server's owner only: these two are ignored (bob is not the first server's owner,
     # alice not the second's) ...

@@ -43,9 +43,13 @@ def test_voice_message_is_transcribed_echoed_and_typed_as_the_prompt(rig) -> Non
     sent = post_voice(rig, data, seconds)
 
     record = rig.discord.wait(
-        since=rig.last_post_mark, kind="message_create", channel_id=rig.ids["project-a"],
-        author_id=rig.ids["bot_id"], content_regex=ECHO, timeout=60,
-    )  # fmt: skip
+        since=rig.last_post_mark,
+        kind="message_create",
+        channel_id=rig.ids["project-a"],
+        author_id=rig.ids["bot_id"],
+        content_regex=ECHO,
+        timeout=60,
+    )
     echo = record["message"]
     assert record["allowed_mentions"]["parse"] == []  # what was heard pings nobody
     assert not record["allowed_mentions"].get("replied_user")

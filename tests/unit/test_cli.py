@@ -101,8 +101,12 @@ class Setup:
     def cli(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
         return subprocess.run(
             [sys.executable, "-m", "bridge.cli", *args],
-            env=self.env, cwd=self.tmp, capture_output=True, text=True, timeout=timeout,
-        )  # fmt: skip
+            env=self.env,
+            cwd=self.tmp,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
     def hook(
         self, script: Path, stdin: str | bytes, **env: str
@@ -112,9 +116,12 @@ class Setup:
         # As `hooks install` writes them: a hook takes its locations from its command line.
         return subprocess.run(
             [sys.executable, "-I", str(script), *locations.hook_args(env)],
-            input=data, env=env, cwd=self.project,
-            capture_output=True, timeout=30,
-        )  # fmt: skip
+            input=data,
+            env=env,
+            cwd=self.project,
+            capture_output=True,
+            timeout=30,
+        )
 
     def hook_log(self) -> str:
         path = self.runtime / "logs" / "hooks.log"
@@ -131,9 +138,13 @@ def setup(tmp_path: Path, emu: Emulator) -> Setup:
 
 
 def stop_event(setup: Setup, text: str = "Done.") -> str:
-    event = hook_input("Stop", session_id="3f0c1c9e-0000-4000-8000-000000000001",
-                       transcript_path=setup.tmp / "transcript.jsonl", cwd=setup.project,
-                       last_assistant_message=text)  # fmt: skip
+    event = hook_input(
+        "Stop",
+        session_id="3f0c1c9e-0000-4000-8000-000000000001",
+        transcript_path=setup.tmp / "transcript.jsonl",
+        cwd=setup.project,
+        last_assistant_message=text,
+    )
     return json.dumps(event)
 
 
@@ -202,8 +213,10 @@ def test_run_without_the_message_content_intent_says_which_switch(setup: Setup) 
     try:
         done = setup.cli("run", timeout=60)
     finally:
-        subprocess.run(["tmux", "-L", setup.env["DISCORD_BRIDGE_TMUX_SOCKET"], "kill-server"],
-                       capture_output=True)  # fmt: skip
+        subprocess.run(
+            ["tmux", "-L", setup.env["DISCORD_BRIDGE_TMUX_SOCKET"], "kill-server"],
+            capture_output=True,
+        )
     assert done.returncode == 1, done.stderr
     assert "enable the Message Content Intent for the bot in the Developer Portal" in done.stderr
     assert "Traceback" not in done.stderr

@@ -57,8 +57,11 @@ def anchors(page: Path) -> set[str]:
 
 
 def links(page: Path) -> list[str]:
-    return [target for line in prose(page.read_text(encoding="utf-8"))
-            for target in LINK.findall(re.sub(r"`[^`]*`", "", line))]  # fmt: skip
+    return [
+        target
+        for line in prose(page.read_text(encoding="utf-8"))
+        for target in LINK.findall(re.sub(r"`[^`]*`", "", line))
+    ]
 
 
 def dead_links(page: Path, root: Path = ROOT) -> list[str]:

@@ -71,18 +71,37 @@ def permission_answer(decision: dict) -> dict:
         # a field the contract does not define, at each level
         ("PermissionRequest", permission_answer({"behavior": "allow", "reason": "x"}), "'reason'"),
         ("PermissionRequest", {**permission_answer({"behavior": "allow"}), "note": 1}, "'note'"),
-        ("PreToolUse", {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                               "permissionDecision": "ask", "why": "x"}}, "'why'"),
+        (
+            "PreToolUse",
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "ask",
+                    "why": "x",
+                }
+            },
+            "'why'",
+        ),
         # a value outside an enum, deep in a union
-        ("PermissionRequest", permission_answer({"behavior": "allow", "updatedPermissions": [
-            {"type": "setMode", "mode": "manual", "destination": "session"}]}), "'manual'"),
+        (
+            "PermissionRequest",
+            permission_answer(
+                {
+                    "behavior": "allow",
+                    "updatedPermissions": [
+                        {"type": "setMode", "mode": "manual", "destination": "session"}
+                    ],
+                }
+            ),
+            "'manual'",
+        ),
         ("PermissionRequest", permission_answer({"behavior": "deny", "message": 3}), "message"),
         # another event's output, or one the event has none of
         ("Stop", {"hookSpecificOutput": {"hookEventName": "PreToolUse"}}, "in a Stop hook"),
         ("SessionEnd", {"hookSpecificOutput": {"hookEventName": "SessionEnd"}}, "no hookSpecific"),
         ("Stop", [], "an object"),
     ],
-)  # fmt: skip
+)
 def test_an_output_outside_the_contract_fails_naming_what(
     hook_contract: HookContract, event: str, output: object, named: str
 ) -> None:
@@ -99,15 +118,18 @@ def test_outputs_in_the_contract_pass(hook_contract: HookContract) -> None:
 @pytest.mark.parametrize(
     ("event", "fields", "named"),
     [
-        ("PermissionRequest", {"tool_name": "Bash", "tool_input": {}, "tool_use_id": "t"},
-         "'tool_use_id' was unexpected"),  # PreToolUse has one, PermissionRequest not
+        (
+            "PermissionRequest",
+            {"tool_name": "Bash", "tool_input": {}, "tool_use_id": "t"},
+            "'tool_use_id' was unexpected",
+        ),  # PreToolUse has one, PermissionRequest not
         ("PreToolUse", {"tool_input": {}}, "'tool_name' is a required property"),
         ("Stop", {"tool_name": "Read"}, "'tool_name' was unexpected"),
         ("StopFailure", {"error": "429"}, "'429' is not one of"),
         ("SessionStart", {"source": "reboot"}, "'reboot' is not one of"),
         ("NoSuchEvent", {}, "none of Claude Code's events"),
     ],
-)  # fmt: skip
+)
 def test_a_hook_input_claude_code_does_not_send_cannot_be_built(
     event: str, fields: dict, named: str
 ) -> None:
@@ -118,8 +140,15 @@ def test_a_hook_input_claude_code_does_not_send_cannot_be_built(
 def test_a_hook_input_is_what_claude_code_sends(tmp_path: Path) -> None:
     built = hook_input("PreToolUse", cwd=tmp_path, tool_name="Bash", tool_input={"command": "ls"})
     # the fields every event carries, in Claude Code's order, then the event's own
-    assert list(built) == ["session_id", "transcript_path", "cwd", "hook_event_name",
-                           "tool_use_id", "tool_name", "tool_input"]  # fmt: skip
+    assert list(built) == [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "hook_event_name",
+        "tool_use_id",
+        "tool_name",
+        "tool_input",
+    ]
     assert (built["session_id"], built["cwd"]) == (contract.SESSION, str(tmp_path))
     assert (built["tool_name"], built["tool_input"]) == ("Bash", {"command": "ls"})
     contract.pinned().check_input(json.loads(json.dumps(built)))  # plain JSON

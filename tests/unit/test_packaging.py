@@ -39,10 +39,22 @@ def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copytree(REPO / folder, source / folder, ignore=caches)
     out = tmp_path_factory.mktemp("wheel")
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
-         "--wheel-dir", str(out), str(source)],
-        capture_output=True, text=True, cwd=out,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "--wheel-dir",
+            str(out),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=out,
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = out.glob("discord_bridge-*.whl")
     site = tmp_path_factory.mktemp("site-packages")
@@ -64,18 +76,35 @@ def test_installed_hooks_are_found_and_import_the_installed_bridge(unpacked: Pat
     there (``python -I -S``, as Claude Code runs it) imports the bridge beside it, not this
     checkout's."""
     where = subprocess.run(
-        [sys.executable, "-I", "-S", "-c",
-         "import sys; sys.path.insert(0, sys.argv[1]);"
-         "from bridge.claude import settings; print(settings.script_path('stop.py'))",
-         str(unpacked)],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]);"
+            "from bridge.claude import settings; print(settings.script_path('stop.py'))",
+            str(unpacked),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert where.stdout.strip() == str(unpacked / "bridge" / "hooks" / "stop.py")
     ran = subprocess.run(
-        [sys.executable, "-I", "-S", "-v", str(unpacked / "bridge" / "hooks" / "stop.py"),
-         "--home", str(unpacked / "no-home")],
-        input="{}", capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-v",
+            str(unpacked / "bridge" / "hooks" / "stop.py"),
+            "--home",
+            str(unpacked / "no-home"),
+        ],
+        input="{}",
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert ran.returncode == 0
     loaded = [line for line in ran.stderr.splitlines() if "bridge/handlers/__init__.py" in line]
     assert loaded and all(str(unpacked) in line for line in loaded), ran.stderr[-2000:]

@@ -51,8 +51,10 @@ def test_hash_formats_in_path_and_names_never_run_or_expand(socket, tmp_path, fi
     assert pane.window_name == f"w#(touch {ran}-window)"
     sessions = subprocess.run(
         ["tmux", "-L", socket, "list-sessions", "-F", "#{session_name}"],
-        capture_output=True, text=True, check=True,
-    ).stdout.split("\n")  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
     assert session in sessions
     time.sleep(0.3)  # a #() job runs in the background: give it the time it would take
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("ran")) == []

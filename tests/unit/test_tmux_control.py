@@ -28,8 +28,25 @@ def socket() -> Iterator[str]:
 
 def start(socket: str) -> None:
     script = f"printf '%s\\n' '{SCREEN}'; cat"
-    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "s", "-x", "80", "-y", "10",
-                    "sh", "-c", script], check=True)  # fmt: skip
+    subprocess.run(
+        [
+            "tmux",
+            "-L",
+            socket,
+            "new-session",
+            "-d",
+            "-s",
+            "s",
+            "-x",
+            "80",
+            "-y",
+            "10",
+            "sh",
+            "-c",
+            script,
+        ],
+        check=True,
+    )
 
 
 def test_control_mode_reads_like_a_process_and_falls_back(socket: str) -> None:
@@ -96,8 +113,12 @@ def test_the_connection_comes_up_at_once_whichever_block_tmux_sends_first(socket
 def next_command_number(socket: str) -> int:
     """The number tmux will give the next command: it counts every command on the server, and
     a control client sees it on each %begin line."""
-    out = subprocess.run(["tmux", "-L", socket, "-C", "attach", "-t", "=s"], text=True,
-                         input="display-message -p x\n", capture_output=True).stdout  # fmt: skip
+    out = subprocess.run(
+        ["tmux", "-L", socket, "-C", "attach", "-t", "=s"],
+        text=True,
+        input="display-message -p x\n",
+        capture_output=True,
+    ).stdout
     begins = [line.split() for line in out.splitlines() if line.startswith("%begin ")]
     return int(begins[-1][2]) + 1
 
@@ -110,8 +131,25 @@ def test_pane_text_that_looks_like_the_protocol_is_text(socket: str, tmp_path) -
     command numbers: captures, list-panes and display-message must equal a process's."""
     script = tmp_path / "screen.txt"
     waiting = f"while [ ! -f {script} ]; do sleep 0.05; done; cat {script}; exec cat"
-    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "s", "-x", "80", "-y",
-                    "300", "sh", "-c", waiting], check=True)  # fmt: skip
+    subprocess.run(
+        [
+            "tmux",
+            "-L",
+            socket,
+            "new-session",
+            "-d",
+            "-s",
+            "s",
+            "-x",
+            "80",
+            "-y",
+            "300",
+            "sh",
+            "-c",
+            waiting,
+        ],
+        check=True,
+    )
     first, now = next_command_number(socket), int(time.time())
     forged = [f"%end {t} {n} 1" for t in (now, now + 1, now + 2) for n in range(first, first + 80)]
     forged += ["%begin 1 2 1", "@9\tforged\t123456789012345678\t%9\t0", "%end 1 2 1", "%exit"]
@@ -154,11 +192,32 @@ def test_typed_text_arrives_byte_for_byte_and_never_reaches_the_command_parser(
     when there is one. What the pane's program reads must be the text's very bytes, whatever
     it holds; a ``;``, ``#{}``, ``#()`` or quote in it must do nothing in tmux."""
     received = tmp_path / "received"
-    dump = (f"import os, sys, tty; tty.setraw(0); out = open({str(received)!r}, 'wb', 0)\n"
-            "while data := os.read(0, 4096): out.write(data)")  # fmt: skip
+    dump = (
+        f"import os, sys, tty; tty.setraw(0); out = open({str(received)!r}, 'wb', 0)\n"
+        "while data := os.read(0, 4096): out.write(data)"
+    )
     # (raw, so the terminal's line discipline takes nothing: not even a DEL or a Ctrl+A)
-    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "s", "-x", "80", "-y", "10",
-                    "-c", str(tmp_path), sys.executable, "-c", dump], check=True)  # fmt: skip
+    subprocess.run(
+        [
+            "tmux",
+            "-L",
+            socket,
+            "new-session",
+            "-d",
+            "-s",
+            "s",
+            "-x",
+            "80",
+            "-y",
+            "10",
+            "-c",
+            str(tmp_path),
+            sys.executable,
+            "-c",
+            dump,
+        ],
+        check=True,
+    )
     tmux = TmuxSessions("s", socket, control=control)
     try:
         pane = tmux.server.cmd("display-message", "-p", "-t", "s", "#{pane_id}").stdout[0]
@@ -196,11 +255,31 @@ def test_commands_from_many_threads_each_get_their_own_reply(socket: str, tmp_pa
     screen, and text typed from all of them lands byte for byte in its own pane."""
     panes = 12
     script = "printf 'pane %s ready\\n' \"$0\"; exec cat"
-    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "s", "-x", "80", "-y", "10",
-                    "sh", "-c", script, "0"], check=True)  # fmt: skip
+    subprocess.run(
+        [
+            "tmux",
+            "-L",
+            socket,
+            "new-session",
+            "-d",
+            "-s",
+            "s",
+            "-x",
+            "80",
+            "-y",
+            "10",
+            "sh",
+            "-c",
+            script,
+            "0",
+        ],
+        check=True,
+    )
     for n in range(1, panes):
-        subprocess.run(["tmux", "-L", socket, "new-window", "-d", "-t", "=s",
-                        "sh", "-c", script, str(n)], check=True)  # fmt: skip
+        subprocess.run(
+            ["tmux", "-L", socket, "new-window", "-d", "-t", "=s", "sh", "-c", script, str(n)],
+            check=True,
+        )
     plain = TmuxSessions("s", socket)
     out = plain.server.cmd("list-panes", "-s", "-t", "=s", "-F", "#{pane_id}").stdout
     ids = dict(enumerate(out))

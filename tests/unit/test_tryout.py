@@ -141,9 +141,11 @@ def test_the_budget_lands_in_the_generated_config_for_every_project(tmp_path) ->
     from bridge import config
 
     emu = SimpleNamespace(
-        bot_token="t", api_base="http://127.0.0.1:1/api/v10", gateway_url="ws://127.0.0.1:2",
+        bot_token="t",
+        api_base="http://127.0.0.1:1/api/v10",
+        gateway_url="ws://127.0.0.1:2",
         ids={"guild_id": "1" * 18, tryout_setup.OWNER: "2" * 18, "drivers_role_id": "5" * 18},
-    )  # fmt: skip
+    )
     project = tmp_path / "webshop"
     project.mkdir()
     ids = {"webshop": "3" * 18, tryout_setup.PANEL_CHANNEL: "4" * 18}

@@ -28,8 +28,9 @@ class LimitButton(BridgeItem[discord.ui.Button], template=custom_ids.LIMIT_TEMPL
 
     def __init__(self, action: str, key: str) -> None:
         label, style = LIMIT_BUTTONS[action]
-        super().__init__(discord.ui.Button(label=label, style=style,
-                                           custom_id=custom_ids.limit(action, key)))  # fmt: skip
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=custom_ids.limit(action, key))
+        )
         self.action, self.key = action, key
 
     async def clicked(self, interaction: BotInteraction) -> None:
@@ -42,8 +43,9 @@ class BudgetButton(BridgeItem[discord.ui.Button], template=custom_ids.BUDGET_TEM
     def __init__(self, action: str, key: str, label: str = "") -> None:
         style = discord.ButtonStyle.success if action == "more" else discord.ButtonStyle.danger
         label = label or ("Continue" if action == "more" else "Stop")
-        super().__init__(discord.ui.Button(label=label, style=style,
-                                           custom_id=custom_ids.budget(action, key)))  # fmt: skip
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=custom_ids.budget(action, key))
+        )
         self.action, self.key = action, key
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:

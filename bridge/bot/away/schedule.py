@@ -64,46 +64,96 @@ class ScheduleCommands(app_commands.Group):
     @app_commands.command(
         name="at", description="Once, at a local time (HH:MM or YYYY-MM-DD HH:MM)"
     )
-    @app_commands.describe(prompt="what to type", time="HH:MM (today, or tomorrow once passed) or "
-                           "YYYY-MM-DD HH:MM, this machine's local time", start=START)  # fmt: skip
-    async def at(self, interaction: BotInteraction, prompt: app_commands.Range[str, 1, 4000],
-                 time: str, start: bool = False) -> None:  # fmt: skip
-        await create(interaction, prompt, start, lambda now: {
-            "kind": "once", "at": schedule_times.parse_at(time, now)})  # fmt: skip
+    @app_commands.describe(
+        prompt="what to type",
+        time="HH:MM (today, or tomorrow once passed) or "
+        "YYYY-MM-DD HH:MM, this machine's local time",
+        start=START,
+    )
+    async def at(
+        self,
+        interaction: BotInteraction,
+        prompt: app_commands.Range[str, 1, 4000],
+        time: str,
+        start: bool = False,
+    ) -> None:
+        await create(
+            interaction,
+            prompt,
+            start,
+            lambda now: {"kind": "once", "at": schedule_times.parse_at(time, now)},
+        )
 
     @app_commands.command(name="in", description="Once, after a delay (45m, 2h, 1h30m, 1d)")
     @app_commands.describe(prompt="what to type", delay="45m, 2h, 1h30m, 1d…", start=START)
-    async def in_(self, interaction: BotInteraction, prompt: app_commands.Range[str, 1, 4000],
-                  delay: str, start: bool = False) -> None:  # fmt: skip
-        await create(interaction, prompt, start, lambda now: {
-            "kind": "once", "at": now + schedule_times.parse_delay(delay)})  # fmt: skip
+    async def in_(
+        self,
+        interaction: BotInteraction,
+        prompt: app_commands.Range[str, 1, 4000],
+        delay: str,
+        start: bool = False,
+    ) -> None:
+        await create(
+            interaction,
+            prompt,
+            start,
+            lambda now: {"kind": "once", "at": now + schedule_times.parse_delay(delay)},
+        )
 
     @app_commands.command(name="daily", description="Every day at a local time")
     @app_commands.describe(prompt="what to type", time="HH:MM, local time", start=START)
-    async def daily(self, interaction: BotInteraction, prompt: app_commands.Range[str, 1, 4000],
-                    time: str, start: bool = False) -> None:  # fmt: skip
-        await create(interaction, prompt, start, lambda now: {
-            "kind": "daily", "time": schedule_times.parse_clock(time)})  # fmt: skip
+    async def daily(
+        self,
+        interaction: BotInteraction,
+        prompt: app_commands.Range[str, 1, 4000],
+        time: str,
+        start: bool = False,
+    ) -> None:
+        await create(
+            interaction,
+            prompt,
+            start,
+            lambda now: {"kind": "daily", "time": schedule_times.parse_clock(time)},
+        )
 
     @app_commands.command(name="weekdays", description="Monday to Friday at a local time")
     @app_commands.describe(prompt="what to type", time="HH:MM, local time", start=START)
-    async def weekdays(self, interaction: BotInteraction,
-                       prompt: app_commands.Range[str, 1, 4000], time: str,
-                       start: bool = False) -> None:  # fmt: skip
-        await create(interaction, prompt, start, lambda now: {
-            "kind": "weekdays", "time": schedule_times.parse_clock(time)})  # fmt: skip
+    async def weekdays(
+        self,
+        interaction: BotInteraction,
+        prompt: app_commands.Range[str, 1, 4000],
+        time: str,
+        start: bool = False,
+    ) -> None:
+        await create(
+            interaction,
+            prompt,
+            start,
+            lambda now: {"kind": "weekdays", "time": schedule_times.parse_clock(time)},
+        )
 
     @app_commands.command(name="every", description="Every N hours, the first in N hours")
     @app_commands.describe(prompt="what to type", hours="1 to 168", start=START)
-    async def every(self, interaction: BotInteraction, prompt: app_commands.Range[str, 1, 4000],
-                    hours: app_commands.Range[int, 1, schedule_times.MAX_HOURS],
-                    start: bool = False) -> None:  # fmt: skip
-        await create(interaction, prompt, start, lambda now: {
-            "kind": "hours", "hours": hours, "anchor": now + hours * 3600.0})  # fmt: skip
+    async def every(
+        self,
+        interaction: BotInteraction,
+        prompt: app_commands.Range[str, 1, 4000],
+        hours: app_commands.Range[int, 1, schedule_times.MAX_HOURS],
+        start: bool = False,
+    ) -> None:
+        await create(
+            interaction,
+            prompt,
+            start,
+            lambda now: {"kind": "hours", "hours": hours, "anchor": now + hours * 3600.0},
+        )
 
     @app_commands.command(name="cron", description="A cron expression (5 fields, local time)")
-    @app_commands.describe(prompt="what to type", expression="minute hour day month weekday, "
-                           "e.g. 0 9 * * 1-5", start=START)  # fmt: skip
+    @app_commands.describe(
+        prompt="what to type",
+        expression="minute hour day month weekday, e.g. 0 9 * * 1-5",
+        start=START,
+    )
     async def cron(
         self,
         interaction: BotInteraction,
@@ -111,11 +161,16 @@ class ScheduleCommands(app_commands.Group):
         expression: app_commands.Range[str, 1, 200],
         start: bool = False,
     ) -> None:
-        await create(interaction, prompt, start, lambda now: {
-            "kind": "cron", "cron": schedule_times.parse_cron(expression, now)})  # fmt: skip
+        await create(
+            interaction,
+            prompt,
+            start,
+            lambda now: {"kind": "cron", "cron": schedule_times.parse_cron(expression, now)},
+        )
 
-    @app_commands.command(name="list", description="This session's scheduled prompts: run now, "
-                          "pause, delete")  # fmt: skip
+    @app_commands.command(
+        name="list", description="This session's scheduled prompts: run now, pause, delete"
+    )
     async def list_(self, interaction: BotInteraction) -> None:
         content, view = await asyncio.to_thread(listing, interaction)
         await interaction.response.send_message(
@@ -142,18 +197,27 @@ async def create(interaction: BotInteraction, prompt: str, start: bool, rule_of:
     client = interaction.client
     await client.sessions.register_thread(target)  # a new thread is listed, as a message does
     entry = Schedule(
-        id=schedules.new_id(), server=client.server.name, key=target.key, prompt=text,
-        rule=rule, next_run=schedule_times.next_run(rule, now), start=start, created_at=now,
+        id=schedules.new_id(),
+        server=client.server.name,
+        key=target.key,
+        prompt=text,
+        rule=rule,
+        next_run=schedule_times.next_run(rule, now),
+        start=start,
+        created_at=now,
         created_by=str(interaction.user.id),
-    )  # fmt: skip
+    )
     await asyncio.to_thread(schedules.save, client.sessions.runtime, entry)
     client.schedules.changed()
     when = schedule_times.describe(rule, now)
     relative = f"<t:{int(entry.next_run or now)}:R>"
     if not entry.once:
         when += f": first run {schedule_times.show_moment(entry.next_run or now, now)}"
-    stopped = "starts the session if it is stopped" if start else "skips a run (with a note) " \
-        "while the session is stopped"  # fmt: skip
+    stopped = (
+        "starts the session if it is stopped"
+        if start
+        else "skips a run (with a note) while the session is stopped"
+    )
     await interaction.response.send_message(
         f"⏰ Scheduled `{entry.id}` in **{discord.utils.escape_markdown(target.label)}**, "
         f"{when} ({relative}). It waits for Claude to be idle, {stopped}. `/schedule list` to "
@@ -187,10 +251,11 @@ def render_list(
         if scheduler is not None and scheduler.waiting(entry.id):
             lines.append("   running now: waiting for Claude to be idle")
         if number <= LIST_BUTTONS:
-            for action, text in (("run", "▶ Run now"),
-                                 ("resume" if entry.paused else "pause",
-                                  "⏵ Resume" if entry.paused else "⏸ Pause"),
-                                 ("delete", "🗑 Delete")):  # fmt: skip
+            for action, text in (
+                ("run", "▶ Run now"),
+                ("resume" if entry.paused else "pause", "⏵ Resume" if entry.paused else "⏸ Pause"),
+                ("delete", "🗑 Delete"),
+            ):
                 view.add_item(ScheduleButton(action, entry.id, f"{text} {number}", number - 1))
     if len(entries) > LIST_BUTTONS:
         lines.append(f"(Buttons for the first {LIST_BUTTONS}: delete some to reach the others.)")
@@ -229,8 +294,9 @@ def panel_section(rt: runtime.Runtime, server: str, now: float | None = None) ->
     lines = [f"⏰ **Scheduled prompts** ({count}; local time, {zone})"]
     for entry in [e for e in entries if not e.paused and e.next_run][:PANEL_LINES]:
         rule = schedule_times.describe(entry.rule, now, zone)
-        lines.append(f"  `{entry.id}` <#{entry.key}> {rule}"
-                     f" · next <t:{int(entry.next_run or now)}:R>")  # fmt: skip
+        lines.append(
+            f"  `{entry.id}` <#{entry.key}> {rule} · next <t:{int(entry.next_run or now)}:R>"
+        )
     return "\n".join(lines)
 
 
@@ -257,8 +323,11 @@ class ScheduleButton(BridgeItem[discord.ui.Button], template=custom_ids.SCHEDULE
             return
         if self.action == "run":
             started = client.schedules.run_now(entry)
-            text = (f"▶ Running `{entry.id}` now in <#{entry.key}> (once Claude is idle)."
-                    if started else f"`{entry.id}` is already running.")  # fmt: skip
+            text = (
+                f"▶ Running `{entry.id}` now in <#{entry.key}> (once Claude is idle)."
+                if started
+                else f"`{entry.id}` is already running."
+            )
             await interaction.response.send_message(text, ephemeral=True)
             return
         await asyncio.to_thread(change, rt, entry, self.action, time.time())

@@ -185,13 +185,19 @@ class Scheduler:
         try:
             return await self._deliver(entry, missed, manual)
         except Skipped as why:
-            await self._say(entry.key, f"⏭ Scheduled prompt `{entry.id}` skipped: {why}."
-                            + self._next_words(entry, manual))  # fmt: skip
+            await self._say(
+                entry.key,
+                f"⏭ Scheduled prompt `{entry.id}` skipped: {why}."
+                + self._next_words(entry, manual),
+            )
             return f"skipped: {why}"
         except Exception as err:
             log.exception("scheduled prompt %s failed", entry.id)
-            await self._say(entry.key, f"⚠️ Scheduled prompt `{entry.id}` not typed: "
-                            f"{_short(err)}." + self._next_words(entry, manual))  # fmt: skip
+            await self._say(
+                entry.key,
+                f"⚠️ Scheduled prompt `{entry.id}` not typed: "
+                f"{_short(err)}." + self._next_words(entry, manual),
+            )
             return f"failed: {_short(err)}"
 
     async def _deliver(self, entry: Schedule, missed: int, manual: bool) -> str:
@@ -222,8 +228,12 @@ class Scheduler:
         queue); skipped if the session meets a limit or stops first."""
         key = target.key
         await self.sessions.register_thread(target)
-        queued = await self.queue.join(key, defuse_prefix(entry.prompt), f"schedule:{entry.id}",
-                                       str(note.id) if note is not None else None)  # fmt: skip
+        queued = await self.queue.join(
+            key,
+            defuse_prefix(entry.prompt),
+            f"schedule:{entry.id}",
+            str(note.id) if note is not None else None,
+        )
         outcome = self.queue.outcome(queued)
         try:
             while not outcome.done():

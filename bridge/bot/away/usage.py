@@ -62,12 +62,20 @@ def usage_text(rt: runtime.Runtime, label: str, record: dict, now: float | None 
     model = record.get("model_name") or display_name(record.get("model_id"))
     if isinstance(model, str) and model:
         parts.append(discord.utils.escape_markdown(model[:60]))
-    lines.append("This session: " + (" · ".join(parts) if parts else "no figures yet (no reply"
-                                     " since the bridge started watching it)"))  # fmt: skip
+    lines.append(
+        "This session: "
+        + (
+            " · ".join(parts)
+            if parts
+            else "no figures yet (no reply since the bridge started watching it)"
+        )
+    )
     spent, sessions = usage_totals.total(rt, usage_totals.day(now))
     plural = "s" if sessions != 1 else ""
-    lines.append(f"Today ({usage_totals.day(now)}): ${spent:.2f} across {sessions} session{plural}"
-                 " of this bridge")  # fmt: skip
+    lines.append(
+        f"Today ({usage_totals.day(now)}): ${spent:.2f} across {sessions} session{plural}"
+        " of this bridge"
+    )
     lines.append(plan_text(record, now))
     return "\n".join(lines)
 
@@ -99,8 +107,9 @@ def plan_text(record: dict, now: float) -> str:
     return "Plan: " + "; ".join(parts) if parts else NOT_REPORTED
 
 
-@app_commands.command(name="usage", description="Cost and context of this session, today's"
-                      " cost, the plan's usage")  # fmt: skip
+@app_commands.command(
+    name="usage", description="Cost and context of this session, today's cost, the plan's usage"
+)
 async def usage(interaction: BotInteraction) -> None:
     target = await target_here(interaction)
     if target is None:

@@ -52,9 +52,11 @@ class DiffButton(BridgeItem[discord.ui.Button], template=custom_ids.DIFF_TEMPLAT
 
     def __init__(self, key: str, old: str, new: str) -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label="Diff", emoji="📝", style=discord.ButtonStyle.secondary,
+            label="Diff",
+            emoji="📝",
+            style=discord.ButtonStyle.secondary,
             custom_id=custom_ids.diff(key, old, new),
-        )  # fmt: skip
+        )
         super().__init__(button)
         self.key, self.old, self.new = key, old, new
 
@@ -66,8 +68,9 @@ class DiffButton(BridgeItem[discord.ui.Button], template=custom_ids.DIFF_TEMPLAT
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         limit = interaction.client.cfg.attach_after
-        view = await asyncio.to_thread(turn_diff, session_dir(sessions, target), self.old,
-                                       self.new, limit)  # fmt: skip
+        view = await asyncio.to_thread(
+            turn_diff, session_dir(sessions, target), self.old, self.new, limit
+        )
         await send_view(interaction, view, interaction.client.reviews.file_picker(self.key, view))
 
 
@@ -93,9 +96,14 @@ async def diff(interaction: BotInteraction, base: str | None = None) -> None:
     limit = interaction.client.cfg.attach_after
     private = bridge_paths(sessions.runtime, interaction.client.cfg.path)
     view = await asyncio.to_thread(
-        uncommitted_diff, session_dir(sessions, target), base, worktree.get("base"),
-        sessions.runtime.path("turns"), limit, private,
-    )  # fmt: skip
+        uncommitted_diff,
+        session_dir(sessions, target),
+        base,
+        worktree.get("base"),
+        sessions.runtime.path("turns"),
+        limit,
+        private,
+    )
     await send_view(interaction, view, interaction.client.reviews.file_picker(target.key, view))
 
 
@@ -153,8 +161,12 @@ def uncommitted_diff(
     try:
         old = tree_diff.tree_of(root, wanted) if wanted else tree_diff.head_tree(root)
     except changes.GitError:
-        return DiffView([f"⚠️ `{discord.utils.escape_markdown(wanted)[:80]}` is not a revision"
-                         " of this repository."])  # fmt: skip
+        return DiffView(
+            [
+                f"⚠️ `{discord.utils.escape_markdown(wanted)[:80]}` is not a revision"
+                " of this repository."
+            ]
+        )
     if base:
         what = f"working tree against `{base.strip()}`"
     view = _compare(root, old, tree, what, limit, "uncommitted")
@@ -169,8 +181,10 @@ def uncommitted_diff(
 
 def not_a_repo(directory: str) -> str:
     shown = discord.utils.escape_markdown(directory)
-    return (f"This session's directory ({shown}) is not in a git repository, so the bridge "
-            "cannot tell what changed: no change summaries or diffs here.")  # fmt: skip
+    return (
+        f"This session's directory ({shown}) is not in a git repository, so the bridge "
+        "cannot tell what changed: no change summaries or diffs here."
+    )
 
 
 def _compare(root: str, old: str, new: str, what: str, limit: int, name: str) -> DiffView:
@@ -203,8 +217,9 @@ async def send_view(
             if last is not None:
                 components = last
         try:
-            await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS,
-                                            file=file, view=components)  # fmt: skip
+            await interaction.followup.send(
+                text, ephemeral=True, allowed_mentions=NO_MENTIONS, file=file, view=components
+            )
         except discord.HTTPException as err:
             log.warning("could not send a diff: %s", err)
             return

@@ -47,8 +47,12 @@ OFFERED = "✅ Claude's turn ended with everything in the worktree committed. "
 _watches: dict[str, asyncio.Task] = {}  # thread → its watch (one per thread: the last ask's)
 
 
-async def turn_ended(sessions: SessionManager, key: str, doing: Callable[[str], Awaitable[str]],
-                     limit: float = WATCH_FOR) -> bool:  # fmt: skip
+async def turn_ended(
+    sessions: SessionManager,
+    key: str,
+    doing: Callable[[str], Awaitable[str]],
+    limit: float = WATCH_FOR,
+) -> bool:
     """Wait for the turn just typed into ``key`` to end: True once the session is idle
     (``doing`` says "" — no prompt, no dialog, not working) after the turn showed (on the
     screen, or ``TURN_START_GRACE`` passed); False if the session ends or ``limit`` passes."""
@@ -82,8 +86,9 @@ def offer_when_clean(
         earlier.cancel()
     task = asyncio.create_task(_offer(client, sessions, key, worktree, doing, menu, where))
     _watches[key] = task
-    task.add_done_callback(lambda done: _watches.pop(key, None) if _watches.get(key) is done
-                           else None)  # fmt: skip
+    task.add_done_callback(
+        lambda done: _watches.pop(key, None) if _watches.get(key) is done else None
+    )
 
 
 async def _offer(
@@ -101,8 +106,9 @@ async def _offer(
         scratch, private = where
         left = await asyncio.to_thread(worktrees.uncommitted, worktree["path"], scratch, private)
         if left:
-            log.info("thread %s: %d change(s) still uncommitted; Finish not offered", key,
-                     len(left))  # fmt: skip
+            log.info(
+                "thread %s: %d change(s) still uncommitted; Finish not offered", key, len(left)
+            )
             return
         screen = await menu()
         screen.text = OFFERED + screen.text

@@ -108,10 +108,14 @@ def pull_request_text(thread_name: str, plan: worktree_push.PushPlan) -> tuple[s
     """The pull request's title (the thread's name, else the first commit's subject) and
     body (where it came from, its commits)."""
     first = plan.commits[-1].split(" ", 1)[-1] if plan.commits else plan.branch
-    body = "\n".join([
-        f"From the Discord thread “{thread_name}” (discord-bridge)." if thread_name else "",
-        "", "Commits:", *[f"- {line}" for line in plan.commits],
-    ]).strip()  # fmt: skip
+    body = "\n".join(
+        [
+            f"From the Discord thread “{thread_name}” (discord-bridge)." if thread_name else "",
+            "",
+            "Commits:",
+            *[f"- {line}" for line in plan.commits],
+        ]
+    ).strip()
     return (thread_name or first)[:200], body
 
 

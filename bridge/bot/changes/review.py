@@ -108,8 +108,9 @@ class FileSelect(BridgeItem[discord.ui.Select], template=custom_ids.REVIEW_PICK_
         select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=custom_ids.review_files("pick", key, old, new, int(page)),
             placeholder=f"💬 Comment on a file…{shown}",
-            options=options or [discord.SelectOption(label="-", value="0")], row=0,
-        )  # fmt: skip
+            options=options or [discord.SelectOption(label="-", value="0")],
+            row=0,
+        )
         super().__init__(select)
         self.key, self.old, self.new = key, old, new
 
@@ -148,9 +149,12 @@ class FilePageButton(BridgeItem[discord.ui.Button], template=custom_ids.REVIEW_P
         self, key: str, old: str, new: str, page: str, label: str = "Page", disabled: bool = False
     ) -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label=label, style=discord.ButtonStyle.secondary, disabled=disabled, row=1,
+            label=label,
+            style=discord.ButtonStyle.secondary,
+            disabled=disabled,
+            row=1,
             custom_id=custom_ids.review_files("page", key, old, new, int(page)),
-        )  # fmt: skip
+        )
         super().__init__(button)
         self.key, self.old, self.new, self.page = key, old, new, int(page)
 
@@ -184,9 +188,11 @@ class CommentButton(BridgeItem[discord.ui.Button], template=custom_ids.REVIEW_NO
 
     def __init__(self, key: str, old: str, new: str, index: str) -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label="Comment…", emoji="💬", style=discord.ButtonStyle.primary,
+            label="Comment…",
+            emoji="💬",
+            style=discord.ButtonStyle.primary,
             custom_id=custom_ids.review_files("note", key, old, new, int(index)),
-        )  # fmt: skip
+        )
         super().__init__(button)
         self.key, self.old, self.new, self.index = key, old, new, int(index)
 
@@ -197,9 +203,11 @@ class CommentButton(BridgeItem[discord.ui.Button], template=custom_ids.REVIEW_NO
         path = ""
         try:  # the file's name for the title; the form opens without it rather than late
             found = await asyncio.wait_for(
-                asyncio.to_thread(review_files.diff_file, directory, self.old, self.new,
-                                  self.index), TITLE_WAIT,
-            )  # fmt: skip
+                asyncio.to_thread(
+                    review_files.diff_file, directory, self.old, self.new, self.index
+                ),
+                TITLE_WAIT,
+            )
             path = found.change.path
         except (changes.GitError, TimeoutError):
             pass
@@ -218,15 +226,25 @@ def comment_form(
     form = discord.ui.Modal(
         title=title, custom_id=custom_ids.review_files("form", key, old, new, index)
     )
-    form.add_item(discord.ui.TextInput(
-        label="Lines (one, or a range)", custom_id=LINES_FIELD, placeholder="e.g. 12 or 12-18",
-        max_length=25, default=(unsent or {}).get("lines"),
-    ))  # fmt: skip
-    form.add_item(discord.ui.TextInput(
-        label="Comment", custom_id=TEXT_FIELD, style=discord.TextStyle.paragraph,
-        placeholder="What should Claude change here?", max_length=4000,
-        default=(unsent or {}).get("text"),
-    ))  # fmt: skip
+    form.add_item(
+        discord.ui.TextInput(
+            label="Lines (one, or a range)",
+            custom_id=LINES_FIELD,
+            placeholder="e.g. 12 or 12-18",
+            max_length=25,
+            default=(unsent or {}).get("lines"),
+        )
+    )
+    form.add_item(
+        discord.ui.TextInput(
+            label="Comment",
+            custom_id=TEXT_FIELD,
+            style=discord.TextStyle.paragraph,
+            placeholder="What should Claude change here?",
+            max_length=4000,
+            default=(unsent or {}).get("text"),
+        )
+    )
     return form
 
 
@@ -246,8 +264,9 @@ async def on_interaction(interaction: BotInteraction) -> None:
         )
         return
     try:
-        await add_comment(interaction, found["key"], found["old"], found["new"],
-                          int(found["index"]))  # fmt: skip
+        await add_comment(
+            interaction, found["key"], found["old"], found["new"], int(found["index"])
+        )
     except Exception:
         log.exception("a review comment failed")
         if not interaction.response.is_done():
@@ -265,8 +284,9 @@ async def add_comment(
         return
     typed, text = form_field(interaction, LINES_FIELD), form_field(interaction, TEXT_FIELD).strip()
     if not text:
-        await interaction.response.send_message("No comment was typed: nothing was added.",
-                                                ephemeral=True)  # fmt: skip
+        await interaction.response.send_message(
+            "No comment was typed: nothing was added.", ephemeral=True
+        )
         return
     await interaction.response.defer(ephemeral=True, thinking=True)
     client, rt = interaction.client, interaction.client.runtime
@@ -274,8 +294,9 @@ async def add_comment(
     try:
         found = await asyncio.to_thread(review_files.diff_file, directory, old, new, index)
     except changes.GitError as err:
-        await answer(interaction, f"⚠️ {err}\nNot added. Your comment was:\n"
-                                  f"> {render.preview(text, 1500)}")  # fmt: skip
+        await answer(
+            interaction, f"⚠️ {err}\nNot added. Your comment was:\n> {render.preview(text, 1500)}"
+        )
         return
     try:
         where = await asyncio.to_thread(review_files.locate, found, typed)
@@ -283,36 +304,59 @@ async def add_comment(
         async with client.sessions.lock(key):
             await _keep_unsent(rt, key, found.change.path, typed, text)
         retry = comment_view(key, old, new, index)
-        await answer(interaction, f"⚠️ {err}\nYour comment is kept: **Comment…** opens the "
-                     f"form again with it.\n> {render.preview(text, 300)}", retry)  # fmt: skip
+        await answer(
+            interaction,
+            f"⚠️ {err}\nYour comment is kept: **Comment…** opens the "
+            f"form again with it.\n> {render.preview(text, 300)}",
+            retry,
+        )
         return
     except changes.GitError as err:
-        await answer(interaction, f"⚠️ {err}\nNot added. Your comment was:\n"
-                                  f"> {render.preview(text, 1500)}")  # fmt: skip
+        await answer(
+            interaction, f"⚠️ {err}\nNot added. Your comment was:\n> {render.preview(text, 1500)}"
+        )
         return
     async with client.sessions.lock(key):
         draft = await asyncio.to_thread(review_drafts.load, rt, key) or Draft(key)
         if len(draft.comments) >= review_drafts.MAX_COMMENTS:
-            await answer(interaction, f"⚠️ A draft review holds at most "
-                         f"{review_drafts.MAX_COMMENTS} comments: send it first. Not added; "
-                         f"your comment was:\n> {render.preview(text, 1500)}")  # fmt: skip
+            await answer(
+                interaction,
+                f"⚠️ A draft review holds at most "
+                f"{review_drafts.MAX_COMMENTS} comments: send it first. Not added; "
+                f"your comment was:\n> {render.preview(text, 1500)}",
+            )
             return
         cid = review_drafts.new_comment_id(draft.comments)
-        comment = Comment(cid, where.path, where.start, where.end, text, where.tree,
-                          where.quoted, str(interaction.user.id))  # fmt: skip
+        comment = Comment(
+            cid,
+            where.path,
+            where.start,
+            where.end,
+            text,
+            where.tree,
+            where.quoted,
+            str(interaction.user.id),
+        )
         draft.comments.append(comment)
         draft.unsent = None
         await asyncio.to_thread(review_drafts.save, rt, draft)
         message = await show_draft(client, draft)
-    log.info("review comment on %s %d-%d added to the draft of %s (%d)", where.path,
-             where.start, where.end, key, len(draft.comments))  # fmt: skip
+    log.info(
+        "review comment on %s %d-%d added to the draft of %s (%d)",
+        where.path,
+        where.start,
+        where.end,
+        key,
+        len(draft.comments),
+    )
     count = f"{len(draft.comments)} comment{'s' if len(draft.comments) != 1 else ''}"
     named = "draft review"
     if message is not None:  # a link to it (the message may be far up the channel by now)
         guild = interaction.guild_id or "@me"
         named = f"[{named}](https://discord.com/channels/{guild}/{key}/{message.id})"
-    await answer(interaction, f"💬 Added to the {named} ({count}): **Send review** there "
-                              "when ready.")  # fmt: skip
+    await answer(
+        interaction, f"💬 Added to the {named} ({count}): **Send review** there when ready."
+    )
 
 
 async def _keep_unsent(rt: runtime.Runtime, key: str, path: str, lines: str, text: str) -> None:

@@ -76,9 +76,11 @@ class DraftButton(BridgeItem[discord.ui.Button], template=custom_ids.REVIEW_DRAF
     def __init__(self, action: str, key: str, label: str = "") -> None:
         style = discord.ButtonStyle.success if action == "send" else discord.ButtonStyle.danger
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label=label or action, style=style, row=0,
+            label=label or action,
+            style=style,
+            row=0,
             custom_id=custom_ids.review_draft(action, key),
-        )  # fmt: skip
+        )
         super().__init__(button)
         self.action, self.key = action, key
 
@@ -97,9 +99,11 @@ class DropSelect(BridgeItem[discord.ui.Select], template=custom_ids.REVIEW_DROP_
 
     def __init__(self, key: str, options: list[discord.SelectOption] | None = None) -> None:
         select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
-            custom_id=custom_ids.review_draft("drop", key), placeholder="Remove a comment…",
-            options=options or [discord.SelectOption(label="-", value="-")], row=1,
-        )  # fmt: skip
+            custom_id=custom_ids.review_draft("drop", key),
+            placeholder="Remove a comment…",
+            options=options or [discord.SelectOption(label="-", value="-")],
+            row=1,
+        )
         super().__init__(select)
         self.key = key
 
@@ -120,8 +124,9 @@ class DropSelect(BridgeItem[discord.ui.Select], template=custom_ids.REVIEW_DROP_
                 await show_draft(client, draft)
                 return
             await asyncio.to_thread(review_drafts.delete, client.runtime, self.key)
-        await close_draft(client, self.key, draft.message_id,
-                          "🗑️ Every comment was removed: no draft review left.")  # fmt: skip
+        await close_draft(
+            client, self.key, draft.message_id, "🗑️ Every comment was removed: no draft review left."
+        )
 
 
 async def discard(interaction: BotInteraction, key: str) -> None:

@@ -67,9 +67,13 @@ async def send_review(interaction: BotInteraction, key: str) -> None:
             return
         private = bridge_paths(rt, client.cfg.path)
         try:
-            items = await asyncio.to_thread(review_files.follow_comments,
-                                            session_dir(sessions, target), draft.comments,
-                                            rt.path("turns"), private)  # fmt: skip
+            items = await asyncio.to_thread(
+                review_files.follow_comments,
+                session_dir(sessions, target),
+                draft.comments,
+                rt.path("turns"),
+                private,
+            )
         except changes.GitError as err:
             said = f"⚠️ The files could not be read as they are now ({err}): nothing was sent"
             await answer(interaction, said + ", the draft review is kept.")
@@ -77,8 +81,9 @@ async def send_review(interaction: BotInteraction, key: str) -> None:
         review = defuse_prefix(sanitize_prompt(render.review_prompt(items)))
         try:
             pane_id = await sessions.ensure_running(target)
-            prompt, written = await asyncio.to_thread(_fit, sessions, rt, key, pane_id, review,
-                                                      draft)  # fmt: skip
+            prompt, written = await asyncio.to_thread(
+                _fit, sessions, rt, key, pane_id, review, draft
+            )
             timings = await sessions.type_prompt(key, pane_id, prompt)
         except NoInputBox as err:
             kept = "Your draft review is kept: press **Send review** again once that is answered."
@@ -86,13 +91,22 @@ async def send_review(interaction: BotInteraction, key: str) -> None:
             return
         except Exception as err:
             log.exception("sending the review of %s failed", key)
-            await answer(interaction, f"⚠️ Not sent to Claude Code ({_short(err)}): your "
-                                      "draft review is kept.")  # fmt: skip
+            await answer(
+                interaction,
+                f"⚠️ Not sent to Claude Code ({_short(err)}): your draft review is kept.",
+            )
             return
         await asyncio.to_thread(review_drafts.delete, rt, key)
     where = f", in {written}" if written else ""
-    log.info("typed the review of %s into %s (%d comments, %d chars%s) (%s)", key,
-             target.label, len(draft.comments), len(prompt), where, timings)  # fmt: skip
+    log.info(
+        "typed the review of %s into %s (%d comments, %d chars%s) (%s)",
+        key,
+        target.label,
+        len(draft.comments),
+        len(prompt),
+        where,
+        timings,
+    )
     await asyncio.to_thread(sessions.touch, key)
     by = interaction.user.display_name
     name = os.path.basename(written) if written else None

@@ -158,8 +158,19 @@ async def keys(interaction: BotInteraction, keys: str) -> None:
 
 
 COMMANDS: tuple[app_commands.Command[Any, ..., None], ...] = (
-    status, start, stop, esc, peek, mode, model, new, resume, clear, compact, keys
-)  # fmt: skip
+    status,
+    start,
+    stop,
+    esc,
+    peek,
+    mode,
+    model,
+    new,
+    resume,
+    clear,
+    compact,
+    keys,
+)
 
 
 def register(bot: BridgeClient) -> None:

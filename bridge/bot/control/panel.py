@@ -111,8 +111,9 @@ class ControlPanel:
             view.add_item(PanelButton("stopnow", arg, "Stop anyway"))
             await interaction.response.send_message(
                 f"Claude is in the middle of a turn in **{target.label}**. Stop it anyway?",
-                view=view, ephemeral=True,
-            )  # fmt: skip
+                view=view,
+                ephemeral=True,
+            )
             return
         await interaction.response.defer()
         if action == "page":
@@ -238,9 +239,14 @@ class ControlPanel:
         live = session_status(self.runtime, target.key)
         model = session_model(record.get("model") or target.model, live)
         return Row(
-            target, status, mode, model, worktree, last_activity(self.runtime, target.key, record),
+            target,
+            status,
+            mode,
+            model,
+            worktree,
+            last_activity(self.runtime, target.key, record),
             compact_line(live),
-        )  # fmt: skip
+        )
 
 
 def waiting_channels(rt: Any) -> set[str]:
@@ -287,8 +293,10 @@ def render(rows: list[Row], unknown_worktrees: list[str], sections: Sequence[str
             parts.append(f"active <t:{int(row.last_activity)}:R>")
         lines.append(" · ".join(parts))
     if unknown_worktrees:
-        lines.append("⚠️ Worktrees no session knows (not deleted): " + ", ".join(
-            f"`{p}`" for p in unknown_worktrees[:10]))  # fmt: skip
+        lines.append(
+            "⚠️ Worktrees no session knows (not deleted): "
+            + ", ".join(f"`{p}`" for p in unknown_worktrees[:10])
+        )
     lines.extend(sections)
     text = "\n".join(lines)
     return text if len(text) <= 2000 else text[:1997] + "…"
@@ -337,9 +345,12 @@ class PanelButton(BridgeItem[discord.ui.Button], template=custom_ids.PANEL_TEMPL
             "stopnow": discord.ButtonStyle.danger,
         }.get(action, discord.ButtonStyle.secondary)
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label=label or action, style=style, custom_id=custom_ids.panel(action, arg),
-            disabled=not enabled, row=row,
-        )  # fmt: skip
+            label=label or action,
+            style=style,
+            custom_id=custom_ids.panel(action, arg),
+            disabled=not enabled,
+            row=row,
+        )
         super().__init__(button)
         self.action = action
         self.arg = arg
@@ -351,9 +362,11 @@ class PanelButton(BridgeItem[discord.ui.Button], template=custom_ids.PANEL_TEMPL
 class PanelSelect(BridgeItem[discord.ui.Select], template=custom_ids.PANEL_PICK_TEMPLATE):
     def __init__(self, page: int | str, options: list[discord.SelectOption] | None = None) -> None:
         select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
-            custom_id=custom_ids.panel_pick(int(page)), placeholder="Start or stop a project…",
-            options=options or [discord.SelectOption(label="-", value="refresh:0")], row=0,
-        )  # fmt: skip
+            custom_id=custom_ids.panel_pick(int(page)),
+            placeholder="Start or stop a project…",
+            options=options or [discord.SelectOption(label="-", value="refresh:0")],
+            row=0,
+        )
         super().__init__(select)
 
     async def clicked(self, interaction: BotInteraction) -> None:

@@ -128,12 +128,15 @@ def sessions_words(running: int, adopted: int) -> str:
     words = []
     if running:
         verb = "stops" if running == 1 else "stop"
-        words.append(f"{_count(running, 'running session')} {verb} (as /stop: Claude Code "
-                     "exits, its window closes)")  # fmt: skip
+        words.append(
+            f"{_count(running, 'running session')} {verb} (as /stop: Claude Code "
+            "exits, its window closes)"
+        )
     if adopted:
         verb = "is" if adopted == 1 else "are"
-        words.append(f"{_count(adopted, 'adopted session')} {verb} released (its Claude Code "
-                     "keeps running)")  # fmt: skip
+        words.append(
+            f"{_count(adopted, 'adopted session')} {verb} released (its Claude Code keeps running)"
+        )
     return " and ".join(["its " + words[0], *words[1:]]) if words else "nothing of it is running"
 
 

@@ -236,12 +236,19 @@ def project_lines(sessions: SessionManager) -> list[str]:
         else:
             state = "working" if pane_ops.glance(sessions.tmux, pane.pane_id).busy else "idle"
         threads = sum(
-            1 for r in records
-            if r.get("project") == project.name and r.get("thread_id") and r["key"] in panes
+            1
+            for r in records
+            if r.get("project") == project.name
+            and r.get("thread_id")
+            and r["key"] in panes
             and r.get("server") == sessions.server.name
-        )  # fmt: skip
-        parts = [f"{ICONS[state]} **{discord.utils.escape_markdown(project.name)}**",
-                 f"<#{project.channel_id}>", f"`{project.path}`", state]  # fmt: skip
+        )
+        parts = [
+            f"{ICONS[state]} **{discord.utils.escape_markdown(project.name)}**",
+            f"<#{project.channel_id}>",
+            f"`{project.path}`",
+            state,
+        ]
         if threads:
             parts.append(f"+{threads} thread session{'s' if threads > 1 else ''}")
         if not os.path.isdir(project.path):

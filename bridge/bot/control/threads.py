@@ -95,8 +95,11 @@ class ThreadEvents:
             log.info("thread %s archived by its owner %s", thread_id, actor)
             await self.closed(thread_id, parent_id, deleted=False)
         else:
-            log.info("thread %s archived by %s: its session is kept", thread_id,
-                     actor or "Discord or someone unknown")  # fmt: skip
+            log.info(
+                "thread %s archived by %s: its session is kept",
+                thread_id,
+                actor or "Discord or someone unknown",
+            )
             await self.ask_after_archive(thread_id, actor)
 
     async def archived_by(
@@ -325,8 +328,9 @@ def loss_lines(worktree: dict, loss: worktrees.Loss) -> list[str]:
             len(loss.uncommitted) > LIST_MAX
         )
     if loss.unmerged:
-        lines.append(f"**{len(loss.unmerged)} commit(s) on `{worktree['branch']}` in no other "
-                     "branch:**")  # fmt: skip
+        lines.append(
+            f"**{len(loss.unmerged)} commit(s) on `{worktree['branch']}` in no other branch:**"
+        )
         lines += [f"- `{code(line)}`" for line in loss.unmerged[:LIST_MAX]]
         lines += [f"- … and {len(loss.unmerged) - LIST_MAX} more"] * (len(loss.unmerged) > LIST_MAX)
     if loss.ignored:

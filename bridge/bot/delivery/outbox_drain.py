@@ -53,9 +53,12 @@ WarmHTTP = Callable[[str], "discord.http.HTTPClient | None"]  # server name → 
 
 class OutboxDrainer:
     def __init__(
-        self, cfg: BridgeConfig, rt: runtime.Runtime, warm_http: WarmHTTP | None = None,
+        self,
+        cfg: BridgeConfig,
+        rt: runtime.Runtime,
+        warm_http: WarmHTTP | None = None,
         voice_replies: VoiceReplies | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.cfg = cfg
         self.runtime = rt
         self.outbox = Outbox(rt.outbox)
@@ -192,9 +195,13 @@ class OutboxDrainer:
         log.info("delivered a queued message to #%s", channel)
 
     async def _edit(
-        self, server: Server, channel: str, http: discord.http.HTTPClient | None,
-        message_id: str, payload: dict,
-    ) -> dict:  # fmt: skip
+        self,
+        server: Server,
+        channel: str,
+        http: discord.http.HTTPClient | None,
+        message_id: str,
+        payload: dict,
+    ) -> dict:
         """Edit a message as :meth:`_send` posted it: on the warm session, or blocking."""
         if http is not None:
             edit = courier.edit_message(http, channel, message_id, payload)

@@ -71,9 +71,12 @@ class FooterEdits:
             if stamp != seen or time.monotonic() >= deadline:
                 seen = stamp
                 footer, final = await asyncio.to_thread(
-                    footers.current_footer, self.runtime, spec["session_id"],
-                    spec["transcript_path"], spec["reply"],
-                )  # fmt: skip
+                    footers.current_footer,
+                    self.runtime,
+                    spec["session_id"],
+                    spec["transcript_path"],
+                    spec["reply"],
+                )
                 if final or time.monotonic() >= deadline:
                     return footer
             await asyncio.sleep(POLL)

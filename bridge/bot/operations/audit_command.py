@@ -21,9 +21,17 @@ from bridge.state import audit
 OWNER_AUDIT = "Only this bridge's owner can read the audit trail."
 # Commands that only show something: not worth a line in the trail.
 READ_ONLY = {
-    "status", "peek", "usage", "diff", "project list", "schedule list", "sessions", "history",
-    "preview", "audit",
-}  # fmt: skip
+    "status",
+    "peek",
+    "usage",
+    "diff",
+    "project list",
+    "schedule list",
+    "sessions",
+    "history",
+    "preview",
+    "audit",
+}
 SHOWN = 20  # entries in one answer
 LIMIT = 1900  # characters of the answer (Discord's 2000, with the block's fences)
 _ID = re.compile(r"\d{15,21}")
@@ -55,8 +63,7 @@ async def audit_command(
         )
         return
     rt = interaction.client.runtime
-    entries = await asyncio.to_thread(audit.recent, rt, SHOWN, ids.get("session"),
-                                      ids.get("user"))  # fmt: skip
+    entries = await asyncio.to_thread(audit.recent, rt, SHOWN, ids.get("session"), ids.get("user"))
     await interaction.response.send_message(render(entries), ephemeral=True)
 
 
@@ -87,10 +94,12 @@ def describe(entry: dict) -> str:
     kind = entry.get("kind")
     where = f"#{entry.get('session')}" if entry.get("session") else ""
     if kind == "decision":
-        what = (f"{entry.get('tool') or entry.get('prompt')} {entry.get('subject') or ''} → "
-                f"{entry.get('outcome')}"
-                + (f" ({entry['scope']})" if entry.get("scope") else "")
-                + f" via {entry.get('via')}")  # fmt: skip
+        what = (
+            f"{entry.get('tool') or entry.get('prompt')} {entry.get('subject') or ''} → "
+            f"{entry.get('outcome')}"
+            + (f" ({entry['scope']})" if entry.get("scope") else "")
+            + f" via {entry.get('via')}"
+        )
     elif kind == "message":
         what = f"typed {entry.get('length')} characters" + (
             f": {entry['text']}" if entry.get("text") else ""
@@ -119,7 +128,12 @@ async def command_done(interaction: BotInteraction, command: Any) -> None:
             options[key] = str(getattr(value, "id", value))
     shown = " ".join(f"{key}={value}" for key, value in sorted(options.items()))
     await asyncio.to_thread(
-        audit.record, bot.runtime, "command", user=str(interaction.user.id),
-        name=interaction.user.name, session=str(interaction.channel_id or ""), command=name,
+        audit.record,
+        bot.runtime,
+        "command",
+        user=str(interaction.user.id),
+        name=interaction.user.name,
+        session=str(interaction.channel_id or ""),
+        command=name,
         options=shown or None,
-    )  # fmt: skip
+    )

@@ -77,8 +77,11 @@ class OperationsEndpoint:
             "tmux": self.snapshot.tmux_ok,
             "outbox": self.snapshot.outbox_oldest < self.settings.outbox_stuck,
         }
-        body = {"healthy": all(checks.values()), **checks,
-                "outboxOldestSeconds": round(self.snapshot.outbox_oldest, 1)}  # fmt: skip
+        body = {
+            "healthy": all(checks.values()),
+            **checks,
+            "outboxOldestSeconds": round(self.snapshot.outbox_oldest, 1),
+        }
         return web.json_response(body, status=200 if body["healthy"] else 503)
 
     async def _reachable(self, bot: Any) -> bool:

@@ -53,8 +53,7 @@ class Snapshot:
         metrics.SESSIONS.clear()
         for bot, bot_panes in zip(self.bots, listed, strict=True):
             self._count_sessions(bot, bot_panes, waiting)
-        metrics.UP.set(1 if all(bot.is_ready() and not bot.is_closed() for bot in self.bots)
-                       else 0)  # fmt: skip
+        metrics.UP.set(1 if all(bot.is_ready() and not bot.is_closed() for bot in self.bots) else 0)
 
     def _read_files(self) -> None:
         now = time.time()
@@ -93,8 +92,15 @@ class Snapshot:
         running = {key for key, _turn, _seen in bot.progress.running_turns()}
         states: Counter[tuple[str, str]] = Counter()
         for project, key, dead in panes or []:
-            state = ("dead" if dead else "waiting" if key in waiting
-                     else "working" if key in running else "idle")  # fmt: skip
+            state = (
+                "dead"
+                if dead
+                else "waiting"
+                if key in waiting
+                else "working"
+                if key in running
+                else "idle"
+            )
             states[(project, state)] += 1
         live = {project for project, _state in states}
         for project in bot.server.projects:

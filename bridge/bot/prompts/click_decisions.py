@@ -58,8 +58,11 @@ def who_of(interaction: BotInteraction) -> tuple[str, str]:
 def modal_text(request: Request, click: Action) -> tuple[str, str, str]:
     if click.kind == actions.TELL:
         who = views.speaker(request)
-        return (f"Tell {who} what to do instead", f"Instead, {who} should…",
-                "e.g. run the tests first")  # fmt: skip
+        return (
+            f"Tell {who} what to do instead",
+            f"Instead, {who} should…",
+            "e.g. run the tests first",
+        )
     if click.kind == actions.KEEP_PLANNING:
         return ("Keep planning", "What should change in the plan?", "e.g. add tests first")
     # parse() sets an OTHER action's question (one record for every kind: mypy cannot see it)

@@ -122,8 +122,12 @@ class ScreenPrompts:
         record = held_messages.load(self.runtime, key)
         record.update(fingerprint=dialog.fingerprint, prompt_message_id=str(posted.id))
         await asyncio.to_thread(held_messages.save, self.runtime, key, record)
-        log.info("screen %s of %s offered on Discord (%d options)", dialog.fingerprint, key,
-                 len(dialog.options))  # fmt: skip
+        log.info(
+            "screen %s of %s offered on Discord (%d options)",
+            dialog.fingerprint,
+            key,
+            len(dialog.options),
+        )
 
     # --- clicks ------------------------------------------------------------------------------
 
@@ -232,8 +236,11 @@ class ScreenPrompts:
             self.sessions.on_change()
             if held:
                 label = self.sessions.agent_of(key).label
-                await _send(channel, f"⚠️ {label} exited; {len(held)} held message(s) were "
-                            "not typed. Send a message to start it again.")  # fmt: skip
+                await _send(
+                    channel,
+                    f"⚠️ {label} exited; {len(held)} held message(s) were "
+                    "not typed. Send a message to start it again.",
+                )
             return
         if outcome.state != "ready":
             return  # still busy with something: the next message or click picks it up
@@ -288,16 +295,18 @@ def prompt_view(key: str, dialog: Dialog) -> discord.ui.View:
             label=label[:LABEL_LIMIT],
             custom_id=custom_ids.screen(key, dialog.fingerprint, f"o{index}"),
             row=index // 5,
-        )  # fmt: skip
+        )
         view.add_item(ScreenButton(button, key, dialog.fingerprint, f"o{index}"))
     for label, action, style in (
         ("Show screen", "show", discord.ButtonStyle.secondary),
         ("Escape", "esc", discord.ButtonStyle.danger),
     ):
         button = discord.ui.Button(
-            style=style, label=label, custom_id=custom_ids.screen(key, dialog.fingerprint, action),
+            style=style,
+            label=label,
+            custom_id=custom_ids.screen(key, dialog.fingerprint, action),
             row=4,
-        )  # fmt: skip
+        )
         view.add_item(ScreenButton(button, key, dialog.fingerprint, action))
     return view
 

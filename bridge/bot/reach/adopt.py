@@ -185,8 +185,9 @@ async def adopt(interaction: BotInteraction, token: str) -> None:
     if found is None or project is None or found.bridge or owner_of(sessions, found):
         await interaction.followup.send(
             "Not adopted: that session has ended, moved or is served already; `/sessions` "
-            "shows what runs now.", ephemeral=True,
-        )  # fmt: skip
+            "shows what runs now.",
+            ephemeral=True,
+        )
         return
     channel = interaction.client.get_channel(int(project.channel_id))
     if not isinstance(channel, discord.TextChannel):
@@ -203,9 +204,16 @@ async def adopt(interaction: BotInteraction, token: str) -> None:
     try:
         async with sessions.lock(key):
             await asyncio.to_thread(
-                adoption.adopt, sessions.runtime, found, sessions.server.name, project.name,
-                project.channel_id, key, target.thread_name, sessions.config_path,
-            )  # fmt: skip
+                adoption.adopt,
+                sessions.runtime,
+                found,
+                sessions.server.name,
+                project.name,
+                project.channel_id,
+                key,
+                target.thread_name,
+                sessions.config_path,
+            )
     except (adoption.CannotAdopt, OSError, ValueError) as err:
         await interaction.followup.send(f"⚠️ {err}", ephemeral=True)
         return
@@ -252,9 +260,11 @@ async def release(interaction: BotInteraction, key: str) -> None:
 class SessionPick(BridgeItem[discord.ui.Select], template=custom_ids.SESSIONS_PICK_TEMPLATE):
     def __init__(self, page: int | str, options: list[discord.SelectOption] | None = None) -> None:
         select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
-            custom_id=custom_ids.sessions("pick", str(page)), placeholder="Adopt a session…",
-            options=options or [discord.SelectOption(label="-", value="0-0")], row=0,
-        )  # fmt: skip
+            custom_id=custom_ids.sessions("pick", str(page)),
+            placeholder="Adopt a session…",
+            options=options or [discord.SelectOption(label="-", value="0-0")],
+            row=0,
+        )
         super().__init__(select)
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
@@ -270,9 +280,11 @@ class SessionPick(BridgeItem[discord.ui.Select], template=custom_ids.SESSIONS_PI
 class SessionPage(BridgeItem[discord.ui.Button], template=custom_ids.SESSIONS_PAGE_TEMPLATE):
     def __init__(self, page: int | str, label: str = "Next ▶", enabled: bool = True) -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label=label, custom_id=custom_ids.sessions("page", str(page)),
-            disabled=not enabled, row=1,
-        )  # fmt: skip
+            label=label,
+            custom_id=custom_ids.sessions("page", str(page)),
+            disabled=not enabled,
+            row=1,
+        )
         super().__init__(button)
         self.page = int(page)
 
@@ -288,9 +300,10 @@ class SessionPage(BridgeItem[discord.ui.Button], template=custom_ids.SESSIONS_PA
 class AdoptButton(BridgeItem[discord.ui.Button], template=custom_ids.SESSIONS_ADOPT_TEMPLATE):
     def __init__(self, token: str) -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label="Adopt", style=discord.ButtonStyle.success,
+            label="Adopt",
+            style=discord.ButtonStyle.success,
             custom_id=custom_ids.sessions("adopt", token),
-        )  # fmt: skip
+        )
         super().__init__(button)
         self.token = token
 
@@ -304,9 +317,10 @@ class AdoptButton(BridgeItem[discord.ui.Button], template=custom_ids.SESSIONS_AD
 class ReleaseButton(BridgeItem[discord.ui.Button], template=custom_ids.SESSIONS_RELEASE_TEMPLATE):
     def __init__(self, key: str) -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label="Release", style=discord.ButtonStyle.secondary,
+            label="Release",
+            style=discord.ButtonStyle.secondary,
             custom_id=custom_ids.sessions("release", key),
-        )  # fmt: skip
+        )
         super().__init__(button)
         self.key = key
 

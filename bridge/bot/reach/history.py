@@ -93,10 +93,12 @@ async def listing(project: Project, page: int) -> tuple[str, discord.ui.View]:
     view.add_item(HistoryPick(project.channel_id, page, [option(c) for c in shown]))
     if pages > 1:
         for label, to, enabled in (
-            ("◀ Previous", page - 1, page > 0), ("Next ▶", page + 1, page < pages - 1),
-        ):  # fmt: skip
-            view.add_item(HistoryPage(project.channel_id, max(0, min(to, pages - 1)), label,
-                                      enabled))  # fmt: skip
+            ("◀ Previous", page - 1, page > 0),
+            ("Next ▶", page + 1, page < pages - 1),
+        ):
+            view.add_item(
+                HistoryPage(project.channel_id, max(0, min(to, pages - 1)), label, enabled)
+            )
     return text, view
 
 
@@ -159,8 +161,9 @@ async def resume(interaction: BotInteraction, key: str, session_id: str) -> None
         return
     channel = interaction.client.get_channel(int(project.channel_id))
     if not isinstance(channel, discord.TextChannel):
-        await interaction.response.send_message("The project's channel is not reachable.",
-                                                ephemeral=True)  # fmt: skip
+        await interaction.response.send_message(
+            "The project's channel is not reachable.", ephemeral=True
+        )
         return
     await interaction.response.defer(ephemeral=True, thinking=True)
     name = f"resumed · {' '.join(found.first_prompt.split())}"[:100]
@@ -176,11 +179,20 @@ async def resume(interaction: BotInteraction, key: str, session_id: str) -> None
     )
     try:
         async with sessions.lock(target.key):
-            await asyncio.to_thread(session_record.write_record, sessions.runtime, target.key, {
-                "session_id": session_id, "transcript_path": found.path, "cwd": project.path,
-                "project_path": project.path, "source": "history", "channel_id": target.key,
-                "recorded_at": time.time(),
-            })  # fmt: skip
+            await asyncio.to_thread(
+                session_record.write_record,
+                sessions.runtime,
+                target.key,
+                {
+                    "session_id": session_id,
+                    "transcript_path": found.path,
+                    "cwd": project.path,
+                    "project_path": project.path,
+                    "source": "history",
+                    "channel_id": target.key,
+                    "recorded_at": time.time(),
+                },
+            )
             await sessions.register_thread(target)
             await sessions.ensure_running(target)
     except ClaudeDidNotStart as err:
@@ -204,8 +216,9 @@ class HistoryPick(BridgeItem[discord.ui.Select], template=custom_ids.HISTORY_PIC
         select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=custom_ids.history("pick", key, str(page)),
             placeholder="A past conversation…",
-            options=options or [discord.SelectOption(label="-", value="-")], row=0,
-        )  # fmt: skip
+            options=options or [discord.SelectOption(label="-", value="-")],
+            row=0,
+        )
         super().__init__(select)
         self.key = key
 
@@ -225,9 +238,11 @@ class HistoryPage(BridgeItem[discord.ui.Button], template=custom_ids.HISTORY_PAG
         self, key: str, page: int | str, label: str = "Next ▶", enabled: bool = True
     ) -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label=label, custom_id=custom_ids.history("page", key, str(page)),
-            disabled=not enabled, row=1,
-        )  # fmt: skip
+            label=label,
+            custom_id=custom_ids.history("page", key, str(page)),
+            disabled=not enabled,
+            row=1,
+        )
         super().__init__(button)
         self.key, self.page = key, int(page)
 
@@ -247,9 +262,10 @@ class HistoryPage(BridgeItem[discord.ui.Button], template=custom_ids.HISTORY_PAG
 class ResumeButton(BridgeItem[discord.ui.Button], template=custom_ids.HISTORY_RESUME_TEMPLATE):
     def __init__(self, key: str, session: str) -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label="Resume in a thread", style=discord.ButtonStyle.success,
+            label="Resume in a thread",
+            style=discord.ButtonStyle.success,
             custom_id=custom_ids.history("resume", key, session),
-        )  # fmt: skip
+        )
         super().__init__(button)
         self.key, self.session = key, session
 

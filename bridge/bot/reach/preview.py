@@ -67,10 +67,13 @@ def register(bot: BridgeClient) -> None:
     bot.add_dynamic_items(SendToClaude)
 
 
-@app_commands.command(name="preview", description="Screenshots of the web app this session "
-                      "serves on this machine")  # fmt: skip
-@app_commands.describe(target="A port (5173) or a URL of 127.0.0.1 / localhost; default: the "
-                       "port the session's processes listen on")  # fmt: skip
+@app_commands.command(
+    name="preview", description="Screenshots of the web app this session serves on this machine"
+)
+@app_commands.describe(
+    target="A port (5173) or a URL of 127.0.0.1 / localhost; default: the "
+    "port the session's processes listen on"
+)
 async def preview(interaction: BotInteraction, target: str | None = None) -> None:
     session = await target_here(interaction)
     if session is None:
@@ -121,12 +124,20 @@ async def _preview(sessions: SessionManager, key: str, url: str | None) -> dict:
     ]
     view = discord.ui.View(timeout=None)
     view.add_item(SendToClaude(key))
-    log.info("previewed %s for %s in %.1f s: HTTP %s, %d console errors", url, key,
-             time.monotonic() - started, shot.status, len(shot.errors))  # fmt: skip
+    log.info(
+        "previewed %s for %s in %.1f s: HTTP %s, %d console errors",
+        url,
+        key,
+        time.monotonic() - started,
+        shot.status,
+        len(shot.errors),
+    )
     return {
-        "content": preview_text(shot, note), "files": files, "view": view,
+        "content": preview_text(shot, note),
+        "files": files,
+        "view": view,
         "allowed_mentions": discord.AllowedMentions.none(),
-    }  # fmt: skip
+    }
 
 
 async def _session_pid(sessions: SessionManager, key: str) -> int | None:
@@ -176,9 +187,8 @@ def preview_text(shot: browser.Capture, note: str = "") -> str:
 def preview_prompt(content: str, paths: list[str]) -> str:
     """The prompt **Send to Claude** types: the message's lines for the model, the files."""
     kept = [
-        line for line in content.splitlines()
-        if not line.startswith(NOTE) and line.strip() != "```"
-    ]  # fmt: skip
+        line for line in content.splitlines() if not line.startswith(NOTE) and line.strip() != "```"
+    ]
     body = "\n".join(kept).removeprefix(HEAD)
     return defuse_prefix(compose_prompt(sanitize_prompt(PROMPT_LEAD + body), paths))
 
@@ -188,9 +198,11 @@ class SendToClaude(BridgeItem[discord.ui.Button], template=custom_ids.PREVIEW_TE
 
     def __init__(self, key: str) -> None:
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label="Send to Claude", emoji="📨", style=discord.ButtonStyle.primary,
+            label="Send to Claude",
+            emoji="📨",
+            style=discord.ButtonStyle.primary,
             custom_id=custom_ids.preview_send(key),
-        )  # fmt: skip
+        )
         super().__init__(button)
         self.key = key
 

@@ -136,8 +136,12 @@ class CatchUp:
         try:
             await self._catch_up(key)
         except discord.HTTPException as err:  # no Read Message History there, say
-            log.warning("%s: could not read what was sent to %s while away: %s",
-                        self.bot.server.name, key, err)  # fmt: skip
+            log.warning(
+                "%s: could not read what was sent to %s while away: %s",
+                self.bot.server.name,
+                key,
+                err,
+            )
         except Exception:
             log.exception("%s: could not catch up on %s", self.bot.server.name, key)
         finally:

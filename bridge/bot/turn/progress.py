@@ -367,8 +367,9 @@ class ProgressReporter:
         channel = self.channels.get(key)
         status = channel.status if channel else None
         if channel is None or status is None or status.turn.outcome:
-            await interaction.response.send_message("Claude is not working on a turn here.",
-                                                    ephemeral=True)  # fmt: skip
+            await interaction.response.send_message(
+                "Claude is not working on a turn here.", ephemeral=True
+            )
             return
         # Only through the key gate and while Claude Code shows its input box: in a dialog
         # (permission, question, plan) Escape would answer it ("No"). The gate may wait up to

@@ -236,10 +236,16 @@ class PromptQueue:
         log.info("typed queued prompt %s into %s", entry["id"], key)
         await asyncio.to_thread(self.sessions.touch, key)
         await asyncio.to_thread(
-            audit.record, self.runtime, "message", user=entry.get("author"), session=key,
-            project=target.project.name, length=len(entry["text"]), source=entry.get("source"),
+            audit.record,
+            self.runtime,
+            "message",
+            user=entry.get("author"),
+            session=key,
+            project=target.project.name,
+            length=len(entry["text"]),
+            source=entry.get("source"),
             text=entry["text"] if self.sessions.cfg.audit_text else None,
-        )  # fmt: skip
+        )
         await self._close(key, entry, "✅ Typed (was queued).")
         self.on_change(key)
         return True
@@ -271,8 +277,9 @@ class PromptQueue:
             return
         if action == "cancel":
             await asyncio.to_thread(queued_prompts.remove, self.runtime, key, entry_id)
-            await interaction.response.send_message("✖ Cancelled: it will not be typed.",
-                                                    ephemeral=True)  # fmt: skip
+            await interaction.response.send_message(
+                "✖ Cancelled: it will not be typed.", ephemeral=True
+            )
             await self._close(key, entry, "✖ Cancelled:")
             self._settle(entry_id, False)
             self.on_change(key)

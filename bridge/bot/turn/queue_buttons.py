@@ -27,9 +27,11 @@ class QueueButton(BridgeItem[discord.ui.Button], template=custom_ids.QUEUE_TEMPL
         label, emoji, style = BUTTONS[action]
         label = label if number is None else str(number)  # ✖ 2 on a status message's list
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label=label, emoji=emoji, style=style,
+            label=label,
+            emoji=emoji,
+            style=style,
             custom_id=custom_ids.queued(action, key, entry),
-        )  # fmt: skip
+        )
         super().__init__(button)
         self.action, self.key, self.entry = action, key, entry
 
@@ -44,9 +46,11 @@ class SteerButton(BridgeItem[discord.ui.Button], template=custom_ids.STEER_TEMPL
     def __init__(self, action: str, key: str, message: str) -> None:
         label, emoji, style = STEER_BUTTONS[action]
         button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label=label, emoji=emoji, style=style,
+            label=label,
+            emoji=emoji,
+            style=style,
             custom_id=custom_ids.steered(action, key, message),
-        )  # fmt: skip
+        )
         super().__init__(button)
         self.action, self.key, self.message = action, key, message
 

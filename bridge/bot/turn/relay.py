@@ -98,8 +98,11 @@ class Relay:
             return None
         author = message.author
         if not self.server.grant(author.id, role_ids(author), DRIVE, target.project):
-            log.info("ignored message from %s in #%s: may not drive there",
-                     message.author.id, message.channel.id)  # fmt: skip
+            log.info(
+                "ignored message from %s in #%s: may not drive there",
+                message.author.id,
+                message.channel.id,
+            )
             return None
         return target
 
@@ -190,17 +193,29 @@ class Relay:
         await asyncio.to_thread(self.sessions.touch, target.key)  # an fsync: off the loop
         metrics.MESSAGES_RELAYED.labels(target.project.name).inc()
         await asyncio.to_thread(
-            audit.record, self.runtime, "message", user=str(message.author.id),
-            name=message.author.name, session=target.key, project=target.project.name,
-            length=len(prompt), text=prompt if self.cfg.audit_text else None,
-        )  # fmt: skip
+            audit.record,
+            self.runtime,
+            "message",
+            user=str(message.author.id),
+            name=message.author.name,
+            session=target.key,
+            project=target.project.name,
+            length=len(prompt),
+            text=prompt if self.cfg.audit_text else None,
+        )
         if self.voice_replies is not None:  # a voice prompt's reply is spoken (voice.replies)
             self.voice_replies.prompted(target.key, spoken=is_spoken(message))
         if steering and self.queue is not None:  # its receipt: move it after the turn, or not
             await self.queue.steered(message, target.key, prompt)
-        log.info("typed message %s into %s (%d chars, %d attachments) in %.0f ms (%s)",
-                 message.id, target.label, len(prompt), len(paths),
-                 (time.monotonic() - started) * 1000, timings)  # fmt: skip
+        log.info(
+            "typed message %s into %s (%d chars, %d attachments) in %.0f ms (%s)",
+            message.id,
+            target.label,
+            len(prompt),
+            len(paths),
+            (time.monotonic() - started) * 1000,
+            timings,
+        )
         return True
 
     async def _download(self, message: discord.Message, target: SessionTarget) -> list[str]:

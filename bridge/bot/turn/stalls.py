@@ -148,8 +148,9 @@ class StallWatch:
                 continue
             self.noticed[key] = quiet_since
             await self._post(key, stall_text(turn, last_event, now), stall_view(key))
-            log.info("%s: no progress for %.0f s, asked whether it still works", key,
-                     now - last_event)  # fmt: skip
+            log.info(
+                "%s: no progress for %.0f s, asked whether it still works", key, now - last_event
+            )
 
     async def _waiting_for_owner(self, key: str, turn: TurnProgress) -> bool:
         """A prompt, an offered screen or a dialog waits for the owner: not a stall."""
@@ -207,8 +208,7 @@ class StallWatch:
     async def _restart(self, interaction: BotInteraction, key: str) -> None:
         target = self.sessions.target_for_key(key)
         if target is None:
-            await interaction.followup.send("This channel has no session any more.",
-                                            ephemeral=True)  # fmt: skip
+            await interaction.followup.send("This channel has no session any more.", ephemeral=True)
             return
         async with self.sessions.lock(key):
             if await self.sessions.live_pane(key) is not None:

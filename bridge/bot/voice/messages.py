@@ -146,9 +146,14 @@ class VoicePrompts:
         started = time.monotonic()
         pcm = audio.decode(path, max_seconds)
         text = engine.transcribe(pcm)
-        log.info("transcribed %.1f s of message %s with %s in %.1f s (%d chars)",
-                 audio.seconds(pcm), message_id, engine.name, time.monotonic() - started,
-                 len(text))  # fmt: skip
+        log.info(
+            "transcribed %.1f s of message %s with %s in %.1f s (%d chars)",
+            audio.seconds(pcm),
+            message_id,
+            engine.name,
+            time.monotonic() - started,
+            len(text),
+        )
         return text, audio.seconds(pcm)
 
 

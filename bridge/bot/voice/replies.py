@@ -83,8 +83,13 @@ class VoiceReplies:
             log.warning("could not speak the reply %s in #%s: %s", reply.get("id"), channel, err)
             await self._note(http, channel, err)
             return
-        log.info("spoke the reply %s in #%s (%.1f s, %d words)",
-                 reply.get("id"), channel, clip.duration, len(text.split()))  # fmt: skip
+        log.info(
+            "spoke the reply %s in #%s (%.1f s, %d words)",
+            reply.get("id"),
+            channel,
+            clip.duration,
+            len(text.split()),
+        )
 
     async def _note(self, http: discord.http.HTTPClient, channel: str, err: Exception) -> None:
         if channel in self._noted:
@@ -106,6 +111,9 @@ class VoiceReplies:
 def voice_post(clip: tts.VoiceClip) -> Post:
     """A voice message as Discord takes one: flags IS_VOICE_MESSAGE, no text, one Ogg/Opus
     attachment with ``duration_secs`` and ``waveform``."""
-    payload = {"flags": IS_VOICE_MESSAGE, "attachments": [clip.attachment(0, FILENAME)],
-               "allowed_mentions": NO_MENTIONS}  # fmt: skip
+    payload = {
+        "flags": IS_VOICE_MESSAGE,
+        "attachments": [clip.attachment(0, FILENAME)],
+        "allowed_mentions": NO_MENTIONS,
+    }
     return Post(payload, [(FILENAME, clip.data)])

@@ -67,8 +67,10 @@ class OutputFile:
         if not isinstance(other, OutputFile):
             return NotImplemented
         return (self.name, self.upload_name, self.data) == (
-            other.name, other.upload_name, other.data
-        )  # fmt: skip
+            other.name,
+            other.upload_name,
+            other.data,
+        )
 
     __hash__ = None  # type: ignore[assignment]  # as a dataclass with eq
 

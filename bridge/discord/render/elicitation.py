@@ -108,8 +108,9 @@ def host(url: str) -> str:
     """The URL's host as a reader should see it: IDNA labels (``xn--…``) decoded, then hidden
     and look-alike characters marked (``g⟦U+0456⟧thub.com``)."""
     name = urlsplit(url).hostname or ""
-    return _cut(reveal(".".join(_unicode(label) for label in name.split(".")), code=True),
-                HOST_LIMIT)  # fmt: skip
+    return _cut(
+        reveal(".".join(_unicode(label) for label in name.split(".")), code=True), HOST_LIMIT
+    )
 
 
 def _unicode(label: str) -> str:
@@ -177,9 +178,11 @@ def _fill_label(layout: actions.FormLayout, page: int) -> str:
     if len(layout.pages) == 1:
         return "Fill in…"
     numbers = layout.pages[page]
-    return f"Fill in {numbers[0] + 1}–{numbers[-1] + 1}…" if len(numbers) > 1 else (
-        f"Fill in {numbers[0] + 1}…"
-    )  # fmt: skip
+    return (
+        f"Fill in {numbers[0] + 1}–{numbers[-1] + 1}…"
+        if len(numbers) > 1
+        else (f"Fill in {numbers[0] + 1}…")
+    )
 
 
 def _select(request: Request, layout: actions.FormLayout, i: int, answers: dict) -> dict:
@@ -244,16 +247,21 @@ def fill_modal(request: Request, page: int, answers: dict) -> dict:
     for i in layout.pages[page]:
         field = layout.fields[i]
         value = forms.shown(field, answers.get(field.name))
-        inputs.append({
-            "custom_id": actions.field_input(i),
-            "label": _label(field.title + (" *" if field.required else ""), INPUT_LABEL_LIMIT),
-            "placeholder": _label(hint(field), PLACEHOLDER_LIMIT),
-            "value": value[:VALUE_LIMIT],
-            "required": field.required,
-            "style": PARAGRAPH if field.kind == forms.TEXT and _long(field) else SHORT,
-        })  # fmt: skip
-    return {"custom_id": custom_id(request.id, actions.fill(page)), "title": _label(title, 45),
-            "inputs": inputs}  # fmt: skip
+        inputs.append(
+            {
+                "custom_id": actions.field_input(i),
+                "label": _label(field.title + (" *" if field.required else ""), INPUT_LABEL_LIMIT),
+                "placeholder": _label(hint(field), PLACEHOLDER_LIMIT),
+                "value": value[:VALUE_LIMIT],
+                "required": field.required,
+                "style": PARAGRAPH if field.kind == forms.TEXT and _long(field) else SHORT,
+            }
+        )
+    return {
+        "custom_id": custom_id(request.id, actions.fill(page)),
+        "title": _label(title, 45),
+        "inputs": inputs,
+    }
 
 
 def _long(field: forms.Field) -> bool:
@@ -263,15 +271,18 @@ def _long(field: forms.Field) -> bool:
 def hint(field: forms.Field) -> str:
     """What to type in a field's text input: its description and what it takes."""
     takes = {
-        forms.TEXT: {"email": "an e-mail address", "uri": "a link (https://…)",
-                     "date": "a date, YYYY-MM-DD",
-                     "date-time": "a date and time, YYYY-MM-DDTHH:MM"}.get(field.format or "", ""),
+        forms.TEXT: {
+            "email": "an e-mail address",
+            "uri": "a link (https://…)",
+            "date": "a date, YYYY-MM-DD",
+            "date-time": "a date and time, YYYY-MM-DDTHH:MM",
+        }.get(field.format or "", ""),
         forms.NUMBER: _range("a number", field),
         forms.INTEGER: _range("a whole number", field),
         forms.BOOLEAN: "yes or no",
         forms.CHOICE: "one of: " + ", ".join(label for _, label in field.options),
         forms.CHOICES: "any of, with commas: " + ", ".join(label for _, label in field.options),
-    }.get(field.kind, "")  # fmt: skip
+    }.get(field.kind, "")
     return " · ".join(part for part in (field.description, takes) if part) or field.title
 
 

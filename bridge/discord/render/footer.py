@@ -13,8 +13,12 @@ from bridge.claude.model_names import display_name
 SEPARATOR = " · "
 _MAX_NAME = 60
 # rate_limits windows as the CLI names them -> short labels
-_WINDOWS = {"five_hour": "5h", "seven_day": "7d", "seven_day_opus": "7d Opus",
-            "seven_day_sonnet": "7d Sonnet"}  # fmt: skip
+_WINDOWS = {
+    "five_hour": "5h",
+    "seven_day": "7d",
+    "seven_day_opus": "7d Opus",
+    "seven_day_sonnet": "7d Sonnet",
+}
 
 
 def summary(record: dict) -> str:

@@ -55,8 +55,12 @@ def file_view(
     """``numbered`` (``review_lines.numbered``) in ``diff`` code blocks, split like replies,
     or, past ``inline_messages`` messages, attached as ``<file>.diff.txt`` after its start.
     ``reason``: why no comment can be made on this file (said instead of how to)."""
-    how = (escape(reason) if reason else "The numbers are the file's lines in this diff: "
-           "**Comment…** takes one (`12`) or a range (`12-18`).")  # fmt: skip
+    how = (
+        escape(reason)
+        if reason
+        else "The numbers are the file's lines in this diff: "
+        "**Comment…** takes one (`12`) or a range (`12-18`)."
+    )
     title = f"💬 {code_span(path)} · {counts}\n{how}"
     if not numbered:
         return DiffView([title])
@@ -82,15 +86,19 @@ def modal_title(path: str) -> str:
 def draft_content(comments: list[Comment], files: int) -> str:
     """The draft review message: what is gathered, one line per comment (within 2,000)."""
     count = len(comments)
-    head = (f"📝 **Draft review** · {_count(count, 'comment')} on {_count(files, 'file')}"
-            " — typed to Claude as one prompt when you press **Send review**.")  # fmt: skip
+    head = (
+        f"📝 **Draft review** · {_count(count, 'comment')} on {_count(files, 'file')}"
+        " — typed to Claude as one prompt when you press **Send review**."
+    )
     return head + "\n" + comment_list(comments, DISCORD_MESSAGE_LIMIT - len(head) - 1)
 
 
 def sent_content(comments: list[Comment], files: int, by: str, as_file: str | None = None) -> str:
     how = f" (in {code_span(as_file)})" if as_file else ""
-    head = (f"✅ **Review sent** to Claude by {escape(by)}: {_count(len(comments), 'comment')} "
-            f"on {_count(files, 'file')}{how}.")  # fmt: skip
+    head = (
+        f"✅ **Review sent** to Claude by {escape(by)}: {_count(len(comments), 'comment')} "
+        f"on {_count(files, 'file')}{how}."
+    )
     return head + "\n" + comment_list(comments, DISCORD_MESSAGE_LIMIT - len(head) - 1)
 
 
@@ -148,8 +156,10 @@ def _prompt_item(number: int, item: CommentNow) -> str:
         head = f"{number}. {path} (this file no longer exists; the comment was on these lines):"
         body = _quote(item.was or [], item.was_start)
     elif item.removed:
-        head = (f"{number}. {path}, around line {item.start} (the lines this comment was on "
-                "were removed since; they read):")  # fmt: skip
+        head = (
+            f"{number}. {path}, around line {item.start} (the lines this comment was on "
+            "were removed since; they read):"
+        )
         body = _quote(item.was or [], item.was_start)
     else:
         notes = []
@@ -187,9 +197,11 @@ def _quote(lines: list[str], first: int) -> str:
 
 def pointer_prompt(path: str, comments: int, files: int) -> str:
     """The short prompt typed for a review too tall to type: where the whole review is."""
-    return (f"Review of your changes: {_count(comments, 'comment')} on {_count(files, 'file')}, "
-            f"written out in {path} (too long to type here). Please read that file and address "
-            "each comment.")  # fmt: skip
+    return (
+        f"Review of your changes: {_count(comments, 'comment')} on {_count(files, 'file')}, "
+        f"written out in {path} (too long to type here). Please read that file and address "
+        "each comment."
+    )
 
 
 # --- text helpers -----------------------------------------------------------------------------

@@ -38,11 +38,31 @@ FENCE_MOST = 10  # backticks in a row a code block's fence outgrows; more are sh
 ATTACH_MOST = 8 * 1024 * 1024  # Discord takes 10 MB a message; more is said, not attached
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 LANGUAGES = {  # a new file's code block, by extension
-    "py": "python", "js": "js", "mjs": "js", "ts": "ts", "tsx": "tsx", "jsx": "jsx",
-    "sh": "sh", "bash": "sh", "json": "json", "md": "md", "yml": "yaml", "yaml": "yaml",
-    "toml": "toml", "rs": "rust", "go": "go", "html": "html", "css": "css", "java": "java",
-    "c": "c", "h": "c", "cpp": "cpp", "rb": "ruby", "sql": "sql", "kt": "kotlin",
-}  # fmt: skip
+    "py": "python",
+    "js": "js",
+    "mjs": "js",
+    "ts": "ts",
+    "tsx": "tsx",
+    "jsx": "jsx",
+    "sh": "sh",
+    "bash": "sh",
+    "json": "json",
+    "md": "md",
+    "yml": "yaml",
+    "yaml": "yaml",
+    "toml": "toml",
+    "rs": "rust",
+    "go": "go",
+    "html": "html",
+    "css": "css",
+    "java": "java",
+    "c": "c",
+    "h": "c",
+    "cpp": "cpp",
+    "rb": "ruby",
+    "sql": "sql",
+    "kt": "kotlin",
+}
 
 
 class OnDisk:

@@ -20,11 +20,17 @@ from pathlib import Path
 
 NAME = "elic"
 TOOLS = [
-    {"name": "ask_form", "description": "Ask the user to fill in a form",
-     "inputSchema": {"type": "object", "properties": {}}},
-    {"name": "ask_url", "description": "Send the user to a web page",
-     "inputSchema": {"type": "object", "properties": {}}},
-]  # fmt: skip
+    {
+        "name": "ask_form",
+        "description": "Ask the user to fill in a form",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "ask_url",
+        "description": "Send the user to a web page",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
+]
 
 
 URL, URL_MESSAGE = "https://example.com/auth?step=1", "Sign in to the example service"
@@ -32,8 +38,17 @@ URL, URL_MESSAGE = "https://example.com/auth?step=1", "Sign in to the example se
 
 def mcp_json(log: Path, schema: Path, url: str = URL, message: str = URL_MESSAGE) -> dict:
     """The ``.mcp.json`` that starts this server (as ``elic``) with this interpreter."""
-    args = [__file__, "--log", str(log), "--schema", str(schema), "--url", url,
-            "--message", message]  # fmt: skip
+    args = [
+        __file__,
+        "--log",
+        str(log),
+        "--schema",
+        str(schema),
+        "--url",
+        url,
+        "--message",
+        message,
+    ]
     return {"mcpServers": {NAME: {"type": "stdio", "command": sys.executable, "args": args}}}
 
 
@@ -57,22 +72,38 @@ def main() -> None:
         method, mid = message.get("method"), message.get("id")
         if method == "initialize":
             version = (message.get("params") or {}).get("protocolVersion", "2025-11-25")
-            _send(mid, {"protocolVersion": version, "capabilities": {"tools": {}},
-                        "serverInfo": {"name": NAME, "version": "1"}})  # fmt: skip
+            _send(
+                mid,
+                {
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": NAME, "version": "1"},
+                },
+            )
         elif method == "tools/list":
             _send(mid, {"tools": TOOLS})
         elif method == "tools/call":
             calls += 1
             tool = (message.get("params") or {}).get("name")
             if tool == "ask_url":
-                params = {"mode": "url", "message": options.message,
-                          "url": options.url, "elicitationId": f"elic-{calls}"}  # fmt: skip
+                params = {
+                    "mode": "url",
+                    "message": options.message,
+                    "url": options.url,
+                    "elicitationId": f"elic-{calls}",
+                }
             else:
                 schema = json.loads(Path(options.schema).read_text())
                 params = {"message": "Please describe the project", "requestedSchema": schema}
             request_id = f"srv-{calls}"
-            _write({"jsonrpc": "2.0", "id": request_id, "method": "elicitation/create",
-                    "params": params})  # fmt: skip
+            _write(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "method": "elicitation/create",
+                    "params": params,
+                }
+            )
             reply = _read()
             while reply.get("id") != request_id:
                 reply = _read()

@@ -37,8 +37,11 @@ def signed_looking_commit(path: Path, message: str, *flags: str) -> str:
     body = f"tree {tree}\nparent {parent}\nauthor {who}\ncommitter {who}\n{signature}\n{message}\n"
     oid = subprocess.run(
         ["git", "-C", str(path), "hash-object", "-t", "commit", "-w", "--stdin"],
-        input=body, capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
+        input=body,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     git(path, *flags, "update-ref", "HEAD", oid)
     return oid
 

@@ -146,9 +146,10 @@ def _explained(error: ValidationError) -> list[ValidationError]:
     for sub in error.context:
         branches.setdefault(sub.relative_schema_path[0], []).append(sub)
     meant = [
-        errors for errors in branches.values()
+        errors
+        for errors in branches.values()
         if not any(e.validator == "const" and len(e.relative_path) <= 1 for e in errors)
-    ] or list(branches.values())  # fmt: skip
+    ] or list(branches.values())
     return [leaf for sub in min(meant, key=len) for leaf in _explained(sub)]
 
 
@@ -197,10 +198,20 @@ def _generate(types: Path, target: Path) -> None:
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
         out = Path(scratch) / target.name
         done = subprocess.run(
-            [str(command), "--path", str(types), "--type", *TYPES, "--no-type-check",
-             "--out", str(out)],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            [
+                str(command),
+                "--path",
+                str(types),
+                "--type",
+                *TYPES,
+                "--no-type-check",
+                "--out",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         if done.returncode != 0 or not out.exists():
             raise ContractUnavailable(f"{GENERATOR} failed on {types}:\n{done.stderr[-2000:]}")
         os.replace(out, target)  # whole or not at all: another session may read it meanwhile

@@ -128,9 +128,13 @@ class BridgeRig:
             path.mkdir()
         self.bridge_home.mkdir(mode=0o700)
         prepare_home(
-            self.claude_home, list(self.projects.values()), version=claude_version,
-            trust=trust, accept_bypass=accept_bypass, approve_key=approve_key,
-        )  # fmt: skip
+            self.claude_home,
+            list(self.projects.values()),
+            version=claude_version,
+            trust=trust,
+            accept_bypass=accept_bypass,
+            approve_key=approve_key,
+        )
         # This rig's Claude Codes only: one an earlier test left a request in flight from gets
         # a 401, not this test's scripted turn (seen: a test's tool call answered as text).
         api.admit_only(self.socket)
@@ -197,9 +201,13 @@ class BridgeRig:
         current directory first on the path)."""
         return subprocess.run(
             [sys.executable, "-m", "bridge.cli", *args],
-            env=self.env, cwd=cwd or REPO, capture_output=True, text=True, check=check,
+            env=self.env,
+            cwd=cwd or REPO,
+            capture_output=True,
+            text=True,
+            check=check,
             timeout=60,
-        )  # fmt: skip
+        )
 
     # --- the bot ---------------------------------------------------------------------
 
@@ -218,9 +226,11 @@ class BridgeRig:
         options = ["--config", str(config)] if config else []
         self.bot = subprocess.Popen(
             [sys.executable, "-m", "bridge.cli", *options, "run"],
-            env={**self.env, **(env or {})}, cwd=checkout or REPO, stdout=log,
+            env={**self.env, **(env or {})},
+            cwd=checkout or REPO,
+            stdout=log,
             stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        )
         log.close()
         try:
             self.discord.wait(since=since, kind="gateway_ready", timeout=timeout)
@@ -321,8 +331,9 @@ class BridgeRig:
         """The ttys of the tmux clients attached to the rig's tmux server."""
         listed = subprocess.run(
             ["tmux", "-L", self.socket, "list-clients", "-F", "#{client_tty}"],
-            capture_output=True, text=True,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+        )
         return listed.stdout.split()
 
     def pane(self, project: str = "project-a"):

@@ -23,8 +23,10 @@ def speak_wav(text: str, voice: str = VOICE, speed: int = SPEED) -> bytes:
         raise RuntimeError("espeak-ng is required (apt-get install espeak-ng)")
     return subprocess.run(
         [espeak, "-v", voice, "-s", str(speed), "--stdout", "--", text],
-        capture_output=True, check=True, timeout=60,
-    ).stdout  # fmt: skip
+        capture_output=True,
+        check=True,
+        timeout=60,
+    ).stdout
 
 
 def to_ogg_opus(audio: bytes) -> tuple[bytes, float]:

@@ -189,10 +189,13 @@ class EmulatorClient:
         ``age_seconds``: its ``timestamp`` says it was sent that long ago. ``message_type``
         (e.g. 18, "started a thread") and ``webhook_id``: a system or webhook message."""
         files = [
-            {**(extra[0] if extra else {}), "filename": name,
-             "data": base64.b64encode(data).decode()}
+            {
+                **(extra[0] if extra else {}),
+                "filename": name,
+                "data": base64.b64encode(data).decode(),
+            }
             for name, data, *extra in attachments or []
-        ]  # fmt: skip
+        ]
         return self._post(
             "/_test/messages",
             {
@@ -230,9 +233,12 @@ class EmulatorClient:
             "waveform": base64.b64encode(bytes(range(0, 256, 4))).decode(),
         }
         return self.post_message(
-            channel_id, "", user=user, attachments=[("voice-message.ogg", ogg_opus, extra)],
+            channel_id,
+            "",
+            user=user,
+            attachments=[("voice-message.ogg", ogg_opus, extra)],
             flags=IS_VOICE_MESSAGE,
-        )  # fmt: skip
+        )
 
     def react(
         self,
@@ -244,8 +250,13 @@ class EmulatorClient:
     ) -> bool:
         """``user`` adds (or removes) a reaction, as from a Discord client; False when that
         changed nothing (nothing is dispatched then, as on Discord)."""
-        body = {"channel_id": channel_id, "message_id": message_id, "emoji": emoji,
-                "user": user, "remove": remove}  # fmt: skip
+        body = {
+            "channel_id": channel_id,
+            "message_id": message_id,
+            "emoji": emoji,
+            "user": user,
+            "remove": remove,
+        }
         return bool(self._post("/_test/react", body).get("changed"))
 
     def create_channel(self, name: str) -> dict[str, Any]:
@@ -331,8 +342,14 @@ class EmulatorClient:
     ) -> dict[str, Any]:
         """Send a modal submit the bot never opened (any ``custom_id``, on ``message_id``), as
         a crafted client could; ``click``/``select`` already take any ``custom_id``."""
-        body = {"crafted": True, "message_id": message_id, "custom_id": custom_id,
-                "values": values, "user": user, "timeout": timeout}  # fmt: skip
+        body = {
+            "crafted": True,
+            "message_id": message_id,
+            "custom_id": custom_id,
+            "values": values,
+            "user": user,
+            "timeout": timeout,
+        }
         return self._post("/_test/modal", body, timeout)
 
     def run_command(

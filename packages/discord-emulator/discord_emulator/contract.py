@@ -246,9 +246,13 @@ def check(route: str, body: Any, stats: Iterable[ContractStats] = ()) -> FormErr
 # A value of the wrong type fails its other rules too (an enum, a length); Discord names only
 # the type ('Value "CHAT_INPUT" is not int.').
 TYPE_CODES = {
-    "BASE_TYPE_REQUIRED", "NUMBER_TYPE_COERCE", "STRING_TYPE_CONVERT", "BOOLEAN_TYPE_CONVERT",
-    "LIST_TYPE_CONVERT", "MODEL_TYPE_CONVERT",
-}  # fmt: skip
+    "BASE_TYPE_REQUIRED",
+    "NUMBER_TYPE_COERCE",
+    "STRING_TYPE_CONVERT",
+    "BOOLEAN_TYPE_CONVERT",
+    "LIST_TYPE_CONVERT",
+    "MODEL_TYPE_CONVERT",
+}
 
 
 def to_form_errors(errors: Iterable[Any]) -> FormErrors:

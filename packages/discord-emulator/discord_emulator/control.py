@@ -170,8 +170,15 @@ async def settings(request: web.Request) -> web.Response:
     global limit and per-resource buckets, off by default)."""
     st = _st(request)
     body = await read_json(request)
-    keys = ("max_file_size", "interaction_deadline", "privileged_intents", "audit_log_access",
-            "manage_channels", "manage_messages", "rate_limits")  # fmt: skip
+    keys = (
+        "max_file_size",
+        "interaction_deadline",
+        "privileged_intents",
+        "audit_log_access",
+        "manage_channels",
+        "manage_messages",
+        "rate_limits",
+    )
     for key in keys:
         if key in body:
             setattr(st, key, type(getattr(st, key))(body[key]))
@@ -399,12 +406,15 @@ def _offered(comp: dict[str, Any], values: list[str]) -> None:
         shown = {str(o.get("value")) for o in comp.get("options") or []}
         missing = [v for v in values if v not in shown]
         if missing:
-            raise _bad(f"the select {comp.get('custom_id')!r} does not show {missing} (it shows "
-                       f"{sorted(shown)}): pass crafted=True to send it anyway")  # fmt: skip
+            raise _bad(
+                f"the select {comp.get('custom_id')!r} does not show {missing} (it shows "
+                f"{sorted(shown)}): pass crafted=True to send it anyway"
+            )
     low, high = int(comp.get("min_values", 1)), int(comp.get("max_values", 1))
     if not low <= len(values) <= high:
-        raise _bad(f"the select {comp.get('custom_id')!r} takes {low} to {high} values, "
-                   f"not {len(values)}")  # fmt: skip
+        raise _bad(
+            f"the select {comp.get('custom_id')!r} takes {low} to {high} values, not {len(values)}"
+        )
 
 
 async def click(request: web.Request) -> web.Response:
@@ -520,10 +530,13 @@ def _nested_options(cmd: dict[str, Any], path: list[str], options: Any) -> list[
     if not path:
         return _options(cmd, options)
     sub = next(
-        (o for o in cmd.get("options") or []
-         if o["name"] == path[0] and o.get("type") in (SUBCOMMAND, SUBCOMMAND_GROUP)),
+        (
+            o
+            for o in cmd.get("options") or []
+            if o["name"] == path[0] and o.get("type") in (SUBCOMMAND, SUBCOMMAND_GROUP)
+        ),
         None,
-    )  # fmt: skip
+    )
     if sub is None:
         raise _bad(f"{cmd['name']!r} has no subcommand {path[0]!r}", 404)
     inner = _nested_options(sub, path[1:], options)

@@ -232,8 +232,9 @@ class _Connection:
         self.attach(session)
         self.hub._send_event(session, "READY", self.ready_payload(session))
         self.hub._send_event(session, "GUILD_CREATE", guild_payload(self.st))
-        self.st.record("gateway_ready", session_id=session.id, intents=intents,
-                       user_id=str(bot.get("id")))  # fmt: skip
+        self.st.record(
+            "gateway_ready", session_id=session.id, intents=intents, user_id=str(bot.get("id"))
+        )
 
     def ready_payload(self, session: Session) -> dict[str, Any]:
         st = self.st

@@ -60,9 +60,13 @@ async def create_guild_channel(request: web.Request) -> web.Response:
     siblings = [c for c in st.guild_channels() if c.get("parent_id") == parent_id]
     position = max((c["position"] for c in siblings), default=-1) + 1
     channel = p.channel_obj(
-        st.flakes.next(), normalise_name(name, kind), st.ids["guild_id"],
-        str(parent_id) if parent_id is not None else None, position, kind,
-    )  # fmt: skip
+        st.flakes.next(),
+        normalise_name(name, kind),
+        st.ids["guild_id"],
+        str(parent_id) if parent_id is not None else None,
+        position,
+        kind,
+    )
     if isinstance(body.get("topic"), str):
         channel["topic"] = body["topic"]
     st.add_channel(channel)

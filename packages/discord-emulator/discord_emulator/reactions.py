@@ -38,15 +38,17 @@ def summary(st: State, message_id: str, viewer_id: str | None) -> list[dict[str,
     out = []
     for emoji, users in st.reactions.get(message_id, {}).items():
         name, _, emoji_id = emoji.partition(":")
-        out.append({
-            "emoji": {"id": emoji_id or None, "name": name},
-            "count": len(users),
-            "count_details": {"burst": 0, "normal": len(users)},
-            "burst_colors": [],
-            "me": viewer_id in users,
-            "me_burst": False,
-            "burst_count": 0,
-        })  # fmt: skip
+        out.append(
+            {
+                "emoji": {"id": emoji_id or None, "name": name},
+                "count": len(users),
+                "count_details": {"burst": 0, "normal": len(users)},
+                "burst_colors": [],
+                "me": viewer_id in users,
+                "me_burst": False,
+                "burst_count": 0,
+            }
+        )
     return out
 
 
@@ -205,8 +207,12 @@ def _cleared(st: State, msg: dict[str, Any], event_name: str, data: dict[str, An
     if msg.get("guild_id"):
         data = {**data, "guild_id": msg["guild_id"]}
     st.gateway.dispatch(event_name, copy.deepcopy(data))
-    st.record(event_name.lower(), channel_id=msg["channel_id"], message_id=msg["id"],
-              emoji=(data.get("emoji") or {}).get("name"))  # fmt: skip
+    st.record(
+        event_name.lower(),
+        channel_id=msg["channel_id"],
+        message_id=msg["id"],
+        emoji=(data.get("emoji") or {}).get("name"),
+    )
 
 
 def routes(message_path: str) -> list[tuple[str, str, Any]]:

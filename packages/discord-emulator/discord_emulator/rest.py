@@ -289,8 +289,11 @@ def _history_query(q: Any) -> tuple[int, dict[str, int]]:
             errs.add(("limit",), "NUMBER_TYPE_COERCE", f'Value "{q["limit"]}" is not int.')
         else:
             if not 1 <= limit <= 100:
-                errs.add(("limit",), "NUMBER_TYPE_MAX" if limit > 100 else "NUMBER_TYPE_MIN",
-                         "int value should be between 1 and 100.")  # fmt: skip
+                errs.add(
+                    ("limit",),
+                    "NUMBER_TYPE_MAX" if limit > 100 else "NUMBER_TYPE_MIN",
+                    "int value should be between 1 and 100.",
+                )
     anchors: dict[str, int] = {}
     for name in ("around", "before", "after"):
         if name in q:

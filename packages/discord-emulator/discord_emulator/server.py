@@ -43,8 +43,9 @@ class Emulator:
         ``bot_token`` no token derived from the seed is accepted (the second bot's is random).
         ``second_bot``: a second bot in the guild (``second_bot_token``); off, no token but
         the first bot's logs in."""
-        self.state = State(seed=seed, max_file_size=max_file_size, rate_limits=rate_limits,
-                           second_bot=second_bot)  # fmt: skip
+        self.state = State(
+            seed=seed, max_file_size=max_file_size, rate_limits=rate_limits, second_bot=second_bot
+        )
         if bot_token:
             self.state.set_bot_token(bot_token)
         self.state.control_token = control_token

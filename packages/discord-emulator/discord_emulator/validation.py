@@ -138,16 +138,23 @@ def _validate_attachments(errs: FormErrors, attachments: list[Any]) -> None:
             continue
         seconds = att.get("duration_secs")
         if seconds is not None and (
-            isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+            isinstance(seconds, bool)
+            or not isinstance(seconds, (int, float))
             or not 0 <= seconds <= 2147483647
-        ):  # fmt: skip
-            errs.add(("attachments", i, "duration_secs"), "NUMBER_TYPE_COERCE",
-                     f"Value \"{seconds}\" is not a valid number.")  # fmt: skip
+        ):
+            errs.add(
+                ("attachments", i, "duration_secs"),
+                "NUMBER_TYPE_COERCE",
+                f'Value "{seconds}" is not a valid number.',
+            )
         waveform = att.get("waveform")
         if waveform is not None:
             if not isinstance(waveform, str):
-                errs.add(("attachments", i, "waveform"), "STRING_TYPE_CONVERT",
-                         "Could not interpret value as string.")  # fmt: skip
+                errs.add(
+                    ("attachments", i, "waveform"),
+                    "STRING_TYPE_CONVERT",
+                    "Could not interpret value as string.",
+                )
             else:
                 errs.max_len(("attachments", i, "waveform"), waveform, WAVEFORM_MAX_CHARS)
 
@@ -268,8 +275,12 @@ def _validate_link(errs: FormErrors, path: tuple[str | int, ...], url: Any) -> N
     if parts is None or not parts.scheme:
         errs.add(path, "URL_TYPE_INVALID_URL", "Not a well formed URL.")
     elif parts.scheme.lower() not in LINK_SCHEMES:
-        errs.add(path, "URL_TYPE_INVALID_SCHEME", f'Scheme "{parts.scheme}" is not supported. '
-                 "Scheme must be one of ('http', 'https', 'discord').")  # fmt: skip
+        errs.add(
+            path,
+            "URL_TYPE_INVALID_SCHEME",
+            f'Scheme "{parts.scheme}" is not supported. '
+            "Scheme must be one of ('http', 'https', 'discord').",
+        )
     elif parts.scheme.lower() != "discord" and not parts.netloc:
         errs.add(path, "URL_TYPE_INVALID_URL", "Not a well formed URL.")
 

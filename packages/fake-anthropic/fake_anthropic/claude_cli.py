@@ -331,11 +331,28 @@ class TmuxServer:
         shell_cmd = "exec " + shlex.join(["env", *assignments, *argv])
         # remain-on-exit keeps the last screen when claude dies, so failures stay diagnosable.
         self.tmux(
-            "set-option", "-g", "remain-on-exit", "on", ";",
-            "set-option", "-s", "focus-events", "on", ";",
-            "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height),
-            "-c", str(cwd), shell_cmd,
-        )  # fmt: skip
+            "set-option",
+            "-g",
+            "remain-on-exit",
+            "on",
+            ";",
+            "set-option",
+            "-s",
+            "focus-events",
+            "on",
+            ";",
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            "-c",
+            str(cwd),
+            shell_cmd,
+        )
         return name
 
     def capture(self, target: str) -> str:

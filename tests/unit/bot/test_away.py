@@ -23,8 +23,10 @@ CHANNELS = ["100000000000000011", "100000000000000012", "100000000000000013"]
 
 
 def config(tmp_path, **top: object) -> BridgeConfig:
-    projects = [{"name": f"p{i}", "channelId": c, "projectPath": str(tmp_path / f"p{i}")}
-                for i, c in enumerate(CHANNELS)]  # fmt: skip
+    projects = [
+        {"name": f"p{i}", "channelId": c, "projectPath": str(tmp_path / f"p{i}")}
+        for i, c in enumerate(CHANNELS)
+    ]
     raw = {
         "schemaVersion": 2,
         "servers": [
@@ -115,9 +117,22 @@ def watch(tmp_path, rt, **top: object) -> tuple[AwayWatch, Bot, Sessions, Clock]
 
 
 def wait_for_limit(rt, key: str, resets_at: float | None, **extra: object) -> None:
-    away.save(rt, "limit", key, {"server": "srv", "key": key, "session": None, "state": "waiting",
-                                 "hit_at": NOW - 10, "resets_at": resets_at, "exact": True,
-                                 "said": "You've hit your 5-hour limit", **extra})  # fmt: skip
+    away.save(
+        rt,
+        "limit",
+        key,
+        {
+            "server": "srv",
+            "key": key,
+            "session": None,
+            "state": "waiting",
+            "hit_at": NOW - 10,
+            "resets_at": resets_at,
+            "exact": True,
+            "said": "You've hit your 5-hour limit",
+            **extra,
+        },
+    )
 
 
 def test_several_sessions_at_a_limit_resume_one_by_one_in_reset_order(tmp_path, rt) -> None:
@@ -164,8 +179,9 @@ def test_an_unknown_reset_polls_gently_and_says_so(tmp_path, rt) -> None:
 
 
 def test_auto_resume_off_waits_for_the_owner_and_a_prompt_ends_the_wait(tmp_path, rt) -> None:
-    w, bot, sessions, clock = watch(tmp_path, rt, limits={"autoResume": False,
-                                                          "continuePrompt": "go on"})  # fmt: skip
+    w, bot, sessions, clock = watch(
+        tmp_path, rt, limits={"autoResume": False, "continuePrompt": "go on"}
+    )
     wait_for_limit(rt, CHANNELS[0], NOW + 5)
     asyncio.run(w.tick())
     assert bot.log[0][2].startswith(f"⏸ Usage limit — resets at <t:{int(NOW + 5)}:t>")
@@ -174,8 +190,13 @@ def test_auto_resume_off_waits_for_the_owner_and_a_prompt_ends_the_wait(tmp_path
     asyncio.run(w.tick())
     assert sessions.typed == []
     # Claude Code's own continue at the reset reached the session (UserPromptSubmit):
-    away.update(rt, "limit", CHANNELS[0], state="ended",
-                ended_by="Your claude.ai usage limit has reset. Continue the task")  # fmt: skip
+    away.update(
+        rt,
+        "limit",
+        CHANNELS[0],
+        state="ended",
+        ended_by="Your claude.ai usage limit has reset. Continue the task",
+    )
     asyncio.run(w.tick())
     assert bot.log[-1] == (
         "edit",
@@ -238,14 +259,17 @@ def test_a_projects_budget_replaces_the_top_levels_values(tmp_path) -> None:
     assert cfg.auto_resume and cfg.continue_prompt == "continue" and cfg.resume_margin == 30
 
 
-@pytest.mark.parametrize(("top", "problem"), [
-    ({"limits": {"autoResume": "yes"}}, "limits.autoResume"),
-    ({"limits": {"continuePrompt": " "}}, "limits.continuePrompt"),
-    ({"limits": {"resumeMarginSeconds": -1}}, "limits.resumeMarginSeconds"),
-    ({"budget": {"sessionUsd": 0}}, "budget.sessionUsd"),
-    ({"budget": {"dayUsd": "5"}}, "budget.dayUsd"),
-    ({"budget": []}, "budget: expected an object"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("top", "problem"),
+    [
+        ({"limits": {"autoResume": "yes"}}, "limits.autoResume"),
+        ({"limits": {"continuePrompt": " "}}, "limits.continuePrompt"),
+        ({"limits": {"resumeMarginSeconds": -1}}, "limits.resumeMarginSeconds"),
+        ({"budget": {"sessionUsd": 0}}, "budget.sessionUsd"),
+        ({"budget": {"dayUsd": "5"}}, "budget.dayUsd"),
+        ({"budget": []}, "budget: expected an object"),
+    ],
+)
 def test_bad_limits_and_budgets_are_refused_clearly(tmp_path, top: dict, problem: str) -> None:
     with pytest.raises(ConfigError) as caught:
         config(tmp_path, **top)

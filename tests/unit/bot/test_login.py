@@ -85,9 +85,7 @@ def test_a_rejected_token_is_not_retried_and_names_the_entry(discord_at: Emulato
 
 
 def test_describe_names_dns_errors_and_timeouts_in_one_line() -> None:
-    key = aiohttp.client_reqrep.ConnectionKey(
-        "discord.com", 443, True, True, None, None, None
-    )  # fmt: skip
+    key = aiohttp.client_reqrep.ConnectionKey("discord.com", 443, True, True, None, None, None)
     dns = aiohttp.ClientConnectorDNSError(key, OSError(-2, "Name or service not known"))
     assert login.describe(dns) == "cannot resolve discord.com"
     assert isinstance(dns, login.RETRYABLE)
@@ -170,8 +168,7 @@ def test_a_server_that_never_answers_times_out_and_is_retried(
         async def main() -> str:
             client = discord.Client(intents=discord.Intents.none())
             try:
-                await login.login(client, emu.bot_token, 0, "main", sleep=sleep,
-                                  probe_timeout=0.5)  # fmt: skip
+                await login.login(client, emu.bot_token, 0, "main", sleep=sleep, probe_timeout=0.5)
                 return str(client.user.id) if client.user else ""
             finally:
                 await client.close()
@@ -180,8 +177,11 @@ def test_a_server_that_never_answers_times_out_and_is_retried(
         assert asyncio.run(main()) == emu.ids["bot_id"]
     assert time.monotonic() - started < 10
     assert slept == [1, 2]
-    failed = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING
-              and r.name == "bridge.bot.login"]  # fmt: skip
+    failed = [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING and r.name == "bridge.bot.login"
+    ]
     assert failed == [
         "main: Discord not reachable (timed out); login attempt 1 failed, next in 1 s",
         "main: Discord not reachable (timed out); login attempt 2 failed, next in 2 s",

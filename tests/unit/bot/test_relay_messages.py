@@ -44,10 +44,15 @@ def message(content: str, kind: discord.MessageType) -> SimpleNamespace:
         pass
 
     return SimpleNamespace(
-        id=1, type=kind, content=content, attachments=[], webhook_id=None,
+        id=1,
+        type=kind,
+        content=content,
+        attachments=[],
+        webhook_id=None,
         author=SimpleNamespace(id=OWNER, bot=False, name="owner"),
-        channel=SimpleNamespace(id=CHANNEL), add_reaction=add_reaction,
-    )  # fmt: skip
+        channel=SimpleNamespace(id=CHANNEL),
+        add_reaction=add_reaction,
+    )
 
 
 def test_system_messages_such_as_thread_created_are_never_typed(tmp_path) -> None:

@@ -46,9 +46,11 @@ def test_a_taller_review_goes_to_a_file_claude_may_read(tmp_path) -> None:
     with open(written) as review_file:
         assert review_file.read() == text + "\n"
     assert stat.S_IMODE(os.stat(written).st_mode) == 0o600
-    assert prompt == (f"Review of your changes: 12 comments on 12 files, written out in {written}"
-                      " (too long to type here). Please read that file and address each "
-                      "comment.")  # fmt: skip
+    assert prompt == (
+        f"Review of your changes: 12 comments on 12 files, written out in {written}"
+        " (too long to type here). Please read that file and address each "
+        "comment."
+    )
     # A smaller terminal attached to the session leaves less room: 20 rows do not fit in 24.
     short = "\n".join(f"line {i}" for i in range(20))
     assert review_send._fit(sessions_on(80, 24), rt, KEY, "%1", short, draft(1))[1] is not None

@@ -94,8 +94,14 @@ def rig(tmp_path, now: list[float]) -> tuple[Scheduler, Sessions, list[str]]:
 
 
 def hourly(**changes: object) -> Schedule:
-    fields = {"id": "0123abcd", "server": "main", "key": KEY, "prompt": "check the build",
-              "rule": {"kind": "hours", "hours": 1, "anchor": T0}, "next_run": T0}  # fmt: skip
+    fields = {
+        "id": "0123abcd",
+        "server": "main",
+        "key": KEY,
+        "prompt": "check the build",
+        "rule": {"kind": "hours", "hours": 1, "anchor": T0},
+        "next_run": T0,
+    }
     return Schedule(**{**fields, **changes})  # type: ignore[arg-type]
 
 

@@ -16,13 +16,15 @@ def rt(tmp_path) -> runtime.Runtime:
 
 
 def test_a_subscription_shows_both_windows_with_their_resets() -> None:
-    record = {"rate_limits": {"five_hour": 23.4, "seven_day": 41.0},
-              "rate_limit_resets": {"five_hour": NOW + 3600, "seven_day": NOW - 5}}  # fmt: skip
+    record = {
+        "rate_limits": {"five_hour": 23.4, "seven_day": 41.0},
+        "rate_limit_resets": {"five_hour": NOW + 3600, "seven_day": NOW - 5},
+    }
     text = plan_text(record, NOW)
     reset = int(NOW + 3600)
     assert text == (
         f"Plan: 5-hour 23% used, resets <t:{reset}:R> (<t:{reset}:f>); 7-day 41% used"
-    )  # fmt: skip  (a reset in the past is not shown)
+    )  # (a reset in the past is not shown)
 
 
 def test_an_api_key_account_says_plainly_that_it_is_not_reported() -> None:
@@ -44,7 +46,11 @@ def test_usage_text_has_the_session_today_and_the_plan(rt) -> None:
 
 
 def test_the_panel_line_is_compact_and_leaves_the_model_out() -> None:
-    record = {"model_name": "Opus 5.5", "context_percent": 12, "cost_usd": 0.4321,
-              "rate_limits": {"five_hour": 23}}  # fmt: skip
+    record = {
+        "model_name": "Opus 5.5",
+        "context_percent": 12,
+        "cost_usd": 0.4321,
+        "rate_limits": {"five_hour": 23},
+    }
     assert compact_line(record) == "ctx 12% · $0.43 · 5h 23%"
     assert compact_line({}) == ""

@@ -33,8 +33,11 @@ from bridge.state import runtime
 OWNER, ALLOWED, STRANGER = "100000000000000002", "100000000000000005", "100000000000000006"
 CHANNEL, GENERAL = "100000000000000003", "100000000000000009"
 MEMBER = "100000000000000007"  # a member with one role (the test's), no listed user
-ROLES = {"watch": "200000000000000001", "drive": "200000000000000002",
-         "approve": "200000000000000003"}  # fmt: skip
+ROLES = {
+    "watch": "200000000000000001",
+    "drive": "200000000000000002",
+    "approve": "200000000000000003",
+}
 # What a click needs (docs/guide.md's Roles table); every other item needs drive.
 APPROVE_ITEMS = {"PromptButton", "PromptSelect", "ScreenButton", "FinishButton"}
 WATCH_ITEMS = {"DiffButton", "FileSelect", "FilePageButton", "HistoryPick", "HistoryPage"}
@@ -78,23 +81,58 @@ SELECTS = ("db:s:", "db:panel:pick:", "db:rv:pick:", "db:rv:drop:", "db:ms:pick:
 # The owner's, not allowedUserIds' (/project's, /schedule's, a reached budget's, /sessions' and
 # /history's): what each says to the others.
 MACHINE_ITEMS = (
-    "SessionPick", "SessionPage", "AdoptButton", "ReleaseButton", "HistoryPick", "HistoryPage",
+    "SessionPick",
+    "SessionPage",
+    "AdoptButton",
+    "ReleaseButton",
+    "HistoryPick",
+    "HistoryPage",
     "ResumeButton",
-)  # fmt: skip
+)
 OWNER_ONLY_ITEMS = {
-    "RemoveButton": OWNER_ONLY, "ScheduleButton": SCHEDULE_OWNER_ONLY, "BudgetButton": OWNER_BUDGET,
-    "SendToClaude": OWNER_SENDS, **dict.fromkeys(MACHINE_ITEMS, OWNER_ONLY),
-}  # fmt: skip
+    "RemoveButton": OWNER_ONLY,
+    "ScheduleButton": SCHEDULE_OWNER_ONLY,
+    "BudgetButton": OWNER_BUDGET,
+    "SendToClaude": OWNER_SENDS,
+    **dict.fromkeys(MACHINE_ITEMS, OWNER_ONLY),
+}
 COMMANDS = {
-    "status", "start", "stop", "esc", "peek", "mode", "model", "new", "resume", "clear",
-    "compact", "keys", "diff", "finish", "usage", "project add", "project remove", "project list",
-    "schedule at", "schedule in", "schedule daily", "schedule weekdays", "schedule every",
-    "schedule cron", "schedule list", "sessions", "history", "queue", "preview", "audit",
-}  # fmt: skip
+    "status",
+    "start",
+    "stop",
+    "esc",
+    "peek",
+    "mode",
+    "model",
+    "new",
+    "resume",
+    "clear",
+    "compact",
+    "keys",
+    "diff",
+    "finish",
+    "usage",
+    "project add",
+    "project remove",
+    "project list",
+    "schedule at",
+    "schedule in",
+    "schedule daily",
+    "schedule weekdays",
+    "schedule every",
+    "schedule cron",
+    "schedule list",
+    "sessions",
+    "history",
+    "queue",
+    "preview",
+    "audit",
+}
 OWNER_ONLY_COMMANDS = {
     name: SCHEDULE_OWNER_ONLY if name.startswith("schedule") else OWNER_ONLY
-    for name in COMMANDS if name.startswith(("project", "schedule", "sessions", "history"))
-} | {"audit": OWNER_AUDIT}  # fmt: skip
+    for name in COMMANDS
+    if name.startswith(("project", "schedule", "sessions", "history"))
+} | {"audit": OWNER_AUDIT}
 
 
 class Response:
@@ -103,8 +141,9 @@ class Response:
     def __init__(self) -> None:
         self.sent: list[tuple] = []
 
-    async def send_message(self, content: str | None = None, *, ephemeral: bool = False,
-                           **_: object) -> None:  # fmt: skip
+    async def send_message(
+        self, content: str | None = None, *, ephemeral: bool = False, **_: object
+    ) -> None:
         self.sent.append((content, ephemeral))
 
     async def autocomplete(self, choices: list) -> None:
@@ -118,13 +157,22 @@ def interaction(
     bot: BridgeBot, user: str, kind: discord.InteractionType, roles: tuple = (), **data: object
 ):
     """An interaction in the project's channel, from a member with these role ids."""
-    member = SimpleNamespace(id=int(user), display_name="someone",
-                             roles=[SimpleNamespace(id=int(r)) for r in roles])  # fmt: skip
+    member = SimpleNamespace(
+        id=int(user), display_name="someone", roles=[SimpleNamespace(id=int(r)) for r in roles]
+    )
     return SimpleNamespace(
-        client=bot, user=member, type=kind, data=data, command=None, response=Response(),
-        message=None, channel_id=int(CHANNEL), channel=SimpleNamespace(id=int(CHANNEL)),
-        command_failed=False, extras={},
-    )  # fmt: skip
+        client=bot,
+        user=member,
+        type=kind,
+        data=data,
+        command=None,
+        response=Response(),
+        message=None,
+        channel_id=int(CHANNEL),
+        channel=SimpleNamespace(id=int(CHANNEL)),
+        command_failed=False,
+        extras={},
+    )
 
 
 def click(bot: BridgeBot, user: str, custom_id: str, roles: tuple = ()):
@@ -136,16 +184,24 @@ def click(bot: BridgeBot, user: str, custom_id: str, roles: tuple = ()):
 def bot(tmp_path):
     raw = {
         "schemaVersion": 2,
-        "servers": [{
-            "name": "main",
-            "discord": {"botToken": "tok", "ownerUserId": OWNER, "allowedUserIds": [ALLOWED]},
-            "tmux": {"session": "unit", "socketName": "dbunit-who-may-act"},
-            "generalChannelId": GENERAL,
-            "roles": {ROLES["watch"]: ["watch"], ROLES["drive"]: ["drive"]},
-            "projects": [{"name": "alpha", "channelId": CHANNEL, "projectPath": str(tmp_path),
-                          "roles": {ROLES["approve"]: ["approve"]}}],
-        }],
-    }  # fmt: skip
+        "servers": [
+            {
+                "name": "main",
+                "discord": {"botToken": "tok", "ownerUserId": OWNER, "allowedUserIds": [ALLOWED]},
+                "tmux": {"session": "unit", "socketName": "dbunit-who-may-act"},
+                "generalChannelId": GENERAL,
+                "roles": {ROLES["watch"]: ["watch"], ROLES["drive"]: ["drive"]},
+                "projects": [
+                    {
+                        "name": "alpha",
+                        "channelId": CHANNEL,
+                        "projectPath": str(tmp_path),
+                        "roles": {ROLES["approve"]: ["approve"]},
+                    }
+                ],
+            }
+        ],
+    }
     cfg = BridgeConfig(raw, str(tmp_path / "config.json"), env={})
     rt = runtime.Runtime(str(tmp_path / "rt"), str(tmp_path / "state")).ensure()
     return BridgeBot(cfg, cfg.servers[0], rt)
@@ -253,15 +309,17 @@ def test_every_slash_command_and_autocomplete_refuses_a_stranger_first(bot) -> N
     async def scenario() -> None:
         for name, command in commands.items():
             data = {"name": name.split()[0], "type": 1}
-            stranger = interaction(bot, STRANGER, discord.InteractionType.application_command,
-                                   **data)  # fmt: skip
+            stranger = interaction(
+                bot, STRANGER, discord.InteractionType.application_command, **data
+            )
             await bot.tree._call(stranger)  # what discord.py runs for a slash command
             assert stranger.response.sent == [(REFUSED, True)], name
             assert stranger.command_failed, name
             for param in command.parameters:
                 if param.autocomplete:
-                    asking = interaction(bot, STRANGER, discord.InteractionType.autocomplete,
-                                         **data)  # fmt: skip
+                    asking = interaction(
+                        bot, STRANGER, discord.InteractionType.autocomplete, **data
+                    )
                     await bot.tree._call(asking)
                     assert asking.response.sent == [("autocomplete", [])], name
 
@@ -304,8 +362,7 @@ def test_a_modal_submit_and_an_orphan_click_refuse_a_stranger(bot) -> None:
 
     async def scenario() -> None:
         custom = f"db:p:{RID}:tell"
-        submit = interaction(bot, STRANGER, discord.InteractionType.modal_submit,
-                             custom_id=custom)  # fmt: skip
+        submit = interaction(bot, STRANGER, discord.InteractionType.modal_submit, custom_id=custom)
         assert await route_modal_submit(submit) is True
         assert submit.response.sent == [(REFUSED, True)]
         orphan = click(bot, STRANGER, f"db:p:{RID}:deny")  # a button the message no longer has
@@ -325,12 +382,15 @@ def test_a_review_comment_form_refuses_a_stranger(bot, tmp_path) -> None:
     before anything is read or written."""
     custom = f"db:rv:form:{KEY}:abcdef1:1234567:0"
     values = {"lines": "1", "text": "a stranger's comment"}
-    fields = [{"type": 1, "components": [{"type": 4, "custom_id": k, "value": v}]}
-              for k, v in values.items()]  # fmt: skip
+    fields = [
+        {"type": 1, "components": [{"type": 4, "custom_id": k, "value": v}]}
+        for k, v in values.items()
+    ]
 
     async def scenario() -> None:
-        stranger = interaction(bot, STRANGER, discord.InteractionType.modal_submit,
-                               custom_id=custom, components=fields)  # fmt: skip
+        stranger = interaction(
+            bot, STRANGER, discord.InteractionType.modal_submit, custom_id=custom, components=fields
+        )
         await review.on_interaction(stranger)
         assert stranger.response.sent == [(REFUSED, True)]
 
@@ -355,8 +415,14 @@ BOT_ID, OTHER_BOT = 100000000000000001, 100000000000000008
 
 def reaction(user: str | int, author: int | None = BOT_ID, emoji: str = "✅") -> SimpleNamespace:
     """A MESSAGE_REACTION_ADD as discord.py hands it over (what ``may_react`` reads)."""
-    return SimpleNamespace(user_id=int(user), message_author_id=author, emoji=emoji,
-                           message_id=1, channel_id=int(CHANNEL), member=None)  # fmt: skip
+    return SimpleNamespace(
+        user_id=int(user),
+        message_author_id=author,
+        emoji=emoji,
+        message_id=1,
+        channel_id=int(CHANNEL),
+        member=None,
+    )
 
 
 def test_a_reaction_acts_only_for_an_allowed_user_on_the_bots_own_message(bot) -> None:

@@ -7,10 +7,20 @@ from bridge.claude import api_errors
 
 # StopFailure's `error` values as the Agent SDK's hook types list them (0.3.332, sdk.d.ts).
 SDK_ERRORS = (
-    "authentication_failed", "oauth_org_not_allowed", "account_on_hold", "verification_required",
-    "billing_error", "rate_limit", "overloaded", "invalid_request", "model_not_found",
-    "server_error", "unknown", "max_output_tokens", "cloud_credential_error",
-)  # fmt: skip
+    "authentication_failed",
+    "oauth_org_not_allowed",
+    "account_on_hold",
+    "verification_required",
+    "billing_error",
+    "rate_limit",
+    "overloaded",
+    "invalid_request",
+    "model_not_found",
+    "server_error",
+    "unknown",
+    "max_output_tokens",
+    "cloud_credential_error",
+)
 
 
 def test_every_error_the_cli_can_report_has_its_own_advice_or_the_general_one() -> None:

@@ -128,8 +128,10 @@ def test_a_wrapped_numbered_option_is_one_option() -> None:
     dialog = read_dialog(text)
     assert dialog is not None
     assert [o.label for o in dialog.options] == [
-        "Yes", "Yes, and always allow access to /a/very/long/path", "No",
-    ]  # fmt: skip
+        "Yes",
+        "Yes, and always allow access to /a/very/long/path",
+        "No",
+    ]
 
 
 def test_a_dialog_without_a_list_offers_the_keys_its_last_line_names() -> None:

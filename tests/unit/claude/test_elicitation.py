@@ -22,24 +22,38 @@ SCHEMA = {
         "ratio": {"type": "number", "minimum": 0, "maximum": 1},
         "confirm": {"type": "boolean", "default": "yes"},  # not a boolean: not a default
         "color": {"type": "string", "enum": ["red", "green"], "enumNames": ["Red", "Green"]},
-        "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"},
-                                             {"const": "l", "title": "Large"}]},
-        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]},
-                 "minItems": 1, "maxItems": 2},
+        "size": {
+            "type": "string",
+            "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}],
+        },
+        "tags": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["a", "b", "c"]},
+            "minItems": 1,
+            "maxItems": 2,
+        },
         "where": {"type": "object"},
     },
     "required": ["name", "color"],
-}  # fmt: skip
+}
 FORM_FIELDS = {f.name: f for f in forms.fields(SCHEMA)}
 
 
 def test_every_kind_of_field_is_read() -> None:
     kinds = {name: field.kind for name, field in FORM_FIELDS.items()}
     assert kinds == {
-        "name": "text", "mail": "text", "site": "text", "day": "text", "count": "integer",
-        "ratio": "number", "confirm": "boolean", "color": "choice", "size": "choice",
-        "tags": "choices", "where": "unsupported",
-    }  # fmt: skip
+        "name": "text",
+        "mail": "text",
+        "site": "text",
+        "day": "text",
+        "count": "integer",
+        "ratio": "number",
+        "confirm": "boolean",
+        "color": "choice",
+        "size": "choice",
+        "tags": "choices",
+        "where": "unsupported",
+    }
     assert FORM_FIELDS["color"].options == [("red", "Red"), ("green", "Green")]
     assert FORM_FIELDS["size"].options == [("s", "Small"), ("l", "Large")]
     assert FORM_FIELDS["name"].required and not FORM_FIELDS["mail"].required
@@ -87,17 +101,23 @@ def test_what_is_typed_becomes_the_schemas_value_or_a_problem(
     [
         ({"name": "demo", "color": "green"}, []),
         ({"color": "green"}, ["Project name: required"]),
-        ({"name": "demo", "color": "green", "count": 9, "confirm": "yes"},
-         ["count: at most 5", "confirm: yes or no expected"]),
-        ({"name": "demo", "color": "blue", "tags": []},
-         ["color: one of Red, Green", "tags: pick at least 1"]),
+        (
+            {"name": "demo", "color": "green", "count": 9, "confirm": "yes"},
+            ["count: at most 5", "confirm: yes or no expected"],
+        ),
+        (
+            {"name": "demo", "color": "blue", "tags": []},
+            ["color: one of Red, Green", "tags: pick at least 1"],
+        ),
         ({"name": "demo", "color": "red", "count": True}, ["count: a whole number expected"]),
         ({"name": "demo", "color": "red", "extra": 1}, ["extra: not a field of this form"]),
         ({"name": "demo", "color": "red", "where": {}}, ["where: cannot be answered from Discord"]),
-        ({"name": 5, "color": "red", "tags": ["a", "a"]},
-         ["Project name: text expected", "tags: each choice once"]),
+        (
+            {"name": 5, "color": "red", "tags": ["a", "a"]},
+            ["Project name: text expected", "tags: each choice once"],
+        ),
     ],
-)  # fmt: skip
+)
 def test_an_answer_is_checked_whole_before_it_goes(content: dict, problems: list[str]) -> None:
     """What 2.1.332 would have passed to the server unchecked (the reference's own example:
     ``{"count": 9, "color": "blue"}``, no name) is refused with every reason."""
@@ -114,8 +134,9 @@ def test_the_measured_form_is_asked_with_two_selects_and_one_page() -> None:
     assert "**Colour**: *not set*" in shown
     modal = fill_modal(request, 0, {"name": "demo"})
     assert [(i["custom_id"], i["value"], i["required"]) for i in modal["inputs"]] == [
-        ("f0", "demo", True), ("f2", "", False)
-    ]  # fmt: skip
+        ("f0", "demo", True),
+        ("f2", "", False),
+    ]
     assert modal["inputs"][1]["placeholder"] == "a whole number, 1–5"
 
 

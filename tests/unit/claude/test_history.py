@@ -17,8 +17,9 @@ def line(**record) -> str:
 
 
 def prompt(text: str) -> str:
-    return line(type="user", message={"role": "user", "content": text},
-                timestamp="2026-11-21T23:58:04.591Z")  # fmt: skip
+    return line(
+        type="user", message={"role": "user", "content": text}, timestamp="2026-11-21T23:58:04.591Z"
+    )
 
 
 def reply(message_id: str, text: str) -> str:

@@ -26,12 +26,15 @@ def test_sessions_are_started_with_deny_rules_for_the_bridges_private_files(
     monkeypatch.setenv(runtime.ENV_HOME, str(home))
     raw = {
         "schemaVersion": 2,
-        "servers": [{
-            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
-            "projects": [{"name": "alpha", "channelId": CHANNEL,
-                          "projectPath": str(tmp_path / "p")}],
-        }],
-    }  # fmt: skip
+        "servers": [
+            {
+                "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+                "projects": [
+                    {"name": "alpha", "channelId": CHANNEL, "projectPath": str(tmp_path / "p")}
+                ],
+            }
+        ],
+    }
     cfg = BridgeConfig(raw, str(tmp_path / "elsewhere" / "bridge.json"), env={})
     rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
     manager = SessionManager(cfg, cfg.servers[0], rt)
@@ -58,10 +61,15 @@ def test_deny_rules_name_absolute_paths_the_way_claude_code_reads_them(tmp_path)
     (tmp_path / "link").symlink_to(real)
     rules = launch.deny_rules([str(tmp_path / "link") + "/"])
     assert rules == [
-        f"Read(/{tmp_path}/link)", f"Read(/{tmp_path}/link/**)",
-        f"Edit(/{tmp_path}/link)", f"Edit(/{tmp_path}/link/**)",
-        f"Read(/{real})", f"Read(/{real}/**)", f"Edit(/{real})", f"Edit(/{real}/**)",
-    ]  # fmt: skip
+        f"Read(/{tmp_path}/link)",
+        f"Read(/{tmp_path}/link/**)",
+        f"Edit(/{tmp_path}/link)",
+        f"Edit(/{tmp_path}/link/**)",
+        f"Read(/{real})",
+        f"Read(/{real}/**)",
+        f"Edit(/{real})",
+        f"Edit(/{real}/**)",
+    ]
     assert all(rule.split("(", 1)[1].startswith("//") for rule in rules)
 
 
@@ -71,12 +79,20 @@ def test_manual_mode_starts_as_default_and_the_agent_view_stays_off(tmp_path, mo
     monkeypatch.setenv(runtime.ENV_HOME, str(tmp_path / "bridge-home"))
     raw = {
         "schemaVersion": 2,
-        "servers": [{
-            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
-            "projects": [{"name": "alpha", "channelId": CHANNEL, "permission": "manual",
-                          "projectPath": str(tmp_path / "p")}],
-        }],
-    }  # fmt: skip
+        "servers": [
+            {
+                "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+                "projects": [
+                    {
+                        "name": "alpha",
+                        "channelId": CHANNEL,
+                        "permission": "manual",
+                        "projectPath": str(tmp_path / "p"),
+                    }
+                ],
+            }
+        ],
+    }
     cfg = BridgeConfig(raw, str(tmp_path / "bridge.json"), env={})
     manager = SessionManager(cfg, cfg.servers[0], runtime.Runtime(str(tmp_path / "rt")).ensure())
     target = SessionTarget.for_project(cfg.servers[0].projects[0])

@@ -20,34 +20,70 @@ def screen(*lines: str) -> str:
 BOX = (RULE, "❯ ", RULE)
 
 # 2.1.330: the footer always names the mode and says "esc to interrupt" while a turn runs.
-NEW_IDLE = screen("● Model saw: hello", "", *BOX, "  Opus ctx 2%",
-                  "  ⏸ manual mode on · ? for shortcuts · ← for agents")  # fmt: skip
-NEW_BUSY = screen("✻ Metamorphosing…", "", *BOX, "  Opus ctx 2%",
-                  "  ⏸ manual mode on · esc to interrupt · ← for agents")  # fmt: skip
-NEW_PLAN_BUSY = screen("* Precipitating… (3s · ↓ 36 tokens)",
-                       "  ⎿  Tip: Start small, ask Claude for a plan, and check its edits", "",
-                       *BOX, "  Opus ctx 2%",
-                       "  ⏸ plan mode on (shift+tab to cycle) · esc to interrupt")  # fmt: skip
+NEW_IDLE = screen(
+    "● Model saw: hello",
+    "",
+    *BOX,
+    "  Opus ctx 2%",
+    "  ⏸ manual mode on · ? for shortcuts · ← for agents",
+)
+NEW_BUSY = screen(
+    "✻ Metamorphosing…",
+    "",
+    *BOX,
+    "  Opus ctx 2%",
+    "  ⏸ manual mode on · esc to interrupt · ← for agents",
+)
+NEW_PLAN_BUSY = screen(
+    "* Precipitating… (3s · ↓ 36 tokens)",
+    "  ⎿  Tip: Start small, ask Claude for a plan, and check its edits",
+    "",
+    *BOX,
+    "  Opus ctx 2%",
+    "  ⏸ plan mode on (shift+tab to cycle) · esc to interrupt",
+)
 # 2.1.197: no marker in the default mode, and with a statusLine no "esc to interrupt" either.
-OLD_IDLE = screen("● Model saw: hello", "", "✻ Crunched for 0s", "", *BOX, "  Opus ctx 2%",
-                  "  ← for agents")  # fmt: skip
-OLD_IDLE_NO_STATUSLINE = screen("● Model saw: hello", "", *BOX,
-                                "  ? for shortcuts · ← for agents     ● high")  # fmt: skip
+OLD_IDLE = screen(
+    "● Model saw: hello", "", "✻ Crunched for 0s", "", *BOX, "  Opus ctx 2%", "  ← for agents"
+)
+OLD_IDLE_NO_STATUSLINE = screen(
+    "● Model saw: hello", "", *BOX, "  ? for shortcuts · ← for agents     ● high"
+)
 OLD_BUSY = screen("❯ slow one", "", "✢ Swooping…", "", *BOX, "  Opus ctx 2%", "  ← for agents")
-OLD_TOOL_BUSY = screen("● Bash(sleep 5; echo hi)", "  ⎿  Running… (3s)",
-                       "     (ctrl+b ctrl+b (twice) to run in background)", "",
-                       "· Honking… (4s · ↓ 30 tokens)",
-                       "  ⎿  Tip: Start with small features or bug fixes, tell Claude to propose",
-                       "", *BOX, "  Opus ctx 2%", "  ← for agents")  # fmt: skip
-OLD_PLAN_BUSY = screen("· Simmering…", "  ⎿  Tip: Start with small features", "", *BOX,
-                       "  Opus 4.8 (1M context) · ctx 2% · $0.12",
-                       "  ⏸ plan mode on (shift+tab to cycle) · ← for agents")  # fmt: skip
+OLD_TOOL_BUSY = screen(
+    "● Bash(sleep 5; echo hi)",
+    "  ⎿  Running… (3s)",
+    "     (ctrl+b ctrl+b (twice) to run in background)",
+    "",
+    "· Honking… (4s · ↓ 30 tokens)",
+    "  ⎿  Tip: Start with small features or bug fixes, tell Claude to propose",
+    "",
+    *BOX,
+    "  Opus ctx 2%",
+    "  ← for agents",
+)
+OLD_PLAN_BUSY = screen(
+    "· Simmering…",
+    "  ⎿  Tip: Start with small features",
+    "",
+    *BOX,
+    "  Opus 4.8 (1M context) · ctx 2% · $0.12",
+    "  ⏸ plan mode on (shift+tab to cycle) · ← for agents",
+)
 OLD_ACCEPT = screen(*BOX, "  ⏵⏵ accept edits on (shift+tab to cycle) · ← for agents")
 # 2.1.197 with the agent view off (bridge sessions): the default mode's footer is only the
 # statusLine's line (captured with "SL" as the statusLine).
 OLD_IDLE_NO_AGENT_VIEW = screen(*BOX, "  SL" + " " * 40 + "● high · /effort", "")
-DIALOG = screen(RULE, " Bash command", "   rm -rf build", " Do you want to proceed?",
-                " ❯ 1. Yes", "   2. No", "", " Esc to cancel · Tab to amend")  # fmt: skip
+DIALOG = screen(
+    RULE,
+    " Bash command",
+    "   rm -rf build",
+    " Do you want to proceed?",
+    " ❯ 1. Yes",
+    "   2. No",
+    "",
+    " Esc to cancel · Tab to amend",
+)
 
 
 @pytest.mark.parametrize(

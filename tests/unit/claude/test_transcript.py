@@ -17,8 +17,11 @@ from bridge.claude.transcript import TAIL_LIMIT, reply_and_note
 
 
 def assistant(msg_id: str, text: str) -> str:
-    record = {"type": "assistant", "isSidechain": False,
-              "message": {"id": msg_id, "content": [{"type": "text", "text": text}]}}  # fmt: skip
+    record = {
+        "type": "assistant",
+        "isSidechain": False,
+        "message": {"id": msg_id, "content": [{"type": "text", "text": text}]},
+    }
     return json.dumps(record) + "\n"
 
 
@@ -96,16 +99,26 @@ TOOL_RESULT_ECHO = {  # a Read/Bash result that shows a file holding the words
 }
 TOOL_RESULT_EXACT = {  # even a result whose whole text is the marker is not an interrupt
     "type": "user",
-    "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2",
-                "content": [{"type": "text", "text": "[Request interrupted by user]"}]}]},
+    "message": {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_2",
+                "content": [{"type": "text", "text": "[Request interrupted by user]"}],
+            }
+        ],
+    },
     "toolUseResult": {"stdout": "[Request interrupted by user]"},
-}  # fmt: skip
+}
 ASSISTANT_QUOTE = {
     "type": "assistant",
     "message": {"id": "msg_1", "content": [{"type": "text", "text": MARKER}]},
 }
-TYPED_MENTION = {"type": "user", "message": {"role": "user",
-                 "content": "why did I see [Request interrupted by user] earlier?"}}  # fmt: skip
+TYPED_MENTION = {
+    "type": "user",
+    "message": {"role": "user", "content": "why did I see [Request interrupted by user] earlier?"},
+}
 
 
 def write(path, *records: object, tail: str = "") -> None:
@@ -172,12 +185,24 @@ def test_no_transcript_is_no_interrupt(tmp_path) -> None:
 
 
 def answer(text: str, tokens: int) -> str:
-    usage = {"input_tokens": tokens, "cache_creation_input_tokens": 0,
-             "cache_read_input_tokens": 0, "output_tokens": 5}  # fmt: skip
-    message = {"id": f"m{tokens}", "model": "claude-opus-5-5", "usage": usage,
-               "content": [{"type": "text", "text": text}]}  # fmt: skip
-    record = {"type": "assistant", "isSidechain": False, "message": message,
-              "timestamp": "2026-11-21T23:58:04.591Z"}  # fmt: skip
+    usage = {
+        "input_tokens": tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 5,
+    }
+    message = {
+        "id": f"m{tokens}",
+        "model": "claude-opus-5-5",
+        "usage": usage,
+        "content": [{"type": "text", "text": text}],
+    }
+    record = {
+        "type": "assistant",
+        "isSidechain": False,
+        "message": message,
+        "timestamp": "2026-11-21T23:58:04.591Z",
+    }
     return json.dumps(record) + "\n"
 
 
@@ -220,8 +245,9 @@ def test_a_prompt_typed_since_is_found_by_its_words(tmp_path) -> None:
     )
     assert not transcript.prompt_since(str(path), since, digest)
     with path.open("a") as handle:
-        handle.write(_prompt_line([{"type": "text", "text": "deploy it  now"}],
-                                  "2026-11-29T02:00:03.000Z"))  # fmt: skip
+        handle.write(
+            _prompt_line([{"type": "text", "text": "deploy it  now"}], "2026-11-29T02:00:03.000Z")
+        )
     assert transcript.prompt_since(str(path), since, digest)
     assert not transcript.prompt_since(str(path), since + 10, digest)
     assert not transcript.prompt_since(str(tmp_path / "missing.jsonl"), since, digest)

@@ -37,8 +37,10 @@ def test_the_hooks_trust_dialog_is_no_input_box_and_reads_as_a_plain_list() -> N
     assert dialog is not None
     assert dialog.question.splitlines()[0] == "Hooks need review"
     assert [o.label for o in dialog.options] == [
-        "Review hooks", "Trust all and continue", "Continue without trusting (hooks won't run)",
-    ]  # fmt: skip
+        "Review hooks",
+        "Trust all and continue",
+        "Continue without trusting (hooks won't run)",
+    ]
     assert dialog.selected == 0
     # a digit only moves Codex's ›: arrows to the option, then Enter (checked before Enter)
     assert keys_for(dialog, 1) == ["Down", "Enter"]

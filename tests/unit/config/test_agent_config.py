@@ -21,13 +21,18 @@ def raw_config(**project: object) -> dict:
                 "name": "main",
                 "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
                 "projects": [
-                    {"name": "alpha", "channelId": PARENT, "projectPath": "/srv/alpha",
-                     "threads": [{"name": "t", "channelId": THREAD}], **project},
+                    {
+                        "name": "alpha",
+                        "channelId": PARENT,
+                        "projectPath": "/srv/alpha",
+                        "threads": [{"name": "t", "channelId": THREAD}],
+                        **project,
+                    },
                     {"name": "beta", "channelId": OTHER, "projectPath": "/srv/beta"},
                 ],
             }
         ],
-    }  # fmt: skip
+    }
 
 
 def load(raw: dict) -> config.BridgeConfig:

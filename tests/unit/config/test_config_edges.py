@@ -16,13 +16,16 @@ from bridge import config
 
 GOOD = {
     "schemaVersion": 2,
-    "servers": [{
-        "name": "main",
-        "discord": {"botToken": "tok", "ownerUserId": "412345678901234562"},
-        "projects": [{"name": "alpha", "channelId": "412345678901234563",
-                      "projectPath": "/srv/alpha"}],
-    }],
-}  # fmt: skip
+    "servers": [
+        {
+            "name": "main",
+            "discord": {"botToken": "tok", "ownerUserId": "412345678901234562"},
+            "projects": [
+                {"name": "alpha", "channelId": "412345678901234563", "projectPath": "/srv/alpha"}
+            ],
+        }
+    ],
+}
 
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
@@ -32,8 +35,14 @@ def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
         "DISCORD_BRIDGE_HOME": str(tmp_path / "bridge-home"),
         "DISCORD_BRIDGE_RUNTIME_DIR": str(tmp_path / "runtime"),
     }
-    return subprocess.run([sys.executable, "-m", "bridge.cli", *args], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "bridge.cli", *args],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def with_key(text: str) -> str:
@@ -45,14 +54,20 @@ CASES = {
     "directory": (None, "is a directory"),
     "nested-beyond-the-parser": (with_key("[" * 100_000 + "]" * 100_000), "nested too deeply"),
     "nested-deep": (with_key("[" * 500 + "]" * 500), "extra" + "[0]" * 63 + ": nested more than"),
-    "nan": (json.dumps(GOOD).replace('"tok"', '"tok", "guildReadyTimeout": NaN'),
-            "servers[0].discord.guildReadyTimeout: expected a finite number (got nan)"),
-    "infinity": (with_key('{"maxDownloadBytes": Infinity}'),
-                 "extra.maxDownloadBytes: expected a finite number (got inf)"),
+    "nan": (
+        json.dumps(GOOD).replace('"tok"', '"tok", "guildReadyTimeout": NaN'),
+        "servers[0].discord.guildReadyTimeout: expected a finite number (got nan)",
+    ),
+    "infinity": (
+        with_key('{"maxDownloadBytes": Infinity}'),
+        "extra.maxDownloadBytes: expected a finite number (got inf)",
+    ),
     "huge-number": (with_key("1e999"), "extra: expected a finite number (got inf)"),
-    "nul-in-path": (json.dumps(GOOD).replace("/srv/alpha", "/srv/al\\u0000pha"),
-                    "servers[0].projects[0].projectPath: contains a NUL character"),
-}  # fmt: skip
+    "nul-in-path": (
+        json.dumps(GOOD).replace("/srv/alpha", "/srv/al\\u0000pha"),
+        "servers[0].projects[0].projectPath: contains a NUL character",
+    ),
+}
 
 
 @pytest.mark.parametrize("case", CASES)

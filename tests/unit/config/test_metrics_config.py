@@ -11,8 +11,11 @@ from tests.unit.config.test_config import GOOD
 def test_metrics_are_off_and_on_loopback_by_default() -> None:
     metrics = config.BridgeConfig(copy.deepcopy(GOOD), env={}).metrics
     assert (metrics.enabled, metrics.host, metrics.port, metrics.outbox_stuck) == (
-        False, "127.0.0.1", 9464, 300.0,
-    )  # fmt: skip
+        False,
+        "127.0.0.1",
+        9464,
+        300.0,
+    )
 
 
 def test_metrics_settings_are_read() -> None:
@@ -20,14 +23,22 @@ def test_metrics_settings_are_read() -> None:
     raw["metrics"] = {"enabled": True, "host": "::1", "port": 0, "outboxStuckSeconds": 60}
     metrics = config.BridgeConfig(raw, env={}).metrics
     assert (metrics.enabled, metrics.host, metrics.port, metrics.outbox_stuck) == (
-        True, "::1", 0, 60.0,
-    )  # fmt: skip
+        True,
+        "::1",
+        0,
+        60.0,
+    )
 
 
 def test_wrong_metrics_settings_are_named() -> None:
     raw = copy.deepcopy(GOOD)
-    raw["metrics"] = {"enabled": "yes", "host": "localhost", "port": 70000,
-                      "outboxStuckSeconds": 1, "path": "/x"}  # fmt: skip
+    raw["metrics"] = {
+        "enabled": "yes",
+        "host": "localhost",
+        "port": 70000,
+        "outboxStuckSeconds": 1,
+        "path": "/x",
+    }
     assert config.validate(raw) == [
         "metrics.path: unknown key; expected one of enabled, host, port, outboxStuckSeconds",
         "metrics.enabled: expected true or false",

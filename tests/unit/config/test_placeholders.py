@@ -51,8 +51,11 @@ def test_a_filled_in_config_has_none(setup: Setup) -> None:
     assert placeholders.find(setup.config()) == []
     real = json.loads(json.dumps(EXAMPLE))
     discord = real["servers"][0]["discord"]
-    discord.update(botToken=setup.emu.bot_token, guildId="1183458132195049533",
-                   ownerUserId="283029871023587328")  # fmt: skip
+    discord.update(
+        botToken=setup.emu.bot_token,
+        guildId="1183458132195049533",
+        ownerUserId="283029871023587328",
+    )
     real["servers"][0]["projects"][0].update(
         channelId="1183458132740300811", projectPath="/home/alice/code/site"
     )

@@ -12,25 +12,35 @@ import pytest
 from bridge import config
 from bridge.config import projects as edits
 
-OWNER, A, B, NEW = ("100000000000000002", "100000000000000003", "100000000000000004",
-                    "100000000000000009")  # fmt: skip
+OWNER, A, B, NEW = (
+    "100000000000000002",
+    "100000000000000003",
+    "100000000000000004",
+    "100000000000000009",
+)
 
 
 def raw_config(a: str, b: str) -> dict:
     return {
         "schemaVersion": 2,
-        "servers": [{
-            "name": "main",
-            "discord": {"botToken": "tok", "ownerUserId": OWNER},
-            "projects": [
-                {"name": "alpha", "channelId": A, "projectPath": a, "threads": [
-                    {"name": "t", "channelId": "100000000000000005"}]},
-                {"name": "beta", "channelId": B, "projectPath": b, "custom": {"x": 1}},
-            ],
-            "userKey": [1, 2],
-        }],
+        "servers": [
+            {
+                "name": "main",
+                "discord": {"botToken": "tok", "ownerUserId": OWNER},
+                "projects": [
+                    {
+                        "name": "alpha",
+                        "channelId": A,
+                        "projectPath": a,
+                        "threads": [{"name": "t", "channelId": "100000000000000005"}],
+                    },
+                    {"name": "beta", "channelId": B, "projectPath": b, "custom": {"x": 1}},
+                ],
+                "userKey": [1, 2],
+            }
+        ],
         "unknownTop": "kept",
-    }  # fmt: skip
+    }
 
 
 @pytest.fixture
@@ -143,8 +153,11 @@ def test_add_project_appends_to_the_file_and_keeps_everything_else(dirs) -> None
 def test_add_project_to_a_v1_file_writes_v2_and_keeps_the_original(tmp_path) -> None:
     (tmp_path / "a").mkdir()
     project = {"name": "a", "channelId": A, "projectPath": str(tmp_path / "a")}
-    v1 = {"schemaVersion": 1, "discord": {"botToken": "tok", "ownerUserId": OWNER},
-          "projects": [project]}  # fmt: skip
+    v1 = {
+        "schemaVersion": 1,
+        "discord": {"botToken": "tok", "ownerUserId": OWNER},
+        "projects": [project],
+    }
     path = tmp_path / "config.json"
     path.write_text(json.dumps(v1))
     edits.add_project(str(path), 0, edits.new_entry("b", B, str(tmp_path)))

@@ -27,8 +27,12 @@ RAW = {
                     "permission": "acceptEdits",
                     "thread": {"model": "haiku", "isolation": "worktree"},
                     "threads": [
-                        {"name": "t", "channelId": THREAD, "permission": "plan",
-                         "projectPath": "/srv/alpha-two"},
+                        {
+                            "name": "t",
+                            "channelId": THREAD,
+                            "permission": "plan",
+                            "projectPath": "/srv/alpha-two",
+                        },
                     ],
                 },
                 {"name": "beta", "channelId": OTHER, "projectPath": "/srv/beta"},
@@ -37,7 +41,7 @@ RAW = {
         }
     ],
     "unknownTop": "kept",
-}  # fmt: skip
+}
 
 
 def load(raw: dict = RAW) -> config.BridgeConfig:
@@ -60,8 +64,11 @@ def test_a_listed_thread_reads_as_a_typed_entry() -> None:
     assert (entry.channel_id, entry.name, entry.path) == (THREAD, "t", "/srv/alpha-two")
     # Left out of the entry: None here, the project's thread defaults in thread_settings.
     assert (entry.model, entry.permission, entry.isolation, entry.startup) == (
-        None, "plan", None, False,
-    )  # fmt: skip
+        None,
+        "plan",
+        None,
+        False,
+    )
     assert entry.raw == RAW["servers"][0]["projects"][0]["threads"][0]
 
 
@@ -76,13 +83,21 @@ def test_merge_thread_entry_over_project_thread_over_project() -> None:
         "agent": "claude",  # the project's (the default)
     }
     new = config.thread_settings(alpha, None)
-    assert new == {"model": "haiku", "permission": "acceptEdits", "isolation": "worktree",
-                   "projectPath": "/srv/alpha", "agent": "claude"}  # fmt: skip
+    assert new == {
+        "model": "haiku",
+        "permission": "acceptEdits",
+        "isolation": "worktree",
+        "projectPath": "/srv/alpha",
+        "agent": "claude",
+    }
     own_model = config.ThreadEntry({"channelId": THREAD, "model": "opus"})
     assert config.thread_settings(beta, own_model) == {
-        "model": "opus", "permission": None, "isolation": "none", "projectPath": "/srv/beta",
+        "model": "opus",
+        "permission": None,
+        "isolation": "none",
+        "projectPath": "/srv/beta",
         "agent": "claude",
-    }  # fmt: skip
+    }
 
 
 def test_append_thread_adds_one_entry_and_keeps_the_rest_of_the_file(tmp_path) -> None:

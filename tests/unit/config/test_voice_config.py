@@ -11,8 +11,11 @@ from tests.unit.config.test_config import GOOD
 def test_voice_settings_default_to_faster_whisper_base_and_five_minutes() -> None:
     voice = config.BridgeConfig(copy.deepcopy(GOOD), env={}).voice
     assert (voice.engine, voice.model, voice.max_seconds, voice.language) == (
-        "faster-whisper", "base", 300.0, None,
-    )  # fmt: skip
+        "faster-whisper",
+        "base",
+        300.0,
+        None,
+    )
 
 
 def test_voice_settings_are_read() -> None:
@@ -20,8 +23,11 @@ def test_voice_settings_are_read() -> None:
     raw["voice"] = {"engine": "pocketsphinx", "model": "small", "maxSeconds": 30, "language": "en"}
     voice = config.BridgeConfig(raw, env={}).voice
     assert (voice.engine, voice.model, voice.max_seconds, voice.language) == (
-        "pocketsphinx", "small", 30.0, "en",
-    )  # fmt: skip
+        "pocketsphinx",
+        "small",
+        30.0,
+        "en",
+    )
 
 
 def test_wrong_voice_settings_are_named() -> None:

@@ -88,10 +88,15 @@ def test_a_reviews_longest_ids_fit_discord() -> None:
     for action in ("pick", "page", "note", "form"):
         custom = custom_ids.review_files(action, key, OLD, NEW, 99999)
         assert len(custom) <= 100, custom
-    form = re.fullmatch(custom_ids.REVIEW_FORM_TEMPLATE, custom_ids.review_files(
-        "form", KEY, OLD, NEW, 7))  # fmt: skip
-    assert form is not None and form.groupdict() == {"key": KEY, "old": OLD, "new": NEW,
-                                                     "index": "7"}  # fmt: skip
+    form = re.fullmatch(
+        custom_ids.REVIEW_FORM_TEMPLATE, custom_ids.review_files("form", KEY, OLD, NEW, 7)
+    )
+    assert form is not None and form.groupdict() == {
+        "key": KEY,
+        "old": OLD,
+        "new": NEW,
+        "index": "7",
+    }
 
 
 def test_the_items_and_the_rendered_prompts_use_those_builders() -> None:

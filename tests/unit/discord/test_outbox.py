@@ -221,13 +221,25 @@ def test_entries_of_the_wrong_shape_are_set_aside_and_the_rest_delivered(
     bad = {
         "list": b"[]",
         "deep": b"[" * 100_000 + b"]" * 100_000,
-        "other-channel": json.dumps({"channel_id": emu.ids["project-b"], "server": "main",
-                                     "payload": {"content": "x"}, "files": [],
-                                     "queued_at": time.time()}).encode(),
-        "foreign-file": json.dumps({"channel_id": channel, "server": "main",
-                                    "payload": {"content": "x"}, "queued_at": time.time(),
-                                    "files": [{"filename": "s", "path": str(secret)}]}).encode(),
-    }  # fmt: skip
+        "other-channel": json.dumps(
+            {
+                "channel_id": emu.ids["project-b"],
+                "server": "main",
+                "payload": {"content": "x"},
+                "files": [],
+                "queued_at": time.time(),
+            }
+        ).encode(),
+        "foreign-file": json.dumps(
+            {
+                "channel_id": channel,
+                "server": "main",
+                "payload": {"content": "x"},
+                "queued_at": time.time(),
+                "files": [{"filename": "s", "path": str(secret)}],
+            }
+        ).encode(),
+    }
     paths = {}
     for name, data in bad.items():
         paths[name] = outbox.enqueue(channel, "main", post(name))
@@ -346,8 +358,11 @@ with Outbox(sys.argv[1]).locked(sys.argv[2]) as got:
 def hold_lock_in_subprocess(root: str, channel: str) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, "-c", HOLD_LOCK, root, channel],
-        cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     return proc
 

@@ -38,12 +38,23 @@ class Machine:
         self.home_run.mkdir(mode=0o700)
         self.config = tmp_path / "elsewhere" / "config.json"
         self.config.parent.mkdir()
-        cfg = {"schemaVersion": 2, "servers": [{
-            "name": "main", "permissionTools": ["Bash"],
-            "discord": {"botToken": "unused", "ownerUserId": "100000000000000002",
-                        "apiBaseUrl": "http://127.0.0.1:1/api/v10"},
-            "projects": [{"name": "p", "channelId": CHANNEL, "projectPath": str(self.project)}],
-        }]}  # fmt: skip
+        cfg = {
+            "schemaVersion": 2,
+            "servers": [
+                {
+                    "name": "main",
+                    "permissionTools": ["Bash"],
+                    "discord": {
+                        "botToken": "unused",
+                        "ownerUserId": "100000000000000002",
+                        "apiBaseUrl": "http://127.0.0.1:1/api/v10",
+                    },
+                    "projects": [
+                        {"name": "p", "channelId": CHANNEL, "projectPath": str(self.project)}
+                    ],
+                }
+            ],
+        }
         self.config.write_text(json.dumps(cfg))
         self.config.chmod(0o600)
         env = self.bot_env = {runtime.ENV_HOME: str(self.home)}
@@ -62,21 +73,29 @@ class Machine:
 
     def resolve(self, session_id: str = SESSION) -> hook_context.HookContext | None:
         env = hook_context.hook_env([*self.argv(), "-"], {})
-        return hook_context.resolve(hook_input("Stop", session_id=session_id,
-                                               cwd=self.project), env)  # fmt: skip
+        return hook_context.resolve(
+            hook_input("Stop", session_id=session_id, cwd=self.project), env
+        )
 
     def run(self, script: str, event: dict) -> subprocess.CompletedProcess:
         return subprocess.run(
             [sys.executable, "-I", "-S", str(HOOKS / script), *self.argv()],
-            input=json.dumps(event).encode(), cwd=self.project, capture_output=True,
-            env={"PATH": os.environ["PATH"], "HOME": str(self.home.parent)}, timeout=30,
-        )  # fmt: skip
+            input=json.dumps(event).encode(),
+            cwd=self.project,
+            capture_output=True,
+            env={"PATH": os.environ["PATH"], "HOME": str(self.home.parent)},
+            timeout=30,
+        )
 
     def pre_tool_use(self) -> subprocess.CompletedProcess:
         event = hook_input(
-            "PreToolUse", session_id=SESSION, cwd=self.project, permission_mode="default",
-            tool_name="Bash", tool_input=BASH,
-        )  # fmt: skip
+            "PreToolUse",
+            session_id=SESSION,
+            cwd=self.project,
+            permission_mode="default",
+            tool_name="Bash",
+            tool_input=BASH,
+        )
         return self.run("pre_tool_use.py", event)
 
 

@@ -12,8 +12,11 @@ from bridge.state import locations, runtime, session_state
 from bridge_testkit import hook_input
 
 CHANNEL, LISTED, RECORDED, OTHER = (
-    "100000000000000003", "100000000000000004", "100000000000000005", "100000000000000009",
-)  # fmt: skip
+    "100000000000000003",
+    "100000000000000004",
+    "100000000000000005",
+    "100000000000000009",
+)
 
 
 @pytest.fixture
@@ -22,22 +25,35 @@ def home(tmp_path):
     home.mkdir(mode=0o700)
     raw = {
         "schemaVersion": 2,
-        "servers": [{
-            "name": "main",
-            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002",
-                        "apiBaseUrl": "http://127.0.0.1:1/api/v10"},
-            "projects": [{"name": "alpha", "channelId": CHANNEL,
-                          "projectPath": str(tmp_path / "alpha"),
-                          "threads": [{"name": "t", "channelId": LISTED}]}],
-        }],
-    }  # fmt: skip
+        "servers": [
+            {
+                "name": "main",
+                "discord": {
+                    "botToken": "tok",
+                    "ownerUserId": "100000000000000002",
+                    "apiBaseUrl": "http://127.0.0.1:1/api/v10",
+                },
+                "projects": [
+                    {
+                        "name": "alpha",
+                        "channelId": CHANNEL,
+                        "projectPath": str(tmp_path / "alpha"),
+                        "threads": [{"name": "t", "channelId": LISTED}],
+                    }
+                ],
+            }
+        ],
+    }
     (home / "config.json").write_text(json.dumps(raw))
     return home
 
 
 def trusted(tmp_path, home, **markers: str) -> dict[str, str]:
-    env = {runtime.ENV_HOME: str(home), runtime.ENV_RUNTIME_DIR: str(tmp_path / "rt"),
-           runtime.ENV_STATE_DIR: str(tmp_path / "rt")}  # fmt: skip
+    env = {
+        runtime.ENV_HOME: str(home),
+        runtime.ENV_RUNTIME_DIR: str(tmp_path / "rt"),
+        runtime.ENV_STATE_DIR: str(tmp_path / "rt"),
+    }
     return {**env, **markers}
 
 
@@ -69,8 +85,9 @@ def test_a_thread_listed_in_the_config_or_recorded_by_the_bot_is_used(tmp_path, 
     rt = runtime.Runtime(str(tmp_path / "rt"), str(tmp_path / "rt")).ensure()
     session_state.save(rt, RECORDED, {"project": "alpha", "thread_id": RECORDED})
     for thread in (LISTED, RECORDED):
-        env = trusted(tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL,
-                      DISCORD_BRIDGE_THREAD_ID=thread)  # fmt: skip
+        env = trusted(
+            tmp_path, home, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL, DISCORD_BRIDGE_THREAD_ID=thread
+        )
         context = hook_context.resolve(hook_input("Stop"), env)
         assert context is not None and context.channel_id == thread
 
@@ -100,8 +117,9 @@ def test_a_hook_takes_its_locations_from_its_command_line_not_its_env(tmp_path, 
     assert env[hook_context.ENV_CHANNEL] == CHANNEL
     # Without flags: the defaults, with ~ from the password database, not from $HOME.
     env = hook_context.hook_env(["stop.py"], hostile)
-    assert runtime.config_path(env) == os.path.join(runtime.user_home(), ".discord-bridge",
-                                                    "config.json")  # fmt: skip
+    assert runtime.config_path(env) == os.path.join(
+        runtime.user_home(), ".discord-bridge", "config.json"
+    )
     assert runtime.runtime_dir_path(env) != str(tmp_path / "evil-rt")
 
 

@@ -22,8 +22,9 @@ def tmux_pane() -> Iterator[dict[str, str]]:
     """A private tmux server with one pane; the env a hook in that pane inherits."""
     name = f"desk-{uuid.uuid4().hex[:8]}"
     base = ["tmux", "-L", name, "-f", "/dev/null"]
-    subprocess.run([*base, "new-session", "-d", "-s", "s", "-x", "80", "-y", "24", "sleep 600"],
-                   check=True)  # fmt: skip
+    subprocess.run(
+        [*base, "new-session", "-d", "-s", "s", "-x", "80", "-y", "24", "sleep 600"], check=True
+    )
     try:
         where = [*base, "display", "-p", "-t", "s", "#{socket_path} #{pane_id}"]
         shown = subprocess.run(where, check=True, capture_output=True, text=True).stdout.split()
@@ -35,9 +36,14 @@ def tmux_pane() -> Iterator[dict[str, str]]:
 def attach(base: list[str], *extra: str) -> subprocess.Popen:
     """A client attached on a pseudo-terminal (a person's terminal), or ``-C`` (a program)."""
     primary, secondary = os.openpty()
-    client = subprocess.Popen([*base, *extra, "attach", "-t", "s"], stdin=secondary,
-                              stdout=secondary, stderr=secondary, start_new_session=True,
-                              env={**os.environ, "TERM": "xterm-256color"})  # fmt: skip
+    client = subprocess.Popen(
+        [*base, *extra, "attach", "-t", "s"],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        start_new_session=True,
+        env={**os.environ, "TERM": "xterm-256color"},
+    )
     os.close(secondary)
     client.primary = primary  # type: ignore[attr-defined]
     deadline = time.monotonic() + 10

@@ -26,17 +26,45 @@ def test_a_broken_install_gives_no_decision_and_exit_0(tmp_path, script: str) ->
     home, project = tmp_path / "home", tmp_path / "project"  # a bridge session: its handler
     home.mkdir(mode=0o700)  # is imported (a session not the bridge's exits before that)
     project.mkdir()
-    (home / "config.json").write_text(json.dumps({"schemaVersion": 2, "servers": [{
-        "discord": {"botToken": "t", "ownerUserId": "100000000000000002"},
-        "projects": [{"name": "p", "channelId": "100000000000000003",
-                      "projectPath": str(project)}]}]}))  # fmt: skip
+    (home / "config.json").write_text(
+        json.dumps(
+            {
+                "schemaVersion": 2,
+                "servers": [
+                    {
+                        "discord": {"botToken": "t", "ownerUserId": "100000000000000002"},
+                        "projects": [
+                            {
+                                "name": "p",
+                                "channelId": "100000000000000003",
+                                "projectPath": str(project),
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
+    )
     done = subprocess.run(
-        [sys.executable, "-I", "-S", str(tmp_path / "hooks" / script), "--home", str(home),
-         "--runtime-dir", str(tmp_path / "rt"), "--state-dir", str(tmp_path / "st")],
-        input=json.dumps(hook_input("PreToolUse", cwd=project, tool_name="Bash",
-                                    tool_input={"command": "ls"})).encode(),
-        capture_output=True, timeout=30, cwd=project,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            str(tmp_path / "hooks" / script),
+            "--home",
+            str(home),
+            "--runtime-dir",
+            str(tmp_path / "rt"),
+            "--state-dir",
+            str(tmp_path / "st"),
+        ],
+        input=json.dumps(
+            hook_input("PreToolUse", cwd=project, tool_name="Bash", tool_input={"command": "ls"})
+        ).encode(),
+        capture_output=True,
+        timeout=30,
+        cwd=project,
+    )
     assert done.returncode == 0 and done.stdout == b""
     assert b"discord-bridge hook cannot start: SyntaxError" in done.stderr
 

@@ -35,11 +35,15 @@ PLAN = {"plan": "# Plan\n\n1. Add README.md\n", "planFilePath": "/p/.claude/plan
 # What Claude Code offers for "always" (measured: a Bash call outside the project, a
 # Write), plus the rule it offers for a command: one of each kind the bridge passes back.
 SUGGESTIONS = [
-    {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch perm-*"}],
-     "behavior": "allow", "destination": "session"},
+    {
+        "type": "addRules",
+        "rules": [{"toolName": "Bash", "ruleContent": "touch perm-*"}],
+        "behavior": "allow",
+        "destination": "session",
+    },
     {"type": "addDirectories", "directories": ["/home/dev/proj"], "destination": "session"},
     {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
-]  # fmt: skip
+]
 CONTENT = {"name": "demo", "color": "green", "count": 3, "confirm": True}
 ANSWERS = {
     "Which database should we use?": "SQLite",
@@ -59,12 +63,16 @@ class Hooks:
         home.mkdir(mode=0o700)
         server = {
             "name": "main",
-            "discord": {"botToken": emu.bot_token, "ownerUserId": emu.ids["alice"],
-                        "apiBaseUrl": emu.api_base},
+            "discord": {
+                "botToken": emu.bot_token,
+                "ownerUserId": emu.ids["alice"],
+                "apiBaseUrl": emu.api_base,
+            },
             "permissionTools": ["Bash"],
-            "projects": [{"name": "project-a", "channelId": self.channel,
-                          "projectPath": str(self.project)}],
-        }  # fmt: skip
+            "projects": [
+                {"name": "project-a", "channelId": self.channel, "projectPath": str(self.project)}
+            ],
+        }
         # no footer: the Stop hook would wait for the reply's record in a transcript
         config = {"schemaVersion": 2, "servers": [server], "replies": {"footer": False}}
         (home / "config.json").write_text(json.dumps(config))
@@ -88,9 +96,12 @@ class Hooks:
             stdin.seek(0)
             return subprocess.Popen(
                 [sys.executable, "-I", "-S", str(script), *locations.hook_args(self.env)],
-                stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=self.env, cwd=self.project,
-            )  # fmt: skip
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self.env,
+                cwd=self.project,
+            )
 
     def printed(self, hook: subprocess.Popen) -> dict | None:
         """What the hook printed for Claude Code (None: nothing); it exits 0, silently."""
@@ -127,74 +138,149 @@ def hooks(tmp_path: Path, emu: Emulator) -> Hooks:
 
 
 def permission_event(cwd: Path) -> dict:
-    return hook_input("PermissionRequest", cwd=cwd, permission_mode="default", tool_name="Bash",
-                      tool_input=BASH, permission_suggestions=SUGGESTIONS)  # fmt: skip
+    return hook_input(
+        "PermissionRequest",
+        cwd=cwd,
+        permission_mode="default",
+        tool_name="Bash",
+        tool_input=BASH,
+        permission_suggestions=SUGGESTIONS,
+    )
 
 
 def question_event(cwd: Path) -> dict:
-    return hook_input("PermissionRequest", cwd=cwd, permission_mode="default",
-                      tool_name="AskUserQuestion", tool_input=QUESTIONS)  # fmt: skip
+    return hook_input(
+        "PermissionRequest",
+        cwd=cwd,
+        permission_mode="default",
+        tool_name="AskUserQuestion",
+        tool_input=QUESTIONS,
+    )
 
 
 def plan_event(cwd: Path) -> dict:
-    return hook_input("PermissionRequest", cwd=cwd, permission_mode="plan",
-                      tool_name="ExitPlanMode", tool_input=PLAN)  # fmt: skip
+    return hook_input(
+        "PermissionRequest",
+        cwd=cwd,
+        permission_mode="plan",
+        tool_name="ExitPlanMode",
+        tool_input=PLAN,
+    )
 
 
 def form_event(cwd: Path) -> dict:
-    return hook_input("Elicitation", cwd=cwd, mcp_server_name="elic",
-                      message="Please describe the project", mode="form",
-                      requested_schema=FORM)  # fmt: skip
+    return hook_input(
+        "Elicitation",
+        cwd=cwd,
+        mcp_server_name="elic",
+        message="Please describe the project",
+        mode="form",
+        requested_schema=FORM,
+    )
 
 
 def url_event(cwd: Path) -> dict:
-    return hook_input("Elicitation", cwd=cwd, mcp_server_name="elic", mode="url",
-                      message="Sign in to the fake service", url="https://example.com/auth",
-                      elicitation_id="elic-6")  # fmt: skip
+    return hook_input(
+        "Elicitation",
+        cwd=cwd,
+        mcp_server_name="elic",
+        mode="url",
+        message="Sign in to the fake service",
+        url="https://example.com/auth",
+        elicitation_id="elic-6",
+    )
 
 
 def denied_event(cwd: Path) -> dict:
-    return hook_input("PermissionDenied", cwd=cwd, permission_mode="auto", tool_name="Bash",
-                      tool_input=BASH, tool_use_id="toolu_fake_adff231520994ed5ad99",
-                      reason="FAKE-CLASSIFIER: risky")  # fmt: skip
+    return hook_input(
+        "PermissionDenied",
+        cwd=cwd,
+        permission_mode="auto",
+        tool_name="Bash",
+        tool_input=BASH,
+        tool_use_id="toolu_fake_adff231520994ed5ad99",
+        reason="FAKE-CLASSIFIER: risky",
+    )
 
 
 ANSWERED = [  # (name, the prompt's event, the decision file as the bot or the hook writes it)
     # and whether the hook prints an answer (no answer: Claude Code's own dialog or flow)
     ("allow", permission_event, {"outcome": decisions.ALLOWED, "by": "1"}, True),
-    ("always", permission_event,
-     {"outcome": decisions.ALWAYS_ALLOWED, "suggestion": 0, "scope": "l", "by": "1"}, True),
-    ("deny", permission_event,
-     {"outcome": decisions.DENIED, "message": "Denied from Discord by Ann.", "by": "1"}, True),
-    ("tell", permission_event, {"outcome": decisions.TOLD_INSTEAD, "message": "run tests"},
-     True),
-    ("timeout", permission_event, {"outcome": decisions.TIMED_OUT, "left_to_terminal": False},
-     True),
-    ("timeout, left to the terminal", permission_event,
-     {"outcome": decisions.TIMED_OUT, "left_to_terminal": True}, False),
-    ("answered in the terminal", permission_event,
-     {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "PostToolUse"}, False),
-    ("question answered", question_event, {"outcome": decisions.ANSWERED, "answers": ANSWERS},
-     True),
-    ("plan approved", plan_event, {"outcome": decisions.PLAN_APPROVED, "mode": "acceptEdits"},
-     True),
-    ("plan approved with notes", plan_event,  # updatedInput.plan: ExitPlanMode's input is open
-     {"outcome": decisions.PLAN_APPROVED, "mode": "default", "message": "keep the old API"},
-     True),
-    ("plan sent back", plan_event,
-     {"outcome": decisions.KEEP_PLANNING, "message": "add tests first"}, True),
+    (
+        "always",
+        permission_event,
+        {"outcome": decisions.ALWAYS_ALLOWED, "suggestion": 0, "scope": "l", "by": "1"},
+        True,
+    ),
+    (
+        "deny",
+        permission_event,
+        {"outcome": decisions.DENIED, "message": "Denied from Discord by Ann.", "by": "1"},
+        True,
+    ),
+    ("tell", permission_event, {"outcome": decisions.TOLD_INSTEAD, "message": "run tests"}, True),
+    (
+        "timeout",
+        permission_event,
+        {"outcome": decisions.TIMED_OUT, "left_to_terminal": False},
+        True,
+    ),
+    (
+        "timeout, left to the terminal",
+        permission_event,
+        {"outcome": decisions.TIMED_OUT, "left_to_terminal": True},
+        False,
+    ),
+    (
+        "answered in the terminal",
+        permission_event,
+        {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "PostToolUse"},
+        False,
+    ),
+    (
+        "question answered",
+        question_event,
+        {"outcome": decisions.ANSWERED, "answers": ANSWERS},
+        True,
+    ),
+    (
+        "plan approved",
+        plan_event,
+        {"outcome": decisions.PLAN_APPROVED, "mode": "acceptEdits"},
+        True,
+    ),
+    (
+        "plan approved with notes",
+        plan_event,  # updatedInput.plan: ExitPlanMode's input is open
+        {"outcome": decisions.PLAN_APPROVED, "mode": "default", "message": "keep the old API"},
+        True,
+    ),
+    (
+        "plan sent back",
+        plan_event,
+        {"outcome": decisions.KEEP_PLANNING, "message": "add tests first"},
+        True,
+    ),
     ("form sent", form_event, {"outcome": decisions.ACCEPTED, "content": CONTENT}, True),
     ("link followed", url_event, {"outcome": decisions.ACCEPTED}, True),
     ("form declined", form_event, {"outcome": decisions.DECLINED}, True),
     ("form cancelled", form_event, {"outcome": decisions.CANCELLED}, True),
     ("form left to the terminal", form_event, {"outcome": decisions.TO_TERMINAL}, False),
-    ("form interrupted", form_event,
-     {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"}, True),  # cancel
-    ("form timed out", form_event, {"outcome": decisions.TIMED_OUT, "left_to_terminal": False},
-     True),
+    (
+        "form interrupted",
+        form_event,
+        {"outcome": decisions.ANSWERED_ELSEWHERE, "event": "interrupted"},
+        True,
+    ),  # cancel
+    (
+        "form timed out",
+        form_event,
+        {"outcome": decisions.TIMED_OUT, "left_to_terminal": False},
+        True,
+    ),
     ("retry", denied_event, {"outcome": decisions.RETRY, "by": "1"}, True),
     ("no retry", denied_event, {"outcome": decisions.NO_RETRY, "by": "1"}, False),
-]  # fmt: skip
+]
 
 
 def test_every_answer_to_a_prompt_is_in_the_contract(
@@ -211,8 +297,10 @@ def test_every_answer_to_a_prompt_is_in_the_contract(
         for *_, decision, _prints, hooks, _hook in waiting:
             request = hooks.posted_request()
             decisions.decide(hooks.runtime, request.id, Decision.from_dict(decision))
-        printed = [(name, event, prints, hooks.printed(hook))
-                   for name, event, _decision, prints, hooks, hook in waiting]  # fmt: skip
+        printed = [
+            (name, event, prints, hooks.printed(hook))
+            for name, event, _decision, prints, hooks, hook in waiting
+        ]
     finally:
         for *_, hook in waiting:
             hook.kill()
@@ -232,16 +320,24 @@ def test_always_with_every_suggestion_at_every_scope_and_every_plan_mode_is_in_t
     """What varies within a kind above, answered in-process (what the hook prints is
     ``cli_answer``'s result as JSON): every kind of suggestion at every scope, every mode a
     plan's approval switches to."""
-    request = Request(id=decisions.new_id(), tool_name="Bash", tool_input=BASH,
-                      permission_suggestions=SUGGESTIONS)  # fmt: skip
+    request = Request(
+        id=decisions.new_id(), tool_name="Bash", tool_input=BASH, permission_suggestions=SUGGESTIONS
+    )
     plan = Request(id=decisions.new_id(), kind="plan", tool_name="ExitPlanMode", tool_input=PLAN)
     answers = [
-        *[cli_answer(request, Decision(outcome=decisions.ALWAYS_ALLOWED, suggestion=n,
-                                       scope=scope)) for n in range(len(SUGGESTIONS))
-          for scope in SCOPES],
-        *[cli_answer(plan, Decision(outcome=decisions.PLAN_APPROVED, mode=mode, message=notes))
-          for mode in PLAN_MODES.values() for notes in (None, "keep the old API")],
-    ]  # fmt: skip
+        *[
+            cli_answer(
+                request, Decision(outcome=decisions.ALWAYS_ALLOWED, suggestion=n, scope=scope)
+            )
+            for n in range(len(SUGGESTIONS))
+            for scope in SCOPES
+        ],
+        *[
+            cli_answer(plan, Decision(outcome=decisions.PLAN_APPROVED, mode=mode, message=notes))
+            for mode in PLAN_MODES.values()
+            for notes in (None, "keep the old API")
+        ],
+    ]
     assert len(answers) == len(SUGGESTIONS) * len(SCOPES) + 2 * len(PLAN_MODES)
     for answer in answers:
         assert answer is not None
@@ -251,9 +347,10 @@ def test_always_with_every_suggestion_at_every_scope_and_every_plan_mode_is_in_t
 def test_every_outcome_a_decision_can_have_is_answered_above() -> None:
     # every outcome constant of bridge/state/decisions.py (its other text constants: suffixes)
     outcomes = {
-        value for name, value in vars(decisions).items()
+        value
+        for name, value in vars(decisions).items()
         if name.isupper() and isinstance(value, str) and not value.startswith(".")
-    }  # fmt: skip
+    }
     assert outcomes == {decision["outcome"] for _, _, decision, _ in ANSWERED}
     assert {s["type"] for s in SUGGESTIONS} >= {"addRules", "addDirectories", "setMode"}
 
@@ -264,12 +361,20 @@ def test_every_outcome_a_decision_can_have_is_answered_above() -> None:
 def test_pre_tool_use_asks_for_permission_tools_in_the_contract(
     hooks: Hooks, hook_contract: HookContract
 ) -> None:
-    ask = hooks.run(hook_input("PreToolUse", cwd=hooks.project, permission_mode="default",
-                               tool_name="Bash", tool_input=BASH))  # fmt: skip
+    ask = hooks.run(
+        hook_input(
+            "PreToolUse",
+            cwd=hooks.project,
+            permission_mode="default",
+            tool_name="Bash",
+            tool_input=BASH,
+        )
+    )
     assert ask is not None and ask["hookSpecificOutput"]["permissionDecision"] == "ask"
     hook_contract.check_output("PreToolUse", ask)
-    other = hook_input("PreToolUse", cwd=hooks.project, tool_name="Read",
-                       tool_input={"file_path": "/etc/hosts"})  # fmt: skip
+    other = hook_input(
+        "PreToolUse", cwd=hooks.project, tool_name="Read", tool_input={"file_path": "/etc/hosts"}
+    )
     assert hooks.run(other) is None
 
 
@@ -281,15 +386,30 @@ def quiet_events(cwd: Path) -> list[dict]:
         hook_input("UserPromptSubmit", cwd=cwd, permission_mode="default", prompt="make a file"),
         hook_input("PostToolUse", **tool, duration_ms=75),
         hook_input("PostToolUseFailure", **tool),
-        hook_input("MessageDisplay", cwd=cwd, message_id="c9940e11-0000-4000-8000-000000000002",
-                   final=True, delta="Creating a file."),
-        hook_input("Notification", cwd=cwd, message="Claude is waiting for your input",
-                   notification_type="idle_prompt"),
+        hook_input(
+            "MessageDisplay",
+            cwd=cwd,
+            message_id="c9940e11-0000-4000-8000-000000000002",
+            final=True,
+            delta="Creating a file.",
+        ),
+        hook_input(
+            "Notification",
+            cwd=cwd,
+            message="Claude is waiting for your input",
+            notification_type="idle_prompt",
+        ),
         hook_input("Notification", cwd=cwd, message="Signed in", notification_type="auth_success"),
         hook_input("StopFailure", cwd=cwd, error="rate_limit", error_details="429"),
-        hook_input("Stop", cwd=cwd, permission_mode="default", last_assistant_message="Done.",
-                   background_tasks=[], session_crons=[]),
-    ]  # fmt: skip
+        hook_input(
+            "Stop",
+            cwd=cwd,
+            permission_mode="default",
+            last_assistant_message="Done.",
+            background_tasks=[],
+            session_crons=[],
+        ),
+    ]
 
 
 def test_every_other_hook_prints_nothing_or_what_the_contract_allows(
@@ -329,8 +449,9 @@ def test_a_threads_prompt_names_its_conversation_in_the_contract(
     hooks.env["DISCORD_BRIDGE_THREAD_ID"] = thread
     prompt = {"cwd": hooks.project, "permission_mode": "default", "prompt": "hello"}
     named = hooks.run(hook_input("UserPromptSubmit", **prompt))
-    assert named == {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-                                            "sessionTitle": "fix the login"}}  # fmt: skip
+    assert named == {
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "sessionTitle": "fix the login"}
+    }
     hook_contract.check_output("UserPromptSubmit", named)
     again = hook_input("UserPromptSubmit", **prompt, session_title="fix the login")
     assert hooks.run(again) is None

@@ -107,8 +107,9 @@ def event(name: str, cwd: Path, session: str = SESSION, **fields) -> dict:
 
 
 def tool_event(name: str, cwd: Path, tool: str, tool_input: dict, **fields) -> dict:
-    return event(name, cwd, permission_mode="default", tool_name=tool, tool_input=tool_input,
-                 **fields)  # fmt: skip
+    return event(
+        name, cwd, permission_mode="default", tool_name=tool, tool_input=tool_input, **fields
+    )
 
 
 def quiet(result: subprocess.CompletedProcess) -> None:
@@ -120,11 +121,14 @@ def quiet(result: subprocess.CompletedProcess) -> None:
 # --- PreToolUse -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("tool", "tool_input"), [
-    ("Bash", BASH_INPUT),
-    ("Read", {"file_path": "/etc/hosts"}),
-    ("mcp__gh__create_issue", {"title": "x"}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Bash", BASH_INPUT),
+        ("Read", {"file_path": "/etc/hosts"}),
+        ("mcp__gh__create_issue", {"title": "x"}),
+    ],
+)
 def test_a_permission_tool_gets_ask(bridge: Bridge, tool: str, tool_input: dict) -> None:
     result = bridge.run(
         "pre_tool_use.py", tool_event("PreToolUse", bridge.project, tool, tool_input)
@@ -148,13 +152,27 @@ def test_the_env_marker_maps_a_session_outside_the_project(bridge: Bridge, tmp_p
     assert json.loads(marked.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
 
 
-@pytest.mark.parametrize(("tool", "tool_input"), [
-    ("Write", {"file_path": "/p/a.txt", "content": "x"}),
-    ("mcp__other__x", {}),
-    ("AskUserQuestion", {"questions": [{"question": "Which?", "header": "H", "multiSelect": False,
-                                        "options": [{"label": "a"}, {"label": "b"}]}]}),
-    ("ExitPlanMode", {"plan": "# Plan", "planFilePath": "/p/.claude/plans/x.md"}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Write", {"file_path": "/p/a.txt", "content": "x"}),
+        ("mcp__other__x", {}),
+        (
+            "AskUserQuestion",
+            {
+                "questions": [
+                    {
+                        "question": "Which?",
+                        "header": "H",
+                        "multiSelect": False,
+                        "options": [{"label": "a"}, {"label": "b"}],
+                    }
+                ]
+            },
+        ),
+        ("ExitPlanMode", {"plan": "# Plan", "planFilePath": "/p/.claude/plans/x.md"}),
+    ],
+)
 def test_other_tools_get_no_output(bridge: Bridge, tool: str, tool_input: dict) -> None:
     """AskUserQuestion and ExitPlanMode show their own dialog: never "ask", even listed."""
     quiet(bridge.run("pre_tool_use.py", tool_event("PreToolUse", bridge.project, tool, tool_input)))
@@ -203,8 +221,13 @@ def pending(bridge: Bridge, session: str = SESSION, **fields) -> decisions.Reque
 
 def test_post_tool_use_closes_the_same_call_of_the_same_session(bridge: Bridge) -> None:
     mine, theirs = pending(bridge), pending(bridge, OTHER_SESSION)
-    post = tool_event("PostToolUse", bridge.project, "Bash", BASH_INPUT,
-                      tool_response={"stdout": "", "stderr": "", "interrupted": False})  # fmt: skip
+    post = tool_event(
+        "PostToolUse",
+        bridge.project,
+        "Bash",
+        BASH_INPUT,
+        tool_response={"stdout": "", "stderr": "", "interrupted": False},
+    )
     quiet(bridge.run("session_event.py", post))
     assert decisions.read_decision(bridge.runtime, mine.id) == decisions.Decision(
         outcome=decisions.ANSWERED_ELSEWHERE,
@@ -249,9 +272,15 @@ def test_pre_tool_use_of_another_call_leaves_the_prompt_open_and_still_asks(
 
 
 def test_permission_request_with_discord_unreachable_leaves_the_terminal(bridge: Bridge) -> None:
-    stdin = tool_event("PermissionRequest", bridge.project, "Bash", BASH_INPUT,
-                       permission_suggestions=[{"type": "setMode", "mode": "acceptEdits",
-                                                "destination": "session"}])  # fmt: skip
+    stdin = tool_event(
+        "PermissionRequest",
+        bridge.project,
+        "Bash",
+        BASH_INPUT,
+        permission_suggestions=[
+            {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
+        ],
+    )
     start = time.monotonic()
     result = bridge.run("permission_request.py", stdin, DISCORD_BRIDGE_RETRY_SECONDS="0.2")
     elapsed = time.monotonic() - start
@@ -267,8 +296,12 @@ def test_stop_failure_with_discord_unreachable_spools_its_notice_before_its_time
     """Claude Code kills the StopFailure hook after 10 s: with Discord refusing connections
     (and no bot), the notice must be in the outbox well before that."""
     bridge.runtime.ensure()
-    stdin = event("StopFailure", bridge.project, error="authentication_failed",
-                  last_assistant_message="Not logged in · Please run /login")  # fmt: skip
+    stdin = event(
+        "StopFailure",
+        bridge.project,
+        error="authentication_failed",
+        last_assistant_message="Not logged in · Please run /login",
+    )
     started = time.monotonic()
     quiet(bridge.run(claude_settings.HOOKS["StopFailure"].script, stdin))
     took = time.monotonic() - started
@@ -286,8 +319,13 @@ def test_stop_failure_records_the_failed_turn_and_says_what_to_do(bridge: Bridge
     bridge.runtime.ensure()
     details = "529 Overloaded"
     said = "API Error: Repeated 529 Overloaded errors"
-    stdin = event("StopFailure", bridge.project, error="overloaded", error_details=details,
-                  last_assistant_message=said)  # fmt: skip
+    stdin = event(
+        "StopFailure",
+        bridge.project,
+        error="overloaded",
+        error_details=details,
+        last_assistant_message=said,
+    )
     quiet(bridge.run(claude_settings.HOOKS["StopFailure"].script, stdin))
     path = Path(bridge.runtime.progress) / f"{CHANNEL}.jsonl"
     (recorded,) = [json.loads(line) for line in path.read_text().splitlines()]
@@ -305,8 +343,13 @@ def test_stop_failure_at_a_usage_limit_leaves_the_wait_to_the_bot(bridge: Bridge
     bridge.no_direct_posts()
     bridge.runtime.ensure()
     said = "You've hit your 5-hour limit · resets 1:51pm (UTC)"
-    stdin = event("StopFailure", bridge.project, error="rate_limit",
-                  error_details="429 Too Many Requests", last_assistant_message=said)  # fmt: skip
+    stdin = event(
+        "StopFailure",
+        bridge.project,
+        error="rate_limit",
+        error_details="429 Too Many Requests",
+        last_assistant_message=said,
+    )
     quiet(bridge.run(claude_settings.HOOKS["StopFailure"].script, stdin))
     assert not list(Path(bridge.runtime.outbox).rglob("*.json"))
     wait = json.loads(Path(bridge.runtime.path("away"), f"limit-{CHANNEL}.json").read_text())
@@ -321,8 +364,14 @@ def test_a_resumed_session_with_a_costly_cache_rewrite_says_so(bridge: Bridge) -
     bridge.runtime.ensure()
     script = claude_settings.HOOKS["SessionStart"].script
     for source, cost in (("resume", 0.12), ("startup", 3.0), ("resume", 2.4)):
-        stdin = event("SessionStart", bridge.project, source=source, context_tokens=480000,
-                      estimated_cache_write_usd=cost, model="claude-opus-5-5")  # fmt: skip
+        stdin = event(
+            "SessionStart",
+            bridge.project,
+            source=source,
+            context_tokens=480000,
+            estimated_cache_write_usd=cost,
+            model="claude-opus-5-5",
+        )
         quiet(bridge.run(script, stdin, DISCORD_BRIDGE_CHANNEL_ID=CHANNEL))
     spooled = list(Path(bridge.runtime.outbox).rglob("*.json"))
     contents = [json.loads(p.read_text())["payload"]["content"] for p in spooled]
@@ -341,8 +390,9 @@ def test_past_the_budget_a_tool_call_is_denied_and_the_turn_stopped(bridge: Brid
     path.write_text(json.dumps(cfg))
     rt = bridge.runtime.ensure()
     script = claude_settings.HOOKS["PreToolUse"].script
-    call = tool_event("PreToolUse", bridge.project, "Bash", {"command": "ls"},
-                      tool_use_id="toolu_1")  # fmt: skip
+    call = tool_event(
+        "PreToolUse", bridge.project, "Bash", {"command": "ls"}, tool_use_id="toolu_1"
+    )
     status_cache.write_status(rt, SESSION, {"cost_usd": 0.95})
     below = bridge.run(script, call)
     assert below.returncode == 0 and b'"continue"' not in below.stdout, below
@@ -355,8 +405,10 @@ def test_past_the_budget_a_tool_call_is_denied_and_the_turn_stopped(bridge: Brid
         assert answer["continue"] is False
         decision = answer["hookSpecificOutput"]
         assert decision["permissionDecision"] == "deny"
-        assert "this session's budget is reached ($1.02 of $1.00)" in decision[
-            "permissionDecisionReason"]  # fmt: skip
+        assert (
+            "this session's budget is reached ($1.02 of $1.00)"
+            in decision["permissionDecisionReason"]
+        )
     stops = list(Path(rt.path("away")).glob("budget-*.json"))
     assert [p.name for p in stops] == [f"budget-{CHANNEL}.json"]
     assert json.loads(stops[0].read_text())["tool"] == "Bash"
@@ -365,8 +417,11 @@ def test_past_the_budget_a_tool_call_is_denied_and_the_turn_stopped(bridge: Brid
 def test_a_prompt_ends_a_usage_limit_wait(bridge: Bridge) -> None:
     rt = bridge.runtime.ensure()
     away.save(rt, "limit", CHANNEL, {"server": "main", "state": "waiting", "resets_at": None})
-    prompt = event("UserPromptSubmit", bridge.project, prompt="Your claude.ai usage limit has "
-                   "reset. Continue the task you were working on")  # fmt: skip
+    prompt = event(
+        "UserPromptSubmit",
+        bridge.project,
+        prompt="Your claude.ai usage limit has reset. Continue the task you were working on",
+    )
     bridge.run(claude_settings.HOOKS["UserPromptSubmit"].script, prompt)
     wait = away.load(rt, "limit", CHANNEL)
     assert wait["state"] == "ended" and wait["ended_by"].startswith("Your claude.ai usage limit")

@@ -48,16 +48,18 @@ SET_MODE = {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
 
 
 def req(tool: str = "Bash", tool_input: dict | None = None, **fields) -> Request:
-    request = Request.from_dict({
-        "id": decisions.new_id(),
-        "kind": {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool, "permission"),
-        "session_id": SESSION,
-        "tool_name": tool,
-        "tool_input": {"command": "touch perm-a.txt"} if tool_input is None else tool_input,
-        "permission_suggestions": [RULES, SET_MODE],
-        "timeout": 900.0,
-        **fields,
-    })  # fmt: skip
+    request = Request.from_dict(
+        {
+            "id": decisions.new_id(),
+            "kind": {"AskUserQuestion": "question", "ExitPlanMode": "plan"}.get(tool, "permission"),
+            "session_id": SESSION,
+            "tool_name": tool,
+            "tool_input": {"command": "touch perm-a.txt"} if tool_input is None else tool_input,
+            "permission_suggestions": [RULES, SET_MODE],
+            "timeout": 900.0,
+            **fields,
+        }
+    )
     assert request is not None
     return request
 
@@ -277,8 +279,13 @@ def test_pre_tool_use_of_another_call_leaves_the_prompt_open(tmp_path) -> None:
 
 
 def test_new_request_records_what_the_bot_and_the_hook_need(tmp_path) -> None:
-    event = hook_input("PermissionRequest", session_id=SESSION, tool_name="ExitPlanMode",
-                       tool_input=PLAN, transcript_path="/t.jsonl")  # fmt: skip
+    event = hook_input(
+        "PermissionRequest",
+        session_id=SESSION,
+        tool_name="ExitPlanMode",
+        tool_input=PLAN,
+        transcript_path="/t.jsonl",
+    )
     context = make_context(tmp_path, event, timeoutSeconds=120, onTimeout="terminal")
     before = time.time()
     request = permission.new_request(context)
@@ -355,8 +362,12 @@ def test_a_click_that_landed_at_the_deadline_wins(rt) -> None:
 def interrupt_record(text: str = "[Request interrupted by user for tool use]") -> str:
     """The user line Claude Code 2.1.330 appends on Esc / a terminal "No" (captured)."""
     content = [{"type": "text", "text": text}]
-    record = {"type": "user", "isSidechain": False, "sessionId": SESSION,
-              "message": {"role": "user", "content": content}}  # fmt: skip
+    record = {
+        "type": "user",
+        "isSidechain": False,
+        "sessionId": SESSION,
+        "message": {"role": "user", "content": content},
+    }
     return fastjson.dumps(record) + "\n"
 
 
@@ -386,10 +397,18 @@ def test_the_interrupt_words_in_a_tool_result_do_not_end_the_wait(rt, tmp_path) 
     request = waiting(rt, transcript_path=str(transcript))
     echoed = "log.txt:\n[Request interrupted by user]\n"
     block = {"type": "tool_result", "tool_use_id": "toolu_1", "content": echoed}
-    result = {"type": "user", "toolUseResult": {"stdout": echoed},
-              "message": {"role": "user", "content": [block]}}  # fmt: skip
-    quoted = {"type": "assistant", "message": {"id": "msg_1", "content": [
-        {"type": "text", "text": "[Request interrupted by user]"}]}}  # fmt: skip
+    result = {
+        "type": "user",
+        "toolUseResult": {"stdout": echoed},
+        "message": {"role": "user", "content": [block]},
+    }
+    quoted = {
+        "type": "assistant",
+        "message": {
+            "id": "msg_1",
+            "content": [{"type": "text", "text": "[Request interrupted by user]"}],
+        },
+    }
 
     def echo() -> None:
         with open(transcript, "a") as handle:
@@ -486,8 +505,15 @@ def test_the_file_is_read_only_inside_the_project(tmp_path) -> None:
     assert permission.on_disk(str(project / "app.py"), roots).text == "print('hi')\n"
     absent = permission.on_disk(str(project / "new.py"), roots)
     assert absent.absent and absent.text is None
-    for path in (outside / "key", project / "link", project / "big.txt", project / "blob.bin",
-                 project / "fifo", project / ".." / "secret" / "key", project):  # fmt: skip
+    for path in (
+        outside / "key",
+        project / "link",
+        project / "big.txt",
+        project / "blob.bin",
+        project / "fifo",
+        project / ".." / "secret" / "key",
+        project,
+    ):
         found = permission.on_disk(str(path), roots)
         assert found.text is None and not found.absent, path
     assert permission.on_disk("app.py", roots).text is None  # not an absolute path

@@ -150,14 +150,19 @@ def test_a_turn_a_background_task_started_says_so() -> None:
 @pytest.mark.parametrize(
     ("prompt", "shown"),
     [
-        ("<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n"
-         '<summary>Background command "bg sleep" completed (exit code 0)</summary>\n'
-         "</task-notification>", 'Background command "bg sleep" completed (exit code 0)'),
-        ("<task-notification>\n<summary>Agent `x` @everyone\n finished</summary>",
-         "Agent 'x' @\u200beveryone finished"),
+        (
+            "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n"
+            '<summary>Background command "bg sleep" completed (exit code 0)</summary>\n'
+            "</task-notification>",
+            'Background command "bg sleep" completed (exit code 0)',
+        ),
+        (
+            "<task-notification>\n<summary>Agent `x` @everyone\n finished</summary>",
+            "Agent 'x' @\u200beveryone finished",
+        ),
         ("<task-notification>\n<task-id>b1</task-id>", "a background task finished"),
     ],
-)  # fmt: skip
+)
 def test_a_task_report_is_told_by_its_summary(prompt: str, shown: str) -> None:
     assert background.is_task_report(prompt)
     assert background.summary(prompt) == shown

@@ -17,8 +17,12 @@ from bridge.handlers.reply_footer import reply_footer
 from bridge.state import private_files
 from bridge.state.runtime import Runtime
 
-RECORD = {"model_id": "claude-opus-5-5", "model_name": "Opus 5.5", "context_percent": 12,
-          "cost_usd": 0.4312}  # fmt: skip
+RECORD = {
+    "model_id": "claude-opus-5-5",
+    "model_name": "Opus 5.5",
+    "context_percent": 12,
+    "cost_usd": 0.4312,
+}
 
 
 # --- footer -----------------------------------------------------------------------------------
@@ -34,15 +38,19 @@ def test_footer_line() -> None:
         ({**RECORD, "context_percent": None}, "Opus 5.5 · $0.43"),  # before the first API call
         ({**RECORD, "model_name": None}, "Opus 5.5 · ctx 12% · $0.43"),
         ({**RECORD, "context_percent": 7.6, "cost_usd": 0}, "Opus 5.5 · ctx 8% · $0.00"),
-        ({**RECORD, "rate_limits": {"five_hour": 23.5, "seven_day": 41.2, "new_window": 3}},
-         "Opus 5.5 · ctx 12% · $0.43 · 5h 24% · 7d 41% · new window 3%"),
-        ({"model_name": "Evil\n@everyone\x1b[31m", "cost_usd": float("nan")},
-         "Evil @everyone [31m"),
+        (
+            {**RECORD, "rate_limits": {"five_hour": 23.5, "seven_day": 41.2, "new_window": 3}},
+            "Opus 5.5 · ctx 12% · $0.43 · 5h 24% · 7d 41% · new window 3%",
+        ),
+        (
+            {"model_name": "Evil\n@everyone\x1b[31m", "cost_usd": float("nan")},
+            "Evil @everyone [31m",
+        ),
         ({"model_name": "x" * 200}, "x" * 59 + "…"),
         ({"context_percent": True, "cost_usd": "1"}, ""),
         ({}, ""),
     ],
-)  # fmt: skip
+)
 def test_summary_leaves_out_what_is_missing_and_keeps_to_one_line(record, expected) -> None:
     assert summary(record) == expected
     assert footer_line(record) == (f"-# {expected}" if expected else "")
@@ -69,9 +77,17 @@ def transcript_with(path: Path, text: str, tokens: int, at: str, model: str = "c
         "cache_read_input_tokens": 0,
         "output_tokens": 12,
     }
-    record = {"type": "assistant", "isSidechain": False, "timestamp": at,
-              "message": {"id": "m1", "model": model, "usage": usage,
-                          "content": [{"type": "text", "text": text}]}}  # fmt: skip
+    record = {
+        "type": "assistant",
+        "isSidechain": False,
+        "timestamp": at,
+        "message": {
+            "id": "m1",
+            "model": model,
+            "usage": usage,
+            "content": [{"type": "text", "text": text}],
+        },
+    }
     with path.open("a") as handle:
         handle.write(fastjson.dumps(record) + "\n")
     return str(path)
@@ -80,8 +96,12 @@ def transcript_with(path: Path, text: str, tokens: int, at: str, model: str = "c
 def test_footer_of_a_first_reply_comes_from_the_transcript(tmp_path) -> None:
     # Regression: the statusLine refreshes after the Stop hook: a first reply had no footer.
     rt = Runtime(str(tmp_path / "runtime")).ensure()
-    before_any_answer = {**RECORD, "context_percent": None, "cost_usd": 0,
-                         "context_window_size": 1_000_000}  # fmt: skip
+    before_any_answer = {
+        **RECORD,
+        "context_percent": None,
+        "cost_usd": 0,
+        "context_window_size": 1_000_000,
+    }
     private_files.write_atomic(
         f"{rt.status}/sess-0.json", fastjson.dumps(before_any_answer).encode()
     )
@@ -294,8 +314,13 @@ def test_a_reply_without_a_mention_pings_no_one(outputs) -> None:
 def pending_tail() -> Tail:
     """A tail whose footer the bot brings in later, as the Stop hook makes it."""
     tail = Tail(FOOTER, MENTION)
-    tail.pending = {"session_id": "s", "transcript_path": "/t/s.jsonl", "reply": "r",
-                    "line": tail.line(), "mention": MENTION}  # fmt: skip
+    tail.pending = {
+        "session_id": "s",
+        "transcript_path": "/t/s.jsonl",
+        "reply": "r",
+        "line": tail.line(),
+        "mention": MENTION,
+    }
     tail.room = f"-# {'W' * 150} · 🔔 {MENTION}"
     return tail
 

@@ -77,14 +77,25 @@ def test_the_edit_changes_the_footer_line_and_nothing_else() -> None:
 def test_the_room_is_at_least_the_longest_line_the_edit_can_make(tmp_path) -> None:
     rt = Runtime(str(tmp_path / "runtime")).ensure()
     limits = {f"window_{i}": 99.5 for i in range(8)}
-    record = {"model_name": None, "context_percent": None, "cost_usd": 1234.5,
-              "rate_limits": limits, "context_window_size": 1}  # fmt: skip
+    record = {
+        "model_name": None,
+        "context_percent": None,
+        "cost_usd": 1234.5,
+        "rate_limits": limits,
+        "context_window_size": 1,
+    }
     private_files.write_atomic(f"{rt.status}/{SESSION}.json", fastjson.dumps(record).encode())
     transcript = tmp_path / f"{SESSION}.jsonl"
     usage = {"input_tokens": 10**9, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-    line = {"type": "assistant", "timestamp": "2099-01-01T00:00:00Z",
-            "message": {"model": "m" * 300, "usage": usage,
-                        "content": [{"type": "text", "text": "reply"}]}}  # fmt: skip
+    line = {
+        "type": "assistant",
+        "timestamp": "2099-01-01T00:00:00Z",
+        "message": {
+            "model": "m" * 300,
+            "usage": usage,
+            "content": [{"type": "text", "text": "reply"}],
+        },
+    }
     transcript.write_text(json.dumps(line) + "\n")
     footer, final = footers.current_footer(rt, SESSION, str(transcript), "reply")
     assert final and footer.startswith("-# " + "m" * 59 + "… · ctx 100%")

@@ -16,12 +16,15 @@ CHANNEL = "100000000000000003"
 def write_config(tmp_path) -> str:
     raw = {
         "schemaVersion": 2,
-        "servers": [{
-            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
-            "projects": [{"name": "alpha", "channelId": CHANNEL,
-                          "projectPath": str(tmp_path / "proj")}],
-        }],
-    }  # fmt: skip
+        "servers": [
+            {
+                "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+                "projects": [
+                    {"name": "alpha", "channelId": CHANNEL, "projectPath": str(tmp_path / "proj")}
+                ],
+            }
+        ],
+    }
     path = tmp_path / "config.json"
     path.write_text(json.dumps(raw))
     return str(path)
@@ -40,8 +43,13 @@ def start(tmp_path, monkeypatch, session_id: str, marker: bool) -> None:
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    event = hook_input("SessionStart", session_id=session_id, transcript_path="/t.jsonl",
-                       cwd=tmp_path / "proj", source="startup")  # fmt: skip
+    event = hook_input(
+        "SessionStart",
+        session_id=session_id,
+        transcript_path="/t.jsonl",
+        cwd=tmp_path / "proj",
+        source="startup",
+    )
     context = hook_context.resolve(event, dict(os.environ))  # as if from its command line
     assert context is not None and context.channel_id == CHANNEL
     session_start.on_session_start(context)

@@ -102,13 +102,16 @@ def bridge_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str
     (tmp_path / "project").mkdir()
     cfg = {
         "schemaVersion": 2,
-        "servers": [{
-            "name": "main",
-            "discord": {"botToken": "unused", "ownerUserId": "100000000000000002"},
-            "projects": [{"name": "p", "channelId": CHANNEL,
-                          "projectPath": str(tmp_path / "project")}],
-        }],
-    }  # fmt: skip
+        "servers": [
+            {
+                "name": "main",
+                "discord": {"botToken": "unused", "ownerUserId": "100000000000000002"},
+                "projects": [
+                    {"name": "p", "channelId": CHANNEL, "projectPath": str(tmp_path / "project")}
+                ],
+            }
+        ],
+    }
     (home / "config.json").write_text(json.dumps(cfg))
     (home / "config.json").chmod(0o600)
     monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(home))
@@ -127,8 +130,14 @@ def run_command(
     command: str, event: dict | str, env: dict[str, str], cwd: Path
 ) -> subprocess.CompletedProcess:
     stdin = event if isinstance(event, str) else json.dumps(event)
-    return subprocess.run(["/bin/sh", "-c", command], input=stdin.encode(), env=env, cwd=cwd,
-                          capture_output=True, timeout=30)  # fmt: skip
+    return subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=stdin.encode(),
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        timeout=30,
+    )
 
 
 def cache_file(env: dict[str, str], session_id: str = EVENT["session_id"]) -> Path:
@@ -252,8 +261,16 @@ def test_remember_skips_unchanged_records_and_read_status_round_trips(tmp_path, 
 
 @pytest.mark.parametrize(
     ("session_id", "safe"),
-    [("cbe55835-1c2d-4e5f-8a9b-0123456789ab", True), ("abc_DEF-1", True), ("..", False),
-     ("a.json", False), ("a b", False), (None, False), (5, False), ("-x", False)],
-)  # fmt: skip
+    [
+        ("cbe55835-1c2d-4e5f-8a9b-0123456789ab", True),
+        ("abc_DEF-1", True),
+        ("..", False),
+        ("a.json", False),
+        ("a b", False),
+        (None, False),
+        (5, False),
+        ("-x", False),
+    ],
+)
 def test_session_id_must_be_a_plain_name(session_id: object, safe: bool) -> None:
     assert status_line.is_safe_session_id(session_id) is safe

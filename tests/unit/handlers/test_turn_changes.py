@@ -50,7 +50,7 @@ def context(tmp_path: Path, cwd: Path, session: str = "s-1", progress: bool = Tr
         project=SimpleNamespace(progress=progress),
         cfg=SimpleNamespace(path=str(home / "config.json")),
         defer=lambda job: job(),
-    )  # fmt: skip (as outside a hook process)
+    )  # (as outside a hook process)
 
 
 def test_a_turn_that_changes_files_is_summed_up_once(tmp_path, repo) -> None:
@@ -160,21 +160,50 @@ def test_the_prompt_does_not_wait_for_git_and_no_tool_runs_before_the_snapshot(
     (shim / "git").chmod(0o755)
     home = tmp_path / "bridge-home"
     home.mkdir(mode=0o700)
-    (home / "config.json").write_text(json.dumps({"schemaVersion": 2, "servers": [{
-        "discord": {"botToken": "t", "ownerUserId": "100000000000000002",
-                    "apiBaseUrl": "http://127.0.0.1:9/api/v10"},
-        "projects": [{"name": "p", "channelId": CHANNEL,
-                      "projectPath": str(repo)}]}]}))  # fmt: skip
-    env = {"PATH": f"{shim}:{os.environ['PATH']}", "HOME": str(tmp_path),
-           "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL}  # fmt: skip
+    (home / "config.json").write_text(
+        json.dumps(
+            {
+                "schemaVersion": 2,
+                "servers": [
+                    {
+                        "discord": {
+                            "botToken": "t",
+                            "ownerUserId": "100000000000000002",
+                            "apiBaseUrl": "http://127.0.0.1:9/api/v10",
+                        },
+                        "projects": [{"name": "p", "channelId": CHANNEL, "projectPath": str(repo)}],
+                    }
+                ],
+            }
+        )
+    )
+    env = {
+        "PATH": f"{shim}:{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "DISCORD_BRIDGE_CHANNEL_ID": CHANNEL,
+    }
 
     def hook(script: str, event: dict) -> float:
         start = time.monotonic()
         done = subprocess.run(
-            [sys.executable, "-I", "-S", str(REPO / "hooks" / script), "--home", str(home),
-             "--runtime-dir", str(tmp_path / "run"), "--state-dir", str(tmp_path / "state")],
-            input=json.dumps(event).encode(), capture_output=True, timeout=30, cwd=repo, env=env,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                str(REPO / "hooks" / script),
+                "--home",
+                str(home),
+                "--runtime-dir",
+                str(tmp_path / "run"),
+                "--state-dir",
+                str(tmp_path / "state"),
+            ],
+            input=json.dumps(event).encode(),
+            capture_output=True,
+            timeout=30,
+            cwd=repo,
+            env=env,
+        )
         assert done.returncode == 0 and done.stderr == b"", done.stderr
         return time.monotonic() - start
 
@@ -183,9 +212,17 @@ def test_the_prompt_does_not_wait_for_git_and_no_tool_runs_before_the_snapshot(
     prompt = hook_input("UserPromptSubmit", session_id="s-1", cwd=repo, prompt="add a line")
     assert hook("session_event.py", prompt) < 2.0  # two git calls of 2 s each: not waited for
     assert private_files.read_json(record) is None  # still being taken
-    hook("pre_tool_use.py", hook_input("PreToolUse", session_id="s-1", cwd=repo,
-                                       tool_name="Write", tool_use_id="toolu_1",
-                                       tool_input={"file_path": str(repo / "a.txt")}))  # fmt: skip
+    hook(
+        "pre_tool_use.py",
+        hook_input(
+            "PreToolUse",
+            session_id="s-1",
+            cwd=repo,
+            tool_name="Write",
+            tool_use_id="toolu_1",
+            tool_input={"file_path": str(repo / "a.txt")},
+        ),
+    )
     assert private_files.read_json(record)["tree"]  # taken before the tool could write
     (repo / "a.txt").write_text("a\nb\n")  # the tool
     assert turn_changes.at_stop(ctx)["summary"] == "📝 1 file changed, +1 −0"

@@ -39,8 +39,9 @@ LISTENER = textwrap.dedent(
 def tree():
     shell = subprocess.Popen(
         ["sh", "-c", f'{sys.executable} -c "$0"; :', LISTENER],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         ports = [int(p) for p in shell.stdout.readline().split()]
         yield shell.pid, ports
@@ -140,8 +141,11 @@ def listen(host: str, port: int = 0, user: int | None = None) -> tuple[subproces
     python = "/usr/bin/python3" if user is not None else sys.executable  # nobody's to run
     held = subprocess.Popen(
         [python, "-c", ONE_LISTENER, host, str(port)],
-        stdout=subprocess.PIPE, text=True, user=user, cwd="/",
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        text=True,
+        user=user,
+        cwd="/",
+    )
     return held, int(held.stdout.readline())
 
 

@@ -37,25 +37,42 @@ def verify(path: Path, tmp: Path) -> subprocess.CompletedProcess:
     runtime = tmp / "verify-runtime"
     runtime.mkdir(mode=0o700, exist_ok=True)
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
-    return subprocess.run(["systemd-analyze", "verify", "--user", str(path)],
-                          env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    return subprocess.run(
+        ["systemd-analyze", "verify", "--user", str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_the_unit_runs_this_interpreter_with_the_config_and_restarts_on_failure() -> None:
-    env = {"PATH": "/opt/node/bin:/usr/bin", "LANG": "en_US.UTF-8",
-           "DISCORD_BRIDGE_RUNTIME_DIR": "/run/db", "SECRET": "x"}  # fmt: skip
+    env = {
+        "PATH": "/opt/node/bin:/usr/bin",
+        "LANG": "en_US.UTF-8",
+        "DISCORD_BRIDGE_RUNTIME_DIR": "/run/db",
+        "SECRET": "x",
+    }
     text = service.unit_text("/home/u/.discord-bridge/config.json", env=env)
     keys = [line for line in text.splitlines() if line and not line.startswith("#")]
-    assert f'ExecStart="{sys.executable}" "-m" "bridge.cli" "--config" ' \
-           '"/home/u/.discord-bridge/config.json" "run"' in keys  # fmt: skip
+    assert (
+        f'ExecStart="{sys.executable}" "-m" "bridge.cli" "--config" '
+        '"/home/u/.discord-bridge/config.json" "run"' in keys
+    )
     assert os.path.isabs(sys.executable)
     assert 'Environment="PATH=/opt/node/bin:/usr/bin"' in keys
     assert 'Environment="LANG=en_US.UTF-8"' in keys
     assert 'Environment="DISCORD_BRIDGE_RUNTIME_DIR=/run/db"' in keys
     assert not any("SECRET" in line for line in keys)  # only what the bot needs
-    for wanted in ("Restart=on-failure", "RestartSec=5", "RestartPreventExitStatus=2",
-                   "KillMode=process", "StartLimitBurst=10", "StartLimitIntervalSec=600",
-                   "WantedBy=default.target"):  # fmt: skip
+    for wanted in (
+        "Restart=on-failure",
+        "RestartSec=5",
+        "RestartPreventExitStatus=2",
+        "KillMode=process",
+        "StartLimitBurst=10",
+        "StartLimitIntervalSec=600",
+        "WantedBy=default.target",
+    ):
         assert wanted in keys, wanted
     assert "RestartSteps" not in text  # unknown before systemd 254
     newer = service.unit_text("/c.json", env={}, version=256)
@@ -180,15 +197,21 @@ def test_api_and_gateway_overrides_are_never_carried_and_the_user_is_told(setup:
 
 
 def test_the_launchd_agent_runs_this_interpreter_and_restarts_on_failure(tmp_path: Path) -> None:
-    data = service_launchd.plist_bytes("/Users/u/.discord-bridge/config.json",
-                                       env={"PATH": "/opt/homebrew/bin:/usr/bin"},
-                                       home="/Users/u")  # fmt: skip
+    data = service_launchd.plist_bytes(
+        "/Users/u/.discord-bridge/config.json",
+        env={"PATH": "/opt/homebrew/bin:/usr/bin"},
+        home="/Users/u",
+    )
     agent = plistlib.loads(data)
     assert agent["Label"] == service_launchd.LABEL
     assert agent["ProgramArguments"] == [
-        sys.executable, "-m", "bridge.cli", "--config", "/Users/u/.discord-bridge/config.json",
+        sys.executable,
+        "-m",
+        "bridge.cli",
+        "--config",
+        "/Users/u/.discord-bridge/config.json",
         "run",
-    ]  # fmt: skip
+    ]
     assert agent["RunAtLoad"] is True
     assert agent["KeepAlive"] == {"SuccessfulExit": False}
     assert agent["AbandonProcessGroup"] is True  # tmux and Claude outlive the agent

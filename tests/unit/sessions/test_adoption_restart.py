@@ -29,8 +29,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def adopted_here(tmp_path: Path) -> runtime.Runtime:
     """``try``'s dirs, holding an adoption of a Claude Code that still runs (this process)."""
     rt = runtime.Runtime(str(tmp_path / "try-run"), str(tmp_path / "try-state")).ensure()
-    live = {"address": "x:%1", "pid": os.getpid(), "proc_start": machine.proc_start(os.getpid()),
-            "session_id": SESSION}  # fmt: skip
+    live = {
+        "address": "x:%1",
+        "pid": os.getpid(),
+        "proc_start": machine.proc_start(os.getpid()),
+        "session_id": SESSION,
+    }
     session_state.save(rt, THREAD, {"project": "p", "thread_id": THREAD, "adopted": live})
     adoptions.adopt(rt, SESSION, THREAD, "p", "100000000000000003")
     return rt

@@ -28,16 +28,24 @@ SCREENS = Path(__file__).parents[1] / "codex" / "screens"
 def manager_for(tmp_path: Path) -> SessionManager:
     raw = {
         "schemaVersion": 2,
-        "servers": [{
-            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
-            "projects": [
-                {"name": "alpha", "channelId": CHANNEL, "projectPath": str(tmp_path / "a")},
-                {"name": "beta", "channelId": CODEX_CHANNEL, "projectPath": str(tmp_path / "b"),
-                 "agent": "codex", "codexCommand": "/opt/codex/bin/codex", "model": "gpt-5",
-                 "codexArgs": ["--search"]},
-            ],
-        }],
-    }  # fmt: skip
+        "servers": [
+            {
+                "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+                "projects": [
+                    {"name": "alpha", "channelId": CHANNEL, "projectPath": str(tmp_path / "a")},
+                    {
+                        "name": "beta",
+                        "channelId": CODEX_CHANNEL,
+                        "projectPath": str(tmp_path / "b"),
+                        "agent": "codex",
+                        "codexCommand": "/opt/codex/bin/codex",
+                        "model": "gpt-5",
+                        "codexArgs": ["--search"],
+                    },
+                ],
+            }
+        ],
+    }
     cfg = BridgeConfig(raw, str(tmp_path / "bridge.json"), env={})
     return SessionManager(cfg, cfg.servers[0], runtime.Runtime(str(tmp_path / "rt")).ensure())
 

@@ -54,9 +54,12 @@ def test_a_turn_counts_edits_deletions_untracked_and_binary_files_not_ignored_on
 
     files = tree_diff.changed_files(str(repo), before, after)
     assert by_path(files) == {
-        "a.txt": (2, 1), "gone.txt": (0, 1), "new.txt": (1, 0), "pic.bin": (None, None),
+        "a.txt": (2, 1),
+        "gone.txt": (0, 1),
+        "new.txt": (1, 0),
+        "pic.bin": (None, None),
         "sub/deep.txt": (2, 0),
-    }  # fmt: skip
+    }
     assert tree_diff.summary(files) == "📝 5 files changed, +5 −2"
     text, cut = tree_diff.diff_text(str(repo), before, after)
     assert not cut and "+TWO" in text and "Binary files /dev/null and b/pic.bin differ" in text
@@ -83,12 +86,17 @@ def test_a_hostile_repository_config_runs_nothing(repo: Path, scratch: str, tmp_
     touch = f"touch {pwned}; cat"
     (repo / ".gitattributes").write_text("* filter=evil diff=evil\n")
     for key, value in (
-        ("filter.evil.clean", touch), ("filter.evil.smudge", touch),
-        ("filter.evil.process", f"touch {pwned}"), ("filter.evil.required", "true"),
-        ("core.fsmonitor", f"touch {pwned}"), ("diff.external", f"touch {pwned}"),
-        ("diff.evil.textconv", touch), ("diff.evil.command", f"touch {pwned}"),
-        ("core.pager", f"touch {pwned}"), ("core.hooksPath", str(tmp_path / "hooks")),
-    ):  # fmt: skip
+        ("filter.evil.clean", touch),
+        ("filter.evil.smudge", touch),
+        ("filter.evil.process", f"touch {pwned}"),
+        ("filter.evil.required", "true"),
+        ("core.fsmonitor", f"touch {pwned}"),
+        ("diff.external", f"touch {pwned}"),
+        ("diff.evil.textconv", touch),
+        ("diff.evil.command", f"touch {pwned}"),
+        ("core.pager", f"touch {pwned}"),
+        ("core.hooksPath", str(tmp_path / "hooks")),
+    ):
         git(repo, "config", key, value)
     hooks = tmp_path / "hooks"
     hooks.mkdir()
@@ -177,16 +185,22 @@ def blob_of(repo: Path, tree: str, path: str) -> bytes:
     """The bytes a snapshot holds for ``path``."""
     import subprocess
 
-    return subprocess.run(["git", "-C", str(repo), "cat-file", "blob", f"{tree}:{path}"],
-                          capture_output=True, check=True).stdout  # fmt: skip
+    return subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "blob", f"{tree}:{path}"],
+        capture_output=True,
+        check=True,
+    ).stdout
 
 
 def all_objects(repo: Path) -> bytes:
     """Every object's content in the repository's store (to look for what must not be there)."""
     import subprocess
 
-    return subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-all-objects", "--batch"],
-                          capture_output=True, check=True).stdout  # fmt: skip
+    return subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True,
+        check=True,
+    ).stdout
 
 
 @pytest.mark.parametrize("key", ["clean", "smudge", "process"])
@@ -198,8 +212,9 @@ def test_no_filter_driver_runs_whatever_its_name(
     ``""``: no list of names to neutralise can be trusted. Snapshots never let git filter."""
     marker = tmp_path / "marker"
     with open(repo / ".git" / "config", "a") as config:
-        config.write(f'[filter "{name}"]\n\t{key} = "sh -c \'id > {marker}\'; cat"\n'
-                     "\trequired = true\n")  # fmt: skip
+        config.write(
+            f'[filter "{name}"]\n\t{key} = "sh -c \'id > {marker}\'; cat"\n\trequired = true\n'
+        )
     (repo / ".gitattributes").write_text(f"* filter={name}\n")  # ("a b" cannot be named here)
     (repo / ".git" / "info").mkdir(exist_ok=True)
     (repo / ".git" / "info" / "attributes").write_text(f"*.txt filter={name}\n")
@@ -221,8 +236,11 @@ def test_other_attributes_never_rewrite_what_is_snapshotted(repo: Path, scratch:
     (repo / ".gitattributes").write_text(
         "id.txt ident\nutf16.txt working-tree-encoding=UTF-16\ncrlf.txt text eol=crlf\n"
     )
-    raw = {"id.txt": b"$Id: 0123456789abcdef $\n", "utf16.txt": b"\xff\xfe\x00\xd8 odd\n",
-           "crlf.txt": b"one\r\ntwo\r\n"}  # fmt: skip
+    raw = {
+        "id.txt": b"$Id: 0123456789abcdef $\n",
+        "utf16.txt": b"\xff\xfe\x00\xd8 odd\n",
+        "crlf.txt": b"one\r\ntwo\r\n",
+    }
     for name, data in raw.items():
         (repo / name).write_bytes(data)
     _, tree, _ = changes.snapshot(str(repo), scratch)
@@ -237,10 +255,12 @@ def test_a_partial_clone_never_fetches_what_it_lacks(repo: Path, scratch: str, t
     blob = git(repo, "rev-parse", "HEAD:a.txt").strip()
     (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
     for key, value in (
-        ("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
-        ("remote.origin.url", "ssh://example.invalid/x"), ("remote.origin.promisor", "true"),
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.url", "ssh://example.invalid/x"),
+        ("remote.origin.promisor", "true"),
         ("core.sshCommand", f"sh -c 'id > {marker}'; false"),
-    ):  # fmt: skip
+    ):
         git(repo, "config", key, value)
     (repo / "a.txt").write_text("edited\n")
     _, tree, _ = changes.snapshot(str(repo), scratch)
@@ -459,8 +479,9 @@ def add_all_tree(repo: Path, tmp_path: Path) -> str:
     shutil.copyfile(repo / ".git" / "index", copy)
     env = {**os.environ, "GIT_INDEX_FILE": str(copy)}
     for args in (["add", "-A"], ["write-tree"]):
-        done = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True,
-                              text=True, check=True)  # fmt: skip
+        done = subprocess.run(
+            ["git", "-C", str(repo), *args], env=env, capture_output=True, text=True, check=True
+        )
     return done.stdout.strip()
 
 
@@ -470,8 +491,10 @@ def test_a_submodules_own_config_runs_nothing(repo: Path, scratch: str, tmp_path
     marker = tmp_path / "marker"
     sub = make_repo(repo / "sub", {"s.txt": "s\n"})
     with open(sub / ".git" / "config", "a") as config:
-        config.write(f'[filter "x=y"]\n\tclean = "sh -c \'id > {marker}\'; cat"\n'
-                     f"[core]\n\tfsmonitor = sh -c 'id > {marker}'\n")  # fmt: skip
+        config.write(
+            f'[filter "x=y"]\n\tclean = "sh -c \'id > {marker}\'; cat"\n'
+            f"[core]\n\tfsmonitor = sh -c 'id > {marker}'\n"
+        )
     (sub / ".gitattributes").write_text("* filter=x=y\n")
     head = git(sub, "rev-parse", "HEAD").strip()
     git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},sub")

@@ -67,8 +67,14 @@ def keys_seen(tmux: TmuxSessions, pane_id: str, lines: tuple[str, ...]) -> str:
 
 def ask(rt: runtime.Runtime, pid: int, kind: str = "permission", channel: str = CHANNEL) -> str:
     now = time.time()
-    request = Request(id=decisions.new_id(), kind=kind, channel_id=channel, pid=pid,
-                      created=now, deadline=now + 900)  # fmt: skip
+    request = Request(
+        id=decisions.new_id(),
+        kind=kind,
+        channel_id=channel,
+        pid=pid,
+        created=now,
+        deadline=now + 900,
+    )
     decisions.write_request(rt, request)
     return request.id
 

@@ -110,20 +110,24 @@ def test_cycle_mode_reads_the_mode_off_the_footer_without_a_key(pane, tmp_path) 
 
 
 def test_only_the_switch_model_dialog_itself_is_confirmed() -> None:
-    dialog = "\n".join([
-        "● earlier the model said: Switch model? 1. Yes, switch to x",
-        "▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔ ctrl+y to paste deleted text ▔",
-        "  Switch model?",
-        "  ❯ 1. Yes, switch to claude-test-model",
-        "    2. No, go back",
-    ])  # fmt: skip
+    dialog = "\n".join(
+        [
+            "● earlier the model said: Switch model? 1. Yes, switch to x",
+            "▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔ ctrl+y to paste deleted text ▔",
+            "  Switch model?",
+            "  ❯ 1. Yes, switch to claude-test-model",
+            "    2. No, go back",
+        ]
+    )
     assert pane_ops.asks_switch(dialog)
-    permission = "\n".join([
-        "● earlier the model said: Switch model? 1. Yes, switch to x",
-        "▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔",
-        " Do you want to create x.txt?",
-        " ❯ 1. Yes",
-    ])  # fmt: skip
+    permission = "\n".join(
+        [
+            "● earlier the model said: Switch model? 1. Yes, switch to x",
+            "▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔▔",
+            " Do you want to create x.txt?",
+            " ❯ 1. Yes",
+        ]
+    )
     assert not pane_ops.asks_switch(permission)
     assert not pane_ops.asks_switch("Switch model?\n1. Yes, switch to x\n" + "\n".join(BOX))
 

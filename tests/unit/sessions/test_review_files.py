@@ -84,8 +84,12 @@ def test_sent_comments_follow_the_files_as_they_are(repo: Path, scratch: str) ->
     (repo / "new.txt").unlink()
     items = review_files.follow_comments(str(repo), [*comments, stale], scratch, ())
     moved, removed, changed, gone, fallback = items
-    assert (moved.start, moved.lines, moved.changed, moved.moved_from) == (4, ["b = 2"], False,
-                                                                             (2, 2))  # fmt: skip
+    assert (moved.start, moved.lines, moved.changed, moved.moved_from) == (
+        4,
+        ["b = 2"],
+        False,
+        (2, 2),
+    )
     assert moved.was is None
     assert removed.removed and removed.was == ["c = 3"] and removed.start == 5
     assert (changed.start, changed.lines, changed.changed, changed.was) == (
@@ -104,11 +108,15 @@ def test_a_hostile_repository_runs_nothing_while_a_review_reads_it(
     pwned = tmp_path / "pwned"
     (repo / ".gitattributes").write_text("* filter=evil diff=evil\n")
     for key, value in (
-        ("filter.evil.clean", f"touch {pwned}; cat"), ("filter.evil.smudge", f"touch {pwned}; cat"),
-        ("filter.evil.required", "true"), ("diff.evil.textconv", f"touch {pwned}; cat"),
-        ("diff.evil.command", f"touch {pwned}"), ("diff.external", f"touch {pwned}"),
-        ("core.fsmonitor", f"touch {pwned}"), ("core.pager", f"touch {pwned}"),
-    ):  # fmt: skip
+        ("filter.evil.clean", f"touch {pwned}; cat"),
+        ("filter.evil.smudge", f"touch {pwned}; cat"),
+        ("filter.evil.required", "true"),
+        ("diff.evil.textconv", f"touch {pwned}; cat"),
+        ("diff.evil.command", f"touch {pwned}"),
+        ("diff.external", f"touch {pwned}"),
+        ("core.fsmonitor", f"touch {pwned}"),
+        ("core.pager", f"touch {pwned}"),
+    ):
         git(repo, "config", key, value)
     old, new = turn(repo, scratch)
     app = review_files.diff_file(str(repo), old, new, 1)

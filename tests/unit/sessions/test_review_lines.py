@@ -50,19 +50,32 @@ def test_a_diff_is_numbered_by_its_new_lines_and_keeps_its_colours() -> None:
 
 @pytest.mark.parametrize(
     ("typed", "lines"),
-    [("12", (12, 12)), ("12-18", (12, 18)), (" 12 – 18 ", (12, 18)), ("L12-L18", (12, 18)),
-     ("18-12", (12, 18)), ("12..18", (12, 18)), ("12 to 18", (12, 18)), ("12:13", (12, 13))],
-)  # fmt: skip
+    [
+        ("12", (12, 12)),
+        ("12-18", (12, 18)),
+        (" 12 – 18 ", (12, 18)),
+        ("L12-L18", (12, 18)),
+        ("18-12", (12, 18)),
+        ("12..18", (12, 18)),
+        ("12 to 18", (12, 18)),
+        ("12:13", (12, 13)),
+    ],
+)
 def test_lines_are_read_as_a_phone_types_them(typed: str, lines: tuple[int, int]) -> None:
     assert parse_range(typed, 20) == lines
 
 
 @pytest.mark.parametrize(
     ("typed", "said"),
-    [("", "got: nothing"), ("twelve", "got: twelve"), ("12,14", "got: 12,14"),
-     ("0", "numbered from 1"), ("21", "app.py has 20 lines now: line 21 is past its end"),
-     ("3-40", "line 40 is past its end")],
-)  # fmt: skip
+    [
+        ("", "got: nothing"),
+        ("twelve", "got: twelve"),
+        ("12,14", "got: 12,14"),
+        ("0", "numbered from 1"),
+        ("21", "app.py has 20 lines now: line 21 is past its end"),
+        ("3-40", "line 40 is past its end"),
+    ],
+)
 def test_lines_that_are_not_the_files_say_why(typed: str, said: str) -> None:
     with pytest.raises(BadLines, match=said.replace(".", r"\.")):
         parse_range(typed, 20, "app.py")

@@ -22,17 +22,24 @@ PARENT, LISTED, NEW = "100000000000000003", "100000000000000004", "1000000000000
 def make_config(tmp_path, socket: str) -> BridgeConfig:
     raw = {
         "schemaVersion": 2,
-        "servers": [{
-            "name": "main",
-            "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
-            "tmux": {"session": "unit", "socketName": socket},
-            "projects": [{
-                "name": "alpha", "channelId": PARENT, "projectPath": str(tmp_path),
-                "model": "sonnet", "thread": {"isolation": "worktree"},
-                "threads": [{"name": "listed", "channelId": LISTED, "model": "opus"}],
-            }],
-        }],
-    }  # fmt: skip
+        "servers": [
+            {
+                "name": "main",
+                "discord": {"botToken": "tok", "ownerUserId": "100000000000000002"},
+                "tmux": {"session": "unit", "socketName": socket},
+                "projects": [
+                    {
+                        "name": "alpha",
+                        "channelId": PARENT,
+                        "projectPath": str(tmp_path),
+                        "model": "sonnet",
+                        "thread": {"isolation": "worktree"},
+                        "threads": [{"name": "listed", "channelId": LISTED, "model": "opus"}],
+                    }
+                ],
+            }
+        ],
+    }
     return BridgeConfig(raw, str(tmp_path / "config.json"), env={})
 
 
@@ -68,8 +75,13 @@ def test_window_labels_never_carry_tmux_syntax() -> None:
 def test_worktree_removed_outside_ends_the_session_and_tells_the_thread(manager, tmp_path) -> None:
     target = SessionTarget.for_thread(manager.server.projects[0], NEW, "gone", None)
     pane = manager.tmux.start(NEW, target.window_name, str(tmp_path), ["sleep", "60"], {})
-    worktree = {"name": "gone", "path": str(tmp_path / "missing"), "branch": "worktree-gone",
-                "base": "0" * 40, "repo": str(tmp_path)}  # fmt: skip
+    worktree = {
+        "name": "gone",
+        "path": str(tmp_path / "missing"),
+        "branch": "worktree-gone",
+        "base": "0" * 40,
+        "repo": str(tmp_path),
+    }
     manager._record_start(target, pane, worktree["path"], worktree)
     told: list[tuple[str, str]] = []
 
@@ -201,8 +213,18 @@ def test_a_thread_keeps_the_worktree_and_branch_it_was_given(manager, tmp_path) 
     assert git(repo, "status", "--porcelain") == "?? .claude/\n"
     assert manager._prepare_cwd(renamed) == (old["path"], old)
     assert git(repo, "status", "--porcelain") == ""  # hidden at its next start
-    git(Path(old["path"]), "-c", "user.name=T", "-c", "user.email=t@example.invalid",
-        "commit", "-q", "--allow-empty", "-m", "thread work")  # fmt: skip
+    git(
+        Path(old["path"]),
+        "-c",
+        "user.name=T",
+        "-c",
+        "user.email=t@example.invalid",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "thread work",
+    )
     git(repo, "worktree", "remove", "--force", old["path"])  # the folder, by hand
     cwd, again = manager._prepare_cwd(renamed)
     assert again["branch"] == f"worktree-old-work-{NEW}" and cwd == old["path"]

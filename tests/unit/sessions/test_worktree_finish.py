@@ -38,8 +38,14 @@ def thread_worktree(repo: Path) -> tuple[dict, Path]:
 
 
 # The test's own git in a hostile repository: none of its commands (which would count).
-QUIET = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c",
-         "commit.gpgSign=false")  # fmt: skip
+QUIET = (
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "commit.gpgSign=false",
+)
 
 
 def commit(path: Path, files: dict[str, str], message: str) -> str:
@@ -53,8 +59,11 @@ def commit(path: Path, files: dict[str, str], message: str) -> str:
 
 def state(repo: Path) -> tuple[str, str, str]:
     """The base branch's tip, what the checkout shows for app.py and git's status of it."""
-    return (git(repo, *QUIET, "rev-parse", "main").strip(), (repo / "app.py").read_text(),
-            git(repo, *QUIET, "status", "--porcelain", "--untracked-files=no"))  # fmt: skip
+    return (
+        git(repo, *QUIET, "rev-parse", "main").strip(),
+        (repo / "app.py").read_text(),
+        git(repo, *QUIET, "status", "--porcelain", "--untracked-files=no"),
+    )
 
 
 def test_a_branch_the_base_has_not_moved_from_fast_forwards(repo: Path, scratch: str) -> None:
@@ -65,8 +74,9 @@ def test_a_branch_the_base_has_not_moved_from_fast_forwards(repo: Path, scratch:
     assert (plan.base, plan.fast_forward, plan.commit_count) == ("main", True, 1)
     assert plan.commits[0].endswith(" feature")
     assert {f.path: (f.added, f.removed) for f in plan.files} == {
-        "app.py": (1, 1), "feature.py": (1, 0)
-    }  # fmt: skip
+        "app.py": (1, 1),
+        "feature.py": (1, 0),
+    }
     result = worktree_finish.merge(plan, scratch, "Merge the thread")
     assert (result.commit, result.fast_forward) == (tip, True)
     assert state(repo) == (tip, APP.replace("five", "FIVE"), "")
@@ -143,9 +153,17 @@ def test_a_dirty_checkout_a_file_in_the_way_and_a_filtered_file_are_refused(
 
 DRIVERS = ("x=y", "", "Evil", "-x", "x.y")  # names no -c can neutralise, and others
 HOOKS = (
-    "pre-merge-commit", "post-merge", "post-checkout", "post-index-change", "reference-transaction",
-    "pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "pre-push",
-)  # fmt: skip
+    "pre-merge-commit",
+    "post-merge",
+    "post-checkout",
+    "post-index-change",
+    "reference-transaction",
+    "pre-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-push",
+)
 
 
 def hostile(repo: Path, tmp_path: Path, attributes: str) -> Path:
@@ -168,10 +186,12 @@ def hostile(repo: Path, tmp_path: Path, attributes: str) -> Path:
         "[log]\n\tshowSignature = true\n",
     ]
     for i, name in enumerate(DRIVERS):
-        config.append(f'[merge "{name}"]\n\tdriver = {mark(f"merge-{i}")}\n'
-                      f'[filter "{name}"]\n\tclean = {mark(f"clean-{i}")}\n'
-                      f'\tsmudge = {mark(f"smudge-{i}")}\n\tprocess = {mark(f"process-{i}")}\n'
-                      "\trequired = true\n")  # fmt: skip
+        config.append(
+            f'[merge "{name}"]\n\tdriver = {mark(f"merge-{i}")}\n'
+            f'[filter "{name}"]\n\tclean = {mark(f"clean-{i}")}\n'
+            f"\tsmudge = {mark(f'smudge-{i}')}\n\tprocess = {mark(f'process-{i}')}\n"
+            "\trequired = true\n"
+        )
     with open(repo / ".git" / "config", "a") as handle:
         handle.write("".join(config))
     (repo / ".git" / "info").mkdir(exist_ok=True)
@@ -193,8 +213,11 @@ def test_a_hostile_repository_runs_nothing_through_a_whole_merge(
     theirs = signed_looking_commit(work, "thread edits the ends", *QUIET)
     ours = commit(repo, {**{n: APP.replace("one", "ONE") for n in files}, "app.py": "x\n"}, "main")
     # The same merge by plain git runs the repository's drivers: the test can fail.
-    subprocess.run(["git", "-C", str(repo), *QUIET, "merge-tree", "--write-tree", ours, theirs],
-                   capture_output=True, check=False)  # fmt: skip
+    subprocess.run(
+        ["git", "-C", str(repo), *QUIET, "merge-tree", "--write-tree", ours, theirs],
+        capture_output=True,
+        check=False,
+    )
     assert "merge-" in ran.read_text()
     ran.unlink()
 
@@ -217,8 +240,11 @@ def test_a_merged_file_git_would_filter_is_refused_and_no_filter_runs(
     names = [f"f{i}.txt" for i in range(len(DRIVERS))]
     worktree, work = thread_worktree(repo)
     committed = "".join(f"{n} filter={d}\n" for n, d in zip(names, DRIVERS, strict=True))
-    commit(work, {".gitattributes": committed, **dict.fromkeys(names, "data\n"),
-                  "table.dat": "1,2\n"}, "filtered files")  # fmt: skip
+    commit(
+        work,
+        {".gitattributes": committed, **dict.fromkeys(names, "data\n"), "table.dat": "1,2\n"},
+        "filtered files",
+    )
     before = state(repo)
     ran = hostile(repo, tmp_path, "*.dat filter=Evil\n")
     plan = worktree_finish.plan_merge(worktree, scratch)
@@ -227,6 +253,9 @@ def test_a_merged_file_git_would_filter_is_refused_and_no_filter_runs(
     assert not ran.exists(), ran.read_text()
     # Plain git's merge checks these files out through the repository's filters (which fail
     # it here: a `process` filter that does not speak the protocol is required).
-    subprocess.run(["git", "-C", str(repo), "merge", "-q", "--ff-only", worktree["branch"]],
-                   capture_output=True, check=False)  # fmt: skip
+    subprocess.run(
+        ["git", "-C", str(repo), "merge", "-q", "--ff-only", worktree["branch"]],
+        capture_output=True,
+        check=False,
+    )
     assert "process-" in ran.read_text()

@@ -73,9 +73,11 @@ def setup(tmp_path: Path, path_without_gh: Path, ssh_log: Path) -> tuple[Path, P
         (hooks / name).chmod(0o755)
     mark = f"\"sh -c 'echo $0 >> {ran}'; false\""
     with open(repo / ".git" / "config", "a") as config:
-        config.write(f"[core]\n\thooksPath = {hooks}\n\tsshCommand = {mark}\n"
-                     f"[credential]\n\thelper = !{mark}\n"
-                     f"[remote \"origin\"]\n\treceivepack = {mark}\n")  # fmt: skip
+        config.write(
+            f"[core]\n\thooksPath = {hooks}\n\tsshCommand = {mark}\n"
+            f"[credential]\n\thelper = !{mark}\n"
+            f'[remote "origin"]\n\treceivepack = {mark}\n'
+        )
     return repo, bare, worktree, ran
 
 
@@ -86,8 +88,11 @@ def test_the_branch_is_pushed_and_without_gh_the_compare_link_is_given(
     tip = git(Path(worktree["path"]), "rev-parse", "HEAD").strip()
     plan = worktree_push.plan_push(worktree, scratch)
     assert plan.ok, plan.problems
-    assert (plan.remote, plan.url, plan.target) == ("origin", f"ssh://git.example.invalid{bare}",
-                                                    "main")  # fmt: skip
+    assert (plan.remote, plan.url, plan.target) == (
+        "origin",
+        f"ssh://git.example.invalid{bare}",
+        "main",
+    )
     assert plan.commit_count == 1
     result = worktree_push.push(plan, scratch, "Feature", "From a thread")
     assert result.ok and result.summary == "[new branch]" and not result.opened
@@ -165,30 +170,40 @@ def test_gh_not_logged_in_leaves_the_compare_link(
     [
         ("git@github.com:acme/shop.git", "https://github.com/acme/shop/compare/main...f?expand=1"),
         ("https://github.com/acme/shop", "https://github.com/acme/shop/compare/main...f?expand=1"),
-        ("ssh://git@ssh.github.com:443/acme/shop.git",
-         "https://github.com/acme/shop/compare/main...f?expand=1"),
-        ("https://token@github.example.com/acme/shop.git",
-         "https://github.example.com/acme/shop/compare/main...f?expand=1"),
-        ("git@gitlab.com:group/sub/shop.git",
-         "https://gitlab.com/group/sub/shop/-/merge_requests/new?merge_request%5Bsource_branch%5D"
-         "=f&merge_request%5Btarget_branch%5D=main"),
+        (
+            "ssh://git@ssh.github.com:443/acme/shop.git",
+            "https://github.com/acme/shop/compare/main...f?expand=1",
+        ),
+        (
+            "https://token@github.example.com/acme/shop.git",
+            "https://github.example.com/acme/shop/compare/main...f?expand=1",
+        ),
+        (
+            "git@gitlab.com:group/sub/shop.git",
+            "https://gitlab.com/group/sub/shop/-/merge_requests/new?merge_request%5Bsource_branch%5D"
+            "=f&merge_request%5Btarget_branch%5D=main",
+        ),
         ("/srv/git/shop.git", None),
         ("file:///srv/git/shop.git", None),
         ("ext::sh -c evil", None),
         ("https://github.com/../../evil", None),
         ("https://bitbucket.org/acme/shop.git", None),
     ],
-)  # fmt: skip
+)
 def test_compare_links_from_remote_addresses(url: str, link: str | None) -> None:
     assert worktree_push.compare_url(url, "main", "f") == link
 
 
 def test_the_link_a_remote_offers_is_taken_only_as_a_plain_https_address() -> None:
-    github = ("remote: \nremote: Create a pull request for 'f' on GitHub by visiting:\n"
-              "remote:      https://github.com/acme/shop/pull/new/f\nremote: \n")  # fmt: skip
+    github = (
+        "remote: \nremote: Create a pull request for 'f' on GitHub by visiting:\n"
+        "remote:      https://github.com/acme/shop/pull/new/f\nremote: \n"
+    )
     assert worktree_push.offered_link(github) == "https://github.com/acme/shop/pull/new/f"
-    gitlab = ("remote: To create a merge request for f, visit:\nremote:   https://gitlab.com/g/"
-              "s/-/merge_requests/new?merge_request%5Bsource_branch%5D=f\n")  # fmt: skip
+    gitlab = (
+        "remote: To create a merge request for f, visit:\nremote:   https://gitlab.com/g/"
+        "s/-/merge_requests/new?merge_request%5Bsource_branch%5D=f\n"
+    )
     assert worktree_push.offered_link(gitlab).startswith("https://gitlab.com/g/s/-/merge_requests")
     assert worktree_push.offered_link("remote: see https://evil.example/x\n") is None
     hostile = "remote: Create a pull request: javascript:alert(1) [x](https://evil.example/p)\n"
@@ -198,12 +213,25 @@ def test_the_link_a_remote_offers_is_taken_only_as_a_plain_https_address() -> No
 
 @pytest.mark.parametrize(
     ("url", "how"),
-    [("/srv/shop.git", "file"), ("../shop.git", "file"), ("file:///srv/shop.git", "file"),
-     ("./a:b", "file"), ("./mirror::app", "file"), ("github.com/acme/app.git", "file"),
-     ("p/q:r", "file"), ("foo::bar", "helper"), ("a.b+c::d", "helper"), ("ext::sh -c x", "helper"),
-     ("HTTPS://h/s", "helper"), ("git@host:shop.git", "ssh"), ("host:shop.git", "ssh"),
-     ("ssh://host/shop.git", "ssh"), ("https://h/s", "https"), ("git://h/s", "git")],
-)  # fmt: skip
+    [
+        ("/srv/shop.git", "file"),
+        ("../shop.git", "file"),
+        ("file:///srv/shop.git", "file"),
+        ("./a:b", "file"),
+        ("./mirror::app", "file"),
+        ("github.com/acme/app.git", "file"),
+        ("p/q:r", "file"),
+        ("foo::bar", "helper"),
+        ("a.b+c::d", "helper"),
+        ("ext::sh -c x", "helper"),
+        ("HTTPS://h/s", "helper"),
+        ("git@host:shop.git", "ssh"),
+        ("host:shop.git", "ssh"),
+        ("ssh://host/shop.git", "ssh"),
+        ("https://h/s", "https"),
+        ("git://h/s", "git"),
+    ],
+)
 def test_how_git_reaches_a_remote(url: str, how: str) -> None:
     """As git 2.39 does (measured: ``git ls-remote`` under ``GIT_TRACE``)."""
     assert worktree_push.transport(url) == how
@@ -226,9 +254,8 @@ def hostile_remote(path: Path, marker: Path) -> None:
 
 @pytest.mark.parametrize(
     ("url", "pushurl"),
-    [("{remote}", ""), ("./mirror::app", ""), (WEB, "github.com/acme/app.git"),
-     (WEB, "{remote}")],
-)  # fmt: skip
+    [("{remote}", ""), ("./mirror::app", ""), (WEB, "github.com/acme/app.git"), (WEB, "{remote}")],
+)
 def test_a_remote_on_this_machine_is_refused_and_runs_nothing(
     setup: tuple, scratch: str, tmp_path: Path, url: str, pushurl: str
 ) -> None:

@@ -186,9 +186,11 @@ def test_what_removal_would_lose_is_read_without_running_the_repositorys_command
     gpg.chmod(0o755)
     mark = f"\"sh -c 'echo $0 >> {ran}'; cat\""
     with open(repo / ".git" / "config", "a") as config:
-        config.write(f'[core]\n\tfsmonitor = {mark}\n[log]\n\tshowSignature = true\n'
-                     f'[gpg]\n\tprogram = {gpg}\n[filter "x=y"]\n\tclean = {mark}\n'
-                     "\trequired = true\n")  # fmt: skip
+        config.write(
+            f"[core]\n\tfsmonitor = {mark}\n[log]\n\tshowSignature = true\n"
+            f'[gpg]\n\tprogram = {gpg}\n[filter "x=y"]\n\tclean = {mark}\n'
+            "\trequired = true\n"
+        )
     (repo / ".git" / "info").mkdir(exist_ok=True)
     (repo / ".git" / "info" / "attributes").write_text("* filter=x=y\n")
     (path / "a.txt").write_text("changed in the same second\n")  # racy: status would re-read

@@ -82,8 +82,12 @@ def test_a_route_of_a_bot_that_is_gone_or_to_an_unregistered_config_is_not_follo
 ) -> None:
     config, _ = trial
     routes = home / adoptions.ROUTES
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     dead = {"config": str(config), "pid": int(gone.stdout), "start": "1"}
     routes.write_text(json.dumps({SESSION: dead}))  # a bot killed without a word
     routes.chmod(0o600)
@@ -119,8 +123,16 @@ def plant(routes: Path, form: str, good: bytes) -> None:
         os.chown(routes, 65534, 65534)
 
 
-FORMS = ["symlink", "directory", "world-writable", "group-readable", "someone-else's",
-         "garbage", "list", "huge"]  # fmt: skip
+FORMS = [
+    "symlink",
+    "directory",
+    "world-writable",
+    "group-readable",
+    "someone-else's",
+    "garbage",
+    "list",
+    "huge",
+]
 
 
 @pytest.mark.parametrize("form", FORMS)

@@ -360,8 +360,11 @@ def test_another_tool_call_starting_closes_nothing(rt) -> None:
     """Issue 13.13: PreToolUse of another call (a parallel tool, the next call queued behind
     the dialog) must not close the prompt; its own PostToolUse, or the turn's end, does."""
     bash = request(rt)
-    for tool, tool_input in (("Read", {"file_path": "/x"}), ("Bash", {"command": "ls"}),
-                             ("Bash", dict(BASH_INPUT))):  # fmt: skip
+    for tool, tool_input in (
+        ("Read", {"file_path": "/x"}),
+        ("Bash", {"command": "ls"}),
+        ("Bash", dict(BASH_INPUT)),
+    ):
         starting = event("PreToolUse", tool_name=tool, tool_input=tool_input, tool_use_id="t9")
         assert decisions.mark_stale(rt, starting) == []
     assert closed_by(rt, bash) is None and decisions.is_pending(rt, bash)
@@ -389,8 +392,12 @@ def test_mark_stale_with_nothing_open(rt, tmp_path) -> None:
 def test_a_question_answered_in_the_terminal_is_closed_by_its_post_tool_use(rt) -> None:
     """PostToolUse of AskUserQuestion carries the original input plus ``answers`` and
     ``annotations``, so exact input equality would never match it."""
-    asked = {"question": "Which database?", "header": "Database", "multiSelect": False,
-             "options": [{"label": "Postgres"}, {"label": "SQLite"}]}  # fmt: skip
+    asked = {
+        "question": "Which database?",
+        "header": "Database",
+        "multiSelect": False,
+        "options": [{"label": "Postgres"}, {"label": "SQLite"}],
+    }
     questions = {"questions": [asked]}
     req = request(rt, kind="question", tool_name="AskUserQuestion", tool_input=questions)
     post = event(
@@ -434,18 +441,35 @@ def test_mark_stale_removes_requests_whose_hook_was_killed(rt) -> None:
 
 def test_a_request_file_reads_back_as_the_same_record_and_the_same_json(rt) -> None:
     """The file format is what the bridge wrote before the records: plain JSON, same keys."""
-    req = request(rt, agent_id="a4a29fb14da70c8bc", project="proj", message_id="555",
-                  transcript_path="/t.jsonl", on_timeout="terminal")  # fmt: skip
+    req = request(
+        rt,
+        agent_id="a4a29fb14da70c8bc",
+        project="proj",
+        message_id="555",
+        transcript_path="/t.jsonl",
+        on_timeout="terminal",
+    )
     with open(os.path.join(rt.prompts, req.id + ".json"), "rb") as handle:
         raw = fastjson.loads(handle.read())
     assert raw == {
-        "id": req.id, "kind": "permission", "session_id": SESSION,
-        "agent_id": "a4a29fb14da70c8bc", "channel_id": "100000000000000003", "cli": "claude",
+        "id": req.id,
+        "kind": "permission",
+        "session_id": SESSION,
+        "agent_id": "a4a29fb14da70c8bc",
+        "channel_id": "100000000000000003",
+        "cli": "claude",
         "project": "proj",
-        "tool_name": "Bash", "tool_input": BASH_INPUT, "permission_suggestions": [],
-        "transcript_path": "/t.jsonl", "created": req.created, "deadline": req.deadline,
-        "timeout": 900, "on_timeout": "terminal", "pid": os.getpid(), "message_id": "555",
-    }  # fmt: skip
+        "tool_name": "Bash",
+        "tool_input": BASH_INPUT,
+        "permission_suggestions": [],
+        "transcript_path": "/t.jsonl",
+        "created": req.created,
+        "deadline": req.deadline,
+        "timeout": 900,
+        "on_timeout": "terminal",
+        "pid": os.getpid(),
+        "message_id": "555",
+    }
     assert decisions.read_request(rt, req.id) == req
 
 
@@ -463,8 +487,11 @@ def test_unknown_keys_are_kept_and_missing_ones_take_their_defaults(rt) -> None:
     decisions.write_request(rt, req)
     assert decisions.read_request(rt, rid).extra == {"from_a_newer_bridge": {"x": [1]}}
     decision = Decision.from_dict({"outcome": "allow", "by": "1", "note": "kept"})
-    assert decision is not None and decision.to_dict() == {"outcome": "allow", "by": "1",
-                                                           "note": "kept"}  # fmt: skip
+    assert decision is not None and decision.to_dict() == {
+        "outcome": "allow",
+        "by": "1",
+        "note": "kept",
+    }
 
 
 @pytest.mark.parametrize(
@@ -487,8 +514,15 @@ def test_unknown_keys_are_kept_and_missing_ones_take_their_defaults(rt) -> None:
 def test_a_request_of_the_wrong_shape_reads_as_nothing(rt, fields: dict) -> None:
     """Never a crash: not listed, not pending, nothing for a later event to close."""
     rid = decisions.new_id()
-    raw = {"id": rid, "kind": "permission", "session_id": SESSION, "channel_id": "1",
-           "deadline": time.time() + 60, "pid": os.getpid(), **fields}  # fmt: skip
+    raw = {
+        "id": rid,
+        "kind": "permission",
+        "session_id": SESSION,
+        "channel_id": "1",
+        "deadline": time.time() + 60,
+        "pid": os.getpid(),
+        **fields,
+    }
     private_files.write_atomic(
         os.path.join(rt.prompts, rid + ".json"), fastjson.dumps(raw).encode()
     )

@@ -48,10 +48,14 @@ def read(path: Path) -> dict:
 
 def test_bots_updating_the_home_at_once_lose_no_entry(home: Path) -> None:
     bots = [
-        subprocess.Popen([sys.executable, "-c", BOT, str(home), str(n), str(EACH)],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", BOT, str(home), str(n), str(EACH)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for n in range(BOTS)
-    ]  # fmt: skip
+    ]
     try:
         for bot in bots:
             assert bot.stdin is not None
@@ -62,16 +66,20 @@ def test_bots_updating_the_home_at_once_lose_no_entry(home: Path) -> None:
 
         configs = {
             os.path.abspath(home / ".." / f"bot-{n}-{i}" / "config.json")
-            for n in range(BOTS) for i in range(EACH)
-        }  # fmt: skip
+            for n in range(BOTS)
+            for i in range(EACH)
+        }
         sessions = {f"{n:08d}-0000-4000-8000-{i:012d}" for n in range(BOTS) for i in range(EACH)}
         found = {
             locations.RUN_CONFIGS: set(locations.registered_configs({runtime.ENV_HOME: str(home)})),
             locations.CONFIG_LOCATIONS: set(read(home / locations.CONFIG_LOCATIONS)),
             adoptions.ROUTES: set(read(home / adoptions.ROUTES)),
         }
-        wanted = {locations.RUN_CONFIGS: configs, locations.CONFIG_LOCATIONS: configs,
-                  adoptions.ROUTES: sessions}  # fmt: skip
+        wanted = {
+            locations.RUN_CONFIGS: configs,
+            locations.CONFIG_LOCATIONS: configs,
+            adoptions.ROUTES: sessions,
+        }
         lost = {name: len(wanted[name] - found[name]) for name in wanted}
         assert lost == dict.fromkeys(wanted, 0), f"entries lost: {lost}"
         for name in (locations.RUN_CONFIGS, locations.CONFIG_LOCATIONS, adoptions.ROUTES):

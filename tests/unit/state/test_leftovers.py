@@ -42,8 +42,14 @@ def everything_of(rt: runtime.Runtime, key: str, server: str = "home") -> str:
     away.save(rt, "budget", key, {"server": server})
     away.save(rt, "warned", key, {})
     away.save(rt, "raise", SESSION if key != OTHER else "other-session", {"usd": 5})
-    entry = schedules.Schedule(schedules.new_id(), server, key, "every morning",
-                               {"kind": "daily", "time": "09:00"}, next_run=1.0)  # fmt: skip
+    entry = schedules.Schedule(
+        schedules.new_id(),
+        server,
+        key,
+        "every morning",
+        {"kind": "daily", "time": "09:00"},
+        next_run=1.0,
+    )
     schedules.save(rt, entry)
     return entry.id
 
@@ -61,8 +67,14 @@ def test_a_survey_counts_and_a_drop_removes_all_of_it_and_nothing_else(rt) -> No
     mine = [everything_of(rt, CHANNEL), everything_of(rt, THREAD)]
     with_mine = files(rt)
     kept = everything_of(rt, OTHER)
-    elsewhere = schedules.Schedule(schedules.new_id(), "work", CHANNEL, "another server's",
-                                   {"kind": "daily", "time": "09:00"}, next_run=1.0)  # fmt: skip
+    elsewhere = schedules.Schedule(
+        schedules.new_id(),
+        "work",
+        CHANNEL,
+        "another server's",
+        {"kind": "daily", "time": "09:00"},
+        next_run=1.0,
+    )
     schedules.save(rt, elsewhere)
     theirs = files(rt) - with_mine
 

@@ -56,8 +56,9 @@ def test_queue_prefix_and_stall_minutes_are_checked() -> None:
 
     cfg = BridgeConfig(raw())
     assert cfg.queue_prefix == ">>" and cfg.stall_minutes == 10 and not cfg.notify_when_attached
-    cfg = BridgeConfig(raw(queue={"prefix": "q:"}, stallMinutes=0.5,
-                           notifications={"whenAttached": True}))  # fmt: skip
+    cfg = BridgeConfig(
+        raw(queue={"prefix": "q:"}, stallMinutes=0.5, notifications={"whenAttached": True})
+    )
     assert cfg.queue_prefix == "q:" and cfg.stall_minutes == 0.5 and cfg.notify_when_attached
     with pytest.raises(ConfigError) as err:
         BridgeConfig(raw(queue={"prefix": " "}, stallMinutes=0))

@@ -17,8 +17,16 @@ KEY = "123456789012345678"
 def test_a_draft_is_kept_privately_and_read_back_whole(tmp_path) -> None:
     rt = runtime.Runtime(str(tmp_path / "rt"), str(tmp_path / "state")).ensure()
     assert review_drafts.load(rt, KEY) is None
-    comment = Comment(review_drafts.new_comment_id([]), "app.py", 3, 4, "use logging",
-                      "a" * 40, ["print(3)", "print(4)"], "42")  # fmt: skip
+    comment = Comment(
+        review_drafts.new_comment_id([]),
+        "app.py",
+        3,
+        4,
+        "use logging",
+        "a" * 40,
+        ["print(3)", "print(4)"],
+        "42",
+    )
     draft = Draft(KEY, [comment], message_id="987654321098765432")
     review_drafts.save(rt, draft)
     path = tmp_path / "state" / "state" / "reviews" / f"{KEY}.json"
@@ -44,18 +52,34 @@ def test_a_draft_is_kept_privately_and_read_back_whole(tmp_path) -> None:
         {"key": "../x"},
         {"key": "999"},  # another session's draft under this name
         {"key": KEY, "comments": {}},
-        {"key": KEY, "comments": [{"id": "abcdef", "path": "a", "start": 0, "end": 1,
-                                   "text": "t", "tree": "f"}]},
-        {"key": KEY, "comments": [{"id": "abcdef", "path": "a", "start": 5, "end": 4,
-                                   "text": "t", "tree": "f"}]},
-        {"key": KEY, "comments": [{"id": "ABC", "path": "a", "start": 1, "end": 1,
-                                   "text": "t", "tree": "f"}]},
-        {"key": KEY, "comments": [{"id": "abcdef", "path": "a", "start": True, "end": 1,
-                                   "text": "t", "tree": "f"}]},
+        {
+            "key": KEY,
+            "comments": [
+                {"id": "abcdef", "path": "a", "start": 0, "end": 1, "text": "t", "tree": "f"}
+            ],
+        },
+        {
+            "key": KEY,
+            "comments": [
+                {"id": "abcdef", "path": "a", "start": 5, "end": 4, "text": "t", "tree": "f"}
+            ],
+        },
+        {
+            "key": KEY,
+            "comments": [
+                {"id": "ABC", "path": "a", "start": 1, "end": 1, "text": "t", "tree": "f"}
+            ],
+        },
+        {
+            "key": KEY,
+            "comments": [
+                {"id": "abcdef", "path": "a", "start": True, "end": 1, "text": "t", "tree": "f"}
+            ],
+        },
         {"key": KEY, "message_id": 5},
         {"key": KEY, "unsent": {"path": "a"}},
     ],
-)  # fmt: skip
+)
 def test_a_wrong_shaped_file_reads_as_no_draft(tmp_path, broken) -> None:
     rt = runtime.Runtime(str(tmp_path / "rt"), str(tmp_path / "state")).ensure()
     folder = tmp_path / "state" / "state" / "reviews"

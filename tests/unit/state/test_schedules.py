@@ -14,8 +14,14 @@ KEY = "123456789012345678"
 
 
 def entry(**changes: object) -> Schedule:
-    fields = {"id": schedules.new_id(), "server": "main", "key": KEY, "prompt": "run the tests",
-              "rule": {"kind": "daily", "time": "09:00"}, "next_run": 1000.0}  # fmt: skip
+    fields = {
+        "id": schedules.new_id(),
+        "server": "main",
+        "key": KEY,
+        "prompt": "run the tests",
+        "rule": {"kind": "daily", "time": "09:00"},
+        "next_run": 1000.0,
+    }
     return Schedule(**{**fields, **changes})  # type: ignore[arg-type]
 
 
@@ -47,9 +53,14 @@ def test_a_link_or_a_wrong_shaped_file_is_not_an_entry(tmp_path) -> None:
     schedules.save(rt, entry(id=linked))  # replaces the link itself, never writes through it
     assert json.loads(secret.read_text())["prompt"] == "from a planted link"
     assert not (folder / f"{linked}.json").is_symlink()
-    for bad in ({**good.__dict__, "key": "../../etc"}, {**good.__dict__, "rule": {"kind": "x"}},
-                {**good.__dict__, "prompt": ""}, {"id": good.id}, ["a list"],
-                {**good.__dict__, "paused": "yes"}):  # fmt: skip
+    for bad in (
+        {**good.__dict__, "key": "../../etc"},
+        {**good.__dict__, "rule": {"kind": "x"}},
+        {**good.__dict__, "prompt": ""},
+        {"id": good.id},
+        ["a list"],
+        {**good.__dict__, "paused": "yes"},
+    ):
         (folder / f"{good.id}.json").write_text(json.dumps(bad))
         assert schedules.load(rt, good.id) is None, bad
     assert schedules.load(rt, "../state") is None  # an id never becomes a path

@@ -256,9 +256,11 @@ def test_a_chained_ogg_whose_format_changes_is_transcribed_whole(
 
 @pytest.mark.parametrize(
     "codec, layout, message",
-    [("flac", "mono", "part of the audio cannot be decoded"),  # the decoder rejects part 2
-     ("vorbis", "stereo", "its format changes part-way")],  # FFmpeg's demuxer cannot follow
-)  # fmt: skip
+    [
+        ("flac", "mono", "part of the audio cannot be decoded"),  # the decoder rejects part 2
+        ("vorbis", "stereo", "its format changes part-way"),
+    ],  # FFmpeg's demuxer cannot follow
+)
 def test_a_chained_ogg_the_decoder_cannot_follow_is_refused_clearly(
     tmp_path, speech, codec: str, layout: str, message: str
 ) -> None:

@@ -74,8 +74,15 @@ def peak_rss_mb(text: str, seconds: float) -> float:
         f"tts.speak(prose.spoken(text, {seconds}), {seconds})\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], input=text, capture_output=True,
-                          text=True, cwd=ROOT, check=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=text,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        timeout=120,
+    )
     return float(done.stdout)
 
 
@@ -159,9 +166,14 @@ def test_encoding_in_chunks_of_any_size_is_encoding_it_whole() -> None:
     pcm = tone(3.0)
     whole = opus.encode([pcm], 16000)
     pieces = opus.encode((pcm[i : i + 4097] for i in range(0, len(pcm), 4097)), 16000)
-    assert (pieces.duration, pieces.waveform) == (whole.duration, whole.waveform) == (
-        3.0, whole.waveform,
-    )  # fmt: skip
+    assert (
+        (pieces.duration, pieces.waveform)
+        == (whole.duration, whole.waveform)
+        == (
+            3.0,
+            whole.waveform,
+        )
+    )
     assert decoded(pieces.data) == decoded(whole.data)
     cut = opus.encode((pcm[i : i + 999] for i in range(0, len(pcm), 999)), 16000, 1.25)
     assert cut.duration == 1.25 and len(base64.b64decode(cut.waveform)) == 13

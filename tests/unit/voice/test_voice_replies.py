@@ -68,10 +68,13 @@ def test_a_long_reply_is_cut_to_its_first_paragraphs_within_the_time() -> None:
 def sine(seconds: float, rate: int = 16000, loud_from: float = 0.5) -> bytes:
     """Quiet for ``loud_from`` of the time, then a loud 440 Hz tone."""
     count = int(seconds * rate)
-    return array("h", (
-        int((2000 if i < count * loud_from else 20000) * math.sin(2 * math.pi * 440 * i / rate))
-        for i in range(count)
-    )).tobytes()  # fmt: skip
+    return array(
+        "h",
+        (
+            int((2000 if i < count * loud_from else 20000) * math.sin(2 * math.pi * 440 * i / rate))
+            for i in range(count)
+        ),
+    ).tobytes()
 
 
 def test_encoded_clip_is_ogg_opus_with_its_duration_and_waveform() -> None:
@@ -115,8 +118,10 @@ def test_replies_are_spoken_after_voice_prompts_always_or_never() -> None:
     after_voice.prompted("2", spoken=True)
     after_voice.prompted("2", spoken=False)  # a typed prompt since: its reply is read
     assert (after_voice.wanted("1"), after_voice.wanted("2"), after_voice.wanted("3")) == (
-        True, False, False,
-    )  # fmt: skip
+        True,
+        False,
+        False,
+    )
     assert VoiceReplies(_Cfg("always")).wanted("3")  # type: ignore[arg-type]
     never = VoiceReplies(_Cfg("never"))  # type: ignore[arg-type]
     never.prompted("1", spoken=True)

@@ -329,8 +329,10 @@ def test_edits_far_apart_are_hunks_and_replace_all_changes_every_one() -> None:
 
 
 def test_multi_edit_applies_its_edits_in_order() -> None:
-    edits = [{"old_string": "line 2\n", "new_string": "two\n"},
-             {"old_string": "two", "new_string": "TWO"}]  # fmt: skip
+    edits = [
+        {"old_string": "line 2\n", "new_string": "two\n"},
+        {"old_string": "two", "new_string": "TWO"},
+    ]
     body, _ = shown("MultiEdit", {"file_path": "/p/app.py", "edits": edits}, OnDisk(APP))
     assert "-   2 line 2\n+   2 TWO\n" in body
 
@@ -385,8 +387,9 @@ def test_write_creates_or_overwrites_as_the_terminal_says() -> None:
 
 def test_a_write_of_300_lines_shows_the_first_and_attaches_the_file() -> None:
     content = "".join(f"print({i})  # a line of the new module\n" for i in range(300))
-    body, files = shown("Write", {"file_path": "/p/pkg/mod.py", "content": content},
-                        OnDisk(absent=True))  # fmt: skip
+    body, files = shown(
+        "Write", {"file_path": "/p/pkg/mod.py", "content": content}, OnDisk(absent=True)
+    )
     assert body.startswith("**Create file** `/p/pkg/mod.py` (300 lines)\n```python\nprint(0)")
     assert "print(299)" not in body and "the whole is attached: mod.py)*" in body
     assert files == [("mod.py", content.encode())]
@@ -396,8 +399,11 @@ def test_a_write_of_300_lines_shows_the_first_and_attaches_the_file() -> None:
 def test_a_path_shows_from_home_and_names_a_safe_attachment(monkeypatch) -> None:
     monkeypatch.setenv("HOME", "/home/dev")
     content = "a\n" * 2000
-    body, files = shown("Write", {"file_path": "/home/dev/proj/we`ird $(name).sh",
-                                  "content": content}, OnDisk(absent=True))  # fmt: skip
+    body, files = shown(
+        "Write",
+        {"file_path": "/home/dev/proj/we`ird $(name).sh", "content": content},
+        OnDisk(absent=True),
+    )
     assert body.startswith("**Create file** `~/proj/we'ird $(name).sh` (2000 lines)\n```sh\n")
     assert [name for name, _ in files] == ["we_ird___name_.sh"]
 
@@ -464,8 +470,12 @@ def test_a_short_plan_is_shown_whole() -> None:
     )
     buttons, steps = payload["components"]
     labels = [b["label"] for b in buttons["components"]]
-    assert labels == ["Approve, auto-accept edits", "Approve, review each edit",
-                      "Approve with notes…", "Keep planning…"]  # fmt: skip
+    assert labels == [
+        "Approve, auto-accept edits",
+        "Approve, review each edit",
+        "Approve with notes…",
+        "Keep planning…",
+    ]
     ids = [b["custom_id"] for b in buttons["components"]]
     assert ids == [f"db:p:{RID}:plan:{a}" for a in ("auto", "review", "notes", "keep")]
     (select,) = steps["components"]

@@ -34,8 +34,11 @@ def test_a_longer_diff_is_split_like_a_reply_with_the_fence_reopened() -> None:
 
 def test_a_long_diff_becomes_a_file_with_a_per_file_summary() -> None:
     diff = "".join(f"+{i}\n" for i in range(5000))
-    files = [FileChange("a.py", 4990, 2), FileChange("img.png", None, None),
-             FileChange("we```ird\n.txt", 1, 1)]  # fmt: skip
+    files = [
+        FileChange("a.py", 4990, 2),
+        FileChange("img.png", None, None),
+        FileChange("we```ird\n.txt", 1, 1),
+    ]
     view = render("📝 3 files changed", files, diff, cut=True, name="turn-abc")
     assert view.file == ("turn-abc.diff", diff.encode())
     (text,) = view.messages

@@ -49,8 +49,12 @@ def test_a_link_shows_the_servers_words_as_quoted_plain_text_and_its_real_host()
         *QUOTED,
         "-# **Done** once you have been there; the server then goes on.",
     ]
-    assert link_button(prompt) == {"type": 2, "style": 5, "label": "Open g⟦U+0456⟧thub.com",
-                                   "url": GITHUB_CYRILLIC}  # fmt: skip
+    assert link_button(prompt) == {
+        "type": 2,
+        "style": 5,
+        "label": "Open g⟦U+0456⟧thub.com",
+        "url": GITHUB_CYRILLIC,
+    }
 
 
 @pytest.mark.parametrize(
@@ -76,13 +80,22 @@ def test_a_link_that_is_not_a_web_page_is_shown_as_text_only() -> None:
     prompt = link("javascript:alert(1)//https://github.com")
     assert "Not a web page's address, so there is no button: `javascript:" in prompt["content"]
     assert [c.get("label") for c in prompt["components"][0]["components"]] == [
-        "Done", "Decline", "Cancel", "Answer in the terminal"
-    ]  # fmt: skip
+        "Done",
+        "Decline",
+        "Cancel",
+        "Answer in the terminal",
+    ]
 
 
 def test_a_forms_message_and_field_titles_are_plain_text_too() -> None:
-    request = elicitation({"type": "object", "properties": {
-        "token": {"type": "string", "title": "[Paste](https://evil.example) <@1>"}}})  # fmt: skip
+    request = elicitation(
+        {
+            "type": "object",
+            "properties": {
+                "token": {"type": "string", "title": "[Paste](https://evil.example) <@1>"}
+            },
+        }
+    )
     request.tool_input["message"] = DRESSED
     lines = elicitation_prompt(request, {})["content"].splitlines()
     assert lines[1:6] == QUOTED

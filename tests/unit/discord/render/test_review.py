@@ -71,20 +71,34 @@ def test_the_draft_message_lists_every_comment_within_discords_limit() -> None:
 
 def test_the_prompt_quotes_each_comments_lines_as_they_are_now() -> None:
     items = [
-        CommentNow("app.py", 4, 5, ["print(3)", "\tprint(4)"], "use logging\nplease",
-                   moved_from=(3, 4)),
-        CommentNow("notes.txt", 2, 2, ["BETA?"], "shout", moved_from=(2, 2), changed=True,
-                   was=["beta"], was_start=2),
+        CommentNow(
+            "app.py", 4, 5, ["print(3)", "\tprint(4)"], "use logging\nplease", moved_from=(3, 4)
+        ),
+        CommentNow(
+            "notes.txt",
+            2,
+            2,
+            ["BETA?"],
+            "shout",
+            moved_from=(2, 2),
+            changed=True,
+            was=["beta"],
+            was_start=2,
+        ),
         CommentNow("gone.py", 1, 1, [], "why?", gone=True, was=["x = 1"], was_start=1),
         CommentNow("cut.py", 7, 7, [], "keep it", removed=True, was=["y = 2"], was_start=9),
         CommentNow("big.py", 1, 30, [f"line {i}" for i in range(1, 31)], "split"),
-    ]  # fmt: skip
+    ]
     prompt = review.review_prompt(items)
     assert prompt.startswith("Review of your changes: 5 comments on 5 files. Please address")
-    assert ("1. app.py, lines 4-5 (lines 3-4 when commented):\n   4 | print(3)\n"
-            "   5 |     print(4)\n   Comment: use logging\n   please") in prompt  # fmt: skip
-    assert ("2. notes.txt, line 2 (changed since this comment was written):\n   2 | BETA?\n"
-            "   When commented, they read:\n   2 | beta\n   Comment: shout") in prompt  # fmt: skip
+    assert (
+        "1. app.py, lines 4-5 (lines 3-4 when commented):\n   4 | print(3)\n"
+        "   5 |     print(4)\n   Comment: use logging\n   please"
+    ) in prompt
+    assert (
+        "2. notes.txt, line 2 (changed since this comment was written):\n   2 | BETA?\n"
+        "   When commented, they read:\n   2 | beta\n   Comment: shout"
+    ) in prompt
     assert "3. gone.py (this file no longer exists; the comment was on these lines):\n" in prompt
     assert "4. cut.py, around line 7 (the lines this comment was on were removed" in prompt
     assert "   9 | y = 2" in prompt

@@ -55,9 +55,18 @@ def test_without_outer_pipes_and_ragged_rows() -> None:
 
 @pytest.mark.parametrize(
     ("cell", "width"),
-    [("日本語", 6), ("😀", 2), ("e\u0301", 1), ("👍🏽", 2), ("👨\u200d👩\u200d👧", 2), ("❤️", 2),
-     ("ｆｕｌｌ", 8), ("abc", 3), ("\u200b", 0)],
-)  # fmt: skip
+    [
+        ("日本語", 6),
+        ("😀", 2),
+        ("e\u0301", 1),
+        ("👍🏽", 2),
+        ("👨\u200d👩\u200d👧", 2),
+        ("❤️", 2),
+        ("ｆｕｌｌ", 8),
+        ("abc", 3),
+        ("\u200b", 0),
+    ],
+)
 def test_display_width(cell: str, width: int) -> None:
     assert display_width(cell) == width
 

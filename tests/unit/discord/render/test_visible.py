@@ -17,10 +17,11 @@ BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c
 def shown(text: str) -> set[str]:
     """Characters that could still hide something in ``text`` (format, control, odd spaces)."""
     return {
-        c for c in text
+        c
+        for c in text
         if (unicodedata.category(c) in ("Cf", "Cc", "Zl", "Zp") and c not in "\n\t")
         or (unicodedata.category(c) == "Zs" and c != " ")
-    }  # fmt: skip
+    }
 
 
 @pytest.mark.parametrize(
