@@ -13,16 +13,11 @@ the uploads needs nothing: Codex's sandbox reads everywhere).
 from __future__ import annotations
 
 from bridge import fastjson
+from bridge.claude.launch import SYSTEM_PROMPT
 from bridge.sizes import format_size
 
-INSTRUCTIONS = """\
-You are being driven from Discord through discord-bridge: the user reads your final replies \
-in a Discord channel, often on a phone.
-- Files the user attaches in Discord are saved under {uploads} and their paths appear in the \
-prompt as "Attached file: /path".
-- To send a file to the user, save it inside {outputs} and put the marker \
-[DISCORD_ATTACH: <name relative to that folder>] on its own line in your reply, e.g. \
-[DISCORD_ATTACH: report.txt]. Up to {limit} per file; the marker is removed from the text."""
+# What the bridge tells the model, the same for either agent (Claude Code's system prompt).
+INSTRUCTIONS = SYSTEM_PROMPT
 
 
 def codex_argv(
