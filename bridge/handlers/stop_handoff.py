@@ -39,19 +39,25 @@ def hand_to_bot() -> None:
     bot took it, for the hook to run its handler itself."""
     import gc
     import io
+    import time
 
+    started = time.monotonic()
     gc.disable()  # (bridge.handlers.hook_process)
     data = sys.stdin.buffer.read()
     try:
-        if handed_over(data, sys.argv, os.environ):
+        if handed_over(data, sys.argv, os.environ, started):
             os._exit(0)  # nothing to print; no tear-down (context.leave)
     except Exception:  # whatever went wrong, the hook's own path still posts the reply
         pass
     sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")  # no locale lookup
 
 
-def handed_over(data: bytes, argv: list[str], environ: dict | os._Environ[str]) -> bool:
-    """True once the bot claimed the event; False (no file left behind) when it did not."""
+def handed_over(
+    data: bytes, argv: list[str], environ: dict | os._Environ[str], started: float | None = None
+) -> bool:
+    """True once the bot claimed the event; False (no file left behind) when it did not.
+    ``started``: when the hook began, for the metrics' Stop hook duration (what Claude Code
+    waited for: the hand-off), as ``context.run`` records it for a hook that runs its handler."""
     from bridge.handlers import Found
     from bridge.state import runtime
 
@@ -62,12 +68,13 @@ def handed_over(data: bytes, argv: list[str], environ: dict | os._Environ[str]) 
     path = spool(rt, env, data)
     from bridge.discord import handoff
 
-    if handoff.wake_bot(rt, "stop:" + os.path.basename(path)) and claimed(path, TAKE_WAIT):
-        return True
-    if not take_back(path):
-        return True  # the bot claimed it just now
-    handoff.give_up_on_bot()  # the hook posts it: no second wait for a bot that did not come
-    return False
+    taken = handoff.wake_bot(rt, "stop:" + os.path.basename(path)) and claimed(path, TAKE_WAIT)
+    if not taken and take_back(path):  # (a failed take-back: the bot claimed it just now)
+        handoff.give_up_on_bot()  # the hook posts it: no second wait for a bot that did not come
+        return False
+    if started is not None:
+        _duration_figure(rt, started)
+    return True
 
 
 def trusted_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str]:
@@ -137,3 +144,14 @@ def read_event(path: str) -> tuple[dict, dict] | None:
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         return None
     return env, event
+
+
+def _duration_figure(rt: runtime.Runtime, started: float) -> None:
+    """The Stop hook's duration in the metrics' figures (``state/hook_figures.py``): one append,
+    only while a bot reads them."""
+    import time
+
+    from bridge.state import private_files
+
+    took = time.monotonic() - started
+    private_files.append_if_there(rt.hook_figures, f"hook Stop {took:.4f}\n")

@@ -11,6 +11,7 @@ version.
 from __future__ import annotations
 
 import shutil
+import uuid
 
 import pytest
 
@@ -45,6 +46,7 @@ def rig(tmp_path, emulator: Emulator, fake_api: FakeAnthropic, claude_version: s
 
     emulator.client.reset()
     fake_api.reset()
+    fake_api.admit_only(uuid.uuid4().hex[:12])  # this test's Claude Codes only
     bridge = BridgeRig(tmp_path, emulator, fake_api, claude_version)
     yield bridge
     bridge.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +41,7 @@ def codex_rig(request, tmp_path, emulator, fake_api, openai) -> Iterator:
     version = getattr(request, "param", versions.PINNED)
     emulator.client.reset()
     fake_api.reset()
+    fake_api.admit_only(uuid.uuid4().hex[:12])  # this test's Claude Codes only
     rig = BridgeRig(tmp_path, emulator, fake_api)
     codex_home = rig.claude_home / ".codex"
     codex_home.mkdir()

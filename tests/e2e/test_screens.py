@@ -9,6 +9,7 @@ message is then typed and answered by the fake model.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -25,6 +26,7 @@ def make_rig(tmp_path, emulator, fake_api, **options) -> Iterator:
 
     emulator.client.reset()
     fake_api.reset()
+    fake_api.admit_only(uuid.uuid4().hex[:12])  # this test's Claude Codes only
     bridge = BridgeRig(tmp_path, emulator, fake_api, **options)
     yield bridge
     bridge.close()

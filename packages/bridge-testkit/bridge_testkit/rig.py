@@ -135,12 +135,13 @@ class BridgeRig:
             accept_bypass=accept_bypass,
             approve_key=approve_key,
         )
-        # This rig's Claude Codes only: one an earlier test left a request in flight from gets
-        # a 401, not this test's scripted turn (seen: a test's tool call answered as text).
-        api.admit_only(self.socket)
+        # Through the test's generation (the e2e rig fixture names it: every rig of one test
+        # shares it, two machines too): a Claude Code an earlier test left with a request in
+        # flight gets a 401, not this test's scripted turn (seen: a tool call answered as text).
+        generation = api.admitted
         self.env = claude_env(
             self.claude_home,
-            api.url_for(self.socket),
+            api.url_for(generation) if generation else api.base_url,
             tmp,
             {
                 "DISCORD_BRIDGE_HOME": str(self.bridge_home),

@@ -117,6 +117,12 @@ class FakeAnthropic:
         with self._cond:
             self._admitted = generation
 
+    @property
+    def admitted(self) -> str | None:
+        """The generation :meth:`admit_only` named last (None: every client is served)."""
+        with self._cond:
+            return self._admitted
+
     def _stale(self, generation: str | None) -> bool:
         with self._cond:
             return generation is not None and generation != self._admitted
