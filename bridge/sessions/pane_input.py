@@ -10,6 +10,7 @@ while a prompt of the session is open or a tool call's dialog may be on its way.
 
 from __future__ import annotations
 
+import logging
 import time
 
 from bridge.agents import Agent, agent_for
@@ -23,10 +24,17 @@ TYPE_PAUSE = 0.03  # seconds between chunks, for the same reason
 SUBMIT_CHECK = 0.3  # seconds after Enter before pressing it again if the prompt is still there
 SUBMIT_POLL = 0.025  # seconds between looks at the box after Enter
 SUBMIT_RETRIES = 3
-BOX_WAIT = 6.0  # seconds for the typed text to show in the box before Enter (a busy machine)
-ECHO_WAIT = BOX_WAIT  # seconds for a piece to show in the box before the next is typed
+# Seconds typed text may take to show in the box while the box stays on screen (a dialog that
+# takes it ends the wait at once). Was 6 s: a CI run at load 10–15 refused two first messages,
+# to a Claude Code just started and to one just resumed, whose first read came later than that;
+# nothing was wrong but the machine's load. Keys wait in the terminal meanwhile, so waiting
+# longer loses nothing and types nothing twice.
+BOX_WAIT = 30.0
+ECHO_WAIT = BOX_WAIT  # the same, for a piece to show before the next is typed
 CLEAR_ROUNDS = 20  # C-u clears one line of a multi-line leftover per round
 DIALOG_SETTLE = 0.5  # seconds a dialog must stay on screen to count (and to take keys)
+
+log = logging.getLogger(__name__)
 
 
 def _dialog_error(keys: SessionKeys, screen: str, message: str) -> NoInputBox:
@@ -176,14 +184,30 @@ def _wait_echo(keys: SessionKeys, typed: str, timeout: float = ECHO_WAIT) -> boo
     wanted = signature(typed)
     if not wanted:
         return True
-    box = keys.screen.input_box
+    box, read_dialog = keys.screen.input_box, keys.screen.read_dialog
+
+    def shown_or_asked(screen: str) -> bool:
+        held = box(screen)
+        if held is None:
+            return read_dialog(screen) is not None  # a dialog took the box: stop waiting
+        return _box_signature(held).startswith(wanted)
+
     try:
-        keys.tmux.wait_for(
-            keys.pane_id, lambda screen: _box_signature(box(screen)).startswith(wanted), timeout
-        )
+        screen = keys.tmux.wait_for(keys.pane_id, shown_or_asked, timeout)
     except TmuxError:
+        try:
+            held = _box_signature(box(keys.capture()))
+        except TmuxError:  # the pane is gone: the caller says so
+            return False
+        log.warning(
+            "typed text not in the box after %.0f s: it shows %d of the %d letters typed%s",
+            timeout,
+            len(held),
+            len(wanted),
+            "" if wanted.startswith(held) else ", and others",
+        )
         return False
-    return True
+    return box(screen) is not None
 
 
 def _box_signature(box: str | None) -> str:

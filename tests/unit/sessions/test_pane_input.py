@@ -24,7 +24,7 @@ from bridge.tmux import TmuxSessions
 CHANNEL = "100000000000000012"
 SLOW_BOX = r"""
 import os, sys, time, tty
-reads, sent = sys.argv[1], sys.argv[2]
+reads, sent, stall = sys.argv[1], sys.argv[2], float(sys.argv[3])
 text = ""
 def draw():
     sys.stdout.write("\x1b[2J\x1b[H● earlier reply\r\n\r\n" + "─" * 60 + "\r\n❯ " + text
@@ -32,6 +32,7 @@ def draw():
     sys.stdout.flush()
 tty.setraw(0)
 draw()
+time.sleep(stall)  # a program just started or resumed on a loaded machine: its first read is late
 while True:
     time.sleep(0.3)  # busy elsewhere: what is typed meanwhile waits in the terminal
     data = os.read(0, 65536).decode()
@@ -49,13 +50,14 @@ while True:
 
 
 @pytest.fixture
-def slow_box(tmp_path) -> Iterator[tuple[TmuxSessions, SessionKeys, Path, Path]]:
+def slow_box(tmp_path, request) -> Iterator[tuple[TmuxSessions, SessionKeys, Path, Path]]:
+    stall = getattr(request, "param", 0.0)
     script, reads, sent = tmp_path / "box.py", tmp_path / "reads", tmp_path / "sent"
     script.write_text(SLOW_BOX)
     socket = f"dbunit-{uuid.uuid4().hex[:8]}"
     tmux = TmuxSessions("unit", socket)
     try:
-        command = [sys.executable, str(script), str(reads), str(sent)]
+        command = [sys.executable, str(script), str(reads), str(sent), str(stall)]
         info = tmux.start(CHANNEL, "box", str(tmp_path), command, {})
         tmux.wait_for(info.pane_id, lambda s: input_box(s) is not None, 10)
         rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
@@ -79,3 +81,13 @@ def test_each_piece_is_read_before_the_next_is_typed(slow_box) -> None:
     sizes = [int(n) for n in reads.read_text().split()]
     assert max(sizes) <= pane_input.TYPE_CHUNK, sizes  # never two pieces in one read
     assert sent.read_text() == message
+
+
+@pytest.mark.parametrize("slow_box", [8.0], indirect=True)
+def test_a_first_read_8_s_late_still_sends_the_message(slow_box) -> None:
+    """A CI run at load 10–15 refused a first message to a Claude Code just started (and one
+    to a Claude Code just resumed): its first read came over 6 s after its box showed. The
+    keys wait in the terminal, so the message goes in when it reads them, once."""
+    _, keys, _, sent = slow_box
+    pane_input.type_into_box(keys, "run the tests")
+    assert sent.read_text() == "run the tests"
