@@ -52,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
         help="look around for nothing: your Claude Code answered by a scripted model, in a "
         "throwaway project (no Claude login, no usage, no network)",
     )
+    trial.add_argument(
+        "--agent",
+        choices=("claude", "codex"),
+        default="claude",
+        help="the coding agent the project runs: Claude Code (default) or OpenAI's Codex CLI",
+    )
     trial.add_argument("-v", "--verbose", action="store_true", help="debug logging (to the log)")
 
     hooks = commands.add_parser("hooks", help="manage Claude Code's (and Codex's) hook entries")
@@ -161,7 +167,14 @@ def cmd_try(args: argparse.Namespace) -> int:
     if args.demo:
         return try_demo(args, host, port)
     options = tryout.Options(
-        args.project, host, port, not args.no_browser, args.verbose, args.worktrees, budget
+        args.project,
+        host,
+        port,
+        not args.no_browser,
+        args.verbose,
+        args.worktrees,
+        budget,
+        args.agent,
     )
     return tryout.run(options)
 
@@ -180,7 +193,7 @@ def try_demo(args: argparse.Namespace, host: str, port: int) -> int:
         )
         print(f"discord-bridge try: {why}", file=sys.stderr)
         return 2
-    return demo.run(demo.Options(host, port, not args.no_browser))
+    return demo.run(demo.Options(host, port, not args.no_browser, args.agent))
 
 
 def cmd_hooks(args: argparse.Namespace) -> int:

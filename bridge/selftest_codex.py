@@ -1,0 +1,129 @@
+"""Codex on the selftest's throwaway set-up: a private ``CODEX_HOME`` on the fake Responses API.
+
+``try --demo --agent codex`` and the selftest's Codex round run the user's own Codex CLI the
+way :class:`~bridge.selftest_bench.Bench` runs Claude Code: in a throwaway HOME whose
+``.codex`` is a ``CODEX_HOME`` of its own. Its ``config.toml`` names one model provider, the
+fake Responses API (``fake_openai``) on loopback, with a key that only the fake takes, and the
+throwaway project as trusted; its ``hooks.json`` is what ``discord-bridge hooks install``
+writes. The user's ``~/.codex`` (their login, config, sessions, trusted hooks) is never read or
+written, and no request leaves the machine for OpenAI.
+
+Codex runs no hook before the owner trusts it in its "Hooks need review" dialog: the bot offers
+that dialog on Discord as it offers every screen, and :func:`trust_hooks_from_discord` clicks
+**Trust all and continue** as the owner (the selftest; the demo leaves it to the page). Trust
+is written to the private ``config.toml`` only, for the bridge's own hooks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from bridge.selftest_bench import Bench, CheckFailed
+from bridge.state import private_files
+
+FAKE_KEY_ENV = "FAKE_OPENAI_KEY"  # the variable the private config.toml names for the key
+FAKE_KEY = "sk-fake-discord-bridge"  # accepted by the fake only: it is no OpenAI key
+ASKING = "Codex is asking in the terminal"  # the bot's screen prompt, for an agent "codex"
+HOOKS_REVIEW = "Hooks need review"
+TRUST_ALL = "Trust all and continue"
+
+
+def codex_home(bench: Bench) -> Path:
+    return bench.home / ".codex"
+
+
+def config_toml(base_url: str, project: Path) -> str:
+    """The private config: the fake as the one model provider (no retries: an error ends the
+    turn at once), no update check, the throwaway project trusted (no folder dialog). JSON
+    strings are TOML basic strings: a path or URL is quoted, never spliced."""
+    from fake_openai import MODEL
+
+    return (
+        f"model = {json.dumps(MODEL)}\n"
+        'model_provider = "fake"\n'
+        "check_for_update_on_startup = false\n\n"
+        "[model_providers.fake]\n"
+        'name = "Fake OpenAI (discord-bridge)"\n'
+        f"base_url = {json.dumps(base_url)}\n"
+        'wire_api = "responses"\n'
+        f"env_key = {json.dumps(FAKE_KEY_ENV)}\n"
+        "request_max_retries = 0\n"
+        "stream_max_retries = 0\n\n"
+        f"[projects.{json.dumps(str(project))}]\n"
+        'trust_level = "trusted"\n'
+    )
+
+
+def prepare(bench: Bench) -> None:
+    """The private ``CODEX_HOME`` with its config (the fake API must be started)."""
+    home = codex_home(bench)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    text = config_toml(bench.api.base_url, bench.project)
+    private_files.write_atomic(str(home / "config.toml"), text.encode())
+
+
+def install(bench: Bench, ids: dict[str, str], name: str, session: str) -> Path:
+    """Codex's environment (the private HOME and CODEX_HOME, the fake's key, the throwaway
+    bridge dirs), the bridge's hooks in the private hooks.json, and the bot's config with the
+    project on Codex: that config's path."""
+    from bridge import tryout
+
+    bench.env = {
+        "HOME": str(bench.home),
+        "CODEX_HOME": str(codex_home(bench)),
+        FAKE_KEY_ENV: FAKE_KEY,
+        "PATH": os.pathsep.join([os.path.dirname(bench.claude), os.environ.get("PATH", "")]),
+        "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
+        "DISCORD_BRIDGE_HOME": str(bench.bridge_home),
+        "DISCORD_BRIDGE_RUNTIME_DIR": str(bench.runtime_dir),
+        "DISCORD_BRIDGE_STATE_DIR": str(bench.state_dir),
+        "DISCORD_BRIDGE_TMUX_SOCKET": bench.socket,
+    }
+    if os.environ.get("TMPDIR"):
+        bench.env["TMPDIR"] = os.environ["TMPDIR"]
+    claude_settings = bench.home / ".claude" / "settings.json"  # hooks install writes both
+    hooks = codex_home(bench) / "hooks.json"
+    bench.cli("hooks", "install", "--settings", str(claude_settings), "--codex-hooks", str(hooks))
+    config = bench.root / "config.json"
+    tryout.write_config(
+        str(config),
+        str(bench.project),
+        bench.emu,
+        ids,
+        name=name,
+        session=session,
+        agent="codex",
+        agent_command=bench.claude,
+    )
+    return config
+
+
+def trust_hooks_from_discord(bench: Bench, since: int) -> None:
+    """The bot's offer of Codex's "Hooks need review" screen, answered **Trust all and
+    continue** as the owner would from Discord."""
+    offer = bench.bot_message(
+        since,
+        ASKING,
+        "Codex's hooks review was not offered on Discord",
+        f"see {bench.root / 'bot.log'} and Codex's screen",
+    )
+    if HOOKS_REVIEW not in offer["content"]:
+        raise CheckFailed(
+            f"Codex asked something else first: {offer['content'][:200]!r}",
+            "run Codex once in a terminal and answer it, then the selftest again",
+        )
+    button = next(
+        (
+            c
+            for row in offer.get("components") or []
+            for c in row.get("components") or []
+            if c.get("label") == TRUST_ALL
+        ),
+        None,
+    )
+    if button is None:
+        raise CheckFailed(f"the hooks review offered no {TRUST_ALL!r}", "report it, with this line")
+    bench.emu.client.click(offer["id"], button["custom_id"])
