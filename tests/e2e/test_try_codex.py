@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +23,17 @@ import pytest
 
 from bridge import demo_codex, demo_tour
 from bridge_testkit.codex_rig import codex_binary
-from tests.e2e.test_try import TryProcess, chromium, open_page, run_try, shot
+from tests.e2e.test_codex import end_leftovers
+from tests.e2e.test_try import (
+    TryProcess,
+    chromium,
+    open_page,
+    run_try,
+    short_state_dir,
+    shot,
+)
 
+__all__ = ["short_state_dir"]  # the fixture, used by name
 MARK = demo_tour.MARK
 
 
@@ -117,3 +127,59 @@ def test_try_agent_codex_without_codex_says_how_to_install_it(
         assert done.returncode in (1, 2), said
         assert "`codex`" in said and "not on PATH" in said, said
         assert "npm install -g @openai/codex@" in said, said
+
+
+def test_try_agent_codex_runs_the_users_own_codex(
+    codex_user: dict[str, str], short_state_dir: str, tmp_path: Path
+) -> None:
+    """Without ``--demo``: the user's CODEX_HOME (here a config whose model provider is the
+    fake Responses API, and the hooks ``hooks install`` wrote), said in the banner; its hooks
+    review and the reply on the page."""
+    from bridge_testkit.codex_rig import config_toml
+    from fake_openai import FakeOpenAI, last_user_text, text
+
+    project = Path(codex_user["HOME"]) / "code" / "webshop"
+    project.mkdir(parents=True)
+    codex_home = Path(codex_user["HOME"]) / ".codex"
+    codex_home.mkdir()
+    socket = f"dbcx-{os.getpid()}"
+    env = {
+        **codex_user,
+        "FAKE_OPENAI_KEY": "sk-fake",
+        "DISCORD_BRIDGE_STATE_DIR": short_state_dir,
+        "DISCORD_BRIDGE_TMUX_SOCKET": socket,
+    }
+    with FakeOpenAI() as api:
+        (codex_home / "config.toml").write_text(config_toml(api.base_url, project))
+        installed = subprocess.run(
+            [sys.executable, "-m", "bridge.cli", "hooks", "install"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert f"installed in {codex_home / 'hooks.json'}" in installed.stdout, installed
+        api.script(text("Hello from your own Codex."))
+        started = TryProcess(tmp_path, env, str(project), "--agent", "codex", "--port", "0")
+        try:
+            url = started.url(timeout=60)
+            assert f"your CODEX_HOME, {codex_home}" in started.output()
+            assert "warning" not in started.output()  # its hooks are in place
+            with chromium() as browser:
+                page, errors = open_page(browser, url)
+                messages = page.locator("#messages")
+                page.fill("#input", "hello codex")
+                page.press("#input", "Enter")
+                review = messages.locator(".message", has_text="Codex is asking in the terminal")
+                review.locator(".content", has_text="Hooks need review").wait_for(timeout=90_000)
+                review.get_by_role("button", name="Trust all and continue").click()
+                reply = messages.locator(".content", has_text="Hello from your own Codex.")
+                reply.first.wait_for(timeout=90_000)
+                assert errors == []
+            assert last_user_text(api.requests[0]) == "hello codex"
+        finally:
+            assert started.stop() == 0, started.output()
+            subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+            end_leftovers(codex_home)
+    # Codex trusted the bridge's hooks in the user's own config, as it would in a terminal
+    assert "trusted_hash" in (codex_home / "config.toml").read_text()
