@@ -540,6 +540,7 @@ def test_doctor_covers_codex_when_a_project_uses_it(setup: Setup) -> None:
     tested = f"tested range {codex_versions.OLDEST} to {codex_versions.PINNED}"
     line = f"✓ Codex: codex-cli {codex_versions.PINNED} at {codex_binary()} ({tested})"
     assert line in done.stdout
+    assert f"✓ Codex: hooks are on ({codex_binary()} features list)" in done.stdout  # the real CLI
     assert "✗ Codex hooks missing in " in done.stdout
     (setup.home / ".codex").mkdir()
     setup.install_hooks()
