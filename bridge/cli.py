@@ -80,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the Claude Code to check (default: the config's claudeCommand, else claude on PATH)",
     )
     selftest.add_argument(
+        "--codex",
+        metavar="COMMAND",
+        help="also run a Codex round with this codex (default: the config's codexCommand, "
+        "when a project uses Codex)",
+    )
+    selftest.add_argument(
         "--keep", action="store_true", help="keep the throwaway directory even when all pass"
     )
 
@@ -101,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "selftest":
         from bridge import selftest as checks
 
-        return checks.run(checks.Options(args.claude, args.config, args.keep))
+        return checks.run(checks.Options(args.claude, args.config, args.keep, args.codex))
     from bridge.doctor import run_checks
 
     return run_checks(args.config)

@@ -9,18 +9,21 @@ writes. The user's ``~/.codex`` (their login, config, sessions, trusted hooks) i
 written, and no request leaves the machine for OpenAI.
 
 Codex runs no hook before the owner trusts it in its "Hooks need review" dialog: the bot offers
-that dialog on Discord as it offers every screen, and :func:`trust_hooks_from_discord` clicks
-**Trust all and continue** as the owner (the selftest; the demo leaves it to the page). Trust
-is written to the private ``config.toml`` only, for the bridge's own hooks.
+that dialog on Discord as it offers every screen, and the selftest's first Codex check clicks
+**Trust all and continue** as the owner (the demo leaves it to the page). Trust is written to
+the private ``config.toml`` only, for the bridge's own hooks. The checks of the selftest's
+Codex round (:data:`CODEX_CHECKS`) are here too: the hooks review, a reply (a ``Stop``
+reached the bridge), a command allowed.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-from bridge.selftest_bench import Bench, CheckFailed
+from bridge.selftest_bench import PROJECT_NAME, SESSION, Bench, CheckFailed, one_line
 from bridge.state import private_files
 
 FAKE_KEY_ENV = "FAKE_OPENAI_KEY"  # the variable the private config.toml names for the key
@@ -28,6 +31,8 @@ FAKE_KEY = "sk-fake-discord-bridge"  # accepted by the fake only: it is no OpenA
 ASKING = "Codex is asking in the terminal"  # the bot's screen prompt, for an agent "codex"
 HOOKS_REVIEW = "Hooks need review"
 TRUST_ALL = "Trust all and continue"
+REPLY = "selftest: Codex's reply came back"
+FILE_MADE = "selftest-codex-allowed.txt"  # what the allowed command creates
 
 
 def codex_home(bench: Bench) -> Path:
@@ -101,9 +106,29 @@ def install(bench: Bench, ids: dict[str, str], name: str, session: str) -> Path:
     return config
 
 
-def trust_hooks_from_discord(bench: Bench, since: int) -> None:
-    """The bot's offer of Codex's "Hooks need review" screen, answered **Trust all and
-    continue** as the owner would from Discord."""
+class CodexBench(Bench):
+    """The selftest's set-up with the user's Codex (``self.claude``: the codex found) in a
+    private CODEX_HOME, on the fake Responses API."""
+
+    def start(self, emulator_class: type, api_class: type) -> None:
+        for path in (self.home, self.project, self.runtime_dir, self.state_dir):
+            path.mkdir(mode=0o700)
+        self.bridge_home.mkdir(mode=0o700)
+        self.api = api_class().start()
+        prepare(self)
+        ids = self.start_emulator(emulator_class, "discord-bridge selftest", "you", PROJECT_NAME)
+        self.start_bot(install(self, ids, "selftest", SESSION))
+
+
+# ----- the Codex round's checks, in order (each returns its ✓ line) -------------------------
+
+
+def check_hooks_review(bench: Bench) -> str:
+    """A message starts Codex; its "Hooks need review" is offered on Discord and trusted."""
+    from fake_openai import text
+
+    bench.api.script(text(REPLY))
+    _sent, since, _before = bench.post("selftest: is this reaching Codex?")
     offer = bench.bot_message(
         since,
         ASKING,
@@ -112,18 +137,67 @@ def trust_hooks_from_discord(bench: Bench, since: int) -> None:
     )
     if HOOKS_REVIEW not in offer["content"]:
         raise CheckFailed(
-            f"Codex asked something else first: {offer['content'][:200]!r}",
+            f"Codex asked something else first: {one_line(offer['content'])!r}",
             "run Codex once in a terminal and answer it, then the selftest again",
         )
-    button = next(
-        (
-            c
-            for row in offer.get("components") or []
-            for c in row.get("components") or []
-            if c.get("label") == TRUST_ALL
-        ),
-        None,
+    bench.emu.client.click(offer["id"], _button(offer, TRUST_ALL))
+    return "Codex started in tmux; its hooks review was offered on Discord and trusted"
+
+
+def check_codex_reply(bench: Bench) -> str:
+    """The held message typed into Codex, its reply posted by the Stop hook."""
+    from fake_openai import last_user_text
+
+    bench.bot_message(
+        bench.since,
+        REPLY,
+        "no reply was posted",
+        "Codex's Stop hook did not reach the bridge: see state/logs/hooks.log; "
+        "`codex features list` must show hooks on",
     )
-    if button is None:
-        raise CheckFailed(f"the hooks review offered no {TRUST_ALL!r}", "report it, with this line")
-    bench.emu.client.click(offer["id"], button["custom_id"])
+    typed = [last_user_text(request) for request in bench.api.requests]
+    if "selftest: is this reaching Codex?" not in typed:
+        raise CheckFailed(
+            f"the model got {typed[-1:]!r}, not the message", "report it, with this line"
+        )
+    return "the message reached Codex's model as sent; the reply was posted (its Stop hook)"
+
+
+def check_codex_permission(bench: Bench) -> str:
+    """A command Codex asks for: the PermissionRequest hook's prompt, Allow, the file made."""
+    from fake_openai import exec_command, text
+
+    bench.api.script(exec_command(f"touch {FILE_MADE}", escalate="selftest"), text(REPLY))
+    _sent, since, _before = bench.post("selftest: make a file")
+    prompt = bench.bot_message(
+        since,
+        "Codex wants to use",
+        "no permission prompt was posted",
+        "Codex's PermissionRequest hook did not post: see state/logs/hooks.log",
+    )
+    bench.emu.client.click(prompt["id"], _button(prompt, "Allow"))
+    bench.wait_for(
+        (bench.project / FILE_MADE).exists,
+        "Allow did not run the command",
+        "the decision did not reach Codex: see state/logs/hooks.log",
+        since,
+    )
+    return "Codex's permission request was posted; Allow ran the command"
+
+
+CODEX_CHECKS: tuple[Callable[[Bench], str], ...] = (
+    check_hooks_review,
+    check_codex_reply,
+    check_codex_permission,
+)
+
+
+def _button(message: dict, label: str) -> str:
+    for row in message.get("components") or []:
+        for component in row.get("components") or []:
+            if component.get("label") == label:
+                return str(component["custom_id"])
+    raise CheckFailed(
+        f"the prompt has no {label!r} button: {one_line(message['content'])!r}",
+        "report it, with this line",
+    )
