@@ -15,7 +15,8 @@ check, ✓ or ✗ with what failed and what to do; exit 0 when all pass.
 Nothing of the user's set-up is read or written but the ``claudeCommand`` and ``codexCommand``
 of their config (which ``claude`` and ``codex`` to check): not their Claude Code HOME or
 ``~/.codex``, sessions or settings, not their bridge config or runtime, not Discord, not the
-network (the CLIs talk to the fake APIs on loopback, with telemetry and updates off). The
+network (Claude Code talks to the fake API on loopback, with telemetry and updates off; Codex
+to the fake Responses API, its only model provider, with its update check off). The
 throwaway directory is removed when every check
 passed, kept (and named) otherwise.
 
