@@ -8,6 +8,11 @@ Claude Code's first run done, an API key for the fake only, the bridge's home, r
 state dirs, a private tmux server) that Ctrl-C removes. The user's ``~/.claude``, bridge
 config and sessions are never read or written.
 
+With ``--agent codex`` the user's Codex CLI runs instead, on the fake Responses API
+(``fake_openai``) answered by :class:`bridge.demo_codex.CodexTour`, with a ``CODEX_HOME`` of its
+own in the throwaway HOME (:mod:`bridge.selftest_codex`): their ``~/.codex`` is never read or
+written either.
+
 The project is a fresh git repository of two files (:data:`bridge.demo_tour.PROJECT_FILES`),
 so the edit, its diff and the review have something to show. A project directory of the
 user's is refused: a scripted model has nothing to say about its files and must never edit

@@ -110,6 +110,8 @@ class CodexBench(Bench):
     """The selftest's set-up with the user's Codex (``self.claude``: the codex found) in a
     private CODEX_HOME, on the fake Responses API."""
 
+    agent_label = "Codex"
+
     def start(self, emulator_class: type, api_class: type) -> None:
         for path in (self.home, self.project, self.runtime_dir, self.state_dir):
             path.mkdir(mode=0o700)
