@@ -49,8 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     trial.add_argument(
         "--demo",
         action="store_true",
-        help="look around for nothing: your Claude Code answered by a scripted model, in a "
-        "throwaway project (no Claude login, no usage, no network)",
+        help="look around for nothing: your Claude Code (or Codex, with --agent codex) answered "
+        "by a scripted model, in a throwaway project (no login, no usage, nothing of yours "
+        "touched)",
     )
     trial.add_argument(
         "--agent",

@@ -158,13 +158,17 @@ class Demo(Bench):
         text = self.welcome_text()
         self.emu.client.post_message(self.channel, text, user="bot_id", bot=True)
 
-    def agent_line(self) -> str:
+    def agent_lines(self) -> str:
+        """The banner's lines on the agent: where it runs, what it costs."""
         attach = f"tmux -L {self.socket} attach -t {SESSION}"
-        return f"  claude    your Claude Code, on a fake API: {attach}"
+        return (
+            f"  claude    your Claude Code, on a fake API: {attach}\n"
+            "  costs     nothing: no Claude login, no usage, no network"
+        )
 
     def serve(self) -> int:
         """Announce the page, open the browser; wait for Ctrl-C, or the bot's end (1)."""
-        print(banner(self.url, self.opts.host, self.root, self.agent_line()), flush=True)
+        print(banner(self.url, self.opts.host, self.root, self.agent_lines()), flush=True)
         if self.opts.open_browser and tryout_page.can_open_browser():
             import webbrowser
 
@@ -202,12 +206,14 @@ class CodexDemo(Demo):
 
         return WELCOME
 
-    def agent_line(self) -> str:
+    def agent_lines(self) -> str:
         return (
             f"  codex     your Codex ({self.printed}), on a fake Responses API: "
             f"tmux -L {self.socket} attach -t {SESSION}\n"
             f"  home      a private CODEX_HOME, {selftest_codex.codex_home(self)}: "
-            "your ~/.codex (login, config, sessions) is not read or written"
+            "your ~/.codex (login, config, sessions) is not read or written\n"
+            "  costs     nothing: no OpenAI login, no usage (the model is the demo's, on "
+            "loopback)"
         )
 
 
@@ -229,14 +235,13 @@ def make_project(project: Path, home: Path) -> None:
         subprocess.run([*GIT, *args], cwd=project, env=env, check=True, capture_output=True)
 
 
-def banner(url: str, host: str, root: Path, agent_line: str) -> str:
+def banner(url: str, host: str, root: Path, agent_lines: str) -> str:
     lines = [
         "",
         "discord-bridge try --demo: the bridge in your browser, a scripted model answering",
         f"  open      {url}",
         f"  project   a throwaway one (channel #{PROJECT_NAME}): {root / PROJECT_NAME}",
-        agent_line,
-        "  costs     nothing: no login, no usage (the model is the demo's, on this machine)",
+        agent_lines,
         "  stop      Ctrl-C (everything the demo made is removed)",
     ]
     if not tryout_setup.is_loopback(host):
