@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from bridge import config, placeholders
 from bridge.claude import settings as claude_settings
 from bridge.claude import versions
+from bridge.doctor_codex import hook_locations
 from bridge.state import locations, runtime
 
 SELFTEST = "discord-bridge selftest"
@@ -315,10 +316,10 @@ def check_hooks(report: Report) -> None:
             " (an upgrade moved the bridge's hook scripts)"
         )
         report.fail(what, "discord-bridge hooks install (or ./install.sh again)")
-    elif _hook_locations(found["Stop"]) != locations.hook_args():
+    elif hook_locations(found["Stop"]) != locations.hook_args():
         what = (
             f"the hooks in {path} were installed for another bridge home or runtime dir "
-            f"({' '.join(_hook_locations(found['Stop'])) or 'the defaults'})"
+            f"({' '.join(hook_locations(found['Stop'])) or 'the defaults'})"
         )
         report.fail(what, "discord-bridge hooks install (with the same DISCORD_BRIDGE_* variables)")
     elif _prompt_timeout_too_short(path):
@@ -349,21 +350,6 @@ def _scripts_gone(commands: Iterable[str]) -> list[str]:
         if script and not os.path.exists(script):
             gone.append(script)
     return gone
-
-
-def _hook_locations(command: str) -> list[str]:
-    """The ``--home`` / ``--runtime-dir`` arguments on an installed hook command."""
-    import shlex
-
-    try:
-        argv = shlex.split(command, comments=True)
-    except ValueError:
-        return []
-    found: list[str] = []
-    for flag, _ in locations.HOOK_FLAGS:
-        if flag in argv[:-1]:
-            found += [flag, argv[argv.index(flag) + 1]]
-    return found
 
 
 def _prompt_timeout_too_short(path: str) -> bool:

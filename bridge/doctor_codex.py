@@ -15,6 +15,7 @@ import subprocess
 from typing import Protocol
 
 from bridge.codex import hooks_file, versions
+from bridge.state import locations
 
 TIMEOUT = 20  # seconds for `codex --version` / `codex features list`
 HOOK_FEATURES = ("hooks", "codex_hooks")  # the feature's name from 0.130, and before
@@ -125,8 +126,31 @@ def check_codex(report: Report, commands: set[str]) -> None:
             "discord-bridge hooks install (then trust them in Codex's "
             '"Hooks need review" screen, offered in the channel)',
         )
+    elif hook_locations(installed["Stop"]) != locations.hook_args():
+        report.fail(
+            f"the Codex hooks in {hooks} were installed for another bridge home or runtime dir "
+            f"({' '.join(hook_locations(installed['Stop'])) or 'the defaults'})",
+            "discord-bridge hooks install (with the same DISCORD_BRIDGE_* variables; Codex "
+            "then asks to review the changed hooks once)",
+        )
     else:
         report.ok(f"Codex hooks installed in {hooks}")
+
+
+def hook_locations(command: str) -> list[str]:
+    """The ``--home`` / ``--runtime-dir`` arguments on an installed hook command (Claude
+    Code's or Codex's: the same commands)."""
+    import shlex
+
+    try:
+        argv = shlex.split(command, comments=True)
+    except ValueError:
+        return []
+    found: list[str] = []
+    for flag, _ in locations.HOOK_FLAGS:
+        if flag in argv[:-1]:
+            found += [flag, argv[argv.index(flag) + 1]]
+    return found
 
 
 def _run_private(path: str, *args: str) -> str | None:

@@ -109,3 +109,17 @@ def test_the_bridges_hooks_missing_from_codexs_hooks_json_fail(
 def test_no_codex_project_no_codex_lines(capsys) -> None:
     doctor_codex.check_codex(doctor.Report(), set())
     assert capsys.readouterr().out == ""
+
+
+def test_codex_hooks_installed_for_another_bridge_home_fail(
+    tmp_path, codex_home, capsys, monkeypatch
+) -> None:
+    script = fake_codex(tmp_path, f"codex-cli {versions.PINNED}\n")
+    monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(tmp_path / "one"))
+    hooks_file.install(str(codex_home / "hooks.json"))
+    assert said(capsys, script)[0].failures == 0
+    monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(tmp_path / "two"))
+    report, out = said(capsys, script)
+    assert report.failures == 1, out
+    assert f"✗ the Codex hooks in {codex_home / 'hooks.json'} were installed for another" in out
+    assert f"--home {tmp_path / 'one'}" in out
