@@ -200,7 +200,7 @@ def _serve(
     log_path = os.path.join(work, "try.log")
     setup_logging(log_path, opts.verbose)
     emu = emulator_class(
-        seed=seed_for(project),
+        seed=seed_for(project, opts.agent),
         bot_token=secrets.token_urlsafe(32),
         control_token=secrets.token_urlsafe(32),
         second_bot=False,

@@ -50,6 +50,14 @@ def test_names_and_seeds_are_stable_per_directory_and_differ_between_them() -> N
     assert tryout_setup.work_dir("/a/b") != tryout_setup.work_dir("/c/b")
 
 
+def test_codex_gets_channel_ids_of_its_own_so_it_never_meets_claudes_window() -> None:
+    """``try`` finds the window it left by its channel's id: ``--agent codex`` on the same
+    directory must not find the Claude Code a plain ``try`` left running (or the other way)."""
+    seed_for = tryout_setup.seed_for
+    assert seed_for("/a/b", "codex") == seed_for("/a/b", "codex") != seed_for("/a/b")
+    assert seed_for("/a/b", "claude") == seed_for("/a/b")  # a plain try's ids are as they were
+
+
 def test_page_url_and_loopback() -> None:
     assert tryout_page.page_url("127.0.0.1", 8765, "T") == "http://127.0.0.1:8765/#token=T"
     assert tryout_page.page_url("::1", 80, "T") == "http://[::1]:80/#token=T"
