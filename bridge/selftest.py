@@ -72,8 +72,12 @@ def run(opts: Options) -> int:
     if not find_tmux(report):
         return finish(report, [], opts)
     benches: list[Bench] = []
-    found = find_claude(report, opts)
-    if found is not None:
+    if only_codex(opts):
+        report.info(
+            "Claude Code: every project of your config runs Codex, so no Claude Code round "
+            "(`--claude COMMAND` runs one)"
+        )
+    elif (found := find_claude(report, opts)) is not None:
         run_round(report, Bench, found, CHECKS, benches)
     codex = codex_command(opts)
     if codex is None:
@@ -87,7 +91,7 @@ def run(opts: Options) -> int:
             "Codex ran with a private CODEX_HOME: your own login, config and hooks.json "
             "are `discord-bridge doctor`'s to check"
         )
-    about_your_own_setup(report)
+    about_your_own_setup(report, claude=not only_codex(opts))
     return finish(report, benches, opts)
 
 
@@ -144,9 +148,11 @@ def model_api(kind: type[Bench]) -> type:
     return FakeAnthropic
 
 
-def about_your_own_setup(report: Report) -> None:
+def about_your_own_setup(report: Report, claude: bool = True) -> None:
     """This ran Claude Code with a throwaway HOME and login; the user's own first run is read
     (never written) from ~/.claude.json, their login is doctor's to ask."""
+    if not claude:
+        return
     doctor.check_claude_first_run(report)
     report.info("your own Claude Code login is not used here: `discord-bridge doctor` checks it")
 
@@ -227,6 +233,21 @@ def claude_command(opts: Options) -> tuple[str, str]:
     if commands and commands != ["claude"]:
         return commands[0], f"claudeCommand in {path}"
     return "claude", "on PATH"
+
+
+def only_codex(opts: Options) -> bool:
+    """Every project of the user's config runs Codex (and no ``--claude`` asks for Claude
+    Code): a Codex-only set-up needs no Claude Code installed."""
+    if opts.claude:
+        return False
+    from bridge import config
+    from bridge.state import runtime
+
+    try:
+        projects = config.load(opts.config_path or runtime.config_path()).projects()
+    except (config.ConfigError, OSError):
+        return False
+    return bool(projects) and all(p.agent == "codex" for p in projects)
 
 
 def codex_command(opts: Options) -> tuple[str, str] | None:
