@@ -180,6 +180,7 @@ def test_try_agent_codex_runs_the_users_own_codex(
         finally:
             assert started.stop() == 0, started.output()
             subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+            Path(f"/tmp/tmux-{os.getuid()}/{socket}").unlink(missing_ok=True)
             end_leftovers(codex_home)
     # Codex trusted the bridge's hooks in the user's own config, as it would in a terminal
     assert "trusted_hash" in (codex_home / "config.toml").read_text()
