@@ -61,8 +61,9 @@ fi
 say "installing discord-bridge into $venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 # The Discord emulator (packages/discord-emulator) comes along: `discord-bridge try` runs on
-# it; `discord-bridge selftest` runs on it and on the fake Messages API (packages/fake-anthropic).
-parts=("$here/packages/discord-emulator" "$here/packages/fake-anthropic")
+# it; `discord-bridge selftest` runs on it and on the fake Messages API (packages/fake-anthropic),
+# and Codex on the fake Responses API (packages/fake-openai), as `try --demo` does.
+parts=("$here/packages/discord-emulator" "$here/packages/fake-anthropic" "$here/packages/fake-openai")
 extras=()
 if [ "$voice" = yes ]; then
   say "with voice messages: faster-whisper (its speech model is fetched on the first voice message)"

@@ -49,8 +49,15 @@ def main(argv: list[str] | None = None) -> int:
     trial.add_argument(
         "--demo",
         action="store_true",
-        help="look around for nothing: your Claude Code answered by a scripted model, in a "
-        "throwaway project (no Claude login, no usage, no network)",
+        help="look around for nothing: your Claude Code (or Codex, with --agent codex) answered "
+        "by a scripted model, in a throwaway project (no login, no usage, nothing of yours "
+        "touched)",
+    )
+    trial.add_argument(
+        "--agent",
+        choices=("claude", "codex"),
+        default="claude",
+        help="the coding agent the project runs: Claude Code (default) or OpenAI's Codex CLI",
     )
     trial.add_argument("-v", "--verbose", action="store_true", help="debug logging (to the log)")
 
@@ -74,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the Claude Code to check (default: the config's claudeCommand, else claude on PATH)",
     )
     selftest.add_argument(
+        "--codex",
+        metavar="COMMAND",
+        help="also run a Codex round with this codex (default: the config's codexCommand, "
+        "when a project uses Codex)",
+    )
+    selftest.add_argument(
         "--keep", action="store_true", help="keep the throwaway directory even when all pass"
     )
 
@@ -95,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "selftest":
         from bridge import selftest as checks
 
-        return checks.run(checks.Options(args.claude, args.config, args.keep))
+        return checks.run(checks.Options(args.claude, args.config, args.keep, args.codex))
     from bridge.doctor import run_checks
 
     return run_checks(args.config)
@@ -161,7 +174,14 @@ def cmd_try(args: argparse.Namespace) -> int:
     if args.demo:
         return try_demo(args, host, port)
     options = tryout.Options(
-        args.project, host, port, not args.no_browser, args.verbose, args.worktrees, budget
+        args.project,
+        host,
+        port,
+        not args.no_browser,
+        args.verbose,
+        args.worktrees,
+        budget,
+        args.agent,
     )
     return tryout.run(options)
 
@@ -180,7 +200,7 @@ def try_demo(args: argparse.Namespace, host: str, port: int) -> int:
         )
         print(f"discord-bridge try: {why}", file=sys.stderr)
         return 2
-    return demo.run(demo.Options(host, port, not args.no_browser))
+    return demo.run(demo.Options(host, port, not args.no_browser, args.agent))
 
 
 def cmd_hooks(args: argparse.Namespace) -> int:

@@ -8,6 +8,11 @@ Claude Code's first run done, an API key for the fake only, the bridge's home, r
 state dirs, a private tmux server) that Ctrl-C removes. The user's ``~/.claude``, bridge
 config and sessions are never read or written.
 
+With ``--agent codex`` the user's Codex CLI runs instead, on the fake Responses API
+(``fake_openai``) answered by :class:`bridge.demo_codex.CodexTour`, with a ``CODEX_HOME`` of its
+own in the throwaway HOME (:mod:`bridge.selftest_codex`): their ``~/.codex`` is never read or
+written either.
+
 The project is a fresh git repository of two files (:data:`bridge.demo_tour.PROJECT_FILES`),
 so the edit, its diff and the review have something to show. A project directory of the
 user's is refused: a scripted model has nothing to say about its files and must never edit
@@ -28,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from bridge import selftest, tryout_page, tryout_setup
+from bridge import doctor_codex, selftest, selftest_codex, tryout_page, tryout_setup
 from bridge.selftest_bench import Bench, CheckFailed
 
 PROJECT_NAME = "demo"  # the project directory's name, so its channel is #demo
@@ -49,17 +54,22 @@ class Options:
     host: str = tryout_setup.DEFAULT_HOST
     port: int = tryout_setup.DEFAULT_PORT
     open_browser: bool = True
+    agent: str = "claude"  # "codex": the user's Codex CLI on the fake Responses API
 
 
 def run(opts: Options) -> int:
     """Start the demo, serve until Ctrl-C (or SIGTERM); 0, or 1 when it could not start."""
     report = selftest.Report()
-    found = selftest.find_claude(report, selftest.Options())
+    if opts.agent == "codex":
+        found = doctor_codex.find_codex(report, "codex", private=True)
+    else:
+        found = selftest.find_claude(report, selftest.Options())
     if found is None or not selftest.find_tmux(report):
         return 1
     try:
         from discord_emulator import Emulator
-        from fake_anthropic import FakeAnthropic
+
+        api_class = model_api(opts.agent)
     except ImportError as err:
         print(
             f"discord-bridge try --demo: {err.name} is not installed: run ./install.sh again",
@@ -67,9 +77,10 @@ def run(opts: Options) -> int:
         )
         return 1
     signal.signal(signal.SIGTERM, _interrupt)  # a stop that cleans up, as Ctrl-C does
-    demo = Demo(Path(tempfile.mkdtemp(prefix="discord-bridge-demo-")), *found, opts)
+    kind = CodexDemo if opts.agent == "codex" else Demo
+    demo = kind(Path(tempfile.mkdtemp(prefix="discord-bridge-demo-")), *found, opts)
     try:
-        demo.start(Emulator, FakeAnthropic)
+        demo.start(Emulator, api_class)
         code = demo.serve()
     except (CheckFailed, tryout_setup.TryError, OSError, subprocess.CalledProcessError) as err:
         print(f"discord-bridge try --demo: could not start: {err}", file=sys.stderr)
@@ -80,6 +91,17 @@ def run(opts: Options) -> int:
         demo.close()
     print("discord-bridge try --demo: stopped; its throwaway files are removed", flush=True)
     return code
+
+
+def model_api(agent: str) -> type:
+    """The fake model API the demo's agent talks to (an ImportError when not installed)."""
+    if agent == "codex":
+        from fake_openai import FakeOpenAI
+
+        return FakeOpenAI
+    from fake_anthropic import FakeAnthropic
+
+    return FakeAnthropic
 
 
 def _interrupt(_signum: int, _frame: FrameType | None) -> None:
@@ -98,14 +120,10 @@ class Demo(Bench):
         self.url = ""
 
     def start(self, emulator_class: type, api_class: type) -> None:
-        from bridge.demo_tour import Tour
-        from fake_anthropic.claude_cli import prepare_home
-
         for path in (self.home, self.runtime_dir, self.state_dir, self.bridge_home):
             path.mkdir(mode=0o700)
         make_project(self.project, self.home)
-        prepare_home(self.home, [self.project], version=self.printed.split(" ", 1)[0])
-        self.api = api_class(responder=Tour(self.project, self.home)).start()
+        self.start_model(api_class)
         me = os.environ.get("USER") or "you"
         ids = self.start_emulator(emulator_class, "discord-bridge demo", me, PROJECT_NAME)
         self.url = self.serve_page()
@@ -122,15 +140,35 @@ class Demo(Bench):
             raise tryout_setup.TryError(tryout_page.bind_error(host, port, err)) from None
         return tryout_page.page_url(host, port, token)
 
-    def welcome(self) -> None:
-        """The channel's first message, from the bot: what to type for each step."""
+    def start_model(self, api_class: type) -> None:
+        """Claude Code's first run done in the throwaway HOME; the fake API, as the tour."""
+        from bridge.demo_tour import Tour
+        from fake_anthropic.claude_cli import prepare_home
+
+        prepare_home(self.home, [self.project], version=self.printed.split(" ", 1)[0])
+        self.api = api_class(responder=Tour(self.project, self.home)).start()
+
+    def welcome_text(self) -> str:
         from bridge.demo_tour import WELCOME
 
-        self.emu.client.post_message(self.channel, WELCOME, user="bot_id", bot=True)
+        return WELCOME
+
+    def welcome(self) -> None:
+        """The channel's first message, from the bot: what to type for each step."""
+        text = self.welcome_text()
+        self.emu.client.post_message(self.channel, text, user="bot_id", bot=True)
+
+    def agent_lines(self) -> str:
+        """The banner's lines on the agent: where it runs, what it costs."""
+        attach = f"tmux -L {self.socket} attach -t {SESSION}"
+        return (
+            f"  claude    your Claude Code, on a fake API: {attach}\n"
+            "  costs     nothing: no Claude login, no usage, no network"
+        )
 
     def serve(self) -> int:
         """Announce the page, open the browser; wait for Ctrl-C, or the bot's end (1)."""
-        print(banner(self.url, self.opts.host, self.root, self.socket), flush=True)
+        print(banner(self.url, self.opts.host, self.root, self.agent_lines()), flush=True)
         if self.opts.open_browser and tryout_page.can_open_browser():
             import webbrowser
 
@@ -147,6 +185,36 @@ class Demo(Bench):
     def close(self) -> None:
         super().close()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class CodexDemo(Demo):
+    """The demo with the user's Codex CLI: a private ``CODEX_HOME`` in the throwaway HOME, on
+    the fake Responses API answered by :class:`bridge.demo_codex.CodexTour`
+    (:mod:`bridge.selftest_codex` sets it up; ``self.claude`` is the codex found)."""
+
+    def start_model(self, api_class: type) -> None:
+        from bridge.demo_codex import CodexTour
+
+        self.api = api_class(responder=CodexTour()).start()
+        selftest_codex.prepare(self)
+
+    def install(self, ids: dict[str, str], name: str, session: str) -> Path:
+        return selftest_codex.install(self, ids, name, session)
+
+    def welcome_text(self) -> str:
+        from bridge.demo_codex import WELCOME
+
+        return WELCOME
+
+    def agent_lines(self) -> str:
+        return (
+            f"  codex     your Codex ({self.printed}), on a fake Responses API: "
+            f"tmux -L {self.socket} attach -t {SESSION}\n"
+            f"  home      a private CODEX_HOME, {selftest_codex.codex_home(self)}: "
+            "your ~/.codex (login, config, sessions) is not read or written\n"
+            "  costs     nothing: no OpenAI login, no usage (the model is the demo's, on "
+            "loopback)"
+        )
 
 
 def make_project(project: Path, home: Path) -> None:
@@ -167,14 +235,13 @@ def make_project(project: Path, home: Path) -> None:
         subprocess.run([*GIT, *args], cwd=project, env=env, check=True, capture_output=True)
 
 
-def banner(url: str, host: str, root: Path, socket: str) -> str:
+def banner(url: str, host: str, root: Path, agent_lines: str) -> str:
     lines = [
         "",
         "discord-bridge try --demo: the bridge in your browser, a scripted model answering",
         f"  open      {url}",
         f"  project   a throwaway one (channel #{PROJECT_NAME}): {root / PROJECT_NAME}",
-        f"  claude    your Claude Code, on a fake API: tmux -L {socket} attach -t {SESSION}",
-        "  costs     nothing: no Claude login, no usage, no network",
+        agent_lines,
         "  stop      Ctrl-C (everything the demo made is removed)",
     ]
     if not tryout_setup.is_loopback(host):

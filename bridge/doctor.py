@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from bridge import config, placeholders
 from bridge.claude import settings as claude_settings
 from bridge.claude import versions
+from bridge.doctor_codex import hook_locations
 from bridge.state import locations, runtime
 
 SELFTEST = "discord-bridge selftest"
@@ -315,10 +316,10 @@ def check_hooks(report: Report) -> None:
             " (an upgrade moved the bridge's hook scripts)"
         )
         report.fail(what, "discord-bridge hooks install (or ./install.sh again)")
-    elif _hook_locations(found["Stop"]) != locations.hook_args():
+    elif hook_locations(found["Stop"]) != locations.hook_args():
         what = (
             f"the hooks in {path} were installed for another bridge home or runtime dir "
-            f"({' '.join(_hook_locations(found['Stop'])) or 'the defaults'})"
+            f"({' '.join(hook_locations(found['Stop'])) or 'the defaults'})"
         )
         report.fail(what, "discord-bridge hooks install (with the same DISCORD_BRIDGE_* variables)")
     elif _prompt_timeout_too_short(path):
@@ -329,52 +330,11 @@ def check_hooks(report: Report) -> None:
 
 
 def check_codex(report: Report, cfg: config.BridgeConfig) -> None:
-    """For the projects whose agent is Codex: its command, its version against the tested
-    range, the bridge's entries in its hooks.json. Nothing when no project uses it."""
-    from bridge.codex import hooks_file
-    from bridge.codex import versions as codex_versions
+    """Codex's checks (``bridge.doctor_codex``), for the projects whose agent it is."""
+    from bridge import doctor_codex
 
     commands = {p.codex_command for p in cfg.projects() if p.agent == "codex"}
-    if not commands:
-        return
-    tested = f"{codex_versions.OLDEST} to {codex_versions.PINNED}"
-    for command in sorted(commands):
-        path = shutil.which(command)
-        if not path:
-            package = f"{codex_versions.NPM_PACKAGE}@{codex_versions.PINNED}"
-            report.fail(
-                f"Codex: `{command}` is not installed (not on PATH)", f"npm install -g {package}"
-            )
-            continue
-        try:
-            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20)
-        except (OSError, subprocess.TimeoutExpired) as err:
-            report.fail(f"{command} --version failed: {err}", "reinstall Codex")
-            continue
-        printed = out.stdout.strip() or out.stderr.strip()
-        version = codex_versions.parse(printed)
-        if version is not None and codex_versions.in_tested_range(version):
-            report.ok(f"{command}: {printed} (tested range {tested})")
-        else:
-            report.warn(
-                f"{command}: {printed[:80]!r} is outside the tested range",
-                f"the bridge is tested with Codex {tested}",
-            )
-    hooks = hooks_file.default_hooks_path()
-    try:
-        found = hooks_file.installed_events(hooks)
-    except ValueError as err:
-        report.fail(str(err), f"fix {hooks}")
-        return
-    missing = [event for event in hooks_file.EVENTS if event not in found]
-    if missing:
-        report.fail(
-            f"Codex hooks missing in {hooks}: {', '.join(missing)}",
-            "discord-bridge hooks install (then trust them in Codex's "
-            '"Hooks need review" screen, offered in the channel)',
-        )
-    else:
-        report.ok(f"Codex hooks installed in {hooks}")
+    doctor_codex.check_codex(report, commands)
 
 
 def _scripts_gone(commands: Iterable[str]) -> list[str]:
@@ -390,21 +350,6 @@ def _scripts_gone(commands: Iterable[str]) -> list[str]:
         if script and not os.path.exists(script):
             gone.append(script)
     return gone
-
-
-def _hook_locations(command: str) -> list[str]:
-    """The ``--home`` / ``--runtime-dir`` arguments on an installed hook command."""
-    import shlex
-
-    try:
-        argv = shlex.split(command, comments=True)
-    except ValueError:
-        return []
-    found: list[str] = []
-    for flag, _ in locations.HOOK_FLAGS:
-        if flag in argv[:-1]:
-            found += [flag, argv[argv.index(flag) + 1]]
-    return found
 
 
 def _prompt_timeout_too_short(path: str) -> bool:

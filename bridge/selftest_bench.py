@@ -38,6 +38,8 @@ class Bench:
     """The fake API, the emulator, the bot and the user's Claude Code in a private tmux
     server, all under ``root``."""
 
+    agent_label = "Claude Code"  # how a failure names the agent (Codex's bench: "Codex")
+
     def __init__(self, root: Path, claude: str, printed: str) -> None:
         self.root, self.claude, self.printed = root, claude, printed
         self.home = root / "home"  # Claude Code's HOME
@@ -229,7 +231,7 @@ class Bench:
         parts = []
         if said:
             parts.append(f"the channel's last bot message: {one_line(said[-1]['content'])!r}")
-        parts.append("Claude Code's screen ends: " + (" / ".join(words) or "(nothing)"))
+        parts.append(f"{self.agent_label}'s screen ends: " + (" / ".join(words) or "(nothing)"))
         return "; ".join(parts)
 
     def bot_log_tail(self) -> str:

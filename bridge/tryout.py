@@ -81,6 +81,7 @@ class Options:
     verbose: bool = False
     worktrees: bool = False  # the project's threads get git worktrees (isolation: worktree)
     budget: float | None = None  # dollars a session may spend (and Continue adds): the guard
+    agent: str = "claude"  # "codex": the project runs the user's Codex CLI
 
 
 # ----- the generated config ----------------------------------------------------------------
@@ -96,18 +97,25 @@ def write_config(
     session: str = TMUX_SESSION,
     claude_command: str | None = None,
     budget: float | None = None,
+    agent: str | None = None,
+    agent_command: str | None = None,
 ) -> None:
     """The generated config (0600): one server on the emulator, the project's channel and the
     control panel; the page's user is the owner. ``worktree_threads``: the project's threads
     work in git worktrees of their own; ``budget``: what each session may spend before the
     spend guard stops it and asks (**Continue** adds as much again). ``discord-bridge
     selftest`` writes its own with another ``name``, tmux ``session`` and the
-    ``claude_command`` it checks."""
+    ``claude_command`` it checks. ``agent``: the project's agent (``"codex"``; None: Claude
+    Code), ``agent_command`` its ``codexCommand``."""
     entry: dict = {"name": slug(project), "channelId": ids[slug(project)], "projectPath": project}
     if worktree_threads:
         entry["thread"] = {"isolation": "worktree"}
     if claude_command:
         entry["claudeCommand"] = claude_command
+    if agent == "codex":
+        entry["agent"] = "codex"
+        if agent_command:
+            entry["codexCommand"] = agent_command
     raw = {
         "schemaVersion": 2,
         "servers": [
@@ -158,6 +166,7 @@ def _run(opts: Options) -> int:
             "pip install packages/discord-emulator from the discord-bridge checkout"
         ) from None
     project = project_dir(opts.project)
+    codex = find_codex() if opts.agent == "codex" else None
     if opts.worktrees and worktrees.repo_root(project) is None:
         raise TryError(f"{project} is not in a git repository: --worktrees needs one")
     root = try_root()
@@ -171,7 +180,7 @@ def _run(opts: Options) -> int:
         raise TryError(str(err)) from None
     lock = take_lock(root)
     try:
-        return _serve(opts, Emulator, project, work, rt_dir, state_dir, lock)
+        return _serve(opts, Emulator, project, work, rt_dir, state_dir, lock, codex)
     finally:
         lock.close()
 
@@ -184,13 +193,14 @@ def _serve(
     rt_dir: str,
     state_dir: str,
     lock: IO[str],
+    codex: str | None = None,
 ) -> int:
     from bridge import config
 
     log_path = os.path.join(work, "try.log")
     setup_logging(log_path, opts.verbose)
     emu = emulator_class(
-        seed=seed_for(project),
+        seed=seed_for(project, opts.agent),
         bot_token=secrets.token_urlsafe(32),
         control_token=secrets.token_urlsafe(32),
         second_bot=False,
@@ -212,7 +222,8 @@ def _serve(
         url = page_url(opts.host, port, token)
         note_holder(lock, f"pid {os.getpid()}, {project}, page on port {port}")
         cfg_path = os.path.join(work, "config.json")
-        write_config(cfg_path, project, emu, ids, opts.worktrees, budget=opts.budget)
+        agent = {"agent": "codex", "agent_command": codex} if codex else {}
+        write_config(cfg_path, project, emu, ids, opts.worktrees, budget=opts.budget, **agent)
         # The bot and its panes use this directory's runtime and state (given to the bot, not
         # set in the environment: a tmux server the bot starts keeps its environment for every
         # window), and only this config.
@@ -220,7 +231,7 @@ def _serve(
             os.environ.pop(name, None)
         locations.register_config(cfg_path)
         cfg = config.load(cfg_path)
-        for warning in warnings():
+        for warning in warnings(opts.agent):
             print(f"warning: {warning}", file=sys.stderr)
         import threading
 
@@ -229,19 +240,41 @@ def _serve(
         since = emu.client.mark()
         opening = opts.open_browser and can_open_browser()
         opened = write_handover(handover, url) if opening else None
-        text = banner(url, opts.host, project, log_path, opts.budget)
+        text = banner(url, opts.host, project, log_path, opts.budget, codex_home_of(codex))
         show = (emu, since, emu.state.ids["bot_id"], text, opened)
         threading.Thread(target=announce_when_ready, args=show, daemon=True).start()
         _run_bot(cfg, (rt_dir, state_dir))
         print(
-            "discord-bridge try: stopped; Claude Code keeps running in tmux "
-            f"(tmux attach -t {TMUX_SESSION})"
+            f"discord-bridge try: stopped; {'Codex' if codex else 'Claude Code'} keeps running "
+            f"in tmux (tmux attach -t {TMUX_SESSION})"
         )
         return 0
     finally:
         emu.stop()
         if os.path.lexists(handover):
             os.unlink(handover)  # its token dies with this run anyway
+
+
+def find_codex() -> str:
+    """The ``codex`` on PATH the project runs (its absolute path goes in the config): a
+    :class:`TryError` when there is none."""
+    import shutil
+
+    from bridge.doctor_codex import install_hint
+
+    path = shutil.which("codex")
+    if path is None:
+        raise TryError(
+            f"--agent codex: Codex is not installed (`codex` is not on PATH): {install_hint()}"
+        )
+    return path
+
+
+def codex_home_of(codex: str | None) -> str | None:
+    """The user's CODEX_HOME the project's Codex runs with (None: no Codex)."""
+    from bridge.codex import hooks_file
+
+    return hooks_file.codex_home() if codex else None
 
 
 def _run_bot(cfg: Any, own_dirs: tuple[str, str]) -> None:

@@ -60,18 +60,34 @@ def lan_address(ipv6: bool = False) -> str | None:
         return None
 
 
-def banner(url: str, host: str, project: str, log_path: str, budget: float | None = None) -> str:
+def banner(
+    url: str,
+    host: str,
+    project: str,
+    log_path: str,
+    budget: float | None = None,
+    codex_home: str | None = None,
+) -> str:
+    """What ``try`` prints once the bot is in; ``codex_home``: the project runs Codex, with
+    the user's own CODEX_HOME (their login and config)."""
+    agent = "Codex" if codex_home else "Claude Code"
     lines = [
         "",
         "discord-bridge try: the bridge on a local Discord, in your browser",
         f"  open      {url}",
         f"  project   {project}  (channel #{slug(project)}; #{PANEL_CHANNEL} shows the sessions)",
-        f"  claude    runs in tmux: tmux attach -t {TMUX_SESSION}",
+        f"  {'codex ' if codex_home else 'claude'}    runs in tmux: tmux attach -t {TMUX_SESSION}",
         f"  log       {log_path}",
-        "  stop      Ctrl-C (Claude Code keeps running in tmux, as with `run`)",
+        f"  stop      Ctrl-C ({agent} keeps running in tmux, as with `run`)",
         "  restart   Enter stops the bot, Enter again starts it: it reads the messages "
         "you sent meanwhile",
     ]
+    if codex_home:
+        lines.insert(
+            5,
+            f"  home      your CODEX_HOME, {codex_home}: your Codex login and config (the "
+            "bridge only reads it; its hooks there are `discord-bridge hooks install`'s)",
+        )
     if budget:
         lines.insert(
             -3,
@@ -94,7 +110,9 @@ def can_open_browser() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def warnings() -> list[str]:
+def warnings(agent: str = "claude") -> list[str]:
+    if agent == "codex":
+        return codex_warnings()
     from bridge.claude import settings as claude_settings
 
     found = []
@@ -117,6 +135,34 @@ def warnings() -> list[str]:
         found.append("tmux is not installed: Claude Code sessions cannot start")
     if shutil.which("claude") is None:
         found.append("the claude CLI is not on PATH: npm install -g @anthropic-ai/claude-code")
+    return found
+
+
+def codex_warnings() -> list[str]:
+    """What stops Codex's replies from showing: the bridge's hooks missing from the user's
+    Codex hooks.json, or installed for another bridge home (read only: ``try`` never writes
+    the user's Codex files)."""
+    from bridge.codex import hooks_file
+
+    path = hooks_file.default_hooks_path()
+    try:
+        stop = hooks_file.installed_events(path).get("Stop")
+    except (OSError, ValueError):
+        stop = ""
+    found = []
+    if stop is None:
+        found.append(
+            f"the bridge's hooks are not in Codex's {path}, so replies will not show: "
+            "run `discord-bridge hooks install`"
+        )
+    elif stop and hook_home(stop) not in (None, os.path.abspath(runtime.bridge_home())):
+        found.append(
+            f"the Codex hooks in {path} are installed for the bridge home {hook_home(stop)}, "
+            "so replies will not show: run `discord-bridge hooks install` with this "
+            "DISCORD_BRIDGE_HOME"
+        )
+    if shutil.which("tmux") is None:
+        found.append("tmux is not installed: Codex sessions cannot start")
     return found
 
 

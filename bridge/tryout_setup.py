@@ -85,11 +85,14 @@ def slug(path: str) -> str:
     return f"{name}-project" if name == PANEL_CHANNEL else name
 
 
-def seed_for(path: str) -> int:
-    """The emulator's seed: stable per project directory, so its channel ids are too (the
-    bot finds its Claude Code window and conversation again on the next ``try``), and
-    different between directories."""
-    return int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) % 100_000
+def seed_for(path: str, agent: str = "claude") -> int:
+    """The emulator's seed: stable per project directory and agent, so its channel ids are
+    too (the bot finds its Claude Code window and conversation again on the next ``try``), and
+    different between directories. And between agents: the window a ``try`` leaves running is
+    found by its channel's id, and ``try --agent codex`` must never type into the Claude Code
+    that a plain ``try`` of the same directory left there (nor the other way round)."""
+    named = path if agent == "claude" else f"{path}\0{agent}"
+    return int(hashlib.sha256(named.encode()).hexdigest()[:8], 16) % 100_000
 
 
 # ----- files -------------------------------------------------------------------------------

@@ -143,6 +143,14 @@ def test_install_sh_sets_everything_up_and_is_idempotent(
         env=env,
     )
     assert spec.stdout.strip() == "['content']", spec.stderr
+    # ... and the fake Responses API Codex's demo and selftest round run on
+    fake = subprocess.run(
+        [str(venv_python), "-c", "from fake_openai import FakeOpenAI; print(FakeOpenAI.__name__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert fake.stdout.strip() == "FakeOpenAI", fake.stderr
     missing = subprocess.run(
         [str(link), "try", "--no-browser", str(home / "nowhere")],
         capture_output=True,

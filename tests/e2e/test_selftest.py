@@ -93,3 +93,90 @@ def test_the_configs_claude_that_cannot_reach_its_service_is_named_in_its_words(
     assert f"kept for a look: {tmp_path}/discord-bridge-selftest-" in out
     assert (bridge_home / "config.json").read_bytes() == written
     assert sorted(p.name for p in bridge_home.iterdir()) == ["config.json"]
+
+
+def test_a_config_with_a_codex_project_gets_a_codex_round(tmp_path: Path) -> None:
+    """The config's codexCommand (the pinned Codex) is run through the bridge offline, on the
+    fake Responses API in a private CODEX_HOME: its hooks review trusted from Discord, a reply
+    posted by its Stop hook, a command allowed. The user's own ~/.codex is never made. Every
+    project runs Codex: no Claude Code round (none is needed)."""
+    from bridge.codex import versions
+    from bridge_testkit.codex_rig import codex_binary
+
+    bridge_home = tmp_path / "user-home" / ".discord-bridge"
+    bridge_home.mkdir(parents=True, mode=0o700)
+    project = {
+        "name": "p",
+        "channelId": "100000000000000003",
+        "projectPath": str(tmp_path),
+        "agent": "codex",
+        "codexCommand": str(codex_binary()),
+    }
+    config = {
+        "schemaVersion": 2,
+        "claudeCommand": "no-claude-here",  # never looked for
+        "servers": [
+            {
+                "name": "main",
+                "discord": {"botToken": "MTIz.not-used.here", "ownerUserId": "100000000000000002"},
+                "projects": [project],
+            }
+        ],
+    }
+    (bridge_home / "config.json").write_text(json.dumps(config))
+    (bridge_home / "config.json").chmod(0o600)
+
+    done = selftest(tmp_path)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert f"✓ Codex: codex-cli {versions.PINNED} at {codex_binary()}" in out
+    codex_lines = [line for line in out.splitlines() if "Codex" in line and line[0] == "✓"]
+    assert len(codex_lines) == 4, out  # found, the hooks review, the reply, the permission
+    assert "its hooks review was offered on Discord and trusted" in out
+    assert "the reply was posted (its Stop hook)" in out
+    assert "Codex's permission request was posted; Allow ran the command" in out
+    assert "selftest: all checks passed" in out
+    assert out.startswith("· Claude Code: every project of your config runs Codex, so no Claude")
+    assert "no-claude-here" not in out
+    assert not (tmp_path / "user-home" / ".codex").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("discord-bridge-selftest-")]
+
+
+def test_without_a_codex_project_the_selftest_says_it_ran_no_codex_round(tmp_path: Path) -> None:
+    done = selftest(tmp_path, "--claude", "claudx")
+    assert "· Codex: no project of your config uses it, so no Codex round" in done.stdout
+
+
+def test_a_config_with_both_agents_gets_both_rounds(tmp_path: Path) -> None:
+    from bridge_testkit.codex_rig import codex_binary
+
+    if not claude_available():
+        pytest.fail("Claude Code is missing (./scripts/test.sh installs it)")
+    bridge_home = tmp_path / "user-home" / ".discord-bridge"
+    bridge_home.mkdir(parents=True, mode=0o700)
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    projects = [
+        {"name": "a", "channelId": "100000000000000003", "projectPath": str(tmp_path / "a")},
+        {"name": "b", "channelId": "100000000000000004", "projectPath": str(tmp_path / "b")},
+    ]
+    projects[1].update(agent="codex", codexCommand=str(codex_binary()))
+    config = {
+        "schemaVersion": 2,
+        "claudeCommand": str(claude_binary()),
+        "servers": [
+            {
+                "name": "main",
+                "discord": {"botToken": "MTIz.not-used.here", "ownerUserId": "100000000000000002"},
+                "projects": projects,
+            }
+        ],
+    }
+    (bridge_home / "config.json").write_text(json.dumps(config))
+    (bridge_home / "config.json").chmod(0o600)
+    done = selftest(tmp_path)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert "✓ ⏹ interrupted a running turn" in out  # the Claude Code round's last check
+    assert "✓ Codex's permission request was posted; Allow ran the command" in out
+    assert "selftest: all checks passed" in out

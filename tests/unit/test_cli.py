@@ -538,7 +538,9 @@ def test_doctor_covers_codex_when_a_project_uses_it(setup: Setup) -> None:
     setup.install_hooks()  # no ~/.codex yet: Codex's hooks are not written
     done = setup.cli("doctor")
     tested = f"tested range {codex_versions.OLDEST} to {codex_versions.PINNED}"
-    assert f"✓ {codex_binary()}: codex-cli {codex_versions.PINNED} ({tested})" in done.stdout
+    line = f"✓ Codex: codex-cli {codex_versions.PINNED} at {codex_binary()} ({tested})"
+    assert line in done.stdout
+    assert f"✓ Codex: hooks are on ({codex_binary()} features list)" in done.stdout  # the real CLI
     assert "✗ Codex hooks missing in " in done.stdout
     (setup.home / ".codex").mkdir()
     setup.install_hooks()

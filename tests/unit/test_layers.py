@@ -46,6 +46,8 @@ NAMED_EXCEPTIONS = {
     # API (both installed by install.sh for that); `try --demo` runs it against both, the
     # fake API answering as the demo's scripted model
     "discord_emulator": {"bridge.tryout", "bridge.selftest", "bridge.demo"},
+    # Codex's demo and selftest round run the user's Codex on the fake Responses API
+    "fake_openai": {"bridge.demo", "bridge.demo_codex", "bridge.selftest", "bridge.selftest_codex"},
     "fake_anthropic": {
         "bridge.selftest",
         "bridge.selftest_bench",
@@ -363,7 +365,10 @@ def test_a_planted_upward_import_is_reported(tree: Tree, rows: list[Row], tmp_pa
     wrong = planted(tree, "bridge.state.decisions", "from bridge.sessions import manager", tmp_path)
     (problem,) = new(upward_arrows(tree, rows), upward_arrows(wrong, rows))
     assert problem.startswith("bridge.state.decisions -> bridge.sessions.manager (line ")
-    assert problem.endswith(": up from row 36 to 28")
+    number = {package: row.number for row in rows for package in row.packages}
+    assert problem.endswith(
+        f": up from row {number['bridge.state']} to {number['bridge.sessions']}"
+    )
 
 
 def test_a_planted_circle_is_reported(tree: Tree, tmp_path: Path) -> None:

@@ -50,6 +50,14 @@ def test_names_and_seeds_are_stable_per_directory_and_differ_between_them() -> N
     assert tryout_setup.work_dir("/a/b") != tryout_setup.work_dir("/c/b")
 
 
+def test_codex_gets_channel_ids_of_its_own_so_it_never_meets_claudes_window() -> None:
+    """``try`` finds the window it left by its channel's id: ``--agent codex`` on the same
+    directory must not find the Claude Code a plain ``try`` left running (or the other way)."""
+    seed_for = tryout_setup.seed_for
+    assert seed_for("/a/b", "codex") == seed_for("/a/b", "codex") != seed_for("/a/b")
+    assert seed_for("/a/b", "claude") == seed_for("/a/b")  # a plain try's ids are as they were
+
+
 def test_page_url_and_loopback() -> None:
     assert tryout_page.page_url("127.0.0.1", 8765, "T") == "http://127.0.0.1:8765/#token=T"
     assert tryout_page.page_url("::1", 80, "T") == "http://[::1]:80/#token=T"
@@ -76,6 +84,48 @@ def test_warns_when_the_hooks_belong_to_another_bridge_home(tmp_path, monkeypatc
     assert not any("hooks" in w for w in tryout_page.warnings())
     monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(tmp_path / "two"))
     assert any(f"bridge home {tmp_path / 'one'}" in w for w in tryout_page.warnings())
+
+
+def test_codex_warns_of_its_own_hooks_file_never_of_claudes(tmp_path, monkeypatch) -> None:
+    from bridge.codex import hooks_file
+
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path))  # no Claude Code hooks there either
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(tmp_path / "one"))
+    (warning,) = [w for w in tryout_page.warnings("codex") if "hooks" in w]
+    assert f"not in Codex's {codex_home / 'hooks.json'}" in warning
+    hooks_file.install(str(codex_home / "hooks.json"))
+    assert not any("hooks" in w for w in tryout_page.warnings("codex"))
+    monkeypatch.setenv("DISCORD_BRIDGE_HOME", str(tmp_path / "two"))
+    assert any(f"bridge home {tmp_path / 'one'}" in w for w in tryout_page.warnings("codex"))
+
+
+def test_a_codex_project_in_the_config_and_its_home_in_the_banner(tmp_path) -> None:
+    from types import SimpleNamespace
+
+    from bridge import config
+
+    emu = SimpleNamespace(
+        bot_token="t",
+        api_base="http://127.0.0.1:1/api/v10",
+        gateway_url="ws://127.0.0.1:2",
+        ids={"guild_id": "1" * 18, tryout_setup.OWNER: "2" * 18, "drivers_role_id": "5" * 18},
+    )
+    project = tmp_path / "webshop"
+    project.mkdir()
+    ids = {"webshop": "3" * 18, tryout_setup.PANEL_CHANNEL: "4" * 18}
+    path = str(tmp_path / "config.json")
+    tryout.write_config(path, str(project), emu, ids, agent="codex", agent_command="/x/codex")  # type: ignore[arg-type]
+    (entry,) = config.load(path).servers[0].projects
+    assert (entry.agent, entry.codex_command) == ("codex", "/x/codex")
+    shown = tryout_page.banner(
+        "http://x/#token=y", "127.0.0.1", str(project), "log", None, "/h/.codex"
+    )
+    assert "  codex     runs in tmux: tmux attach -t discord-bridge-try" in shown
+    assert "  home      your CODEX_HOME, /h/.codex: your Codex login and config" in shown
+    assert "Ctrl-C (Codex keeps running in tmux" in shown
 
 
 class _Emu:
