@@ -140,6 +140,7 @@ def test_runs_missed_while_no_bot_ran_are_run_once_with_a_note(tmp_path) -> None
     async def scenario() -> None:
         assert await scheduler.tick() == pytest.approx(scheduler_module.MAX_SLEEP)
         await settle(scheduler)
+        await until(lambda: "✅" in said, "the ✅ on the note")  # after the entry settles
 
     asyncio.run(scenario())
     assert sessions.typed == ["check the build"]  # once, not three times
@@ -185,6 +186,9 @@ def test_a_prompt_just_typed_by_the_owner_is_waited_behind_before_its_turn_shows
         assert queued(sessions) == ["check the build"]  # on the turn's status message too
         scheduler.queue.turn_ended(KEY)
         await settle(scheduler)
+        # The queue reacts after it hands the outcome over: the entry may settle first (a
+        # full unit run at load 22 saw the ✅ not there yet).
+        await until(lambda: "✅" in said, "the ✅ on the note")
 
     asyncio.run(scenario())
     assert sessions.typed == ["check the build"]
