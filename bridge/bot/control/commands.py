@@ -31,7 +31,9 @@ from bridge.bot.client import (
     allowed,
     command_action,
     target_here,
+    target_of,
 )
+from bridge.bot.control import codex_controls
 from bridge.claude.model_names import display_name, session_model
 from bridge.claude.screen import mode_name
 from bridge.config import MODE_ALIASES
@@ -129,6 +131,15 @@ async def mode(interaction: BotInteraction, mode: app_commands.Choice[str]) -> N
 @app_commands.command(name="model", description="Switch the model of this session")
 async def model(interaction: BotInteraction, name: str) -> None:
     await run(interaction, lambda here, t, p: here.model(t, p, name))
+
+
+@model.autocomplete("name")
+async def _model_names(interaction: BotInteraction, current: str) -> list[app_commands.Choice[str]]:
+    """A Codex session's: Codex's own catalog. Claude Code's: none (the user names one)."""
+    target = target_of(interaction.client.sessions, interaction.channel)
+    if target is None or not codex_controls.is_codex(target):
+        return []
+    return await codex_controls.model_choices(target, current)
 
 
 @app_commands.command(name="new", description="A fresh conversation in the same place")
@@ -238,12 +249,17 @@ class Commands:
         if pane_id is None:
             lines.append("state: stopped")
         else:
-            seen = await asyncio.to_thread(pane_ops.glance, self.tmux, pane_id)
+            screen = self.sessions.keys(target.key, pane_id).screen  # the agent's reader
+            seen = await asyncio.to_thread(pane_ops.glance, self.tmux, pane_id, screen)
             mode = seen.mode or mode
             lines.append(f"state: {'working' if seen.busy else 'idle'}")
         live = live_status(self.sessions.runtime, target.key)
-        lines.append(f"model: {session_model(record.get('model') or target.model, live)}")
-        lines.append(f"mode: {mode_name(MODE_ALIASES.get(mode, mode))}")
+        if codex_controls.is_codex(target):
+            lines.append(codex_controls.model_line(self.sessions, target, record))
+            lines.append(codex_controls.MODE_LINE)
+        else:
+            lines.append(f"model: {session_model(record.get('model') or target.model, live)}")
+            lines.append(f"mode: {mode_name(MODE_ALIASES.get(mode, mode))}")
         if live.get("context_percent") is not None:
             lines.append(f"context: {live['context_percent']}% used")
         worktree = record.get("worktree")
@@ -296,6 +312,8 @@ class Commands:
     async def mode(self, target: SessionTarget, pane_id: str, wanted: str) -> str:
         """Cycle the modes until Claude Code's footer shows ``wanted`` (either name of the
         manual mode), or give up."""
+        if codex_controls.is_codex(target):
+            return codex_controls.NO_MODES  # nothing pressed: there is nothing to cycle
         wanted = MODE_ALIASES.get(wanted, wanted)  # as hooks and the footer reader name it
         keys = self.sessions.keys(target.key, pane_id)
         current = await asyncio.to_thread(pane_ops.cycle_mode, keys, wanted)
@@ -313,6 +331,8 @@ class Commands:
         return f"⚠️ Could not switch to {mode_name(wanted)}{hint}; Claude Code shows {shown}."
 
     async def model(self, target: SessionTarget, pane_id: str, name: str) -> str:
+        if codex_controls.is_codex(target):
+            return await codex_controls.switch_model(self.sessions, target, pane_id, name)
         name = name.strip()
         if not name or not all(c.isalnum() or c in "-_.:[]/" for c in name):
             return "⚠️ A model name is letters, digits and - _ . : [ ] / only."
