@@ -78,3 +78,42 @@ def test_status_peek_esc_new_stop_and_resume_in_a_codex_channel(codex_rig) -> No
     sent = ask(rig, "after resume", "Resumed answer.")
     assert "in the new one" in sent and "pineapple" not in sent
     assert conversation_id(rig) == fresh
+
+
+def test_model_restarts_codex_on_its_conversation_and_mode_says_it_has_none(codex_rig) -> None:
+    rig = codex_rig
+    rig.openai.script(text("First answer."), text("Sol answer."), text("Still sol."))
+    start_trusted(rig, "remember pineapple")
+    rig.wait_bot_message(CODEX, content_contains="First answer.", timeout=90)
+    first = conversation_id(rig)
+    screen = rig.screen(CODEX)
+
+    assert command(rig, "mode", {"mode": "plan"}, channel=CODEX) == (
+        "Codex has no permission modes the bridge can switch; its approval policy comes from "
+        "its config or `codexArgs`."
+    )
+    assert rig.screen(CODEX) == screen  # nothing pressed
+
+    # The names offered are Codex's own catalog (what its /model picker lists).
+    offered = rig.discord.autocomplete(rig.ids[CODEX], "model", {"name": "6.2"}, "name")
+    values = [c["value"] for c in offered["choices"]]
+    assert "gpt-6.2-sol" in values and "gpt-6.2-astra" in values, offered
+    assert all("6.2" in v for v in values), values
+
+    refused = command(rig, "model", {"name": "--dangerously-bypass"}, channel=CODEX)
+    assert refused.startswith("⚠️ A model name is letters"), refused
+    answer = command(rig, "model", {"name": "gpt-6.2-sol"}, channel=CODEX)
+    assert answer.startswith(
+        f"Model set to **gpt-6.2-sol**: Codex restarted with `--model gpt-6.2-sol` "
+        f"(conversation `{first}` resumed"
+    ), answer
+    sent = ask(rig, "which model", "Sol answer.")
+    assert rig.openai.requests[-1]["model"] == "gpt-6.2-sol"
+    assert "pineapple" in sent  # the same conversation
+    assert conversation_id(rig) == first
+    assert "model: gpt-6.2-sol" in command(rig, "status", channel=CODEX)
+
+    # Kept for the session's later starts.
+    assert command(rig, "stop", channel=CODEX) == "Stopped **project-b**."
+    ask(rig, "and now", "Still sol.")
+    assert rig.openai.requests[-1]["model"] == "gpt-6.2-sol"
