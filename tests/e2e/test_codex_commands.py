@@ -8,10 +8,15 @@ import json
 
 from bridge_testkit.rig import wait_until
 from fake_openai import exec_command, last_user_text, text
-from tests.e2e.test_codex import codex_rig, codex_status, openai, start_trusted  # noqa: F401
+from tests.e2e import test_codex
+from tests.e2e.test_adopt import answer, select_of
+from tests.e2e.test_codex import codex_status, start_trusted
 from tests.e2e.test_control import command
+from tests.e2e.test_decisions import custom_id
 
 CODEX = "project-b"
+codex_rig = test_codex.codex_rig  # the fixtures, for this module's tests
+openai = test_codex.openai
 
 
 def conversation_id(rig) -> str:
@@ -39,6 +44,7 @@ def test_status_peek_esc_new_stop_and_resume_in_a_codex_channel(codex_rig) -> No
         text("never shown", delay=60),
         text("Fresh answer."),
         text("Resumed answer."),
+        text("Back in the first."),
     )
     start_trusted(rig, "remember pineapple")
     rig.wait_bot_message(CODEX, content_contains="First answer.", timeout=90)
@@ -79,6 +85,26 @@ def test_status_peek_esc_new_stop_and_resume_in_a_codex_channel(codex_rig) -> No
     assert "in the new one" in sent and "pineapple" not in sent
     assert conversation_id(rig) == fresh
 
+    # /resume <conversation>: the project's past ones offered from Codex's rollouts.
+    offered = rig.discord.autocomplete(
+        rig.ids[CODEX], "resume", {"conversation": ""}, "conversation"
+    )
+    assert [c["value"] for c in offered["choices"]] == [fresh, first], offered
+    assert offered["choices"][1]["name"].endswith(" · remember pineapple"), offered
+    assert (
+        rig.discord.autocomplete(
+            rig.ids[CODEX], "resume", {"conversation": ""}, "conversation", user="bob"
+        )["choices"]
+        == []
+    )
+    bogus = command(rig, "resume", {"conversation": "../../etc/passwd"}, channel=CODEX)
+    assert bogus == "⚠️ No such conversation of this project: pick one from the list."
+    picked = command(rig, "resume", {"conversation": first}, channel=CODEX)
+    assert picked.startswith(f"Resumed conversation `{first}` in `%"), picked
+    sent = ask(rig, "back to the first", "Back in the first.")
+    assert "pineapple" in sent and "in the new one" not in sent
+    assert conversation_id(rig) == first
+
 
 def test_model_restarts_codex_on_its_conversation_and_mode_says_it_has_none(codex_rig) -> None:
     rig = codex_rig
@@ -117,3 +143,32 @@ def test_model_restarts_codex_on_its_conversation_and_mode_says_it_has_none(code
     assert command(rig, "stop", channel=CODEX) == "Stopped **project-b**."
     ask(rig, "and now", "Still sol.")
     assert rig.openai.requests[-1]["model"] == "gpt-6.2-sol"
+
+
+def test_history_lists_codexs_conversations_and_resumes_one_in_a_thread(codex_rig) -> None:
+    rig = codex_rig
+    rig.openai.script(text("First answer."), text("Thread answer."))
+    start_trusted(rig, "remember pineapple")
+    rig.wait_bot_message(CODEX, content_contains="First answer.", timeout=90)
+    first = conversation_id(rig)
+    assert command(rig, "stop", channel=CODEX) == "Stopped **project-b**."
+
+    listed = answer(rig, rig.discord.run_command(rig.ids[CODEX], "history"))
+    assert listed["content"].startswith("**1 past conversation of project-b**"), listed
+    select = select_of(listed)
+    (mine,) = select["options"]
+    assert mine["value"] == first and mine["label"] == "remember pineapple", mine
+    assert "First answer." in mine["description"]
+    shown = answer(rig, rig.discord.select(listed["id"], select["custom_id"], [first]))
+    assert f"**Conversation `{first}`**" in shown["content"], shown
+
+    resumed = answer(rig, rig.discord.click(shown["id"], custom_id(shown, "Resume in a thread")))
+    assert resumed["content"].startswith("Resumed in <#"), resumed["content"]
+    thread = resumed["content"].split("<#", 1)[1].split(">", 1)[0]
+    rig.discord.post_message(thread, "which word?")
+    rig.wait_bot_message(thread, since=0, content_contains="Thread answer.", timeout=90)
+    request = rig.openai.requests[-1]
+    assert last_user_text(request) == "which word?"
+    assert "remember pineapple" in json.dumps(request)
+    threads = rig.state_dir / "sessions" / f"{thread}.json"
+    assert json.loads(threads.read_text())["session_id"] == first  # Codex's SessionStart

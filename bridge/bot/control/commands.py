@@ -30,10 +30,11 @@ from bridge.bot.client import (
     BridgeClient,
     allowed,
     command_action,
+    owner_only,
     target_here,
     target_of,
 )
-from bridge.bot.control import codex_controls
+from bridge.bot.control import codex_controls, resume_pick
 from bridge.claude.model_names import display_name, session_model
 from bridge.claude.screen import mode_name
 from bridge.config import MODE_ALIASES
@@ -147,9 +148,29 @@ async def new(interaction: BotInteraction) -> None:
     await run(interaction, Commands.new, running=False)
 
 
-@app_commands.command(name="resume", description="Continue the last conversation")
-async def resume(interaction: BotInteraction) -> None:
-    await run(interaction, Commands.resume, running=False)
+@app_commands.command(name="resume", description="Continue the last conversation, or one named")
+@app_commands.describe(conversation="one of the project's past conversations (default: the last)")
+async def resume(interaction: BotInteraction, conversation: str | None = None) -> None:
+    if conversation:  # a past conversation, as /history's: the owner's
+        if not await owner_only(interaction):
+            return
+        await run(
+            interaction,
+            lambda here, t, p: resume_pick.resume(here.sessions, t, p, conversation),
+            running=False,
+        )
+    else:
+        await run(interaction, Commands.resume, running=False)
+
+
+@resume.autocomplete("conversation")
+async def _conversations(
+    interaction: BotInteraction, current: str
+) -> list[app_commands.Choice[str]]:
+    if str(interaction.user.id) != interaction.client.server.owner_id:
+        return []  # the tree let allowed users through; past conversations are the owner's
+    target = target_of(interaction.client.sessions, interaction.channel)
+    return [] if target is None else await resume_pick.choices(target, current)
 
 
 @app_commands.command(name="clear", description="Claude Code's /clear")
