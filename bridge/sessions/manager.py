@@ -103,6 +103,8 @@ class SessionManager:
         if target.thread_id is None or config.find_channel(self.server, target.key):
             return
         entry = {"name": target.thread_name or target.key, "channelId": target.key}
+        if target.agent != target.project.agent:  # an adopted session of the other agent
+            entry["agent"] = target.agent
         settings = {
             "model": target.model,
             "projectPath": target.path,

@@ -304,7 +304,8 @@ class Commands:
     async def stop(self, target: SessionTarget, pane_id: str | None) -> str:
         if await asyncio.to_thread(adoption.adopted, self.sessions.runtime, target.key):
             await self.sessions.stop(target.key)  # the bridge never ends what it did not start
-            return "Released: that Claude Code keeps running, no longer linked to this thread."
+            label = self.sessions.agent_of(target.key).label
+            return f"Released: that {label} keeps running, no longer linked to this thread."
         stopped = await self.sessions.stop(target.key)
         return f"Stopped **{target.label}**." if stopped else "It was not running."
 
