@@ -119,10 +119,11 @@ NO_SESSION_ID = (
     "so its hooks could not be told apart: not adopted."
 )
 CODEX_NO_SESSION_ID = (
-    "This Codex does not say which conversation it shows: from 0.160 a Codex started by hand "
-    "has its app-server daemon write the conversation, and nothing ties the pane to it, so "
-    "its hooks could not be told apart: not adopted. One started with "
-    "`codex -c features.daemon_auto_start=false` can be adopted."
+    "This Codex does not say which conversation it shows: its TUI holds the conversation's "
+    "file open only from its first prompt, and only when it runs the conversation itself (from "
+    "0.160 a Codex started by hand has its app-server daemon do that, unless started with "
+    "`codex -c features.daemon_auto_start=false`). Its hooks could not be told apart: not "
+    "adopted."
 )
 
 
