@@ -4,11 +4,11 @@ Codex keeps one JSONL rollout per conversation in
 ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl`` (measured on 0.171.0
 and 0.150.1): its first line is ``session_meta``, whose ``payload.cwd`` is where it ran (the
 rollouts of every project share the folder); typed prompts are ``response_item`` messages of
-role ``user`` (Codex's own context blocks among them start with ``<``), replies
-``task_complete``'s ``last_agent_message``. The same :class:`Conversation` as Claude Code's
-history, so ``/history`` lists either. Only the start and the end of a file are read, links
-and anything but regular files never followed, and only a name in Codex's shape
-(``launch.is_session_id``) is ever looked up.
+role ``user`` (Codex's own context blocks among them start with ``<``), answers those of
+role ``assistant`` and ``task_complete``'s ``last_agent_message``. The same
+:class:`Conversation` as Claude Code's history, so ``/history`` lists either. Only the start
+and the end of a file are read, links and anything but regular files never followed, and
+only a name in Codex's shape (``launch.is_session_id``) is ever looked up.
 """
 
 from __future__ import annotations
@@ -80,13 +80,24 @@ def summarize(path: str, mtime: float, size: int) -> Conversation | None:
         if text:
             prompts += 1
             first = first or text
-        last = payload.get("last_agent_message") if payload.get("type") == "task_complete" else None
-        if isinstance(last, str) and last:
-            reply = last
+        reply = answer_text(record.get("type"), payload) or reply
     if not prompts:
         return None  # nothing was asked: not a conversation to resume
     session_id = match["id"].lower()
     return Conversation(session_id, path, started, mtime, first, reply, prompts, partial, size)
+
+
+def answer_text(kind: object, payload: dict) -> str:
+    """The text of an answer of the model: an assistant message (written as it completes,
+    before the Stop hook runs), or a turn's ``task_complete``."""
+    if kind == "event_msg" and payload.get("type") == "task_complete":
+        last = payload.get("last_agent_message")
+        return last if isinstance(last, str) else ""
+    if kind != "response_item" or payload.get("type") != "message":
+        return ""
+    if payload.get("role") != "assistant":
+        return ""
+    return _texts(payload.get("content"), "output_text")
 
 
 def typed_prompt(kind: object, payload: dict) -> str:
@@ -94,11 +105,15 @@ def typed_prompt(kind: object, payload: dict) -> str:
     Codex's own context blocks (``<environment_context>`` and the like)."""
     if kind != "response_item" or payload.get("type") != "message" or payload.get("role") != "user":
         return ""
-    content = payload.get("content")
-    blocks = content if isinstance(content, list) else []
-    texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "input_text"]
-    text = "\n".join(t for t in texts if isinstance(t, str)).strip()
+    text = _texts(payload.get("content"), "input_text")
     return "" if text.startswith("<") else text
+
+
+def _texts(content: object, kind: str) -> str:
+    """The ``kind`` blocks' text of a message's content, joined."""
+    blocks = content if isinstance(content, list) else []
+    texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == kind]
+    return "\n".join(t for t in texts if isinstance(t, str)).strip()
 
 
 def session_cwd(path: str) -> str | None:

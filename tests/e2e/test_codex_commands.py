@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from bridge.codex.screen import is_busy
 from bridge_testkit.rig import wait_until
 from fake_openai import exec_command, last_user_text, text
 from tests.e2e import test_codex
@@ -33,7 +34,14 @@ def ask(rig, prompt: str, answer: str) -> str:
     rig.wait_bot_message(CODEX, content_contains=answer, timeout=90, since=since)
     request = rig.openai.wait_requests(before + 1, timeout=30)[before]
     assert last_user_text(request) == prompt
+    idle(rig)
     return json.dumps(request)
+
+
+def idle(rig) -> None:
+    """The reply is posted from Stop: Codex's screen shows the turn ended a moment later (a
+    command that refuses a busy Codex must not meet that moment)."""
+    wait_until(lambda: not is_busy(rig.screen(CODEX)), 30, "Codex to be idle")
 
 
 def test_status_peek_esc_new_stop_and_resume_in_a_codex_channel(codex_rig) -> None:
@@ -49,6 +57,7 @@ def test_status_peek_esc_new_stop_and_resume_in_a_codex_channel(codex_rig) -> No
     start_trusted(rig, "remember pineapple")
     rig.wait_bot_message(CODEX, content_contains="First answer.", timeout=90)
     first = conversation_id(rig)
+    idle(rig)
 
     status = command(rig, "status", channel=CODEX)
     assert "state: idle" in status, status
@@ -66,7 +75,7 @@ def test_status_peek_esc_new_stop_and_resume_in_a_codex_channel(codex_rig) -> No
     assert "state: working" in command(rig, "status", channel=CODEX)
     assert command(rig, "esc", channel=CODEX) == "Interrupted (Escape sent)."
     codex_status(rig, "⏹ Interrupted")
-    assert "Conversation interrupted" in rig.screen(CODEX)
+    wait_until(lambda: "Conversation interrupted" in rig.screen(CODEX), 30, "Codex's line")
 
     # /new: Codex restarted on a new conversation, which knows nothing of the first.
     assert command(rig, "new", channel=CODEX).startswith("Fresh conversation for **project-b**")
@@ -112,6 +121,7 @@ def test_model_restarts_codex_on_its_conversation_and_mode_says_it_has_none(code
     start_trusted(rig, "remember pineapple")
     rig.wait_bot_message(CODEX, content_contains="First answer.", timeout=90)
     first = conversation_id(rig)
+    wait_until(lambda: "Worked for" in rig.screen(CODEX), 30, "the turn's last line")
     screen = rig.screen(CODEX)
 
     assert command(rig, "mode", {"mode": "plan"}, channel=CODEX) == (
