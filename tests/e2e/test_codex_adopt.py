@@ -47,6 +47,11 @@ def test_a_codex_started_by_hand_is_adopted_typed_into_and_released(codex_rig) -
     with TmuxServer(socket_name) as mine:
         mine.new_session("mine", project, argv, env, width=160, height=45)
         trust_hooks_by_hand(mine)
+        # Before its first prompt nothing tells its conversation: listed, not adoptable.
+        offer = pick_session(rig, socket_name)
+        assert "does not say which conversation it shows" in offer["content"], offer
+        assert not offer.get("components"), offer  # no Adopt
+
         mine.tmux("send-keys", "-t", "mine", "-l", "hello by hand")
         mine.wait_for("mine", lambda s: "hello by hand" in s, 10)
         mine.send_keys("mine", "Enter")
