@@ -115,3 +115,22 @@ def _open_files(pid: int) -> list[str]:
         except OSError:
             continue
     return targets
+
+
+def running_conversation(rollout: str) -> int | None:
+    """The pid of a process of this user that holds the rollout ``rollout`` open (a Codex TUI
+    on it, or the daemon that runs it), or None: two Codex writing one rollout would
+    interleave it. Reads ``/proc``; meant for a command, not a loop."""
+    wanted = os.path.realpath(rollout)
+    me = os.geteuid()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{name}").st_uid != me:
+                continue
+        except OSError:
+            continue
+        if wanted in _open_files(int(name)):
+            return int(name)
+    return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from bridge.codex.screen import is_busy
+from bridge.sessions import machine_codex
 from bridge_testkit.rig import wait_until
 from fake_openai import exec_command, last_user_text, text
 from tests.e2e import test_codex
@@ -161,7 +162,7 @@ def test_history_lists_codexs_conversations_and_resumes_one_in_a_thread(codex_ri
     start_trusted(rig, "remember pineapple")
     rig.wait_bot_message(CODEX, content_contains="First answer.", timeout=90)
     first = conversation_id(rig)
-    assert command(rig, "stop", channel=CODEX) == "Stopped **project-b**."
+    idle(rig)
 
     listed = answer(rig, rig.discord.run_command(rig.ids[CODEX], "history"))
     assert listed["content"].startswith("**1 past conversation of project-b**"), listed
@@ -171,6 +172,19 @@ def test_history_lists_codexs_conversations_and_resumes_one_in_a_thread(codex_ri
     assert "First answer." in mine["description"]
     shown = answer(rig, rig.discord.select(listed["id"], select["custom_id"], [first]))
     assert f"**Conversation `{first}`**" in shown["content"], shown
+
+    # Still open in the channel's Codex: not resumed a second time beside it.
+    busy = rig.discord.click(shown["id"], custom_id(shown, "Resume in a thread"))
+    assert "open in a running Codex (process" in busy["message"]["content"], busy
+    assert command(rig, "stop", channel=CODEX) == "Stopped **project-b**."
+    rollout = json.loads((rig.state_dir / "sessions" / f"{rig.ids[CODEX]}.json").read_text())[
+        "transcript_path"
+    ]
+    wait_until(
+        lambda: machine_codex.running_conversation(rollout) is None,
+        30,
+        "the stopped Codex to finish exiting",
+    )
 
     resumed = answer(rig, rig.discord.click(shown["id"], custom_id(shown, "Resume in a thread")))
     assert resumed["content"].startswith("Resumed in <#"), resumed["content"]

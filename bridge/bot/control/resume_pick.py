@@ -17,7 +17,7 @@ from discord import app_commands
 
 from bridge.agents import agent_for
 from bridge.claude import history
-from bridge.sessions import adoption, machine, pane_ops
+from bridge.sessions import adoption, machine, machine_codex, pane_ops
 from bridge.state import session_record
 
 if TYPE_CHECKING:
@@ -62,12 +62,10 @@ async def resume(
         refused = await _refuse_restart(sessions, target, pane_id, agent.label)
         if refused:
             return refused
-    elif target.agent != "codex":  # Claude Code's own record of the conversations it runs
-        running = await asyncio.to_thread(
-            machine.running_conversation, found.session_id, history.config_dir()
-        )
+    else:
+        running = await asyncio.to_thread(running_elsewhere, target.agent, found)
         if running is not None:
-            return f"⚠️ That conversation is open in a running Claude Code (process {running})."
+            return f"⚠️ That conversation is open in a running {agent.label} (process {running})."
     record = {
         "session_id": found.session_id,
         "transcript_path": found.path,
@@ -82,6 +80,14 @@ async def resume(
         await sessions.stop(target.key)
     pane_id = await sessions.ensure_running(target)
     return f"Resumed conversation `{found.session_id}` in `{pane_id}`: “{label(found)}”."
+
+
+def running_elsewhere(agent: str, found: Conversation) -> int | None:
+    """A process that has conversation ``found`` open now: Claude Code's own record of the
+    conversations it runs, or a process holding Codex's rollout open."""
+    if agent == "codex":
+        return machine_codex.running_conversation(found.path)
+    return machine.running_conversation(found.session_id, history.config_dir())
 
 
 async def _refuse_restart(

@@ -29,10 +29,10 @@ from bridge.bot.client import (
     data_of,
     owner_only,
 )
+from bridge.bot.control import resume_pick
 from bridge.claude import history
 from bridge.config.roles import WATCH
 from bridge.discord import custom_ids
-from bridge.sessions import machine
 from bridge.sessions.start_failed import ClaudeDidNotStart
 from bridge.sessions.targets import SessionTarget
 from bridge.sizes import format_size
@@ -161,14 +161,11 @@ async def resume(interaction: BotInteraction, key: str, session_id: str) -> None
     if project is None or found is None:
         await interaction.response.send_message("That conversation is gone.", ephemeral=True)
         return
-    running = None
-    if project.agent != "codex":  # a Codex of the same conversation is not looked for
-        running = await asyncio.to_thread(
-            machine.running_conversation, session_id, history.config_dir()
-        )
+    running = await asyncio.to_thread(resume_pick.running_elsewhere, project.agent, found)
     if running is not None:
+        label = agent_for(project.agent).label
         await interaction.response.send_message(
-            f"That conversation is open in a running Claude Code (process {running}): "
+            f"That conversation is open in a running {label} (process {running}): "
             "stop it first (`/stop` where it runs), or adopt it with `/sessions`.",
             ephemeral=True,
         )

@@ -63,3 +63,25 @@ def test_which_processes_are_codex(tmp_path: Path, argv: list[str], codex: bool)
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_rollout_held_open_by_a_process_is_running(tmp_path: Path) -> None:
+    rollout = tmp_path / "rollout-2026-11-29T08-06-09-01a22656-bb46-7c93-b002-84fc9a347e53.jsonl"
+    rollout.write_text("{}\n")
+    assert machine_codex.running_conversation(str(rollout)) is None
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import sys; f = open({str(rollout)!r}); sys.stdin.read()"],
+        stdin=subprocess.PIPE,
+    )
+    try:
+        wait_until(
+            lambda: machine_codex.running_conversation(str(rollout)) == holder.pid,
+            10,
+            "the file open",
+        )
+        assert machine_codex.rollout_open(holder.pid) == str(rollout)
+        assert machine_codex.session_id_of(holder.pid) == "01a22656-bb46-7c93-b002-84fc9a347e53"
+    finally:
+        holder.kill()
+        holder.wait()
+    assert machine_codex.running_conversation(str(rollout)) is None
