@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import ClassVar
 
+    from bridge.claude.history import Conversation
     from bridge.claude.hook_table import Hook
     from bridge.config import Project
 
@@ -109,4 +110,12 @@ class Agent:
 
     def installed_events(self, path: str | None = None) -> dict[str, str]:
         """Event -> command of the bridge's entries in that file."""
+        raise NotImplementedError
+
+    def conversations(self, cwd: str) -> list[Conversation]:
+        """Its past conversations in ``cwd``, newest first, from its own transcripts."""
+        raise NotImplementedError
+
+    def conversation(self, cwd: str, session_id: str) -> Conversation | None:
+        """One of them by id (an id from Discord: checked by the reader), or None."""
         raise NotImplementedError

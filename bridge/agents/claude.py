@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bridge.agents.base import Agent, Launch, Screen
-from bridge.claude import dialogs, hook_table, launch, screen, settings, versions
+from bridge.claude import dialogs, history, hook_table, launch, screen, settings, versions
+from bridge.claude.history import Conversation
 from bridge.config import Project
 
 
@@ -43,3 +44,9 @@ class ClaudeCode(Agent):
 
     def installed_events(self, path: str | None = None) -> dict[str, str]:
         return settings.installed_events(path)
+
+    def conversations(self, cwd: str) -> list[Conversation]:
+        return history.conversations(cwd)
+
+    def conversation(self, cwd: str, session_id: str) -> Conversation | None:
+        return history.find(cwd, session_id)

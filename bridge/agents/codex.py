@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from bridge.agents.base import Agent, Launch, Screen
+from bridge.claude.history import Conversation
 from bridge.claude.hook_table import CODEX_HOOKS
-from bridge.codex import hooks_file, launch, screen, versions
+from bridge.codex import history, hooks_file, launch, screen, versions
 from bridge.config import Project
 
 
@@ -52,3 +53,9 @@ class Codex(Agent):
 
     def installed_events(self, path: str | None = None) -> dict[str, str]:
         return hooks_file.installed_events(path)
+
+    def conversations(self, cwd: str) -> list[Conversation]:
+        return history.conversations(cwd)
+
+    def conversation(self, cwd: str, session_id: str) -> Conversation | None:
+        return history.find(cwd, session_id)

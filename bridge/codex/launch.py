@@ -12,12 +12,21 @@ the uploads needs nothing: Codex's sandbox reads everywhere).
 
 from __future__ import annotations
 
+import re
+
 from bridge import fastjson
 from bridge.claude.launch import SYSTEM_PROMPT
 from bridge.sizes import format_size
 
 # What the bridge tells the model, the same for either agent (Claude Code's system prompt).
 INSTRUCTIONS = SYSTEM_PROMPT
+# A Codex session id (measured: 01a22656-bb46-7c93-b002-84fc9a347e53, a UUID v7): what a
+# transcript, a record or a pane says goes to ``codex resume`` only in this shape.
+SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+
+
+def is_session_id(value: object) -> bool:
+    return isinstance(value, str) and SESSION_ID.fullmatch(value) is not None
 
 
 def codex_argv(
@@ -35,6 +44,8 @@ def codex_argv(
     ``nice`` > 0 starts it through ``nice -n``, as Claude Code is."""
     argv = ["nice", "-n", str(nice), command] if nice > 0 else [command]
     if resume:
+        if not is_session_id(resume):
+            raise ValueError(f"not a Codex session id: {resume!r}")
         argv += ["resume", resume]
     argv += ["-c", "features.daemon_auto_start=false"]
     if model:

@@ -18,7 +18,7 @@ import glob
 import os
 import time
 
-from bridge.sessions import machine
+from bridge.sessions import machine, machine_codex
 from bridge.state import adoptions, locations, runtime, session_record, session_state
 
 
@@ -41,8 +41,9 @@ def adopt(
     ``config``: the bot's config file; not the bridge home's (``try``, ``run --config``): the
     session's hooks, which read the home's, are routed to it (:func:`adoptions.route`)."""
     if found.session_id is None:
-        raise CannotAdopt(NO_SESSION_ID)
+        raise CannotAdopt(CODEX_NO_SESSION_ID if found.agent == "codex" else NO_SESSION_ID)
     adopted = {
+        "agent": found.agent,
         "address": found.address,
         "socket": found.socket,
         "pane_id": found.pane_id,
@@ -117,10 +118,20 @@ NO_SESSION_ID = (
     "`~/.claude/sessions/<pid>.json` a moment after it starts; 2.1.197 and older never do), "
     "so its hooks could not be told apart: not adopted."
 )
+CODEX_NO_SESSION_ID = (
+    "This Codex does not say which conversation it shows: its TUI holds the conversation's "
+    "file open only from its first prompt, and only when it runs the conversation itself (from "
+    "0.160 a Codex started by hand has its app-server daemon do that, unless started with "
+    "`codex -c features.daemon_auto_start=false`). Its hooks could not be told apart: not "
+    "adopted."
+)
 
 
 def transcript_of(found: machine.FoundSession) -> str | None:
-    """The session's transcript, where the CLI keeps it (``projects/<dir>/<id>.jsonl``)."""
+    """The session's transcript, where the CLI keeps it (``projects/<dir>/<id>.jsonl``; a
+    Codex's: the rollout it holds open)."""
+    if found.agent == "codex":
+        return machine_codex.rollout_open(found.pid)
     config_dir = machine.claude_config_dir(machine.proc_environ(found.pid))
     pattern = os.path.join(glob.escape(config_dir), "projects", "*", f"{found.session_id}.jsonl")
     matches = glob.glob(pattern)

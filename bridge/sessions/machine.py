@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 
 from bridge.claude.dialogs import read_dialog
 from bridge.claude.screen import is_busy
+from bridge.sessions import machine_codex as codex_machine
 from bridge.state import private_files
 from bridge.state.adoptions import is_session_id
 from bridge.state.runtime import ENV_CHANNEL
@@ -60,6 +61,7 @@ class FoundSession:
     state: str  # "working", "idle", "dialog open" or "starting"
     hooks: bool  # the bridge's hooks are in the settings this session reads
     bridge: bool  # started by a bridge (its pane carries the bridge's markers)
+    agent: str = "claude"  # or "codex": an OpenAI Codex TUI (listed, not adoptable yet)
 
     @property
     def address(self) -> str:
@@ -143,10 +145,13 @@ def scan(sockets: list[str] | None = None, with_state: bool = True) -> list[Foun
             if len(fields) != len(PANE_FIELDS) or fields[5] == "1" or not fields[1].isdigit():
                 continue
             pane_id, pane_pid, session, window, index, _ = fields
-            pid = claude_in(int(pane_pid))
+            pid, agent = claude_in(int(pane_pid)), "claude"
+            if pid is None:
+                pid, agent = codex_machine.codex_in(int(pane_pid)), "codex"
             if pid is None:
                 continue
-            session_found = describe(server, pane_id, f"{session}:{window}.{index}", pid)
+            where = f"{session}:{window}.{index}"
+            session_found = describe(server, pane_id, where, pid, agent)
             if session_found is not None:
                 found.append(session_found)
     if with_state and found:
@@ -165,10 +170,15 @@ def find(token: str, sockets: list[str] | None = None) -> FoundSession | None:
 
 
 def with_screen_state(session: FoundSession) -> FoundSession:
+    if session.agent == "codex":
+        screen = "\n".join(tmux(session.socket, "capture-pane", "-p", "-t", session.pane_id) or [])
+        return replace(session, state=codex_machine.screen_state(screen))
     return replace(session, state=screen_state(session.socket, session.pane_id))
 
 
-def describe(socket: str, pane_id: str, where: str, pid: int) -> FoundSession | None:
+def describe(
+    socket: str, pane_id: str, where: str, pid: int, agent: str = "claude"
+) -> FoundSession | None:
     start = proc_start(pid)
     try:
         cwd = os.readlink(f"/proc/{pid}/cwd")
@@ -177,7 +187,12 @@ def describe(socket: str, pane_id: str, where: str, pid: int) -> FoundSession | 
     if start is None:
         return None
     env = proc_environ(pid)
-    config_dir = claude_config_dir(env)
+    if agent == "codex":
+        session_id, hooks = codex_machine.session_id_of(pid), codex_machine.hooks_installed(env)
+    else:
+        config_dir = claude_config_dir(env)
+        session_id = session_id_of(config_dir, pid, start)
+        hooks = hooks_installed(config_dir)
     return FoundSession(
         socket=socket,
         pane_id=pane_id,
@@ -185,10 +200,11 @@ def describe(socket: str, pane_id: str, where: str, pid: int) -> FoundSession | 
         pid=pid,
         proc_start=start,
         cwd=cwd,
-        session_id=session_id_of(config_dir, pid, start),
+        session_id=session_id,
         state="unknown",
-        hooks=hooks_installed(config_dir),
+        hooks=hooks,
         bridge=bool(env.get(ENV_CHANNEL)),
+        agent=agent,
     )
 
 

@@ -13,6 +13,7 @@ bot start.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import time
@@ -21,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from bridge import config
 from bridge.agents import Agent, agent_for
 from bridge.claude import launch
+from bridge.codex import models as codex_models
 from bridge.config import BridgeConfig, Server
 from bridge.sessions import adoption, pane_input, pane_launch, worktrees
 from bridge.sessions.key_gate import SessionKeys
@@ -101,6 +103,8 @@ class SessionManager:
         if target.thread_id is None or config.find_channel(self.server, target.key):
             return
         entry = {"name": target.thread_name or target.key, "channelId": target.key}
+        if target.agent != target.project.agent:  # an adopted session of the other agent
+            entry["agent"] = target.agent
         settings = {
             "model": target.model,
             "projectPath": target.path,
@@ -207,6 +211,7 @@ class SessionManager:
         before = (session_state.load(self.runtime, target.key) or {}).get("worktree") or {}
         cwd, worktree = await asyncio.to_thread(self._prepare_cwd, target)
         resume = None if fresh else self.resumable(target)
+        target = self._chosen_model(target)
         log.info(
             "starting Claude Code for %s in %s%s",
             target.label,
@@ -245,6 +250,16 @@ class SessionManager:
         """The conversation a start of ``target`` continues: the one recorded for its key,
         if it was the same project's (never one of a project the channel served before)."""
         return session_state.resumable_session(self.runtime, target.key, target.project.path)
+
+    def _chosen_model(self, target: SessionTarget) -> SessionTarget:
+        """A Codex session's model as ``/model`` set it (a restart with ``--model``), kept
+        for its later starts. Claude Code's ``/model`` is typed into its own box instead."""
+        if target.agent != "codex":
+            return target
+        chosen = (session_state.load(self.runtime, target.key) or {}).get("model")
+        if not isinstance(chosen, str) or not codex_models.valid_name(chosen):
+            return target
+        return dataclasses.replace(target, model=chosen)
 
     async def stop(self, key: str) -> bool:
         """End the session's Claude Code and close its pane; it stays stopped after a bot

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bridge.agents import Screen
 from bridge.claude.screen import input_box, is_busy, mode_on_screen, signature
 from bridge.sessions import pane_input
 from bridge.sessions.key_gate import SessionKeys
@@ -80,8 +81,11 @@ class Glance:
     mode: str | None
 
 
-def glance(tmux: TmuxSessions, pane_id: str) -> Glance:
+def glance(tmux: TmuxSessions, pane_id: str, agent_screen: Screen | None = None) -> Glance:
+    """``agent_screen``: the session's agent's reader (None: Claude Code's)."""
     screen = tmux.capture(pane_id)
+    if agent_screen is not None:
+        return Glance(agent_screen.is_busy(screen), agent_screen.mode_on_screen(screen))
     return Glance(is_busy(screen), mode_on_screen(screen))
 
 

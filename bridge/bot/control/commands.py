@@ -30,8 +30,11 @@ from bridge.bot.client import (
     BridgeClient,
     allowed,
     command_action,
+    owner_only,
     target_here,
+    target_of,
 )
+from bridge.bot.control import codex_controls, resume_pick
 from bridge.claude.model_names import display_name, session_model
 from bridge.claude.screen import mode_name
 from bridge.config import MODE_ALIASES
@@ -131,14 +134,43 @@ async def model(interaction: BotInteraction, name: str) -> None:
     await run(interaction, lambda here, t, p: here.model(t, p, name))
 
 
+@model.autocomplete("name")
+async def _model_names(interaction: BotInteraction, current: str) -> list[app_commands.Choice[str]]:
+    """A Codex session's: Codex's own catalog. Claude Code's: none (the user names one)."""
+    target = target_of(interaction.client.sessions, interaction.channel)
+    if target is None or not codex_controls.is_codex(target):
+        return []
+    return await codex_controls.model_choices(target, current)
+
+
 @app_commands.command(name="new", description="A fresh conversation in the same place")
 async def new(interaction: BotInteraction) -> None:
     await run(interaction, Commands.new, running=False)
 
 
-@app_commands.command(name="resume", description="Continue the last conversation")
-async def resume(interaction: BotInteraction) -> None:
-    await run(interaction, Commands.resume, running=False)
+@app_commands.command(name="resume", description="Continue the last conversation, or one named")
+@app_commands.describe(conversation="one of the project's past conversations (default: the last)")
+async def resume(interaction: BotInteraction, conversation: str | None = None) -> None:
+    if conversation:  # a past conversation, as /history's: the owner's
+        if not await owner_only(interaction):
+            return
+        await run(
+            interaction,
+            lambda here, t, p: resume_pick.resume(here.sessions, t, p, conversation),
+            running=False,
+        )
+    else:
+        await run(interaction, Commands.resume, running=False)
+
+
+@resume.autocomplete("conversation")
+async def _conversations(
+    interaction: BotInteraction, current: str
+) -> list[app_commands.Choice[str]]:
+    if str(interaction.user.id) != interaction.client.server.owner_id:
+        return []  # the tree let allowed users through; past conversations are the owner's
+    target = target_of(interaction.client.sessions, interaction.channel)
+    return [] if target is None else await resume_pick.choices(target, current)
 
 
 @app_commands.command(name="clear", description="Claude Code's /clear")
@@ -238,12 +270,17 @@ class Commands:
         if pane_id is None:
             lines.append("state: stopped")
         else:
-            seen = await asyncio.to_thread(pane_ops.glance, self.tmux, pane_id)
+            screen = self.sessions.keys(target.key, pane_id).screen  # the agent's reader
+            seen = await asyncio.to_thread(pane_ops.glance, self.tmux, pane_id, screen)
             mode = seen.mode or mode
             lines.append(f"state: {'working' if seen.busy else 'idle'}")
         live = live_status(self.sessions.runtime, target.key)
-        lines.append(f"model: {session_model(record.get('model') or target.model, live)}")
-        lines.append(f"mode: {mode_name(MODE_ALIASES.get(mode, mode))}")
+        if codex_controls.is_codex(target):
+            lines.append(codex_controls.model_line(self.sessions, target, record))
+            lines.append(codex_controls.MODE_LINE)
+        else:
+            lines.append(f"model: {session_model(record.get('model') or target.model, live)}")
+            lines.append(f"mode: {mode_name(MODE_ALIASES.get(mode, mode))}")
         if live.get("context_percent") is not None:
             lines.append(f"context: {live['context_percent']}% used")
         worktree = record.get("worktree")
@@ -267,7 +304,8 @@ class Commands:
     async def stop(self, target: SessionTarget, pane_id: str | None) -> str:
         if await asyncio.to_thread(adoption.adopted, self.sessions.runtime, target.key):
             await self.sessions.stop(target.key)  # the bridge never ends what it did not start
-            return "Released: that Claude Code keeps running, no longer linked to this thread."
+            label = self.sessions.agent_of(target.key).label
+            return f"Released: that {label} keeps running, no longer linked to this thread."
         stopped = await self.sessions.stop(target.key)
         return f"Stopped **{target.label}**." if stopped else "It was not running."
 
@@ -296,6 +334,8 @@ class Commands:
     async def mode(self, target: SessionTarget, pane_id: str, wanted: str) -> str:
         """Cycle the modes until Claude Code's footer shows ``wanted`` (either name of the
         manual mode), or give up."""
+        if codex_controls.is_codex(target):
+            return codex_controls.NO_MODES  # nothing pressed: there is nothing to cycle
         wanted = MODE_ALIASES.get(wanted, wanted)  # as hooks and the footer reader name it
         keys = self.sessions.keys(target.key, pane_id)
         current = await asyncio.to_thread(pane_ops.cycle_mode, keys, wanted)
@@ -313,6 +353,8 @@ class Commands:
         return f"⚠️ Could not switch to {mode_name(wanted)}{hint}; Claude Code shows {shown}."
 
     async def model(self, target: SessionTarget, pane_id: str, name: str) -> str:
+        if codex_controls.is_codex(target):
+            return await codex_controls.switch_model(self.sessions, target, pane_id, name)
         name = name.strip()
         if not name or not all(c.isalnum() or c in "-_.:[]/" for c in name):
             return "⚠️ A model name is letters, digits and - _ . : [ ] / only."

@@ -1,4 +1,5 @@
-"""``/sessions``: every Claude Code session in a tmux pane on this machine, and **Adopt**.
+"""``/sessions``: every Claude Code and Codex session in a tmux pane on this machine, and
+**Adopt**.
 
 The list (``bridge/sessions/machine.py``: the user's tmux servers, each pane's process tree)
 is read when asked, never polled: one line per session with its state (working / idle /
@@ -9,7 +10,8 @@ typed into its pane, its hooks post there. An unmapped directory gets the ``/pro
 line to map it first. The thread's first message has **Release**, which gives the session
 back untouched (``/stop`` in the thread does the same). Owner only, as ``/project``: adopting
 hands a pane of this machine to Discord. Answers are ephemeral; ids survive a restart
-(``db:ms:…``, ``bridge/discord/custom_ids.py``).
+(``db:ms:…``, ``bridge/discord/custom_ids.py``). A Codex is adopted when the pane says which
+conversation it shows (``bridge/sessions/machine_codex.py``); its thread runs Codex's screen.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 
+from bridge.agents import agent_for
 from bridge.bot.client import BotInteraction, BridgeClient, BridgeItem, data_of, owner_only
 from bridge.discord import custom_ids
 from bridge.sessions import adoption, machine
@@ -50,7 +54,9 @@ def register(bot: BridgeClient) -> None:
     bot.add_dynamic_items(SessionPick, SessionPage, AdoptButton, ReleaseButton)
 
 
-@app_commands.command(name="sessions", description="Claude Code sessions on this machine: adopt")
+@app_commands.command(
+    name="sessions", description="Claude Code and Codex sessions on this machine: adopt"
+)
 @app_commands.check(owner_only)  # the owner's, not allowedUserIds' (as /project)
 async def sessions_command(interaction: BotInteraction) -> None:
     await interaction.response.defer(ephemeral=True, thinking=True)
@@ -71,7 +77,7 @@ async def listing(sessions: SessionManager, page: int) -> tuple[str, discord.ui.
     pages = max(1, (len(found) + PAGE - 1) // PAGE)
     page = min(max(page, 0), pages - 1)
     shown = found[page * PAGE : (page + 1) * PAGE]
-    head = f"**{len(found)} Claude Code session{'s' if len(found) != 1 else ''} in tmux**"
+    head = f"**{len(found)} {names(found)} session{'s' if len(found) != 1 else ''} in tmux**"
     if pages > 1:
         head += f" · page {page + 1}/{pages}"
     lines = [describe_line(sessions, s) for s in shown]
@@ -90,6 +96,15 @@ async def listing(sessions: SessionManager, page: int) -> tuple[str, discord.ui.
         view.add_item(SessionPage(max(page - 1, 0), "◀ Previous", page > 0))
         view.add_item(SessionPage(min(page + 1, pages - 1), "Next ▶", page < pages - 1))
     return text, view
+
+
+def names(found: list[machine.FoundSession]) -> str:
+    """Which agents the list holds, by name ("Claude Code" while it holds no Codex)."""
+    return "Claude Code and Codex" if any(s.agent == "codex" for s in found) else "Claude Code"
+
+
+def label(found: machine.FoundSession) -> str:
+    return agent_for(found.agent).label
 
 
 def project_of(sessions: SessionManager, found: machine.FoundSession) -> Project | None:
@@ -128,6 +143,7 @@ def describe_line(sessions: SessionManager, found: machine.FoundSession) -> str:
     project = project_of(sessions, found)
     parts = [
         f"{ICONS.get(found.state, '⚪')} {found.state}",
+        *(["Codex"] if found.agent == "codex" else []),
         f"**{discord.utils.escape_markdown(project.name)}**" if project else "no project",
         f"`{found.cwd}`",
         f"tmux `{os.path.basename(found.socket)}` {found.where}",
@@ -156,14 +172,15 @@ async def picked(interaction: BotInteraction, token: str) -> None:
     found = await asyncio.to_thread(machine.find, token)
     view = discord.ui.View(timeout=None)
     if found is None:
-        text = "That Claude Code is no longer running."
+        text = "That session is no longer running."
     else:
         text = describe_line(sessions, found)
         project = project_of(sessions, found)
         if found.bridge or owner_of(sessions, found):
             text += "\nIt already has a channel or thread here."
         elif found.session_id is None:
-            text += "\n" + adoption.NO_SESSION_ID
+            codex = found.agent == "codex"
+            text += "\n" + (adoption.CODEX_NO_SESSION_ID if codex else adoption.NO_SESSION_ID)
         elif project is None:
             text += (
                 f"\nIts directory is no project of this bridge. Map it first: "
@@ -172,7 +189,7 @@ async def picked(interaction: BotInteraction, token: str) -> None:
         else:
             text += f"\n**Adopt** opens a thread in <#{project.channel_id}> for it."
             if not found.hooks:
-                text += "\n" + NO_HOOKS
+                text += "\n" + no_hooks(found)
             view.add_item(AdoptButton(found.token))
     await interaction.followup.send(text[:2000], view=view, ephemeral=True)
 
@@ -200,7 +217,8 @@ async def adopt(interaction: BotInteraction, token: str) -> None:
         await interaction.followup.send(f"⚠️ Could not open a thread: {err}", ephemeral=True)
         return
     key = str(thread.id)
-    target = SessionTarget.for_thread(project, key, name, None)
+    # the thread runs the adopted CLI's screen, whichever agent its project starts
+    target = replace(SessionTarget.for_thread(project, key, name, None), agent=found.agent)
     try:
         async with sessions.lock(key):
             await asyncio.to_thread(
@@ -226,11 +244,21 @@ async def adopt(interaction: BotInteraction, token: str) -> None:
 
 def welcome(found: machine.FoundSession) -> str:
     text = (
-        f"🔗 Adopted the Claude Code running in tmux `{os.path.basename(found.socket)}` "
+        f"🔗 Adopted the {label(found)} running in tmux `{os.path.basename(found.socket)}` "
         f"{found.where} (`{found.cwd}`). What you write here is typed into it; its replies, "
         "progress and prompts come here. **Release** gives it back untouched."
     )
-    return text if found.hooks else text + "\n" + NO_HOOKS
+    return text if found.hooks else text + "\n" + no_hooks(found)
+
+
+def no_hooks(found: machine.FoundSession) -> str:
+    if found.agent != "codex":
+        return NO_HOOKS
+    return (
+        "⚠️ The bridge's hooks are not in this Codex's `$CODEX_HOME/hooks.json`: replies and "
+        "permission requests will not reach Discord until you run `discord-bridge hooks "
+        "install` and restart it (Codex reads and reviews its hooks when it starts)."
+    )
 
 
 def release_view(key: str) -> discord.ui.View:
@@ -248,8 +276,9 @@ async def release(interaction: BotInteraction, key: str) -> None:
         await interaction.response.send_message("Nothing is adopted here.", ephemeral=True)
         return
     log.info("released %s from thread %s", was.get("address"), key)
+    agent = agent_for("codex" if was.get("agent") == "codex" else None).label
     await interaction.response.send_message(
-        f"↩️ Released: the Claude Code in tmux {was.get('where')} keeps running, no longer "
+        f"↩️ Released: the {agent} in tmux {was.get('where')} keeps running, no longer "
         "linked to this thread."
     )
 

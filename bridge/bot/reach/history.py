@@ -1,11 +1,12 @@
 """``/history``: the project's past conversations, and **Resume in a thread**.
 
-Used in a project's channel or one of its threads, it lists the conversations Claude Code kept
-for the project's directory (``bridge/claude/history.py``: when, first prompt, last reply,
-length), newest first, in a select menu of 25 per page. Nothing of a transcript is posted in
-the channel: the list and a picked conversation's summary are ephemeral, for the owner who
-asked. **Resume in a thread** opens a thread under the project's channel whose session starts
-as ``claude --resume <id>`` (the session manager resumes what the thread's session record
+Used in a project's channel or one of its threads, it lists the conversations its agent kept
+for the project's directory (``bridge/claude/history.py``, a Codex project's
+``bridge/codex/history.py``: when, first prompt, last reply, length), newest first, in a
+select menu of 25 per page. Nothing of a transcript is posted in the channel: the list and a
+picked conversation's summary are ephemeral, for the owner who asked. **Resume in a thread**
+opens a thread under the project's channel whose session starts as ``claude --resume <id>``
+(``codex resume <id>``; the session manager resumes what the thread's session record
 names). Owner only, as ``/project`` and ``/sessions``.
 """
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from bridge.agents import agent_for
 from bridge.bot.client import (
     UNMAPPED,
     BotInteraction,
@@ -27,10 +29,10 @@ from bridge.bot.client import (
     data_of,
     owner_only,
 )
+from bridge.bot.control import resume_pick
 from bridge.claude import history
 from bridge.config.roles import WATCH
 from bridge.discord import custom_ids
-from bridge.sessions import machine
 from bridge.sessions.start_failed import ClaudeDidNotStart
 from bridge.sessions.targets import SessionTarget
 from bridge.sizes import format_size
@@ -77,8 +79,18 @@ def project_by_key(sessions: SessionManager, key: str) -> Project | None:
     return sessions.server.project_for_channel(key)
 
 
+def past(project: Project) -> list[history.Conversation]:
+    """The project's past conversations, from its agent's own transcripts (blocking)."""
+    return agent_for(project.agent).conversations(project.path)
+
+
+def one(project: Project, session_id: str) -> history.Conversation | None:
+    """One of them by id (checked by the agent's reader), or None (blocking)."""
+    return agent_for(project.agent).conversation(project.path, session_id)
+
+
 async def listing(project: Project, page: int) -> tuple[str, discord.ui.View]:
-    found = await asyncio.to_thread(history.conversations, project.path)
+    found = await asyncio.to_thread(past, project)
     view = discord.ui.View(timeout=None)
     name = discord.utils.escape_markdown(project.name)
     if not found:
@@ -132,7 +144,7 @@ def summary(c: history.Conversation) -> str:
 
 async def picked(interaction: BotInteraction, key: str, session_id: str) -> None:
     project = project_by_key(interaction.client.sessions, key)
-    found = await asyncio.to_thread(history.find, project.path, session_id) if project else None
+    found = await asyncio.to_thread(one, project, session_id) if project else None
     view = discord.ui.View(timeout=None)
     if project is None or found is None:
         await interaction.response.send_message("That conversation is gone.", ephemeral=True)
@@ -145,16 +157,15 @@ async def resume(interaction: BotInteraction, key: str, session_id: str) -> None
     """A new thread under the project's channel whose session resumes ``session_id``."""
     sessions = interaction.client.sessions
     project = project_by_key(sessions, key)
-    found = await asyncio.to_thread(history.find, project.path, session_id) if project else None
+    found = await asyncio.to_thread(one, project, session_id) if project else None
     if project is None or found is None:
         await interaction.response.send_message("That conversation is gone.", ephemeral=True)
         return
-    running = await asyncio.to_thread(
-        machine.running_conversation, session_id, history.config_dir()
-    )
+    running = await asyncio.to_thread(resume_pick.running_elsewhere, project.agent, found)
     if running is not None:
+        label = agent_for(project.agent).label
         await interaction.response.send_message(
-            f"That conversation is open in a running Claude Code (process {running}): "
+            f"That conversation is open in a running {label} (process {running}): "
             "stop it first (`/stop` where it runs), or adopt it with `/sessions`.",
             ephemeral=True,
         )
