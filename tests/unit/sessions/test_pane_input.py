@@ -39,12 +39,12 @@ while True:
     with open(reads, "a") as f:
         f.write(f"{len(data)}\n")
     for char in data:
-        if char == "\r":
-            with open(sent, "w") as f:
+        if char != "\r":
+            text += char
+        elif text:  # an Enter on an empty box sends nothing, as in Claude Code (a second
+            with open(sent, "w") as f:  # Enter, pressed while this read late, wiped it once)
                 f.write(text)
             text = ""
-        else:
-            text += char
     draw()
 """
 
