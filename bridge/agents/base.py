@@ -29,12 +29,17 @@ class Screen:
     ``input_box``: the text in its input box, "" when empty, None when a dialog (or nothing)
     holds the screen: no key is typed then. ``read_dialog``: that dialog, its options and the
     highlighted one, to offer on Discord and answer with keys. ``is_busy``: a turn runs.
-    ``mode_on_screen``: the permission mode its footer shows (None: unknown)."""
+    ``mode_on_screen``: the permission mode its footer shows (None: unknown).
+    ``usage_limit``: the agent's own notice of a usage limit that ended the latest turn, for
+    an agent that reports it on its screen only (Codex; Claude Code's StopFailure hook says
+    it), and ``limit_reset``: when that notice says the limit resets (None: it does not)."""
 
     input_box: Callable[[str], str | None]
     read_dialog: Callable[[str], Dialog | None]
     is_busy: Callable[[str], bool]
     mode_on_screen: Callable[[str], str | None]
+    usage_limit: Callable[[str], str | None] = lambda screen: None
+    limit_reset: Callable[[str, float], float | None] = lambda said, now: None
 
     def is_prompt_ready(self, screen: str) -> bool:
         """The input box shows, empty."""

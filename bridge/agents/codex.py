@@ -11,14 +11,21 @@ from typing import ClassVar
 
 from bridge.agents.base import Agent, Launch, Screen
 from bridge.claude.hook_table import CODEX_HOOKS
-from bridge.codex import hooks_file, launch, screen, versions
+from bridge.codex import hooks_file, launch, limits, screen, versions
 from bridge.config import Project
 
 
 class Codex(Agent):
     name = "codex"
     label = "Codex"
-    screen = Screen(screen.input_box, screen.read_dialog, screen.is_busy, screen.mode_on_screen)
+    screen = Screen(
+        screen.input_box,
+        screen.read_dialog,
+        screen.is_busy,
+        screen.mode_on_screen,
+        limits.usage_limit,
+        limits.reset_at,
+    )
     pane_env: ClassVar[dict[str, str]] = {}
     hooks = CODEX_HOOKS
     versions = (versions.OLDEST, versions.PINNED)

@@ -24,6 +24,7 @@ import discord
 from bridge.bot import metrics
 from bridge.bot.client import BotInteraction
 from bridge.bot.turn.interrupt_button import interrupt_view
+from bridge.bot.turn.limit_on_screen import ended_at_limit
 from bridge.bot.turn.open_status import close_messages_left_open, remember_open
 from bridge.bot.turn.queue import PromptQueue, queue_lines
 from bridge.bot.turn.taken_back import silent_end
@@ -216,9 +217,13 @@ class ProgressReporter:
         return [(c, turn) for c in self.channels.values() if (turn := c.turn) and not turn.outcome]
 
     async def _close_turns_of_gone_sessions(self) -> None:
-        """A turn no Stop will end (``taken_back.silent_end``): close its status."""
+        """A turn no Stop will end (``taken_back.silent_end``, a usage limit on the agent's
+        screen: ``limit_on_screen``): close its status."""
         sessions: Any = getattr(self.bot, "sessions", None)
         for channel, turn in self._active_turns() if sessions is not None else ():
+            if await ended_at_limit(sessions, self.runtime, self.server_name, channel.key, turn):
+                self._changed(channel)
+                continue
             outcome = await silent_end(sessions, channel.key, turn, channel.transcript_offset)
             if outcome is not None and self.turn_running(channel.key) and channel.turn is turn:
                 turn.finish(outcome, time.time())
