@@ -101,6 +101,11 @@ class Agent:
         """The command line that starts (or resumes) a session in a pane."""
         raise NotImplementedError
 
+    def last_assistant_text(self, transcript_path: object) -> str:
+        """The newest assistant text in its transcript (the hooks' ``transcript_path``): what
+        a turn's status message shows above a tool call."""
+        raise NotImplementedError
+
     def hooks_path(self) -> str:
         """The file that registers the bridge's hooks with this CLI, by default."""
         raise NotImplementedError

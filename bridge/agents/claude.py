@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bridge.agents.base import Agent, Launch, Screen
-from bridge.claude import dialogs, hook_table, launch, screen, settings, versions
+from bridge.claude import dialogs, hook_table, launch, screen, settings, transcript, versions
 from bridge.config import Project
 
 
@@ -31,6 +31,9 @@ class ClaudeCode(Agent):
             plan.private,
             plan.nice,
         )
+
+    def last_assistant_text(self, transcript_path: object) -> str:
+        return transcript.last_assistant_text(transcript_path)
 
     def hooks_path(self) -> str:
         return settings.default_settings_path()

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from bridge.agents.base import Agent, Launch, Screen
 from bridge.claude.hook_table import CODEX_HOOKS
-from bridge.codex import hooks_file, launch, limits, screen, versions
+from bridge.codex import hooks_file, launch, limits, rollout, screen, versions
 from bridge.config import Project
 
 
@@ -47,6 +47,9 @@ class Codex(Agent):
             plan.extra_args,
             plan.nice,
         )
+
+    def last_assistant_text(self, transcript_path: object) -> str:
+        return rollout.last_assistant_text(transcript_path)
 
     def hooks_path(self) -> str:
         return hooks_file.default_hooks_path()

@@ -21,6 +21,7 @@ from typing import Any
 
 import discord
 
+from bridge.agents import Agent, agent_for
 from bridge.bot import metrics
 from bridge.bot.client import BotInteraction
 from bridge.bot.turn.interrupt_button import interrupt_view
@@ -172,12 +173,18 @@ class ProgressReporter:
         if channel.transcript_offset is None and turn.transcript:
             channel.transcript_offset = transcript.size(turn.transcript)  # only what comes now
         if event.get("kind") == "tool" and not turn.from_display:
-            turn.show_transcript_text(transcript.last_assistant_text(turn.transcript))
+            agent = self._agent(channel.key)
+            turn.show_transcript_text(agent.last_assistant_text(turn.transcript))
         if event.get("kind") == "done" and turn.cost is None:
             task = asyncio.create_task(self._settle_cost(channel, turn, float(event["t"])))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         self._changed(channel)
+
+    def _agent(self, key: str) -> Agent:
+        """The agent of ``key``'s session (its transcript's format)."""
+        sessions: Any = getattr(self.bot, "sessions", None)
+        return sessions.agent_of(key) if sessions is not None else agent_for(None)
 
     async def _settle_cost(self, channel: _Channel, turn: TurnProgress, ended: float) -> None:
         """The turn's cost: Claude Code refreshes its statusLine after the last reply, often
