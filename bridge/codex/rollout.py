@@ -7,8 +7,10 @@ and 0.150.1; docs/codex.md).
 
 from __future__ import annotations
 
+import os
+
 from bridge import fastjson
-from bridge.claude.transcript import read_tail
+from bridge.claude.transcript import epoch, read_tail
 
 TAIL_LIMIT = 4 << 20  # bytes read from its end: each turn adds its settings (~10 kB)
 
@@ -56,3 +58,64 @@ def _text(content: object) -> str:
         and isinstance(block.get("text"), str)
     ]
     return "\n".join(texts)
+
+
+def is_rollout(path: object) -> bool:
+    """A path named as Codex names its transcripts (``rollout-<time>-<session id>.jsonl``)."""
+    name = os.path.basename(path) if isinstance(path, str) else ""
+    return name.startswith("rollout-") and name.endswith(".jsonl")
+
+
+def last_usage(transcript_path: object) -> dict | None:
+    """What a reply's footer says of the latest turn, as ``claude.transcript.last_usage``
+    gives it for Claude Code: the model (its ``turn_context``), the turn's last assistant
+    text, the tokens its last request sent and the context window (its last ``token_count``:
+    ``last_token_usage.input_tokens``, ``model_context_window``), that record's time. Codex
+    reports no cost: none is said. None before a ``token_count`` of the latest turn."""
+    if not is_rollout(transcript_path):
+        return None
+    data, cut = read_tail(str(transcript_path), TAIL_LIMIT)
+    found: dict = {"model": None, "text": "", "tokens": None}
+    for line in data.splitlines()[1:] if cut else data.splitlines():
+        _fold_usage(found, line)
+    if found["tokens"] is None:
+        return None
+    return {
+        "model": found["model"],
+        "text": found["text"],
+        "context_tokens": found["tokens"],
+        "context_window": found["window"],
+        "at": found["at"],
+    }
+
+
+def _fold_usage(found: dict, line: bytes) -> None:
+    if b'"turn_context"' in line or b'"token_count"' in line:
+        try:
+            record = fastjson.loads(line)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(record, dict) or not isinstance(record.get("payload"), dict):
+            return
+        payload = record["payload"]
+        if record.get("type") == "turn_context" and isinstance(payload.get("model"), str):
+            found["model"] = payload["model"]
+        elif payload.get("type") == "token_count":
+            _token_count(found, payload.get("info"), epoch(record.get("timestamp")))
+        return
+    payload = _message(line) if b'"message"' in line else None
+    if payload is not None and payload.get("role") == "user":
+        found.update(text="", tokens=None)  # a new turn: its figures are to come
+    elif payload is not None and payload.get("role") == "assistant":
+        found["text"] = _text(payload.get("content"))
+
+
+def _token_count(found: dict, value: object, at: float | None) -> None:
+    info = value if isinstance(value, dict) else {}
+    last = info.get("last_token_usage")
+    tokens = last.get("input_tokens") if isinstance(last, dict) else None
+    window = info.get("model_context_window")
+    if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0:
+        found["tokens"], found["at"] = tokens, at
+        ok = isinstance(window, int) and not isinstance(window, bool) and window > 0
+        found["window"] = window if ok else None

@@ -4,6 +4,9 @@ PostToolUse hooks and its rollout transcript, as a Claude Code turn's status sho
 
 from __future__ import annotations
 
+import json
+import re
+
 from bridge_testkit.rig import wait_until
 from fake_openai import exec_command, text
 from tests.e2e.test_codex import codex_rig, codex_status, openai, start_trusted
@@ -46,3 +49,17 @@ def test_a_codex_turn_shows_the_command_it_runs_on_its_status(codex_rig) -> None
     assert "> 🔄 Checking first." in working[-1], working
     closed = codex_status(rig, "✅ Done")
     assert " · 1 tool" in closed["content"] and "$" not in closed["content"], closed
+
+
+def test_a_codex_reply_ends_with_its_model_and_context_and_no_cost(codex_rig) -> None:
+    """The footer (``replies.footer``) from Codex's rollout: model and context used."""
+    rig = codex_rig
+    raw = json.loads((rig.bridge_home / "config.json").read_text())  # project-b on Codex
+    raw["replies"] = {"footer": True}
+    rig.write_config(raw)
+    rig.openai.script(text("Footer here."))
+    start_trusted(rig, "hello")
+    reply = rig.wait_bot_message("project-b", content_contains="Footer here.", timeout=90)
+    body, _, footer = reply["content"].rpartition("\n")
+    assert body.rstrip() == "Footer here.", reply["content"]
+    assert re.fullmatch(r"-# gpt-fake · ctx \d+%", footer), reply["content"]

@@ -43,3 +43,33 @@ def test_no_transcript_reads_as_no_text(tmp_path: Path) -> None:
     assert rollout.last_assistant_text(None) == ""
     assert rollout.last_assistant_text(str(tmp_path / "missing.jsonl")) == ""
     assert rollout.last_assistant_text(str(tmp_path)) == ""  # a directory
+
+
+def token_count(input_tokens: int, window: int = 258400) -> str:
+    last = {"input_tokens": input_tokens, "output_tokens": 10, "total_tokens": input_tokens + 10}
+    info = {"last_token_usage": last, "model_context_window": window}
+    payload = {"type": "token_count", "info": info}
+    record = {"timestamp": "2026-11-29T08:14:11.779Z", "type": "event_msg", "payload": payload}
+    return json.dumps(record)
+
+
+def test_the_footers_figures_are_the_latest_turns_token_count(tmp_path: Path) -> None:
+    path = tmp_path / "rollout-2026-11-29T08-14-00-01a2265e.jsonl"
+    context = json.dumps({"type": "turn_context", "payload": {"model": "gpt-fake"}})
+    lines = [context, message("user", "hi"), message("assistant", "Hello."), token_count(2584)]
+    path.write_text("\n".join(lines) + "\n")
+    usage = rollout.last_usage(str(path))
+    assert usage == {
+        "model": "gpt-fake",
+        "text": "Hello.",
+        "context_tokens": 2584,
+        "context_window": 258400,
+        "at": usage and usage["at"],
+    }
+    assert usage["at"] is not None
+    with path.open("a") as out:
+        out.write(message("user", "next") + "\n")
+    assert rollout.last_usage(str(path)) is None  # the new turn has no figures yet
+    renamed = tmp_path / "01a2265e.jsonl"  # not a rollout's name: not read as one
+    path.rename(renamed)
+    assert rollout.last_usage(str(renamed)) is None
