@@ -6,8 +6,12 @@ Stop, no StopFailure): the bot reads its notice off the pane, closes the turn's 
 from __future__ import annotations
 
 import json
+import re
 import time
 
+import pytest
+
+from bridge.codex import versions
 from bridge_testkit.rig import wait_until
 from fake_openai import last_user_text, text, usage_limit
 from tests.e2e.test_codex import codex_rig, codex_status, openai, start_trusted
@@ -28,6 +32,7 @@ def reset_ahead() -> tuple[int, int]:
     return end - 30, end
 
 
+@pytest.mark.parametrize("codex_rig", versions.TESTED, indirect=True)
 def test_a_usage_limit_on_codexs_screen_closes_the_turn_and_resumes_at_the_reset(
     codex_rig,
 ) -> None:
@@ -51,7 +56,7 @@ def test_a_usage_limit_on_codexs_screen_closes_the_turn_and_resumes_at_the_reset
     assert content.startswith(
         f"⏸ Usage limit — resumes at <t:{minute_end}:t> (<t:{minute_end}:R>)"
     ), content
-    assert "You’ve hit your usage limit" in content  # Codex's own notice, quoted
+    assert re.search("■ You['’]ve hit your usage limit", content), content  # Codex's notice
     assert "Then I type “please go on” into the session." in content
     assert not any("please go on" in last_user_text(r) for r in rig.openai.requests)
 
