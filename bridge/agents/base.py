@@ -31,15 +31,15 @@ class Screen:
     highlighted one, to offer on Discord and answer with keys. ``is_busy``: a turn runs.
     ``mode_on_screen``: the permission mode its footer shows (None: unknown).
     ``usage_limit``: the agent's own notice of a usage limit that ended the latest turn, for
-    an agent that reports it on its screen only (Codex; Claude Code's StopFailure hook says
-    it), and ``limit_reset``: when that notice says the limit resets (None: it does not)."""
+    an agent that reports it on its screen only (Codex; None for Claude Code, whose
+    StopFailure hook says it), and ``limit_reset``: when that notice says the limit resets."""
 
     input_box: Callable[[str], str | None]
     read_dialog: Callable[[str], Dialog | None]
     is_busy: Callable[[str], bool]
     mode_on_screen: Callable[[str], str | None]
-    usage_limit: Callable[[str], str | None] = lambda screen: None
-    limit_reset: Callable[[str, float], float | None] = lambda said, now: None
+    usage_limit: Callable[[str], str | None] | None = None
+    limit_reset: Callable[[str, float], float | None] | None = None
 
     def is_prompt_ready(self, screen: str) -> bool:
         """The input box shows, empty."""

@@ -30,12 +30,14 @@ WINDOW = "codex"  # Codex names no window (5-hour, weekly) in its notice
 async def limit_seen(sessions: SessionManager, key: str, turn: TurnProgress) -> str | None:
     """The usage-limit notice that ended ``key``'s running turn, once seen at two checks in
     a row; None otherwise (none, or only once so far)."""
-    screen = sessions.agent_of(key).screen
+    read = sessions.agent_of(key).screen.usage_limit
+    if read is None:  # its hooks say it (Claude Code's StopFailure)
+        return None
     pane = await sessions.live_pane(key)
     said = None
     if pane is not None:
         try:
-            said = screen.usage_limit(await asyncio.to_thread(sessions.tmux.capture, pane))
+            said = read(await asyncio.to_thread(sessions.tmux.capture, pane))
         except TmuxError:
             said = None
     if said is None:
@@ -66,5 +68,6 @@ def _note(
 ) -> None:
     """The wait, as the StopFailure hook notes Claude Code's: its reset read from the notice
     (None when it gives none: polled, as an unknown reset is)."""
-    resets_at = sessions.agent_of(key).screen.limit_reset(said, time.time())
+    reset = sessions.agent_of(key).screen.limit_reset
+    resets_at = reset(said, time.time()) if reset is not None else None
     note_limit(rt, server, key, turn.session, said, (resets_at, WINDOW, False))

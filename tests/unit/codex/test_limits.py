@@ -40,8 +40,9 @@ def test_the_notice_that_ended_the_turn_is_read_whole(name: str, apostrophe: str
     assert said.startswith(f"■ You{apostrophe}ve hit your usage limit. Upgrade to Pro")
     assert "to purchase more credits or try again at " in said  # the wrapped lines, joined
     assert said.endswith(" AM.") or said.endswith(" PM.")
-    assert agent_for("codex").screen.usage_limit(captured(name)) == said
-    assert agent_for("claude").screen.usage_limit(captured(name)) is None  # its hook says it
+    assert agent_for("codex").screen.usage_limit is limits.usage_limit
+    assert agent_for("codex").screen.limit_reset is limits.reset_at
+    assert agent_for("claude").screen.usage_limit is None  # its StopFailure hook says it
 
 
 @pytest.mark.parametrize("name", ["0.171.0-usage-limit", "0.150.1-usage-limit-90"])
@@ -69,30 +70,33 @@ def local(*fields: int) -> float:
     return time.mktime((*fields, 0, 0, -1))
 
 
+SIX, EIGHT = local(2026, 11, 29, 6, 0, 0), local(2026, 11, 29, 8, 0, 0)  # local times
+
+
 @pytest.mark.parametrize(
     ("said", "now", "expected"),
     [
         # the end of the minute shown: Codex rounds the reset down to it
-        ("or try again at 7:01 AM.", local(2026, 11, 29, 6, 0, 0), local(2026, 11, 29, 7, 2, 0)),
-        ("or try again\nat 10:13 PM.", local(2026, 11, 29, 6, 0, 0), local(2026, 11, 29, 22, 14, 0)),
+        ("or try again at 7:01 AM.", SIX, local(2026, 11, 29, 7, 2, 0)),
+        ("or try again\nat 10:13 PM.", SIX, local(2026, 11, 29, 22, 14, 0)),
         # a time of day already past is tomorrow's; 12 AM is midnight
-        ("or try again at 7:01 AM.", local(2026, 11, 29, 8, 0, 0), local(2026, 11, 30, 7, 2, 0)),
-        ("or try again at 12:30 AM.", local(2026, 11, 29, 8, 0, 0), local(2026, 11, 30, 0, 31, 0)),
+        ("or try again at 7:01 AM.", EIGHT, local(2026, 11, 30, 7, 2, 0)),
+        ("or try again at 12:30 AM.", EIGHT, local(2026, 11, 30, 0, 31, 0)),
         # another day: its date, wrapped anywhere
         (
             "or try again at Dec 1st,\n2026 8:13\nAM.",
-            local(2026, 11, 29, 8, 0, 0),
+            EIGHT,
             local(2026, 12, 1, 8, 14, 0),
         ),
         (
             "or try again at Jan 22nd, 2027 9:05 PM.",
-            local(2026, 11, 29, 8, 0, 0),
+            EIGHT,
             local(2027, 1, 22, 21, 6, 0),
         ),
         # none given, or one not read: an unknown reset
-        ("Upgrade to Pro or try again later.", local(2026, 11, 29, 8, 0, 0), None),
-        ("or try again at Foo 1st, 2026 8:13 AM.", local(2026, 11, 29, 8, 0, 0), None),
-        ("or try again at 7 o'clock.", local(2026, 11, 29, 8, 0, 0), None),
+        ("Upgrade to Pro or try again later.", EIGHT, None),
+        ("or try again at Foo 1st, 2026 8:13 AM.", EIGHT, None),
+        ("or try again at 7 o'clock.", EIGHT, None),
     ],
 )
 def test_the_reset_is_read_as_the_screen_gives_it(said: str, now: float, expected: float) -> None:
