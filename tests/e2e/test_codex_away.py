@@ -24,10 +24,11 @@ def message_now(rig, message: dict) -> dict:
 
 
 def reset_ahead() -> tuple[int, int]:
-    """A reset Codex shows as a minute that ends 20 to 80 s from now: (resets_at, the end of
-    that minute, when the bridge resumes: Codex shows the reset rounded down to it)."""
+    """A reset Codex shows as a minute that ends 35 to 95 s from now (time enough for the
+    bot to see the limit first on a loaded machine): (resets_at, the end of that minute, when
+    the bridge resumes: Codex shows the reset rounded down to it)."""
     end = (int(time.time()) // 60 + 1) * 60
-    if end - time.time() < 20:
+    if end - time.time() < 35:
         end += 60
     return end - 30, end
 
