@@ -30,12 +30,17 @@ class Screen:
     ``input_box``: the text in its input box, "" when empty, None when a dialog (or nothing)
     holds the screen: no key is typed then. ``read_dialog``: that dialog, its options and the
     highlighted one, to offer on Discord and answer with keys. ``is_busy``: a turn runs.
-    ``mode_on_screen``: the permission mode its footer shows (None: unknown)."""
+    ``mode_on_screen``: the permission mode its footer shows (None: unknown).
+    ``usage_limit``: the agent's own notice of a usage limit that ended the latest turn, for
+    an agent that reports it on its screen only (Codex; None for Claude Code, whose
+    StopFailure hook says it), and ``limit_reset``: when that notice says the limit resets."""
 
     input_box: Callable[[str], str | None]
     read_dialog: Callable[[str], Dialog | None]
     is_busy: Callable[[str], bool]
     mode_on_screen: Callable[[str], str | None]
+    usage_limit: Callable[[str], str | None] | None = None
+    limit_reset: Callable[[str, float], float | None] | None = None
 
     def is_prompt_ready(self, screen: str) -> bool:
         """The input box shows, empty."""
@@ -95,6 +100,11 @@ class Agent:
 
     def argv(self, launch: Launch) -> list[str]:
         """The command line that starts (or resumes) a session in a pane."""
+        raise NotImplementedError
+
+    def last_assistant_text(self, transcript_path: object) -> str:
+        """The newest assistant text in its transcript (the hooks' ``transcript_path``): what
+        a turn's status message shows above a tool call."""
         raise NotImplementedError
 
     def hooks_path(self) -> str:

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from bridge.agents.base import Agent, Launch, Screen
-from bridge.claude import dialogs, history, hook_table, launch, screen, settings, versions
+from bridge.claude import (
+    dialogs,
+    history,
+    hook_table,
+    launch,
+    screen,
+    settings,
+    transcript,
+    versions,
+)
 from bridge.claude.history import Conversation
 from bridge.config import Project
 
@@ -32,6 +41,9 @@ class ClaudeCode(Agent):
             plan.private,
             plan.nice,
         )
+
+    def last_assistant_text(self, transcript_path: object) -> str:
+        return transcript.last_assistant_text(transcript_path)
 
     def hooks_path(self) -> str:
         return settings.default_settings_path()

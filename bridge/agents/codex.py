@@ -12,14 +12,21 @@ from typing import ClassVar
 from bridge.agents.base import Agent, Launch, Screen
 from bridge.claude.history import Conversation
 from bridge.claude.hook_table import CODEX_HOOKS
-from bridge.codex import history, hooks_file, launch, screen, versions
+from bridge.codex import history, hooks_file, launch, limits, rollout, screen, versions
 from bridge.config import Project
 
 
 class Codex(Agent):
     name = "codex"
     label = "Codex"
-    screen = Screen(screen.input_box, screen.read_dialog, screen.is_busy, screen.mode_on_screen)
+    screen = Screen(
+        screen.input_box,
+        screen.read_dialog,
+        screen.is_busy,
+        screen.mode_on_screen,
+        limits.usage_limit,
+        limits.reset_at,
+    )
     pane_env: ClassVar[dict[str, str]] = {}
     hooks = CODEX_HOOKS
     versions = (versions.OLDEST, versions.PINNED)
@@ -41,6 +48,9 @@ class Codex(Agent):
             plan.extra_args,
             plan.nice,
         )
+
+    def last_assistant_text(self, transcript_path: object) -> str:
+        return rollout.last_assistant_text(transcript_path)
 
     def hooks_path(self) -> str:
         return hooks_file.default_hooks_path()

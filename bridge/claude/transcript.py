@@ -54,7 +54,7 @@ def _last_assistant_text(transcript_path: object) -> tuple[str, bool]:
     may have begun there."""
     if not isinstance(transcript_path, str) or not transcript_path:
         return "", False
-    data, cut = _read_tail(transcript_path, TAIL_LIMIT)
+    data, cut = read_tail(transcript_path, TAIL_LIMIT)
     lines = data.splitlines()
     if cut and lines:
         lines = lines[1:]  # starts mid-line
@@ -83,7 +83,7 @@ def _last_assistant_text(transcript_path: object) -> tuple[str, bool]:
     return "\n".join(texts), cut and (not texts or current_id == first_id)
 
 
-def _read_tail(path: str, limit: int) -> tuple[bytes, bool]:
+def read_tail(path: str, limit: int) -> tuple[bytes, bool]:
     """The last ``limit`` bytes of a regular file (never a device or FIFO), and whether
     anything before them was left out."""
     import stat
@@ -122,7 +122,7 @@ def last_usage(transcript_path: object, tail: int = USAGE_TAIL) -> dict | None:
     if not isinstance(transcript_path, str) or not transcript_path:
         return None
     for window in sorted({min(USAGE_FIRST_LOOK, tail), tail}):
-        data, cut = _read_tail(transcript_path, window)
+        data, cut = read_tail(transcript_path, window)
         lines = data.splitlines()
         found = _last_usage_in(lines[1:] if cut else lines)  # a cut first line is no record
         if found is not None or not cut:
@@ -276,7 +276,7 @@ def prompt_since(path: object, since: float, digest: str) -> bool:
     (it writes the line when the prompt is submitted). Tool results are no prompts."""
     if not isinstance(path, str) or not path:
         return False
-    data, _ = _read_tail(path, PROMPT_TAIL)
+    data, _ = read_tail(path, PROMPT_TAIL)
     for line in data.split(b"\n")[:-1]:  # whole lines only: the last may still be written
         if b'"user"' not in line or b"toolUseResult" in line:
             continue

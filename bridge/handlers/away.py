@@ -35,12 +35,26 @@ RESETS = r"resets (?:[A-Z][a-z]{2} \d{1,2}, )?(\d{1,2})(?::(\d{2}))?\s*([ap]m)"
 
 def on_usage_limit(context: HookContext, said: str) -> None:
     """A turn ended at a usage (or rate) limit: note the wait for the bot."""
-    event = context.event
-    session = event.get("session_id")
-    resets_at, window, exact = reset_time(context.runtime, session, said)
+    session = context.event.get("session_id")
+    reset = reset_time(context.runtime, session, said)
+    note_limit(context.runtime, context.server.name, context.channel_id, session, said, reset)
+
+
+def note_limit(
+    rt: Runtime,
+    server: str,
+    key: str,
+    session: object,
+    said: str,
+    reset: tuple[float | None, str, bool],
+) -> None:
+    """Channel ``key``'s session waits for a limit's reset (``reset``: when, its window,
+    whether exact): the record the bot acts on. Codex's limit, read off its screen by the
+    bot (``bot/turn/limit_on_screen.py``), is noted here too."""
+    resets_at, window, exact = reset
     record = {
-        "server": context.server.name,
-        "key": context.channel_id,
+        "server": server,
+        "key": key,
         "session": session if status_cache.is_safe_session_id(session) else None,
         "said": " ".join(said.split())[:300],
         "hit_at": time.time(),
@@ -49,12 +63,12 @@ def on_usage_limit(context: HookContext, said: str) -> None:
         "window": window,
         "state": "waiting",
     }
-    before = away.load(context.runtime.ensure(), "limit", context.channel_id) or {}
+    before = away.load(rt.ensure(), "limit", key) or {}
     # hit again while waiting, or after a try at a reset nobody gave: the same message
     if before.get("message_id") and before.get("state") in ("waiting", "trying"):
         record["message_id"] = before["message_id"]
         record["tries"] = int(before.get("tries") or 0) + 1
-    away.save(context.runtime, "limit", context.channel_id, record)
+    away.save(rt, "limit", key, record)
 
 
 def reset_time(rt: Runtime, session: object, said: str) -> tuple[float | None, str, bool]:

@@ -5,6 +5,8 @@ the CLI refreshes it after an API response, often only after the Stop hook ran, 
 session's first reply finds no context figure there), and the transcript's record of the
 reply (model and the tokens the last request sent), which the CLI writes around the Stop
 hook's start: up to ~0.2 s after it on the loaded 2-core machine (``bench/reply_latency.py``).
+Codex has no statusLine: its record is its rollout's last ``token_count`` (``codex/rollout.py``),
+and its footer says no cost.
 
 Waiting for that record held every reply back (≈ 44 ms, and 3 s when it never came). Now the
 Stop hook posts at once with the footer it can tell then (the cache, and the record if it is
@@ -25,6 +27,7 @@ from __future__ import annotations
 import os
 
 from bridge.claude.transcript import last_usage
+from bridge.codex import rollout
 from bridge.discord.render.footer import footer_line
 from bridge.state import runtime
 from bridge.state.status_cache import is_safe_session_id, read_status, status_path
@@ -167,7 +170,9 @@ def _this_turns_usage(transcript_path: object, reply: str, wait: float) -> dict 
     expected = reply.rstrip()
     deadline = time.monotonic() + (wait if expected else 0)
     while True:
-        usage = last_usage(transcript_path)
+        usage = (rollout.last_usage if rollout.is_rollout(transcript_path) else last_usage)(
+            transcript_path
+        )
         text = (usage or {}).get("text", "").rstrip()
         if usage is not None and (not expected or (text and _same_end(expected, text))):
             return usage
@@ -191,7 +196,7 @@ def _from_usage(record: dict, usage: dict) -> dict:
     model = usage["model"]
     if model and model != record.get("model_id"):  # switched (/model) since the cache
         updated["model_id"], updated["model_name"] = model, None
-    window = record.get("context_window_size")
+    window = usage.get("context_window") or record.get("context_window_size")  # Codex's, or
     if not isinstance(window, int | float) or isinstance(window, bool) or window <= 0:
         window = DEFAULT_CONTEXT_WINDOW
     updated["context_percent"] = min(100.0, usage["context_tokens"] * 100 / window)

@@ -21,9 +21,11 @@ from typing import Any
 
 import discord
 
+from bridge.agents import Agent, agent_for
 from bridge.bot import metrics
 from bridge.bot.client import BotInteraction
 from bridge.bot.turn.interrupt_button import interrupt_view
+from bridge.bot.turn.limit_on_screen import ended_at_limit
 from bridge.bot.turn.open_status import close_messages_left_open, remember_open
 from bridge.bot.turn.queue import PromptQueue, queue_lines
 from bridge.bot.turn.taken_back import silent_end
@@ -171,12 +173,18 @@ class ProgressReporter:
         if channel.transcript_offset is None and turn.transcript:
             channel.transcript_offset = transcript.size(turn.transcript)  # only what comes now
         if event.get("kind") == "tool" and not turn.from_display:
-            turn.show_transcript_text(transcript.last_assistant_text(turn.transcript))
+            agent = self._agent(channel.key)
+            turn.show_transcript_text(agent.last_assistant_text(turn.transcript))
         if event.get("kind") == "done" and turn.cost is None:
             task = asyncio.create_task(self._settle_cost(channel, turn, float(event["t"])))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         self._changed(channel)
+
+    def _agent(self, key: str) -> Agent:
+        """The agent of ``key``'s session (its transcript's format)."""
+        sessions: Any = getattr(self.bot, "sessions", None)
+        return sessions.agent_of(key) if sessions is not None else agent_for(None)
 
     async def _settle_cost(self, channel: _Channel, turn: TurnProgress, ended: float) -> None:
         """The turn's cost: Claude Code refreshes its statusLine after the last reply, often
@@ -216,9 +224,13 @@ class ProgressReporter:
         return [(c, turn) for c in self.channels.values() if (turn := c.turn) and not turn.outcome]
 
     async def _close_turns_of_gone_sessions(self) -> None:
-        """A turn no Stop will end (``taken_back.silent_end``): close its status."""
+        """A turn no Stop will end (``taken_back.silent_end``, a usage limit on the agent's
+        screen: ``limit_on_screen``): close its status."""
         sessions: Any = getattr(self.bot, "sessions", None)
         for channel, turn in self._active_turns() if sessions is not None else ():
+            if await ended_at_limit(sessions, self.runtime, self.server_name, channel.key, turn):
+                self._changed(channel)
+                continue
             outcome = await silent_end(sessions, channel.key, turn, channel.transcript_offset)
             if outcome is not None and self.turn_running(channel.key) and channel.turn is turn:
                 turn.finish(outcome, time.time())

@@ -321,7 +321,8 @@ class PromptQueue:
         try:
             if action == "stop":
                 await asyncio.to_thread(pane_ops.interrupt, keys)
-                await _edit(interaction, "⏹ Turn interrupted: Claude Code sends your message now.")
+                agent = self.sessions.agent_of(key).label
+                await _edit(interaction, f"⏹ Turn interrupted: {agent} sends your message now.")
                 return
             async with self.sessions.lock(key):
                 taken = await asyncio.to_thread(pane_ops.withdraw_queued, keys, text)

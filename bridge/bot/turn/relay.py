@@ -184,11 +184,13 @@ class Relay:
             await _reply(message, f"⚠️ {err}")
             return False
         except ClaudeDidNotStart as err:  # logged by the session manager
-            await _reply(message, err.discord_text("⚠️ Not delivered to Claude Code"))
+            agent = self.sessions.agent_of(target.key).label
+            await _reply(message, err.discord_text(f"⚠️ Not delivered to {agent}"))
             return False
         except Exception as err:
             log.exception("delivery to %s failed", target.label)
-            await _reply(message, f"⚠️ Not delivered to Claude Code: {_short(err)}")
+            agent = self.sessions.agent_of(target.key).label
+            await _reply(message, f"⚠️ Not delivered to {agent}: {_short(err)}")
             return False
         await asyncio.to_thread(self.sessions.touch, target.key)  # an fsync: off the loop
         metrics.MESSAGES_RELAYED.labels(target.project.name).inc()

@@ -42,7 +42,11 @@ log = logging.getLogger(__name__)
 
 CHECK_EVERY = 1.0  # seconds between looks at the running turns
 PEEK_LINES = 40
-DIED = "💀 **Claude Code exited** in this session during a turn; nothing is running here now."
+
+
+def died_text(agent: str) -> str:
+    """The dead-session notice, naming the session's agent (``Agent.label``)."""
+    return f"💀 **{agent} exited** in this session during a turn; nothing is running here now."
 
 
 def register(bot: BridgeClient) -> None:
@@ -174,7 +178,7 @@ class StallWatch:
     async def session_died(self, key: str) -> None:
         """The session of a running turn is gone: say so at once, offer a restart."""
         self.noticed.pop(key, None)
-        await self._post(key, DIED, died_view(key))
+        await self._post(key, died_text(self.sessions.agent_of(key).label), died_view(key))
 
     async def _post(self, key: str, content: str, view: discord.ui.View) -> None:
         try:
@@ -199,7 +203,7 @@ class StallWatch:
             text = (
                 await asyncio.to_thread(pane_ops.peek, self.sessions.tmux, pane, PEEK_LINES)
                 if pane
-                else "Claude Code is not running here."
+                else f"{self.sessions.agent_of(key).label} is not running here."
             )
             await interaction.followup.send(f"```\n{text[-1900:]}\n```", ephemeral=True)
             return
@@ -218,10 +222,12 @@ class StallWatch:
                     pane = await self.sessions.ensure_running(target)
                     answer = f"🔁 Restarted in `{pane}`; the conversation was resumed."
                 except ClaudeDidNotStart as err:
-                    answer = err.discord_text()
+                    agent = self.sessions.agent_of(key).label
+                    answer = err.discord_text(f"⚠️ {agent} did not start")
         await interaction.followup.send(answer, ephemeral=True)
         if answer.startswith("🔁") and interaction.message is not None:
             try:
-                await interaction.message.edit(content=f"{DIED}\n{answer}", view=None)
+                died = died_text(self.sessions.agent_of(key).label)
+                await interaction.message.edit(content=f"{died}\n{answer}", view=None)
             except discord.HTTPException as err:
                 log.warning("could not close the notice in %s: %s", key, err)
