@@ -17,8 +17,6 @@ from bridge.state import private_files, runtime
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from bridge.config import Server
     from bridge.discord.outbox import Outbox
     from bridge.discord.post import Post
@@ -33,13 +31,13 @@ def deliver(
     channel: str,
     posts: list[Post],
     budget: float = HOOK_BUDGET,
-    spooled: Callable[[], None] | None = None,
+    claim: handoff.Claim | None = None,
 ) -> None:
     """Post in order after anything already waiting in the outbox; spool what is not sent.
 
     Everything happens within ``budget`` seconds (below the hook's timeout): a hook killed
-    by Claude Code would lose the reply it had not spooled yet. ``spooled``: called once
-    messages handed to the bot are in the outbox (:func:`hand_off`).
+    by Claude Code would lose the reply it had not spooled yet. ``claim``: the Stop event the
+    bot runs, whose messages go out once they are all in the outbox (:func:`hand_off`).
     """
     from bridge.discord.outbox import Outbox
 
@@ -48,10 +46,7 @@ def deliver(
     spool = _Spool(outbox, rt, server.name, channel)
     unsent = list(posts)  # what is still ours to deliver or spool, whatever happens below
     try:
-        if (
-            unsent
-            and hand_off(rt, outbox, server.name, channel, unsent, spooled=spooled) is not None
-        ):
+        if unsent and hand_off(rt, outbox, server.name, channel, unsent, claim=claim) is not None:
             _figure(rt, "handoff", len(unsent))
             return  # the running bot posted them
     except NotTaken as err:
@@ -100,19 +95,21 @@ def hand_off(
     posts: list[Post],
     receipt: bool = False,
     wait: float = handoff.HANDOFF_WAIT,
-    spooled: Callable[[], None] | None = None,
+    claim: handoff.Claim | None = None,
 ) -> list[str] | None:
     """Give ``posts`` to the running bot (see :mod:`bridge.discord.handoff`). Returns their
     outbox entries once the bot has posted them; None when no bot listens (nothing was
     spooled) — or, when it did not take them within ``wait``, raises :class:`NotTaken`
-    carrying the entries, which are in the outbox for the caller to post itself."""
+    carrying the entries, which are in the outbox for the caller to post itself. ``claim``:
+    the entries wait for it, released once they are all written (:class:`handoff.Claim`)."""
     if not handoff.bot_listening(rt):
         return None
     # Not fsynced: the bot takes them within milliseconds (waiting for the disk cost every
     # reply 8 ms p50 on the shared machine); what it does not take is made durable then.
-    paths = [outbox.enqueue(channel, server_name, post, receipt, durable=False) for post in posts]
-    if spooled is not None:
-        spooled()
+    gate = claim.path if claim is not None else None
+    paths = [outbox.enqueue(channel, server_name, post, receipt, False, gate) for post in posts]
+    if claim is not None:
+        claim.release()
     woken = handoff.wake_bot(rt, channel)
     if woken and handoff.wait_taken(paths, time.monotonic() + wait):
         return paths

@@ -12,6 +12,10 @@ Discord accepted it; whoever posts it — the bot, or the hook when the bot did 
 :data:`HANDOFF_WAIT` — posts it under the channel's outbox lock, so never both at once; a crash
 at any point leaves the entry in the outbox for the next drain.
 
+A Stop event the bot runs (:class:`Claim`): its entries wait in the outbox until the bot
+releases its claim, so that a bot killed in between, whose successor drops them and runs the
+event again, has posted nothing of it.
+
 Receipts: an entry that asks for one (a prompt, whose message the hook edits later) gets
 ``receipts/<nonce>.json`` with the posted message's id, written before the entry is removed.
 """
@@ -27,6 +31,10 @@ SOCKET_NAME = "bot.sock"
 HANDOFF_WAIT = 2.0  # seconds the bot has to take a message before the hook posts it itself
 POLL = 0.002  # seconds between looks at the entries a hook handed off
 _MAX_SOCKET_PATH = 100  # sockaddr_un holds 108 bytes (104 on macOS)
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a hook ~5 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def socket_path(rt: runtime.Runtime) -> str:
@@ -53,6 +61,23 @@ class _Unresponsive:
     ``handlers/stop_handoff``): the rest of it does not wait for that bot again."""
 
     seen = False
+
+
+class Claim:
+    """A Stop event the bot runs (``bot/delivery/stop_events``), claimed as the file ``path``.
+
+    The outbox entries of its messages name ``path`` and are not posted while it exists
+    (``Outbox.draining``); ``release`` removes it once they are all in the outbox. A bot killed
+    in between leaves the claim and unposted entries: the next bot drops them and runs the
+    event again (``Outbox.drop_claimed``), so the reply is posted once however late that
+    is. (Had it relied on the nonce alone, the re-run's messages would carry fresh nonces;
+    and Discord only remembers a nonce for a few minutes.)"""
+
+    __slots__ = ("path", "release")
+
+    def __init__(self, path: str, release: Callable[[], None]) -> None:
+        self.path = path
+        self.release = release
 
 
 def bot_listening(rt: runtime.Runtime) -> bool:

@@ -45,11 +45,13 @@ class Outbox:
         post: Post,
         receipt: bool = False,
         durable: bool = True,
+        claim: str | None = None,
     ) -> str:
         """Spool one post for ``channel_id``; returns the entry's path. ``receipt``: whoever
         posts it records the message's id for the hook that spooled it (a prompt).
         ``durable=False``: not on disk yet (a hand-off the bot takes within milliseconds
-        does not wait for the disk: :meth:`make_durable` when it stays)."""
+        does not wait for the disk: :meth:`make_durable` when it stays). ``claim``: the
+        entry is not posted while that file exists (``bridge.discord.handoff.Claim``)."""
         directory = self._channel_dir(channel_id, create=True)
         name = _entry_name(self.pending(channel_id))
         files = []
@@ -71,6 +73,8 @@ class Outbox:
             entry["footer"] = post.footer
         if post.speech:  # a reply the bot may also speak once it is posted
             entry["speech"] = post.speech
+        if claim is not None:  # a Stop event's message: it waits for the bot's claim to go
+            entry["claim"] = claim
         if receipt:  # a prompt: only worth posting while its hook still waits for it
             entry["receipt"] = True
             entry["not_after"] = queued_at + PROMPT_HANDOFF_LIFETIME
@@ -215,6 +219,8 @@ class Outbox:
                 except (OSError, ValueError, RecursionError) as err:
                     self._quarantine(path, f"unreadable entry: {err}")
                     continue
+                if _claimed(entry):  # not in the outbox yet, as far as posting goes
+                    continue
                 not_after = entry.get("not_after")
                 if isinstance(not_after, int | float) and time.time() > not_after:
                     self.remove(path)  # a prompt whose hook no longer waits for this post
@@ -237,6 +243,22 @@ class Outbox:
         finally:
             if expired:
                 self._tell_dropped(channel_id, expired, max_age)
+
+    def drop_claimed(self, claim: str) -> int:
+        """Remove the entries waiting for ``claim``, a Stop event's claim that a bot killed
+        before releasing it left behind (the event runs again); how many there were."""
+        dropped = 0
+        for channel_id in self.channels():
+            with self.locked(channel_id):  # a pass reading one must not find it gone
+                for path in self.pending(channel_id):
+                    try:
+                        mine = self.read_entry(path).get("claim") == claim
+                    except (OSError, ValueError, RecursionError):
+                        continue  # the drain sets it aside
+                    if mine:
+                        self.remove(path)
+                        dropped += 1
+        return dropped
 
     def _tell_dropped(self, channel_id: str, expired: list[dict], max_age: float) -> None:
         """Queue a note for the channel about entries dropped for age (it goes out with the
@@ -319,6 +341,12 @@ class DrainPass:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def _claimed(entry: dict) -> bool:
+    """A Stop event's message whose claim the bot has not released yet."""
+    claim = entry.get("claim")
+    return isinstance(claim, str) and os.path.lexists(claim)
 
 
 def _valid_entry(entry: object, path: str) -> dict:

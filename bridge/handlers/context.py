@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypeGuard
 
+    from bridge.discord import handoff
     from bridge.discord.post import Post
     from bridge.discord.rest import DiscordREST
 
@@ -47,13 +48,13 @@ class HookContext:
     __slots__ = (
         "cfg",
         "channel_id",
+        "claim",
         "deferred",
         "env",
         "event",
         "home",
         "project",
         "runtime",
-        "spooled",
         "thread_id",
     )
 
@@ -75,9 +76,9 @@ class HookContext:
         self.home = runtime.bridge_home(env)  # the bridge home the locations came from
         # what runs after the hook has answered (:meth:`defer`); None: not in a hook process
         self.deferred: list[Callable[[], None]] | None = None
-        # called once messages handed to the bot are in its outbox (the bot running a Stop
-        # event releases its claim then: bot/delivery/stop_events)
-        self.spooled: Callable[[], None] | None = None
+        # the Stop event the bot runs (bot/delivery/stop_events), released once its messages
+        # are in the outbox, which holds them until then (discord/handoff.Claim)
+        self.claim: handoff.Claim | None = None
 
     def defer(self, job: Callable[[], None]) -> None:
         """Run ``job`` once the hook has answered, in a process Claude Code does not wait for
@@ -118,7 +119,7 @@ class HookContext:
         from bridge.discord import delivery
 
         budget = delivery.HOOK_BUDGET if budget is None else budget
-        delivery.deliver(self.runtime, self.server, self.channel_id, posts, budget, self.spooled)
+        delivery.deliver(self.runtime, self.server, self.channel_id, posts, budget, self.claim)
 
 
 def hook_env(argv: list[str], environ: dict | os._Environ[str]) -> dict[str, str]:

@@ -109,6 +109,34 @@ def test_a_stop_event_a_dead_bot_had_claimed_is_posted_once_by_the_next(rig) -> 
     assert copies(rig, content) == 1
 
 
+def test_a_bot_killed_between_spooling_a_reply_and_releasing_its_claim_posts_it_once(
+    rig,
+) -> None:
+    """The bot took a Stop event, laid its reply out into the outbox and was killed (SIGKILL)
+    before it released its claim: the next bot runs the event again, and the thread shows the
+    reply once (not the spooled copy and the re-run's)."""
+    rig.start_bot(env={"DISCORD_BRIDGE_TEST_CRASH": "stop-spooled"})
+    content = unique("spooled by a bot killed at once")
+    assert stop_hook(rig, content).wait(30) == 0  # the bot claimed the event
+    assert rig.bot.wait(20) == -signal.SIGKILL
+    rig.bot = None
+    assert len(list((rig.runtime_dir / "stops").glob("*.taken"))) == 1  # the claim is held
+    (entry,) = outbox_entries(rig)  # with the reply in the outbox
+    assert json.loads(entry.read_text())["payload"]["content"] == content
+    rig.start_bot()
+    # the claim goes once the re-run's entries are in the outbox; then the outbox empties
+    wait_until(
+        lambda: list((rig.runtime_dir / "stops").iterdir()) == [] and outbox_entries(rig) == [],
+        20,
+        "the event run again and its reply posted",
+    )
+    assert "(1 of its messages were in the outbox)" in rig.bot_output()
+    later = unique("the next reply")  # posted in order after whatever the restart posted
+    assert stop_hook(rig, later).wait(30) == 0
+    wait_until(lambda: copies(rig, later) == 1, 10, "the next reply")
+    assert copies(rig, content) == 1
+
+
 def test_with_no_bot_the_hook_posts_itself_at_once(rig) -> None:
     content = unique("no bot here")
     started = time.monotonic()

@@ -7,10 +7,11 @@ loses to the hook's own rename, and the hook posts as before), then runs in a wo
 the handler the hook would have run, with the hook's env (``handlers.events.on_turn_end``:
 the reply laid out and posted first, then the turn's changes and the status message), its
 modules imported once at start. The claimed file is removed as soon as the reply is in the
-outbox (``HookContext.spooled``), or once the handler returns; one left by a bot that died
+outbox (``HookContext.claim``), or once the handler returns; one left by a bot that died
 before that is run when the bot starts again (:meth:`recover`), so that a reply the bot had
-claimed is not lost. (A bot that dies in the microseconds between writing the reply's outbox
-entries and removing the claim posts that reply twice after its restart.)
+claimed is not lost. Nor posted twice: its outbox entries wait for the claim to go
+(``discord.handoff.Claim``), so those of a bot killed before that were never posted, and are
+dropped before the event runs again.
 """
 
 from __future__ import annotations
@@ -19,14 +20,19 @@ import asyncio
 import logging
 import os
 import re
-from collections.abc import Callable
+import signal
 
+from bridge.discord.handoff import Claim
+from bridge.discord.outbox import Outbox
 from bridge.handlers import stop_handoff
 from bridge.state import runtime
 
 log = logging.getLogger(__name__)
 
 _NAME = re.compile(r"[0-9a-f]{16}\.json")  # stop_handoff.spool's names, nothing else
+# A test's crash point: the bot kills itself (SIGKILL) with the reply spooled and the claim
+# not yet released (tests/e2e/test_handoff.py), the moment a crash there would matter.
+_CRASH_WHEN_SPOOLED = os.environ.get("DISCORD_BRIDGE_TEST_CRASH") == "stop-spooled"
 
 
 class StopEvents:
@@ -34,6 +40,7 @@ class StopEvents:
 
     def __init__(self, rt: runtime.Runtime) -> None:
         self.folder = rt.path(stop_handoff.STOPS)
+        self.outbox = Outbox(rt.outbox)
         self.running: set[asyncio.Future] = set()
         _preload()
 
@@ -61,7 +68,7 @@ class StopEvents:
                 log.warning("ignored a Stop event of the wrong shape: %s", claimed)
             else:
                 log.info("took a Stop event from its hook: %s", os.path.basename(claimed))
-                run_handler(*spooled, lambda: _release(claimed))
+                run_handler(*spooled, Claim(claimed, lambda: _spooled(claimed)))
         except Exception:
             log.exception("the Stop handler failed for %s", claimed)
         finally:
@@ -76,10 +83,24 @@ class StopEvents:
             return
         for name in names:
             if name.endswith(stop_handoff.CLAIMED) and _NAME.fullmatch(name[: -len(".taken")]):
-                log.info("running a Stop event a previous bot had claimed: %s", name)
-                self.run_claimed(os.path.join(self.folder, name))
+                claimed = os.path.join(self.folder, name)
+                dropped = self.outbox.drop_claimed(claimed)  # never posted: the re-run posts
+                log.info(
+                    "running a Stop event a previous bot had claimed: %s (%d of its"
+                    " messages were in the outbox)",
+                    name,
+                    dropped,
+                )
+                self.run_claimed(claimed)
             elif _NAME.fullmatch(name):
                 self.take(name)
+
+
+def _spooled(claimed: str) -> None:
+    """The reply is in the outbox: release the claim."""
+    if _CRASH_WHEN_SPOOLED:
+        os.kill(os.getpid(), signal.SIGKILL)
+    _release(claimed)
 
 
 def _release(claimed: str) -> None:
@@ -90,9 +111,9 @@ def _release(claimed: str) -> None:
         pass
 
 
-def run_handler(env: dict[str, str], event: dict, spooled: Callable[[], None]) -> None:
+def run_handler(env: dict[str, str], event: dict, claim: Claim) -> None:
     """What the hook would have run for this event, with its env (``context.resolve``);
-    ``spooled`` once its reply is in the outbox."""
+    its messages wait in the outbox until ``claim`` is released."""
     from bridge.handlers.context import resolve
     from bridge.handlers.events import on_turn_end
 
@@ -100,7 +121,7 @@ def run_handler(env: dict[str, str], event: dict, spooled: Callable[[], None]) -
         return
     context = resolve(event, env)
     if context is not None:
-        context.spooled = spooled
+        context.claim = claim
         on_turn_end(context)
 
 

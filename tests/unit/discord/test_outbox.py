@@ -194,6 +194,30 @@ def test_entry_delivered_but_not_removed_is_not_posted_twice(
     assert emu.client.counters()["nonce_dedup"] == 1
 
 
+def test_a_stop_events_entries_wait_for_its_claim_and_are_dropped_with_it(
+    emu: Emulator, outbox: Outbox, rest: DiscordREST, tmp_path: Path
+) -> None:
+    """A bot running a Stop event spools its reply under its claim: nobody posts it while the
+    claim is held; a claim a killed bot left takes its entries with it (the event runs again)."""
+    channel = emu.ids["project-a"]
+    claim = tmp_path / "0123456789abcdef.json.taken"
+    claim.write_text("{}")
+    outbox.enqueue(channel, "main", post("claimed"), durable=False, claim=str(claim))
+    outbox.enqueue(channel, "main", post("other"))
+    with outbox.locked(channel):
+        assert outbox.drain(channel, sender(rest)) is True
+    assert contents(emu, channel) == ["other"]  # held while the claim is there
+    assert outbox.drop_claimed(str(tmp_path / "another.json.taken")) == 0
+    assert outbox.drop_claimed(str(claim)) == 1
+    assert outbox.pending(channel) == []
+
+    outbox.enqueue(channel, "main", post("released"), claim=str(claim))
+    claim.unlink()  # the bot released it: the entry goes out
+    with outbox.locked(channel):
+        assert outbox.drain(channel, sender(rest)) is True
+    assert contents(emu, channel) == ["other", "released"]
+
+
 def test_unreadable_entry_is_quarantined(
     emu: Emulator, outbox: Outbox, rest: DiscordREST, rt: Runtime
 ) -> None:
