@@ -81,7 +81,8 @@ def test_a_background_tasks_report_is_shown_as_the_tasks_not_the_owners(rig) -> 
     # holds the two replies and nothing that reads as a message of the owner's.
     told = last_user_text(rig.api.requests[-1], keep_reminders=True)
     assert "<task-notification>" in told and "NOT USER INPUT" in told, told
-    assert [m["id"] for m in rig.bot_messages()] == [first["id"], second["id"]]
+    said = rig.bot_messages()
+    assert [m["id"] for m in said] == [first["id"], second["id"]], [m["content"] for m in said]
 
 
 def test_a_background_session_finishing_in_the_agent_view_is_said(rig) -> None:

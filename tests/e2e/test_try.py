@@ -624,8 +624,14 @@ def test_another_local_user_gets_nothing_from_try(tmp_path: Path) -> None:
     project.mkdir()
     argv_seen = tmp_path / "browser-argv.json"
     fake_browser = tmp_path / "browser"
-    record = f"open({str(argv_seen)!r}, 'w').write(json.dumps(sys.argv))"
-    fake_browser.write_text(f"#!{sys.executable}\nimport json, sys\n{record}\n")
+    # Written whole, then renamed: the test reads it as soon as it exists (it once read the
+    # file between its creation and its write: empty).
+    partial = f"{argv_seen}.partial"
+    record = (
+        f"open({partial!r}, 'w').write(json.dumps(sys.argv)); "
+        f"os.replace({partial!r}, {str(argv_seen)!r})"
+    )
+    fake_browser.write_text(f"#!{sys.executable}\nimport json, os, sys\n{record}\n")
     fake_browser.chmod(0o755)
     home = tmp_path / "home"
     env = {
