@@ -19,7 +19,8 @@ def test_races(tmp_path_factory):
     mark = pathlib.Path(__file__).with_name("failed-once")
     if not mark.exists():
         mark.write_text("")
-        assert "the queue" == "released", "queued prompt still waiting"
+        blank = "\\n" * 20
+        raise AssertionError(f"queued prompt still waiting; screen:{blank}processes: [42 codex]")
 
 def test_steady():
     pass
@@ -56,4 +57,6 @@ def test_a_rerun_is_listed_with_its_first_failure(tmp_path: Path, workers: str) 
     assert len(summary) == 2, run.stdout
     assert "RERUN test_flaky.py::test_races (call)" in summary[1]
     assert "queued prompt still waiting" in summary[1]
+    assert "(19 empty lines)" in summary[1]  # a blank screen folded (after its first line)
+    assert "processes: [42 codex]" in summary[1]  # and the failure's end shown
     assert "test_steady" not in summary[1]
