@@ -93,6 +93,9 @@ class Agent:
     # Seconds its empty box must stay before a fresh start counts as ready: a dialog may
     # still take the screen after the box first shows (Codex's "Hooks need review").
     startup_settle: float = 0.0
+    # Whether typed text goes in as bracketed pastes (each piece of a prompt) instead of keys:
+    # for a CLI that takes a small paste as plain text and may drop a typed key.
+    pastes_text: bool = False
 
     def command(self, project: Project) -> tuple[str, list[str]]:
         """The program and the user's extra args for ``project``, from the config."""

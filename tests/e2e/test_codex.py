@@ -220,3 +220,22 @@ def test_a_bot_restart_between_codexs_request_and_the_click(codex_rig) -> None:
     rig.discord.click(prompt["id"], custom_id(prompt, "Allow"))
     rig.wait_bot_message("project-b", content_contains="Ran after the restart.", timeout=90)
     assert (project / "after-restart.txt").exists()
+
+
+def test_question_marks_and_a_long_message_reach_codex_whole(codex_rig) -> None:
+    """Typed as keys, a `?` that reaches Codex's box while it looks empty (the first key, or
+    the second while Codex holds the first to tell a paste) opens its shortcuts instead, and a
+    loaded machine lost a later one too: the bridge pastes Codex's text, in pieces too small
+    for a "[Pasted Content]" placeholder, and its line breaks stay line breaks."""
+    rig = codex_rig
+    rig.openai.script(text("First answered."), text("Second answered."))
+    first = "? is this whole?"
+    start_trusted(rig, first)  # typed right after the hooks review is answered
+    rig.wait_bot_message("project-b", content_contains="First answered.", timeout=90)
+    assert last_user_text(rig.openai.wait_requests(1, timeout=30)[0]) == first
+    line = "Is a long line still whole? It has questions and marks: ?!#%&*()[]{}<>~ "
+    second = "\n".join(f"Line {n}: {line * 3}" for n in range(6)) + "\nLast one?"
+    assert len(second) > 1000  # a paste that large would show as a placeholder
+    rig.post(second, project="project-b")
+    rig.wait_bot_message("project-b", content_contains="Second answered.", timeout=90)
+    assert last_user_text(rig.openai.wait_requests(2, timeout=30)[1]) == second
