@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from bridge.claude.history import Conversation
     from bridge.claude.hook_table import Hook
+    from bridge.claude.start_failure import Wording
     from bridge.config import Project
 
 
@@ -90,6 +91,7 @@ class Agent:
     pane_env: ClassVar[dict[str, str]]
     hooks: ClassVar[dict[str, Hook]]
     versions: tuple[str, str]
+    start_wording: Wording  # a start that failed, named in its terms
     # Seconds its empty box must stay before a fresh start counts as ready: a dialog may
     # still take the screen after the box first shows (Codex's "Hooks need review").
     startup_settle: float = 0.0

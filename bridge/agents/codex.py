@@ -30,6 +30,7 @@ class Codex(Agent):
     pane_env: ClassVar[dict[str, str]] = {}
     hooks = CODEX_HOOKS
     versions = (versions.OLDEST, versions.PINNED)
+    start_wording = launch.START_WORDING
     # Measured on 0.171.0: under load the box showed, then 1–3 s later "Hooks need review"
     # (a prompt typed in between was lost: the dialog took the screen after its Enter).
     startup_settle = 4.0

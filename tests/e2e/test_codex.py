@@ -239,3 +239,19 @@ def test_question_marks_and_a_long_message_reach_codex_whole(codex_rig) -> None:
     rig.post(second, project="project-b")
     rig.wait_bot_message("project-b", content_contains="Second answered.", timeout=90)
     assert last_user_text(rig.openai.wait_requests(2, timeout=30)[1]) == second
+
+
+def test_a_codex_command_that_is_not_there_is_named_in_codexs_terms(rig) -> None:
+    """A Codex project whose codexCommand names no program: the reply names Codex, the
+    command and the setting to fix, not Claude Code's."""
+    raw = rig.config()
+    raw["servers"][0]["projects"][0].update(agent="codex", codexCommand="codx")
+    rig.write_config(raw)
+    rig.start_bot()
+    sent = rig.post("hello?")
+    reply = rig.wait_bot_message(timeout=60)
+    content = reply["content"]
+    assert reply["message_reference"]["message_id"] == sent["id"]
+    assert content.startswith("⚠️ Not delivered to Codex: the Codex command was not found")
+    assert "`codx` was not found: set `codexCommand`" in content, content
+    assert "Claude" not in content and "claudeCommand" not in content, content
