@@ -255,3 +255,13 @@ def test_a_codex_command_that_is_not_there_is_named_in_codexs_terms(rig) -> None
     assert content.startswith("⚠️ Not delivered to Codex: the Codex command was not found")
     assert "`codx` was not found: set `codexCommand`" in content, content
     assert "Claude" not in content and "claudeCommand" not in content, content
+
+
+def test_a_command_in_a_codex_channel_with_no_session_names_codex(rig) -> None:
+    from tests.e2e.test_control import command
+
+    raw = rig.config()
+    raw["servers"][0]["projects"][0].update(agent="codex", codexCommand="codx")
+    rig.write_config(raw)
+    rig.start_bot()
+    assert command(rig, "peek") == "No Codex is running here; /start or send a message first."
