@@ -213,7 +213,8 @@ class SessionManager:
         resume = None if fresh else self.resumable(target)
         target = self._chosen_model(target)
         log.info(
-            "starting Claude Code for %s in %s%s",
+            "starting %s for %s in %s%s",
+            agent_for(target.agent).label,
             target.label,
             cwd,
             f" (resuming {resume})" if resume else "",

@@ -255,6 +255,9 @@ def test_a_codex_command_that_is_not_there_is_named_in_codexs_terms(rig) -> None
     assert content.startswith("⚠️ Not delivered to Codex: the Codex command was not found")
     assert "`codx` was not found: set `codexCommand`" in content, content
     assert "Claude" not in content and "claudeCommand" not in content, content
+    logged = rig.bot_log.read_text()
+    assert "starting Codex for project-a" in logged
+    assert "Codex for project-a did not start" in logged
 
 
 def test_a_command_in_a_codex_channel_with_no_session_names_codex(rig) -> None:
