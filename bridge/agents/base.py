@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from bridge.claude.history import Conversation
     from bridge.claude.hook_table import Hook
+    from bridge.claude.start_failure import Wording
     from bridge.config import Project
 
 
@@ -90,9 +91,13 @@ class Agent:
     pane_env: ClassVar[dict[str, str]]
     hooks: ClassVar[dict[str, Hook]]
     versions: tuple[str, str]
+    start_wording: Wording  # a start that failed, named in its terms
     # Seconds its empty box must stay before a fresh start counts as ready: a dialog may
     # still take the screen after the box first shows (Codex's "Hooks need review").
     startup_settle: float = 0.0
+    # Whether typed text goes in as bracketed pastes (each piece of a prompt) instead of keys:
+    # for a CLI that takes a small paste as plain text and may drop a typed key.
+    pastes_text: bool = False
 
     def command(self, project: Project) -> tuple[str, list[str]]:
         """The program and the user's extra args for ``project``, from the config."""

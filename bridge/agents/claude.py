@@ -10,6 +10,7 @@ from bridge.claude import (
     launch,
     screen,
     settings,
+    start_failure,
     transcript,
     versions,
 )
@@ -24,6 +25,7 @@ class ClaudeCode(Agent):
     pane_env = launch.PANE_ENV
     hooks = hook_table.HOOKS
     versions = (versions.OLDEST, versions.PINNED)
+    start_wording = start_failure.CLAUDE
 
     def command(self, project: Project) -> tuple[str, list[str]]:
         return project.claude_command, project.claude_args

@@ -30,9 +30,16 @@ class Codex(Agent):
     pane_env: ClassVar[dict[str, str]] = {}
     hooks = CODEX_HOOKS
     versions = (versions.OLDEST, versions.PINNED)
+    start_wording = launch.START_WORDING
     # Measured on 0.171.0: under load the box showed, then 1–3 s later "Hooks need review"
     # (a prompt typed in between was lost: the dialog took the screen after its Enter).
     startup_settle = 4.0
+    # Measured on 0.171.0 with the machine loaded: a `?` typed as a key among fast keys is
+    # taken for its shortcuts key (the box still looks empty while it gathers a burst of keys
+    # for a paste): "what is this?x" arrived as "what is thisx" 4 times in 8 fresh starts. The
+    # same text as a bracketed paste arrived whole 8 in 8; a paste of up to 1,000 characters
+    # is inserted as typed (a piece is 100), newlines as line breaks, not as Enter.
+    pastes_text = True
 
     def command(self, project: Project) -> tuple[str, list[str]]:
         return project.codex_command, project.codex_args

@@ -408,7 +408,11 @@ UNMAPPED = (
     "This channel is not one of this bot's projects (use a project's channel or a thread in "
     "it; with a bridge per machine, use the commands of the bot whose channel this is)."
 )
-NOT_RUNNING = "No Claude Code is running here; /start or send a message first."
+
+
+def not_running(agent_label: str) -> str:
+    """What a command needing a running session says when there is none."""
+    return f"No {agent_label} is running here; /start or send a message first."
 
 
 async def target_here(interaction: BotInteraction) -> SessionTarget | None:

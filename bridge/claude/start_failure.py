@@ -37,32 +37,72 @@ SELFTEST_HINT = "`discord-bridge selftest` checks Claude Code with the bridge, o
 
 
 @dataclass(frozen=True)
+class Wording:
+    """How a failure names the agent CLI that did not start and what to fix: Claude Code's
+    below; Codex's is ``bridge.codex.launch.START_WORDING``."""
+
+    label: str  # "Claude Code"
+    command_key: str  # its command's config key
+    args_key: str  # its extra args' config key
+    program: str  # its usual program name, for `command -v`
+    install: str  # how to install it
+    bad_arguments: str  # a regular expression: its words for an option it refused
+    checked: str  # what the args are checked against, beside args_key
+    selftest: str  # where the selftest checks it
+
+
+CLAUDE = Wording(
+    "Claude Code",
+    "claudeCommand",
+    "claudeArgs",
+    "claude",
+    "npm install -g @anthropic-ai/claude-code",
+    r"^error: (unknown )?option|is invalid\. Allowed choices",
+    ", `model` and `permission`",
+    SELFTEST_HINT,
+)
+
+
+@dataclass(frozen=True)
 class StartFailure:
     kind: str  # one of the constants above
     status: int | None  # the exit status, when tmux knew it
-    words: tuple[str, ...]  # the screen's last meaningful lines, as Claude Code printed them
+    words: tuple[str, ...]  # the screen's last meaningful lines, as the CLI printed them
     advice: str  # what to do, one or two sentences
+    label: str = CLAUDE.label  # the agent CLI that did not start
 
     def headline(self) -> str:
         """One line: what happened (for selftest, doctor and the log)."""
         status = f" (exit status {self.status})" if self.status is not None else ""
+        label = self.label
         return {
-            UNREACHABLE: f"Claude Code could not reach Anthropic's service{status}",
-            NOT_FOUND: f"the Claude Code command was not found{status}",
-            NOT_EXECUTABLE: f"the Claude Code command could not be run{status}",
-            BAD_ARGUMENTS: f"Claude Code refused its command line{status}",
-        }.get(self.kind, f"Claude Code exited as it started{status}")
+            UNREACHABLE: f"{label} could not reach Anthropic's service{status}",
+            NOT_FOUND: f"the {label} command was not found{status}",
+            NOT_EXECUTABLE: f"the {label} command could not be run{status}",
+            BAD_ARGUMENTS: f"{label} refused its command line{status}",
+        }.get(self.kind, f"{label} exited as it started{status}")
 
 
 def diagnose(
-    screen: str, status: int | None, command: str, found: bool | None = None
+    screen: str,
+    status: int | None,
+    command: str,
+    found: bool | None = None,
+    wording: Wording = CLAUDE,
 ) -> StartFailure:
     """What a dead pane's ``screen`` and exit ``status`` say about starting ``command`` (the
-    project's ``claudeCommand``); ``found``: whether the command is on PATH (None: not
-    asked)."""
+    project's ``claudeCommand``, or the ``wording``'s agent's); ``found``: whether the command
+    is on PATH (None: not asked)."""
     words = tuple(last_words(screen))
+    failure = _diagnosis(words, status, f"`{_tick_free(command)}`", found, wording)
+    return StartFailure(failure[0], status, words, failure[1], wording.label)
+
+
+def _diagnosis(
+    words: tuple[str, ...], status: int | None, program: str, found: bool | None, say: Wording
+) -> tuple[str, str]:
+    """The failure's kind and what to do about it."""
     text = "\n".join(words)
-    program = f"`{_tick_free(command)}`"
     if "Unable to connect to Anthropic services" in text or "Failed to connect to api." in text:
         advice = (
             "Check the network of the machine the bot runs on (DNS, firewall, a proxy in "
@@ -70,28 +110,29 @@ def diagnose(
             "bot's user, run `claude` once in a terminal as that user (log in, pick a theme): "
             "that first start is the check that failed. Then send your message again."
         )
-        return StartFailure(UNREACHABLE, status, words, advice)
+        return UNREACHABLE, advice
     if status == 127 or found is False or re.search(r"not found|No such file or dir", text):
         advice = (
-            f"{program} was not found: set `claudeCommand` in the bridge's config to the "
-            "path `command -v claude` prints in a terminal, or install Claude Code "
-            "(npm install -g @anthropic-ai/claude-code). The bot looks it up on its own PATH."
+            f"{program} was not found: set `{say.command_key}` in the bridge's config to the "
+            f"path `command -v {say.program}` prints in a terminal, or install {say.label} "
+            f"({say.install}). The bot looks it up on its own PATH."
         )
-        return StartFailure(NOT_FOUND, status, words, advice)
+        return NOT_FOUND, advice
     if status == 126 or "Permission denied" in text:
-        advice = f"{program} is not a program you may run: fix `claudeCommand` in the config."
-        return StartFailure(NOT_EXECUTABLE, status, words, advice)
-    if re.search(r"^error: (unknown )?option|is invalid\. Allowed choices", text, re.M):
-        advice = (
-            "Claude Code did not accept the options it was started with: check `claudeArgs`, "
-            "`model` and `permission` in the config against `claude --help`."
+        return NOT_EXECUTABLE, (
+            f"{program} is not a program you may run: fix `{say.command_key}` in the config."
         )
-        return StartFailure(BAD_ARGUMENTS, status, words, advice)
+    if re.search(say.bad_arguments, text, re.M):
+        advice = (
+            f"{say.label} did not accept the options it was started with: check "
+            f"`{say.args_key}`{say.checked} in the config against `{say.program} --help`."
+        )
+        return BAD_ARGUMENTS, advice
     advice = (
         f"Run {program} in a terminal in the project's directory to see why; "
-        f"`discord-bridge doctor` checks the set-up and {SELFTEST_HINT}."
+        f"`discord-bridge doctor` checks the set-up and {say.selftest}."
     )
-    return StartFailure(EXITED, status, words, advice)
+    return EXITED, advice
 
 
 def last_words(screen: str, limit: int = WORDS_SHOWN) -> list[str]:

@@ -16,6 +16,7 @@ import re
 
 from bridge import fastjson
 from bridge.claude.launch import SYSTEM_PROMPT
+from bridge.claude.start_failure import Wording
 from bridge.sizes import format_size
 
 # What the bridge tells the model, the same for either agent (Claude Code's system prompt).
@@ -55,3 +56,18 @@ def codex_argv(
     # -c takes a TOML value: a JSON string is a valid TOML basic string
     argv += ["-c", f"developer_instructions={fastjson.dumps(text)}"]
     return argv + extra_args
+
+
+# How a Codex that did not start is named, and what to fix (``bridge/claude/start_failure.py``
+# reads the dead pane). An option it refuses, measured on 0.171.0: ``error: unexpected
+# argument '--bogus' found``.
+START_WORDING = Wording(
+    "Codex",
+    "codexCommand",
+    "codexArgs",
+    "codex",
+    "npm install -g @openai/codex",
+    r"^error: (unexpected argument|invalid value|unknown option)",
+    " and `model`",
+    "`discord-bridge selftest --codex <command>` checks Codex with the bridge, offline",
+)

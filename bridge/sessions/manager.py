@@ -213,7 +213,8 @@ class SessionManager:
         resume = None if fresh else self.resumable(target)
         target = self._chosen_model(target)
         log.info(
-            "starting Claude Code for %s in %s%s",
+            "starting %s for %s in %s%s",
+            agent_for(target.agent).label,
             target.label,
             cwd,
             f" (resuming {resume})" if resume else "",
@@ -240,9 +241,10 @@ class SessionManager:
             await asyncio.to_thread(
                 pane_input.wait_ready, self.tmux, pane.pane_id, READY_TIMEOUT, agent=agent
             )
-        except PaneExited as err:  # said in Claude Code's own words, with what to do
-            failure = did_not_start(err, target.project.claude_command)
-            log.warning("Claude Code for %s did not start: %s", target.label, failure)
+        except PaneExited as err:  # said in the agent's own words, with what to do
+            command = agent.command(target.project)[0]
+            failure = did_not_start(err, command, agent.start_wording)
+            log.warning("%s for %s did not start: %s", agent.label, target.label, failure)
             raise failure from None
         return pane.pane_id
 

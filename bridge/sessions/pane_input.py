@@ -87,7 +87,9 @@ def type_prompt(
     Newlines inside ``-l`` text arrive as Ctrl+J, which Claude Code's input box takes as
     a line break, so a multi-line message stays one prompt. A typed Tab would be taken as
     a key (completion), so pieces holding tabs go in as a bracketed paste instead: small
-    pastes are inserted as plain text. Pieces never split an emoji or a combining mark.
+    pastes are inserted as plain text. An agent that ``pastes_text`` (Codex, whose fast keys
+    can lose a ``?`` to its shortcuts) gets every piece as a bracketed paste, each small
+    enough to be inserted as typed. Pieces never split an emoji or a combining mark.
 
     ``box_seen``: the caller saw the empty input box just now (:func:`clear_input`, in the
     same thread), so the first piece needs no second capture of the screen, only the key
@@ -113,7 +115,7 @@ def type_prompt(
         else:
             _require_input_box(keys)
         typed += piece
-        if "\t" in piece:
+        if "\t" in piece or keys.agent.pastes_text:
             keys.paste(piece)
         else:
             keys.type_literal(piece)

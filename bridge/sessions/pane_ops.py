@@ -14,7 +14,8 @@ and digits pick options. The box is also shown while a turn runs, so Escape stil
 a busy Claude and Shift+Tab still switches its mode. Otherwise :class:`NoInputBox` says why
 nothing was sent. ``/keys`` (:func:`send_keys`) is the raw path: the user names every key, and
 only the gate's certain knowledge (an open prompt, a tool call just started) stops them, and
-a ← into an empty input box, which opens Claude Code's agent view (:func:`opens_agent_view`).
+a ← into an empty input box, which opens Claude Code's agent view or Codex's agents
+(:func:`opens_agent_view`, reading the session's own screen).
 """
 
 from __future__ import annotations
@@ -224,14 +225,26 @@ AGENT_VIEW = (
     "background under a new id and keeps running after its window closes. Nothing was sent; "
     "type something before ←, or press it at the terminal."
 )
+# Codex's footer says "← for agents": measured on 0.171.0, ← there opens its "Agent command
+# center" (a list of its tasks, Esc goes back) in place of the box, which the bridge cannot
+# read as one.
+CODEX_AGENTS = (
+    "← on an empty prompt opens Codex's agent command center (0.171.0), which the bridge "
+    "cannot drive. Nothing was sent; type something before ←, or press it at the terminal."
+)
+LEFT_OPENS = {"claude": AGENT_VIEW, "codex": CODEX_AGENTS}  # by the session's agent
 
 
-def opens_agent_view(steps: list[tuple[str, str]], screen: str) -> bool:
-    """Whether ``steps`` press ← while the input box is, or may be, empty. Bridge sessions
-    run with the agent view off (``launch.PANE_ENV``), but a session started another way
-    (an older bridge, by hand) has it. In a dialog ← picks an answer: allowed, until a key
+def opens_agent_view(
+    steps: list[tuple[str, str]], screen: str, reader: Screen | None = None
+) -> bool:
+    """Whether ``steps`` press ← while the input box is, or may be, empty, read with the
+    session's agent ``reader`` (default Claude Code's). Bridge sessions of Claude Code run
+    with the agent view off (``launch.PANE_ENV``), but a session started another way (an
+    older bridge, by hand) has it. In a dialog ← picks an answer: allowed, until a key
     that may have closed it and left an empty box."""
-    empty = input_box(screen) == ""
+    box = (reader.input_box if reader else input_box)(screen)
+    empty = box == ""
     for kind, value in steps:
         if kind == "text":
             empty = False
@@ -248,8 +261,9 @@ def send_keys(keys: SessionKeys, names: str) -> list[str]:
     for a ← into an empty box."""
     keys.check("/keys")  # nothing at all, rather than the first few keys
     steps = parse_keys(names)
-    if any(value == "Left" for _, value in steps) and opens_agent_view(steps, keys.capture()):
-        raise OpensAgentView(AGENT_VIEW)
+    left = any(value == "Left" for _, value in steps)
+    if left and opens_agent_view(steps, keys.capture(), keys.screen):
+        raise OpensAgentView(LEFT_OPENS.get(keys.agent.name, AGENT_VIEW))
     sent = []
     for kind, value in steps:
         if kind == "key":

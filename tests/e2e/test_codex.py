@@ -220,3 +220,51 @@ def test_a_bot_restart_between_codexs_request_and_the_click(codex_rig) -> None:
     rig.discord.click(prompt["id"], custom_id(prompt, "Allow"))
     rig.wait_bot_message("project-b", content_contains="Ran after the restart.", timeout=90)
     assert (project / "after-restart.txt").exists()
+
+
+def test_question_marks_and_a_long_message_reach_codex_whole(codex_rig) -> None:
+    """Typed as keys, a `?` that reaches Codex's box while it looks empty (the first key, or
+    the second while Codex holds the first to tell a paste) opens its shortcuts instead, and a
+    loaded machine lost a later one too: the bridge pastes Codex's text, in pieces too small
+    for a "[Pasted Content]" placeholder, and its line breaks stay line breaks."""
+    rig = codex_rig
+    rig.openai.script(text("First answered."), text("Second answered."))
+    first = "? is this whole?"
+    start_trusted(rig, first)  # typed right after the hooks review is answered
+    rig.wait_bot_message("project-b", content_contains="First answered.", timeout=90)
+    assert last_user_text(rig.openai.wait_requests(1, timeout=30)[0]) == first
+    line = "Is a long line still whole? It has questions and marks: ?!#%&*()[]{}<>~ "
+    second = "\n".join(f"Line {n}: {line * 3}" for n in range(6)) + "\nLast one?"
+    assert len(second) > 1000  # a paste that large would show as a placeholder
+    rig.post(second, project="project-b")
+    rig.wait_bot_message("project-b", content_contains="Second answered.", timeout=90)
+    assert last_user_text(rig.openai.wait_requests(2, timeout=30)[1]) == second
+
+
+def test_a_codex_command_that_is_not_there_is_named_in_codexs_terms(rig) -> None:
+    """A Codex project whose codexCommand names no program: the reply names Codex, the
+    command and the setting to fix, not Claude Code's."""
+    raw = rig.config()
+    raw["servers"][0]["projects"][0].update(agent="codex", codexCommand="codx")
+    rig.write_config(raw)
+    rig.start_bot()
+    sent = rig.post("hello?")
+    reply = rig.wait_bot_message(timeout=60)
+    content = reply["content"]
+    assert reply["message_reference"]["message_id"] == sent["id"]
+    assert content.startswith("⚠️ Not delivered to Codex: the Codex command was not found")
+    assert "`codx` was not found: set `codexCommand`" in content, content
+    assert "Claude" not in content and "claudeCommand" not in content, content
+    logged = rig.bot_log.read_text()
+    assert "starting Codex for project-a" in logged
+    assert "Codex for project-a did not start" in logged
+
+
+def test_a_command_in_a_codex_channel_with_no_session_names_codex(rig) -> None:
+    from tests.e2e.test_control import command
+
+    raw = rig.config()
+    raw["servers"][0]["projects"][0].update(agent="codex", codexCommand="codx")
+    rig.write_config(raw)
+    rig.start_bot()
+    assert command(rig, "peek") == "No Codex is running here; /start or send a message first."

@@ -25,11 +25,11 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import (
-    NOT_RUNNING,
     BotInteraction,
     BridgeClient,
     allowed,
     command_action,
+    not_running,
     owner_only,
     target_here,
     target_of,
@@ -222,7 +222,8 @@ async def run(interaction: BotInteraction, action: Action, running: bool = True)
     async with sessions.lock(target.key):
         pane_id = await sessions.live_pane(target.key)
         if running and pane_id is None:
-            answer: str | discord.File | tuple[str, discord.File] = NOT_RUNNING
+            label = sessions.agent_of(target.key).label
+            answer: str | discord.File | tuple[str, discord.File] = not_running(label)
         else:
             try:
                 answer = await action(Commands(sessions), target, pane_id)

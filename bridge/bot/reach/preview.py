@@ -27,11 +27,11 @@ import discord
 from discord import app_commands
 
 from bridge.bot.client import (
-    NOT_RUNNING,
     UNMAPPED,
     BotInteraction,
     BridgeClient,
     BridgeItem,
+    not_running,
     owner_only,
     target_here,
 )
@@ -156,7 +156,7 @@ async def session_url(sessions: SessionManager, key: str) -> tuple[str | None, s
     (None, why there is none)."""
     pid = await _session_pid(sessions, key)
     if pid is None:
-        return None, NOT_RUNNING
+        return None, not_running(sessions.agent_of(key).label)
     found = await asyncio.to_thread(listening_ports, pid)
     if not found:
         return None, NO_PORT

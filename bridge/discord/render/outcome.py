@@ -14,6 +14,7 @@ from bridge.discord.render.decisions import (
     CONTENT_LIMIT,
     SCOPE_LABELS,
     _one_line,
+    speaker,
     suggestion_label,
 )
 from bridge.state import decisions
@@ -42,7 +43,7 @@ def outcome_line(request: Request, decision: Decision, timeout: float = 900.0) -
     """One line saying who decided what, appended to the prompt when it closes."""
     reads = _READS.get(decision.outcome)
     if reads is None:  # answered elsewhere: the event that showed it says how
-        return _ELSEWHERE.get(decision.event or "", _IN_THE_TERMINAL)
+        return _elsewhere(decision.event or "", request)
     who = f"<@{decision.by}>" if decision.by else "someone"
     return reads(_Closed(who, _quote(decision.message), request, decision, timeout))
 
@@ -84,7 +85,9 @@ _READS: dict[str, Callable[[_Closed], str]] = {
     decisions.ALLOWED: lambda c: f"✅ **Allowed** by {c.who}",
     decisions.ALWAYS_ALLOWED: lambda c: f"✅ **{_always(c)}** — by {c.who}",
     decisions.DENIED: lambda c: f"❌ **Denied** by {c.who}",
-    decisions.TOLD_INSTEAD: lambda c: f"💬 **Denied** by {c.who}, telling Claude: {c.said}",
+    decisions.TOLD_INSTEAD: lambda c: (
+        f"💬 **Denied** by {c.who}, telling {speaker(c.request)}: {c.said}"
+    ),
     decisions.ANSWERED: lambda c: f"✅ **Answered** by {c.who}",
     decisions.PLAN_APPROVED: lambda c: f"✅ **Plan approved** by {c.who} — {_plan_approved(c)}",
     decisions.KEEP_PLANNING: lambda c: f"✏️ {c.who} asked Claude to **keep planning**: {c.said}",
@@ -92,7 +95,7 @@ _READS: dict[str, Callable[[_Closed], str]] = {
     decisions.DECLINED: lambda c: f"❌ **Declined** by {c.who}",
     decisions.CANCELLED: lambda c: f"✖️ **Cancelled** by {c.who}",
     decisions.TO_TERMINAL: lambda c: (
-        f"🖥️ **Left to the terminal** by {c.who}: Claude Code shows its own dialog"
+        f"🖥️ **Left to the terminal** by {c.who}: {cli_name(c.request)} shows its own dialog"
     ),
     decisions.RETRY: lambda c: (
         f"🔁 **Claude may try again** — {c.who}; auto mode's check judges the new call"
@@ -103,11 +106,25 @@ _READS: dict[str, Callable[[_Closed], str]] = {
     ),
 }
 
-# Any other outcome was answered elsewhere: the event that showed it → how its line reads.
-_ELSEWHERE = {
-    "interrupted": "⏹ **Interrupted** in the terminal — this prompt is closed",
-    "session ended": "⏹ **The Claude Code session ended** — this prompt is closed",
-}
+# The session's agent CLI (a request's ``cli``) as a closed prompt names it: bridge.agents'
+# labels, which the hooks that close prompts must not import.
+CLI_NAMES = {"claude": "Claude Code", "codex": "Codex"}
+
+
+def cli_name(request: Request) -> str:
+    return CLI_NAMES.get(request.cli, "Claude Code")
+
+
+def _elsewhere(event: str, request: Request) -> str:
+    """Any other outcome was answered elsewhere: how its line reads, by the event that
+    showed it."""
+    if event == "interrupted":
+        return "⏹ **Interrupted** in the terminal — this prompt is closed"
+    if event == "session ended":
+        return f"⏹ **The {cli_name(request)} session ended** — this prompt is closed"
+    return _IN_THE_TERMINAL
+
+
 _IN_THE_TERMINAL = "🖥️ **Answered in the terminal** — this prompt is closed"
 
 

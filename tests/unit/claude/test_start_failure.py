@@ -87,3 +87,19 @@ def test_a_pane_exit_becomes_an_error_the_bot_can_show() -> None:
     assert isinstance(err, ClaudeDidNotStart)
     assert str(err).startswith("Claude Code could not reach Anthropic's service (exit status 1): ")
     assert err.discord_text().startswith("⚠️ Claude Code did not start: Claude Code could not")
+
+
+def test_a_codex_that_did_not_start_is_named_in_codexs_terms() -> None:
+    from bridge.codex.launch import START_WORDING
+
+    dead = PaneExited("%1", "\n" * 49 + "Pane is dead (status 127, Sun Nov 29 09:30:00 2026)", 127)
+    text = did_not_start(dead, "codx", START_WORDING).discord_text()
+    assert text.startswith("⚠️ Codex did not start: the Codex command was not found")
+    assert "`codx` was not found: set `codexCommand`" in text and "@openai/codex" in text
+    assert "Claude" not in text and "claudeCommand" not in text
+    # an option it refused, as 0.171.0 words it
+    refused = "error: unexpected argument '--bogus' found\n\n  tip: to pass '--bogus' as a value"
+    failure = sf.diagnose(refused, 2, "codex", wording=START_WORDING)
+    assert failure.kind == sf.BAD_ARGUMENTS
+    assert failure.headline() == "Codex refused its command line (exit status 2)"
+    assert "check `codexArgs` and `model` in the config against `codex --help`" in failure.advice

@@ -56,3 +56,11 @@ def test_a_history_line_above_a_dialog_is_not_taken_for_the_box() -> None:
     shown = captured("trust").replace("  Hooks need review", above)
     assert screen.input_box(shown) is None
     assert screen.read_dialog(shown) is not None
+
+
+def test_the_agent_command_center_is_no_input_box() -> None:
+    """← in the empty box opens it (0.171.0): its `› ○ task` line is no box, so nothing is
+    typed there (its keys: `n` new, enter open)."""
+    shown = captured("agent-command-center")
+    assert "Agent command center" in shown
+    assert screen.input_box(shown) is None and screen.read_dialog(shown) is None

@@ -3,8 +3,11 @@ their aliases, any case) are pressed as keys."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bridge.agents import agent_for
 from bridge.sessions.pane_ops import opens_agent_view, parse_keys
 
 
@@ -49,3 +52,25 @@ DIALOG = "────\n  Do you want to proceed?\n  ❯ 1. Yes\n    2. No\n\n  
 )
 def test_left_into_an_empty_box_opens_the_agent_view(screen: str, keys: str, opens: bool) -> None:
     assert opens_agent_view(parse_keys(keys), screen) is opens
+
+
+CODEX_SCREENS = Path(__file__).parents[1] / "codex" / "screens"
+
+
+@pytest.mark.parametrize(
+    ("captured", "keys", "opens"),
+    [
+        ("0.171.0-idle.txt", "Left", True),  # its agent command center
+        ("0.171.0-idle.txt", "abc Left", False),
+        ("0.171.0-typed.txt", "Left", False),  # moves the cursor in the text
+        ("0.171.0-typed.txt", "C-u Left", True),
+        ("0.171.0-trust.txt", "Left", False),  # a dialog's own ←
+    ],
+)
+def test_left_into_codexs_empty_box_is_read_off_codexs_screen(
+    captured: str, keys: str, opens: bool
+) -> None:
+    """Codex's box (`› Ask Codex to do anything`, "← for agents" below) read with Codex's
+    screen reader: Claude Code's reads no box there and let the ← through."""
+    screen = (CODEX_SCREENS / captured).read_text()
+    assert opens_agent_view(parse_keys(keys), screen, agent_for("codex").screen) is opens

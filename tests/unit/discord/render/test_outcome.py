@@ -76,3 +76,20 @@ def test_a_timeout_says_how_long_it_waited() -> None:
     assert closed(FORM, {"outcome": "timeout"}, 3 * 3600) == (
         "⏱ **No answer within 3 h** — cancelled"
     )
+
+
+def test_a_codex_sessions_closed_prompt_names_codex() -> None:
+    """The lines that name the session's CLI read Codex's for a Codex request (its ``cli``)."""
+    from tests.unit.discord.prompt_requests import RID, record
+
+    codex = record({"id": RID, "kind": "permission", "tool_name": "Bash", "cli": "codex"})
+    lines = [
+        closed(codex, {"outcome": "to_terminal", "by": "7"}),
+        closed(codex, {"outcome": "answered_elsewhere", "event": "session ended"}),
+        closed(codex, {"outcome": "tell", "message": "use make", "by": "7"}),
+    ]
+    assert lines == [
+        "🖥️ **Left to the terminal** by <@7>: Codex shows its own dialog",
+        "⏹ **The Codex session ended** — this prompt is closed",
+        "💬 **Denied** by <@7>, telling Codex: “use make”",
+    ]
