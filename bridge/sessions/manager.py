@@ -28,7 +28,7 @@ from bridge.sessions import adoption, pane_input, pane_launch, worktrees
 from bridge.sessions.key_gate import SessionKeys
 from bridge.sessions.start_failed import did_not_start
 from bridge.sessions.targets import SessionTarget
-from bridge.state import runtime, session_state
+from bridge.state import decisions, runtime, session_state
 from bridge.tmux import PaneExited, PaneInfo, TmuxError, TmuxSessions
 
 log = logging.getLogger(__name__)
@@ -273,6 +273,7 @@ class SessionManager:
         pane = await asyncio.to_thread(self.tmux.find, key)
         if pane is not None:
             await asyncio.to_thread(self.tmux.kill, pane.pane_id)
+            await asyncio.to_thread(decisions.close_channel, self.runtime, key)
         if session_state.load(self.runtime, key) is not None:
             await asyncio.to_thread(
                 session_state.update, self.runtime, key, wanted="stopped", pane_id=None

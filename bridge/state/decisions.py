@@ -114,6 +114,20 @@ def asking(rt: runtime.Runtime, channel_id: str, margin: float) -> list[Request]
     return found
 
 
+def close_channel(rt: runtime.Runtime, channel_id: str) -> list[str]:
+    """Close every request of a channel's (or thread's) session: its Claude Code was ended,
+    and with it any dialog. Its hook may live on a little (it looks for its Claude Code once
+    a second): until then :func:`asking` would hold the keys of the channel's next session
+    (a project removed and another added in its channel had its first message refused)."""
+    closed = []
+    for request_id in _request_ids(rt):
+        request = read_request(rt, request_id)
+        if request is not None and request.channel_id == channel_id:
+            close(rt, request_id)
+            closed.append(request_id)
+    return closed
+
+
 def is_pending(rt: runtime.Runtime, request: Request) -> bool:
     """Undecided, before its deadline, and its hook still waiting for the answer."""
     if os.path.exists(_path(rt, request.id, DECISION)):

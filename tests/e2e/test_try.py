@@ -887,7 +887,9 @@ def test_a_claude_started_by_hand_is_adopted_and_released_from_the_page(
                 assert "touch adopted.txt" in prompt.inner_text()
                 prompt.get_by_role("button", name="Allow", exact=True).click()
                 wait_until((project / "adopted.txt").exists, 30, "the allowed command to run")
-                messages.locator(".content", has_text="after the adopted tool").wait_for()
+                # the reply, not the turn's status quoting it ("⏳ Working · … > after the …")
+                reply = re.compile(r"^after the adopted tool")
+                messages.locator(".content", has_text=reply).wait_for()
                 routes = Path(rig.env["DISCORD_BRIDGE_HOME"]) / "adopted-sessions.json"
                 assert routes.exists()  # how they found try: its route in the bridge home
                 welcome.get_by_role("button", name="Release").click()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -231,3 +232,38 @@ def test_a_thread_keeps_the_worktree_and_branch_it_was_given(manager, tmp_path) 
     assert git(Path(cwd), "log", "-1", "--format=%s").strip() == "thread work"
     fresh = manager.target_for(LISTED)  # a thread with no worktree yet: named after it
     assert manager._prepare_cwd(fresh)[1]["branch"] == "worktree-listed"
+
+
+def test_stopping_a_session_closes_the_prompts_its_hooks_left_open(manager, tmp_path) -> None:
+    """A Claude Code ended while its PermissionRequest hook waits leaves that hook running a
+    little (it looks for its Claude Code once a second): its request must not hold the keys of
+    the channel's next session (a project removed and another added in its channel had its
+    first message refused as "asking for permission")."""
+    from bridge.state import decisions
+    from bridge.state.decision_records import Request
+
+    manager.tmux.start(PARENT, "alpha", str(tmp_path), ["sleep", "600"], {})
+    hook = subprocess.Popen(["sleep", "60"])  # the hook, orphaned but alive
+    try:
+        request = Request.from_dict(
+            {
+                "id": decisions.new_id(),
+                "kind": "permission",
+                "channel_id": PARENT,
+                "pid": hook.pid,
+                "deadline": time.time() + 600,
+                "tool_name": "Bash",
+                "tool_input": {"command": "touch x"},
+            }
+        )
+        decisions.write_request(manager.runtime, request)
+        other = Request.from_dict(
+            {**request.to_dict(), "id": decisions.new_id(), "channel_id": LISTED}
+        )
+        decisions.write_request(manager.runtime, other)
+        assert decisions.asking(manager.runtime, PARENT, 30)  # the key gate would refuse
+        assert asyncio.run(manager.stop(PARENT))
+        assert decisions.asking(manager.runtime, PARENT, 30) == []
+        assert decisions.asking(manager.runtime, LISTED, 30)  # another session's stays open
+    finally:
+        hook.kill()
