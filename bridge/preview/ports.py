@@ -19,7 +19,7 @@ import pwd
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from bridge.sessions.machine import children
+from bridge.sessions.proc_tree import children
 
 MAX_PROCESSES = 2000  # a fork bomb in a pane must not make the bot read /proc for ever
 LISTEN = "0A"  # the ``st`` field of a listening socket (include/net/tcp_states.h)

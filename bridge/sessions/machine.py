@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from bridge.claude.dialogs import read_dialog
 from bridge.claude.screen import is_busy
 from bridge.sessions import machine_codex as codex_machine
+from bridge.sessions.proc_tree import first_in
 from bridge.state import private_files
 from bridge.state.adoptions import is_session_id
 from bridge.state.runtime import ENV_CHANNEL
@@ -220,17 +221,9 @@ def screen_state(socket: str, pane_id: str) -> str:
 # --- /proc -----------------------------------------------------------------------------
 
 
-def claude_in(pid: int, depth: int = 0) -> int | None:
+def claude_in(pid: int) -> int | None:
     """``pid`` if it is Claude Code, else the first Claude Code among its descendants."""
-    if is_claude(pid):
-        return pid
-    if depth >= MAX_DEPTH:
-        return None
-    for child in children(pid):
-        found = claude_in(child, depth + 1)
-        if found is not None:
-            return found
-    return None
+    return first_in(pid, is_claude, MAX_DEPTH)
 
 
 def is_claude(pid: int) -> bool:
@@ -246,14 +239,6 @@ def is_claude(pid: int) -> bool:
         return True
     script = argv[1].decode(errors="replace") if len(argv) > 1 else ""
     return first.startswith("node") and "claude-code" in script and script.endswith("cli.js")
-
-
-def children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            return [int(child) for child in handle.read().split()]
-    except (OSError, ValueError):
-        return []
 
 
 def proc_start(pid: int) -> str | None:

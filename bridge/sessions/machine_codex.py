@@ -16,22 +16,15 @@ import os
 from bridge.codex import hooks_file, launch
 from bridge.codex.history import ROLLOUT
 from bridge.codex.screen import input_box, is_busy, read_dialog
+from bridge.sessions import proc_tree
 
 MAX_DEPTH = 4  # process levels below a pane's process searched
 MAX_FDS = 4096  # open files of one process looked at
 
 
-def codex_in(pid: int, depth: int = 0) -> int | None:
+def codex_in(pid: int) -> int | None:
     """``pid`` if it is Codex, else the first Codex among its descendants."""
-    if is_codex(pid):
-        return pid
-    if depth >= MAX_DEPTH:
-        return None
-    for child in _children(pid):
-        found = codex_in(child, depth + 1)
-        if found is not None:
-            return found
-    return None
+    return proc_tree.first_in(pid, is_codex, MAX_DEPTH)
 
 
 def is_codex(pid: int) -> bool:
@@ -57,7 +50,7 @@ def session_id_of(pid: int) -> str | None:
 
 def rollout_open(pid: int) -> str | None:
     """The rollout ``pid`` or a descendant holds open (a regular file of Codex's name)."""
-    for process in [pid, *_descendants(pid)]:
+    for process in [pid, *proc_tree.descendants(pid, MAX_DEPTH)]:
         for target in _open_files(process):
             match = ROLLOUT.fullmatch(os.path.basename(target))
             if match is not None and launch.is_session_id(match["id"]) and os.path.isfile(target):
@@ -83,23 +76,6 @@ def screen_state(screen: str) -> str:
     if is_busy(screen):
         return "working"
     return "idle" if input_box(screen) is not None else "starting"
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            return [int(child) for child in handle.read().split()]
-    except (OSError, ValueError):
-        return []
-
-
-def _descendants(pid: int, depth: int = 0) -> list[int]:
-    if depth >= MAX_DEPTH:
-        return []
-    found = []
-    for child in _children(pid):
-        found += [child, *_descendants(child, depth + 1)]
-    return found
 
 
 def _open_files(pid: int) -> list[str]:

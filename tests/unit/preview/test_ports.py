@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from bridge.preview.ports import Listening, listening_ports, loopback_host, parse_table, whose
-from bridge.sessions.machine import children
+from bridge.sessions.proc_tree import children
 
 # A shell whose child listens on three sockets: loopback, the wildcard, and IPv6 loopback;
 # it prints their ports, then waits. The shell is the "pane"; the listener its descendant.
