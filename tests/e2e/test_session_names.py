@@ -25,8 +25,13 @@ def record(rig, key: str) -> dict:
     return json.loads(path.read_text())
 
 
-def titles(transcript: str) -> list[str]:
-    lines = [json.loads(line) for line in Path(transcript).read_text().splitlines() if line]
+def titles(transcript: str, reply: str) -> list[str]:
+    """The conversation's titles once its transcript holds ``reply``. Claude Code writes its
+    transcript behind the Stop hook (a session's first turn: the file may not exist yet when
+    the reply is on Discord), so reading it at the reply found no file once in a CI run."""
+    path = Path(transcript)
+    wait_until(lambda: path.exists() and reply in path.read_text(), what=f"{reply!r} in {path}")
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line]
     return [line["customTitle"] for line in lines if line.get("type") == "custom-title"]
 
 
@@ -40,7 +45,8 @@ def test_a_threads_conversation_is_named_after_the_thread(rig) -> None:
     rig.discord.post_message(thread["id"], "and the button")
     wait_reply(rig, thread["id"], "Model saw: and the button", since)
     transcript = record(rig, thread["id"])["transcript_path"]
-    assert set(titles(transcript)) == {TITLE}  # (Claude Code repeats it after each turn)
+    named = titles(transcript, "Model saw: and the button")
+    assert set(named) == {TITLE}  # (Claude Code repeats it after each turn)
     screen = rig.tmux.capture(rig.tmux.find(thread["id"]).pane_id)
     box_rule = next(line for line in screen.splitlines() if TITLE in line)
     assert box_rule.lstrip().startswith("────")  # Claude Code shows it on the box's rule
@@ -48,7 +54,8 @@ def test_a_threads_conversation_is_named_after_the_thread(rig) -> None:
     # The channel's own session is not named.
     rig.post("in the channel")
     rig.wait_bot_message(content_contains="Model saw: in the channel", timeout=60)
-    assert titles(record(rig, rig.ids["project-a"])["transcript_path"]) == []
+    channel_transcript = record(rig, rig.ids["project-a"])["transcript_path"]
+    assert titles(channel_transcript, "Model saw: in the channel") == []
 
     # `claude --resume <name>` at a terminal finds the thread's conversation by its name.
     done = subprocess.run(
