@@ -25,12 +25,18 @@ def record(rig, key: str) -> dict:
     return json.loads(path.read_text())
 
 
-def titles(transcript: str, reply: str) -> list[str]:
-    """The conversation's titles once its transcript holds ``reply``. Claude Code writes its
-    transcript behind the Stop hook (a session's first turn: the file may not exist yet when
-    the reply is on Discord), so reading it at the reply found no file once in a CI run."""
+def written(transcript: str, reply: str) -> Path:
+    """The transcript once it holds ``reply``. Claude Code writes it behind the Stop hook: at
+    a session's first reply on Discord the file may not exist yet (reading it then found no
+    file once in a CI run, and a ``/branch`` then says "nothing to branch yet")."""
     path = Path(transcript)
     wait_until(lambda: path.exists() and reply in path.read_text(), what=f"{reply!r} in {path}")
+    return path
+
+
+def titles(transcript: str, reply: str) -> list[str]:
+    """The conversation's titles once its transcript holds ``reply``."""
+    path = written(transcript, reply)
     lines = [json.loads(line) for line in path.read_text().splitlines() if line]
     return [line["customTitle"] for line in lines if line.get("type") == "custom-title"]
 
@@ -80,7 +86,9 @@ def test_a_branch_of_the_conversation_is_followed_and_said(rig) -> None:
     rig.start_bot()
     rig.post("before the branch")
     rig.wait_bot_message(content_contains="Model saw: before the branch", timeout=60)
-    original = record(rig, rig.ids["project-a"])["session_id"]
+    first = record(rig, rig.ids["project-a"])
+    original = first["session_id"]
+    written(first["transcript_path"], "Model saw: before the branch")  # what /branch copies
 
     since = rig.discord.mark()
     assert command(rig, "keys", {"keys": "/branch Enter"}) == "Sent: '/branch' Enter"
