@@ -157,13 +157,25 @@ def about_your_own_setup(report: Report, claude: bool = True) -> None:
     report.info("your own Claude Code login is not used here: `discord-bridge doctor` checks it")
 
 
+def remove_tree(root: Path, patience: float = 5.0) -> bool:
+    """Remove the throwaway set-up, again while something still writes there: an agent the
+    closed tmux server just hung up on can still be writing its session files (a fresh-clone
+    CI run once found the set-up left behind after a Codex round). Whether it is gone."""
+    deadline = time.monotonic() + patience
+    while True:
+        shutil.rmtree(root, ignore_errors=True)
+        if not root.exists() or time.monotonic() >= deadline:
+            return not root.exists()
+        time.sleep(0.2)
+
+
 def finish(report: Report, benches: list[Bench], opts: Options) -> int:
     took = time.monotonic() - report.started
     for bench in benches:
         if report.failures or opts.keep:
             report.info(f"kept for a look: {bench.root} (bot.log, state/logs/hooks.log)")
         else:
-            shutil.rmtree(bench.root, ignore_errors=True)
+            remove_tree(bench.root)
     if report.failures:
         print(f"selftest: {report.failures} check failed after {took:.0f} s", flush=True)
         return 1

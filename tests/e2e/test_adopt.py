@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from pathlib import Path
 
 from bridge_testkit import wait_until
 from fake_anthropic import echo, last_user_text, tool_use
@@ -174,6 +175,15 @@ def test_a_past_conversation_resumed_in_a_thread_carries_its_earlier_prompt(rig)
     rig.post("remember the word pineapple")
     rig.wait_bot_message(content_contains="First saw:", timeout=60)
     wait_until(lambda: screen_is_idle(rig.screen()), 30, "Claude Code to be idle")
+    # Claude Code writes its transcript behind the Stop hook: /history reads what is written
+    # (a fresh-clone run listed no conversation once, and once none of its reply).
+    record = json.loads((rig.state_dir / "sessions" / f"{rig.ids['project-a']}.json").read_text())
+    transcript = Path(record["transcript_path"])
+    wait_until(
+        lambda: transcript.exists() and "First saw: remember" in transcript.read_text(),
+        30,
+        "the reply in the transcript",
+    )
     since = rig.discord.mark()
 
     # Listed for the owner only; picking one shows its first prompt and last reply.
