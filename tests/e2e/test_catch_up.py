@@ -88,7 +88,18 @@ def test_a_live_message_during_the_catch_up_comes_after_the_missed_ones_once(rig
         "the last message to reach the model",
     )
     words = user_words(final)
-    order = [words.index(t) for t in ("missed message 0", "missed message 1", "a live message")]
+    typed = ("missed message 0", "missed message 1", "a live message")
+    # Once (a fresh-clone run) the last request lacked one of the three: name which, and
+    # show what each main request ended with and the pane, to tell a lost prompt from a
+    # merged one.
+    missing = [t for t in typed if t not in words]
+    assert not missing, (
+        missing,
+        [last_user_text(r)[-200:] for r in rig.api.requests],
+        rig.screen(),
+        rig.bot_output()[-3000:],
+    )
+    order = [words.index(t) for t in typed]
     assert order == sorted(order), words
     for typed in ("missed message 0", "missed message 1", "a live message meanwhile"):
         assert words.count(typed) == 1, (typed, words)
