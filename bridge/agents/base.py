@@ -34,7 +34,9 @@ class Screen:
     ``mode_on_screen``: the permission mode its footer shows (None: unknown).
     ``usage_limit``: the agent's own notice of a usage limit that ended the latest turn, for
     an agent that reports it on its screen only (Codex; None for Claude Code, whose
-    StopFailure hook says it), and ``limit_reset``: when that notice says the limit resets."""
+    StopFailure hook says it), and ``limit_reset``: when that notice says the limit resets.
+    ``holds_queued``: the agent holds messages typed during a turn that it has not sent to the
+    model yet (None: it shows no such thing, or the bridge does not read it)."""
 
     input_box: Callable[[str], str | None]
     read_dialog: Callable[[str], Dialog | None]
@@ -42,6 +44,7 @@ class Screen:
     mode_on_screen: Callable[[str], str | None]
     usage_limit: Callable[[str], str | None] | None = None
     limit_reset: Callable[[str, float], float | None] | None = None
+    holds_queued: Callable[[str], bool] | None = None
 
     def is_prompt_ready(self, screen: str) -> bool:
         """The input box shows, empty."""

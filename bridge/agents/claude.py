@@ -21,7 +21,13 @@ from bridge.config import Project
 class ClaudeCode(Agent):
     name = "claude"
     label = "Claude Code"
-    screen = Screen(screen.input_box, dialogs.read_dialog, screen.is_busy, screen.mode_on_screen)
+    screen = Screen(
+        screen.input_box,
+        dialogs.read_dialog,
+        screen.is_busy,
+        screen.mode_on_screen,
+        holds_queued=screen.holds_queued,
+    )
     pane_env = launch.PANE_ENV
     hooks = hook_table.HOOKS
     versions = (versions.OLDEST, versions.PINNED)

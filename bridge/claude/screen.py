@@ -9,8 +9,10 @@ box, and digits or Enter typed there would answer it. These functions read a cap
 
 from __future__ import annotations
 
-# Dim hint text Claude Code shows in an empty box (measured in 2.1.330).
-PLACEHOLDERS = ("Press up to edit queued messages",)
+# Dim hint text Claude Code shows in an empty box (measured in 2.1.330 and 2.1.332) while it
+# holds messages typed during a turn that the model has not been sent yet (its own queue).
+QUEUED_HINT = "Press up to edit queued messages"
+PLACEHOLDERS = (QUEUED_HINT,)
 RULE = "────"
 
 
@@ -21,6 +23,23 @@ def input_box(screen: str) -> str | None:
     ``❯``. Dialogs (permission, question, plan) replace the box: their ``❯ 1. Yes`` line does
     not sit right below a rule, so a dialog reads as "no box" and nothing gets typed into it.
     """
+    text = _box_text(screen)
+    return "" if text in PLACEHOLDERS else text
+
+
+def holds_queued(screen: str) -> bool:
+    """Claude Code holds messages of its own queue (typed while a turn ran) that the model
+    has not been sent yet: its empty box shows :data:`QUEUED_HINT`.
+
+    Text typed then must wait: between a turn's end and Claude Code sending its queue, an
+    Enter sends the box at once, ahead of the queue (a fresh-clone run, at load: the message
+    typed second reached the model before the one queued first, in a turn of its own). Once
+    the queue is sent (the hint gone), a message typed while that turn runs queues behind it.
+    """
+    return _box_text(screen) == QUEUED_HINT
+
+
+def _box_text(screen: str) -> str | None:
     lines = [line.strip() for line in screen.splitlines()]
     rules = [i for i, line in enumerate(lines) if line.startswith(RULE)]
     if len(rules) < 2:
@@ -30,8 +49,7 @@ def input_box(screen: str) -> str | None:
     if not body or not body[0].startswith("❯"):
         return None
     body[0] = body[0][1:]
-    text = "\n".join(line.strip() for line in body).strip()
-    return "" if text in PLACEHOLDERS else text
+    return "\n".join(line.strip() for line in body).strip()
 
 
 BUSY_MARKER = "esc to interrupt"  # Claude Code's footer while a turn runs (not always, below)

@@ -31,6 +31,10 @@ SUBMIT_RETRIES = 3
 # longer loses nothing and types nothing twice.
 BOX_WAIT = 30.0
 ECHO_WAIT = BOX_WAIT  # the same, for a piece to show before the next is typed
+# Seconds a prompt waits for the agent to send the messages of its own queue first (typed
+# during a turn: sent at the next tool result or the turn's end). A fresh-clone run at load saw
+# Claude Code leave its queue unsent for over 0.3 s after a turn ended.
+QUEUE_WAIT = 30.0
 CLEAR_ROUNDS = 20  # C-u clears one line of a multi-line leftover per round
 DIALOG_SETTLE = 0.5  # seconds a dialog must stay on screen to count (and to take keys)
 
@@ -217,12 +221,38 @@ def _box_signature(box: str | None) -> str:
 
 
 def clear_input(keys: SessionKeys, timeout: float = 2.0) -> None:
-    """Make sure the input box is on screen and empty before typing a prompt.
+    """Make sure the input box is on screen and empty before typing a prompt, and that the
+    agent holds no message of its own queue that the new one could overtake.
 
     A dialog on screen raises :class:`NoInputBox`: typed text would pick its options and
     Enter would confirm the highlighted one. Text left in the box (typed at the terminal,
     or put back by an interrupt) is cleared so it does not merge with the new prompt.
     """
+    screen = _empty_box(keys, timeout)
+    if _wait_queue_sent(keys, screen):
+        _empty_box(keys, timeout)  # the screen changed meanwhile: a dialog may have opened
+
+
+def _wait_queue_sent(keys: SessionKeys, screen: str) -> bool:
+    """Wait, up to :data:`QUEUE_WAIT`, while the agent holds messages typed during its turn
+    that it has not sent yet (``Screen.holds_queued``); True if it did. An Enter pressed
+    between the turn's end and the queue's sending sends the box first, out of order; once the
+    queue is sent, what is typed during its turn queues behind it. Past the wait the prompt
+    is typed anyway: into a turn still running, it queues behind them."""
+    holds = keys.screen.holds_queued
+    if holds is None or not holds(screen):
+        return False
+    try:
+        keys.tmux.wait_for(keys.pane_id, lambda s: not holds(s), QUEUE_WAIT)
+    except PaneExited:
+        raise
+    except TmuxError:
+        log.warning("the agent still holds queued messages after %.0f s; typing", QUEUE_WAIT)
+    return True
+
+
+def _empty_box(keys: SessionKeys, timeout: float) -> str:
+    """The screen once the input box shows, emptied (see :func:`clear_input`)."""
     tmux, pane_id = keys.tmux, keys.pane_id
     input_box = keys.screen.input_box
     keys.check("your message")  # a prompt of the session open: refused at once, no wait
@@ -237,12 +267,13 @@ def clear_input(keys: SessionKeys, timeout: float = 2.0) -> None:
         ) from None
     for _ in range(CLEAR_ROUNDS):
         if not input_box(screen):
-            return
+            return screen
         keys.press("C-e", "C-u")
         if input_box(tmux.capture(pane_id)):  # an emptied line of a multi-line leftover
             keys.press("BSpace")
         time.sleep(0.05)
         screen = tmux.capture(pane_id)
+    return screen
 
 
 def wait_ready(

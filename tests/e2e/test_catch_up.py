@@ -89,9 +89,9 @@ def test_a_live_message_during_the_catch_up_comes_after_the_missed_ones_once(rig
     )
     words = user_words(final)
     typed = ("missed message 0", "missed message 1", "a live message")
-    # Once (a fresh-clone run) the last request lacked one of the three: name which, and
-    # show what each main request ended with and the pane, to tell a lost prompt from a
-    # merged one.
+    # Twice (fresh-clone runs) the live one overtook a missed one left in Claude Code's own
+    # queue at a turn's end: out of order, or not yet sent when the last word was
+    # (pane_input waits for that queue now). Say which is missing, with what each request had.
     missing = [t for t in typed if t not in words]
     assert not missing, (
         missing,

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.claude.screen import is_busy, is_prompt_ready, mode_on_screen, signature
+from bridge.claude.screen import (
+    holds_queued,
+    input_box,
+    is_busy,
+    is_prompt_ready,
+    mode_on_screen,
+    signature,
+)
 
 RULE = "─" * 60
 
@@ -153,6 +160,26 @@ def test_a_notice_in_place_of_the_mode_says_nothing_about_the_mode() -> None:
 def test_the_empty_box_reads_ready_on_both_versions() -> None:
     assert is_prompt_ready(OLD_IDLE) and is_prompt_ready(NEW_IDLE)
     assert not is_prompt_ready(DIALOG)
+
+
+# 2.1.332 (captured) with a message typed during the turn: queued, not sent to the model yet.
+QUEUED = screen(
+    "❯ first message",
+    "❯ second message",
+    "  ⎿  Queued · ctrl+x ctrl+s to send now",
+    "✢ Roosting…",
+    RULE,
+    "❯ Press up to edit queued messages",
+    RULE,
+    "  ⏸ manual mode on · esc to interrupt · ← for agents",
+)
+
+
+def test_a_queued_message_is_read_from_the_empty_boxs_hint() -> None:
+    assert holds_queued(QUEUED) and input_box(QUEUED) == ""  # the box is empty all the same
+    assert not holds_queued(NEW_BUSY) and not holds_queued(NEW_IDLE)
+    typed_over_it = QUEUED.replace("Press up to edit queued messages", "third message")
+    assert not holds_queued(typed_over_it) and not holds_queued(DIALOG)
 
 
 @pytest.mark.parametrize(

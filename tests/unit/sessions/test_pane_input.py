@@ -6,9 +6,11 @@ the size of every read."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,3 +93,77 @@ def test_a_first_read_8_s_late_still_sends_the_message(slow_box) -> None:
     _, keys, _, sent = slow_box
     pane_input.type_into_box(keys, "run the tests")
     assert sent.read_text() == "run the tests"
+
+
+# Claude Code's own queue, as measured on 2.1.332: an Enter during a turn queues the box (its
+# empty box then hints "Press up to edit queued messages"); at the turn's end the queue is sent
+# as one prompt. An Enter while no turn runs sends the box at once, queue or not. Here the turn
+# has just ended with one message queued, and the queue goes out only LAG seconds later (at
+# load a fresh-clone run saw over 0.3 s): the moment a message typed then overtook it.
+QUEUE_BOX = r"""
+import json, os, select, sys, time, tty
+sent_path, lag, turn = sys.argv[1], 1.5, 0.5
+text, queue, busy_until, send_queue_at = "", ["queued first"], 0.0, time.monotonic() + lag
+def send(prompt):
+    global busy_until
+    with open(sent_path, "a") as f:
+        f.write(json.dumps(prompt) + "\n")
+    busy_until = time.monotonic() + turn
+def draw():
+    busy = time.monotonic() < busy_until
+    box = text or ("Press up to edit queued messages" if queue else "")
+    sys.stdout.write("\x1b[2J\x1b[H● earlier reply\r\n\r\n" + "─" * 60 + "\r\n❯ " + box + "\r\n"
+                     + "─" * 60 + "\r\n  " + ("esc to interrupt" if busy else "? for shortcuts")
+                     + "\r\n")
+    sys.stdout.flush()
+tty.setraw(0)
+was_busy = False
+while True:
+    if select.select([0], [], [], 0.05)[0]:
+        for char in os.read(0, 65536).decode():
+            if char != "\r":
+                text += char
+            elif text and time.monotonic() < busy_until:
+                queue.append(text)
+                text = ""
+            elif text:
+                send(text)
+                text = ""
+    busy = time.monotonic() < busy_until
+    if was_busy and not busy and queue:
+        send_queue_at = time.monotonic() + lag
+    was_busy = busy
+    if queue and not busy and time.monotonic() >= send_queue_at:
+        send("\n\n".join(queue))
+        queue = []
+    draw()
+"""
+
+
+def test_a_message_typed_while_the_queue_waits_to_be_sent_goes_after_it(tmp_path) -> None:
+    """Typed while Claude Code holds a queued message it has not sent yet, a message waits
+    until the queue is sent, then queues behind it: the model reads them in the order sent.
+    Before the wait it was sent at once, ahead of the queue."""
+    script, sent = tmp_path / "queue.py", tmp_path / "sent"
+    script.write_text(QUEUE_BOX)
+    socket = f"dbunit-{uuid.uuid4().hex[:8]}"
+    tmux = TmuxSessions("unit", socket)
+    try:
+        command = [sys.executable, str(script), str(sent)]
+        info = tmux.start(CHANNEL, "queue", str(tmp_path), command, {})
+        tmux.wait_for(info.pane_id, lambda s: input_box(s) is not None, 10)
+        keys = SessionKeys(
+            tmux, info.pane_id, runtime.Runtime(str(tmp_path / "rt")).ensure(), CHANNEL
+        )
+        pane_input.type_into_box(keys, "typed second")
+        deadline = time.monotonic() + 15
+        while len(prompts(sent)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert prompts(sent) == ["queued first", "typed second"]
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+        Path(f"/tmp/tmux-{os.getuid()}/{socket}").unlink(missing_ok=True)
+
+
+def prompts(sent: Path) -> list[str]:
+    return [json.loads(line) for line in sent.read_text().splitlines()] if sent.exists() else []
