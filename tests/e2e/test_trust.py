@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from bridge_testkit import paths_under
 from fake_anthropic import echo, last_user_text, text, tool_use
 
 
@@ -56,7 +57,7 @@ def listener() -> Iterator[Listener]:
 
 
 def files_named_x(root) -> list[str]:
-    return sorted(str(p) for p in root.rglob("x*") if p.name.split(".")[0] == "x")
+    return sorted(str(p) for p in paths_under(root) if p.name.split(".")[0] == "x")
 
 
 def test_a_projects_settings_env_cannot_redirect_the_token_or_escape_the_runtime_dir(

@@ -11,7 +11,7 @@ builds one per test (the ``rig`` fixture); ``bench_rig`` builds one for a benchm
 from .bench import bench_rig, percentile
 from .hook_contract import hook_input, not_from_claude
 from .questions import FORM, QUESTIONS
-from .rig import REPO, STATUS_MARKS, TMUX_SESSION, BridgeRig, is_status, wait_until
+from .rig import REPO, STATUS_MARKS, TMUX_SESSION, BridgeRig, is_status, paths_under, wait_until
 
 __all__ = [
     "FORM",
@@ -24,6 +24,7 @@ __all__ = [
     "hook_input",
     "is_status",
     "not_from_claude",
+    "paths_under",
     "percentile",
     "wait_until",
 ]

@@ -64,6 +64,14 @@ def long_loop_lags(log: str, limit_ms: int = LAG_LIMIT_MS) -> list[str]:
     return held
 
 
+def paths_under(root: Path) -> list[Path]:
+    """Every file and folder under ``root``, passing over a folder removed while it is read:
+    Claude Code clones its plugin marketplace into the HOME's ``.claude/plugins`` and, offline,
+    removes the half-made ``…clone`` again (``Path.rglob`` raised FileNotFoundError on its
+    ``.git/refs`` once in a fresh-clone run); ``os.walk`` skips what is gone."""
+    return [Path(top, name) for top, dirs, files in os.walk(root) for name in (*dirs, *files)]
+
+
 def wait_until(check, timeout: float = 60.0, what: str = "condition"):
     """Poll ``check`` until it returns something truthy (returned); fail after ``timeout``."""
     deadline = time.monotonic() + timeout
