@@ -64,6 +64,45 @@ def long_loop_lags(log: str, limit_ms: int = LAG_LIMIT_MS) -> list[str]:
     return held
 
 
+def kill_leftovers(root: Path, within: float = 3.0) -> list[int]:
+    """Kill every process still working in ``root`` (its working directory there), until
+    none is left or ``within`` seconds have passed; returns their pids.
+
+    A hook's detached job (``bridge.handlers.context.detach``: its own session, so tmux's
+    kill-server does not reach it) outlives the test. The emulator is shared by the tests of a
+    worker and reset between them, with the same channel ids, so a Stop hook's reply
+    delivered late landed in the next test's channel (a fresh-clone run: test_roles' "Model
+    saw: …" in test_screens' channel)."""
+    killed: list[int] = []
+    deadline = time.monotonic() + within
+    while True:
+        found = _pids_working_in(root)
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                continue
+            killed.append(pid)
+        if not found or time.monotonic() > deadline:
+            return killed
+        time.sleep(0.05)
+
+
+def _pids_working_in(root: Path) -> list[int]:
+    mine, inside = os.getpid(), f"{root}{os.sep}"
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == mine:
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if f"{cwd}{os.sep}".startswith(inside):
+            pids.append(int(entry))
+    return pids
+
+
 def paths_under(root: Path) -> list[Path]:
     """Every file and folder under ``root``, passing over a folder removed while it is read:
     Claude Code clones its plugin marketplace into the HOME's ``.claude/plugins`` and, offline,
@@ -375,5 +414,6 @@ class BridgeRig:
         self.stop_bot()
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
         self.stop_claude_daemon()
+        kill_leftovers(self.tmp)
         socket_path = Path(f"/tmp/tmux-{os.getuid()}") / self.socket
         socket_path.unlink(missing_ok=True)
