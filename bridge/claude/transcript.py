@@ -273,26 +273,39 @@ def prompt_digest(text: str) -> str:
 def prompt_since(path: object, since: float, digest: str) -> bool:
     """Whether the transcript records a user prompt of this :func:`prompt_digest` written at
     ``since`` (epoch seconds) or later: proof that a prompt typed then reached Claude Code
-    (it writes the line when the prompt is submitted). Tool results are no prompts."""
+    (it writes the line when the prompt is submitted, and an ``enqueue`` line when one typed
+    during a turn joins its own queue: sent later, it is no less delivered). Tool results are
+    no prompts."""
     if not isinstance(path, str) or not path:
         return False
     data, _ = read_tail(path, PROMPT_TAIL)
     for line in data.split(b"\n")[:-1]:  # whole lines only: the last may still be written
-        if b'"user"' not in line or b"toolUseResult" in line:
+        if (b'"user"' not in line and b'"enqueue"' not in line) or b"toolUseResult" in line:
             continue
         try:
             record = fastjson.loads(line)
         except (ValueError, RecursionError):
             continue
-        if not isinstance(record, dict) or record.get("type") != "user":
+        if not isinstance(record, dict):
+            continue
+        text = _typed_text(record)
+        if text is None or prompt_digest(text) != digest:
             continue
         at = epoch(record.get("timestamp"))
-        if at is None or at < since - PROMPT_CLOCK_SLACK:
-            continue
-        text = _prompt_text(record.get("message"))
-        if text is not None and prompt_digest(text) == digest:
+        if at is not None and at >= since - PROMPT_CLOCK_SLACK:
             return True
     return False
+
+
+def _typed_text(record: dict) -> str | None:
+    """The text of a user prompt record, or of an ``enqueue`` of Claude Code's own queue
+    (2.1.332: ``{"type": "queue-operation", "operation": "enqueue", "content": …}``)."""
+    if record.get("type") == "user":
+        return _prompt_text(record.get("message"))
+    if record.get("type") == "queue-operation" and record.get("operation") == "enqueue":
+        content = record.get("content")
+        return content if isinstance(content, str) else None
+    return None
 
 
 def _prompt_text(message: object) -> str | None:

@@ -103,6 +103,11 @@ def test_interrupt_button_stops_the_turn_and_closes_the_status(rig) -> None:
     rig.start_bot()
     rig.post("wait a long time")
     working = wait_status(rig, "⏳")
+    # Click once the model's second answer is on its way, as test_escape_… below presses its
+    # Escape: clicked while the first one streams, the Escape takes the prompt back into the box
+    # (cleared by the bot: the turn is gone) and the terminal never says "Interrupted" (a
+    # fresh-clone run at load: the screen check ran out its 15 s after a click 2.5 s in).
+    rig.api.wait_requests(2, timeout=60)
     button = working["components"][0]["components"][0]
     bob = rig.discord.click(working["id"], button["custom_id"], user="bob")
     assert bob["ephemeral"] and bob["response_type"] == 4

@@ -15,7 +15,8 @@ Exactly once: message ids only grow, so the record's ``last`` id says what is do
 history page that repeats an id or overlaps the one before types nothing twice. A bot killed
 after typing but before recording it left the message as ``typing``: it counts as done if the
 bot's ✅ is on it, if it waits in the queue or behind a screen, or if Claude Code's transcript
-has that prompt since it was typed.
+has that prompt (or took it into its own queue) since it was typed, looked for until
+``PROMPT_WRITE_GRACE`` after the typing.
 
 The history is read with discord.py's HTTP client (``http.logs_from``: its rate-limit buckets
 and the global pace), page by page (100 messages after the newest id so far), rather than with
@@ -50,6 +51,10 @@ log = logging.getLogger(__name__)
 PAGE = 100  # messages per history request (Discord's most)
 MAX_PAGES = 50  # per channel and catch-up: 5,000 messages is not a backlog but a mistake
 QUOTE_CHARS = 300
+# Seconds after a prompt was typed before its absence from the transcript says it was not:
+# a fresh-clone run (load) saw Claude Code write the enqueue of a prompt its killed bot had
+# typed 0.4 s after the Enter, after the next bot had looked, and the prompt went in twice.
+PROMPT_WRITE_GRACE = 5.0
 NOTE = "📨 Sent while the bridge was offline ({ago} ago): typing it now."
 OFFER = (
     "⏸ **Sent while the bridge was offline**, {ago} ago ({when}). Not typed by itself: "
@@ -212,6 +217,12 @@ class CatchUp:
         if typing is None:
             return False
         path = (session_record.read_record(rt, key) or {}).get("transcript_path")
+        if transcript.prompt_since(path, typing.at, typing.digest):
+            return True
+        unwritten = typing.at + PROMPT_WRITE_GRACE - time.time()
+        if unwritten <= 0:
+            return False
+        time.sleep(min(unwritten, PROMPT_WRITE_GRACE))  # Claude Code may not have written it
         return transcript.prompt_since(path, typing.at, typing.digest)
 
     async def _pages(self, channel_id: int, after: int) -> AsyncIterator[dict[str, Any]]:

@@ -254,6 +254,29 @@ def test_a_prompt_typed_since_is_found_by_its_words(tmp_path) -> None:
     assert not transcript.prompt_since(None, since, digest)
 
 
+def test_a_prompt_taken_into_claude_codes_own_queue_counts_as_typed(tmp_path) -> None:
+    """Typed during a turn, a prompt is first an ``enqueue`` line (2.1.332) and a user record
+    only once the turn ends: a bot killed meanwhile must not type it a second time."""
+    import json
+
+    since, path = 1795917600.0, tmp_path / "t.jsonl"
+    digest = transcript.prompt_digest("offline message number 1")
+
+    def enqueue(content: str, stamp: str, operation: str = "enqueue") -> str:
+        record = {"type": "queue-operation", "operation": operation, "timestamp": stamp}
+        return json.dumps({**record, "content": content}) + "\n"
+
+    path.write_text(
+        enqueue("offline message number 1", "2026-11-29T01:59:00.000Z")  # before: not this one
+        + enqueue("offline message number 1", "2026-11-29T02:00:02.000Z", "remove")
+        + enqueue("offline message number 2", "2026-11-29T02:00:02.000Z")
+    )
+    assert not transcript.prompt_since(str(path), since, digest)
+    with path.open("a") as handle:
+        handle.write(enqueue("offline message number 1", "2026-11-29T02:00:03.000Z"))
+    assert transcript.prompt_since(str(path), since, digest)
+
+
 def test_conversation_since_an_offset_is_a_user_or_assistant_record(tmp_path) -> None:
     from bridge.claude.transcript import conversation_since
 
