@@ -105,7 +105,12 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     assert command(rig, "start").startswith("Started **project-a**")
     rig.post("first prompt here")
     rig.wait_bot_message(content_contains="Model saw: first prompt here", timeout=60)
-    wait_until(lambda: not is_busy(rig.screen()), what="the turn to end")
+    # The Stop hook can post the reply before Claude Code has drawn it (a fresh-clone run peeked
+    # within 0.3 s of the reply and got a screen without it): peek what the pane shows.
+    wait_until(
+        lambda: "Model saw: first prompt here" in (screen := rig.screen()) and not is_busy(screen),
+        what="the reply on the screen and the turn ended",
+    )
     assert "Model saw: first prompt here" in command(rig, "peek", {"lines": 30})
 
     assert "Mode is now **plan**" in command(rig, "mode", {"mode": "plan"})
