@@ -105,12 +105,7 @@ def test_slash_commands_peek_mode_model_esc_and_refusal(rig) -> None:
     assert command(rig, "start").startswith("Started **project-a**")
     rig.post("first prompt here")
     rig.wait_bot_message(content_contains="Model saw: first prompt here", timeout=60)
-    # The Stop hook can post the reply before Claude Code has drawn it (a fresh-clone run peeked
-    # within 0.3 s of the reply and got a screen without it): peek what the pane shows.
-    wait_until(
-        lambda: "Model saw: first prompt here" in (screen := rig.screen()) and not is_busy(screen),
-        what="the reply on the screen and the turn ended",
-    )
+    wait_drawn(rig, "first prompt here")
     assert "Model saw: first prompt here" in command(rig, "peek", {"lines": 30})
 
     assert "Mode is now **plan**" in command(rig, "mode", {"mode": "plan"})
@@ -246,7 +241,7 @@ def test_peek_of_a_long_screen_shows_its_bottom_inline_and_attaches_the_whole(ri
     words = " ".join(f"word{i:04d}" for i in range(260))  # ~2,300 characters on screen
     rig.post(words)
     rig.wait_bot_message(content_contains="Model saw: word0000", timeout=60)
-    wait_until(lambda: not is_busy(rig.screen()), what="the turn to end")
+    wait_drawn(rig, "word0259")
     since = rig.discord.mark()
     result = rig.discord.run_command(rig.ids["project-a"], "peek", None, user="alice")
     record = rig.discord.wait(
@@ -259,3 +254,22 @@ def test_peek_of_a_long_screen_shows_its_bottom_inline_and_attaches_the_whole(ri
     (attached,) = message["attachments"]
     whole = rig.discord.file_bytes(attached).decode()
     assert "word0000" in whole and "word0259" in whole and len(whole) > len(content)
+
+
+def wait_drawn(rig, last_words: str) -> None:
+    """Wait until the pane shows the whole reply above an empty input box, as a user at the
+    terminal would see it. The Stop hook can post a reply before Claude Code has drawn it:
+    fresh-clone runs peeked within 0.3 s of the reply and got a screen without it (2.1.197) or
+    with it half drawn, its last line ``word0162`` of 260 and no box below."""
+
+    def drawn() -> bool:
+        screen = rig.screen()
+        reply = screen.rfind("Model saw:")
+        return (
+            reply >= 0
+            and last_words in screen[reply:]
+            and is_prompt_ready(screen)
+            and not is_busy(screen)
+        )
+
+    wait_until(drawn, what=f"the reply up to {last_words!r} drawn above the empty box")
