@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
 import signal
 import sys
 from collections.abc import Callable
@@ -236,8 +235,8 @@ def prepare_directories(
         locations.record_locations(rt)
     if rt.root == runtime.tmp_fallback_path():
         log.warning(
-            "/tmp/discord-bridge-%d belongs to someone else or is not private; using %s",
-            os.getuid(),
+            "%s belongs to someone else or is not private; using %s",
+            runtime.shared_tmp_path(),
             rt.root,
         )
     moved = rt.move_legacy_state()

@@ -61,6 +61,12 @@ class UnsafeRuntimeDir(Exception):
     """The runtime directory is a symlink, someone else's, or readable by others."""
 
 
+# The shared temp dir every local user can write to. Not ``tempfile.gettempdir()``: that follows
+# ``$TMPDIR``, which the bot's service and Claude Code's panes may not share; bot and hooks must
+# compute the same path.
+SHARED_TMP = "/tmp"
+
+
 def bridge_home(env: dict[str, str] | os._Environ[str] | None = None) -> str:
     """``$DISCORD_BRIDGE_HOME``, default ``~/.discord-bridge``: config and long-lived state."""
     env = os.environ if env is None else env
@@ -110,8 +116,13 @@ def runtime_dir_path(env: dict[str, str] | os._Environ[str] | None = None) -> st
         return env[ENV_RUNTIME_DIR]
     if env.get("XDG_RUNTIME_DIR"):
         return os.path.join(env["XDG_RUNTIME_DIR"], "discord-bridge")
-    shared = f"/tmp/discord-bridge-{os.getuid()}"
+    shared = shared_tmp_path()
     return shared if is_private_dir(shared) is not False else tmp_fallback_path(env)
+
+
+def shared_tmp_path() -> str:
+    """``/tmp/discord-bridge-<uid>``: the default in the shared temp dir (``SHARED_TMP``)."""
+    return os.path.join(SHARED_TMP, f"discord-bridge-{os.getuid()}")
 
 
 def tmp_fallback_path(env: dict[str, str] | os._Environ[str] | None = None) -> str:

@@ -9,10 +9,6 @@ import pytest
 from bridge import fastjson
 from bridge.state import private_files, runtime
 
-# Both look at this machine's own /tmp/discord-bridge-<uid>, which the second creates for a
-# moment: never at once in two pytest-xdist workers (``--dist loadgroup``).
-SHARED_TMP_DIR = pytest.mark.xdist_group("tmp-discord-bridge-uid")
-
 
 def test_created_private_with_subdirs(tmp_path) -> None:
     rt = runtime.Runtime(str(tmp_path / "rt")).ensure()
@@ -43,7 +39,6 @@ def test_refuses_other_owner(tmp_path) -> None:
         runtime.Runtime(str(tmp_path / "theirs")).ensure()
 
 
-@SHARED_TMP_DIR
 def test_default_location_order() -> None:
     assert runtime.runtime_dir_path({"DISCORD_BRIDGE_RUNTIME_DIR": "/x"}) == "/x"
     assert runtime.runtime_dir_path({"XDG_RUNTIME_DIR": "/run/user/1"}) == (
@@ -118,22 +113,21 @@ def test_durable_files_of_an_older_bridge_move_from_the_runtime_dir_once(tmp_pat
     assert rt.move_legacy_state() == []  # once: nothing left to move
 
 
-@SHARED_TMP_DIR
 def test_a_tmp_dir_another_user_created_first_is_not_used(tmp_path, monkeypatch) -> None:
-    shared = f"/tmp/discord-bridge-{os.getuid()}"
-    if os.path.lexists(shared):
-        pytest.skip(f"{shared} exists on this machine")
+    shared_tmp = tmp_path / "tmp"  # this test's own /tmp: runs where the real one has the dir
+    shared_tmp.mkdir()
+    shared_tmp.chmod(0o1777)
+    monkeypatch.setattr(runtime, "SHARED_TMP", str(shared_tmp))
     monkeypatch.setattr(runtime, "user_home", lambda: str(tmp_path))
+    shared = str(shared_tmp / f"discord-bridge-{os.getuid()}")
     env: dict[str, str] = {}
     assert runtime.runtime_dir_path(env) == shared  # free: the usual place
     os.mkdir(shared, 0o755)  # as another local user would leave it: not private
-    try:
-        path = runtime.runtime_dir_path(env)
-        assert path == str(tmp_path / ".cache" / "discord-bridge" / "runtime")
-        rt = runtime.Runtime(path, str(tmp_path / "state")).ensure()
-        assert os.stat(rt.root).st_mode & 0o777 == 0o700
-    finally:
-        os.rmdir(shared)
+    path = runtime.runtime_dir_path(env)
+    assert path == str(tmp_path / ".cache" / "discord-bridge" / "runtime")
+    rt = runtime.Runtime(path, str(tmp_path / "state")).ensure()
+    assert os.stat(rt.root).st_mode & 0o777 == 0o700
+    assert os.stat(shared).st_mode & 0o777 == 0o755  # theirs: left as it was
 
 
 def test_a_spooled_reply_with_files_still_loads_after_the_move(tmp_path) -> None:
